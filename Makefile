@@ -1,0 +1,25 @@
+# cutroom: the two set-up commands are `make run` and `make test`.
+GO ?= go
+BIN ?= ./cutroom
+
+.PHONY: run build deps test-deps test vet fmt-check bench
+
+## run: install missing system packages, build, and serve on 127.0.0.1:8787 with data in ./data
+run: build
+	$(BIN) serve
+
+## build: build the cutroom binary
+build: deps
+	$(GO) build -o $(BIN) .
+
+deps:
+	@./scripts/install-deps.sh
+
+test-deps:
+	@./scripts/install-deps.sh --test
+
+## test: the whole test suite (what CI runs)
+test: test-deps
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" >&2; exit 1)
+	$(GO) test -count=1 -timeout 30m ./...

@@ -1,0 +1,3 @@
+module github.com/cutroom/cutroom
+
+go 1.26.8

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages cutroom needs to build, run and test, when they are missing.
+# Safe to run repeatedly: it does nothing when everything is present.
+#   build:   gcc, pkg-config, libx264-dev (H.264), libvpx-dev (VP8/VP9), libopus-dev (Opus)
+#   runtime: ffmpeg (optional at run time: decoding video and compressed audio inputs)
+#   tests:   ffmpeg/ffprobe (reference decoder), chromium (browser reference renders)
+set -euo pipefail
+
+want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev ffmpeg)
+if [ "${1:-}" = "--test" ]; then
+  want+=(chromium fonts-noto-core)
+fi
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "cutroom: installing missing system packages: ${missing[*]}" >&2
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "cutroom: apt-get not found; install these packages by hand: ${missing[*]}" >&2
+  exit 1
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 || { echo "cutroom: run as root or install sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
