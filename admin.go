@@ -1,0 +1,225 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cutroom/cutroom/storage"
+	"github.com/spf13/cobra"
+)
+
+// Admin subcommands open the data dir directly. The database allows one process, so they
+// work while the server is stopped, and say so clearly while it runs.
+const adminLockTimeout = time.Second
+
+func withDB(g *globalFlags, fn func(db *storage.DB) error) error {
+	db, err := openDB(g.dataDir, adminLockTimeout)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return fn(db)
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+type workspaceView struct {
+	ID               string `json:"id"`
+	Name             string `json:"name"`
+	RuntimeAccess    bool   `json:"runtimeAccess"`
+	WebhookSecretSet bool   `json:"webhookSecretSet"`
+	CreatedAt        string `json:"createdAt"`
+}
+
+func viewWorkspace(ws storage.Workspace) workspaceView {
+	return workspaceView{ID: ws.ID, Name: ws.Name, RuntimeAccess: ws.RuntimeAccess,
+		WebhookSecretSet: ws.WebhookSecret != "", CreatedAt: storage.Timestamp(ws.CreatedAt)}
+}
+
+func printWorkspaces(w io.Writer, asJSON bool, wss ...storage.Workspace) error {
+	views := make([]workspaceView, 0, len(wss))
+	for _, ws := range wss {
+		views = append(views, viewWorkspace(ws))
+	}
+	if asJSON {
+		return printJSON(w, views)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tRUNTIME ACCESS\tWEBHOOK SECRET\tCREATED")
+	for _, v := range views {
+		secret := "unset"
+		if v.WebhookSecretSet {
+			secret = "set"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%t\t%s\t%s\n", v.ID, v.Name, v.RuntimeAccess, secret, v.CreatedAt)
+	}
+	return tw.Flush()
+}
+
+func newWorkspacesCmd(g *globalFlags) *cobra.Command {
+	cmd := &cobra.Command{Use: "workspaces", Short: "Manage workspaces (with the server stopped)"}
+	var asJSON bool
+	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "print JSON")
+
+	var runtime bool
+	var secret string
+	create := &cobra.Command{
+		Use: "create NAME", Short: "Create a workspace", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in := storage.WorkspaceInput{Name: args[0], RuntimeAccess: &runtime}
+			if cmd.Flags().Changed("webhook-secret") {
+				in.WebhookSecret = &secret
+			}
+			return withDB(g, func(db *storage.DB) error {
+				ws, err := db.CreateWorkspace(in)
+				if err != nil {
+					return err
+				}
+				return printWorkspaces(cmd.OutOrStdout(), asJSON, ws)
+			})
+		},
+	}
+	create.Flags().BoolVar(&runtime, "runtime-access", true, "allow the runtime routes (projects, uploads, assets, exports)")
+	create.Flags().StringVar(&secret, "webhook-secret", "", "secret that signs this workspace's webhooks")
+
+	list := &cobra.Command{
+		Use: "list", Short: "List workspaces", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withDB(g, func(db *storage.DB) error {
+				wss, err := db.Workspaces()
+				if err != nil {
+					return err
+				}
+				return printWorkspaces(cmd.OutOrStdout(), asJSON, wss...)
+			})
+		},
+	}
+
+	var uRuntime bool
+	var uSecret string
+	update := &cobra.Command{
+		Use: "update NAME|ID", Short: "Change a workspace's runtime access or webhook secret", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var in storage.WorkspaceInput
+			if cmd.Flags().Changed("runtime-access") {
+				in.RuntimeAccess = &uRuntime
+			}
+			if cmd.Flags().Changed("webhook-secret") {
+				in.WebhookSecret = &uSecret
+			}
+			if in.RuntimeAccess == nil && in.WebhookSecret == nil {
+				return fmt.Errorf("nothing to change: give --runtime-access and/or --webhook-secret")
+			}
+			return withDB(g, func(db *storage.DB) error {
+				ws, err := db.UpdateWorkspace(args[0], in)
+				if err != nil {
+					return err
+				}
+				return printWorkspaces(cmd.OutOrStdout(), asJSON, ws)
+			})
+		},
+	}
+	update.Flags().BoolVar(&uRuntime, "runtime-access", true, "allow the runtime routes")
+	update.Flags().StringVar(&uSecret, "webhook-secret", "", "secret that signs this workspace's webhooks (empty to unset)")
+	cmd.AddCommand(create, list, update)
+	return cmd
+}
+
+type keyView struct {
+	ID          string  `json:"id"`
+	WorkspaceID string  `json:"workspaceId"`
+	Name        string  `json:"name"`
+	Hint        string  `json:"hint"`
+	CreatedAt   string  `json:"createdAt"`
+	RevokedAt   *string `json:"revokedAt"`
+}
+
+func viewKey(k storage.APIKey) keyView {
+	v := keyView{ID: k.ID, WorkspaceID: k.WorkspaceID, Name: k.Name, Hint: k.Hint, CreatedAt: storage.Timestamp(k.CreatedAt)}
+	if k.RevokedAt != nil {
+		t := storage.Timestamp(*k.RevokedAt)
+		v.RevokedAt = &t
+	}
+	return v
+}
+
+func newKeysCmd(g *globalFlags) *cobra.Command {
+	cmd := &cobra.Command{Use: "keys", Short: "Manage API keys (with the server stopped)"}
+	var asJSON bool
+	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "print JSON")
+
+	var ws, name string
+	create := &cobra.Command{
+		Use: "create", Short: "Create an API key; the key is printed alone on the last line", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withDB(g, func(db *storage.DB) error {
+				k, secret, err := db.CreateKey(ws, name)
+				if err != nil {
+					return err
+				}
+				out := cmd.OutOrStdout()
+				if asJSON {
+					return printJSON(out, map[string]any{"key": viewKey(k), "secret": secret})
+				}
+				fmt.Fprintf(out, "created API key %s for workspace %s (shown once; store it now):\n%s\n", k.ID, ws, secret)
+				return nil
+			})
+		},
+	}
+	create.Flags().StringVar(&ws, "workspace", storage.DefaultWorkspaceName, "workspace name or id")
+	create.Flags().StringVar(&name, "name", "", "a label for the key")
+
+	var lws string
+	list := &cobra.Command{
+		Use: "list", Short: "List API keys (never their secrets)", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withDB(g, func(db *storage.DB) error {
+				keys, err := db.Keys(lws)
+				if err != nil {
+					return err
+				}
+				views := make([]keyView, 0, len(keys))
+				for _, k := range keys {
+					views = append(views, viewKey(k))
+				}
+				if asJSON {
+					return printJSON(cmd.OutOrStdout(), views)
+				}
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tWORKSPACE\tNAME\tHINT\tCREATED\tREVOKED")
+				for _, v := range views {
+					rev := "-"
+					if v.RevokedAt != nil {
+						rev = *v.RevokedAt
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.WorkspaceID, v.Name, v.Hint, v.CreatedAt, rev)
+				}
+				return tw.Flush()
+			})
+		},
+	}
+	list.Flags().StringVar(&lws, "workspace", "", "only this workspace's keys (name or id)")
+
+	revoke := &cobra.Command{
+		Use: "revoke ID", Short: "Revoke an API key", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withDB(g, func(db *storage.DB) error {
+				k, err := db.RevokeKey(args[0])
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "revoked API key %s\n", k.ID)
+				return nil
+			})
+		},
+	}
+	cmd.AddCommand(create, list, revoke)
+	return cmd
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/cutroom/cutroom/server"
+	"github.com/cutroom/cutroom/storage"
+	"github.com/spf13/cobra"
+)
+
+type serveFlags struct {
+	addr          string
+	apiKey        string
+	publicURL     string
+	webhookSecret string
+	maxBody       int64
+	syncRate      float64
+	syncBurst     int
+	shutdownGrace time.Duration
+}
+
+func newServeCmd(g *globalFlags) *cobra.Command {
+	f := &serveFlags{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the HTTP API",
+		Long: `Serve the HTTP API on --addr with data in --data-dir.
+
+On the first start without --api-key, a default workspace and an API key are created and the
+key is printed once. With --api-key, the default workspace is made to accept that key (for
+desktop apps that bundle the server).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), g, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.addr, "addr", "127.0.0.1:8787", "address to listen on")
+	fl.StringVar(&f.apiKey, "api-key", "", "make the default workspace accept this API key (16..256 characters)")
+	fl.StringVar(&f.publicURL, "public-url", "", "base URL of links the server hands out (default http://<addr>)")
+	fl.StringVar(&f.webhookSecret, "webhook-secret", "", "set the default workspace's webhook signing secret")
+	fl.Int64Var(&f.maxBody, "max-body-bytes", 32<<20, "largest JSON request body accepted")
+	fl.Float64Var(&f.syncRate, "sync-rate", 2, "project sync rate limit: syncs per second per project")
+	fl.IntVar(&f.syncBurst, "sync-burst", 10, "project sync rate limit: burst size per project")
+	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")
+	return cmd
+}
+
+func newLogger(level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l})), nil
+}
+
+// openDB opens the data dir's database, explaining a lock held by a running server.
+func openDB(dataDir string, timeout time.Duration) (*storage.DB, error) {
+	db, err := storage.Open(dataDir, storage.Options{LockTimeout: timeout})
+	if errors.Is(err, storage.ErrLocked) {
+		return nil, fmt.Errorf("the data dir %s is in use by a running cutroom server (the database allows one process at a time); stop that server or use another --data-dir", dataDir)
+	}
+	return db, err
+}
+
+func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
+	log, err := newLogger(g.logLevel)
+	if err != nil {
+		return err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	db, err := openDB(g.dataDir, 2*time.Second)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	ws, created, err := db.EnsureDefaultWorkspace()
+	if err != nil {
+		return fmt.Errorf("default workspace: %w", err)
+	}
+	var newKey string
+	switch {
+	case f.apiKey != "":
+		if _, err := db.AddKey(ws.ID, "serve --api-key", f.apiKey); err != nil {
+			return fmt.Errorf("--api-key: %w", err)
+		}
+	case created:
+		if _, newKey, err = db.CreateKey(ws.ID, "first start"); err != nil {
+			return fmt.Errorf("create API key: %w", err)
+		}
+	}
+	if f.webhookSecret != "" {
+		if _, err := db.UpdateWorkspace(ws.ID, storage.WorkspaceInput{WebhookSecret: &f.webhookSecret}); err != nil {
+			return fmt.Errorf("--webhook-secret: %w", err)
+		}
+	}
+
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", f.addr, err)
+	}
+	base := f.publicURL
+	if base == "" {
+		base = "http://" + ln.Addr().String()
+	}
+	base = strings.TrimRight(base, "/")
+	cfg := server.Config{PublicURL: base, MaxBodyBytes: f.maxBody, SyncRate: f.syncRate, SyncBurst: f.syncBurst, Logger: log}
+	if isLoopback(ln.Addr()) {
+		cfg.AllowedHosts = server.LoopbackHosts(base)
+	}
+	srv := server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db})
+	hs := srv.HTTPServer(f.addr)
+
+	var wg sync.WaitGroup
+	bg, cancelBG := context.WithCancel(context.Background())
+	defer func() { cancelBG(); wg.Wait() }()
+	wg.Add(1)
+	go func() { defer wg.Done(); sweepIdempotency(bg, db, log) }()
+
+	fmt.Printf("cutroom listening on %s (data in %s)\n", base, g.dataDir)
+	switch {
+	case newKey != "":
+		fmt.Printf("API key of workspace %q (shown once; store it now):\n%s\n", ws.Name, newKey)
+	case f.apiKey != "":
+		fmt.Printf("API key: the one given with --api-key (workspace %q)\n", ws.Name)
+	default:
+		fmt.Printf("API key: use a key of workspace %q (create one with `cutroom keys create --workspace %s` while the server is stopped)\n", ws.Name, ws.Name)
+	}
+
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		log.Warn("shutdown", "err", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func isLoopback(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
+}
+
+// sweepIdempotency deletes expired idempotency records every few minutes until ctx ends.
+func sweepIdempotency(ctx context.Context, db *storage.DB, log *slog.Logger) {
+	t := time.NewTicker(10 * time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n, err := db.SweepIdempotency(); err != nil {
+				log.Warn("sweep idempotency records", "err", err)
+			} else if n > 0 {
+				log.Debug("swept idempotency records", "n", n)
+			}
+		}
+	}
+}

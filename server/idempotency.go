@@ -1,0 +1,104 @@
+package server
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/cutroom/cutroom/storage"
+	"github.com/gin-gonic/gin"
+)
+
+// createFunc performs a create. When rec is not nil it must fill rec.Status and rec.Body with
+// the exact response and store rec in the same transaction as the resource.
+type createFunc func(rec *storage.IdempotencyRecord) (status int, body []byte, err error)
+
+// idempotent runs create under the request's Idempotency-Key, if it has one: the same key
+// and payload replay the first response byte for byte, another payload is refused with 422,
+// and a repeat while the first is still being processed gets 409. Keys are scoped per API
+// key and route.
+func (s *Server) idempotent(c *gin.Context, body []byte, create createFunc) {
+	key := c.GetHeader("Idempotency-Key")
+	if key == "" {
+		status, resp, err := create(nil)
+		s.writeCreated(c, status, resp, err)
+		return
+	}
+	if len(key) > 255 {
+		s.fail(c, fieldError(http.StatusBadRequest, "INVALID_IDEMPOTENCY_KEY", "Idempotency-Key", "Idempotency-Key must be 1..255 characters"))
+		return
+	}
+	scope := hashParts(principal(c).Key.ID, c.Request.Method, c.Request.URL.Path, key)
+	reqHash := payloadHash(body)
+
+	if s.replay(c, scope, reqHash) {
+		return
+	}
+	if !s.inflight.acquire(scope) {
+		s.fail(c, newError(http.StatusConflict, "IDEMPOTENCY_KEY_IN_FLIGHT",
+			"a request with this Idempotency-Key is still being processed; retry after it completes"))
+		return
+	}
+	defer s.inflight.release(scope)
+	if s.replay(c, scope, reqHash) { // the first request finished while we waited
+		return
+	}
+	now := s.now().UTC()
+	rec := &storage.IdempotencyRecord{Scope: scope, RequestHash: reqHash, CreatedAt: now, ExpiresAt: now.Add(s.cfg.IdempotencyTTL)}
+	status, resp, err := create(rec)
+	var se *storage.Error
+	if errors.As(err, &se) && se.Code == storage.CodeIdempotencyExists && s.replay(c, scope, reqHash) {
+		return
+	}
+	s.writeCreated(c, status, resp, err)
+}
+
+// replay answers from a stored record; it reports whether it wrote a response.
+func (s *Server) replay(c *gin.Context, scope, reqHash string) bool {
+	rec, err := s.deps.Idempotency.Idempotency(scope)
+	if err != nil {
+		s.fail(c, err)
+		return true
+	}
+	if rec == nil {
+		return false
+	}
+	if rec.RequestHash != reqHash {
+		s.fail(c, fieldError(http.StatusUnprocessableEntity, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key",
+			"this Idempotency-Key was used with a different request payload; use a new key for a new operation"))
+		return true
+	}
+	c.Header("Idempotent-Replayed", "true")
+	c.Data(rec.Status, "application/json; charset=utf-8", rec.Body)
+	return true
+}
+
+func (s *Server) writeCreated(c *gin.Context, status int, body []byte, err error) {
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Data(status, "application/json; charset=utf-8", body)
+}
+
+func hashParts(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// payloadHash identifies a request payload, ignoring insignificant white space.
+func payloadHash(body []byte) string {
+	var buf bytes.Buffer
+	if json.Compact(&buf, body) == nil {
+		body = buf.Bytes()
+	}
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:])
+}

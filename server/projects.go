@@ -1,0 +1,262 @@
+package server
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+
+	"github.com/cutroom/cutroom/storage"
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+)
+
+// Limits of the project routes (interface spec section 8).
+const (
+	maxTitle        = 120
+	maxDescription  = 500
+	maxStateVersion = 32
+	defaultTitle    = "Untitled project"
+)
+
+type projectSummary struct {
+	ProjectID   string  `json:"projectId"`
+	Title       string  `json:"title"`
+	Description *string `json:"description"`
+	CreatedAt   string  `json:"createdAt"`
+	UpdatedAt   string  `json:"updatedAt"`
+}
+
+func summaryOf(p storage.Project) projectSummary {
+	return projectSummary{ProjectID: p.ID, Title: p.Title, Description: p.Description,
+		CreatedAt: storage.Timestamp(p.CreatedAt), UpdatedAt: storage.Timestamp(p.UpdatedAt)}
+}
+
+type createProjectRequest struct {
+	Title        optString       `json:"title"`
+	Description  optString       `json:"description"`
+	EditorState  json.RawMessage `json:"editorState"`
+	StateVersion optString       `json:"stateVersion"`
+}
+
+type syncProjectRequest struct {
+	EditorState  json.RawMessage `json:"editorState"`
+	StateVersion optString       `json:"stateVersion"`
+}
+
+type patchProjectRequest struct {
+	Title        optString       `json:"title"`
+	Description  optString       `json:"description"`
+	EditorState  json.RawMessage `json:"editorState"`
+	StateVersion optString       `json:"stateVersion"`
+}
+
+// stateVersionFor returns the caller's state version, or one derived from the state's bytes
+// when the caller sent none (the same state always gets the same version).
+func stateVersionFor(sent optString, state []byte) string {
+	if sent.Value != nil && *sent.Value != "" {
+		return *sent.Value
+	}
+	sum := sha256.Sum256(state)
+	return hex.EncodeToString(sum[:8])
+}
+
+// checkEditorState makes sure editorState is present and passes the schema check.
+func (s *Server) checkEditorState(raw json.RawMessage) error {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || string(t) == "null" {
+		return fieldError(http.StatusBadRequest, "FIELD_REQUIRED", "editorState", "editorState is required")
+	}
+	if t[0] != '{' {
+		return fieldError(http.StatusBadRequest, "INVALID_FIELD_TYPE", "editorState", "editorState must be a JSON object")
+	}
+	return s.stateSchemaCheck(t)
+}
+
+func (s *Server) createProject(c *gin.Context) {
+	body, err := readBody(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	var req createProjectRequest
+	if err := decodeJSON(body, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if err := firstError(
+		checkLen("title", req.Title.Value, maxTitle),
+		checkLen("description", req.Description.Value, maxDescription),
+		checkLen("stateVersion", req.StateVersion.Value, maxStateVersion),
+		s.checkEditorState(req.EditorState),
+	); err != nil {
+		s.fail(c, err)
+		return
+	}
+	pr := principal(c)
+	s.idempotent(c, body, func(rec *storage.IdempotencyRecord) (int, []byte, error) {
+		now := s.now().UTC()
+		state := bytes.TrimSpace(req.EditorState)
+		p := storage.Project{ID: uuid.NewString(), WorkspaceID: pr.Workspace.ID, Title: defaultTitle,
+			Description: req.Description.Value, StateVersion: stateVersionFor(req.StateVersion, state),
+			CreatedAt: now, UpdatedAt: now}
+		if req.Title.Value != nil {
+			p.Title = *req.Title.Value
+		}
+		resp, err := render(summaryOf(p), nil)
+		if err != nil {
+			return 0, nil, err
+		}
+		if rec != nil {
+			rec.Status, rec.Body = http.StatusCreated, resp
+		}
+		if err := s.deps.Projects.CreateProject(p, state, rec); err != nil {
+			return 0, nil, err
+		}
+		return http.StatusCreated, resp, nil
+	})
+}
+
+func (s *Server) listProjects(c *gin.Context) {
+	size, cursor, err := pageParams(c, 20, 50)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	ps, next, err := s.deps.Projects.ListProjects(principal(c).Workspace.ID, size, cursor)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	out := make([]projectSummary, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, summaryOf(p))
+	}
+	s.ok(c, http.StatusOK, out, pageMeta(next))
+}
+
+// getProject answers with the state exactly as it was sent: the envelope is assembled around
+// the stored bytes instead of re-encoding them.
+func (s *Server) getProject(c *gin.Context) {
+	id, err := pathUUID(c, "projectId")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	p, state, err := s.deps.Projects.ProjectWithState(principal(c).Workspace.ID, id)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	head, err := json.Marshal(summaryOf(p))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	version, _ := json.Marshal(p.StateVersion)
+	var b bytes.Buffer
+	b.Grow(len(head) + len(state) + 96)
+	b.WriteString(`{"data":`)
+	b.Write(head[:len(head)-1])
+	b.WriteString(`,"editorState":`)
+	b.Write(state)
+	b.WriteString(`,"stateVersion":`)
+	b.Write(version)
+	b.WriteString(`},"meta":{}}`)
+	c.Data(http.StatusOK, "application/json; charset=utf-8", b.Bytes())
+}
+
+func (s *Server) patchProject(c *gin.Context) {
+	id, err := pathUUID(c, "projectId")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	body, err := readBody(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	var req patchProjectRequest
+	if err := decodeJSON(body, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if req.EditorState != nil || req.StateVersion.Set {
+		s.fail(c, fieldError(http.StatusUnprocessableEntity, "FIELD_NOT_PATCHABLE", "editorState",
+			"PATCH changes only title and description; send the editor state to POST /v1/projects/{projectId}/sync"))
+		return
+	}
+	if req.Title.Set && req.Title.Value == nil {
+		s.fail(c, fieldError(http.StatusBadRequest, "INVALID_FIELD_TYPE", "title", "title must be a string"))
+		return
+	}
+	if err := firstError(checkLen("title", req.Title.Value, maxTitle), checkLen("description", req.Description.Value, maxDescription)); err != nil {
+		s.fail(c, err)
+		return
+	}
+	p, err := s.deps.Projects.PatchProject(principal(c).Workspace.ID, id, req.Title.Value, req.Description.Value, req.Description.Set)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.ok(c, http.StatusOK, gin.H{"projectId": p.ID, "title": p.Title, "description": p.Description,
+		"updatedAt": storage.Timestamp(p.UpdatedAt)}, nil)
+}
+
+func (s *Server) syncProject(c *gin.Context) {
+	id, err := pathUUID(c, "projectId")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	ws := principal(c).Workspace.ID
+	if ok, wait := s.limiter.allow(ws + "/" + id); !ok {
+		s.fail(c, newRateLimited(wait))
+		return
+	}
+	body, err := readBody(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	var req syncProjectRequest
+	if err := decodeJSON(body, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if err := firstError(checkLen("stateVersion", req.StateVersion.Value, maxStateVersion), s.checkEditorState(req.EditorState)); err != nil {
+		s.fail(c, err)
+		return
+	}
+	state := bytes.TrimSpace(req.EditorState)
+	p, err := s.deps.Projects.SyncProject(ws, id, state, stateVersionFor(req.StateVersion, state))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.ok(c, http.StatusOK, gin.H{"projectId": p.ID, "stateVersion": p.StateVersion, "updatedAt": storage.Timestamp(p.UpdatedAt)}, nil)
+}
+
+func (s *Server) deleteProject(c *gin.Context) {
+	id, err := pathUUID(c, "projectId")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if err := s.deps.Projects.DeleteProject(principal(c).Workspace.ID, id); err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.ok(c, http.StatusOK, gin.H{"projectId": id, "deleted": true}, nil)
+}
+
+func firstError(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}

@@ -1,0 +1,221 @@
+package server
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cutroom/cutroom/storage"
+	"github.com/gin-gonic/gin"
+)
+
+// Config is the server's configuration. Zero values take the documented defaults.
+type Config struct {
+	// PublicURL is the base of links the server hands out, e.g. http://127.0.0.1:8787.
+	PublicURL string
+	// AllowedHosts are the Host header values accepted (host names, without port). When
+	// empty, every host is accepted; `serve` fills it when bound to loopback, to stop DNS
+	// rebinding.
+	AllowedHosts []string
+	// MaxBodyBytes caps JSON request bodies (default 32 MiB); larger bodies get 413.
+	MaxBodyBytes int64
+	// SyncRate and SyncBurst are the per-project token bucket of the sync route (default 2
+	// per second, burst 10).
+	SyncRate  float64
+	SyncBurst int
+	// IdempotencyTTL is how long Idempotency-Key records are kept (default 24 h).
+	IdempotencyTTL time.Duration
+	// Now returns the current time; time.Now when nil.
+	Now func() time.Time
+	// Logger receives request and error logs; slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// Accounts authenticates API keys.
+type Accounts interface {
+	Authenticate(secret string) (storage.Principal, error)
+}
+
+// Projects stores projects.
+type Projects interface {
+	CreateProject(p storage.Project, state []byte, idem *storage.IdempotencyRecord) error
+	Project(workspaceID, id string) (storage.Project, error)
+	ProjectWithState(workspaceID, id string) (storage.Project, []byte, error)
+	ListProjects(workspaceID string, pageSize int, cursor string) ([]storage.Project, string, error)
+	PatchProject(workspaceID, id string, title, description *string, setDescription bool) (storage.Project, error)
+	SyncProject(workspaceID, id string, state []byte, stateVersion string) (storage.Project, error)
+	DeleteProject(workspaceID, id string) error
+}
+
+// Idempotency stores the outcomes of create requests made with an Idempotency-Key.
+type Idempotency interface {
+	Idempotency(scope string) (*storage.IdempotencyRecord, error)
+}
+
+// Deps are the domain services the handlers call; main wires concrete types in.
+type Deps struct {
+	Accounts    Accounts
+	Projects    Projects
+	Idempotency Idempotency
+}
+
+// Server is cutroom's HTTP interface.
+type Server struct {
+	cfg      Config
+	deps     Deps
+	log      *slog.Logger
+	now      func() time.Time
+	engine   *gin.Engine
+	limiter  *syncLimiter
+	inflight inflight
+	hosts    map[string]bool
+}
+
+// New builds the server and its routes.
+func New(cfg Config, deps Deps) *Server {
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 32 << 20
+	}
+	if cfg.SyncRate <= 0 {
+		cfg.SyncRate = 2
+	}
+	if cfg.SyncBurst <= 0 {
+		cfg.SyncBurst = 10
+	}
+	if cfg.IdempotencyTTL <= 0 {
+		cfg.IdempotencyTTL = 24 * time.Hour
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, now: cfg.Now,
+		limiter:  newSyncLimiter(cfg.SyncRate, cfg.SyncBurst, cfg.Now),
+		inflight: inflight{keys: map[string]struct{}{}}}
+	if len(cfg.AllowedHosts) > 0 {
+		s.hosts = map[string]bool{}
+		for _, h := range cfg.AllowedHosts {
+			s.hosts[strings.ToLower(strings.Trim(h, "[]"))] = true
+		}
+	}
+	gin.SetMode(gin.ReleaseMode)
+	e := gin.New()
+	e.HandleMethodNotAllowed = true
+	e.ContextWithFallback = true
+	e.Use(s.recoverer, s.logRequests, s.checkHost)
+	e.NoRoute(func(c *gin.Context) {
+		s.fail(c, newError(http.StatusNotFound, "ROUTE_NOT_FOUND", "no route %s %s", c.Request.Method, c.Request.URL.Path))
+	})
+	e.NoMethod(func(c *gin.Context) {
+		s.fail(c, newError(http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
+	})
+	s.engine = e
+	s.routes()
+	return s
+}
+
+// Handler returns the HTTP handler.
+func (s *Server) Handler() http.Handler { return s.engine }
+
+// HTTPServer wraps the handler in an http.Server with timeouts fit to be left running.
+func (s *Server) HTTPServer(addr string) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           s.engine,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+}
+
+func (s *Server) routes() {
+	v1 := s.engine.Group("/v1", s.authenticate)
+	rt := v1.Group("", s.requireRuntime)
+	rt.POST("/projects", s.limitBody, s.createProject)
+	rt.GET("/projects", s.listProjects)
+	rt.GET("/projects/:projectId", s.getProject)
+	rt.PATCH("/projects/:projectId", s.limitBody, s.patchProject)
+	rt.POST("/projects/:projectId/sync", s.limitBody, s.syncProject)
+	rt.DELETE("/projects/:projectId", s.deleteProject)
+}
+
+// recoverer answers a panic with a 500 problem and logs it; the server keeps running.
+func (s *Server) recoverer(c *gin.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r == http.ErrAbortHandler {
+				panic(r)
+			}
+			s.fail(c, fmt.Errorf("panic: %v", r))
+		}
+	}()
+	c.Next()
+}
+
+func (s *Server) logRequests(c *gin.Context) {
+	start := time.Now()
+	c.Next()
+	s.log.Debug("request", "method", c.Request.Method, "path", c.Request.URL.Path,
+		"status", c.Writer.Status(), "duration", time.Since(start))
+}
+
+// checkHost refuses requests whose Host header is not one the server answers to, which
+// stops DNS-rebinding attacks on a server bound to loopback.
+func (s *Server) checkHost(c *gin.Context) {
+	if s.hosts == nil {
+		return
+	}
+	host := c.Request.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if !s.hosts[strings.ToLower(strings.Trim(host, "[]"))] {
+		s.fail(c, newError(http.StatusForbidden, "HOST_NOT_ALLOWED", "host %q is not served here; use the address the server listens on or --public-url", c.Request.Host))
+	}
+}
+
+// limitBody caps the request body for JSON routes.
+func (s *Server) limitBody(c *gin.Context) {
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, s.cfg.MaxBodyBytes)
+	_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Now().Add(2 * time.Minute))
+}
+
+// LoopbackHosts returns the Host values a server bound to loopback answers to, plus the host
+// of publicURL.
+func LoopbackHosts(publicURL string) []string {
+	hosts := []string{"localhost", "127.0.0.1", "::1"}
+	if u, err := url.Parse(publicURL); err == nil && u.Hostname() != "" {
+		hosts = append(hosts, u.Hostname())
+	}
+	return hosts
+}
+
+// inflight tracks idempotency scopes whose first request is still being processed.
+type inflight struct {
+	mu   sync.Mutex
+	keys map[string]struct{}
+}
+
+func (f *inflight) acquire(k string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, busy := f.keys[k]; busy {
+		return false
+	}
+	f.keys[k] = struct{}{}
+	return true
+}
+
+func (f *inflight) release(k string) {
+	f.mu.Lock()
+	delete(f.keys, k)
+	f.mu.Unlock()
+}

@@ -1,0 +1,388 @@
+package storage
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	bolt "go.etcd.io/bbolt"
+)
+
+// DefaultWorkspaceName is the workspace `cutroom serve` creates on first start.
+const DefaultWorkspaceName = "default"
+
+// KeyPrefix starts every API key cutroom issues, so keys are recognisable in configs and
+// by secret scanners.
+const KeyPrefix = "cutroom_sk_"
+
+// Workspace owns API keys, projects, assets and export tasks.
+type Workspace struct {
+	ID            string    `json:"id"`
+	Name          string    `json:"name"`
+	RuntimeAccess bool      `json:"runtimeAccess"`
+	WebhookSecret string    `json:"webhookSecret,omitempty"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+}
+
+// APIKey is a stored API key. The secret itself is never stored, only its sha-256.
+type APIKey struct {
+	ID          string     `json:"id"`
+	WorkspaceID string     `json:"workspaceId"`
+	Name        string     `json:"name,omitempty"`
+	Hint        string     `json:"hint"` // the prefix and the first characters of the secret
+	Hash        string     `json:"hash"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	RevokedAt   *time.Time `json:"revokedAt,omitempty"`
+}
+
+// Principal is what an authenticated request acts as.
+type Principal struct {
+	Key       APIKey
+	Workspace Workspace
+}
+
+// HashKey returns the stored form of an API key secret.
+func HashKey(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// NewKeySecret returns a fresh random API key secret with KeyPrefix.
+func NewKeySecret() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return KeyPrefix + base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+func keyHint(secret string) string {
+	if len(secret) > len(KeyPrefix)+6 {
+		return secret[:len(KeyPrefix)+6] + "…"
+	}
+	return KeyPrefix + "…"
+}
+
+// WorkspaceInput is what CreateWorkspace and UpdateWorkspace take.
+type WorkspaceInput struct {
+	Name          string
+	RuntimeAccess *bool
+	WebhookSecret *string
+}
+
+// CreateWorkspace creates a workspace; names are unique, case-insensitively.
+func (db *DB) CreateWorkspace(in WorkspaceInput) (Workspace, error) {
+	name := strings.TrimSpace(in.Name)
+	if name == "" || len(name) > 100 {
+		return Workspace{}, errorf("WORKSPACE_NAME_INVALID", "workspace name must be 1..100 characters")
+	}
+	now := db.now().UTC()
+	ws := Workspace{ID: uuid.NewString(), Name: name, RuntimeAccess: true, CreatedAt: now, UpdatedAt: now}
+	if in.RuntimeAccess != nil {
+		ws.RuntimeAccess = *in.RuntimeAccess
+	}
+	if in.WebhookSecret != nil {
+		ws.WebhookSecret = *in.WebhookSecret
+	}
+	val, err := json.Marshal(ws)
+	if err != nil {
+		return Workspace{}, err
+	}
+	err = db.bolt.Update(func(tx *bolt.Tx) error {
+		names := tx.Bucket(bucketWorkspaceName)
+		lk := []byte(strings.ToLower(name))
+		if names.Get(lk) != nil {
+			return errorf(CodeWorkspaceExists, "a workspace named %q exists already", name)
+		}
+		if err := names.Put(lk, []byte(ws.ID)); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketWorkspaces).Put([]byte(ws.ID), val)
+	})
+	return ws, err
+}
+
+// UpdateWorkspace changes a workspace's flags; the workspace is named by id or name.
+func (db *DB) UpdateWorkspace(ref string, in WorkspaceInput) (Workspace, error) {
+	var ws Workspace
+	for attempt := 0; ; attempt++ {
+		cur, raw, err := db.workspaceRaw(ref)
+		if err != nil {
+			return Workspace{}, err
+		}
+		ws = cur
+		if in.RuntimeAccess != nil {
+			ws.RuntimeAccess = *in.RuntimeAccess
+		}
+		if in.WebhookSecret != nil {
+			ws.WebhookSecret = *in.WebhookSecret
+		}
+		ws.UpdatedAt = db.now().UTC()
+		val, err := json.Marshal(ws)
+		if err != nil {
+			return Workspace{}, err
+		}
+		conflict := false
+		err = db.bolt.Update(func(tx *bolt.Tx) error {
+			b := tx.Bucket(bucketWorkspaces)
+			if string(b.Get([]byte(ws.ID))) != string(raw) {
+				conflict = true // changed since we read it: read again
+				return nil
+			}
+			return b.Put([]byte(ws.ID), val)
+		})
+		if err != nil || !conflict || attempt > 5 {
+			return ws, err
+		}
+	}
+}
+
+// Workspace returns a workspace by id or by name.
+func (db *DB) Workspace(ref string) (Workspace, error) {
+	ws, _, err := db.workspaceRaw(ref)
+	return ws, err
+}
+
+func (db *DB) workspaceRaw(ref string) (Workspace, []byte, error) {
+	var raw []byte
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		id := []byte(ref)
+		if v := tx.Bucket(bucketWorkspaceName).Get([]byte(strings.ToLower(ref))); v != nil {
+			id = v
+		}
+		raw = copyBytes(tx.Bucket(bucketWorkspaces).Get(id))
+		return nil
+	})
+	if err != nil {
+		return Workspace{}, nil, err
+	}
+	if raw == nil {
+		return Workspace{}, nil, errorf(CodeWorkspaceNotFound, "no workspace %q", ref)
+	}
+	var ws Workspace
+	if err := json.Unmarshal(raw, &ws); err != nil {
+		return Workspace{}, nil, err
+	}
+	return ws, raw, nil
+}
+
+// Workspaces lists every workspace, by name.
+func (db *DB) Workspaces() ([]Workspace, error) {
+	var raws [][]byte
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketWorkspaces).ForEach(func(_, v []byte) error {
+			raws = append(raws, copyBytes(v))
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Workspace, 0, len(raws))
+	for _, r := range raws {
+		var ws Workspace
+		if err := json.Unmarshal(r, &ws); err != nil {
+			return nil, err
+		}
+		out = append(out, ws)
+	}
+	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].Name) < strings.ToLower(out[j].Name) })
+	return out, nil
+}
+
+// CreateKey issues a new API key for a workspace (by id or name) and returns the stored
+// record and the secret, which is not kept and cannot be shown again.
+func (db *DB) CreateKey(workspaceRef, name string) (APIKey, string, error) {
+	secret, err := NewKeySecret()
+	if err != nil {
+		return APIKey{}, "", err
+	}
+	k, err := db.AddKey(workspaceRef, name, secret)
+	return k, secret, err
+}
+
+// AddKey stores a caller-chosen secret as an API key of a workspace. Adding a secret that is
+// already a live key of that workspace returns the existing record.
+func (db *DB) AddKey(workspaceRef, name, secret string) (APIKey, error) {
+	if len(secret) < 16 || len(secret) > 256 {
+		return APIKey{}, errorf("API_KEY_INVALID", "an API key must be 16..256 characters")
+	}
+	ws, err := db.Workspace(workspaceRef)
+	if err != nil {
+		return APIKey{}, err
+	}
+	k := APIKey{ID: uuid.NewString(), WorkspaceID: ws.ID, Name: name, Hint: keyHint(secret),
+		Hash: HashKey(secret), CreatedAt: db.now().UTC()}
+	val, err := json.Marshal(k)
+	if err != nil {
+		return APIKey{}, err
+	}
+	var existing []byte
+	err = db.bolt.Update(func(tx *bolt.Tx) error {
+		hashes := tx.Bucket(bucketKeyHash)
+		if id := hashes.Get([]byte(k.Hash)); id != nil {
+			existing = copyBytes(tx.Bucket(bucketKeys).Get(id))
+			return nil
+		}
+		if err := hashes.Put([]byte(k.Hash), []byte(k.ID)); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketKeys).Put([]byte(k.ID), val)
+	})
+	if err != nil {
+		return APIKey{}, err
+	}
+	if existing != nil {
+		var old APIKey
+		if err := json.Unmarshal(existing, &old); err != nil {
+			return APIKey{}, err
+		}
+		if old.WorkspaceID != ws.ID || old.RevokedAt != nil {
+			return APIKey{}, errorf("API_KEY_INVALID", "that API key is already used by another workspace or was revoked")
+		}
+		return old, nil
+	}
+	return k, nil
+}
+
+// Keys lists the API keys of a workspace (by id or name), or of every workspace when ref
+// is empty, oldest first.
+func (db *DB) Keys(workspaceRef string) ([]APIKey, error) {
+	wsID := ""
+	if workspaceRef != "" {
+		ws, err := db.Workspace(workspaceRef)
+		if err != nil {
+			return nil, err
+		}
+		wsID = ws.ID
+	}
+	var raws [][]byte
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketKeys).ForEach(func(_, v []byte) error {
+			raws = append(raws, copyBytes(v))
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []APIKey
+	for _, r := range raws {
+		var k APIKey
+		if err := json.Unmarshal(r, &k); err != nil {
+			return nil, err
+		}
+		if wsID == "" || k.WorkspaceID == wsID {
+			out = append(out, k)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
+	return out, nil
+}
+
+// RevokeKey revokes an API key by id; revoking twice is harmless.
+func (db *DB) RevokeKey(id string) (APIKey, error) {
+	var raw []byte
+	if err := db.bolt.View(func(tx *bolt.Tx) error {
+		raw = copyBytes(tx.Bucket(bucketKeys).Get([]byte(id)))
+		return nil
+	}); err != nil {
+		return APIKey{}, err
+	}
+	if raw == nil {
+		return APIKey{}, errorf(CodeAPIKeyNotFound, "no API key with id %q", id)
+	}
+	var k APIKey
+	if err := json.Unmarshal(raw, &k); err != nil {
+		return APIKey{}, err
+	}
+	if k.RevokedAt != nil {
+		return k, nil
+	}
+	now := db.now().UTC()
+	k.RevokedAt = &now
+	val, err := json.Marshal(k)
+	if err != nil {
+		return APIKey{}, err
+	}
+	err = db.bolt.Update(func(tx *bolt.Tx) error {
+		if err := tx.Bucket(bucketKeyHash).Delete([]byte(k.Hash)); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketKeys).Put([]byte(k.ID), val)
+	})
+	return k, err
+}
+
+// Authenticate returns the principal of a live API key secret, or an error with code
+// API_KEY_NOT_FOUND.
+func (db *DB) Authenticate(secret string) (Principal, error) {
+	var keyRaw, wsRaw []byte
+	hash := HashKey(secret)
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		id := tx.Bucket(bucketKeyHash).Get([]byte(hash))
+		if id == nil {
+			return nil
+		}
+		keyRaw = copyBytes(tx.Bucket(bucketKeys).Get(id))
+		if keyRaw == nil {
+			return nil
+		}
+		var k struct {
+			WorkspaceID string `json:"workspaceId"`
+		}
+		if err := json.Unmarshal(keyRaw, &k); err != nil {
+			return err
+		}
+		wsRaw = copyBytes(tx.Bucket(bucketWorkspaces).Get([]byte(k.WorkspaceID)))
+		return nil
+	})
+	if err != nil {
+		return Principal{}, err
+	}
+	if keyRaw == nil || wsRaw == nil {
+		return Principal{}, errorf(CodeAPIKeyNotFound, "unknown API key")
+	}
+	var p Principal
+	if err := json.Unmarshal(keyRaw, &p.Key); err != nil {
+		return Principal{}, err
+	}
+	if err := json.Unmarshal(wsRaw, &p.Workspace); err != nil {
+		return Principal{}, err
+	}
+	if p.Key.RevokedAt != nil {
+		return Principal{}, errorf(CodeAPIKeyNotFound, "unknown API key")
+	}
+	return p, nil
+}
+
+// EnsureDefaultWorkspace returns the default workspace, creating it on first use; created
+// reports whether it was new.
+func (db *DB) EnsureDefaultWorkspace() (ws Workspace, created bool, err error) {
+	ws, err = db.Workspace(DefaultWorkspaceName)
+	if err == nil {
+		return ws, false, nil
+	}
+	var se *Error
+	if !errors.As(err, &se) || se.Code != CodeWorkspaceNotFound {
+		return Workspace{}, false, err
+	}
+	ws, err = db.CreateWorkspace(WorkspaceInput{Name: DefaultWorkspaceName})
+	if err != nil {
+		var ce *Error
+		if errors.As(err, &ce) && ce.Code == CodeWorkspaceExists {
+			ws, err = db.Workspace(DefaultWorkspaceName)
+			return ws, false, err
+		}
+		return Workspace{}, false, err
+	}
+	return ws, true, nil
+}

@@ -1,0 +1,153 @@
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Bucket names. Every record is JSON, encoded before and decoded after its transaction.
+var (
+	bucketMeta          = []byte("meta")
+	bucketWorkspaces    = []byte("workspaces")     // workspace id -> Workspace
+	bucketWorkspaceName = []byte("workspace_name") // lower-case name -> workspace id
+	bucketKeys          = []byte("api_keys")       // key id -> APIKey
+	bucketKeyHash       = []byte("api_key_hash")   // sha-256 hex of the secret -> key id
+	bucketProjects      = []byte("projects")       // project id -> Project (no state)
+	bucketProjectState  = []byte("project_state")  // project id -> raw editor state bytes
+	bucketProjectIndex  = []byte("project_index")  // workspace id -> nested bucket: order key -> project id
+	bucketIdempotency   = []byte("idempotency")    // scope hash -> IdempotencyRecord
+
+	keySchemaVersion = []byte("schema_version")
+)
+
+// migrations run in order; the schema version stored in the meta bucket is the number of
+// migrations applied. Append new ones; never reorder or edit an applied one.
+var migrations = []func(tx *bolt.Tx) error{
+	func(tx *bolt.Tx) error { // 1: the foundation's buckets
+		for _, b := range [][]byte{bucketWorkspaces, bucketWorkspaceName, bucketKeys, bucketKeyHash,
+			bucketProjects, bucketProjectState, bucketProjectIndex, bucketIdempotency} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+}
+
+// Options configure Open.
+type Options struct {
+	// LockTimeout is how long Open waits for another process to release the database
+	// file. A second server on the same data directory fails after it with ErrLocked.
+	LockTimeout time.Duration
+	// Now returns the current time; time.Now when nil.
+	Now func() time.Time
+}
+
+// DB is cutroom's embedded database. It is safe for concurrent use.
+type DB struct {
+	bolt *bolt.DB
+	now  func() time.Time
+	path string
+}
+
+// ErrLocked is returned by Open when another process holds the database file.
+var ErrLocked = errors.New("the database is locked by another cutroom process")
+
+// FileName is the database file's name inside the data directory.
+const FileName = "cutroom.db"
+
+// Open opens (creating if needed) the database in dataDir and applies pending migrations.
+func Open(dataDir string, opts Options) (*DB, error) {
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = 2 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if err := os.MkdirAll(dataDir, 0o750); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	path := filepath.Join(dataDir, FileName)
+	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout, FreelistType: bolt.FreelistMapType})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("%w: %s is in use (is `cutroom serve` running on this data dir?)", ErrLocked, path)
+		}
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db := &DB{bolt: b, now: opts.Now, path: path}
+	if err := db.migrate(); err != nil {
+		_ = b.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Path returns the database file's path.
+func (db *DB) Path() string { return db.path }
+
+// Close closes the database file.
+func (db *DB) Close() error { return db.bolt.Close() }
+
+func (db *DB) migrate() error {
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+		if err != nil {
+			return err
+		}
+		var applied uint64
+		if v := meta.Get(keySchemaVersion); len(v) == 8 {
+			applied = binary.BigEndian.Uint64(v)
+		}
+		if applied > uint64(len(migrations)) {
+			return fmt.Errorf("database schema version %d is newer than this cutroom (%d): upgrade cutroom", applied, len(migrations))
+		}
+		for i := applied; i < uint64(len(migrations)); i++ {
+			if err := migrations[i](tx); err != nil {
+				return fmt.Errorf("migration %d: %w", i+1, err)
+			}
+		}
+		return meta.Put(keySchemaVersion, binary.BigEndian.AppendUint64(nil, uint64(len(migrations))))
+	})
+}
+
+// Error is a domain error with a stable code that the server maps to an HTTP status.
+type Error struct {
+	Code string
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// ErrorCode returns the stable error code.
+func (e *Error) ErrorCode() string { return e.Code }
+
+// Error codes returned by storage.
+const (
+	CodeProjectNotFound   = "PROJECT_NOT_FOUND"
+	CodeWorkspaceNotFound = "WORKSPACE_NOT_FOUND"
+	CodeWorkspaceExists   = "WORKSPACE_EXISTS"
+	CodeAPIKeyNotFound    = "API_KEY_NOT_FOUND"
+	CodeIdempotencyExists = "IDEMPOTENCY_KEY_EXISTS"
+)
+
+func errorf(code, format string, args ...any) error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// copyBytes returns a copy of b that outlives the transaction it came from.
+func copyBytes(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte(nil), b...)
+}
+
+// Timestamp formats t the way every record and response does: RFC 3339, UTC, milliseconds.
+func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
