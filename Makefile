@@ -1,6 +1,8 @@
 # cutroom: the two set-up commands are `make run` and `make test`.
 GO ?= go
 BIN ?= ./cutroom
+# packages with goroutines, also run under the race detector
+RACE_PKGS ?= ./server/ ./storage/
 
 .PHONY: run build deps test-deps test vet fmt-check bench
 
@@ -23,3 +25,4 @@ test: test-deps
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" >&2; exit 1)
 	$(GO) test -count=1 -timeout 30m ./...
+	$(GO) test -count=1 -race -timeout 20m $(RACE_PKGS)

@@ -132,7 +132,6 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	wg.Add(1)
 	go func() { defer wg.Done(); sweepIdempotency(bg, db, log) }()
 
-	fmt.Printf("cutroom listening on %s (data in %s)\n", base, g.dataDir)
 	switch {
 	case newKey != "":
 		fmt.Printf("API key of workspace %q (shown once; store it now):\n%s\n", ws.Name, newKey)
@@ -141,6 +140,8 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	default:
 		fmt.Printf("API key: use a key of workspace %q (create one with `cutroom keys create --workspace %s` while the server is stopped)\n", ws.Name, ws.Name)
 	}
+	// The listening line comes last, so a script that waits for it has everything above.
+	fmt.Printf("cutroom listening on %s (data in %s)\n", base, g.dataDir)
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

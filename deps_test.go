@@ -1,0 +1,95 @@
+package main
+
+import (
+	"go/build"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/cutroom/cutroom"
+
+// TestImportDirections keeps the dependency rules of the design: imports point inward,
+// only storage imports bbolt, only encode uses cgo, and nothing imports main.
+func TestImportDirections(t *testing.T) {
+	// allowed lists, per package, the project packages it may import.
+	allowed := map[string][]string{
+		"editor":          {},
+		"encode":          {},
+		"storage":         {"editor"},
+		"assets":          {"editor", "storage"},
+		"compositor":      {"editor", "compositor/text"},
+		"compositor/text": {},
+		"webhook":         {"editor", "storage"},
+		"export":          {"editor", "storage", "assets", "compositor", "compositor/text", "encode", "webhook"},
+		"server":          {"editor", "storage", "assets", "export", "webhook", "compositor/text"},
+	}
+	seen := 0
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "bench" || d.Name() == "scripts") {
+			return filepath.SkipDir
+		}
+		pkg, err := build.Default.ImportDir(path, build.ImportComment)
+		if err != nil {
+			if _, ok := err.(*build.NoGoError); ok {
+				return nil
+			}
+			return err
+		}
+		rel := filepath.ToSlash(path)
+		if rel == "." {
+			if len(pkg.CgoFiles) > 0 {
+				t.Errorf("main uses cgo")
+			}
+			return nil
+		}
+		seen++
+		allow, known := allowed[rel]
+		if !known {
+			t.Errorf("package %s is not in the design's layout; add it to DESIGN.md and this test deliberately", rel)
+			return nil
+		}
+		if len(pkg.CgoFiles) > 0 && rel != "encode" && !strings.HasPrefix(rel, "encode/") {
+			t.Errorf("%s uses cgo; only encode may", rel)
+		}
+		for _, imp := range pkg.Imports {
+			if imp == "go.etcd.io/bbolt" && rel != "storage" {
+				t.Errorf("%s imports bbolt; only storage may", rel)
+			}
+			if imp == "github.com/gin-gonic/gin" && rel != "server" {
+				t.Errorf("%s imports gin; only server may", rel)
+			}
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			target := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
+			if target == "" {
+				t.Errorf("%s imports main", rel)
+				continue
+			}
+			if strings.HasPrefix(target, rel+"/") { // a package's own sub-packages
+				continue
+			}
+			ok := false
+			for _, a := range allow {
+				if target == a {
+					ok = true
+				}
+			}
+			if !ok {
+				t.Errorf("%s imports %s, against the design's import directions", rel, target)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen < 8 {
+		t.Fatalf("walked only %d packages", seen)
+	}
+}
