@@ -111,6 +111,7 @@ type Keyframe struct {
 type AnimatedNumber struct {
 	Value     float64
 	Keyframes []Keyframe
+	docIndex  []int // document index of each keyframe; nil when the document was sorted
 }
 
 // Const returns an AnimatedNumber that is v at all times.
@@ -384,7 +385,8 @@ type Item struct {
 	Effect                                   *EffectProps
 	Filter                                   *FilterProps
 	Chart                                    *ChartProps
-	trackIndex                               int // index into State.Tracks, -1 when in none
+	trackIndex                               int  // index into State.Tracks, -1 when in none
+	broken                                   bool // placeholder for an item that did not decode
 }
 
 // EndTicks returns the first tick after the item (StartTicks + DurationTicks).
@@ -427,6 +429,7 @@ type Asset struct {
 	ResourceComponentID string          // lottie assets
 	Captions            []CaptionEntry  // caption assets, in document order
 	TimingGranularity   string          // caption assets: word or line
+	broken              bool            // placeholder for an asset that did not decode
 }
 
 // Transition joins two adjacent clips of one track.

@@ -363,10 +363,27 @@ func animated(w *wireAnimated, def float64) AnimatedNumber {
 			}
 		}
 		if !sorted {
-			sort.SliceStable(a.Keyframes, func(i, j int) bool { return a.Keyframes[i].TimeTicks < a.Keyframes[j].TimeTicks })
+			a.docIndex = make([]int, len(a.Keyframes))
+			for i := range a.docIndex {
+				a.docIndex[i] = i
+			}
+			sort.Stable(byTime{a.Keyframes, a.docIndex})
 		}
 	}
 	return a
+}
+
+// byTime sorts keyframes by time together with their document indexes.
+type byTime struct {
+	k   []Keyframe
+	idx []int
+}
+
+func (b byTime) Len() int           { return len(b.k) }
+func (b byTime) Less(i, j int) bool { return b.k[i].TimeTicks < b.k[j].TimeTicks }
+func (b byTime) Swap(i, j int) {
+	b.k[i], b.k[j] = b.k[j], b.k[i]
+	b.idx[i], b.idx[j] = b.idx[j], b.idx[i]
 }
 
 func animation(w *wireAnimation) *AnimationSpec {
