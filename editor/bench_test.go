@@ -1,0 +1,157 @@
+package editor
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+)
+
+// bigState builds a valid state with n items spread over tracks of 100 sequential items,
+// with keyframes, animations, assets and transitions, indented like an editor would save it.
+func bigState(tb testing.TB, n int) []byte {
+	tb.Helper()
+	an := func(v float64, kf ...float64) map[string]any {
+		ks := []any{}
+		for i, k := range kf {
+			ks = append(ks, map[string]any{"timeTicks": i * 1000, "value": k})
+		}
+		return map[string]any{"value": v, "keyframes": ks}
+	}
+	geom := func(m map[string]any, i int) {
+		m["top"] = an(float64(i%500), 0, 10, 20)
+		m["left"] = an(float64(i%700), 5, 15)
+		m["width"] = an(640)
+		m["height"] = an(360)
+		m["scaleX"] = an(1)
+		m["scaleY"] = an(1)
+		m["opacity"] = an(1, 0, 1)
+		m["rotation"] = an(0)
+	}
+	tracks := []any{}
+	items := map[string]any{}
+	assets := map[string]any{}
+	transitions := map[string]any{}
+	const perTrack = 100
+	const dur = 24000
+	for t := 0; t*perTrack < n; t++ {
+		ids := []any{}
+		for j := 0; j < perTrack && t*perTrack+j < n; j++ {
+			i := t*perTrack + j
+			id := fmt.Sprintf("item-%d", i)
+			ids = append(ids, id)
+			m := map[string]any{"id": id, "startTicks": j * dur, "durationTicks": dur, "isDraggingInTimeline": false}
+			switch i % 4 {
+			case 0:
+				aid := fmt.Sprintf("asset-%d", i)
+				assets[aid] = map[string]any{"id": aid, "type": "image", "filename": aid + ".png", "size": 1000, "remoteUrl": "https://example.com/" + aid + ".png", "remoteKey": aid + ".png", "mimeType": "image/png", "width": 1920, "height": 1080}
+				m["type"] = "image"
+				m["assetId"] = aid
+				m["keepAspectRatio"] = true
+				m["borderRadius"] = an(8)
+				m["cropLeft"], m["cropTop"], m["cropRight"], m["cropBottom"] = an(0), an(0), an(0.1, 0, 0.2), an(0)
+				m["animations"] = map[string]any{"in": map[string]any{"type": "fade", "durationTicks": 2400, "easing": "ease-in"}}
+			case 1:
+				m["type"] = "solid"
+				m["color"] = "#112233"
+				m["shape"] = "star"
+				m["keepAspectRatio"] = false
+				m["borderRadius"] = an(0)
+			case 2:
+				m["type"] = "text"
+				m["text"] = "Hello world, this is a caption line number " + id
+				m["color"] = "#ffffff"
+				m["align"] = "center"
+				m["fontFamily"] = "Inter"
+				m["fontStyle"] = map[string]any{"variant": "normal", "weight": "600"}
+				m["fontSize"] = 48
+				m["lineHeight"] = 1.2
+				m["letterSpacing"] = 0
+				m["resizeOnEdit"] = true
+				m["direction"] = "ltr"
+				m["strokeWidth"] = 2
+				m["strokeColor"] = "#000000"
+				m["background"] = map[string]any{"color": "#00000080", "horizontalPadding": 8, "borderRadius": 4}
+				m["captionAnimations"] = map[string]any{"in": map[string]any{"type": "converge", "durationTicks": 2400}}
+			case 3:
+				aid := fmt.Sprintf("asset-%d", i)
+				assets[aid] = map[string]any{"id": aid, "type": "video", "filename": aid + ".mp4", "size": 100000, "remoteUrl": nil, "remoteKey": nil, "mimeType": "video/mp4", "width": 1280, "height": 720, "durationInSeconds": 10, "hasAudioTrack": true}
+				m["type"] = "video"
+				m["assetId"] = aid
+				m["keepAspectRatio"] = true
+				m["borderRadius"] = an(0)
+				m["videoStartFromInSeconds"] = 1.5
+				m["decibelAdjustment"] = an(0, -6, 0)
+				m["playbackRate"] = 1
+				m["audioFadeInDurationInSeconds"] = 0.5
+				m["audioFadeOutDurationInSeconds"] = 0.5
+				prev := fmt.Sprintf("item-%d", i-1)
+				if j > 0 {
+					tid := "tr-" + id
+					transitions[tid] = map[string]any{"id": tid, "trackId": fmt.Sprintf("track-%d", t), "fromClipId": prev, "toClipId": id, "type": "wipe", "durationTicks": 4800, "easing": "linear", "params": map[string]any{"direction": "left"}}
+				}
+			}
+			if m["type"] != "effect" {
+				geom(m, i)
+			}
+			items[id] = m
+		}
+		tracks = append(tracks, map[string]any{"id": fmt.Sprintf("track-%d", t), "items": ids, "hidden": false, "muted": false})
+	}
+	st := map[string]any{
+		"compositionWidth": 1920, "compositionHeight": 1080, "timebaseTicksPerSecond": 240000, "outputRatio": "16:9",
+		"tracks": tracks, "assets": assets, "items": items, "transitions": transitions,
+		"globalBackground": map[string]any{"type": "color", "color": "#000000", "gradient": nil},
+		"brandRuntime": nil, "deletedAssets": []any{},
+	}
+	b, err := json.MarshalIndent(st, "", " ")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+func TestBigStateValid(t *testing.T) {
+	raw := bigState(t, 5000)
+	r := Validate(raw)
+	if !r.Valid {
+		t.Fatalf("big state invalid: %v", r.Errors[:min(5, len(r.Errors))])
+	}
+	t.Logf("big state: %d bytes", len(raw))
+}
+
+func BenchmarkValidate5000Items(b *testing.B) {
+	raw := bigState(b, 5000)
+	v, err := NewValidator()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if r := v.Validate(raw); !r.Valid {
+			b.Fatal(r.Errors[0])
+		}
+	}
+}
+
+func BenchmarkParse5000Items(b *testing.B) {
+	raw := bigState(b, 5000)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkValidateSchema5000Items(b *testing.B) {
+	raw := bigState(b, 5000)
+	v, _ := NewValidator()
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		v.ValidateSchema(raw)
+	}
+}

@@ -1,0 +1,493 @@
+package editor
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Issue is one problem found by validation.
+type Issue struct {
+	Code    string `json:"code"`    // e.g. EDITOR_SCHEMA_INVALID or a semantic rule's code
+	Path    string `json:"path"`    // JSON pointer (RFC 6901) to the offending member; "" is the whole state
+	Message string `json:"message"` // human-readable
+}
+
+// Result is the outcome of validating an editor state. Errors is never nil, and is sorted
+// by path (numeric tokens compare as numbers), then code, then message.
+type Result struct {
+	Valid  bool    `json:"valid"`
+	Errors []Issue `json:"errors"`
+}
+
+// Err returns nil for a valid result and otherwise an *Error carrying the first issue's
+// code, path and message (with a count of the others).
+func (r Result) Err() error {
+	if r.Valid || len(r.Errors) == 0 {
+		return nil
+	}
+	first := r.Errors[0]
+	msg := first.Message
+	if n := len(r.Errors) - 1; n > 0 {
+		msg += " (and " + strconv.Itoa(n) + " more)"
+	}
+	return &Error{Code: first.Code, Msg: msg, Path: first.Path}
+}
+
+// Validator checks editor states against the JSON Schema and the semantic rules. Its schema
+// is compiled once by NewValidator; a Validator is immutable and safe for concurrent use.
+type Validator struct {
+	schema *jsonschema.Schema
+}
+
+// NewValidator compiles the embedded schema. It fails only if the embedded schema is broken.
+func NewValidator() (*Validator, error) {
+	sch, err := compileSchema()
+	if err != nil {
+		return nil, err
+	}
+	return &Validator{schema: sch}, nil
+}
+
+// defaultValidator compiles the schema on first use. The compiled Validator is immutable
+// after creation, so sharing it is safe; it is the only package-level value and is never
+// modified.
+var defaultValidator = sync.OnceValues(NewValidator)
+
+// Validate checks raw against the schema and the semantic rules, using a Validator compiled
+// once per process. See Validator.Validate.
+func Validate(raw []byte) Result {
+	v, err := defaultValidator()
+	if err != nil {
+		return Result{Errors: []Issue{{Code: CodeSchemaInvalid, Message: err.Error()}}}
+	}
+	return v.Validate(raw)
+}
+
+// ValidateSchema checks raw against the schema only, using a Validator compiled once per
+// process. See Validator.ValidateSchema.
+func ValidateSchema(raw []byte) Result {
+	v, err := defaultValidator()
+	if err != nil {
+		return Result{Errors: []Issue{{Code: CodeSchemaInvalid, Message: err.Error()}}}
+	}
+	return v.ValidateSchema(raw)
+}
+
+// Validate checks raw against the JSON Schema and every semantic rule, and reports all
+// issues found. Schema failures of an effect's effectType, a filter's filterType and a
+// transition's type have the codes EDITOR_EFFECT_TYPE_INVALID, EDITOR_FILTER_TYPE_INVALID
+// and EDITOR_TRANSITION_TYPE_INVALID; other schema failures have EDITOR_SCHEMA_INVALID;
+// semantic rules have their own codes (see the Code constants). Validate never panics.
+func (v *Validator) Validate(raw []byte) Result {
+	_, r := v.Check(raw)
+	return r
+}
+
+// ValidateSchema checks raw against the JSON Schema only. Project create and sync use it:
+// they reject schema violations but store states that break semantic rules.
+func (v *Validator) ValidateSchema(raw []byte) Result {
+	doc, issues := v.schemaIssues(raw)
+	_ = doc
+	return result(issues)
+}
+
+// Check validates raw like Validate and also returns the parsed state. The state is nil
+// when raw is not a JSON object; it is non-nil but incomplete when the schema failed.
+// Callers must not render a state whose Result is not Valid.
+func (v *Validator) Check(raw []byte) (*State, Result) {
+	doc, issues := v.schemaIssues(raw)
+	if doc == nil {
+		return nil, result(issues)
+	}
+	s, err := Parse(raw)
+	if err != nil {
+		s = parseLoose(raw)
+	}
+	if s != nil {
+		issues = append(issues, semanticIssues(s)...)
+	}
+	return s, result(issues)
+}
+
+// schemaIssues decodes raw and validates it against the schema. doc is nil when raw is not
+// JSON or not an object.
+func (v *Validator) schemaIssues(raw []byte) (map[string]any, []Issue) {
+	val, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, []Issue{{Code: CodeInvalidJSON, Path: "", Message: "not valid JSON: " + err.Error()}}
+	}
+	doc, isObj := val.(map[string]any)
+	err = v.schema.Validate(val)
+	var issues []Issue
+	if err != nil {
+		ve, ok := err.(*jsonschema.ValidationError)
+		if !ok {
+			issues = append(issues, Issue{Code: CodeSchemaInvalid, Message: err.Error()})
+		} else {
+			c := collector{}
+			c.collect(ve)
+			issues = c.issues
+		}
+	}
+	if !isObj {
+		return nil, issues
+	}
+	return doc, issues
+}
+
+func result(issues []Issue) Result {
+	sortIssues(&issues)
+	if issues == nil {
+		issues = []Issue{}
+	}
+	return Result{Valid: len(issues) == 0, Errors: issues}
+}
+
+// sortIssues sorts by path, code and message, and removes exact duplicates.
+func sortIssues(p *[]Issue) {
+	is := *p
+	sort.SliceStable(is, func(i, j int) bool {
+		a, b := is[i], is[j]
+		if c := comparePointers(a.Path, b.Path); c != 0 {
+			return c < 0
+		}
+		if a.Code != b.Code {
+			return a.Code < b.Code
+		}
+		return a.Message < b.Message
+	})
+	out := is[:0]
+	for i, x := range is {
+		if i > 0 && x == is[i-1] {
+			continue
+		}
+		out = append(out, x)
+	}
+	*p = out
+}
+
+// comparePointers orders JSON pointers token by token; tokens that are both decimal
+// numbers compare numerically, so /a/2 sorts before /a/10.
+func comparePointers(a, b string) int {
+	for a != "" || b != "" {
+		if a == "" {
+			return -1
+		}
+		if b == "" {
+			return 1
+		}
+		var ta, tb string
+		ta, a = nextToken(a)
+		tb, b = nextToken(b)
+		if ta == tb {
+			continue
+		}
+		na, ea := strconv.Atoi(ta)
+		nb, eb := strconv.Atoi(tb)
+		if ea == nil && eb == nil && na != nb {
+			if na < nb {
+				return -1
+			}
+			return 1
+		}
+		if ta < tb {
+			return -1
+		}
+		return 1
+	}
+	return 0
+}
+
+func nextToken(p string) (tok, rest string) {
+	p = strings.TrimPrefix(p, "/")
+	if i := strings.IndexByte(p, '/'); i >= 0 {
+		return p[:i], p[i:]
+	}
+	return p, ""
+}
+
+// escapeToken escapes one JSON pointer reference token.
+func escapeToken(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	s = strings.ReplaceAll(s, "~", "~0")
+	return strings.ReplaceAll(s, "/", "~1")
+}
+
+// pointer builds a JSON pointer from unescaped tokens.
+func pointer(tokens ...string) string {
+	n := 0
+	for _, t := range tokens {
+		n += len(t) + 1
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(escapeToken(t))
+	}
+	return b.String()
+}
+
+// schemaCode returns the issue code for a schema failure at the given instance location.
+func schemaCode(loc []string) string {
+	if len(loc) == 3 {
+		switch {
+		case loc[0] == "items" && loc[2] == "effectType":
+			return CodeEffectTypeInvalid
+		case loc[0] == "items" && loc[2] == "filterType":
+			return CodeFilterTypeInvalid
+		case loc[0] == "transitions" && loc[2] == "type":
+			return CodeTransitionTypeInvalid
+		}
+	}
+	return CodeSchemaInvalid
+}
+
+// collector turns a jsonschema error tree into flat issues at the deepest useful paths.
+type collector struct {
+	issues  []Issue
+	printer *message.Printer
+}
+
+func (c *collector) add(loc []string, msg string) {
+	c.issues = append(c.issues, Issue{Code: schemaCode(loc), Path: pointer(loc...), Message: msg})
+}
+
+func (c *collector) collect(e *jsonschema.ValidationError) {
+	if e == nil {
+		return
+	}
+	loc := e.InstanceLocation
+	switch k := e.ErrorKind.(type) {
+	case *kind.Required:
+		for _, m := range k.Missing {
+			c.add(appendLoc(loc, m), "missing required member "+strconv.Quote(m))
+		}
+		return
+	case *kind.AdditionalProperties:
+		for _, m := range k.Properties {
+			c.add(appendLoc(loc, m), "member "+strconv.Quote(m)+" is not allowed here")
+		}
+		return
+	case *kind.OneOf:
+		if len(k.Subschemas) > 0 {
+			c.add(loc, "value matches more than one allowed shape")
+			return
+		}
+		c.collectAlternatives(e)
+		return
+	case *kind.AnyOf:
+		c.collectAlternatives(e)
+		return
+	}
+	if len(e.Causes) > 0 {
+		for _, cause := range e.Causes {
+			c.collect(cause)
+		}
+		return
+	}
+	c.add(loc, c.message(e.ErrorKind))
+}
+
+func appendLoc(loc []string, tok string) []string {
+	out := make([]string, len(loc)+1)
+	copy(out, loc)
+	out[len(loc)] = tok
+	return out
+}
+
+// collectAlternatives reports a failed oneOf/anyOf: branches rejected outright by the
+// value's JSON type are dropped; if one branch remains its errors are reported, if several
+// remain the one with the fewest errors is; if none remain one type error is reported.
+func (c *collector) collectAlternatives(e *jsonschema.ValidationError) {
+	var wants []string
+	var got string
+	var best []Issue
+	found := false
+	for _, b := range e.Causes {
+		if t := typeRejection(b, e.InstanceLocation); t != nil {
+			got = t.Got
+			wants = append(wants, t.Want...)
+			continue
+		}
+		sub := collector{printer: c.printer}
+		sub.collect(b)
+		c.printer = sub.printer
+		if !found || len(sub.issues) < len(best) {
+			best, found = sub.issues, true
+		}
+	}
+	if found && len(best) > 0 {
+		c.issues = append(c.issues, best...)
+		return
+	}
+	if len(wants) > 0 {
+		c.add(e.InstanceLocation, "got "+got+", want "+strings.Join(dedupe(wants), " or "))
+		return
+	}
+	c.add(e.InstanceLocation, "value does not match any allowed shape")
+}
+
+// typeRejection returns the type error when branch b fails only because the value at loc
+// has the wrong JSON type.
+func typeRejection(b *jsonschema.ValidationError, loc []string) *kind.Type {
+	for b != nil {
+		if t, ok := b.ErrorKind.(*kind.Type); ok && sameLoc(b.InstanceLocation, loc) {
+			return t
+		}
+		if len(b.Causes) != 1 {
+			return nil
+		}
+		b = b.Causes[0]
+	}
+	return nil
+}
+
+func sameLoc(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func dedupe(s []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (c *collector) message(k jsonschema.ErrorKind) string {
+	if k == nil {
+		return "invalid value"
+	}
+	if c.printer == nil {
+		c.printer = message.NewPrinter(language.English)
+	}
+	return k.LocalizedString(c.printer)
+}
+
+// parseLoose parses a state that Parse rejects (a member has a JSON type the schema does
+// not allow): every track, asset, item and transition that decodes on its own is kept;
+// items that do not are kept as placeholders that the semantic rules skip.
+func parseLoose(raw []byte) *State {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return nil
+	}
+	var w wireState
+	dec := func(key string, dst any) {
+		if m, ok := top[key]; ok {
+			_ = json.Unmarshal(m, dst)
+		}
+	}
+	dec("compositionWidth", &w.CompositionWidth)
+	dec("compositionHeight", &w.CompositionHeight)
+	dec("timebaseTicksPerSecond", &w.TimebaseTicksPerSecond)
+	dec("outputRatio", &w.OutputRatio)
+	var tracks []json.RawMessage
+	dec("tracks", &tracks)
+	for _, t := range tracks {
+		var wt wireTrack
+		if json.Unmarshal(t, &wt) != nil {
+			// Keep the track's id and items when only another member is broken.
+			var loose struct {
+				ID    json.RawMessage   `json:"id"`
+				Items []json.RawMessage `json:"items"`
+			}
+			_ = json.Unmarshal(t, &loose)
+			_ = json.Unmarshal(loose.ID, &wt.ID)
+			for _, id := range loose.Items {
+				var s string
+				_ = json.Unmarshal(id, &s)
+				wt.Items = append(wt.Items, s)
+			}
+		}
+		w.Tracks = append(w.Tracks, wt)
+	}
+	var assets, items, transitions map[string]json.RawMessage
+	dec("assets", &assets)
+	dec("items", &items)
+	dec("transitions", &transitions)
+	w.Assets = map[string]*wireAsset{}
+	var brokenAssets []string
+	for k, m := range assets {
+		var a wireAsset
+		if json.Unmarshal(m, &a) == nil {
+			w.Assets[k] = &a
+		} else {
+			brokenAssets = append(brokenAssets, k)
+		}
+	}
+	w.Items = map[string]*wireItem{}
+	var broken []string
+	for k, m := range items {
+		var it wireItem
+		if json.Unmarshal(m, &it) == nil {
+			w.Items[k] = &it
+		} else {
+			broken = append(broken, k)
+		}
+	}
+	w.Transitions = map[string]*wireTransition{}
+	for k, m := range transitions {
+		var t wireTransition
+		if json.Unmarshal(m, &t) == nil {
+			w.Transitions[k] = &t
+		}
+	}
+	var bg wireBackground
+	if m, ok := top["globalBackground"]; ok && json.Unmarshal(m, &bg) == nil {
+		w.GlobalBackground = &bg
+	}
+	var deleted []json.RawMessage
+	dec("deletedAssets", &deleted)
+	for _, d := range deleted {
+		var wd wireDeletedAsset
+		if json.Unmarshal(d, &wd) != nil {
+			var loose struct {
+				AssetID string `json:"assetId"`
+			}
+			_ = json.Unmarshal(d, &loose)
+			wd = wireDeletedAsset{AssetID: loose.AssetID}
+		}
+		w.DeletedAssets = append(w.DeletedAssets, wd)
+	}
+	s := build(&w)
+	for _, k := range brokenAssets {
+		s.Assets[k] = &Asset{ID: k, broken: true}
+	}
+	for _, k := range broken {
+		s.Items[k] = &Item{ID: k, trackIndex: -1, broken: true}
+	}
+	// Recompute track membership now that placeholders exist.
+	for ti := range s.Tracks {
+		for _, id := range s.Tracks[ti].ItemIDs {
+			if it := s.Items[id]; it != nil && it.broken && it.trackIndex < 0 {
+				it.trackIndex = ti
+			}
+		}
+	}
+	return s
+}
