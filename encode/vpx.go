@@ -30,8 +30,16 @@ static const char *cr_vpx_open(cr_vpx **out, int vp9, int w, int h, int fps, int
 	cfg.g_error_resilient = 0;
 	cfg.g_lag_in_frames = (vp9 && !realtime) ? 25 : 0;
 	cfg.rc_end_usage = VPX_Q;
+	// VP8's Q mode still obeys the target bitrate as a ceiling; make it one that only
+	// binds on pathological input (about 1 bit per pixel).
+	cfg.rc_target_bitrate = (unsigned int)((int64_t)w * h * fps / 1000);
 	cfg.rc_min_quantizer = 0;
 	cfg.rc_max_quantizer = 63;
+	if (!vp9) {
+		// VP8 ignores cq-level in Q mode: use constrained quality, which holds cq-level
+		// as long as the (generous) bitrate ceiling below is not reached.
+		cfg.rc_end_usage = VPX_CQ;
+	}
 	cfg.kf_mode = VPX_KF_AUTO;
 	cfg.kf_min_dist = 0;
 	cfg.kf_max_dist = kf_max;
