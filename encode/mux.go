@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"bufio"
 	"io"
 	"os"
 )
@@ -48,9 +49,11 @@ type muxer interface {
 	abort()
 }
 
-// spool is a temporary file in the output directory that media data is appended to.
+// spool is a temporary file in the output directory that media data is appended to,
+// through a small buffer.
 type spool struct {
 	f    *os.File
+	bw   *bufio.Writer
 	size int64
 }
 
@@ -59,11 +62,11 @@ func newSpool(dir, pattern string) (*spool, error) {
 	if err != nil {
 		return nil, wrapErr(CodeIO, "create temporary file", err)
 	}
-	return &spool{f: f}, nil
+	return &spool{f: f, bw: bufio.NewWriterSize(f, 256<<10)}, nil
 }
 
 func (s *spool) write(b []byte) error {
-	n, err := s.f.Write(b)
+	n, err := s.bw.Write(b)
 	s.size += int64(n)
 	if err != nil {
 		return wrapErr(CodeIO, "write temporary file", err)
@@ -71,8 +74,35 @@ func (s *spool) write(b []byte) error {
 	return nil
 }
 
+// writeAt overwrites bytes already written.
+func (s *spool) writeAt(b []byte, off int64) error {
+	if off < 0 || off+int64(len(b)) > s.size {
+		return errorf(CodeIO, "temporary file: write outside the written data")
+	}
+	if err := s.bw.Flush(); err != nil {
+		return wrapErr(CodeIO, "write temporary file", err)
+	}
+	if _, err := s.f.WriteAt(b, off); err != nil {
+		return wrapErr(CodeIO, "write temporary file", err)
+	}
+	return nil
+}
+
+// spoolWriter adapts a spool to io.Writer.
+type spoolWriter struct{ s *spool }
+
+func (w spoolWriter) Write(b []byte) (int, error) {
+	if err := w.s.write(b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
 // copyTo copies the whole spool to w.
 func (s *spool) copyTo(w io.Writer) error {
+	if err := s.bw.Flush(); err != nil {
+		return wrapErr(CodeIO, "write temporary file", err)
+	}
 	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 		return wrapErr(CodeIO, "rewind temporary file", err)
 	}

@@ -12,11 +12,12 @@ import (
 
 // WebM layout written by webmMuxer: EBML header, then a Segment of known size holding
 // SeekHead, Info (with the exact Duration), Tracks, Cues and the Clusters. Clusters are
-// spooled to a temporary file while encoding; a new Cluster starts at every keyframe, so
+// streamed to a temporary file while encoding (each one's size is patched in when it
+// closes), so memory holds only the cue list; a new Cluster starts at every keyframe, so
 // each keyframe has a cue point. Timestamps are in milliseconds (TimecodeScale 1e6 ns).
 const (
 	webmTimecodeScale = 1_000_000
-	maxClusterBytes   = 8 << 20
+	maxClusterBytes   = 32 << 20
 	maxClusterSpanMs  = 30_000
 )
 
@@ -61,15 +62,16 @@ type webmInfo struct {
 type webmMuxer struct {
 	clusters *spool
 	tracks   []muxTrack
-	// The open cluster: its timecode (ms), blocks and their bytes.
-	open      bool
-	clusterMs int64
-	blocks    []ebml.Block
-	arena     []byte
-	cues      []webm.CuePoint // CueClusterPosition relative to the spool until finish
-	maxEndMs  float64
-	lastMs    []int64
-	started   []bool
+	// The open cluster: its timecode (ms) and where it starts in the spool. Its size is
+	// patched in when it is closed, so blocks stream straight to the spool.
+	open       bool
+	clusterMs  int64
+	clusterPos int64
+	hdr        []byte
+	cues       []webm.CuePoint // CueClusterPosition relative to the spool until finish
+	maxEndMs   float64
+	lastMs     []int64
+	started    []bool
 }
 
 func newWebMMuxer(dir string) (*webmMuxer, error) {
@@ -115,54 +117,72 @@ func (m *webmMuxer) writeSample(track int, s muxSample) error {
 	end := float64(s.pts+int64(t.frameDur)) * 1000 / float64(t.timescale)
 	m.maxEndMs = max(m.maxEndMs, end)
 	video := t.kind == trackVideo
-	if !m.open || (video && s.key) || at-m.clusterMs > maxClusterSpanMs || len(m.arena)+len(s.data) > maxClusterBytes {
-		if err := m.flushCluster(); err != nil {
+	if !m.open || (video && s.key) || at-m.clusterMs > maxClusterSpanMs || m.clusters.size-m.clusterPos > maxClusterBytes {
+		if err := m.closeCluster(); err != nil {
 			return err
 		}
-		m.open, m.clusterMs = true, at
+		if err := m.openCluster(at); err != nil {
+			return err
+		}
 		if video && s.key {
 			m.cues = append(m.cues, webm.CuePoint{CueTime: uint64(at), CueTrackPositions: []webm.CueTrackPosition{{
-				CueTrack: uint64(track + 1), CueClusterPosition: uint64(m.clusters.size),
+				CueTrack: uint64(track + 1), CueClusterPosition: uint64(m.clusterPos),
 			}}})
 		}
 	}
-	if m.arena == nil {
-		m.arena = make([]byte, 0, 1<<20)
+	b := ebml.Block{TrackNumber: uint64(track + 1), Timecode: int16(at - m.clusterMs), Keyframe: s.key, Data: [][]byte{s.data}}
+	// SimpleBlock: ID, size, then track number (1-byte vint), timecode, flags and data.
+	if track+1 > 126 {
+		return errorf(CodeEncoder, "webm: too many tracks")
 	}
-	start := len(m.arena)
-	m.arena = append(m.arena, s.data...)
-	m.blocks = append(m.blocks, ebml.Block{
-		TrackNumber: uint64(track + 1),
-		Timecode:    int16(at - m.clusterMs),
-		Keyframe:    s.key,
-		Data:        [][]byte{m.arena[start:len(m.arena):len(m.arena)]},
-	})
+	m.hdr = append(m.hdr[:0], 0xA3)
+	m.hdr = appendVint8(m.hdr, uint64(4+len(s.data)))
+	if err := m.clusters.write(m.hdr); err != nil {
+		return err
+	}
+	if err := ebml.MarshalBlock(&b, spoolWriter{m.clusters}); err != nil {
+		return wrapErr(CodeIO, "webm: write block", err)
+	}
 	return nil
 }
 
-// flushCluster appends the open cluster to the spool.
-func (m *webmMuxer) flushCluster() error {
+// appendVint8 appends v as an 8-byte EBML variable-size integer.
+func appendVint8(b []byte, v uint64) []byte {
+	b = binary.BigEndian.AppendUint64(b, v)
+	b[len(b)-8] = 0x01
+	return b
+}
+
+// openCluster starts a Cluster with an 8-byte size placeholder and its Timecode.
+func (m *webmMuxer) openCluster(at int64) error {
+	m.open, m.clusterMs, m.clusterPos = true, at, m.clusters.size
+	m.hdr = append(m.hdr[:0], 0x1F, 0x43, 0xB6, 0x75)
+	m.hdr = appendVint8(m.hdr, 0)
+	var tc bytes.Buffer
+	if err := ebml.Marshal(&struct {
+		Timecode uint64 `ebml:"Timecode"`
+	}{uint64(at)}, &tc); err != nil {
+		return wrapErr(CodeEncoder, "webm: marshal timecode", err)
+	}
+	m.hdr = append(m.hdr, tc.Bytes()...)
+	return m.clusters.write(m.hdr)
+}
+
+// closeCluster patches the open cluster's size.
+func (m *webmMuxer) closeCluster() error {
 	if !m.open {
 		return nil
 	}
-	var buf bytes.Buffer
-	c := struct {
-		Cluster webm.Cluster `ebml:"Cluster"`
-	}{webm.Cluster{Timecode: uint64(m.clusterMs), SimpleBlock: m.blocks}}
-	if err := ebml.Marshal(&c, &buf); err != nil {
-		return wrapErr(CodeEncoder, "webm: marshal cluster", err)
-	}
 	m.open = false
-	m.blocks = m.blocks[:0]
-	m.arena = m.arena[:0]
-	return m.clusters.write(buf.Bytes())
+	m.hdr = appendVint8(m.hdr[:0], uint64(m.clusters.size-m.clusterPos-12))
+	return m.clusters.writeAt(m.hdr, m.clusterPos+4)
 }
 
 func (m *webmMuxer) finish(w io.Writer) error {
-	if len(m.tracks) == 0 || !m.open && m.clusters.size == 0 {
+	if len(m.tracks) == 0 || m.clusters.size == 0 {
 		return errorf(CodeEncoder, "webm: no samples")
 	}
-	if err := m.flushCluster(); err != nil {
+	if err := m.closeCluster(); err != nil {
 		return err
 	}
 	var hdr bytes.Buffer
@@ -240,11 +260,8 @@ func (m *webmMuxer) finish(w io.Writer) error {
 		return errorf(CodeEncoder, "webm: cue layout did not converge")
 	}
 	segSize := uint64(len(seekB)+len(infoB)+len(tracksB)+len(cuesB)) + uint64(m.clusters.size)
-	var seg [12]byte
-	copy(seg[:4], idSeg)
-	binary.BigEndian.PutUint64(seg[4:], segSize)
-	seg[4] = 0x01 // 8-byte size vint
-	for _, b := range [][]byte{hdr.Bytes(), seg[:], seekB, infoB, tracksB, cuesB} {
+	seg := appendVint8(append([]byte(nil), idSeg...), segSize)
+	for _, b := range [][]byte{hdr.Bytes(), seg, seekB, infoB, tracksB, cuesB} {
 		if _, err := w.Write(b); err != nil {
 			return wrapErr(CodeIO, "write webm headers", err)
 		}
