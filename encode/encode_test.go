@@ -610,3 +610,63 @@ func BenchmarkEncodeVP9Default1080p(b *testing.B)   { benchEncode(b, Options{For
 func BenchmarkEncodeVP8Default1080p(b *testing.B) {
 	benchEncode(b, Options{Format: "webm", Codec: "vp8"})
 }
+
+func TestMP4Co64(t *testing.T) {
+	requireFFmpeg(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "co64.mp4")
+	opts := Options{Format: "mp4", Width: 256, Height: 144, FPS: 30}
+	w, err := NewWriter(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.mux.(*mp4Muxer).forceCo64 = true
+	for i := 0; i < 20; i++ {
+		if err := w.WriteRGBA(testPattern(256, 144, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	mf, err := mp4.DecodeFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stbl := mf.Moov.Trak.Mdia.Minf.Stbl; stbl.Co64 == nil || stbl.Stco != nil {
+		t.Fatalf("want co64 and no stco")
+	}
+	p := ffprobe(t, path)
+	if p.Streams[0].NbReadFrames != "20" {
+		t.Errorf("decoded %s frames", p.Streams[0].NbReadFrames)
+	}
+	frames := decodeRGB(t, path, 256, 144)
+	for i, fr := range frames {
+		if q := psnr(fr, testPattern(256, 144, i)); q < 35 {
+			t.Errorf("frame %d: PSNR %.2f", i, q)
+		}
+	}
+}
+
+func TestRGBAToI420RejectsMalformedImages(t *testing.T) {
+	dst := NewI420(16, 16)
+	for _, img := range []*image.RGBA{
+		{Pix: make([]byte, 16), Stride: 64, Rect: image.Rect(0, 0, 16, 16)},
+		{Pix: make([]byte, 16*16*4), Stride: 8, Rect: image.Rect(0, 0, 16, 16)},
+		{Pix: nil, Stride: 64, Rect: image.Rect(-4, -4, 12, 12)},
+		{Pix: make([]byte, 64*16), Stride: 64, Rect: image.Rect(0, 0, 16, 15)},
+	} {
+		if err := RGBAToI420(dst, img, 2); err == nil {
+			t.Errorf("accepted %dx%d image with %d bytes, stride %d", img.Rect.Dx(), img.Rect.Dy(), len(img.Pix), img.Stride)
+		}
+	}
+	bad := &I420{Width: 16, Height: 16, Y: make([]byte, 10), YStride: 16}
+	if err := RGBAToI420(bad, testPattern(16, 16, 0), 1); err == nil {
+		t.Error("accepted an I420 with short planes")
+	}
+}

@@ -16,6 +16,8 @@ type mp4Muxer struct {
 	mdat      *spool
 	tracks    []*mp4Track
 	lastTrack int
+	// forceCo64 makes small files use 64-bit chunk offsets (tests).
+	forceCo64 bool
 }
 
 type mp4Track struct {
@@ -126,7 +128,7 @@ func (m *mp4Muxer) finish(w io.Writer) error {
 	// Every track uses the first track's timescale as the movie timescale so that edit
 	// list durations stay exact.
 	movieScale := m.tracks[0].timescale
-	large := uint64(m.mdat.size)+(1<<20) > math.MaxUint32 // leave room for ftyp+moov
+	large := m.forceCo64 || uint64(m.mdat.size)+(1<<20) > math.MaxUint32 // leave room for ftyp+moov
 	moov, offsets, err := m.buildMoov(movieScale, large)
 	if err != nil {
 		return err
