@@ -206,6 +206,29 @@ func checkCommon(t *testing.T, path string, opts Options, n int, codec string) p
 	return p
 }
 
+// bitstreamColour remuxes the video stream out of its container (ffmpeg -c copy with the
+// given output arguments) and returns the colour fields ffprobe finds in the bitstream.
+func bitstreamColour(t *testing.T, path string, outArgs ...string) string {
+	t.Helper()
+	raw := path + ".raw"
+	args := append([]string{"-v", "error", "-i", path, "-c", "copy"}, outArgs...)
+	if out, err := exec.Command("ffmpeg", append(args, raw)...).CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg remux: %v %s", err, out)
+	}
+	defer os.Remove(raw)
+	out, err := exec.Command("ffprobe", "-v", "error", "-show_entries",
+		"stream=color_space,color_transfer,color_primaries,color_range", "-of", "json", raw).Output()
+	if err != nil {
+		t.Fatalf("ffprobe: %v", err)
+	}
+	var p probe
+	if err := json.Unmarshal(out, &p); err != nil || len(p.Streams) != 1 {
+		t.Fatalf("ffprobe json: %v", err)
+	}
+	s := p.Streams[0]
+	return s.ColorSpace + "/" + s.ColorTransfer + "/" + s.ColorPrimaries + "/" + s.ColorRange
+}
+
 func fileSize(path string) int64 {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -285,6 +308,10 @@ func TestMP4H264(t *testing.T) {
 				t.Errorf("top-level boxes %s, want ftyp,moov,mdat (faststart)", got)
 			}
 			checkMP4Boxes(t, path, bFrames > 0, tc.n)
+			// The H.264 VUI alone (no container) carries the colour description too.
+			if got := bitstreamColour(t, path, "-bsf:v", "h264_mp4toannexb", "-f", "h264"); got != "bt709/bt709/bt709/tv" {
+				t.Errorf("H.264 VUI colour (space/transfer/primaries/range) = %s", got)
+			}
 		})
 	}
 }
@@ -360,6 +387,12 @@ func TestWebM(t *testing.T) {
 				}
 			}
 			checkWebMElements(t, path, tc.opts, tc.n)
+			// VP9 signals matrix and range in its bitstream (VP8 has no such fields).
+			if tc.codec == "vp9" {
+				if got := bitstreamColour(t, path, "-f", "ivf"); !strings.HasPrefix(got, "bt709/") || !strings.HasSuffix(got, "/tv") {
+					t.Errorf("VP9 bitstream colour (space/transfer/primaries/range) = %s", got)
+				}
+			}
 		})
 	}
 }
