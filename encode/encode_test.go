@@ -703,3 +703,20 @@ func TestRGBAToI420RejectsMalformedImages(t *testing.T) {
 		t.Error("accepted an I420 with short planes")
 	}
 }
+
+func TestSingleFrame(t *testing.T) {
+	requireFFmpeg(t)
+	for _, opts := range []Options{
+		{Format: "mp4", Width: 64, Height: 64, FPS: 24},
+		{Format: "webm", Width: 64, Height: 64, FPS: 24},
+		{Format: "webm", Codec: "vp8", Width: 64, Height: 64, FPS: 24},
+	} {
+		t.Run(opts.Format+opts.Codec, func(t *testing.T) {
+			path := encodeFrames(t, opts, 1)
+			p := ffprobe(t, path)
+			if p.Streams[0].NbReadFrames != "1" || p.Format.Duration != "0.041666" && p.Format.Duration != "0.041667" {
+				t.Errorf("frames %s, duration %s; want 1 frame of 1/24 s", p.Streams[0].NbReadFrames, p.Format.Duration)
+			}
+		})
+	}
+}

@@ -17,6 +17,7 @@ type h264Encoder struct {
 	pic, out *x264c.Picture
 	nals     []*x264c.Nal
 	buf      []byte
+	pin      runtime.Pinner
 	sps, pps [][]byte
 	width    int
 	height   int
@@ -98,11 +99,10 @@ func (e *h264Encoder) encode(f *I420, pts int64, emit func(packet) error) error 
 	}
 	// The planes are Go memory referenced from the picture struct passed to C: pin them
 	// for the call. x264 copies the picture into its own frame buffers before returning.
-	var pin runtime.Pinner
-	defer pin.Unpin()
-	pin.Pin(&f.Y[0])
-	pin.Pin(&f.Cb[0])
-	pin.Pin(&f.Cr[0])
+	defer e.pin.Unpin()
+	e.pin.Pin(&f.Y[0])
+	e.pin.Pin(&f.Cb[0])
+	e.pin.Pin(&f.Cr[0])
 	e.pic.IPts = pts
 	e.pic.IType = 0 // X264_TYPE_AUTO
 	e.pic.Img.ICsp = x264c.CspI420

@@ -23,6 +23,7 @@ type Writer struct {
 	scale  int64 // ticks per frame in the track's timescale
 	frames int64
 	rgb    *I420
+	emitFn func(packet) error // w.emit, bound once
 	err    error
 	done   bool
 }
@@ -42,6 +43,7 @@ func NewWriter(path string, opts Options) (*Writer, error) {
 		return nil, wrapErr(CodeIO, "output directory "+dir+" is not usable", err)
 	}
 	w := &Writer{opts: o, path: path}
+	w.emitFn = w.emit
 	t := muxTrack{kind: trackVideo, codec: o.Codec, width: o.Width, height: o.Height}
 	switch o.Codec {
 	case CodecH264:
@@ -97,7 +99,7 @@ func (w *Writer) WriteFrame(f *I420) error {
 	if !f.valid() || f.Width != w.opts.Width || f.Height != w.opts.Height {
 		return errorf(CodeInvalidFrame, "frame does not match the writer's %dx%d size", w.opts.Width, w.opts.Height)
 	}
-	if err := w.enc.encode(f, w.frames, w.emit); err != nil {
+	if err := w.enc.encode(f, w.frames, w.emitFn); err != nil {
 		return w.fail(err)
 	}
 	w.frames++
@@ -149,7 +151,7 @@ func (w *Writer) Close() error {
 	if w.frames == 0 {
 		return w.fail(errorf(CodeInvalidOptions, "no frames were written"))
 	}
-	if err := w.enc.encode(nil, 0, w.emit); err != nil {
+	if err := w.enc.encode(nil, 0, w.emitFn); err != nil {
 		return w.fail(err)
 	}
 	w.enc.close()
