@@ -627,6 +627,7 @@ func benchEncode(b *testing.B, opts Options) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	_, p0 := cpuTimes()
 	for i := 0; i < b.N; i++ {
 		if err := wr.WriteFrame(frames[i%len(frames)]); err != nil {
 			b.Fatal(err)
@@ -635,7 +636,9 @@ func benchEncode(b *testing.B, opts Options) {
 	if err := wr.Close(); err != nil {
 		b.Fatal(err)
 	}
+	_, p1 := cpuTimes()
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/frame")
+	b.ReportMetric(float64(p1-p0)/1e6/float64(b.N), "cpu-ms/frame")
 }
 
 func BenchmarkEncodeH264Veryfast1080p(b *testing.B) { benchEncode(b, Options{Format: "mp4"}) }

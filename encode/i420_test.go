@@ -4,6 +4,8 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -115,24 +117,65 @@ func TestRGBAToI420SubImageAndErrors(t *testing.T) {
 	}
 }
 
-func BenchmarkRGBAToI420_1080p(b *testing.B) {
+func benchConvert(b *testing.B, workers int) {
 	src := testPattern(1920, 1080, 7)
 	dst := NewI420(1920, 1080)
 	b.SetBytes(1920 * 1080 * 4)
 	b.ReportAllocs()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	t0, p0 := cpuTimes()
 	for b.Loop() {
-		_ = RGBAToI420(dst, src, 1)
+		_ = RGBAToI420(dst, src, workers)
 	}
+	t1, p1 := cpuTimes()
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/frame")
+	if workers <= 1 {
+		b.ReportMetric(float64(t1-t0)/1e6/float64(b.N), "cpu-ms/frame")
+	} else {
+		b.ReportMetric(float64(p1-p0)/1e6/float64(b.N), "cpu-ms/frame")
+	}
 }
 
-func BenchmarkRGBAToI420_1080pParallel2(b *testing.B) {
-	src := testPattern(1920, 1080, 7)
-	dst := NewI420(1920, 1080)
-	b.SetBytes(1920 * 1080 * 4)
-	b.ReportAllocs()
-	for b.Loop() {
-		_ = RGBAToI420(dst, src, 2)
+func BenchmarkRGBAToI420_1080p(b *testing.B)          { benchConvert(b, 1) }
+func BenchmarkRGBAToI420_1080pParallel2(b *testing.B) { benchConvert(b, 2) }
+
+// TestRGBAToI420MatchesScalarFormula checks the packed (SWAR) arithmetic against the
+// plain per-pixel integer formula on random pixels.
+func TestRGBAToI420MatchesScalarFormula(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	src := image.NewRGBA(image.Rect(0, 0, 66, 40))
+	for i := range src.Pix {
+		src.Pix[i] = uint8(rng.IntN(256))
 	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/frame")
+	dst := NewI420(66, 40)
+	if err := RGBAToI420(dst, src, 3); err != nil {
+		t.Fatal(err)
+	}
+	px := func(x, y int) (int32, int32, int32) {
+		o := src.PixOffset(x, y)
+		return int32(src.Pix[o]), int32(src.Pix[o+1]), int32(src.Pix[o+2])
+	}
+	for y := 0; y < 40; y++ {
+		for x := 0; x < 66; x++ {
+			r, g, b := px(x, y)
+			if want := uint8((yR*r + yG*g + yB*b + 16<<16 + 1<<15) >> 16); dst.Y[y*dst.YStride+x] != want {
+				t.Fatalf("Y(%d,%d) = %d, want %d", x, y, dst.Y[y*dst.YStride+x], want)
+			}
+		}
+	}
+	for y := 0; y < 20; y++ {
+		for x := 0; x < 33; x++ {
+			var sr, sg, sb int32
+			for _, d := range [][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
+				r, g, b := px(2*x+d[0], 2*y+d[1])
+				sr, sg, sb = sr+r, sg+g, sb+b
+			}
+			wantCb := uint8((cbR*sr + cbG*sg + cbB*sb + 128<<18 + 1<<17) >> 18)
+			wantCr := uint8((crR*sr + crG*sg + crB*sb + 128<<18 + 1<<17) >> 18)
+			if dst.Cb[y*dst.CStride+x] != wantCb || dst.Cr[y*dst.CStride+x] != wantCr {
+				t.Fatalf("CbCr(%d,%d) = %d,%d, want %d,%d", x, y, dst.Cb[y*dst.CStride+x], dst.Cr[y*dst.CStride+x], wantCb, wantCr)
+			}
+		}
+	}
 }
