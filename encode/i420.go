@@ -67,7 +67,8 @@ func RGBAToI420(dst *I420, src *image.RGBA, workers int) error {
 	if b.Dx() != dst.Width || b.Dy() != dst.Height {
 		return errorf(CodeInvalidFrame, "frame is %dx%d, want %dx%d", b.Dx(), b.Dy(), dst.Width, dst.Height)
 	}
-	if src.Stride < 4*dst.Width || len(src.Pix) < src.PixOffset(b.Min.X, b.Max.Y-1)+4*dst.Width {
+	// Row y starts at y*Stride (relative to Rect.Min); check without overflowing.
+	if rowLen := 4 * dst.Width; src.Stride < rowLen || len(src.Pix) < rowLen || (dst.Height-1) > (len(src.Pix)-rowLen)/src.Stride {
 		return errorf(CodeInvalidFrame, "rgba pixel buffer is too small")
 	}
 	pairs := dst.Height / 2
