@@ -89,6 +89,9 @@ func (m *webmMuxer) addTrack(t muxTrack) (int, error) {
 	if t.timescale == 0 || t.frameDur == 0 {
 		return 0, errorf(CodeEncoder, "webm track is missing its timing")
 	}
+	if len(m.tracks) >= 126 { // track numbers are written as 1-byte vints
+		return 0, errorf(CodeEncoder, "webm: too many tracks")
+	}
 	m.tracks = append(m.tracks, t)
 	m.lastMs = append(m.lastMs, 0)
 	m.started = append(m.started, false)
@@ -132,9 +135,6 @@ func (m *webmMuxer) writeSample(track int, s muxSample) error {
 	}
 	b := ebml.Block{TrackNumber: uint64(track + 1), Timecode: int16(at - m.clusterMs), Keyframe: s.key, Data: [][]byte{s.data}}
 	// SimpleBlock: ID, size, then track number (1-byte vint), timecode, flags and data.
-	if track+1 > 126 {
-		return errorf(CodeEncoder, "webm: too many tracks")
-	}
 	m.hdr = append(m.hdr[:0], 0xA3)
 	m.hdr = appendVint8(m.hdr, uint64(4+len(s.data)))
 	if err := m.clusters.write(m.hdr); err != nil {
