@@ -40,6 +40,8 @@ static const char *cr_vpx_open(cr_vpx **out, int vp9, int w, int h, int fps, int
 		// as long as the (generous) bitrate ceiling below is not reached.
 		cfg.rc_end_usage = VPX_CQ;
 	}
+	cfg.rc_dropframe_thresh = 0; // never drop frames: every input frame must be in the file
+	cfg.rc_resize_allowed = 0;
 	cfg.kf_mode = VPX_KF_AUTO;
 	cfg.kf_min_dist = 0;
 	cfg.kf_max_dist = kf_max;

@@ -22,6 +22,7 @@ type Writer struct {
 	track  int
 	scale  int64 // ticks per frame in the track's timescale
 	frames int64
+	pkts   int64 // packets muxed; must equal frames after the flush
 	rgb    *I420
 	emitFn func(packet) error // w.emit, bound once
 	err    error
@@ -122,6 +123,7 @@ func (w *Writer) WriteRGBA(img *image.RGBA) error {
 }
 
 func (w *Writer) emit(p packet) error {
+	w.pkts++
 	return w.mux.writeSample(w.track, muxSample{data: p.data, dts: p.dts * w.scale, pts: p.pts * w.scale, key: p.key})
 }
 
@@ -153,6 +155,9 @@ func (w *Writer) Close() error {
 	}
 	if err := w.enc.encode(nil, 0, w.emitFn); err != nil {
 		return w.fail(err)
+	}
+	if w.pkts != w.frames {
+		return w.fail(errorf(CodeEncoder, "encoder returned %d frames for %d inputs", w.pkts, w.frames))
 	}
 	w.enc.close()
 	dir, base := filepath.Split(w.path)
