@@ -14,7 +14,7 @@ const (
 	CodecVP8   = "vp8"
 )
 
-// Defaults applied by Options.Normalize.
+// Defaults filled in by Options.Normalize, and the keyframe interval every encoder uses.
 const (
 	// DefaultPreset is the x264 preset used when Options.Preset is empty.
 	DefaultPreset = "veryfast"
