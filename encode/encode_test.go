@@ -647,7 +647,9 @@ func BenchmarkEncodeVP8Default1080p(b *testing.B) {
 	benchEncode(b, Options{Format: "webm", Codec: "vp8"})
 }
 
-func TestMP4Co64(t *testing.T) {
+// TestMP4LargeLayout checks the layout used beyond 4 GiB (co64, 64-bit mdat size) on a
+// small file.
+func TestMP4LargeLayout(t *testing.T) {
 	requireFFmpeg(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "co64.mp4")
@@ -656,7 +658,7 @@ func TestMP4Co64(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.mux.(*mp4Muxer).forceCo64 = true
+	w.mux.(*mp4Muxer).forceLarge = true
 	for i := 0; i < 20; i++ {
 		if err := w.WriteRGBA(testPattern(256, 144, i)); err != nil {
 			t.Fatal(err)
@@ -676,6 +678,12 @@ func TestMP4Co64(t *testing.T) {
 	}
 	if stbl := mf.Moov.Trak.Mdia.Minf.Stbl; stbl.Co64 == nil || stbl.Stco != nil {
 		t.Fatalf("want co64 and no stco")
+	}
+	if mf.Mdat == nil || !mf.Mdat.LargeSize {
+		t.Errorf("want a 64-bit mdat size")
+	}
+	if got := strings.Join(topLevelBoxes(t, path), ","); got != "ftyp,moov,mdat" {
+		t.Errorf("top-level boxes %s", got)
 	}
 	p := ffprobe(t, path)
 	if p.Streams[0].NbReadFrames != "20" {

@@ -16,8 +16,8 @@ type mp4Muxer struct {
 	mdat      *spool
 	tracks    []*mp4Track
 	lastTrack int
-	// forceCo64 makes small files use 64-bit chunk offsets (tests).
-	forceCo64 bool
+	// forceLarge makes small files use the >4 GiB layout: co64 and a 64-bit mdat size (tests).
+	forceLarge bool
 }
 
 type mp4Track struct {
@@ -128,13 +128,13 @@ func (m *mp4Muxer) finish(w io.Writer) error {
 	// Every track uses the first track's timescale as the movie timescale so that edit
 	// list durations stay exact.
 	movieScale := m.tracks[0].timescale
-	large := m.forceCo64 || uint64(m.mdat.size)+(1<<20) > math.MaxUint32 // leave room for ftyp+moov
+	large := m.forceLarge || uint64(m.mdat.size)+(1<<20) > math.MaxUint32 // leave room for ftyp+moov
 	moov, offsets, err := m.buildMoov(movieScale, large)
 	if err != nil {
 		return err
 	}
 	hdr := 8
-	if uint64(m.mdat.size)+8 > math.MaxUint32 {
+	if m.forceLarge || uint64(m.mdat.size)+8 > math.MaxUint32 {
 		hdr = 16
 	}
 	base := ftyp.Size() + moov.Size() + uint64(hdr)
