@@ -817,4 +817,3 @@ func alphaBounds(img *image.RGBA) image.Rectangle {
 	}
 	return image.Rect(minX, minY, maxX+1, maxY+1)
 }
-

@@ -118,10 +118,10 @@ func cubicBezier(x1, y1, x2, y2, x float64) float64 {
 
 // placement is an item's resolved geometry at one instant, in composition pixels.
 type placement struct {
-	left, top, width, height float64 // the full box
-	cropL, cropT, cropR, cropB       float64
-	radius                           float64
-	opacity                          float64
+	left, top, width, height   float64 // the full box
+	cropL, cropT, cropR, cropB float64
+	radius                     float64
+	opacity                    float64
 	// local maps the visible box's own coordinates (origin at its top-left, unrotated,
 	// unscaled) to composition space.
 	local aff

@@ -88,8 +88,8 @@ type mediaEntry struct {
 	mips   []*image.RGBA
 	gif    *gifAnim
 	svg    *oksvg.SvgIcon
-	svgFit bool                         // preserveAspectRatio="none": stretch to the box
-	sized  map[[2]int]*image.RGBA       // SVG rasters by pixel size
+	svgFit bool                          // preserveAspectRatio="none": stretch to the box
+	sized  map[[2]int]*image.RGBA        // SVG rasters by pixel size
 	gmips  map[*image.RGBA][]*image.RGBA // mip levels of gif frames
 }
 
