@@ -10,6 +10,7 @@ import (
 	imgdraw "image/draw"
 	"image/gif"
 	"math"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -136,7 +137,7 @@ func (e *mediaEntry) decode(ctx context.Context, m Media, kind editor.ItemType, 
 		if err != nil {
 			return fmt.Errorf("svg asset %q: %w", name, err)
 		}
-		icon, err := oksvg.ReadIconStream(bytes.NewReader(src), oksvg.IgnoreErrorMode)
+		icon, err := oksvg.ReadIconStream(bytes.NewReader(fixSVG(src)), oksvg.IgnoreErrorMode)
 		if err != nil {
 			return fmt.Errorf("svg asset %q: %w", name, err)
 		}
@@ -158,6 +159,38 @@ func (e *mediaEntry) decode(ctx context.Context, m Media, kind editor.ItemType, 
 		e.img = toRGBA(img)
 	}
 	return nil
+}
+
+var (
+	svgRectRe = regexp.MustCompile(`<rect\b[^>]*>`)
+	svgRxRe   = regexp.MustCompile(`\br([xy])\s*=\s*("[^"]*"|'[^']*')`)
+)
+
+// fixSVG works around an oksvg gap: SVG says a rect with only rx (or only ry) uses it for
+// both radii, but oksvg then draws square corners. It copies the one radius to the other.
+func fixSVG(src []byte) []byte {
+	return svgRectRe.ReplaceAllFunc(src, func(tag []byte) []byte {
+		m := svgRxRe.FindAllSubmatch(tag, -1)
+		if len(m) != 1 {
+			return tag
+		}
+		other := "ry"
+		if string(m[0][1]) == "y" {
+			other = "rx"
+		}
+		out := append([]byte(nil), tag[:len(tag)-1]...)
+		if bytes.HasSuffix(out, []byte("/")) {
+			out = out[:len(out)-1]
+		}
+		out = append(out, ' ')
+		out = append(out, other...)
+		out = append(out, '=')
+		out = append(out, m[0][2]...)
+		if bytes.HasSuffix(tag, []byte("/>")) {
+			return append(out, "/>"...)
+		}
+		return append(out, '>')
+	})
 }
 
 // toRGBA converts any image to a premultiplied RGBA image with origin (0, 0).

@@ -132,7 +132,7 @@ func (c *maskCache) illustrationMask(lib IllustrationFunc, name string, w, h int
 		if lib != nil {
 			if src, ok := lib(name); ok {
 				src = bytes.ReplaceAll(src, []byte("currentColor"), []byte("#ffffff"))
-				if ic, err := oksvg.ReadIconStream(bytes.NewReader(src), oksvg.IgnoreErrorMode); err == nil && ic.ViewBox.W > 0 && ic.ViewBox.H > 0 {
+				if ic, err := oksvg.ReadIconStream(bytes.NewReader(fixSVG(src)), oksvg.IgnoreErrorMode); err == nil && ic.ViewBox.W > 0 && ic.ViewBox.H > 0 {
 					icon = ic
 				}
 			}
