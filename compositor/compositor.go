@@ -309,18 +309,40 @@ type extra struct {
 
 // drawItem draws one item at local tick lt and returns the destination rectangle it touched.
 func (c *Compositor) drawItem(ctx context.Context, it *editor.Item, lt int64, dst *image.RGBA, ex *extra) (image.Rectangle, error) {
+	var pr prepared
+	if err := c.prepareItem(ctx, it, lt, dst, ex, &pr); err != nil || pr.bb.Empty() {
+		return pr.bb, err
+	}
+	if ex != nil && ex.add {
+		drawAdd(dst, dst.Rect, &pr.op, &pr.src)
+	} else {
+		draw(dst, dst.Rect, &pr.op, &pr.src)
+	}
+	return pr.bb, nil
+}
+
+// prepared is an item ready to draw: where, what, and the destination rectangle it can touch
+// (empty: nothing to draw).
+type prepared struct {
+	op  drawOp
+	src source
+	bb  image.Rectangle
+}
+
+// prepareItem resolves an item's placement and source at local tick lt (loading media).
+func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64, dst *image.RGBA, ex *extra, out *prepared) error {
 	if !it.HasGeometry {
-		return image.Rectangle{}, nil
+		return nil
 	}
 	switch it.Type {
 	case editor.ItemImage, editor.ItemGif, editor.ItemSolid, editor.ItemIllustration:
 	case editor.ItemText, editor.ItemCaptions, editor.ItemTextTemplate:
 		if c.opts.Text == nil {
-			return image.Rectangle{}, nil
+			return nil
 		}
 	default:
 		// video, lottie and chart items are drawn by later issues; audio has no pixels
-		return image.Rectangle{}, nil
+		return nil
 	}
 	pl := place(it, lt, c.compW, c.compH)
 	fwd := c.view
@@ -334,7 +356,7 @@ func (c *Compositor) drawItem(ctx context.Context, it *editor.Item, lt int64, ds
 	op.fwd = fwd
 	op.w, op.h = pl.visible()
 	if op.alpha <= 0 || op.w <= 0 || op.h <= 0 {
-		return image.Rectangle{}, nil
+		return nil
 	}
 	// destination pixels per local unit along each box axis
 	pxU, pxV := math.Hypot(fwd.a, fwd.d), math.Hypot(fwd.b, fwd.e)
@@ -344,10 +366,10 @@ func (c *Compositor) drawItem(ctx context.Context, it *editor.Item, lt int64, ds
 		s := math.Max(pxU, pxV)
 		layer, offX, offY, err := c.opts.Text.RenderText(it, s)
 		if err != nil {
-			return image.Rectangle{}, errf(CodeText, "text item %q: %v", it.ID, err)
+			return errf(CodeText, "text item %q: %v", it.ID, err)
 		}
 		if layer == nil || layer.Rect.Empty() {
-			return image.Rectangle{}, nil
+			return nil
 		}
 		// the layer is the drawn box: not clipped by the item's height
 		op.fwd = fwd.mul(translate(offX, offY))
@@ -360,7 +382,7 @@ func (c *Compositor) drawItem(ctx context.Context, it *editor.Item, lt int64, ds
 	}
 	bb := op.bounds(dst.Rect)
 	if bb.Empty() {
-		return bb, nil
+		return nil
 	}
 	// the full box in local units starts at (-cropL*W, -cropT*H)
 	ox, oy := pl.cropL*pl.width, pl.cropT*pl.height
@@ -376,7 +398,7 @@ func (c *Compositor) drawItem(ctx context.Context, it *editor.Item, lt int64, ds
 		pw, ph := pixelSize(pl.width*pxU), pixelSize(pl.height*pxV)
 		m, err := c.masks.get(maskKey{"shape", shape, pw, ph}, func() (*image.Alpha, error) { return rasterShape(shape, pw, ph), nil })
 		if err != nil {
-			return image.Rectangle{}, err
+			return err
 		}
 		src = source{kind: srcMask, mask: m, cr: cr, cg: cg, cb: cb, ca: ca, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
 	case editor.ItemIllustration:
@@ -388,19 +410,19 @@ func (c *Compositor) drawItem(ctx context.Context, it *editor.Item, lt int64, ds
 			return c.masks.illustrationMask(c.opts.Illustrations, name, pw, ph)
 		})
 		if err != nil {
-			return image.Rectangle{}, errf(CodeIllustraion, "item %q: %v", it.ID, err)
+			return errf(CodeIllustraion, "item %q: %v", it.ID, err)
 		}
 		src = source{kind: srcMask, mask: m, cr: cr, cg: cg, cb: cb, ca: ca, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
 	case editor.ItemImage, editor.ItemGif:
 		e := c.media[it.AssetID]
 		if e == nil {
-			return image.Rectangle{}, errf(CodeMedia, "item %q: asset %q not found", it.ID, it.AssetID)
+			return errf(CodeMedia, "item %q: asset %q not found", it.ID, it.AssetID)
 		}
 		if err := e.load(ctx, c.opts.Media, it.Type, c.opts.MaxMediaBytes); err != nil {
 			if ctx.Err() != nil {
-				return image.Rectangle{}, ctx.Err()
+				return ctx.Err()
 			}
-			return image.Rectangle{}, errf(CodeMedia, "item %q: %v", it.ID, err)
+			return errf(CodeMedia, "item %q: %v", it.ID, err)
 		}
 		var img *image.RGBA
 		var mips *[]*image.RGBA
@@ -427,7 +449,7 @@ func (c *Compositor) drawItem(ctx context.Context, it *editor.Item, lt int64, ds
 		toSrc := boxToSrc(ox, oy, pl.width, pl.height, int(sw), int(sh))
 		inv, ok := fwd.invert()
 		if !ok {
-			return image.Rectangle{}, nil
+			return nil
 		}
 		S := toSrc.mul(inv)
 		per := math.Min(math.Hypot(S.a, S.d), math.Hypot(S.b, S.e))
@@ -444,12 +466,8 @@ func (c *Compositor) drawItem(ctx context.Context, it *editor.Item, lt int64, ds
 		}
 		src = source{kind: srcImage, img: img, toSrc: toSrc}
 	}
-	if ex != nil && ex.add {
-		drawAdd(dst, dst.Rect, &op, &src)
-	} else {
-		draw(dst, dst.Rect, &op, &src)
-	}
-	return bb, nil
+	out.op, out.src, out.bb = op, src, bb
+	return nil
 }
 
 // gifMip returns a reduced level of one gif frame.
@@ -586,19 +604,43 @@ func flipMatrix(vertical bool, k, W, H float64) aff {
 // and the sum is laid over what is below. Two opaque clips therefore dissolve without the
 // background showing through.
 func (c *Compositor) drawCrossfade(ctx context.Context, tp *transPlan, fromLT, toLT int64, p float64, dst *image.RGBA, sc *scratch) error {
-	lay := ensureLayer(&sc.layer, c.outW, c.outH)
-	r1, err := c.drawItem(ctx, tp.from, fromLT, lay, &extra{m: identity, opacity: 1 - p})
-	if err != nil {
-		clearRect(lay, r1)
+	var a, b prepared
+	if err := c.prepareItem(ctx, tp.from, fromLT, dst, &extra{m: identity, opacity: 1 - p}, &a); err != nil {
 		return err
 	}
-	r2, err := c.drawItem(ctx, tp.to, toLT, lay, &extra{m: identity, opacity: p, add: true})
-	u := r1.Union(r2)
-	if err == nil {
-		compositeOver(dst, lay, u)
+	if err := c.prepareItem(ctx, tp.to, toLT, dst, &extra{m: identity, opacity: p}, &b); err != nil {
+		return err
 	}
+	if a.bb.Empty() && b.bb.Empty() {
+		return nil
+	}
+	// one pass when both are plain unscaled rectangles (full-frame clips, typically)
+	if fa, ok := asFast(&a.op, &a.src, dst.Rect); ok || a.bb.Empty() {
+		if fb, ok := asFast(&b.op, &b.src, dst.Rect); ok || b.bb.Empty() {
+			if a.bb.Empty() {
+				fa = fastRect{}
+			}
+			if b.bb.Empty() {
+				fb = fastRect{}
+			}
+			if fa.k+fb.k > 256 {
+				fb.k = 256 - fa.k
+			}
+			crossfadeFast(dst, &fa, &fb)
+			return nil
+		}
+	}
+	lay := ensureLayer(&sc.layer, c.outW, c.outH)
+	if !a.bb.Empty() {
+		draw(lay, lay.Rect, &a.op, &a.src)
+	}
+	if !b.bb.Empty() {
+		drawAdd(lay, lay.Rect, &b.op, &b.src)
+	}
+	u := a.bb.Union(b.bb)
+	compositeOver(dst, lay, u)
 	clearRect(lay, u)
-	return err
+	return nil
 }
 
 // ensureLayer returns a transparent w x h layer, allocating it on first use.

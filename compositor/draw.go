@@ -1,6 +1,7 @@
 package compositor
 
 import (
+	"encoding/binary"
 	"image"
 	"math"
 )
@@ -158,7 +159,7 @@ func drawMode(dst *image.RGBA, clip image.Rectangle, op *drawOp, src *source, ad
 	if !ok {
 		return
 	}
-	if !add && drawFast(dst, bb, op, src) {
+	if drawFast(dst, bb, op, src, add) {
 		return
 	}
 	w, h := op.w, op.h
@@ -168,7 +169,10 @@ func drawMode(dst *image.RGBA, clip image.Rectangle, op *drawOp, src *source, ad
 	r := math.Min(op.radius, math.Min(w/2, h/2))
 	pr := math.Sqrt(pu * pv)
 	mu, mv := 0.5*eu, 0.5*ev
+	// the interior, where coverage is 1 without looking at edges or corners
+	iu, iv := math.Max(mu, r), mv
 	alpha := clamp01(op.alpha)
+	kAlpha := uint64(alpha*256 + 0.5)
 	hasMask := op.mask.kind != maskNone
 
 	// source pixel coordinates of destination pixel centres, 16.16 fixed point, minus 0.5
@@ -182,6 +186,7 @@ func drawMode(dst *image.RGBA, clip image.Rectangle, op *drawOp, src *source, ad
 	case srcMask:
 		sw, sh, stride, pix = src.mask.Rect.Dx(), src.mask.Rect.Dy(), src.mask.Stride, src.mask.Pix
 	}
+	solid := expand(src.cr | src.cg<<8 | src.cb<<16 | src.ca<<24)
 	const one = 1 << 16
 	dsx, dsy := int(math.Round(S.a*one)), int(math.Round(S.d*one))
 
@@ -194,24 +199,38 @@ func drawMode(dst *image.RGBA, clip image.Rectangle, op *drawOp, src *source, ad
 		if x0 >= x1 {
 			continue
 		}
+		xi0, xi1 := span(u0, inv.a, iu, w-iu, x0, x1)
+		xi0, xi1 = span(v0, inv.d, iv, h-iv, xi0, xi1)
+		if hasMask || xi0 >= xi1 {
+			xi0, xi1 = x1, x1
+		}
 		fx0 := float64(x0) + 0.5
 		u := u0 + inv.a*fx0
 		v := v0 + inv.d*fx0
-		sxF := S.a*fx0 + S.b*py + S.c - 0.5
-		syF := S.d*fx0 + S.e*py + S.f - 0.5
-		sx := int(math.Floor(sxF * one))
-		sy := int(math.Floor(syF * one))
+		sx := int(math.Floor((S.a*fx0 + S.b*py + S.c - 0.5) * one))
+		sy := int(math.Floor((S.d*fx0 + S.e*py + S.f - 0.5) * one))
 		di := dst.PixOffset(x0, y)
 		d := dst.Pix[di : di+(x1-x0)*4 : di+(x1-x0)*4]
-		for i := 0; i < len(d); i += 4 {
-			// coverage of the rounded visible box
-			cov := 1.0
-			fullU := u >= mu && u <= w-mu
-			fullV := v >= mv && v <= h-mv
-			if !fullU || !fullV || (r > 0 && (u < r || u > w-r) && (v < r || v > h-r)) {
+		x := x0
+		for i := 0; i < len(d); i, x = i+4, x+1 {
+			if x == xi0 && src.kind == srcImage && !add {
+				// the interior: constant opacity, no edges; a tight bilinear loop
+				n := xi1 - xi0
+				imageSpan(d[i:i+n*4], pix, stride, sw, sh, sx, sy, dsx, dsy, uint32(kAlpha))
+				sx += dsx * n
+				sy += dsy * n
+				u += inv.a * float64(n)
+				v += inv.d * float64(n)
+				i += (n - 1) * 4
+				x += n - 1
+				continue
+			}
+			k := kAlpha
+			if x < xi0 || x >= xi1 {
+				// coverage of the rounded visible box
 				cu := clamp01(math.Min(u, w-u)*pu + 0.5)
 				cv := clamp01(math.Min(v, h-v)*pv + 0.5)
-				cov = cu * cv
+				cov := cu * cv
 				if r > 0 {
 					var ccx, ccy float64
 					if u < r {
@@ -228,55 +247,118 @@ func drawMode(dst *image.RGBA, clip image.Rectangle, op *drawOp, src *source, ad
 						cov = math.Min(cov, clamp01((r-math.Hypot(ccx, ccy))*pr+0.5))
 					}
 				}
+				if hasMask {
+					cov *= op.mask.at(float64(x)+0.5, py)
+				}
+				k = uint64(cov*alpha*256 + 0.5)
 			}
 			u += inv.a
 			v += inv.d
-			k := cov * alpha
-			if hasMask {
-				k *= op.mask.at(float64(x0+i/4)+0.5, py)
-			}
-			ki := uint32(k*256 + 0.5)
-			if ki == 0 {
+			if k == 0 {
 				sx += dsx
 				sy += dsy
 				continue
 			}
-			var cr, cg, cb, ca uint32
+			var c uint64
 			switch src.kind {
 			case srcSolid:
-				cr, cg, cb, ca = src.cr, src.cg, src.cb, src.ca
+				c = solid
 			case srcImage:
-				cr, cg, cb, ca = bilinearRGBA(pix, stride, sw, sh, sx, sy)
+				c = bilinearRGBA64(pix, stride, sw, sh, sx, sy)
 			case srcMask:
-				m := bilinearAlpha(pix, stride, sw, sh, sx, sy)
-				cr, cg, cb, ca = div255(src.cr*m), div255(src.cg*m), div255(src.cb*m), div255(src.ca*m)
+				m := uint64(bilinearAlpha(pix, stride, sw, sh, sx, sy))
+				c = div255Lanes(solid * m)
 			}
 			sx += dsx
 			sy += dsy
-			if ki < 256 {
-				cr, cg, cb, ca = (cr*ki)>>8, (cg*ki)>>8, (cb*ki)>>8, (ca*ki)>>8
+			if k < 256 {
+				c = ((c * k) >> 8) & laneMask
 			}
+			ca := c >> 48
 			if ca == 0 {
 				continue
 			}
+			dp := binary.LittleEndian.Uint32(d[i:])
 			if add {
-				d[i] = uint8(min(255, uint32(d[i])+cr))
-				d[i+1] = uint8(min(255, uint32(d[i+1])+cg))
-				d[i+2] = uint8(min(255, uint32(d[i+2])+cb))
-				d[i+3] = uint8(min(255, uint32(d[i+3])+ca))
+				binary.LittleEndian.PutUint32(d[i:], addSat(dp, c))
 				continue
 			}
 			if ca >= 255 {
-				d[i], d[i+1], d[i+2], d[i+3] = uint8(cr), uint8(cg), uint8(cb), 255
+				binary.LittleEndian.PutUint32(d[i:], compress(c))
 				continue
 			}
-			ia := 255 - ca
-			d[i] = uint8(cr + div255(uint32(d[i])*ia))
-			d[i+1] = uint8(cg + div255(uint32(d[i+1])*ia))
-			d[i+2] = uint8(cb + div255(uint32(d[i+2])*ia))
-			d[i+3] = uint8(ca + div255(uint32(d[i+3])*ia))
+			binary.LittleEndian.PutUint32(d[i:], compress(c+div255Lanes(expand(dp)*(255-ca))))
 		}
 	}
+}
+
+// Pixels are handled as four 16-bit lanes of a uint64 (R, G, B, A from the low end), so one
+// multiply scales every channel.
+const (
+	laneMask = 0x00ff00ff00ff00ff
+	laneHalf = 0x0080008000800080
+)
+
+// expand spreads a little-endian RGBA uint32 into 16-bit lanes.
+func expand(p uint32) uint64 {
+	x := uint64(p)
+	x = (x | x<<16) & 0x0000ffff0000ffff
+	return (x | x<<8) & laneMask
+}
+
+// compress packs 16-bit lanes (each <= 255) back into a little-endian RGBA uint32.
+func compress(x uint64) uint32 {
+	x = (x | x>>8) & 0x0000ffff0000ffff
+	return uint32(x | x>>16)
+}
+
+// div255Lanes divides each lane (each <= 65535 - 255) by 255 with rounding.
+func div255Lanes(x uint64) uint64 {
+	x += laneHalf
+	return ((x + ((x >> 8) & laneMask)) >> 8) & laneMask
+}
+
+// addSat adds premultiplied lanes c to the pixel p, saturating at 255 (plus-lighter).
+func addSat(p uint32, c uint64) uint32 {
+	s := expand(p) + c
+	// lanes are at most 510: clamp each to 255
+	over := (s >> 8) & 0x0001000100010001
+	s = (s | over*0xff) & laneMask
+	return compress(s)
+}
+
+// bilinearRGBA64 is bilinearRGBA returning 16-bit lanes.
+func bilinearRGBA64(pix []uint8, stride, w, h, fx, fy int) uint64 {
+	x0, y0 := fx>>16, fy>>16
+	wx, wy := uint64(fx>>8)&0xff, uint64(fy>>8)&0xff
+	x1, y1 := x0+1, y0+1
+	if x0 < 0 {
+		x0, x1, wx = 0, 0, 0
+	} else if x1 >= w {
+		x1 = w - 1
+		if x0 > x1 {
+			x0 = x1
+		}
+	}
+	if y0 < 0 {
+		y0, y1, wy = 0, 0, 0
+	} else if y1 >= h {
+		y1 = h - 1
+		if y0 > y1 {
+			y0 = y1
+		}
+	}
+	r0, r1 := y0*stride, y1*stride
+	p00 := expand(binary.LittleEndian.Uint32(pix[r0+x0*4:]))
+	if wx|wy == 0 {
+		return p00
+	}
+	p10 := expand(binary.LittleEndian.Uint32(pix[r0+x1*4:]))
+	p01 := expand(binary.LittleEndian.Uint32(pix[r1+x0*4:]))
+	p11 := expand(binary.LittleEndian.Uint32(pix[r1+x1*4:]))
+	top := ((p00*(256-wx) + p10*wx + laneHalf) >> 8) & laneMask
+	bot := ((p01*(256-wx) + p11*wx + laneHalf) >> 8) & laneMask
+	return ((top*(256-wy) + bot*wy + laneHalf) >> 8) & laneMask
 }
 
 // bilinearRGBA samples a premultiplied RGBA buffer at 16.16 fixed-point (x, y), where the
@@ -355,7 +437,7 @@ func bilinearAlpha(pix []uint8, stride, w, h, fx, fy int) uint32 {
 
 // drawFast handles an axis-aligned, unscaled image or solid placed at whole pixels with
 // square corners and no mask: a straight row blend. It reports whether it drew.
-func drawFast(dst *image.RGBA, bb image.Rectangle, op *drawOp, src *source) bool {
+func drawFast(dst *image.RGBA, bb image.Rectangle, op *drawOp, src *source, add bool) bool {
 	if op.radius > 0 || op.mask.kind != maskNone || src.kind == srcMask {
 		return false
 	}
@@ -385,6 +467,13 @@ func drawFast(dst *image.RGBA, bb image.Rectangle, op *drawOp, src *source) bool
 		di := dst.PixOffset(r.Min.X, y)
 		d := dst.Pix[di : di+n : di+n]
 		if src.kind == srcSolid {
+			if add {
+				c := ((expand(src.cr|src.cg<<8|src.cb<<16|src.ca<<24) * uint64(ki)) >> 8) & laneMask
+				for x := 0; x+4 <= len(d); x += 4 {
+					binary.LittleEndian.PutUint32(d[x:], addSat(binary.LittleEndian.Uint32(d[x:]), c))
+				}
+				continue
+			}
 			blendSolidRow(d, src.cr, src.cg, src.cb, src.ca, ki)
 			continue
 		}
@@ -399,7 +488,11 @@ func drawFast(dst *image.RGBA, bb image.Rectangle, op *drawOp, src *source) bool
 		sw := src.img.Rect.Dx()
 		if sx0 >= 0 && sx0+r.Dx() <= sw {
 			si := syy*src.img.Stride + sx0*4
-			blendRow(d, src.img.Pix[si:si+n:si+n], ki)
+			if add {
+				addRow(d, src.img.Pix[si:si+n:si+n], ki)
+			} else {
+				blendRow(d, src.img.Pix[si:si+n:si+n], ki)
+			}
 			continue
 		}
 		for x := 0; x < r.Dx(); x++ {
@@ -410,7 +503,11 @@ func drawFast(dst *image.RGBA, bb image.Rectangle, op *drawOp, src *source) bool
 				sxx = sw - 1
 			}
 			si := syy*src.img.Stride + sxx*4
-			blendRow(d[x*4:x*4+4], src.img.Pix[si:si+4], ki)
+			if add {
+				addRow(d[x*4:x*4+4], src.img.Pix[si:si+4], ki)
+			} else {
+				blendRow(d[x*4:x*4+4], src.img.Pix[si:si+4], ki)
+			}
 		}
 	}
 	return true
@@ -418,36 +515,62 @@ func drawFast(dst *image.RGBA, bb image.Rectangle, op *drawOp, src *source) bool
 
 func isInt(v float64) bool { return v == math.Trunc(v) && math.Abs(v) < 1<<24 }
 
-// blendRow composites premultiplied s over d with extra opacity ki/256.
+// blendRow composites premultiplied s over d with extra opacity ki/256. Runs of opaque
+// pixels at full opacity are copied.
 func blendRow(d, s []uint8, ki uint32) {
+	n := min(len(d), len(s)) &^ 3
+	d, s = d[:n], s[:n]
 	if ki >= 256 {
-		for i := 0; i+3 < len(d) && i+3 < len(s); i += 4 {
-			sa := uint32(s[i+3])
-			if sa == 255 {
-				d[i], d[i+1], d[i+2], d[i+3] = s[i], s[i+1], s[i+2], 255
+		for i := 0; i < n; {
+			// copy a run of opaque pixels in one go
+			j := i
+			for j < n && s[j+3] == 255 {
+				j += 4
+			}
+			if j > i {
+				copy(d[i:j], s[i:j])
+				i = j
 				continue
 			}
-			if sa == 0 {
-				continue
+			sp := binary.LittleEndian.Uint32(s[i:])
+			if sa := uint64(sp >> 24); sa != 0 {
+				dp := binary.LittleEndian.Uint32(d[i:])
+				binary.LittleEndian.PutUint32(d[i:], compress(expand(sp)+div255Lanes(expand(dp)*(255-sa))))
 			}
-			ia := 255 - sa
-			d[i] = uint8(uint32(s[i]) + div255(uint32(d[i])*ia))
-			d[i+1] = uint8(uint32(s[i+1]) + div255(uint32(d[i+1])*ia))
-			d[i+2] = uint8(uint32(s[i+2]) + div255(uint32(d[i+2])*ia))
-			d[i+3] = uint8(sa + div255(uint32(d[i+3])*ia))
+			i += 4
 		}
 		return
 	}
-	for i := 0; i+3 < len(d) && i+3 < len(s); i += 4 {
-		sa := (uint32(s[i+3]) * ki) >> 8
+	k := uint64(ki)
+	for i := 0; i < n; i += 4 {
+		sp := binary.LittleEndian.Uint32(s[i:])
+		if sp == 0 {
+			continue
+		}
+		c := ((expand(sp) * k) >> 8) & laneMask
+		sa := c >> 48
 		if sa == 0 {
 			continue
 		}
-		ia := 255 - sa
-		d[i] = uint8((uint32(s[i])*ki)>>8 + div255(uint32(d[i])*ia))
-		d[i+1] = uint8((uint32(s[i+1])*ki)>>8 + div255(uint32(d[i+1])*ia))
-		d[i+2] = uint8((uint32(s[i+2])*ki)>>8 + div255(uint32(d[i+2])*ia))
-		d[i+3] = uint8(sa + div255(uint32(d[i+3])*ia))
+		dp := binary.LittleEndian.Uint32(d[i:])
+		binary.LittleEndian.PutUint32(d[i:], compress(c+div255Lanes(expand(dp)*(255-sa))))
+	}
+}
+
+// addRow adds premultiplied s at opacity ki/256 to d (plus-lighter), saturating.
+func addRow(d, s []uint8, ki uint32) {
+	n := min(len(d), len(s)) &^ 3
+	k := uint64(ki)
+	for i := 0; i < n; i += 4 {
+		sp := binary.LittleEndian.Uint32(s[i:])
+		if sp == 0 {
+			continue
+		}
+		c := expand(sp)
+		if k < 256 {
+			c = ((c * k) >> 8) & laneMask
+		}
+		binary.LittleEndian.PutUint32(d[i:], addSat(binary.LittleEndian.Uint32(d[i:]), c))
 	}
 }
 
@@ -471,5 +594,43 @@ func blendSolidRow(d []uint8, r, g, b, a, ki uint32) {
 		d[i+1] = uint8(g + div255(uint32(d[i+1])*ia))
 		d[i+2] = uint8(b + div255(uint32(d[i+2])*ia))
 		d[i+3] = uint8(a + div255(uint32(d[i+3])*ia))
+	}
+}
+
+// lerp32 interpolates two little-endian RGBA pixels channel-wise with weight w/256 on b.
+func lerp32(a, b, w uint32) uint32 {
+	iw := 256 - w
+	rb := ((a&0x00ff00ff)*iw + (b&0x00ff00ff)*w + 0x00800080) >> 8 & 0x00ff00ff
+	ga := (((a>>8)&0x00ff00ff)*iw + ((b>>8)&0x00ff00ff)*w + 0x00800080) & 0xff00ff00
+	return rb | ga
+}
+
+// imageSpan draws a run of destination pixels d from a premultiplied RGBA source sampled
+// bilinearly at 16.16 (sx, sy) stepping (dsx, dsy), at opacity k/256, source-over.
+func imageSpan(d, pix []uint8, stride, w, h, sx, sy, dsx, dsy int, k uint32) {
+	for i := 0; i+4 <= len(d); i += 4 {
+		x0, y0 := sx>>16, sy>>16
+		var c uint32
+		if uint(x0) < uint(w-1) && uint(y0) < uint(h-1) {
+			wx, wy := uint32(sx>>8)&0xff, uint32(sy>>8)&0xff
+			o := y0*stride + x0*4
+			q := pix[o : o+stride+8 : o+stride+8]
+			top := lerp32(binary.LittleEndian.Uint32(q[0:]), binary.LittleEndian.Uint32(q[4:]), wx)
+			bot := lerp32(binary.LittleEndian.Uint32(q[stride:]), binary.LittleEndian.Uint32(q[stride+4:]), wx)
+			c = lerp32(top, bot, wy)
+		} else {
+			c = compress(bilinearRGBA64(pix, stride, w, h, sx, sy))
+		}
+		sx += dsx
+		sy += dsy
+		if k < 256 {
+			c = scale32(c, k)
+		}
+		a := c >> 24
+		if a == 255 {
+			binary.LittleEndian.PutUint32(d[i:], c)
+		} else if a != 0 {
+			binary.LittleEndian.PutUint32(d[i:], over32(c, binary.LittleEndian.Uint32(d[i:])))
+		}
 	}
 }
