@@ -3,8 +3,8 @@ package compositor
 import (
 	"context"
 	"encoding/json"
-	"image"
 	"errors"
+	"image"
 	"image/gif"
 	"sync/atomic"
 	"testing"
@@ -83,8 +83,12 @@ type imageOnlyMedia struct{ imgs map[string]*image.RGBA }
 func (m *imageOnlyMedia) Image(_ context.Context, a *editor.Asset) (image.Image, error) {
 	return m.imgs[a.ID], nil
 }
-func (m *imageOnlyMedia) GIF(context.Context, *editor.Asset) (*gif.GIF, error) { return nil, errors.New("no gifs here") }
-func (m *imageOnlyMedia) SVG(context.Context, *editor.Asset) ([]byte, error) { return nil, errors.New("no svgs here") }
+func (m *imageOnlyMedia) GIF(context.Context, *editor.Asset) (*gif.GIF, error) {
+	return nil, errors.New("no gifs here")
+}
+func (m *imageOnlyMedia) SVG(context.Context, *editor.Asset) ([]byte, error) {
+	return nil, errors.New("no svgs here")
+}
 
 // BenchmarkRenderFrame1080p renders the benchmark frame on one goroutine.
 func BenchmarkRenderFrame1080p(b *testing.B) {
@@ -140,4 +144,3 @@ func BenchmarkRenderFrame1080pParallel(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/frame")
 	b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/frame")
 }
-

@@ -144,7 +144,7 @@ func colorArgs(s string) ([]colorArg, error) {
 }
 
 func clamp01(v float64) float64 {
-	if v < 0 {
+	if !(v >= 0) { // also NaN
 		return 0
 	}
 	if v > 1 {
