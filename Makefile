@@ -2,9 +2,9 @@
 GO ?= go
 BIN ?= ./cutroom
 # packages with goroutines, also run under the race detector
-RACE_PKGS ?= ./server/ ./storage/
+RACE_PKGS ?= ./server/ ./storage/ ./compositor/
 
-.PHONY: run build deps test-deps test vet fmt-check bench
+.PHONY: run build deps test-deps test vet fmt-check bench browser-check
 
 ## run: install missing system packages, build, and serve on 127.0.0.1:8787 with data in ./data
 run: build
@@ -19,6 +19,11 @@ deps:
 
 test-deps:
 	@./scripts/install-deps.sh --test
+
+## browser-check: compare compositor frames with headless Chromium renders of the same
+## states (SSIM >= 0.97). `make test` runs it too, as part of go test ./...
+browser-check: test-deps
+	$(GO) test -count=1 -run Browser -v ./compositor/...
 
 ## test: the whole test suite (what CI runs)
 test: test-deps
