@@ -2,13 +2,13 @@
 GO ?= go
 BIN ?= ./cutroom
 # packages with goroutines, also run under the race detector
-RACE_PKGS ?= ./server/ ./storage/
+RACE_PKGS ?= ./server/ ./storage/ ./compositor/
 # Link H.264 against the system libx264 (Debian libx264-dev, with assembly) instead of
 # the portable C copy bundled in github.com/gen2brain/x264-go/x264c. Plain `go build`
 # also works (bundled copy, about 2x slower H.264); see encode/README.md.
 GOTAGS ?= extlib,pkgconfig
 
-.PHONY: run build deps test-deps test vet fmt-check bench
+.PHONY: run build deps test-deps test vet fmt-check bench browser-check
 
 ## run: install missing system packages, build, and serve on 127.0.0.1:8787 with data in ./data
 run: build
@@ -23,6 +23,11 @@ deps:
 
 test-deps:
 	@./scripts/install-deps.sh --test
+
+## browser-check: compare compositor frames with headless Chromium renders of the same
+## states (SSIM >= 0.97). `make test` runs it too, as part of go test ./...
+browser-check: test-deps
+	$(GO) test -count=1 -run Browser -v ./compositor/...
 
 ## test: the whole test suite (what CI runs)
 test: test-deps

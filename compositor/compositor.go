@@ -1,0 +1,861 @@
+package compositor
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"log/slog"
+	"math"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cutroom/cutroom/editor"
+)
+
+// TextRenderer draws text-like items (text, captions, text-template). The compositor places
+// the returned layer like any other media: its pixels are at `scale` destination pixels per
+// composition pixel, its top-left sits at (offX, offY) composition pixels from the item box's
+// top-left, and it is then moved with the item's geometry (scale, rotation, opacity,
+// animations, transitions). Text is not clipped by the box. A nil layer draws nothing.
+// Implementations must be safe for concurrent use.
+type TextRenderer interface {
+	RenderText(it *editor.Item, scale float64) (layer *image.RGBA, offX, offY float64, err error)
+}
+
+// Options configure a Compositor.
+type Options struct {
+	// Media supplies decoded assets. Required when the state draws any media.
+	Media Media
+	// Text draws text, captions and text-template items; nil leaves them out.
+	Text TextRenderer
+	// Illustrations looks up the built-in illustration library by name; nil draws no
+	// illustrations (an illustration item then fails the frame).
+	Illustrations IllustrationFunc
+	// Scale multiplies the composition size into the output size; 0 means 1.
+	Scale float64
+	// Width and Height, when both are set, give the output size directly (overriding Scale).
+	Width, Height int
+	// MaxMediaBytes caps the decoded size of one asset (all frames of a gif); 0 means 512 MiB.
+	MaxMediaBytes int64
+	// Logger receives warnings (unparseable colours and the like); nil discards them.
+	Logger *slog.Logger
+}
+
+// Error is a rendering failure with a stable code.
+type Error struct {
+	Code string
+	Msg  string
+}
+
+// Codes of compositor errors.
+const (
+	CodeBadOutput   = "COMPOSITOR_BAD_OUTPUT"
+	CodeMedia       = "COMPOSITOR_MEDIA_FAILED"
+	CodeText        = "COMPOSITOR_TEXT_FAILED"
+	CodeIllustraion = "COMPOSITOR_ILLUSTRATION_UNKNOWN"
+	CodeBadState    = "COMPOSITOR_BAD_STATE"
+)
+
+// Error returns the message.
+func (e *Error) Error() string { return e.Msg }
+
+// ErrorCode returns the machine-readable code.
+func (e *Error) ErrorCode() string { return e.Code }
+
+func errf(code, format string, a ...any) error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, a...)}
+}
+
+// transPlan is one transition resolved against its clips.
+type transPlan struct {
+	tr         *editor.Transition
+	from, to   *editor.Item
+	start, end int64 // ticks: the window centred on the cut
+}
+
+// trackPlan is what one track draws.
+type trackPlan struct {
+	hidden bool
+	items  []*editor.Item // by start time
+	trans  []transPlan
+}
+
+// Compositor renders frames of one editor state. It is safe for concurrent RenderFrame calls.
+type Compositor struct {
+	st         *editor.State
+	opts       Options
+	outW, outH int
+	vx, vy     float64 // output pixels per composition pixel
+	compW      float64
+	compH      float64
+	view       aff
+
+	media   map[string]*mediaEntry // by asset id (and "" for a preset background)
+	colors  map[*editor.Item]Color
+	tracks  []trackPlan
+	masks   *maskCache
+	log     *slog.Logger
+	bgColor Color
+	bgGrad  *Gradient
+
+	bgOnce sync.Once
+	bgImg  *image.RGBA
+	bgErr  error
+
+	pool sync.Pool // *scratch
+}
+
+// scratch is per-frame working memory, pooled.
+type scratch struct {
+	layer  *image.RGBA // transparent except while in use
+	layer2 *image.RGBA
+	blur   blurScratch
+}
+
+// New prepares a compositor for a parsed (and validated) state.
+func New(st *editor.State, opts Options) (*Compositor, error) {
+	if st == nil {
+		return nil, errf(CodeBadState, "no editor state")
+	}
+	if st.CompositionWidth <= 0 || st.CompositionHeight <= 0 || st.TimebaseTicksPerSecond <= 0 {
+		return nil, errf(CodeBadState, "composition size and timebase must be positive")
+	}
+	c := &Compositor{st: st, opts: opts, compW: float64(st.CompositionWidth), compH: float64(st.CompositionHeight)}
+	c.log = opts.Logger
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.opts.MaxMediaBytes <= 0 {
+		c.opts.MaxMediaBytes = 512 << 20
+	}
+	switch {
+	case opts.Width > 0 && opts.Height > 0:
+		c.outW, c.outH = opts.Width, opts.Height
+	default:
+		s := opts.Scale
+		if s == 0 {
+			s = 1
+		}
+		if s < 0 || math.IsNaN(s) || math.IsInf(s, 0) {
+			return nil, errf(CodeBadOutput, "scale %v must be positive", s)
+		}
+		c.outW = int(math.Round(c.compW * s))
+		c.outH = int(math.Round(c.compH * s))
+	}
+	if c.outW < 1 || c.outH < 1 || c.outW > 16384 || c.outH > 16384 {
+		return nil, errf(CodeBadOutput, "output size %dx%d is out of range (1..16384)", c.outW, c.outH)
+	}
+	c.vx, c.vy = float64(c.outW)/c.compW, float64(c.outH)/c.compH
+	c.view = aff{a: c.vx, e: c.vy}
+	c.masks = newMaskCache(64)
+	c.media = map[string]*mediaEntry{}
+	for id, a := range st.Assets {
+		c.media[id] = &mediaEntry{asset: a}
+	}
+	bg := st.GlobalBackground
+	if bg.Type == editor.BackgroundImage && bg.ImageAssetID == "" && bg.ImageURL != "" {
+		c.media[""] = &mediaEntry{asset: &editor.Asset{Type: editor.AssetImage, RemoteURL: bg.ImageURL, Filename: path.Base(bg.ImageURL)}}
+	}
+	if bg.Type == editor.BackgroundColor {
+		c.bgColor = c.parseColor(bg.Color, "globalBackground.color")
+		if g := strings.TrimSpace(bg.Gradient); g != "" {
+			gr, err := ParseGradient(g)
+			if err != nil {
+				c.log.Warn("compositor: gradient ignored", "err", err)
+			} else {
+				c.bgGrad = gr
+			}
+		}
+	}
+	c.colors = map[*editor.Item]Color{}
+	for _, it := range st.Items {
+		switch {
+		case it.Solid != nil:
+			c.colors[it] = c.parseColor(it.Solid.Color, "items."+it.ID+".color")
+		case it.Illustration != nil:
+			c.colors[it] = c.parseColor(it.Illustration.Color, "items."+it.ID+".color")
+		}
+	}
+	c.tracks = make([]trackPlan, len(st.Tracks))
+	for i, tr := range st.Tracks {
+		c.tracks[i].hidden = tr.Hidden
+		c.tracks[i].items = st.ItemsInTrack(i)
+	}
+	for _, tr := range st.TransitionsSorted() {
+		ti := st.TrackByID(tr.TrackID)
+		from, to := st.Item(tr.FromClipID), st.Item(tr.ToClipID)
+		if ti < 0 || from == nil || to == nil || tr.DurationTicks <= 0 {
+			continue
+		}
+		cut := from.EndTicks()
+		if to.StartTicks != cut {
+			c.log.Warn("compositor: transition between clips that do not touch is ignored", "transition", tr.ID)
+			continue
+		}
+		start := cut - tr.DurationTicks/2
+		c.tracks[ti].trans = append(c.tracks[ti].trans, transPlan{tr: tr, from: from, to: to, start: start, end: start + tr.DurationTicks})
+	}
+	for i := range c.tracks {
+		sort.SliceStable(c.tracks[i].trans, func(a, b int) bool { return c.tracks[i].trans[a].start < c.tracks[i].trans[b].start })
+	}
+	return c, nil
+}
+
+// parseColor parses a CSS colour; like a browser, an invalid one draws nothing.
+func (c *Compositor) parseColor(s, where string) Color {
+	col, err := ParseColor(s)
+	if err != nil {
+		c.log.Warn("compositor: colour ignored", "at", where, "err", err)
+		return Color{}
+	}
+	return col
+}
+
+// Size returns the output frame size in pixels.
+func (c *Compositor) Size() (w, h int) { return c.outW, c.outH }
+
+func parseFloat(s string) (float64, error) { return strconv.ParseFloat(strings.TrimSpace(s), 64) }
+
+// RenderFrame draws frame n at fps frames per second into dst, whose bounds must be the
+// output size (see Size). It is deterministic, and safe to call from several goroutines for
+// different frames and buffers.
+func (c *Compositor) RenderFrame(ctx context.Context, n int64, fps int, dst *image.RGBA) error {
+	if dst == nil || dst.Rect.Dx() != c.outW || dst.Rect.Dy() != c.outH {
+		return errf(CodeBadOutput, "destination must be %dx%d", c.outW, c.outH)
+	}
+	if fps <= 0 || n < 0 {
+		return errf(CodeBadOutput, "frame %d at %d fps is out of range", n, fps)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// work in a zero-origin view of dst
+	if dst.Rect.Min != (image.Point{}) {
+		dst = &image.RGBA{Pix: dst.Pix, Stride: dst.Stride, Rect: image.Rect(0, 0, c.outW, c.outH)}
+	}
+	t := c.st.FrameTicks(n, int64(fps))
+	sc, _ := c.pool.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{}
+	}
+	defer c.pool.Put(sc)
+
+	bg := c.st.GlobalBackground
+	if bg.Type == editor.BackgroundBlur {
+		return c.renderBlurred(ctx, t, dst, sc, bg.Level)
+	}
+	if err := c.drawBackground(ctx, dst); err != nil {
+		return err
+	}
+	return c.drawTracks(ctx, t, dst, sc)
+}
+
+func (c *Compositor) drawTracks(ctx context.Context, t int64, dst *image.RGBA, sc *scratch) error {
+	for ti := len(c.tracks) - 1; ti >= 0; ti-- {
+		if c.tracks[ti].hidden {
+			continue
+		}
+		if err := c.drawTrack(ctx, &c.tracks[ti], t, dst, sc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Compositor) drawTrack(ctx context.Context, tp *trackPlan, t int64, dst *image.RGBA, sc *scratch) error {
+	var active *transPlan
+	for i := range tp.trans {
+		if tp.trans[i].start <= t && t < tp.trans[i].end {
+			active = &tp.trans[i]
+			break
+		}
+	}
+	for _, it := range tp.items {
+		if active != nil && (it == active.from || it == active.to) {
+			if it == active.from {
+				if err := c.drawTransition(ctx, active, t, dst, sc); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if !it.ActiveAt(t) {
+			continue
+		}
+		switch it.Type {
+		case editor.ItemEffect:
+			c.applyEffect(it, t, dst, sc)
+		case editor.ItemFilter:
+			c.applyFilter(it, dst)
+		default:
+			if _, err := c.drawItem(ctx, it, t-it.StartTicks, dst, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// extra is what a transition adds to one clip.
+type extra struct {
+	m       aff // composition space, applied after the item's own geometry
+	opacity float64
+	mask    screenMask
+	add     bool // plus-lighter instead of source-over
+}
+
+// drawItem draws one item at local tick lt and returns the destination rectangle it touched.
+func (c *Compositor) drawItem(ctx context.Context, it *editor.Item, lt int64, dst *image.RGBA, ex *extra) (image.Rectangle, error) {
+	var pr prepared
+	if err := c.prepareItem(ctx, it, lt, dst, ex, &pr); err != nil || pr.bb.Empty() {
+		return pr.bb, err
+	}
+	if ex != nil && ex.add {
+		drawAdd(dst, dst.Rect, &pr.op, &pr.src)
+	} else {
+		draw(dst, dst.Rect, &pr.op, &pr.src)
+	}
+	return pr.bb, nil
+}
+
+// prepared is an item ready to draw: where, what, and the destination rectangle it can touch
+// (empty: nothing to draw).
+type prepared struct {
+	op  drawOp
+	src source
+	bb  image.Rectangle
+}
+
+// prepareItem resolves an item's placement and source at local tick lt (loading media).
+func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64, dst *image.RGBA, ex *extra, out *prepared) error {
+	if !it.HasGeometry {
+		return nil
+	}
+	switch it.Type {
+	case editor.ItemImage, editor.ItemGif, editor.ItemSolid, editor.ItemIllustration:
+	case editor.ItemText, editor.ItemCaptions, editor.ItemTextTemplate:
+		if c.opts.Text == nil {
+			return nil
+		}
+	default:
+		// video, lottie and chart items are drawn by later issues; audio has no pixels
+		return nil
+	}
+	pl := place(it, lt, c.compW, c.compH)
+	fwd := c.view
+	op := drawOp{alpha: pl.opacity, radius: pl.radius}
+	if ex != nil {
+		fwd = fwd.mul(ex.m)
+		op.alpha *= ex.opacity
+		op.mask = ex.mask
+	}
+	fwd = fwd.mul(pl.local)
+	op.fwd = fwd
+	op.w, op.h = pl.visible()
+	if op.alpha <= 0 || op.w <= 0 || op.h <= 0 {
+		return nil
+	}
+	// destination pixels per local unit along each box axis
+	pxU, pxV := math.Hypot(fwd.a, fwd.d), math.Hypot(fwd.b, fwd.e)
+	var src source
+	switch it.Type {
+	case editor.ItemText, editor.ItemCaptions, editor.ItemTextTemplate:
+		s := math.Max(pxU, pxV)
+		layer, offX, offY, err := c.opts.Text.RenderText(it, s)
+		if err != nil {
+			return errf(CodeText, "text item %q: %v", it.ID, err)
+		}
+		if layer == nil || layer.Rect.Empty() {
+			return nil
+		}
+		// the layer is the drawn box: not clipped by the item's height
+		op.fwd = fwd.mul(translate(offX, offY))
+		op.w, op.h = float64(layer.Rect.Dx())/s, float64(layer.Rect.Dy())/s
+		op.radius = 0
+		if layer.Rect.Min != (image.Point{}) {
+			layer = &image.RGBA{Pix: layer.Pix[layer.PixOffset(layer.Rect.Min.X, layer.Rect.Min.Y):], Stride: layer.Stride, Rect: image.Rect(0, 0, layer.Rect.Dx(), layer.Rect.Dy())}
+		}
+		src = source{kind: srcImage, img: layer, toSrc: aff{a: s, e: s}}
+	}
+	bb := op.bounds(dst.Rect)
+	if bb.Empty() {
+		return nil
+	}
+	// the full box in local units starts at (-cropL*W, -cropT*H)
+	ox, oy := pl.cropL*pl.width, pl.cropT*pl.height
+	switch it.Type {
+	case editor.ItemSolid:
+		col := c.colors[it]
+		cr, cg, cb, ca := col.premul()
+		shape := it.Solid.Shape
+		if shape == "" || shape == "rectangle" {
+			src = source{kind: srcSolid, cr: cr, cg: cg, cb: cb, ca: ca}
+			break
+		}
+		pw, ph := pixelSize(pl.width*pxU), pixelSize(pl.height*pxV)
+		m, err := c.masks.get(maskKey{"shape", shape, pw, ph}, func() (*image.Alpha, error) { return rasterShape(shape, pw, ph), nil })
+		if err != nil {
+			return err
+		}
+		src = source{kind: srcMask, mask: m, cr: cr, cg: cg, cb: cb, ca: ca, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
+	case editor.ItemIllustration:
+		col := c.colors[it]
+		cr, cg, cb, ca := col.premul()
+		pw, ph := pixelSize(pl.width*pxU), pixelSize(pl.height*pxV)
+		name := it.Illustration.Name
+		m, err := c.masks.get(maskKey{"illustration", name, pw, ph}, func() (*image.Alpha, error) {
+			return c.masks.illustrationMask(c.opts.Illustrations, name, pw, ph)
+		})
+		if err != nil {
+			return errf(CodeIllustraion, "item %q: %v", it.ID, err)
+		}
+		src = source{kind: srcMask, mask: m, cr: cr, cg: cg, cb: cb, ca: ca, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
+	case editor.ItemImage, editor.ItemGif:
+		e := c.media[it.AssetID]
+		if e == nil {
+			return errf(CodeMedia, "item %q: asset %q not found", it.ID, it.AssetID)
+		}
+		if err := e.load(ctx, c.opts.Media, it.Type, c.opts.MaxMediaBytes); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return errf(CodeMedia, "item %q: %v", it.ID, err)
+		}
+		var img *image.RGBA
+		var mips *[]*image.RGBA
+		switch {
+		case e.svg != nil:
+			pw, ph := pixelSize(pl.width*pxU), pixelSize(pl.height*pxV)
+			img = e.svgRaster(pw, ph)
+		case e.gif != nil:
+			mt := 0.0
+			rate := 1.0
+			if it.Media != nil {
+				mt = it.Media.StartFromSeconds
+				if it.Media.PlaybackRate > 0 {
+					rate = it.Media.PlaybackRate
+				}
+			}
+			mt += float64(lt) / float64(c.st.TimebaseTicksPerSecond) * rate
+			img = e.gif.frameAt(mt)
+		default:
+			img = e.img
+			mips = &e.mips
+		}
+		sw, sh := float64(img.Rect.Dx()), float64(img.Rect.Dy())
+		toSrc := boxToSrc(ox, oy, pl.width, pl.height, int(sw), int(sh))
+		inv, ok := fwd.invert()
+		if !ok {
+			return nil
+		}
+		S := toSrc.mul(inv)
+		per := math.Min(math.Hypot(S.a, S.d), math.Hypot(S.b, S.e))
+		if per >= 2 {
+			var f float64
+			if mips != nil {
+				img, f = mipFor(&e.mu, mips, img, per)
+			} else if e.gif != nil {
+				img, f = c.gifMip(e, img, per)
+			}
+			if f > 1 {
+				toSrc = aff{a: toSrc.a / f, c: toSrc.c / f, e: toSrc.e / f, f: toSrc.f / f}
+			}
+		}
+		src = source{kind: srcImage, img: img, toSrc: toSrc}
+	}
+	out.op, out.src, out.bb = op, src, bb
+	return nil
+}
+
+// gifMip returns a reduced level of one gif frame.
+func (c *Compositor) gifMip(e *mediaEntry, frame *image.RGBA, per float64) (*image.RGBA, float64) {
+	e.mu.Lock()
+	if e.gmips == nil {
+		e.gmips = map[*image.RGBA][]*image.RGBA{}
+	}
+	lv := e.gmips[frame]
+	e.mu.Unlock()
+	var mu sync.Mutex
+	img, f := mipFor(&mu, &lv, frame, per)
+	e.mu.Lock()
+	if len(lv) > len(e.gmips[frame]) {
+		e.gmips[frame] = lv
+	}
+	e.mu.Unlock()
+	return img, f
+}
+
+// boxToSrc maps visible-box local coordinates to the pixels of a pw x ph raster of the
+// full w x h box, whose top-left is at (-ox, -oy) in local units.
+func boxToSrc(ox, oy, w, h float64, pw, ph int) aff {
+	kx, ky := float64(pw)/w, float64(ph)/h
+	return aff{a: kx, c: ox * kx, e: ky, f: oy * ky}
+}
+
+// pixelSize rounds a raster dimension to whole pixels within 1..8192.
+func pixelSize(v float64) int {
+	if math.IsNaN(v) || v < 1 {
+		return 1
+	}
+	if v > 8192 {
+		return 8192
+	}
+	return int(math.Ceil(v - 0.01))
+}
+
+// drawTransition draws both clips of an active transition. See the package documentation
+// for what each type looks like.
+func (c *Compositor) drawTransition(ctx context.Context, tp *transPlan, t int64, dst *image.RGBA, sc *scratch) error {
+	tr := tp.tr
+	p := ease(tr.Easing, float64(t-tp.start)/float64(tr.DurationTicks))
+	fromLT, toLT := t-tp.from.StartTicks, t-tp.to.StartTicks
+	W, H := c.compW, c.compH
+	outEx := &extra{m: identity, opacity: 1}
+	inEx := &extra{m: identity, opacity: 1}
+	drawOut, drawIn := true, true
+	dir := strings.ToLower(strings.TrimSpace(tr.Params["direction"]))
+	switch tr.Type {
+	case "fade":
+		return c.drawCrossfade(ctx, tp, fromLT, toLT, p, dst, sc)
+	case "slide":
+		dx, dy := slideVector(dir, W, H)
+		outEx.m = translate(dx*p, dy*p)
+		inEx.m = translate(-dx*(1-p), -dy*(1-p))
+	case "wipe":
+		inEx.mask = c.wipeMask(dir, p)
+	case "flip":
+		vertical := dir == "vertical" || dir == "up" || dir == "down"
+		if p < 0.5 {
+			drawIn = false
+			k := math.Cos(math.Pi * p)
+			outEx.m = flipMatrix(vertical, k, W, H)
+		} else {
+			drawOut = false
+			k := math.Cos(math.Pi * (1 - p))
+			inEx.m = flipMatrix(vertical, k, W, H)
+		}
+	case "clock-wipe":
+		inEx.mask = screenMask{kind: maskClock, cx: W / 2 * c.vx, cy: H / 2 * c.vy, sweep: 2 * math.Pi * p}
+	case "iris":
+		r := p * math.Hypot(W*c.vx, H*c.vy) / 2
+		inEx.mask = screenMask{kind: maskIris, cx: W / 2 * c.vx, cy: H / 2 * c.vy, r: r}
+	default:
+		// unknown type: a cut at the midpoint
+		if p < 0.5 {
+			drawIn = false
+		} else {
+			drawOut = false
+		}
+	}
+	if drawOut {
+		if _, err := c.drawItem(ctx, tp.from, fromLT, dst, outEx); err != nil {
+			return err
+		}
+	}
+	if drawIn {
+		if _, err := c.drawItem(ctx, tp.to, toLT, dst, inEx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// slideVector is the motion of a slide transition: the outgoing clip moves by it, the
+// incoming clip arrives from its opposite. direction left (default), right, up or down.
+func slideVector(dir string, W, H float64) (dx, dy float64) {
+	switch dir {
+	case "right":
+		return W, 0
+	case "up":
+		return 0, -H
+	case "down":
+		return 0, H
+	}
+	return -W, 0
+}
+
+// wipeMask reveals the incoming clip behind an edge that travels in direction dir (left by
+// default: the edge moves from the right side to the left side).
+func (c *Compositor) wipeMask(dir string, p float64) screenMask {
+	W, H := c.compW*c.vx, c.compH*c.vy
+	switch dir {
+	case "right":
+		return screenMask{kind: maskPlane, nx: -1, off: p * W}
+	case "up":
+		return screenMask{kind: maskPlane, ny: 1, off: -(1 - p) * H}
+	case "down":
+		return screenMask{kind: maskPlane, ny: -1, off: p * H}
+	}
+	return screenMask{kind: maskPlane, nx: 1, off: -(1 - p) * W}
+}
+
+func flipMatrix(vertical bool, k, W, H float64) aff {
+	if vertical {
+		return scaleAbout(1, k, W/2, H/2)
+	}
+	return scaleAbout(k, 1, W/2, H/2)
+}
+
+// drawCrossfade draws a fade transition: the outgoing clip at opacity 1-p and the incoming
+// clip at opacity p are added (CSS mix-blend-mode: plus-lighter inside an isolated group)
+// and the sum is laid over what is below. Two opaque clips therefore dissolve without the
+// background showing through.
+func (c *Compositor) drawCrossfade(ctx context.Context, tp *transPlan, fromLT, toLT int64, p float64, dst *image.RGBA, sc *scratch) error {
+	var a, b prepared
+	if err := c.prepareItem(ctx, tp.from, fromLT, dst, &extra{m: identity, opacity: 1 - p}, &a); err != nil {
+		return err
+	}
+	if err := c.prepareItem(ctx, tp.to, toLT, dst, &extra{m: identity, opacity: p}, &b); err != nil {
+		return err
+	}
+	if a.bb.Empty() && b.bb.Empty() {
+		return nil
+	}
+	// one pass when both are plain unscaled rectangles (full-frame clips, typically)
+	if fa, ok := asFast(&a.op, &a.src, dst.Rect); ok || a.bb.Empty() {
+		if fb, ok := asFast(&b.op, &b.src, dst.Rect); ok || b.bb.Empty() {
+			if a.bb.Empty() {
+				fa = fastRect{}
+			}
+			if b.bb.Empty() {
+				fb = fastRect{}
+			}
+			if fa.k+fb.k > 256 {
+				fb.k = 256 - fa.k
+			}
+			crossfadeFast(dst, &fa, &fb)
+			return nil
+		}
+	}
+	lay := ensureLayer(&sc.layer, c.outW, c.outH)
+	if !a.bb.Empty() {
+		draw(lay, lay.Rect, &a.op, &a.src)
+	}
+	if !b.bb.Empty() {
+		drawAdd(lay, lay.Rect, &b.op, &b.src)
+	}
+	u := a.bb.Union(b.bb)
+	compositeOver(dst, lay, u)
+	clearRect(lay, u)
+	return nil
+}
+
+// ensureLayer returns a transparent w x h layer, allocating it on first use.
+func ensureLayer(p **image.RGBA, w, h int) *image.RGBA {
+	if *p == nil || (*p).Rect.Dx() != w || (*p).Rect.Dy() != h {
+		*p = image.NewRGBA(image.Rect(0, 0, w, h))
+	}
+	return *p
+}
+
+func clearRect(img *image.RGBA, r image.Rectangle) {
+	r = r.Intersect(img.Rect)
+	if r.Empty() {
+		return
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		i := img.PixOffset(r.Min.X, y)
+		clear(img.Pix[i : i+r.Dx()*4])
+	}
+}
+
+// compositeOver lays the region r of src over dst (both premultiplied, same size).
+func compositeOver(dst, src *image.RGBA, r image.Rectangle) {
+	r = r.Intersect(dst.Rect).Intersect(src.Rect)
+	n := r.Dx() * 4
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		i := dst.PixOffset(r.Min.X, y)
+		j := src.PixOffset(r.Min.X, y)
+		blendRow(dst.Pix[i:i+n:i+n], src.Pix[j:j+n:j+n], 256)
+	}
+}
+
+// drawAdd draws like draw but adds the source to dst (plus-lighter), saturating.
+func drawAdd(dst *image.RGBA, clip image.Rectangle, op *drawOp, src *source) {
+	drawMode(dst, clip, op, src, true)
+}
+
+// effectSigma is the base blur of the blur effects, in composition pixels at intensity 1.
+const effectSigma = 10.0
+
+// applyEffect applies an effect item to everything drawn so far (the tracks behind it).
+func (c *Compositor) applyEffect(it *editor.Item, t int64, dst *image.RGBA, sc *scratch) {
+	e := it.Effect
+	if e == nil || it.DurationTicks <= 0 {
+		return
+	}
+	p := clamp01(float64(t-it.StartTicks) / float64(it.DurationTicks))
+	in := math.Max(0, e.Intensity)
+	scale := math.Sqrt(c.vx * c.vy)
+	switch e.EffectType {
+	case "flash-to-black":
+		overlayBlack(dst, dst.Rect, in*(1-math.Abs(2*p-1)))
+	case "fade-in":
+		overlayBlack(dst, dst.Rect, in*(1-p))
+	case "fade-out":
+		overlayBlack(dst, dst.Rect, in*p)
+	case "blur":
+		sigma := paramFloat(e.Params, "radius", effectSigma) * in
+		blurRGBA(dst, dst.Rect, sigma*scale, &sc.blur)
+	case "blurred-opening":
+		sigma := paramFloat(e.Params, "radius", 2*effectSigma) * in * (1 - ease(editor.EaseOut, p))
+		blurRGBA(dst, dst.Rect, sigma*scale, &sc.blur)
+	}
+}
+
+// applyFilter applies a filter item's colour look to everything drawn so far.
+func (c *Compositor) applyFilter(it *editor.Item, dst *image.RGBA) {
+	f := it.Filter
+	if f == nil {
+		return
+	}
+	look, ok := filterLooks[f.FilterType]
+	if !ok {
+		return
+	}
+	amount := clamp01(f.Intensity) * clamp01(paramFloat(f.Params, "blend", 1))
+	applyLook(dst, dst.Rect, look.ops, amount)
+}
+
+// backgroundSigma is the blur of each background blur level, in composition pixels.
+var backgroundSigma = [5]float64{0, 10, 20, 40, 60}
+
+// drawBackground fills dst with the (static) global background.
+func (c *Compositor) drawBackground(ctx context.Context, dst *image.RGBA) error {
+	bg := c.st.GlobalBackground
+	switch bg.Type {
+	case editor.BackgroundColor, editor.BackgroundImage:
+		c.bgOnce.Do(func() { c.bgImg, c.bgErr = c.renderBackground(ctx) })
+		if c.bgErr != nil {
+			return c.bgErr
+		}
+		copy(dst.Pix, c.bgImg.Pix)
+		return nil
+	}
+	fillBlack(dst)
+	return nil
+}
+
+func fillBlack(dst *image.RGBA) {
+	row := dst.Pix[:dst.Rect.Dx()*4]
+	for i := 0; i < len(row); i += 4 {
+		row[i], row[i+1], row[i+2], row[i+3] = 0, 0, 0, 255
+	}
+	for y := 1; y < dst.Rect.Dy(); y++ {
+		copy(dst.Pix[y*dst.Stride:], row)
+	}
+}
+
+// renderBackground draws a colour/gradient or image background once.
+func (c *Compositor) renderBackground(ctx context.Context) (*image.RGBA, error) {
+	img := image.NewRGBA(image.Rect(0, 0, c.outW, c.outH))
+	fillBlack(img)
+	bg := c.st.GlobalBackground
+	switch bg.Type {
+	case editor.BackgroundColor:
+		cr, cg, cb, ca := c.bgColor.premul()
+		for y := 0; y < c.outH; y++ {
+			i := img.PixOffset(0, y)
+			blendSolidRow(img.Pix[i:i+c.outW*4], cr, cg, cb, ca, 256)
+		}
+		if c.bgGrad != nil {
+			c.bgGrad.paint(img, c.compW, c.compH)
+		}
+	case editor.BackgroundImage:
+		e := c.media[bg.ImageAssetID]
+		if e == nil {
+			return nil, errf(CodeMedia, "background image asset %q not found", bg.ImageAssetID)
+		}
+		if err := e.load(ctx, c.opts.Media, editor.ItemImage, c.opts.MaxMediaBytes); err != nil {
+			return nil, errf(CodeMedia, "background: %v", err)
+		}
+		var src *image.RGBA
+		if e.svg != nil {
+			src = e.svgRaster(c.outW, c.outH)
+		} else {
+			src = e.img
+		}
+		// background-size: cover, centred
+		sw, sh := float64(src.Rect.Dx()), float64(src.Rect.Dy())
+		k := math.Max(float64(c.outW)/sw, float64(c.outH)/sh)
+		ox, oy := (float64(c.outW)-sw*k)/2, (float64(c.outH)-sh*k)/2
+		op := drawOp{fwd: aff{a: k, c: ox, e: k, f: oy}, w: sw, h: sh, alpha: 1}
+		s := source{kind: srcImage, img: src, toSrc: identity}
+		if 1/k >= 2 {
+			var f float64
+			s.img, f = mipFor(&e.mu, &e.mips, src, 1/k)
+			s.toSrc = aff{a: 1 / f, e: 1 / f}
+		}
+		draw(img, img.Rect, &op, &s)
+	}
+	return img, nil
+}
+
+// renderBlurred draws the tracks, then puts behind them their content scaled to cover the
+// frame and blurred (global background "blur").
+func (c *Compositor) renderBlurred(ctx context.Context, t int64, dst *image.RGBA, sc *scratch, level int) error {
+	lay := ensureLayer(&sc.layer2, c.outW, c.outH)
+	clear(lay.Pix)
+	if err := c.drawTracks(ctx, t, lay, sc); err != nil {
+		return err
+	}
+	fillBlack(dst)
+	b := alphaBounds(lay)
+	if !b.Empty() {
+		bw, bh := float64(b.Dx()), float64(b.Dy())
+		k := math.Max(float64(c.outW)/bw, float64(c.outH)/bh)
+		op := drawOp{
+			fwd: aff{a: k, c: float64(c.outW)/2 - k*bw/2, e: k, f: float64(c.outH)/2 - k*bh/2},
+			w:   bw, h: bh, alpha: 1,
+		}
+		s := source{kind: srcImage, img: lay, toSrc: translate(float64(b.Min.X), float64(b.Min.Y))}
+		draw(dst, dst.Rect, &op, &s)
+		if level < 0 {
+			level = 0
+		}
+		if level > 4 {
+			level = 4
+		}
+		blurRGBA(dst, dst.Rect, backgroundSigma[level]*math.Sqrt(c.vx*c.vy), &sc.blur)
+		compositeOver(dst, lay, b)
+	}
+	return nil
+}
+
+// alphaBounds returns the smallest rectangle holding every non-transparent pixel.
+func alphaBounds(img *image.RGBA) image.Rectangle {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	minX, minY, maxX, maxY := w, h, -1, -1
+	for y := 0; y < h; y++ {
+		row := img.Pix[y*img.Stride : y*img.Stride+w*4]
+		first := -1
+		for x := 3; x < len(row); x += 4 {
+			if row[x] != 0 {
+				first = x / 4
+				break
+			}
+		}
+		if first < 0 {
+			continue
+		}
+		last := first
+		for x := len(row) - 1; x >= first*4; x -= 4 {
+			if row[x] != 0 {
+				last = x / 4
+				break
+			}
+		}
+		minX, maxX = min(minX, first), max(maxX, last)
+		if minY > y {
+			minY = y
+		}
+		maxY = y
+	}
+	if maxX < 0 {
+		return image.Rectangle{}
+	}
+	return image.Rect(minX, minY, maxX+1, maxY+1)
+}

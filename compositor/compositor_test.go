@@ -1,0 +1,260 @@
+package compositor
+
+import (
+	"context"
+	"errors"
+	"image"
+	"image/color"
+	"math"
+	"sync"
+	"testing"
+
+	"github.com/cutroom/cutroom/editor"
+)
+
+func TestCubicBezierEasings(t *testing.T) {
+	// reference values of the CSS keywords (solved independently to 1e-4)
+	for _, tc := range []struct {
+		e    editor.Easing
+		x, y float64
+	}{
+		{editor.EaseLinear, 0.3, 0.3},
+		{editor.EaseIn, 0.5, 0.3153},
+		{editor.EaseOut, 0.5, 0.6847},
+		{editor.EaseInOut, 0.5, 0.5},
+		{editor.EaseInOut, 0.25, 0.1291},
+		{editor.EaseIn, 0, 0},
+		{editor.EaseOut, 1, 1},
+	} {
+		if got := ease(tc.e, tc.x); math.Abs(got-tc.y) > 2e-4 {
+			t.Errorf("ease(%s, %v) = %.5f, want %.4f", tc.e, tc.x, got, tc.y)
+		}
+	}
+	// monotonic and within 0..1
+	prev := 0.0
+	for i := 0; i <= 1000; i++ {
+		v := ease(editor.EaseInOut, float64(i)/1000)
+		if v < prev-1e-12 || v < 0 || v > 1 {
+			t.Fatalf("ease-in-out not monotonic at %d: %v after %v", i, v, prev)
+		}
+		prev = v
+	}
+}
+
+// TestGeometryCSSOrder checks the composition of scale (about the full box centre) and
+// rotation (about the visible box centre) on one point.
+func TestGeometryCSSOrder(t *testing.T) {
+	it := &editor.Item{
+		HasGeometry: true, DurationTicks: 10,
+		Left: editor.Const(100), Top: editor.Const(50), Width: editor.Const(200), Height: editor.Const(100),
+		ScaleX: editor.Const(2), ScaleY: editor.Const(1), Opacity: editor.Const(1),
+		Rotation: editor.Const(90), CropLeft: editor.Const(0.5),
+	}
+	p := place(it, 0, 1920, 1080)
+	// visible box: x 200..300, y 50..150, centre (250, 100). Its local (0,0) is (200, 50):
+	// rotate 90° clockwise about (250,100) -> (300, 50); scale x2 about the box centre
+	// (200, 100) -> (400, 50).
+	x, y := p.local.apply(0, 0)
+	if math.Abs(x-400) > 1e-9 || math.Abs(y-50) > 1e-9 {
+		t.Fatalf("local (0,0) -> (%v, %v), want (400, 50)", x, y)
+	}
+}
+
+func TestAnimationsAtEnds(t *testing.T) {
+	it := &editor.Item{DurationTicks: 100, Animations: editor.Animations{
+		In:  &editor.AnimationSpec{Type: "slide-left", DurationTicks: 20},
+		Out: &editor.AnimationSpec{Type: "zoom-out", DurationTicks: 20},
+	}}
+	if a := animationAt(it, 0, 1000, 500); a.tx != 1000 {
+		t.Errorf("slide-left in at start: tx %v, want 1000 (from the right edge)", a.tx)
+	}
+	if a := animationAt(it, 20, 1000, 500); a.tx != 0 || a.zoom != 1 {
+		t.Errorf("after the in animation: %+v, want at rest", a)
+	}
+	if a := animationAt(it, 90, 1000, 500); math.Abs(a.zoom-0.5) > 1e-9 {
+		t.Errorf("zoom-out halfway: zoom %v, want 0.5", a.zoom)
+	}
+}
+
+func TestGIFFrameAt(t *testing.T) {
+	anim, err := decodeGIF(gifFrames(), &editor.Asset{LoopBehavior: "loop"}, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		t    float64
+		want int
+	}{{0, 0}, {0.099, 0}, {0.1, 1}, {0.25, 2}, {0.31, 0}, {10.15, 2}} {
+		if got := anim.frameAt(tc.t); got != anim.frames[tc.want] {
+			t.Errorf("loop: frame at %vs is not frame %d", tc.t, tc.want)
+		}
+	}
+	anim.loop = false
+	if anim.frameAt(10) != anim.frames[2] {
+		t.Errorf("finite: frame at 10s is not the last")
+	}
+}
+
+// TestParallelFramesMatch renders frames on several goroutines into separate buffers and
+// checks each equals the serial render (determinism and no shared scratch). Run with -race.
+func TestParallelFramesMatch(t *testing.T) {
+	files := testFiles(t)
+	raw := pair(newBuilder()).transition("tr", 0, "a", "b", "fade", sec/2, "linear", nil).json()
+	st, err := editor.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(st, Options{Media: &testMedia{files: files}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := []int64{0, 20, 27, 30, 33, 45}
+	want := make([]*image.RGBA, len(frames))
+	for i, f := range frames {
+		want[i] = image.NewRGBA(image.Rect(0, 0, tW, tH))
+		if err := c.RenderFrame(context.Background(), f, fps, want[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4*len(frames))
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range frames {
+				f := frames[(i+len(frames)/2*g)%len(frames)]
+				dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
+				if err := c.RenderFrame(context.Background(), f, fps, dst); err != nil {
+					errs <- err
+					return
+				}
+				for j, ff := range frames {
+					if ff == f && compareImages(dst, want[j], 0) != nil {
+						errs <- errors.New("parallel render differs from serial")
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+// fakeText returns a 20x10 layer (at scale) of solid white, offset (5, 5) in the box.
+type fakeText struct{ calls int }
+
+func (f *fakeText) RenderText(it *editor.Item, scale float64) (*image.RGBA, float64, float64, error) {
+	w, h := int(math.Round(20*scale)), int(math.Round(10*scale))
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	return img, 5, 5, nil
+}
+
+func TestTextHook(t *testing.T) {
+	raw := []byte(`{"compositionWidth":160,"compositionHeight":90,"timebaseTicksPerSecond":240000,
+	"tracks":[{"id":"t0","hidden":false,"muted":false,"items":["x"]}],"assets":{},"transitions":{},
+	"globalBackground":{"type":"none"},
+	"items":{"x":{"id":"x","type":"text","text":"hi","color":"#fff","align":"left","fontFamily":"Noto Sans",
+	"fontStyle":{"variant":"normal","weight":"400"},"fontSize":10,"lineHeight":1.2,"letterSpacing":0,"resizeOnEdit":false,
+	"direction":"ltr","strokeWidth":0,"strokeColor":"#000","background":null,"startTicks":0,"durationTicks":240000,
+	"isDraggingInTimeline":false,"rotation":{"value":0,"keyframes":[]},
+	"left":{"value":40,"keyframes":[]},"top":{"value":20,"keyframes":[]},"width":{"value":60,"keyframes":[]},
+	"height":{"value":4,"keyframes":[]},"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},
+	"opacity":{"value":1,"keyframes":[]}}}}`)
+	st, err := editor.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(st, Options{Text: &fakeText{}, Scale: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, 320, 180))
+	if err := c.RenderFrame(context.Background(), 0, 30, dst); err != nil {
+		t.Fatal(err)
+	}
+	// the layer covers composition (45..65, 25..35) -> output (90..130, 50..70); not clipped by height 4
+	for _, p := range []struct {
+		x, y  int
+		white bool
+	}{{91, 51, true}, {129, 69, true}, {89, 60, false}, {131, 60, false}, {100, 71, false}} {
+		got := dst.RGBAAt(p.x, p.y) == color.RGBA{255, 255, 255, 255}
+		if got != p.white {
+			t.Errorf("pixel (%d,%d) white=%v, want %v", p.x, p.y, got, p.white)
+		}
+	}
+}
+
+func TestRenderErrors(t *testing.T) {
+	files := testFiles(t)
+	raw := newBuilder().add(0, imageItem("i", "pattern", 0, sec, 0, 0, 10, 10)).json()
+	st, _ := editor.Parse(raw)
+	c, err := New(st, Options{Media: &testMedia{files: map[string][]byte{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
+	err = c.RenderFrame(context.Background(), 0, 30, dst)
+	var ce *Error
+	if !errors.As(err, &ce) || ce.ErrorCode() != CodeMedia {
+		t.Fatalf("missing media: err %v, want code %s", err, CodeMedia)
+	}
+	if err := c.RenderFrame(context.Background(), 0, 30, image.NewRGBA(image.Rect(0, 0, 10, 10))); err == nil {
+		t.Fatal("wrong destination size accepted")
+	}
+	if err := c.RenderFrame(context.Background(), 0, 0, dst); err == nil {
+		t.Fatal("fps 0 accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := c.RenderFrame(ctx, 0, 30, dst); !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled context: %v", err)
+	}
+	// an outside-the-frame item never asks for its media
+	raw = newBuilder().add(0, imageItem("i", "pattern", 0, sec, 500, 500, 10, 10)).json()
+	st, _ = editor.Parse(raw)
+	c, _ = New(st, Options{Media: &testMedia{files: map[string][]byte{}}})
+	if err := c.RenderFrame(context.Background(), 0, 30, dst); err != nil {
+		t.Fatalf("item outside the frame: %v", err)
+	}
+	// unknown illustration
+	raw = newBuilder().add(0, with(geo("h", "illustration", 0, sec, 0, 0, 50, 50), "illustrationName", "nope", "color", "red")).json()
+	st, _ = editor.Parse(raw)
+	c, _ = New(st, Options{Illustrations: testIllustrations})
+	if err := c.RenderFrame(context.Background(), 0, 30, dst); !errors.As(err, &ce) || ce.Code != CodeIllustraion {
+		t.Fatalf("unknown illustration: %v", err)
+	}
+	_ = files
+}
+
+// TestOutputScale renders at scale 2 and compares with the scale-1 golden downsampled.
+func TestOutputScale(t *testing.T) {
+	files := testFiles(t)
+	raw := newBuilder().stack(
+		with(solid("s", 0, sec, 20, 10, 60, 40, "#ef4444", "circle"), "rotation", an(30)),
+		imageItem("i", "pattern", 0, sec, 80, 30, 64, 36),
+	).json()
+	st, _ := editor.Parse(raw)
+	c1, _ := New(st, Options{Media: &testMedia{files: files}})
+	c2, _ := New(st, Options{Media: &testMedia{files: files}, Scale: 2})
+	if w, h := c2.Size(); w != 320 || h != 180 {
+		t.Fatalf("scale 2 size %dx%d", w, h)
+	}
+	a := image.NewRGBA(image.Rect(0, 0, tW, tH))
+	b := image.NewRGBA(image.Rect(0, 0, 2*tW, 2*tH))
+	if err := c1.RenderFrame(context.Background(), 0, 30, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := c2.RenderFrame(context.Background(), 0, 30, b); err != nil {
+		t.Fatal(err)
+	}
+	if s := ssim(a, halve(b)); s < 0.97 {
+		t.Fatalf("scale 2 render downsampled vs scale 1: SSIM %.4f", s)
+	}
+}

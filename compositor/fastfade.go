@@ -1,0 +1,147 @@
+package compositor
+
+import (
+	"encoding/binary"
+	"image"
+)
+
+// fastRect describes an item that drawFast could draw: an unscaled, axis-aligned source at
+// whole pixels, covering rect in destination pixels.
+type fastRect struct {
+	rect   image.Rectangle
+	img    *image.RGBA // nil: solid colour
+	color  uint32      // premultiplied RGBA, little-endian (solid)
+	ox, oy int         // source pixel at rect.Min
+	k      uint64      // opacity 0..256
+}
+
+// asFast reports whether op/src can be drawn as a fastRect, and returns it.
+func asFast(op *drawOp, src *source, clip image.Rectangle) (fastRect, bool) {
+	var fr fastRect
+	if op.radius > 0 || op.mask.kind != maskNone || src.kind == srcMask {
+		return fr, false
+	}
+	f := op.fwd
+	if f.a != 1 || f.e != 1 || f.b != 0 || f.d != 0 || !isInt(f.c) || !isInt(f.f) || !isInt(op.w) || !isInt(op.h) {
+		return fr, false
+	}
+	tx, ty := int(f.c), int(f.f)
+	full := image.Rect(tx, ty, tx+int(op.w), ty+int(op.h))
+	fr.rect = full.Intersect(clip)
+	fr.k = uint64(clamp01(op.alpha)*256 + 0.5)
+	if src.kind == srcSolid {
+		fr.color = src.cr | src.cg<<8 | src.cb<<16 | src.ca<<24
+		return fr, true
+	}
+	t := src.toSrc
+	if t.a != 1 || t.e != 1 || t.b != 0 || t.d != 0 || !isInt(t.c) || !isInt(t.f) {
+		return fr, false
+	}
+	ox, oy := int(t.c)+fr.rect.Min.X-tx, int(t.f)+fr.rect.Min.Y-ty
+	if ox < 0 || oy < 0 || ox+fr.rect.Dx() > src.img.Rect.Dx() || oy+fr.rect.Dy() > src.img.Rect.Dy() {
+		return fr, false
+	}
+	fr.img, fr.ox, fr.oy = src.img, ox, oy
+	return fr, true
+}
+
+// Two-lane helpers: a little-endian RGBA uint32 splits into R|B and G|A lanes of 16 bits.
+
+// scale32 multiplies every channel of p by k/256 (k <= 256).
+func scale32(p uint32, k uint32) uint32 {
+	rb := ((p&0x00ff00ff)*k + 0x00800080) >> 8 & 0x00ff00ff
+	ga := (((p>>8)&0x00ff00ff)*k + 0x00800080) & 0xff00ff00
+	return rb | ga
+}
+
+// over32 lays premultiplied s over d.
+func over32(s, d uint32) uint32 {
+	ia := 255 - s>>24
+	if ia == 0 {
+		return s
+	}
+	rb := (d & 0x00ff00ff) * ia
+	ga := ((d >> 8) & 0x00ff00ff) * ia
+	rb += 0x00800080
+	ga += 0x00800080
+	rb = ((rb + (rb>>8)&0x00ff00ff) >> 8) & 0x00ff00ff
+	ga = (ga + (ga>>8)&0x00ff00ff) & 0xff00ff00
+	return s + (rb | ga)
+}
+
+// mix32 is the plus-lighter sum a*ka/256 + b*kb/256 with ka+kb <= 256 (no overflow).
+func mix32(a, b uint32, ka, kb uint32) uint32 {
+	rb := ((a&0x00ff00ff)*ka + (b&0x00ff00ff)*kb + 0x00800080) >> 8 & 0x00ff00ff
+	ga := (((a>>8)&0x00ff00ff)*ka + ((b>>8)&0x00ff00ff)*kb + 0x00800080) & 0xff00ff00
+	return rb | ga
+}
+
+// crossfadeFast composites the plus-lighter sum of two fastRects over dst in one pass,
+// equal to drawing both into a transparent layer (the second added) and laying the layer
+// over dst. The opacities must sum to at most 256.
+func crossfadeFast(dst *image.RGBA, a, b *fastRect) {
+	u := a.rect.Union(b.rect).Intersect(dst.Rect)
+	ka, kb := uint32(a.k), uint32(b.k)
+	for y := u.Min.Y; y < u.Max.Y; y++ {
+		row := dst.Pix[dst.PixOffset(u.Min.X, y) : dst.PixOffset(u.Max.X-1, y)+4]
+		// each source's column range on this row (empty when the row misses it)
+		ax0, ax1 := a.rect.Min.X, a.rect.Max.X
+		if y < a.rect.Min.Y || y >= a.rect.Max.Y {
+			ax0, ax1 = 0, 0
+		}
+		bx0, bx1 := b.rect.Min.X, b.rect.Max.X
+		if y < b.rect.Min.Y || y >= b.rect.Max.Y {
+			bx0, bx1 = 0, 0
+		}
+		pixA := func(x int) uint32 {
+			if a.img == nil {
+				return a.color
+			}
+			return binary.LittleEndian.Uint32(a.img.Pix[(a.oy+y-a.rect.Min.Y)*a.img.Stride+(a.ox+x-a.rect.Min.X)*4:])
+		}
+		pixB := func(x int) uint32 {
+			if b.img == nil {
+				return b.color
+			}
+			return binary.LittleEndian.Uint32(b.img.Pix[(b.oy+y-b.rect.Min.Y)*b.img.Stride+(b.ox+x-b.rect.Min.X)*4:])
+		}
+		// the stretch covered by both, handled in a tight loop over two image rows
+		ix0, ix1 := max(ax0, bx0), min(ax1, bx1)
+		if ix0 < ix1 && a.img != nil && b.img != nil {
+			ra := a.img.Pix[(a.oy+y-a.rect.Min.Y)*a.img.Stride+(a.ox+ix0-a.rect.Min.X)*4:]
+			rb := b.img.Pix[(b.oy+y-b.rect.Min.Y)*b.img.Stride+(b.ox+ix0-b.rect.Min.X)*4:]
+			n := (ix1 - ix0) * 4
+			ra, rb = ra[:n:n], rb[:n:n]
+			d := row[(ix0-u.Min.X)*4 : (ix0-u.Min.X)*4+n : (ix0-u.Min.X)*4+n]
+			for i := 0; i < n; i += 4 {
+				c := mix32(binary.LittleEndian.Uint32(ra[i:]), binary.LittleEndian.Uint32(rb[i:]), ka, kb)
+				if c>>24 == 255 {
+					binary.LittleEndian.PutUint32(d[i:], c)
+				} else if c != 0 {
+					binary.LittleEndian.PutUint32(d[i:], over32(c, binary.LittleEndian.Uint32(d[i:])))
+				}
+			}
+		} else {
+			ix0, ix1 = 0, 0
+		}
+		for x := u.Min.X; x < u.Max.X; x++ {
+			if x >= ix0 && x < ix1 {
+				x = ix1 - 1
+				continue
+			}
+			var pa, pb uint32
+			if x >= ax0 && x < ax1 {
+				pa = pixA(x)
+			}
+			if x >= bx0 && x < bx1 {
+				pb = pixB(x)
+			}
+			c := mix32(pa, pb, ka, kb)
+			if c == 0 {
+				continue
+			}
+			i := (x - u.Min.X) * 4
+			binary.LittleEndian.PutUint32(row[i:], over32(c, binary.LittleEndian.Uint32(row[i:])))
+		}
+	}
+}

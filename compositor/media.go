@@ -1,0 +1,359 @@
+package compositor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	imgdraw "image/draw"
+	"image/gif"
+	"math"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/cutroom/cutroom/editor"
+	"github.com/srwiley/oksvg"
+	"github.com/srwiley/rasterx"
+)
+
+// Media supplies decoded media for assets. The compositor never opens files; the caller
+// resolves each editor asset (see the export command or the assets package) and decodes it,
+// checking dimensions before decoding. Implementations must be safe for concurrent use; the
+// compositor calls each method at most once per asset and caches the result.
+//
+// Video frames come in a later issue as an optional interface the Media value may also
+// implement (VideoFrame(ctx, asset, mediaTime) (image.Image, error)).
+type Media interface {
+	// Image returns the decoded still image of an image asset (png, jpeg, webp, a gif's first
+	// frame). The background's preset images are asked for with an Asset whose ID is empty,
+	// Type is image and RemoteURL is the preset's imageUrl.
+	Image(ctx context.Context, asset *editor.Asset) (image.Image, error)
+	// GIF returns every frame of an animated gif asset.
+	GIF(ctx context.Context, asset *editor.Asset) (*gif.GIF, error)
+	// SVG returns the source of an SVG image asset (mime type image/svg+xml or a .svg name).
+	SVG(ctx context.Context, asset *editor.Asset) ([]byte, error)
+}
+
+// IsSVG reports whether an image asset is an SVG document, by mime type or file name.
+func IsSVG(a *editor.Asset) bool {
+	if a == nil {
+		return false
+	}
+	return strings.HasPrefix(strings.ToLower(a.MimeType), "image/svg") ||
+		strings.HasSuffix(strings.ToLower(a.Filename), ".svg") ||
+		strings.HasSuffix(strings.ToLower(a.RemoteKey), ".svg")
+}
+
+// gifAnim is an animated gif decoded into full-canvas premultiplied frames.
+type gifAnim struct {
+	frames []*image.RGBA
+	ends   []float64 // cumulative end time of each frame, seconds
+	total  float64
+	loop   bool
+}
+
+// frameAt returns the frame shown at media time t seconds.
+func (g *gifAnim) frameAt(t float64) *image.RGBA {
+	if len(g.frames) == 1 || t <= 0 || g.total <= 0 {
+		return g.frames[0]
+	}
+	if t >= g.total {
+		if !g.loop {
+			return g.frames[len(g.frames)-1]
+		}
+		t = math.Mod(t, g.total)
+	}
+	lo, hi := 0, len(g.ends)-1
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if g.ends[mid] > t {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return g.frames[lo]
+}
+
+// mediaEntry caches one asset's decoded media and its derived rasters.
+type mediaEntry struct {
+	asset *editor.Asset
+
+	mu     sync.Mutex
+	loaded bool
+	err    error
+	img    *image.RGBA // still image
+	mips   []*image.RGBA
+	gif    *gifAnim
+	svg    *oksvg.SvgIcon
+	svgFit bool                          // preserveAspectRatio="none": stretch to the box
+	sized  map[[2]int]*image.RGBA        // SVG rasters by pixel size
+	gmips  map[*image.RGBA][]*image.RGBA // mip levels of gif frames
+}
+
+const maxSizedRasters = 8
+
+// load decodes the asset once. Context errors are not cached, so a later frame retries.
+func (e *mediaEntry) load(ctx context.Context, m Media, kind editor.ItemType, maxBytes int64) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.loaded {
+		return e.err
+	}
+	if m == nil {
+		e.loaded, e.err = true, fmt.Errorf("asset %q: no media source configured", e.asset.ID)
+		return e.err
+	}
+	err := e.decode(ctx, m, kind, maxBytes)
+	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return err
+	}
+	e.loaded, e.err = true, err
+	return err
+}
+
+func (e *mediaEntry) decode(ctx context.Context, m Media, kind editor.ItemType, maxBytes int64) error {
+	a := e.asset
+	name := a.ID
+	if name == "" {
+		name = a.RemoteURL
+	}
+	switch {
+	case kind == editor.ItemGif || a.Type == editor.AssetGif:
+		g, err := m.GIF(ctx, a)
+		if err != nil {
+			return fmt.Errorf("gif asset %q: %w", name, err)
+		}
+		anim, err := decodeGIF(g, a, maxBytes)
+		if err != nil {
+			return fmt.Errorf("gif asset %q: %w", name, err)
+		}
+		e.gif = anim
+	case IsSVG(a):
+		src, err := m.SVG(ctx, a)
+		if err != nil {
+			return fmt.Errorf("svg asset %q: %w", name, err)
+		}
+		icon, err := oksvg.ReadIconStream(bytes.NewReader(fixSVG(src)), oksvg.IgnoreErrorMode)
+		if err != nil {
+			return fmt.Errorf("svg asset %q: %w", name, err)
+		}
+		if icon.ViewBox.W <= 0 || icon.ViewBox.H <= 0 {
+			return fmt.Errorf("svg asset %q: no size (viewBox or width/height)", name)
+		}
+		e.svg = icon
+		e.svgFit = bytes.Contains(src, []byte(`preserveAspectRatio="none"`))
+		e.sized = map[[2]int]*image.RGBA{}
+	default:
+		img, err := m.Image(ctx, a)
+		if err != nil {
+			return fmt.Errorf("image asset %q: %w", name, err)
+		}
+		b := img.Bounds()
+		if int64(b.Dx())*int64(b.Dy())*4 > maxBytes {
+			return fmt.Errorf("image asset %q: %dx%d is too large", name, b.Dx(), b.Dy())
+		}
+		e.img = toRGBA(img)
+	}
+	return nil
+}
+
+var (
+	svgRectRe = regexp.MustCompile(`<rect\b[^>]*>`)
+	svgRxRe   = regexp.MustCompile(`\br([xy])\s*=\s*("[^"]*"|'[^']*')`)
+)
+
+// fixSVG works around an oksvg gap: SVG says a rect with only rx (or only ry) uses it for
+// both radii, but oksvg then draws square corners. It copies the one radius to the other.
+func fixSVG(src []byte) []byte {
+	return svgRectRe.ReplaceAllFunc(src, func(tag []byte) []byte {
+		m := svgRxRe.FindAllSubmatch(tag, -1)
+		if len(m) != 1 {
+			return tag
+		}
+		other := "ry"
+		if string(m[0][1]) == "y" {
+			other = "rx"
+		}
+		out := append([]byte(nil), tag[:len(tag)-1]...)
+		if bytes.HasSuffix(out, []byte("/")) {
+			out = out[:len(out)-1]
+		}
+		out = append(out, ' ')
+		out = append(out, other...)
+		out = append(out, '=')
+		out = append(out, m[0][2]...)
+		if bytes.HasSuffix(tag, []byte("/>")) {
+			return append(out, "/>"...)
+		}
+		return append(out, '>')
+	})
+}
+
+// toRGBA converts any image to a premultiplied RGBA image with origin (0, 0).
+func toRGBA(img image.Image) *image.RGBA {
+	b := img.Bounds()
+	if r, ok := img.(*image.RGBA); ok && r.Rect.Min == (image.Point{}) {
+		return r
+	}
+	out := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	imgdraw.Draw(out, out.Rect, img, b.Min, imgdraw.Src)
+	return out
+}
+
+// decodeGIF composites a gif's frames onto full canvases, honouring disposal, and applies
+// browser delay rules (a delay of 0 or 1 centisecond plays as 10).
+func decodeGIF(g *gif.GIF, a *editor.Asset, maxBytes int64) (*gifAnim, error) {
+	if g == nil || len(g.Image) == 0 {
+		return nil, errors.New("no frames")
+	}
+	w, h := g.Config.Width, g.Config.Height
+	if w <= 0 || h <= 0 {
+		b := g.Image[0].Bounds()
+		for _, f := range g.Image[1:] {
+			b = b.Union(f.Bounds())
+		}
+		w, h = b.Max.X, b.Max.Y
+	}
+	if w <= 0 || h <= 0 || int64(w)*int64(h)*4*int64(len(g.Image)) > maxBytes {
+		return nil, fmt.Errorf("%dx%d with %d frames is too large", w, h, len(g.Image))
+	}
+	anim := &gifAnim{}
+	switch {
+	case a != nil && a.LoopBehavior == "finite":
+		anim.loop = false
+	case a != nil && a.LoopBehavior == "loop":
+		anim.loop = true
+	default:
+		anim.loop = g.LoopCount >= 0
+	}
+	canvas := image.NewRGBA(image.Rect(0, 0, w, h))
+	var prev *image.RGBA
+	t := 0.0
+	for i, f := range g.Image {
+		disposal := byte(0)
+		if i < len(g.Disposal) {
+			disposal = g.Disposal[i]
+		}
+		if disposal == gif.DisposalPrevious {
+			prev = image.NewRGBA(canvas.Rect)
+			copy(prev.Pix, canvas.Pix)
+		}
+		imgdraw.Draw(canvas, f.Bounds(), f, f.Bounds().Min, imgdraw.Over)
+		frame := image.NewRGBA(canvas.Rect)
+		copy(frame.Pix, canvas.Pix)
+		anim.frames = append(anim.frames, frame)
+		d := 10
+		if i < len(g.Delay) && g.Delay[i] > 1 {
+			d = g.Delay[i]
+		}
+		t += float64(d) / 100
+		anim.ends = append(anim.ends, t)
+		switch disposal {
+		case gif.DisposalBackground:
+			imgdraw.Draw(canvas, f.Bounds(), image.Transparent, image.Point{}, imgdraw.Src)
+		case gif.DisposalPrevious:
+			if prev != nil {
+				copy(canvas.Pix, prev.Pix)
+			}
+		}
+	}
+	anim.total = t
+	return anim, nil
+}
+
+// mipFor returns img or a box-filtered reduction of it such that sampling with bilinear
+// filtering does not alias, and the factor (a power of two) by which it was reduced.
+// srcPerDst is how many source pixels one destination pixel spans (the smaller axis).
+func mipFor(mu *sync.Mutex, levels *[]*image.RGBA, img *image.RGBA, srcPerDst float64) (*image.RGBA, float64) {
+	if srcPerDst < 2 || img.Rect.Dx() < 2 || img.Rect.Dy() < 2 {
+		return img, 1
+	}
+	want := int(math.Floor(math.Log2(srcPerDst)))
+	if want > 12 {
+		want = 12
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	cur, f := img, 1.0
+	for lvl := 1; lvl <= want; lvl++ {
+		if lvl-1 < len(*levels) {
+			cur = (*levels)[lvl-1]
+		} else {
+			if cur.Rect.Dx() < 2 || cur.Rect.Dy() < 2 {
+				break
+			}
+			cur = halve(cur)
+			*levels = append(*levels, cur)
+		}
+		f *= 2
+	}
+	// the factor must match the actual ratio of sizes (odd sizes round up)
+	return cur, float64(img.Rect.Dx()) / float64(cur.Rect.Dx())
+}
+
+// halve reduces an image to half size (rounding up) with a 2x2 box filter.
+func halve(src *image.RGBA) *image.RGBA {
+	sw, sh := src.Rect.Dx(), src.Rect.Dy()
+	w, h := (sw+1)/2, (sh+1)/2
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		y0, y1 := 2*y, 2*y+1
+		if y1 >= sh {
+			y1 = sh - 1
+		}
+		for x := 0; x < w; x++ {
+			x0, x1 := 2*x, 2*x+1
+			if x1 >= sw {
+				x1 = sw - 1
+			}
+			i00, i10 := y0*src.Stride+x0*4, y0*src.Stride+x1*4
+			i01, i11 := y1*src.Stride+x0*4, y1*src.Stride+x1*4
+			o := y*dst.Stride + x*4
+			for c := 0; c < 4; c++ {
+				s := uint32(src.Pix[i00+c]) + uint32(src.Pix[i10+c]) + uint32(src.Pix[i01+c]) + uint32(src.Pix[i11+c])
+				dst.Pix[o+c] = uint8((s + 2) / 4)
+			}
+		}
+	}
+	return dst
+}
+
+// svgRaster returns the SVG rasterised at w x h pixels (cached per size). Like a browser
+// drawing an <img> of an SVG with a viewBox, the drawing keeps its aspect ratio and is
+// centred (preserveAspectRatio xMidYMid meet) unless the document says "none".
+func (e *mediaEntry) svgRaster(w, h int) *image.RGBA {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	key := [2]int{w, h}
+	if r, ok := e.sized[key]; ok {
+		return r
+	}
+	if len(e.sized) >= maxSizedRasters {
+		clear(e.sized)
+	}
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	vb := e.svg.ViewBox
+	sx, sy := float64(w)/vb.W, float64(h)/vb.H
+	ox, oy := 0.0, 0.0
+	if !e.svgFit {
+		s := math.Min(sx, sy)
+		ox, oy = (float64(w)-vb.W*s)/2, (float64(h)-vb.H*s)/2
+		sx, sy = s, s
+	}
+	e.svg.Transform = rasterx.Identity.Translate(ox, oy).Scale(sx, sy).Translate(-vb.X, -vb.Y)
+	scanner := rasterx.NewScannerGV(w, h, out, out.Rect)
+	e.svg.Draw(rasterx.NewDasher(w, h, scanner), 1)
+	e.sized[key] = out
+	return out
+}
+
+// solidRGBA converts a colour to a uniform image (used by tests and backgrounds).
+func solidRGBA(c Color, w, h int) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	imgdraw.Draw(img, img.Rect, image.NewUniform(color.NRGBA{c.R, c.G, c.B, c.A}), image.Point{}, imgdraw.Src)
+	return img
+}

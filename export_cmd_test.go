@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// exportState is a 160x90 state: a red rectangle, a png image, a jpeg image (by file://
+// remoteUrl) and a solid circle, on a blue background.
+const exportState = `{"compositionWidth":160,"compositionHeight":90,"timebaseTicksPerSecond":240000,
+"tracks":[{"id":"t0","hidden":false,"muted":false,"items":["png"]},{"id":"t1","hidden":false,"muted":false,"items":["jpg"]}],
+"assets":{
+ "a1":{"id":"a1","type":"image","filename":"green.png","size":10,"remoteUrl":"https://example.com/x.png","remoteKey":"media/green.png","mimeType":"image/png","width":20,"height":20},
+ "a2":{"id":"a2","type":"image","filename":"red.jpg","size":10,"remoteUrl":"FILEURL","remoteKey":null,"mimeType":"image/jpeg","width":20,"height":20}},
+"items":{
+ "png":{"id":"png","type":"image","assetId":"a1","startTicks":0,"durationTicks":240000,"isDraggingInTimeline":false,
+  "left":{"value":0,"keyframes":[]},"top":{"value":0,"keyframes":[]},"width":{"value":80,"keyframes":[]},"height":{"value":90,"keyframes":[]},
+  "scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},"opacity":{"value":1,"keyframes":[]},
+  "rotation":{"value":0,"keyframes":[]},"borderRadius":{"value":0,"keyframes":[]},"keepAspectRatio":false},
+ "jpg":{"id":"jpg","type":"image","assetId":"a2","startTicks":0,"durationTicks":240000,"isDraggingInTimeline":false,
+  "left":{"value":80,"keyframes":[]},"top":{"value":0,"keyframes":[]},"width":{"value":80,"keyframes":[]},"height":{"value":45,"keyframes":[]},
+  "scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},"opacity":{"value":1,"keyframes":[]},
+  "rotation":{"value":0,"keyframes":[]},"borderRadius":{"value":0,"keyframes":[]},"keepAspectRatio":false}},
+"transitions":{},
+"globalBackground":{"type":"color","color":"#0000ff","gradient":null}}`
+
+func writeExportFixture(t *testing.T) (dir, state string) {
+	t.Helper()
+	dir = t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "assets", "media"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	green := image.NewRGBA(image.Rect(0, 0, 20, 20))
+	red := image.NewRGBA(image.Rect(0, 0, 20, 20))
+	for y := 0; y < 20; y++ {
+		for x := 0; x < 20; x++ {
+			green.Set(x, y, color.RGBA{0, 200, 0, 255})
+			red.Set(x, y, color.RGBA{220, 0, 0, 255})
+		}
+	}
+	var b bytes.Buffer
+	png.Encode(&b, green)
+	os.WriteFile(filepath.Join(dir, "assets", "media", "green.png"), b.Bytes(), 0o644)
+	b.Reset()
+	jpeg.Encode(&b, red, &jpeg.Options{Quality: 95})
+	jpgPath := filepath.Join(dir, "elsewhere.jpg")
+	os.WriteFile(jpgPath, b.Bytes(), 0o644)
+	state = filepath.Join(dir, "state.json")
+	os.WriteFile(state, []byte(strings.Replace(exportState, "FILEURL", "file://"+jpgPath, 1)), 0o644)
+	return dir, state
+}
+
+func TestExportFramePNG(t *testing.T) {
+	dir, state := writeExportFixture(t)
+	out := filepath.Join(dir, "frame.png")
+	cmd := exec.Command(binPath, "export", state, "--frame", "3", "-o", out, "--assets", filepath.Join(dir, "assets"), "--scale", "2")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("export: %v\n%s", err, b)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Bounds().Dx() != 320 || img.Bounds().Dy() != 180 {
+		t.Fatalf("size %v, want 320x180 (scale 2)", img.Bounds())
+	}
+	near := func(c color.Color, r, g, b uint8) bool {
+		cr, cg, cb, _ := c.RGBA()
+		d := func(a uint32, b uint8) bool { x := int(a>>8) - int(b); return x > -12 && x < 12 }
+		return d(cr, r) && d(cg, g) && d(cb, b)
+	}
+	for _, p := range []struct {
+		x, y    int
+		r, g, b uint8
+	}{{40, 90, 0, 200, 0}, {240, 40, 220, 0, 0}, {240, 150, 0, 0, 255}} {
+		if c := img.At(p.x, p.y); !near(c, p.r, p.g, p.b) {
+			t.Errorf("pixel (%d,%d) = %v, want about (%d,%d,%d)", p.x, p.y, c, p.r, p.g, p.b)
+		}
+	}
+}
+
+func TestExportFrameFailsCleanly(t *testing.T) {
+	dir, state := writeExportFixture(t)
+	out := filepath.Join(dir, "frame.png")
+	for _, tc := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"missing asset", []string{"export", state, "--frame", "0", "-o", out, "--assets", filepath.Join(dir, "nothing")}, "asset"},
+		{"no frame", []string{"export", state, "-o", out}, "--frame"},
+		{"bad state", []string{"export", filepath.Join(dir, "assets", "media", "green.png"), "--frame", "0", "-o", out}, "invalid"},
+		{"video not yet", []string{"export", state, "-o", filepath.Join(dir, "x.mp4")}, "unsupported output"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := exec.Command(binPath, tc.args...).CombinedOutput()
+			if err == nil {
+				t.Fatalf("export succeeded:\n%s", b)
+			}
+			if !strings.Contains(string(b), tc.msg) {
+				t.Errorf("message %q does not mention %q", b, tc.msg)
+			}
+			ents, _ := os.ReadDir(dir)
+			for _, e := range ents {
+				if strings.HasPrefix(e.Name(), "frame.png") || strings.HasPrefix(e.Name(), ".frame.png") {
+					t.Errorf("left a file behind: %s", e.Name())
+				}
+			}
+		})
+	}
+}
