@@ -2,7 +2,7 @@
 GO ?= go
 BIN ?= ./cutroom
 # packages with goroutines, also run under the race detector
-RACE_PKGS ?= ./server/ ./storage/
+RACE_PKGS ?= ./server/ ./storage/ ./export/ ./webhook/
 
 .PHONY: run build deps test-deps test vet fmt-check bench
 
