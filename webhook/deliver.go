@@ -172,7 +172,8 @@ func (d *Deliverer) dispatch(ctx context.Context, wg *sync.WaitGroup, sem chan s
 		return 5 * time.Second
 	}
 	now := d.cfg.Now()
-	wait := time.Hour
+	// Look again within this even unwoken, in case an entry was added without Notify.
+	wait := 10 * time.Second
 	seen := map[string]bool{}
 	for _, p := range pending {
 		if seen[p.TaskID] { // an earlier event of this task is still pending
