@@ -2,9 +2,9 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
-	"encoding/json"
 	"net/url"
 	"os"
 	"os/exec"
