@@ -251,3 +251,40 @@ func TestProgressRisesWithFrames(t *testing.T) {
 		t.Fatalf("phases %v", phases)
 	}
 }
+
+// TestCancelPausedTask: a PAUSED task (left by a graceful stop) can be canceled before the
+// next start, and is not rendered again.
+func TestCancelPausedTask(t *testing.T) {
+	dir := t.TempDir()
+	rn := start(t, dir, &exporttest.Solid{FrameDelay: time.Hour})
+	id := create(t, rn, 1)
+	waitStatus(t, rn.db, id, 10*time.Second, func(tk storage.ExportTask) bool { return tk.Status == storage.StatusProcessing })
+	rn.stop()
+
+	db, err := storage.Open(dir, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, _ := db.OutputSecret()
+	svc, err := export.New(export.Config{OutputDir: filepath.Join(dir, "outputs"), Links: export.NewLinks("http://x", secret)}, db, &exporttest.Solid{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, _ := db.ExportTaskByID(id)
+	if tk.Status != storage.StatusPaused {
+		t.Fatalf("status %s", tk.Status)
+	}
+	v, err := svc.Cancel(tk.WorkspaceID, id)
+	if err != nil || v.Status != storage.StatusCanceled || v.CompletedAt == nil {
+		t.Fatalf("cancel paused: %+v %v", v, err)
+	}
+	db.Close()
+
+	r := &exporttest.Solid{}
+	rn = start(t, dir, r)
+	defer rn.stop()
+	time.Sleep(200 * time.Millisecond)
+	if tk, _ := rn.db.ExportTaskByID(id); tk.Status != storage.StatusCanceled || r.Started() != 0 {
+		t.Fatalf("after restart: %s, renders %d", tk.Status, r.Started())
+	}
+}
