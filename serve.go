@@ -133,7 +133,8 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 		base = "http://" + ln.Addr().String()
 	}
 	base = strings.TrimRight(base, "/")
-	cfg := server.Config{PublicURL: base, MaxBodyBytes: f.maxBody, SyncRate: f.syncRate, SyncBurst: f.syncBurst, Logger: log}
+	cfg := server.Config{PublicURL: base, MaxBodyBytes: f.maxBody, SyncRate: f.syncRate, SyncBurst: f.syncBurst, Logger: log,
+		Features: renderFeatures()}
 	if isLoopback(ln.Addr()) {
 		cfg.AllowedHosts = server.LoopbackHosts(base)
 	}

@@ -101,7 +101,7 @@ func bigState(tb testing.TB, n int) []byte {
 		"compositionWidth": 1920, "compositionHeight": 1080, "timebaseTicksPerSecond": 240000, "outputRatio": "16:9",
 		"tracks": tracks, "assets": assets, "items": items, "transitions": transitions,
 		"globalBackground": map[string]any{"type": "color", "color": "#000000", "gradient": nil},
-		"brandRuntime": nil, "deletedAssets": []any{},
+		"brandRuntime":     nil, "deletedAssets": []any{},
 	}
 	b, err := json.MarshalIndent(st, "", " ")
 	if err != nil {

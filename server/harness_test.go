@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
 )
@@ -65,7 +66,7 @@ func newEnv(t *testing.T, mutate ...func(*server.Config)) *env {
 	}
 	e.keyB = mk("b", true)
 	e.keyOff = mk("off", false)
-	cfg := server.Config{Now: clk.Now, PublicURL: "http://127.0.0.1:8787"}
+	cfg := server.Config{Now: clk.Now, PublicURL: "http://127.0.0.1:8787", Features: editor.AllFeatures()}
 	for _, m := range mutate {
 		m(&cfg)
 	}

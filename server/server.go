@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
 )
@@ -34,6 +35,8 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives request and error logs; slog.Default() when nil.
 	Logger *slog.Logger
+	// Features is what the renderer draws; capabilities advertise exactly this.
+	Features editor.FeatureSet
 }
 
 // Accounts authenticates API keys.
@@ -76,6 +79,7 @@ type Server struct {
 	limiter  *syncLimiter
 	inflight inflight
 	hosts    map[string]bool
+	caps     editor.EditorCapabilities
 }
 
 // New builds the server and its routes.
@@ -100,7 +104,7 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, now: cfg.Now,
 		limiter:  newSyncLimiter(cfg.SyncRate, cfg.SyncBurst, cfg.Now),
-		inflight: inflight{keys: map[string]struct{}{}}}
+		inflight: inflight{keys: map[string]struct{}{}}, caps: editor.Capabilities(cfg.Features)}
 	if len(cfg.AllowedHosts) > 0 {
 		s.hosts = map[string]bool{}
 		for _, h := range cfg.AllowedHosts {
@@ -140,6 +144,10 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 
 func (s *Server) routes() {
 	v1 := s.engine.Group("/v1", s.authenticate)
+	// Capabilities, validate and illustrations need a valid key but not runtime access.
+	v1.GET("/editor/capabilities", s.getCapabilities)
+	v1.POST("/editor/validate", s.limitBody, s.validateState)
+	v1.GET("/illustrations", s.searchIllustrations)
 	rt := v1.Group("", s.requireRuntime)
 	rt.POST("/projects", s.limitBody, s.createProject)
 	rt.GET("/projects", s.listProjects)
