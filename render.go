@@ -11,8 +11,10 @@ import (
 // newRenderer returns the renderer serve gives the export scheduler.
 //
 // The frame pipeline (state -> compositor -> encoder -> file) is not wired into this build
-// yet; until it is, exports are refused at create with EXPORT_FEATURE_UNSUPPORTED instead of
-// being queued and failing. Wiring it means returning the pipeline's export.Renderer here.
+// yet. Until it is, the placeholder claims the features of renderFeatures (none so far), so
+// exports are refused at create with EXPORT_FEATURE_UNSUPPORTED naming what the state uses,
+// instead of being queued and failing. Wiring the pipeline means returning its
+// export.Renderer here (with a Features method when it draws only part of the state).
 func newRenderer() export.Renderer { return pendingRenderer{} }
 
 type pendingRenderer struct{}
@@ -21,7 +23,5 @@ func (pendingRenderer) Render(context.Context, export.RenderJob, func(done, tota
 	return errors.New("the frame pipeline is not wired into this build")
 }
 
-// UnsupportedFeatures refuses every state while no pipeline is wired.
-func (pendingRenderer) UnsupportedFeatures(*editor.State) []string {
-	return []string{"rendering (the frame pipeline is not wired into this build yet)"}
-}
+// Features is what this build draws: the same set the capabilities route advertises.
+func (pendingRenderer) Features() editor.FeatureSet { return renderFeatures() }

@@ -205,8 +205,8 @@ func (s *Service) Create(ctx context.Context, p storage.Principal, projectID str
 	if r := Ratios[*req.Ratio]; r[0] != 0 && !ratioMatches(compW, compH, r[0], r[1]) {
 		return Created{}, fieldErr(CodeRatioMismatch, "ratio", "ratio %s does not match the composition size %dx%d; send the matching ratio or custom", *req.Ratio, compW, compH)
 	}
-	if fc, ok := s.renderer.(FeatureChecker); ok {
-		if names := fc.UnsupportedFeatures(parsed); len(names) > 0 {
+	if fr, ok := s.renderer.(Featured); ok {
+		if names := editor.UnsupportedFeatures(parsed, fr.Features()); len(names) > 0 {
 			return Created{}, &Error{Code: CodeFeatureUnsupported, Field: "editorState", Details: names,
 				Msg: "this server cannot render these features of the state yet: " + strings.Join(names, ", ")}
 		}

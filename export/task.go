@@ -31,11 +31,11 @@ type Renderer interface {
 	Render(ctx context.Context, job RenderJob, progress func(done, total int64)) error
 }
 
-// FeatureChecker is implemented by renderers that cannot draw every member of a valid
-// state. UnsupportedFeatures names the features of s it cannot draw (nil when it can draw
-// them all); creates that use one are refused with EXPORT_FEATURE_UNSUPPORTED.
-type FeatureChecker interface {
-	UnsupportedFeatures(s *editor.State) []string
+// Featured is implemented by renderers that draw only part of editor state v1. Creates of
+// states using a feature outside Features (editor.UnsupportedFeatures) are refused with
+// EXPORT_FEATURE_UNSUPPORTED naming them. A renderer without it draws everything.
+type Featured interface {
+	Features() editor.FeatureSet
 }
 
 // RenderJob is everything a Renderer needs for one task.

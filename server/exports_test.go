@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export/exporttest"
 	"github.com/cutroom/cutroom/storage"
 )
@@ -225,9 +226,11 @@ func TestExportFieldRules(t *testing.T) {
 // TestExportUnsupportedFeature refuses states the renderer cannot draw, naming the features.
 func TestExportUnsupportedFeature(t *testing.T) {
 	e := newExportEnv(t, exportOpts{})
-	e.renderer.Unsupported = []string{"item type solid"}
+	fs := editor.AllFeatures()
+	fs.ItemTypes = []editor.ItemType{editor.ItemType("text")}
+	e.renderer.Supported = &fs
 	p := e.do("POST", "/v1/exports", e.keyA, exportBody(solidState(1920, 1080, 1))).Problem(422, "EXPORT_FEATURE_UNSUPPORTED")
-	if errs, _ := p["errors"].([]any); len(errs) != 1 || errs[0] != "item type solid" {
+	if errs, _ := p["errors"].([]any); len(errs) != 1 || errs[0] != "item:solid" {
 		t.Fatalf("%v", p)
 	}
 }

@@ -26,8 +26,8 @@ type Solid struct {
 	FrameDelay time.Duration
 	// Fail, when set, makes every render fail after the first frame with this error.
 	Fail error
-	// Unsupported, when set, is returned by UnsupportedFeatures for every state.
-	Unsupported []string
+	// Supported, when set, is the feature set the renderer claims (default: everything).
+	Supported *editor.FeatureSet
 
 	started atomic.Int64
 	stopped atomic.Int64
@@ -39,8 +39,13 @@ func (s *Solid) Started() int64 { return s.started.Load() }
 // Stopped returns how many renders ended, successfully or not.
 func (s *Solid) Stopped() int64 { return s.stopped.Load() }
 
-// UnsupportedFeatures returns s.Unsupported.
-func (s *Solid) UnsupportedFeatures(*editor.State) []string { return s.Unsupported }
+// Features returns s.Supported, or every feature of editor state v1.
+func (s *Solid) Features() editor.FeatureSet {
+	if s.Supported != nil {
+		return *s.Supported
+	}
+	return editor.AllFeatures()
+}
 
 // Render implements export.Renderer.
 func (s *Solid) Render(ctx context.Context, job export.RenderJob, progress func(done, total int64)) error {
