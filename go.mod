@@ -11,6 +11,8 @@ require (
 	golang.org/x/time v0.11.0
 )
 
+require golang.org/x/term v0.28.0 // indirect
+
 require (
 	github.com/Eyevinn/mp4ff v0.47.0
 	github.com/at-wat/ebml-go v0.17.1
