@@ -11,7 +11,7 @@ require (
 	golang.org/x/time v0.11.0
 )
 
-require golang.org/x/term v0.28.0 // indirect
+require golang.org/x/term v0.28.0
 
 require (
 	github.com/Eyevinn/mp4ff v0.47.0
