@@ -271,10 +271,6 @@ func (s *Service) Create(ctx context.Context, p storage.Principal, projectID str
 	}
 	prior, err := s.store.CreateExport(t, state, idem, storage.ExportLimits{MaxActive: s.cfg.MaxActive, DedupeClientTaskID: dedupe})
 	if err != nil {
-		var se *storage.Error
-		if errors.As(err, &se) && se.Code == storage.CodeConcurrencyExceeded {
-			return Created{}, err
-		}
 		return Created{}, err
 	}
 	if prior != nil {
