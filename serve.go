@@ -9,13 +9,16 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
+	"github.com/cutroom/cutroom/webhook"
 	"github.com/spf13/cobra"
 )
 
@@ -28,6 +31,12 @@ type serveFlags struct {
 	syncRate      float64
 	syncBurst     int
 	shutdownGrace time.Duration
+
+	renderWorkers int
+	outputTTL     time.Duration
+	maxOutputSide int
+	headerPrefix  string
+	allowHosts    []string
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -52,6 +61,11 @@ desktop apps that bundle the server).`,
 	fl.Float64Var(&f.syncRate, "sync-rate", 2, "project sync rate limit: syncs per second per project")
 	fl.IntVar(&f.syncBurst, "sync-burst", 10, "project sync rate limit: burst size per project")
 	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")
+	fl.IntVar(&f.renderWorkers, "render-workers", 0, "exports rendered at once (0: half the CPU cores, at least 1)")
+	fl.DurationVar(&f.outputTTL, "output-ttl", 72*time.Hour, "how long export download links work; the file is deleted after")
+	fl.IntVar(&f.maxOutputSide, "max-output-side", 3840, "largest export output side in pixels")
+	fl.StringVar(&f.headerPrefix, "webhook-header-prefix", webhook.DefaultHeaderPrefix, "prefix of the webhook headers <prefix>-Timestamp, -Signature and -Event-Id")
+	fl.StringSliceVar(&f.allowHosts, "allow-hosts", nil, "outbound destinations (webhook callbacks) to allow besides public addresses: loopback, private, CIDRs, addresses or host names")
 	return cmd
 }
 
@@ -124,14 +138,38 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	if isLoopback(ln.Addr()) {
 		cfg.AllowedHosts = server.LoopbackHosts(base)
 	}
-	srv := server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db})
+	guard, err := webhook.NewGuard(f.allowHosts)
+	if err != nil {
+		return fmt.Errorf("--allow-hosts: %w", err)
+	}
+	linkSecret, err := db.OutputSecret()
+	if err != nil {
+		return fmt.Errorf("output link secret: %w", err)
+	}
+	deliverer := webhook.NewDeliverer(webhook.Config{HeaderPrefix: f.headerPrefix, Guard: guard, Logger: log}, db)
+	exports, err := export.New(export.Config{Workers: f.renderWorkers, OutputDir: filepath.Join(g.dataDir, "outputs"),
+		OutputTTL: f.outputTTL, MaxOutputSide: f.maxOutputSide, Links: export.NewLinks(base, linkSecret),
+		Guard: guard, HeaderPrefix: f.headerPrefix, Notify: deliverer.Notify, Logger: log}, db, newRenderer())
+	if err != nil {
+		return err
+	}
+	srv := server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db, Exports: exports})
 	hs := srv.HTTPServer(f.addr)
 
 	var wg sync.WaitGroup
 	bg, cancelBG := context.WithCancel(context.Background())
 	defer func() { cancelBG(); wg.Wait() }()
-	wg.Add(1)
+	wg.Add(2)
 	go func() { defer wg.Done(); sweepIdempotency(bg, db, log) }()
+	go func() { defer wg.Done(); _ = deliverer.Run(bg) }()
+	// The scheduler stops before the deliverer and the database: on shutdown it records
+	// its renders as PAUSED.
+	var schedWG sync.WaitGroup
+	schedCtx, stopSched := context.WithCancel(context.Background())
+	defer func() { stopSched(); schedWG.Wait() }()
+	schedErr := make(chan error, 1)
+	schedWG.Add(1)
+	go func() { defer schedWG.Done(); schedErr <- exports.Run(schedCtx) }()
 
 	switch {
 	case newKey != "":
@@ -149,6 +187,9 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
+	case err := <-schedErr:
+		_ = hs.Close()
+		return fmt.Errorf("export scheduler: %w", err)
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
@@ -160,6 +201,8 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	stopSched()
+	schedWG.Wait()
 	return nil
 }
 

@@ -75,6 +75,8 @@ var codeStatus = map[string]int{
 	"PAYLOAD_TOO_LARGE":      http.StatusRequestEntityTooLarge,
 	"LINK_INVALID":           http.StatusForbidden,
 	"LINK_EXPIRED":           http.StatusForbidden,
+	"FIELD_REQUIRED":         http.StatusBadRequest,
+	"INVALID_FIELD_TYPE":     http.StatusBadRequest,
 
 	"OPEN_API_EXPORT_CONCURRENCY_LIMIT_EXCEEDED": http.StatusUnprocessableEntity,
 	"OPEN_API_PROJECT_SYNC_RATE_LIMITED":         http.StatusTooManyRequests,

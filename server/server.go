@@ -65,6 +65,8 @@ type Deps struct {
 	Accounts    Accounts
 	Projects    Projects
 	Idempotency Idempotency
+	// Exports serves the export routes and output links; nil leaves them unregistered.
+	Exports Exports
 }
 
 // Server is cutroom's HTTP interface.
@@ -153,6 +155,16 @@ func (s *Server) routes() {
 	rt.PATCH("/projects/:projectId", s.limitBody, s.patchProject)
 	rt.POST("/projects/:projectId/sync", s.limitBody, s.syncProject)
 	rt.DELETE("/projects/:projectId", s.deleteProject)
+	if s.deps.Exports != nil {
+		rt.POST("/projects/:projectId/exports", s.limitBody, s.createProjectExport)
+		rt.POST("/exports", s.limitBody, s.createStatelessExport)
+		rt.GET("/exports", s.listExports)
+		rt.GET("/exports/:taskId", s.getExport)
+		rt.DELETE("/exports/:taskId", s.cancelExport)
+		// Output links are signed and expiring; they need no API key.
+		s.engine.GET("/outputs/:taskId/:filename", s.getOutput)
+		s.engine.HEAD("/outputs/:taskId/:filename", s.getOutput)
+	}
 }
 
 // recoverer answers a panic with a 500 problem and logs it; the server keeps running.
