@@ -50,6 +50,7 @@ type placedGlyph struct {
 	face        *faceEntry
 	gid         font.GID
 	x, y        float64
+	baseline    float64
 	size        float64
 	synthItalic bool
 	synthBold   bool
@@ -149,7 +150,8 @@ func (l *Library) layoutText(t Text) (*layout, error) {
 	size := st.Size
 	ascent, descent := lineMetrics(pface, size)
 	lineH := st.LineHeight * size
-	halfLeading := (lineH - (ascent + descent)) / 2
+	// Blink gives the ascent side floor(leading/2) whole pixels and the rest to the descent.
+	halfLeading := math.Floor((lineH - (ascent + descent)) / 2)
 
 	dir := di.DirectionLTR
 	rtl := strings.EqualFold(st.Direction, "rtl")
@@ -212,7 +214,7 @@ func (l *Library) layoutText(t Text) (*layout, error) {
 			Size:         fixed.Int26_6(math.Round(size * unitsPerPx * 64)),
 			FontFeatures: features,
 		}
-		split := ss.seg.Split(input, fm)
+		split := spacesToPrimary(ss.seg.Split(input, fm), pface)
 		outs := make([]shaping.Output, 0, len(split))
 		for _, in := range split {
 			out := ss.shaper.Shape(in)
@@ -252,7 +254,7 @@ func (l *Library) layoutText(t Text) (*layout, error) {
 					if g.GlyphID != font.EmptyGlyph {
 						lay.glyphs = append(lay.glyphs, placedGlyph{
 							face: e, gid: g.GlyphID,
-							x: pen + toPx(g.XOffset), y: baseline - toPx(g.YOffset),
+							x: pen + toPx(g.XOffset), y: baseline - toPx(g.YOffset), baseline: baseline,
 							size: size, synthItalic: synthItalic, synthBold: synthBold, line: idx,
 						})
 					}
@@ -361,4 +363,41 @@ func hangTrailingSpaces(line shaping.Line, runes []rune, last bool) {
 			run.RecomputeAdvance()
 		}
 	}
+}
+
+// spacesToPrimary moves space separators inside fallback-font runs back to the primary face
+// when it has them, as browsers do: they shape with the first font of the list and fall back
+// only for characters it lacks, so a space between Hebrew words uses the primary font's space.
+func spacesToPrimary(runs []shaping.Input, primary *font.Face) []shaping.Input {
+	out := make([]shaping.Input, 0, len(runs))
+	for _, in := range runs {
+		if in.Face == primary {
+			out = append(out, in)
+			continue
+		}
+		start := in.RunStart
+		for i := in.RunStart; i < in.RunEnd; i++ {
+			if !unicode.Is(unicode.Zs, in.Text[i]) {
+				continue
+			}
+			if _, ok := primary.NominalGlyph(in.Text[i]); !ok {
+				continue
+			}
+			if i > start {
+				part := in
+				part.RunStart, part.RunEnd = start, i
+				out = append(out, part)
+			}
+			sp := in
+			sp.RunStart, sp.RunEnd, sp.Face = i, i+1, primary
+			out = append(out, sp)
+			start = i + 1
+		}
+		if start < in.RunEnd {
+			part := in
+			part.RunStart = start
+			out = append(out, part)
+		}
+	}
+	return out
 }

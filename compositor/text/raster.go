@@ -27,6 +27,7 @@ type maskKey struct {
 	// outside stroke width for a stroke mask. Synthetic bold adds to it.
 	radius64    int64
 	synthItalic bool
+	round       bool
 }
 
 // mask is the coverage of one glyph: img's pixel (x, y) lies at output pixel
@@ -53,7 +54,7 @@ func fakeBoldExtra(ppem float64) float64 {
 // glyphMask returns the cached coverage mask of a glyph, rasterising it on a miss. radius is
 // the dilation in output pixels (0 for the plain fill). It returns nil for glyphs with no
 // outline (spaces, bitmap-only glyphs).
-func (l *Library) glyphMask(g placedGlyph, scale float64, subX, subY uint8, radius float64) *mask {
+func (l *Library) glyphMask(g placedGlyph, scale float64, subX, subY uint8, radius float64, round bool) *mask {
 	ppem := g.size * scale
 	if g.synthBold {
 		radius += fakeBoldExtra(ppem) / 2
@@ -64,11 +65,12 @@ func (l *Library) glyphMask(g placedGlyph, scale float64, subX, subY uint8, radi
 		subX:   subX, subY: subY,
 		radius64:    int64(math.Round(radius * 64)),
 		synthItalic: g.synthItalic,
+		round:       round,
 	}
 	if m, ok := l.masks.get(key); ok {
 		return m
 	}
-	m := rasterGlyph(g.face, g.gid, ppem, float64(subX)/subpixelSteps, float64(subY)/subpixelSteps, radius, g.synthItalic)
+	m := rasterGlyph(g.face, g.gid, ppem, float64(subX)/subpixelSteps, float64(subY)/subpixelSteps, radius, g.synthItalic, round)
 	l.masks.put(key, m)
 	return m
 }
@@ -167,7 +169,7 @@ func (p outlinePath) bounds() (x0, y0, x1, y1 float64) {
 const maxMaskSide = 8192
 
 // rasterGlyph rasterises one glyph, dilated by radius when radius > 0.
-func rasterGlyph(e *faceEntry, gid font.GID, ppem, ox, oy, radius float64, italic bool) *mask {
+func rasterGlyph(e *faceEntry, gid font.GID, ppem, ox, oy, radius float64, italic, round bool) *mask {
 	path, ok := glyphOutline(e, gid, ppem, ox, oy, italic)
 	if !ok {
 		return nil
@@ -191,7 +193,7 @@ func rasterGlyph(e *faceEntry, gid font.GID, ppem, ox, oy, radius float64, itali
 	if radius > 0 {
 		ring := image.NewAlpha(fill.Rect)
 		z.Reset(w, h)
-		dilatePath(z, path, dx, dy, radius)
+		dilatePath(z, path, dx, dy, radius, round)
 		z.Draw(ring, ring.Bounds(), image.Opaque, image.Point{})
 		for i, v := range ring.Pix {
 			if v > fill.Pix[i] {
@@ -294,12 +296,18 @@ func clampInt(v, lo, hi int) int {
 	return v
 }
 
+// miterLimit is the SVG/Skia default stroke miter limit that Chromium's -webkit-text-stroke
+// uses.
+const miterLimit = 4
+
 // dilatePath adds, for every edge of the flattened outline, a rectangle of half-width radius
-// and, at every vertex, a disc of that radius, all with the same orientation. The
-// rasterizer's non-zero accumulation turns them into their union: every point within radius
-// of the outline. Together with the fill it is the Minkowski sum of the glyph and a disc,
-// which is exactly a stroke with round joins seen from outside.
-func dilatePath(z *vector.Rasterizer, p outlinePath, dx, dy, radius float64) {
+// and, at every vertex, a join: a disc of that radius for round joins, or for miter joins the
+// wedge up to the miter tip (a bevel past the miter limit). All shapes have the same
+// orientation, so the rasterizer's non-zero accumulation turns them into their union. With
+// round joins this is every point within radius of the outline; together with the fill it is
+// the Minkowski sum of the glyph and a disc: the outside of a centred stroke of width
+// 2*radius.
+func dilatePath(z *vector.Rasterizer, p outlinePath, dx, dy, radius float64, round bool) {
 	polys := p.flatten(0.1)
 	// Disc polygon: enough sides that the sagitta stays under 0.05 px, scaled out so the
 	// polygon's edges lie on average on the circle.
@@ -314,30 +322,81 @@ func dilatePath(z *vector.Rasterizer, p outlinePath, dx, dy, radius float64) {
 		a := 2 * math.Pi * float64(i) / float64(sides)
 		circle[i] = [2]float64{rr * math.Cos(a), rr * math.Sin(a)}
 	}
-	for _, poly := range polys {
-		n := len(poly)
-		for i := 0; i < n; i++ {
-			a := poly[i]
-			b := poly[(i+1)%n]
-			// Disc at the vertex.
-			z.MoveTo(float32(a[0]+circle[0][0]-dx), float32(a[1]+circle[0][1]-dy))
-			for k := 1; k < sides; k++ {
-				z.LineTo(float32(a[0]+circle[k][0]-dx), float32(a[1]+circle[k][1]-dy))
+	poly4 := func(pts ...[2]float64) {
+		// Keep the orientation of the rectangles and discs (positive shoelace area).
+		var area float64
+		for i := range pts {
+			a, b := pts[i], pts[(i+1)%len(pts)]
+			area += a[0]*b[1] - b[0]*a[1]
+		}
+		if area < 0 {
+			for i, j := 0, len(pts)-1; i < j; i, j = i+1, j-1 {
+				pts[i], pts[j] = pts[j], pts[i]
 			}
-			z.ClosePath()
+		}
+		z.MoveTo(float32(pts[0][0]-dx), float32(pts[0][1]-dy))
+		for _, q := range pts[1:] {
+			z.LineTo(float32(q[0]-dx), float32(q[1]-dy))
+		}
+		z.ClosePath()
+	}
+	for _, poly := range polys {
+		// Drop repeated points so every edge has a direction.
+		clean := poly[:0:0]
+		for _, q := range poly {
+			if len(clean) == 0 || math.Hypot(q[0]-clean[len(clean)-1][0], q[1]-clean[len(clean)-1][1]) > 1e-9 {
+				clean = append(clean, q)
+			}
+		}
+		for len(clean) > 1 && math.Hypot(clean[0][0]-clean[len(clean)-1][0], clean[0][1]-clean[len(clean)-1][1]) <= 1e-9 {
+			clean = clean[:len(clean)-1]
+		}
+		n := len(clean)
+		if n < 2 {
+			continue
+		}
+		for i := 0; i < n; i++ {
+			prev, a, b := clean[(i+n-1)%n], clean[i], clean[(i+1)%n]
 			ex, ey := b[0]-a[0], b[1]-a[1]
 			ln := math.Hypot(ex, ey)
-			if ln < 1e-9 {
+			nx, ny := -ey/ln*radius, ex/ln*radius
+			poly4([2]float64{a[0] + nx, a[1] + ny}, [2]float64{a[0] - nx, a[1] - ny},
+				[2]float64{b[0] - nx, b[1] - ny}, [2]float64{b[0] + nx, b[1] + ny})
+			if round {
+				z.MoveTo(float32(a[0]+circle[0][0]-dx), float32(a[1]+circle[0][1]-dy))
+				for k := 1; k < sides; k++ {
+					z.LineTo(float32(a[0]+circle[k][0]-dx), float32(a[1]+circle[k][1]-dy))
+				}
+				z.ClosePath()
 				continue
 			}
-			nx, ny := -ey/ln*radius, ex/ln*radius
-			// Rectangle around the edge; this vertex order has the same orientation as the
-			// disc for every edge direction.
-			z.MoveTo(float32(a[0]+nx-dx), float32(a[1]+ny-dy))
-			z.LineTo(float32(a[0]-nx-dx), float32(a[1]-ny-dy))
-			z.LineTo(float32(b[0]-nx-dx), float32(b[1]-ny-dy))
-			z.LineTo(float32(b[0]+nx-dx), float32(b[1]+ny-dy))
-			z.ClosePath()
+			// Join at a between the incoming edge (prev->a) and the outgoing one (a->b), on
+			// both sides; the inner side is covered by the rectangles already.
+			px, py := a[0]-prev[0], a[1]-prev[1]
+			pl := math.Hypot(px, py)
+			d1 := [2]float64{px / pl, py / pl}
+			d2 := [2]float64{ex / ln, ey / ln}
+			cosT := d1[0]*d2[0] + d1[1]*d2[1]
+			if cosT > 1-1e-12 {
+				continue
+			}
+			for _, side := range []float64{1, -1} {
+				n1 := [2]float64{-d1[1] * radius * side, d1[0] * radius * side}
+				n2 := [2]float64{-d2[1] * radius * side, d2[0] * radius * side}
+				p1 := [2]float64{a[0] + n1[0], a[1] + n1[1]}
+				p2 := [2]float64{a[0] + n2[0], a[1] + n2[1]}
+				// Miter tip along the bisector of the two normals.
+				bx, by := n1[0]+n2[0], n1[1]+n2[1]
+				bl := math.Hypot(bx, by)
+				halfCos := math.Sqrt(math.Max(0, (1+cosT)/2)) // cos of half the turn angle
+				if bl < 1e-12 || halfCos < 1/miterLimit {
+					poly4(a, p1, p2)
+					continue
+				}
+				tipLen := radius / halfCos
+				tip := [2]float64{a[0] + bx/bl*tipLen, a[1] + by/bl*tipLen}
+				poly4(a, p1, tip, p2)
+			}
 		}
 	}
 }

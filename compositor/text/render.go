@@ -57,6 +57,9 @@ type Style struct {
 	StrokeWidth float64
 	// StrokeColor paints the stroke.
 	StrokeColor color.NRGBA
+	// StrokeJoin is "miter" (the default, what Chromium's -webkit-text-stroke draws: miter
+	// limit 4, bevel past it) or "round".
+	StrokeJoin string
 	// Background, when not nil, paints a rounded box behind every line.
 	Background *Background
 }
@@ -95,6 +98,7 @@ type layerKey struct {
 	color       color.NRGBA
 	strokeWidth float64
 	strokeColor color.NRGBA
+	strokeJoin  string
 	hasBg       bool
 	bg          Background
 	scale       float64
@@ -152,6 +156,9 @@ func normalize(t Text) (Text, error) {
 	}
 	st.Align = strings.ToLower(st.Align)
 	st.Direction = strings.ToLower(st.Direction)
+	if st.StrokeJoin = strings.ToLower(st.StrokeJoin); st.StrokeJoin != "round" {
+		st.StrokeJoin = "miter"
+	}
 	if st.Background != nil {
 		b := *st.Background
 		b.HorizontalPadding = math.Max(0, b.HorizontalPadding)
@@ -183,7 +190,7 @@ func (l *Library) Render(t Text) (*Layer, error) {
 	key := layerKey{
 		layout: layoutKey{t.Content, st.Family, st.Weight, st.Italic, st.Size, st.LineHeight,
 			st.LetterSpacing, st.Align, st.Direction, t.BoxWidth},
-		color: st.Color, strokeWidth: st.StrokeWidth, strokeColor: st.StrokeColor,
+		color: st.Color, strokeWidth: st.StrokeWidth, strokeColor: st.StrokeColor, strokeJoin: st.StrokeJoin,
 		scale: t.Scale,
 	}
 	if st.Background != nil {
@@ -224,6 +231,7 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 	hasStroke := st.StrokeWidth > 0 && st.StrokeColor.A > 0
 	hasBg := st.Background != nil && st.Background.Color.A > 0
 	strokeRadius := st.StrokeWidth / 2 * scale
+	roundJoin := st.StrokeJoin == "round"
 
 	var fills, strokes []placedMask
 	minX, minY := math.Inf(1), math.Inf(1)
@@ -234,16 +242,18 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 	}
 	for _, g := range lay.glyphs {
 		ix, sx := quantize(g.x * scale)
-		iy, sy := quantize(g.y * scale)
+		// Like the browser, the baseline snaps to a whole output pixel; glyph offsets keep
+		// their fraction.
+		iy, sy := quantize(math.Round(g.baseline*scale) + (g.y-g.baseline)*scale)
 		if hasFill {
-			if m := l.glyphMask(g, scale, sx, sy, 0); m != nil {
+			if m := l.glyphMask(g, scale, sx, sy, 0, true); m != nil {
 				fills = append(fills, placedMask{m, ix, iy})
 				r := m.img.Rect
 				grow(float64(ix+r.Min.X), float64(iy+r.Min.Y), float64(ix+r.Max.X), float64(iy+r.Max.Y))
 			}
 		}
 		if hasStroke {
-			if m := l.glyphMask(g, scale, sx, sy, strokeRadius); m != nil {
+			if m := l.glyphMask(g, scale, sx, sy, strokeRadius, roundJoin); m != nil {
 				strokes = append(strokes, placedMask{m, ix, iy})
 				r := m.img.Rect
 				grow(float64(ix+r.Min.X), float64(iy+r.Min.Y), float64(ix+r.Max.X), float64(iy+r.Max.Y))
