@@ -67,25 +67,32 @@ func groupOutline(rows []bgRow) [][2]float64 {
 // simplifyPolygon drops repeated points and points in the middle of straight edges.
 func simplifyPolygon(pts [][2]float64) [][2]float64 {
 	const eps = 1e-6
-	changed := true
-	for changed && len(pts) >= 3 {
+	same := func(a, b [2]float64) bool { return math.Abs(a[0]-b[0]) < eps && math.Abs(a[1]-b[1]) < eps }
+	for changed := true; changed && len(pts) >= 3; {
 		changed = false
+		// Repeated points first, so the straightness test below always sees real edges.
 		out := pts[:0:0]
-		n := len(pts)
-		for i := 0; i < n; i++ {
-			p, a, b := pts[(i+n-1)%n], pts[i], pts[(i+1)%n]
-			if math.Abs(a[0]-b[0]) < eps && math.Abs(a[1]-b[1]) < eps {
-				changed = true
-				continue
-			}
-			cross := (a[0]-p[0])*(b[1]-a[1]) - (a[1]-p[1])*(b[0]-a[0])
-			if math.Abs(cross) < eps {
+		for i, a := range pts {
+			if len(out) > 0 && same(out[len(out)-1], a) || i == len(pts)-1 && len(out) > 0 && same(out[0], a) {
 				changed = true
 				continue
 			}
 			out = append(out, a)
 		}
 		pts = out
+		n := len(pts)
+		if n < 3 {
+			break
+		}
+		for i := 0; i < n; i++ {
+			p, a, b := pts[(i+n-1)%n], pts[i], pts[(i+1)%n]
+			cross := (a[0]-p[0])*(b[1]-a[1]) - (a[1]-p[1])*(b[0]-a[0])
+			if math.Abs(cross) < eps {
+				pts = append(pts[:i:i], pts[i+1:]...)
+				changed = true
+				break
+			}
+		}
 	}
 	return pts
 }
