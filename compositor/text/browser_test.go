@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/draw"
 	"image/png"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,6 +47,18 @@ func browserStates() []browserState {
 			BoxWidth: 640,
 			Style: Style{Family: "Noto Sans", Weight: 700, Size: 72, LineHeight: 1.2, Align: "left", Direction: "ltr",
 				Color: color.NRGBA{255, 210, 0, 255}, StrokeWidth: 8, StrokeColor: color.NRGBA{0, 0, 0, 255}},
+		}},
+		{"complex_scripts", Text{
+			Content:  "नमस्ते दुनिया क्षत्रिय\nمرحبا بالعالم العربي",
+			BoxWidth: 520,
+			Style:    Style{Family: "Noto Sans", Weight: 400, Size: 40, LineHeight: 1.6, Align: "center", Direction: "ltr", Color: black},
+		}},
+		{"scale2_stroke", Text{
+			Content:  "Scaled 2x export",
+			BoxWidth: 400,
+			Scale:    2,
+			Style: Style{Family: "Noto Sans", Weight: 600, Size: 40, LineHeight: 1.2, Align: "center", Direction: "ltr",
+				Color: color.NRGBA{255, 255, 255, 255}, StrokeWidth: 4, StrokeColor: color.NRGBA{200, 20, 60, 255}},
 		}},
 		{"serif_italic_lines", Text{
 			Content:  "Serif italic text\n\nafter an empty line, and a verylongwordthatmustbreakacrosslines",
@@ -114,8 +127,9 @@ func statePage(faces string, s Text) string {
 	}
 	content := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s.Content)
 	return "<!doctype html><html><head><meta charset=\"utf-8\"><style>" + faces +
-		"html,body{margin:0;padding:0;background:#fff;}</style></head><body><div style='" + css + "'>" +
-		content + "</div></body></html>"
+		"html,body{margin:0;padding:0;background:#fff;}</style></head><body>" +
+		"<div style='transform-origin:0 0;transform:scale(" + fmt.Sprint(zoomOf(s)) + ")'>" +
+		"<div style='" + css + "'>" + content + "</div></div></body></html>"
 }
 
 // screenshot renders a page with headless Chromium.
@@ -150,11 +164,11 @@ func screenshot(t *testing.T, browser, html string, w, h int) image.Image {
 }
 
 // renderOnPage draws a layer where the page puts the text box, over white.
-func renderOnPage(layer *Layer, w, h int) *image.RGBA {
-	page := image.NewRGBA(image.Rect(0, 0, w, h))
+func renderOnPage(layer *Layer, w, h int, scale float64) *image.RGBA {
+	page := image.NewRGBA(image.Rect(0, 0, int(float64(w)*scale), int(float64(h)*scale)))
 	draw.Draw(page, page.Bounds(), image.White, image.Point{}, draw.Src)
-	x := pageMargin + int(layer.OffsetX)
-	y := pageMargin + int(layer.OffsetY)
+	x := int(math.Round((pageMargin + layer.OffsetX) * scale))
+	y := int(math.Round((pageMargin + layer.OffsetY) * scale))
 	draw.Draw(page, layer.Image.Bounds().Add(image.Pt(x, y)), layer.Image, image.Point{}, draw.Over)
 	return page
 }
@@ -178,15 +192,22 @@ func TestBrowserReference(t *testing.T) {
 	outDir := os.Getenv("TEXT_BROWSER_OUT")
 	for _, s := range browserStates() {
 		t.Run(s.name, func(t *testing.T) {
-			s.text.Scale = 1
+			if s.text.Scale == 0 {
+				s.text.Scale = 1
+			}
 			layer, err := lib.Render(s.text)
 			if err != nil {
 				t.Fatal(err)
 			}
 			w := int(s.text.BoxWidth) + 2*pageMargin
 			h := int(layer.Height) + 2*pageMargin + 40
-			ref := screenshot(t, browser, statePage(faces, s.text), w, h)
-			ours := renderOnPage(layer, w, h)
+			// A scaled state is a CSS transform: scale(S) of the text at its own size, as an
+			// editor preview scales its canvas: the layout stays that of composition pixels.
+			ref := screenshot(t, browser, statePage(faces, s.text), int(float64(w)*s.text.Scale), int(float64(h)*s.text.Scale))
+			ours := renderOnPage(layer, w, h, s.text.Scale)
+			if ref.Bounds().Size() != ours.Bounds().Size() {
+				t.Fatalf("browser screenshot is %v, ours %v", ref.Bounds(), ours.Bounds())
+			}
 			region := inkBounds(ref, ours, 6)
 			if region.Empty() {
 				t.Fatal("nothing rendered")
@@ -234,4 +255,12 @@ func overlay(ref, ours image.Image) *image.RGBA {
 		out.Pix[i*4+3] = 255
 	}
 	return out
+}
+
+// zoomOf returns the page scale for a text's output scale.
+func zoomOf(s Text) float64 {
+	if s.Scale <= 0 {
+		return 1
+	}
+	return s.Scale
 }
