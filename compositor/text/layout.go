@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-text/typesetting/di"
 	"github.com/go-text/typesetting/font"
@@ -109,13 +110,26 @@ func lineMetrics(f *font.Face, size float64) (ascent, descent float64) {
 	return math.Round(float64(ext.Ascender) / upem * size), math.Round(-float64(ext.Descender) / upem * size)
 }
 
-// normalizeContent turns CR LF and lone CR into LF, as HTML does for text content.
+// normalizeContent turns CR LF and lone CR into LF, as HTML does for text content, turns
+// tabs into spaces (tab stops are not modelled) and drops other control characters, which
+// browsers do not draw, and invalid UTF-8.
 func normalizeContent(s string) string {
-	if strings.IndexByte(s, '\r') < 0 {
-		return s
-	}
 	s = strings.ReplaceAll(s, "\r\n", "\n")
-	return strings.ReplaceAll(s, "\r", "\n")
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\r':
+			return '\n'
+		case r == '\n':
+			return r
+		case r == '\t':
+			return ' '
+		case r == utf8.RuneError:
+			return '\ufffd'
+		case r < 0x20 || (r >= 0x7f && r < 0xa0):
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // isHangingSpace reports whether r is white space that hangs at the end of a line

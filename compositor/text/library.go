@@ -34,6 +34,40 @@ type LibraryOptions struct {
 	IncludeSystem bool
 	// SystemDirs overrides the list of system font directories used when IncludeSystem is set.
 	SystemDirs []string
+	// LayerCacheBytes bounds the memory of cached rendered layers; 0 means 128 MiB.
+	LayerCacheBytes int64
+	// MaskCacheBytes bounds the memory of cached glyph masks; 0 means 64 MiB.
+	MaskCacheBytes int64
+}
+
+func (o LibraryOptions) layerCacheBytes() int64 {
+	if o.LayerCacheBytes > 0 {
+		return o.LayerCacheBytes
+	}
+	return 128 << 20
+}
+
+func (o LibraryOptions) maskCacheBytes() int64 {
+	if o.MaskCacheBytes > 0 {
+		return o.MaskCacheBytes
+	}
+	return 64 << 20
+}
+
+// layerCost is the memory a cached layer holds.
+func layerCost(l *Layer) int64 {
+	if l == nil || l.Image == nil {
+		return 64
+	}
+	return int64(len(l.Image.Pix)) + 64
+}
+
+// maskCost is the memory a cached glyph mask holds.
+func maskCost(m *mask) int64 {
+	if m == nil || m.img == nil {
+		return 16
+	}
+	return int64(len(m.img.Pix)) + 48
 }
 
 // source ranks where a face came from; a lower value wins among equal matches.
@@ -142,9 +176,9 @@ func NewLibrary(opts LibraryOptions) (*Library, error) {
 	l := &Library{
 		byFamily: map[string][]*faceEntry{},
 		shaper:   newShaperState(),
-		layouts:  newLRU[layoutKey, *layout](256),
-		masks:    newLRU[maskKey, *mask](8192),
-		layers:   newLRU[layerKey, *Layer](64),
+		layouts:  newLRU[layoutKey, *layout](512, 0, nil),
+		masks:    newLRU[maskKey](16384, opts.maskCacheBytes(), maskCost),
+		layers:   newLRU[layerKey](256, opts.layerCacheBytes(), layerCost),
 	}
 	names, err := fs.Glob(embeddedFonts, "fonts/*")
 	if err != nil {

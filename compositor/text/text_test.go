@@ -320,6 +320,7 @@ func TestFallbackHasNoMissingGlyphs(t *testing.T) {
 		"CJK 中文 日本語のテキスト 한국어",
 		"Emoji 😀🎉👍❤☀",
 		"Mixed: English, عربي, עברית, हिन्दी, 中文, 😀",
+		"Tab\tand control\x01\x7f\u0085 characters",
 	}
 	for _, family := range []string{"Noto Sans", "TikTok Sans", "Noto Serif", "monospace"} {
 		for _, s := range texts {
@@ -518,5 +519,25 @@ func TestOffsetsCoverOverflow(t *testing.T) {
 	}
 	if float64(layer.Image.Bounds().Dy())+layer.OffsetY <= layer.Height {
 		t.Error("the layer should extend below the line boxes")
+	}
+}
+
+func TestLRUBounds(t *testing.T) {
+	c := newLRU[int, []byte](10, 100, func(b []byte) int64 { return int64(len(b)) })
+	for i := 0; i < 20; i++ {
+		c.put(i, make([]byte, 30))
+	}
+	if c.len() != 3 {
+		t.Errorf("%d items, want 3 (cost bound)", c.len())
+	}
+	if _, ok := c.get(19); !ok {
+		t.Error("the newest item was evicted")
+	}
+	if _, ok := c.get(0); ok {
+		t.Error("the oldest item survived")
+	}
+	c.put(100, make([]byte, 500))
+	if _, ok := c.get(100); !ok || c.len() != 1 {
+		t.Error("an item larger than the budget should stay alone")
 	}
 }
