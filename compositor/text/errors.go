@@ -25,4 +25,11 @@ const (
 	CodeTextTooLong = "text_too_long"
 	// CodeNoFont means no font could be loaded at all.
 	CodeNoFont = "text_no_font"
+	// CodeInternal means shaping or rasterising failed unexpectedly, for example on a
+	// malformed font.
+	CodeInternal = "text_internal"
+	// CodeFontInvalid means a font file is not a usable TrueType/OpenType font.
+	CodeFontInvalid = "font_invalid"
+	// CodeFontTooLarge means a font file exceeds the size the library reads.
+	CodeFontTooLarge = "font_too_large"
 )

@@ -101,6 +101,12 @@ type faceEntry struct {
 // load parses the face once and returns it.
 func (e *faceEntry) load() (*font.Face, error) {
 	e.once.Do(func() {
+		defer func() {
+			// A malformed font must not take the process down.
+			if r := recover(); r != nil {
+				e.face, e.err = nil, &Error{Code: CodeFontInvalid, Msg: fmt.Sprintf("font %s: %v", e.path, r)}
+			}
+		}()
 		data := e.data
 		if data == nil {
 			b, err := readFontFile(e.path)
@@ -269,17 +275,22 @@ func readFontFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("text: font file: %w", err)
 	}
 	if st.Size() > maxFontFileSize {
-		return nil, &Error{Code: "font_too_large", Msg: fmt.Sprintf("font file %s is larger than %d bytes", path, maxFontFileSize)}
+		return nil, &Error{Code: CodeFontTooLarge, Msg: fmt.Sprintf("font file %s is larger than %d bytes", path, maxFontFileSize)}
 	}
 	return os.ReadFile(path)
 }
 
 // addData registers every face of a font file held in memory. When eager is set, the faces
 // are parsed now; otherwise they are parsed on first use.
-func (l *Library) addData(data []byte, name string, src source, eager bool) error {
+func (l *Library) addData(data []byte, name string, src source, eager bool) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &Error{Code: CodeFontInvalid, Msg: fmt.Sprintf("%s: %v", name, r)}
+		}
+	}()
 	lds, err := ot.NewLoaders(bytes.NewReader(data))
 	if err != nil {
-		return &Error{Code: "font_invalid", Msg: fmt.Sprintf("%s is not a TrueType/OpenType font: %v", name, err)}
+		return &Error{Code: CodeFontInvalid, Msg: fmt.Sprintf("%s is not a TrueType/OpenType font: %v", name, err)}
 	}
 	var added []*faceEntry
 	for i, ld := range lds {
@@ -297,7 +308,7 @@ func (l *Library) addData(data []byte, name string, src source, eager bool) erro
 		added = append(added, e)
 	}
 	if len(added) == 0 {
-		return &Error{Code: "font_invalid", Msg: fmt.Sprintf("%s has no usable face", name)}
+		return &Error{Code: CodeFontInvalid, Msg: fmt.Sprintf("%s has no usable face", name)}
 	}
 	l.register(added)
 	return nil
@@ -368,7 +379,12 @@ func (l *Library) scanDir(dir string, src source) {
 
 // describeFile reads the metadata of the faces in one font file; it returns nothing when the
 // file is not a usable font.
-func describeFile(path string, src source) []*faceEntry {
+func describeFile(path string, src source) (out []*faceEntry) {
+	defer func() {
+		if recover() != nil {
+			out = nil
+		}
+	}()
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
@@ -381,7 +397,6 @@ func describeFile(path string, src source) []*faceEntry {
 	if err != nil {
 		return nil
 	}
-	var out []*faceEntry
 	for i, ld := range lds {
 		desc, _ := font.Describe(ld, nil)
 		if desc.Family == "" {

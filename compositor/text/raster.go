@@ -182,7 +182,10 @@ func rasterGlyph(e *faceEntry, gid font.GID, ppem, ox, oy, radius float64, itali
 	ix0, iy0 := int(math.Floor(bx0-pad)), int(math.Floor(by0-pad))
 	ix1, iy1 := int(math.Ceil(bx1+pad)), int(math.Ceil(by1+pad))
 	w, h := ix1-ix0, iy1-iy0
-	if w <= 0 || h <= 0 || w > maxMaskSide || h > maxMaskSide {
+	// Real glyphs stay within a few em of their origin; a larger outline comes from a broken
+	// or hostile font and is not drawn.
+	limit := int(math.Min(maxMaskSide, 6*ppem+2*pad+8))
+	if w <= 0 || h <= 0 || w > limit || h > limit {
 		return nil
 	}
 	dx, dy := float64(ix0), float64(iy0)

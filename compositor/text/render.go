@@ -181,8 +181,15 @@ type placedMask struct {
 // Render lays out and rasterises t. Results are cached per text, style, width and scale, so
 // rendering the same text again costs a map lookup. It returns an *Error for invalid styles
 // and layers larger than MaxLayerSize.
-func (l *Library) Render(t Text) (*Layer, error) {
-	t, err := normalize(t)
+func (l *Library) Render(t Text) (layer *Layer, err error) {
+	defer func() {
+		// Fonts are untrusted input (uploaded assets); a malformed one that trips the
+		// shaper or the outline reader becomes an error, not a crash.
+		if r := recover(); r != nil {
+			layer, err = nil, &Error{Code: CodeInternal, Msg: fmt.Sprintf("rendering failed: %v", r)}
+		}
+	}()
+	t, err = normalize(t)
 	if err != nil {
 		return nil, err
 	}
@@ -196,14 +203,14 @@ func (l *Library) Render(t Text) (*Layer, error) {
 	if st.Background != nil {
 		key.hasBg, key.bg = true, *st.Background
 	}
-	if layer, ok := l.layers.get(key); ok {
-		return layer, nil
+	if cached, ok := l.layers.get(key); ok {
+		return cached, nil
 	}
 	lay, err := l.layoutText(t)
 	if err != nil {
 		return nil, err
 	}
-	layer, err := l.rasterize(t, lay)
+	layer, err = l.rasterize(t, lay)
 	if err != nil {
 		return nil, err
 	}
