@@ -26,7 +26,7 @@ const maxFontFileSize = 64 << 20
 // LibraryOptions configures where a [Library] finds fonts besides the embedded set.
 type LibraryOptions struct {
 	// Dirs are font directories filled by the operator (for example `--fonts DIR`). They are
-	// scanned recursively for .ttf, .otf and .ttc files. Their fonts win over embedded and
+	// scanned recursively for .ttf, .otf, .ttc and .woff files. Their fonts win over embedded and
 	// system fonts of the same family, weight and style.
 	Dirs []string
 	// IncludeSystem adds the system font directories (SystemDirs, or when empty
@@ -366,7 +366,7 @@ func (l *Library) scanDir(dir string, src source) {
 			return nil
 		}
 		ext := strings.ToLower(filepath.Ext(path))
-		if ext != ".ttf" && ext != ".otf" && ext != ".ttc" && ext != ".otc" {
+		if ext != ".ttf" && ext != ".otf" && ext != ".ttc" && ext != ".otc" && ext != ".woff" {
 			return nil
 		}
 		entries = append(entries, describeFile(path, src)...)

@@ -541,3 +541,16 @@ func TestLRUBounds(t *testing.T) {
 		t.Error("an item larger than the budget should stay alone")
 	}
 }
+
+func TestParseWeightAndItalic(t *testing.T) {
+	for in, want := range map[string]int{"600": 600, " 700 ": 700, "normal": 400, "bold": 700, "": 400, "abc": 400, "950": 950, "0": 400, "350.4": 350} {
+		if got := ParseWeight(in); got != want {
+			t.Errorf("ParseWeight(%q) = %d, want %d", in, got, want)
+		}
+	}
+	for in, want := range map[string]bool{"italic": true, "Italic": true, "oblique": true, "normal": false, "": false} {
+		if got := IsItalic(in); got != want {
+			t.Errorf("IsItalic(%q) = %v", in, got)
+		}
+	}
+}
