@@ -240,6 +240,18 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 	strokeRadius := st.StrokeWidth / 2 * scale
 	roundJoin := st.StrokeJoin == "round"
 
+	// Refuse early, before rasterising any glyph, when the line boxes alone are too big.
+	ext0, ext1 := math.Inf(1), math.Inf(-1)
+	for _, ln := range lay.lines {
+		if ln.hasContent {
+			ext0, ext1 = math.Min(ext0, ln.left), math.Max(ext1, ln.right)
+		}
+	}
+	if (ext1-ext0)*scale > MaxLayerSize || lay.height*scale > MaxLayerSize {
+		return nil, &Error{Code: CodeLayerTooLarge, Msg: fmt.Sprintf("text of %.0fx%.0f px at scale %v exceeds the %d px limit",
+			ext1-ext0, lay.height, scale, MaxLayerSize)}
+	}
+
 	var fills, strokes []placedMask
 	minX, minY := math.Inf(1), math.Inf(1)
 	maxX, maxY := math.Inf(-1), math.Inf(-1)

@@ -443,6 +443,7 @@ func TestBadInput(t *testing.T) {
 		{"huge scale", Text{Content: "x", BoxWidth: 100, Style: ok, Scale: 1e6}, CodeLayerTooLarge},
 		{"tall layer", Text{Content: strings.Repeat("line\n", 900), BoxWidth: 100, Style: Style{Size: 20, LineHeight: 1, Color: ink}}, CodeLayerTooLarge},
 		{"huge stroke", Text{Content: "x", BoxWidth: 100, Style: Style{Size: 20, LineHeight: 1, StrokeWidth: 1e9, StrokeColor: ink}}, CodeLayerTooLarge},
+		{"wide line", Text{Content: strings.Repeat("W", 400), BoxWidth: 1e5, Style: Style{Size: 100, LineHeight: 1, Color: ink}}, CodeLayerTooLarge},
 		{"negative scale", Text{Content: "x", BoxWidth: 100, Style: ok, Scale: -1}, CodeInvalidStyle},
 	}
 	for _, c := range cases {
