@@ -60,6 +60,16 @@ func browserStates() []browserState {
 			Style: Style{Family: "Noto Sans", Weight: 600, Size: 40, LineHeight: 1.2, Align: "center", Direction: "ltr",
 				Color: color.NRGBA{255, 255, 255, 255}, StrokeWidth: 4, StrokeColor: color.NRGBA{200, 20, 60, 255}},
 		}},
+		{"rtl_letter_spacing", Text{
+			Content:  "עברית עם ריווח and Latin 42",
+			BoxWidth: 600,
+			Style:    Style{Family: "Noto Sans", Weight: 700, Size: 36, LineHeight: 1.1, LetterSpacing: 5, Align: "center", Direction: "rtl", Color: black},
+		}},
+		{"tight_lines_cjk", Text{
+			Content:  "中文排版测试，日本語の文章も折り返します。",
+			BoxWidth: 300,
+			Style:    Style{Family: "Noto Sans CJK SC", Weight: 400, Size: 32, LineHeight: 1.0, Align: "left", Direction: "ltr", Color: black},
+		}},
 		{"serif_italic_lines", Text{
 			Content:  "Serif italic text\n\nafter an empty line, and a verylongwordthatmustbreakacrosslines",
 			BoxWidth: 420,
@@ -146,6 +156,7 @@ func screenshot(t *testing.T, browser, html string, w, h int) image.Image {
 	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir="+filepath.Join(dir, "profile"), "--screenshot="+out,
+		"--virtual-time-budget=10000", "--run-all-compositor-stages-before-draw",
 		fmt.Sprintf("--window-size=%d,%d", w, h), "--hide-scrollbars", "--force-device-scale-factor=1",
 		"--default-background-color=ffffffff", "--allow-file-access-from-files", "file://"+page)
 	if msg, err := cmd.CombinedOutput(); err != nil {

@@ -295,23 +295,17 @@ func visualOrder(line shaping.Line) []shaping.Output {
 	return out
 }
 
-// addLetterSpacing adds ls after every grapheme cluster of a run, as CSS letter-spacing
-// does: to the right of the cluster in left-to-right runs and to its left in right-to-left
-// runs (after it in logical order).
+// addLetterSpacing adds ls to the advance of every glyph cluster of a run, as Chromium applies
+// CSS letter-spacing: the space lands on the cluster's visual right in both directions
+// (checked against Chromium for Hebrew).
 func addLetterSpacing(out *shaping.Output, ls fixed.Int26_6) {
 	gs := out.Glyphs
-	rtl := out.Direction.Progression() == di.TowardTopLeft
 	for i := 0; i < len(gs); {
 		j := i + 1
 		for j < len(gs) && gs[j].ClusterIndex == gs[i].ClusterIndex {
 			j++
 		}
 		gs[j-1].XAdvance += ls
-		if rtl {
-			for k := i; k < j; k++ {
-				gs[k].XOffset += ls
-			}
-		}
 		i = j
 	}
 	out.RecomputeAdvance()

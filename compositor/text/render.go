@@ -44,7 +44,8 @@ type Style struct {
 	Size float64
 	// LineHeight is the line box height as a multiple of Size.
 	LineHeight float64
-	// LetterSpacing is added after every character, in composition pixels (may be negative).
+	// LetterSpacing is added to every character's advance, in composition pixels (may be
+	// negative).
 	LetterSpacing float64
 	// Align is "left", "center" or "right"; anything else means left.
 	Align string
