@@ -29,6 +29,7 @@ func BenchmarkRenderFrameFirst(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		lib.layouts.clear()
 		lib.masks.clear()
+		lib.colors.clear()
 		lib.layers.clear()
 		for _, tx := range texts {
 			if _, err := lib.Render(tx); err != nil {

@@ -3,7 +3,8 @@
 //
 // A [Library] holds fonts: a small permissive set embedded in the binary (Noto Sans, Serif
 // and Mono, Noto scripts for Arabic, Hebrew, Devanagari and a CJK subset, and Symbola for
-// monochrome emoji), fonts from operator directories, system font directories, and font files
+// monochrome emoji; a colour bitmap emoji font such as Noto Color Emoji is used when an
+// operator or system directory has one), fonts from operator directories, system font directories, and font files
 // registered at run time. [Library.Render] turns a [Text] (content, [Style], box width and
 // output scale) into a [Layer]: a premultiplied RGBA image plus its offset from the text box's
 // top-left corner. The compositor then transforms that layer with the item's geometry.

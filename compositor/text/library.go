@@ -93,9 +93,22 @@ type faceEntry struct {
 	index  int
 	data   []byte
 
-	once sync.Once
-	face *font.Face
-	err  error
+	once  sync.Once
+	face  *font.Face
+	err   error
+	color bool
+
+	// bitmapMu guards bitmapFace, a private Face used to read colour bitmap glyphs and their
+	// extents (a Face caches extents and is not safe for concurrent use).
+	bitmapMu   sync.Mutex
+	bitmapFace *font.Face
+}
+
+// hasColorBitmaps reports whether the face draws glyphs from colour bitmap strikes (CBDT or
+// sbix), like Noto Color Emoji.
+func (e *faceEntry) hasColorBitmaps() bool {
+	f, err := e.load()
+	return err == nil && f != nil && e.color
 }
 
 // load parses the face once and returns it.
@@ -126,6 +139,7 @@ func (e *faceEntry) load() (*font.Face, error) {
 			return
 		}
 		e.face = faces[e.index]
+		e.color = len(e.face.BitmapSizes()) > 0
 	})
 	return e.face, e.err
 }
@@ -145,6 +159,7 @@ type Library struct {
 
 	layouts *lru[layoutKey, *layout]
 	masks   *lru[maskKey, *mask]
+	colors  *lru[maskKey, *colorGlyph]
 	layers  *lru[layerKey, *Layer]
 
 	runeFaces sync.Map // runeFaceKey -> *faceEntry
@@ -155,7 +170,7 @@ type Library struct {
 func defaultFallbackFamilies() []string {
 	return []string{
 		"noto sans", "noto sans arabic", "noto sans hebrew", "noto sans devanagari",
-		"noto sans cjk sc", "symbola", "noto serif", "noto sans mono",
+		"noto sans cjk sc", "noto color emoji", "symbola", "noto serif", "noto sans mono",
 	}
 }
 
@@ -185,6 +200,12 @@ func NewLibrary(opts LibraryOptions) (*Library, error) {
 		layouts:  newLRU[layoutKey, *layout](512, 0, nil),
 		masks:    newLRU[maskKey](16384, opts.maskCacheBytes(), maskCost),
 		layers:   newLRU[layerKey](256, opts.layerCacheBytes(), layerCost),
+		colors: newLRU[maskKey](4096, opts.maskCacheBytes(), func(c *colorGlyph) int64 {
+			if c == nil {
+				return 16
+			}
+			return int64(len(c.img.Pix)) + 48
+		}),
 	}
 	names, err := fs.Glob(embeddedFonts, "fonts/*")
 	if err != nil {
@@ -553,8 +574,11 @@ func (l *Library) faceForRune(primary *faceEntry, weight int, italic bool, r run
 	l.mu.RUnlock()
 	found := primary
 	if preferEmojiFont(r) {
-		if e := l.matchFamily("symbola", weight, italic); hasGlyph(e, r) {
-			found = e
+		for _, fam := range emojiFamilies() {
+			if e := l.matchFamily(fam, weight, italic); hasGlyph(e, r) {
+				found = e
+				break
+			}
 		}
 	}
 	if found == primary && !hasGlyph(primary, r) {
@@ -567,6 +591,12 @@ func (l *Library) faceForRune(primary *faceEntry, weight int, italic bool, r run
 	}
 	l.runeFaces.Store(k, found)
 	return found
+}
+
+// emojiFamilies lists the emoji families preferred for emoji code points, colour first: a
+// colour bitmap font from an operator or system directory wins over embedded Symbola.
+func emojiFamilies() []string {
+	return []string{"noto color emoji", "symbola"}
 }
 
 // hasGlyph reports whether the entry's face maps r to a glyph.
@@ -586,9 +616,11 @@ func hasGlyph(e *faceEntry, r rune) bool {
 // the text font has a glyph for it (emoji presentation by default).
 func preferEmojiFont(r rune) bool {
 	switch {
-	case r >= 0x1F300 && r <= 0x1FAFF:
+	case r >= 0x1F000 && r <= 0x1FAFF:
 		return true
 	case r >= 0x2600 && r <= 0x27BF:
+		return true
+	case r == 0x231A, r == 0x231B, r >= 0x23E9 && r <= 0x23F3, r >= 0x23F8 && r <= 0x23FA, r == 0x2B50, r == 0x2B55:
 		return true
 	}
 	return false

@@ -260,11 +260,21 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 		minX, minY = math.Min(minX, x0), math.Min(minY, y0)
 		maxX, maxY = math.Max(maxX, x1), math.Max(maxY, y1)
 	}
+	var colors []placedColor
 	for _, g := range lay.glyphs {
 		ix, sx := quantize(g.x * scale)
 		// Like the browser, the baseline snaps to a whole output pixel; glyph offsets keep
 		// their fraction.
 		iy, sy := quantize(math.Round(g.baseline*scale) + (g.y-g.baseline)*scale)
+		if g.face.hasColorBitmaps() {
+			// Colour emoji keep their own colours and, as in the browser, get no stroke.
+			if c := l.colorGlyphImage(g, scale, sx, sy); c != nil {
+				colors = append(colors, placedColor{c, ix, iy})
+				r := c.img.Rect
+				grow(float64(ix+r.Min.X), float64(iy+r.Min.Y), float64(ix+r.Max.X), float64(iy+r.Max.Y))
+			}
+			continue
+		}
 		if hasFill {
 			if m := l.glyphMask(g, scale, sx, sy, 0, true); m != nil {
 				fills = append(fills, placedMask{m, ix, iy})
@@ -328,6 +338,7 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 	if hasFill {
 		paint(out.Pix, fillCov, &Background{Color: st.Color})
 	}
+	drawColorGlyphs(out, colors, ox, oy)
 	layer.Image = out
 	return layer, nil
 }

@@ -555,3 +555,51 @@ func TestParseWeightAndItalic(t *testing.T) {
 		}
 	}
 }
+
+func TestColorEmojiFromSystemFont(t *testing.T) {
+	dir := "/usr/share/fonts/truetype/noto"
+	if _, err := os.Stat(filepath.Join(dir, "NotoColorEmoji.ttf")); err != nil {
+		t.Skip("Noto Color Emoji not installed (Debian fonts-noto-color-emoji)")
+	}
+	tmp := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(dir, "NotoColorEmoji.ttf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "NotoColorEmoji.ttf"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib, err := NewLibrary(LibraryOptions{Dirs: []string{tmp}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := Text{Content: "Party 🎉😀👍", BoxWidth: 500, Scale: 1, Style: Style{Size: 48, LineHeight: 1.2, Color: ink,
+		StrokeWidth: 4, StrokeColor: white}}
+	layer, err := lib.Render(tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	colourful := 0
+	img := layer.Image
+	for i := 0; i+3 < len(img.Pix); i += 4 {
+		r, g, b := int(img.Pix[i]), int(img.Pix[i+1]), int(img.Pix[i+2])
+		if img.Pix[i+3] > 200 && (absInt(r-g) > 60 || absInt(g-b) > 60) {
+			colourful++
+		}
+	}
+	if colourful < 500 {
+		t.Errorf("only %d colourful pixels: emoji did not render in colour", colourful)
+	}
+	if out := os.Getenv("TEXT_COLOR_OUT"); out != "" {
+		f, _ := os.Create(out)
+		_ = png.Encode(f, goldenImage(tx, layer))
+		f.Close()
+	}
+}
+
+func absInt(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
