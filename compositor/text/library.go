@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -88,10 +89,12 @@ type faceEntry struct {
 	key    string
 	weight int
 	italic bool
-	src    source
-	path   string
-	index  int
-	data   []byte
+	// stretch is the width as a fraction of normal (1).
+	stretch float64
+	src     source
+	path    string
+	index   int
+	data    []byte
 
 	once  sync.Once
 	face  *font.Face
@@ -341,14 +344,19 @@ func newEntry(desc font.Description, src source, path string, index int) *faceEn
 	if w <= 0 {
 		w = 400
 	}
+	stretch := float64(desc.Aspect.Stretch)
+	if stretch <= 0 {
+		stretch = 1
+	}
 	return &faceEntry{
-		family: desc.Family,
-		key:    familyKey(desc.Family),
-		weight: w,
-		italic: desc.Aspect.Style == font.StyleItalic,
-		src:    src,
-		path:   path,
-		index:  index,
+		stretch: stretch,
+		family:  desc.Family,
+		key:     familyKey(desc.Family),
+		weight:  w,
+		italic:  desc.Aspect.Style == font.StyleItalic,
+		src:     src,
+		path:    path,
+		index:   index,
 	}
 }
 
@@ -466,11 +474,22 @@ func (l *Library) matchFamily(key string, weight int, italic bool) *faceEntry {
 	if len(list) == 0 {
 		return nil
 	}
-	// Style first: italic faces when italic is asked and any exist, else normal faces, else
-	// whatever there is.
+	// CSS matches font-stretch first: the normal width, else the nearest narrower one,
+	// else the nearest wider one.
+	best := math.Inf(1)
+	for _, e := range list {
+		best = math.Min(best, stretchRank(e.stretch))
+	}
+	var widths []*faceEntry
+	for _, e := range list {
+		if stretchRank(e.stretch) == best {
+			widths = append(widths, e)
+		}
+	}
+	// Then style: italic faces when italic is asked and any exist, else normal faces.
 	var cands []*faceEntry
 	for _, pass := range []bool{italic, !italic} {
-		for _, e := range list {
+		for _, e := range widths {
 			if e.italic == pass {
 				cands = append(cands, e)
 			}
@@ -492,6 +511,14 @@ func (l *Library) matchFamily(key string, weight int, italic bool) *faceEntry {
 		}
 	}
 	return nil
+}
+
+// stretchRank orders widths for font-stretch: normal: lower is better.
+func stretchRank(s float64) float64 {
+	if s <= 1 {
+		return 1 - s
+	}
+	return 10 + s - 1
 }
 
 // weightRank orders available weights for a desired weight as CSS Fonts 4 §5.2 does: a lower

@@ -603,3 +603,19 @@ func absInt(v int) int {
 	}
 	return v
 }
+
+func TestSystemFontsPreferNormalWidth(t *testing.T) {
+	if _, err := os.Stat("/usr/share/fonts/truetype/noto/NotoSans-Condensed.ttf"); err != nil {
+		t.Skip("no condensed Noto Sans in the system fonts")
+	}
+	lib, err := NewLibrary(LibraryOptions{IncludeSystem: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []int{100, 300, 400, 500, 800, 900} {
+		e := lib.primaryFace("Noto Sans", w, false)
+		if e == nil || e.stretch != 1 || e.weight != w {
+			t.Errorf("weight %d: got %+v", w, e)
+		}
+	}
+}
