@@ -95,6 +95,8 @@ type faceEntry struct {
 	path    string
 	index   int
 	data    []byte
+	// embedded names the file in embeddedFonts for embedded faces, read on first use.
+	embedded string
 
 	once  sync.Once
 	face  *font.Face
@@ -124,6 +126,14 @@ func (e *faceEntry) load() (*font.Face, error) {
 			}
 		}()
 		data := e.data
+		if data == nil && e.embedded != "" {
+			b, err := embeddedFonts.ReadFile(e.embedded)
+			if err != nil {
+				e.err = err
+				return
+			}
+			data = b
+		}
 		if data == nil {
 			b, err := readFontFile(e.path)
 			if err != nil {
@@ -220,13 +230,11 @@ func NewLibrary(opts LibraryOptions) (*Library, error) {
 		if !strings.HasSuffix(lower, ".ttf") && !strings.HasSuffix(lower, ".otf") {
 			continue
 		}
-		data, err := embeddedFonts.ReadFile(name)
+		entries, err := describeEmbedded(name)
 		if err != nil {
 			return nil, fmt.Errorf("text: embedded font %s: %w", name, err)
 		}
-		if err := l.addData(data, "embedded:"+name, sourceEmbedded, true); err != nil {
-			return nil, fmt.Errorf("text: embedded font %s: %w", name, err)
-		}
+		l.register(entries)
 	}
 	for _, dir := range opts.Dirs {
 		l.scanDir(dir, sourceDir)
@@ -404,6 +412,37 @@ func (l *Library) scanDir(dir string, src source) {
 	if len(entries) > 0 {
 		l.register(entries)
 	}
+}
+
+// describeEmbedded reads the metadata of an embedded font file without copying it.
+func describeEmbedded(name string) ([]*faceEntry, error) {
+	f, err := embeddedFonts.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	res, ok := f.(font.Resource)
+	if !ok {
+		return nil, fmt.Errorf("embedded file is not seekable")
+	}
+	lds, err := ot.NewLoaders(res)
+	if err != nil {
+		return nil, err
+	}
+	var out []*faceEntry
+	for i, ld := range lds {
+		desc, _ := font.Describe(ld, nil)
+		if desc.Family == "" {
+			continue
+		}
+		e := newEntry(desc, sourceEmbedded, "embedded:"+name, i)
+		e.embedded = name
+		out = append(out, e)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no usable face")
+	}
+	return out, nil
 }
 
 // describeFile reads the metadata of the faces in one font file; it returns nothing when the

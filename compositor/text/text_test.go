@@ -619,3 +619,20 @@ func TestSystemFontsPreferNormalWidth(t *testing.T) {
 		}
 	}
 }
+
+func TestEmbeddedFontsParse(t *testing.T) {
+	lib := newTestLibrary(t)
+	n := 0
+	for _, e := range lib.entries {
+		if e.src != sourceEmbedded {
+			continue
+		}
+		n++
+		if _, err := e.load(); err != nil {
+			t.Errorf("%s: %v", e.path, err)
+		}
+	}
+	if n != 19 {
+		t.Errorf("%d embedded faces, want 19", n)
+	}
+}
