@@ -67,8 +67,8 @@ func browserStates() []browserState {
 		}},
 		{"tight_lines_cjk", Text{
 			Content:  "中文排版测试，日本語の文章も折り返します。",
-			BoxWidth: 300,
-			Style:    Style{Family: "Noto Sans CJK SC", Weight: 400, Size: 32, LineHeight: 1.0, Align: "left", Direction: "ltr", Color: black},
+			BoxWidth: 380,
+			Style:    Style{Family: "Noto Sans CJK SC", Weight: 700, Size: 40, LineHeight: 1.0, Align: "left", Direction: "ltr", Color: black},
 		}},
 		{"serif_italic_lines", Text{
 			Content:  "Serif italic text\n\nafter an empty line, and a verylongwordthatmustbreakacrosslines",
