@@ -20,9 +20,11 @@
 //
 // Stroke follows `-webkit-text-stroke` with `paint-order: stroke fill`: the stroke is centred
 // on the glyph outline and painted under the fill, so strokeWidth/2 shows outside the glyph.
-// It is built exactly with round joins as the Minkowski sum of the glyph with a disc (see
-// stroke.go). A background paints one rounded box per line, and neighbouring boxes join with
-// smooth concave corners, like captions in social video apps.
+// It is built from the flattened outline as the union of one rectangle per edge and one join
+// per vertex (miter with limit 4 like Chromium, or round), which for round joins is exactly
+// the Minkowski sum of the glyph with a disc (see dilatePath in raster.go). A background
+// paints one rounded box per line, and neighbouring boxes join with smooth concave corners,
+// like captions in social video apps.
 //
 // All caches live in the Library; the package has no mutable package-level state, and a
 // Library is safe for concurrent use.

@@ -3,7 +3,7 @@ package text
 // Error is the typed error the package returns for bad input or refused work. Its Code is
 // stable and machine-readable; see [Error.ErrorCode].
 type Error struct {
-	// Code is a stable identifier such as "layer_too_large" or "font_invalid".
+	// Code is a stable identifier such as "text_layer_too_large" or "font_invalid".
 	Code string
 	// Msg explains the error to a person.
 	Msg string

@@ -257,7 +257,7 @@ func NewLibrary(opts LibraryOptions) (*Library, error) {
 
 // AddFontFile registers the font file at path (TTF, OTF or a TTC collection), for example an
 // uploaded font asset. Its faces win over every other source with the same family, weight
-// and style. Layers already rendered with a fallback font are not re-rendered.
+// and style. Cached layouts and layers are dropped, so later renders use the new faces.
 func (l *Library) AddFontFile(path string) error {
 	data, err := readFontFile(path)
 	if err != nil {
