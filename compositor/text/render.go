@@ -386,20 +386,39 @@ func paint(pix []uint8, cov []uint8, c *Background) {
 		return
 	}
 	col := c.Color
+	// The premultiplied source and the destination factor for every coverage value.
+	var lut [256][5]uint32
+	for k := 1; k < 256; k++ {
+		a := uint32(col.A) * uint32(k) // 0..255*255
+		sa := (a + 127) / 255
+		lut[k] = [5]uint32{
+			(uint32(col.R)*a + 32512) / 65025,
+			(uint32(col.G)*a + 32512) / 65025,
+			(uint32(col.B)*a + 32512) / 65025,
+			sa,
+			255 - sa,
+		}
+	}
 	for i, k := range cov {
 		if k == 0 {
 			continue
 		}
-		a := uint32(col.A) * uint32(k) // 0..255*255
-		sa := (a + 127) / 255
-		sr := (uint32(col.R)*a + 32512) / 65025
-		sg := (uint32(col.G)*a + 32512) / 65025
-		sb := (uint32(col.B)*a + 32512) / 65025
+		e := &lut[k]
 		p := pix[i*4 : i*4+4 : i*4+4]
-		inv := 255 - sa
-		p[0] = uint8(sr + (uint32(p[0])*inv+127)/255)
-		p[1] = uint8(sg + (uint32(p[1])*inv+127)/255)
-		p[2] = uint8(sb + (uint32(p[2])*inv+127)/255)
-		p[3] = uint8(sa + (uint32(p[3])*inv+127)/255)
+		inv := e[4]
+		if inv == 0 {
+			p[0], p[1], p[2], p[3] = uint8(e[0]), uint8(e[1]), uint8(e[2]), uint8(e[3])
+			continue
+		}
+		p[0] = uint8(e[0] + div255(uint32(p[0])*inv))
+		p[1] = uint8(e[1] + div255(uint32(p[1])*inv))
+		p[2] = uint8(e[2] + div255(uint32(p[2])*inv))
+		p[3] = uint8(e[3] + div255(uint32(p[3])*inv))
 	}
+}
+
+// div255 divides v (at most 255*255) by 255, rounding to nearest.
+func div255(v uint32) uint32 {
+	v += 128
+	return (v + v>>8) >> 8
 }
