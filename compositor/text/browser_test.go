@@ -48,6 +48,12 @@ func browserStates() []browserState {
 			Style: Style{Family: "Noto Sans", Weight: 700, Size: 72, LineHeight: 1.2, Align: "left", Direction: "ltr",
 				Color: color.NRGBA{255, 210, 0, 255}, StrokeWidth: 8, StrokeColor: color.NRGBA{0, 0, 0, 255}},
 		}},
+		{"stroke_translucent_fill", Text{
+			Content:  "Outline only",
+			BoxWidth: 560,
+			Style: Style{Family: "Noto Sans", Weight: 700, Size: 64, LineHeight: 1.2, Align: "left", Direction: "ltr",
+				Color: color.NRGBA{0, 0, 0, 0}, StrokeWidth: 4, StrokeColor: color.NRGBA{20, 20, 120, 255}},
+		}},
 		{"complex_scripts", Text{
 			Content:  "नमस्ते दुनिया क्षत्रिय\nمرحبا بالعالم العربي",
 			BoxWidth: 520,

@@ -28,6 +28,7 @@ type maskKey struct {
 	radius64    int64
 	synthItalic bool
 	round       bool
+	ringOnly    bool
 }
 
 // mask is the coverage of one glyph: img's pixel (x, y) lies at output pixel
@@ -54,8 +55,14 @@ func fakeBoldExtra(ppem float64) float64 {
 // glyphMask returns the cached coverage mask of a glyph, rasterising it on a miss. radius is
 // the dilation in output pixels (0 for the plain fill). It returns nil for glyphs with no
 // outline (spaces, bitmap-only glyphs).
+//
+// A stroke (radius > 0 on a glyph that is not synthetic bold) is the band within radius of the
+// outline on both sides, as a centred -webkit-text-stroke, so it shows inside the glyph when
+// the fill is translucent. The fill of a synthetic bold glyph, and its stroke, are the glyph
+// grown by the dilation.
 func (l *Library) glyphMask(g placedGlyph, scale float64, subX, subY uint8, radius float64, round bool) *mask {
 	ppem := g.size * scale
+	ringOnly := radius > 0 && !g.synthBold
 	if g.synthBold {
 		radius += fakeBoldExtra(ppem) / 2
 	}
@@ -66,11 +73,12 @@ func (l *Library) glyphMask(g placedGlyph, scale float64, subX, subY uint8, radi
 		radius64:    int64(math.Round(radius * 64)),
 		synthItalic: g.synthItalic,
 		round:       round,
+		ringOnly:    ringOnly,
 	}
 	if m, ok := l.masks.get(key); ok {
 		return m
 	}
-	m := rasterGlyph(g.face, g.gid, ppem, float64(subX)/subpixelSteps, float64(subY)/subpixelSteps, radius, g.synthItalic, round)
+	m := rasterGlyph(g.face, g.gid, ppem, float64(subX)/subpixelSteps, float64(subY)/subpixelSteps, radius, g.synthItalic, round, ringOnly)
 	l.masks.put(key, m)
 	return m
 }
@@ -168,8 +176,9 @@ func (p outlinePath) bounds() (x0, y0, x1, y1 float64) {
 // maxMaskSide bounds the side of one glyph mask in pixels.
 const maxMaskSide = 8192
 
-// rasterGlyph rasterises one glyph, dilated by radius when radius > 0.
-func rasterGlyph(e *faceEntry, gid font.GID, ppem, ox, oy, radius float64, italic, round bool) *mask {
+// rasterGlyph rasterises one glyph, dilated by radius when radius > 0; with ringOnly it
+// returns only the band within radius of the outline.
+func rasterGlyph(e *faceEntry, gid font.GID, ppem, ox, oy, radius float64, italic, round, ringOnly bool) *mask {
 	path, ok := glyphOutline(e, gid, ppem, ox, oy, italic)
 	if !ok {
 		return nil
@@ -191,13 +200,19 @@ func rasterGlyph(e *faceEntry, gid font.GID, ppem, ox, oy, radius float64, itali
 	dx, dy := float64(ix0), float64(iy0)
 	fill := image.NewAlpha(image.Rect(0, 0, w, h))
 	z := vector.NewRasterizer(w, h)
-	fillPath(z, path, dx, dy)
-	z.Draw(fill, fill.Bounds(), image.Opaque, image.Point{})
+	if !ringOnly || radius <= 0 {
+		fillPath(z, path, dx, dy)
+		z.Draw(fill, fill.Bounds(), image.Opaque, image.Point{})
+	}
 	if radius > 0 {
 		ring := image.NewAlpha(fill.Rect)
 		z.Reset(w, h)
 		dilatePath(z, path, dx, dy, radius, round)
 		z.Draw(ring, ring.Bounds(), image.Opaque, image.Point{})
+		if ringOnly {
+			ring.Rect = image.Rect(ix0, iy0, ix1, iy1)
+			return &mask{img: ring}
+		}
 		for i, v := range ring.Pix {
 			if v > fill.Pix[i] {
 				fill.Pix[i] = v

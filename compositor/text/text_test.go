@@ -67,6 +67,8 @@ func goldenCases() map[string]Text {
 			StrokeWidth: 8, StrokeColor: color.NRGBA{0, 0, 0, 255}}),
 		"stroke_round": base("Stroke AVW", 420, Style{Weight: 700, Size: 64, Color: white,
 			StrokeWidth: 8, StrokeColor: color.NRGBA{0, 0, 0, 255}, StrokeJoin: "round"}),
+		"stroke_translucent_fill": base("Half fill", 420, Style{Weight: 700, Size: 64, Color: color.NRGBA{255, 200, 0, 90},
+			StrokeWidth: 6, StrokeColor: color.NRGBA{0, 0, 0, 255}}),
 		"background": base("Captions look\nlike this, with joined\nline boxes", 520, Style{Weight: 700, Size: 40, Align: "center",
 			Color: white, Background: &Background{Color: color.NRGBA{235, 30, 80, 255}, HorizontalPadding: 14, BorderRadius: 14}}),
 		"background_stroke": base("Stroke and\nbackground together", 480, Style{Weight: 700, Size: 40, Align: "left",
