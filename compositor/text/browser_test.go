@@ -162,7 +162,7 @@ func screenshot(t *testing.T, browser, html string, w, h int) image.Image {
 	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir="+filepath.Join(dir, "profile"), "--screenshot="+out,
-		"--virtual-time-budget=10000", "--run-all-compositor-stages-before-draw",
+		"--virtual-time-budget=10000", "--run-all-compositor-stages-before-draw", "--disable-dev-shm-usage",
 		fmt.Sprintf("--window-size=%d,%d", w, h), "--hide-scrollbars", "--force-device-scale-factor=1",
 		"--default-background-color=ffffffff", "--allow-file-access-from-files", "file://"+page)
 	if msg, err := cmd.CombinedOutput(); err != nil {
