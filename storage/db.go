@@ -38,6 +38,7 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
+	migrateAssets, // 2: assets and project bindings (assets.go)
 }
 
 // Options configure Open.
