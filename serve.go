@@ -8,12 +8,15 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/spf13/cobra"
@@ -28,6 +31,9 @@ type serveFlags struct {
 	syncRate      float64
 	syncBurst     int
 	shutdownGrace time.Duration
+	limits        assets.Limits
+	linkTTL       time.Duration
+	ffprobe       string
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -52,6 +58,17 @@ desktop apps that bundle the server).`,
 	fl.Float64Var(&f.syncRate, "sync-rate", 2, "project sync rate limit: syncs per second per project")
 	fl.IntVar(&f.syncBurst, "sync-burst", 10, "project sync rate limit: burst size per project")
 	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")
+	def := assets.DefaultLimits()
+	fl.Int64Var(&f.limits.Video, "max-video-bytes", def.Video, "largest video upload (mp4, mov, webm, mkv)")
+	fl.Int64Var(&f.limits.Audio, "max-audio-bytes", def.Audio, "largest audio upload (mp3, aac, wav, m4a, ogg, opus, flac)")
+	fl.Int64Var(&f.limits.Image, "max-image-bytes", def.Image, "largest image upload (png, jpeg, webp, gif, svg)")
+	fl.Int64Var(&f.limits.Font, "max-font-bytes", def.Font, "largest font upload (ttf, otf, woff, woff2)")
+	fl.Int64Var(&f.limits.Lottie, "max-lottie-bytes", def.Lottie, "largest Lottie JSON upload")
+	fl.Int64Var(&f.limits.Caption, "max-caption-bytes", def.Caption, "largest caption upload (caption JSON, srt, vtt)")
+	fl.Int64Var(&f.limits.MaxImagePixels, "max-image-pixels", def.MaxImagePixels, "largest image area in pixels (checked before decoding)")
+	fl.IntVar(&f.limits.MaxImageSide, "max-image-side", def.MaxImageSide, "largest image width or height in pixels")
+	fl.DurationVar(&f.linkTTL, "file-link-ttl", 24*time.Hour, "how long signed file links (fileUrl) stay valid")
+	fl.StringVar(&f.ffprobe, "ffprobe", "ffprobe", "ffprobe used as a fallback when media cannot be probed in Go (empty: never)")
 	return cmd
 }
 
@@ -123,7 +140,11 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	if isLoopback(ln.Addr()) {
 		cfg.AllowedHosts = server.LoopbackHosts(base)
 	}
-	srv := server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db})
+	store, err := openAssets(g.dataDir, base, f, db, log)
+	if err != nil {
+		return err
+	}
+	srv := server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db, Assets: store, Files: store})
 	hs := srv.HTTPServer(f.addr)
 
 	var wg sync.WaitGroup
@@ -183,4 +204,36 @@ func sweepIdempotency(ctx context.Context, db *storage.DB, log *slog.Logger) {
 			}
 		}
 	}
+}
+
+// openAssets builds the asset store over the data dir's files area, with the link signing
+// secret kept in the database, and sweeps what a crash left behind.
+func openAssets(dataDir, publicURL string, f *serveFlags, db *storage.DB, log *slog.Logger) (*assets.Store, error) {
+	secret, err := db.Secret("file-links", 32)
+	if err != nil {
+		return nil, fmt.Errorf("link signing secret: %w", err)
+	}
+	signer, err := assets.NewSigner(secret, nil)
+	if err != nil {
+		return nil, err
+	}
+	ffprobe := ""
+	if f.ffprobe != "" {
+		if p, err := exec.LookPath(f.ffprobe); err == nil {
+			ffprobe = p
+		}
+	}
+	store, err := assets.NewStore(assets.Config{Dir: filepath.Join(dataDir, "files"), PublicURL: publicURL, LinkTTL: f.linkTTL,
+		Limits: f.limits, FFprobe: ffprobe, Logger: log}, db, signer)
+	if err != nil {
+		return nil, err
+	}
+	n, err := store.Recover()
+	if err != nil {
+		return nil, fmt.Errorf("sweep the files area: %w", err)
+	}
+	if n > 0 {
+		log.Info("removed files left by an interrupted upload", "n", n)
+	}
+	return store, nil
 }

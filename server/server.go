@@ -62,6 +62,10 @@ type Deps struct {
 	Accounts    Accounts
 	Projects    Projects
 	Idempotency Idempotency
+	// Assets and Files serve uploads, asset records, project bindings and signed file
+	// links; both may be nil in tests that do not use them.
+	Assets Assets
+	Files  Files
 }
 
 // Server is cutroom's HTTP interface.
@@ -145,6 +149,18 @@ func (s *Server) routes() {
 	rt.PATCH("/projects/:projectId", s.limitBody, s.patchProject)
 	rt.POST("/projects/:projectId/sync", s.limitBody, s.syncProject)
 	rt.DELETE("/projects/:projectId", s.deleteProject)
+	if s.deps.Assets != nil {
+		rt.POST("/uploads", s.upload)
+		rt.GET("/assets/:assetId", s.getAsset)
+		rt.DELETE("/assets/:assetId", s.deleteAsset)
+		rt.GET("/projects/:projectId/assets", s.listProjectAssets)
+		rt.POST("/projects/:projectId/assets", s.limitBody, s.bindAsset)
+		rt.DELETE("/projects/:projectId/assets/:assetId", s.unbindAsset)
+	}
+	if s.deps.Files != nil {
+		s.engine.GET("/files/*fileKey", s.serveFile)
+		s.engine.HEAD("/files/*fileKey", s.serveFile)
+	}
 }
 
 // recoverer answers a panic with a 500 problem and logs it; the server keeps running.
