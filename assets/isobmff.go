@@ -195,12 +195,12 @@ func probeMP4(r io.ReaderAt, size int64) (info mp4Info, err error) {
 
 func probeTrak(r io.ReaderAt, start, end int64, budget *int) (t mp4Track, err error) {
 	var sampleW, sampleH int
-	var walk func(start, end int64) error
-	walk = func(start, end int64) error {
+	var walk func(parent string, start, end int64) error
+	walk = func(parent string, start, end int64) error {
 		return boxWalk(r, start, end, budget, func(typ string, o, sz, h int64) error {
 			switch typ {
 			case "mdia", "minf", "stbl":
-				return walk(o+h, o+sz)
+				return walk(typ, o+h, o+sz)
 			case "tkhd":
 				if b, err := leafBox(r, o, sz); err == nil {
 					if k, ok := b.(*mp4.TkhdBox); ok {
@@ -214,6 +214,9 @@ func probeTrak(r io.ReaderAt, start, end int64, budget *int) (t mp4Track, err er
 					}
 				}
 			case "hdlr":
+				if parent != "mdia" { // QuickTime also has a data handler in minf
+					return nil
+				}
 				if b, err := leafBox(r, o, sz); err == nil {
 					if m, ok := b.(*mp4.HdlrBox); ok {
 						t.handler = m.HandlerType
@@ -232,7 +235,7 @@ func probeTrak(r io.ReaderAt, start, end int64, budget *int) (t mp4Track, err er
 			return nil
 		})
 	}
-	if err := walk(start, end); err != nil {
+	if err := walk("trak", start, end); err != nil {
 		return t, err
 	}
 	if t.handler == "vide" && (t.width <= 0 || t.height <= 0) {
