@@ -3,17 +3,14 @@ module github.com/cutroom/cutroom
 go 1.26.8
 
 require (
+	github.com/Eyevinn/mp4ff v0.47.0
 	github.com/gin-gonic/gin v1.10.1
 	github.com/google/uuid v1.6.0
 	github.com/spf13/cobra v1.9.1
 	github.com/spf13/pflag v1.0.6
 	go.etcd.io/bbolt v1.4.0
+	golang.org/x/image v0.23.0
 	golang.org/x/time v0.11.0
-)
-
-require (
-	github.com/Eyevinn/mp4ff v0.47.0 // indirect
-	golang.org/x/image v0.23.0 // indirect
 )
 
 require (

@@ -353,6 +353,9 @@ func (s *Store) Upload(ctx context.Context, up Upload) (storage.Asset, error) {
 }
 
 func mismatch(declared string, f Format) error {
+	if f.Type == "" {
+		f.Type = "lottie or caption"
+	}
 	return errorf(CodeTypeMismatch, "the declared Content-Type %q contradicts the file's bytes, which are %s (%s, asset type %s)",
 		declared, f.Name, f.MimeType, f.Type)
 }
