@@ -140,7 +140,12 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	if isLoopback(ln.Addr()) {
 		cfg.AllowedHosts = server.LoopbackHosts(base)
 	}
-	store, err := openAssets(g.dataDir, base, f, db, log)
+	// One link signer for every signed, expiring link (asset files now, export outputs too).
+	signer, err := newLinkSigner(db)
+	if err != nil {
+		return err
+	}
+	store, err := openAssets(g.dataDir, base, f, db, signer, log)
 	if err != nil {
 		return err
 	}
@@ -206,17 +211,19 @@ func sweepIdempotency(ctx context.Context, db *storage.DB, log *slog.Logger) {
 	}
 }
 
-// openAssets builds the asset store over the data dir's files area, with the link signing
-// secret kept in the database, and sweeps what a crash left behind.
-func openAssets(dataDir, publicURL string, f *serveFlags, db *storage.DB, log *slog.Logger) (*assets.Store, error) {
+// newLinkSigner returns the signer of links the server hands out, keyed with a secret that
+// is generated once and kept in the database, so links survive restarts.
+func newLinkSigner(db *storage.DB) (*assets.Signer, error) {
 	secret, err := db.Secret("file-links", 32)
 	if err != nil {
 		return nil, fmt.Errorf("link signing secret: %w", err)
 	}
-	signer, err := assets.NewSigner(secret, nil)
-	if err != nil {
-		return nil, err
-	}
+	return assets.NewSigner(secret, nil)
+}
+
+// openAssets builds the asset store over the data dir's files area and sweeps what a crash
+// left behind.
+func openAssets(dataDir, publicURL string, f *serveFlags, db *storage.DB, signer *assets.Signer, log *slog.Logger) (*assets.Store, error) {
 	ffprobe := ""
 	if f.ffprobe != "" {
 		if p, err := exec.LookPath(f.ffprobe); err == nil {

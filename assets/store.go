@@ -200,7 +200,10 @@ type Upload struct {
 	ProjectID   string // optional: bind the asset to this project of the workspace
 	FileName    string // as sent; sanitised by the store
 	ContentType string // as sent; "" or application/octet-stream declares nothing
-	Body        io.Reader
+	// Length is the declared body length, or -1 when unknown (chunked). A declared length
+	// over the kind's cap is refused without reading the rest.
+	Length int64
+	Body   io.Reader
 }
 
 // CleanFileName makes an uploaded file name safe to keep and show: percent-decoded when it
@@ -299,6 +302,9 @@ func (s *Store) Upload(ctx context.Context, up Upload) (storage.Asset, error) {
 		return storage.Asset{}, mismatch(up.ContentType, format)
 	}
 	limit := s.lim.capFor(format)
+	if up.Length > limit {
+		return storage.Asset{}, tooLarge(format, limit)
+	}
 	if _, err := tmp.Write(head); err != nil {
 		return storage.Asset{}, err
 	}

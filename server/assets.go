@@ -78,7 +78,7 @@ func (s *Server) upload(c *gin.Context) {
 	// Uploads may be large and slow: give the body time, but not forever.
 	_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Now().Add(30 * time.Minute))
 	a, err := s.deps.Assets.Upload(c.Request.Context(), assets.Upload{WorkspaceID: principal(c).Workspace.ID, ProjectID: projectID,
-		FileName: name[0], ContentType: c.GetHeader("Content-Type"), Body: c.Request.Body})
+		FileName: name[0], ContentType: c.GetHeader("Content-Type"), Length: c.Request.ContentLength, Body: c.Request.Body})
 	if err != nil {
 		s.fail(c, err)
 		return

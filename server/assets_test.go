@@ -11,11 +11,13 @@ import (
 	"image/gif"
 	"image/jpeg"
 	"image/png"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -287,6 +289,15 @@ func TestUploadCaps(t *testing.T) {
 		t.Fatalf("detail does not name the cap: %s", p["detail"])
 	}
 	upload(e, e.keyA, "a.png", "", noisePNG(t, 64, 64)).Problem(413, "PAYLOAD_TOO_LARGE")
+	// Without a declared length (chunked), the cap is enforced while streaming.
+	req := httptest.NewRequest("POST", "/v1/uploads", io.MultiReader(bytes.NewReader(wav)))
+	req.ContentLength = -1
+	req.Host = "127.0.0.1:8787"
+	req.Header.Set("x-api-key", e.keyA)
+	req.Header.Set("x-file-name", "chunked.wav")
+	rec := httptest.NewRecorder()
+	e.h.ServeHTTP(rec, req)
+	response{t: t, Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}.Problem(413, "PAYLOAD_TOO_LARGE")
 	// JSON is capped by the larger JSON cap while streaming, then by its own kind's.
 	big := `{"captions":[` + strings.Repeat(`{"text":"x","startMs":0,"endMs":1},`, 20) + `{"text":"x","startMs":0,"endMs":1}]}`
 	upload(e, e.keyA, "c.json", "", []byte(big)).Problem(413, "PAYLOAD_TOO_LARGE")
@@ -708,5 +719,30 @@ func TestResolve(t *testing.T) {
 	}
 	if _, err := e.store.Resolve(e.wsA, &editor.Asset{ID: "x", RemoteURL: "https://example.com/a.png"}); err == nil {
 		t.Fatal("a remote URL resolved locally")
+	}
+}
+
+// TestProbeFallbacks covers the paths where the Go parsers need help: a CBR MP3 without a
+// Xing header (every frame header is walked) and a fragmented MP4 whose movie header has
+// no duration (ffprobe when configured, else a null duration).
+func TestProbeFallbacks(t *testing.T) {
+	e := newEnv(t)
+	d := mustUpload(e, "n.mp3", "audio/mpeg", testdata(t, "audio-noxing.mp3"))
+	if dur, _ := num(d["duration"]); math.Abs(dur-2.0) > 0.1 {
+		t.Fatalf("frame-scanned mp3 duration %v, want 2±0.1", d["duration"])
+	}
+	frag := testdata(t, "video-frag.mp4")
+	d = mustUpload(e, "frag.mp4", "video/mp4", frag)
+	if w, _ := num(d["width"]); w != 64 || d["duration"] != nil {
+		t.Fatalf("without ffprobe: width %v duration %v, want 64 and null", d["width"], d["duration"])
+	}
+	ffprobe, err := exec.LookPath("ffprobe")
+	if err != nil {
+		t.Skip("ffprobe not installed")
+	}
+	withProbe := newAssetEnv(t, func(c *assets.Config) { c.FFprobe = ffprobe })
+	d = mustUpload(withProbe, "frag.mp4", "video/mp4", frag)
+	if dur, _ := num(d["duration"]); math.Abs(dur-1.0) > 0.1 || d["width"] != 64.0 || d["height"] != 48.0 {
+		t.Fatalf("with ffprobe: %v", d)
 	}
 }
