@@ -23,6 +23,10 @@ const (
 	ebmlIDPixelWidth    = 0xB0
 	ebmlIDPixelHeight   = 0xBA
 	ebmlIDCluster       = 0x1F43B675
+	ebmlIDTimecode      = 0xE7
+	ebmlIDSimpleBlock   = 0xA3
+	ebmlIDBlockGroup    = 0xA0
+	ebmlIDBlock         = 0xA1
 )
 
 // ebmlUnknown is the size of an element whose size is unknown (live streams).
@@ -165,11 +169,15 @@ func probeMatroska(r io.ReaderAt, size int64) (mkvInfo, error) {
 	scale := uint64(1000000)
 	var rawDuration float64
 	sawInfo, sawTracks := false, false
+	firstCluster := int64(-1)
 	budget := 100000 // elements visited at most
 	for off = seg.data; off < end && budget > 0; budget-- {
 		e, err := ebmlHeader(r, off)
 		if err != nil {
 			break
+		}
+		if e.id == ebmlIDCluster && firstCluster < 0 {
+			firstCluster = off
 		}
 		if e.size == ebmlUnknown {
 			if e.id == ebmlIDCluster {
@@ -221,7 +229,47 @@ func probeMatroska(r io.ReaderAt, size int64) (mkvInfo, error) {
 		return info, invalid("the Matroska/WebM file has no Tracks element")
 	}
 	info.duration = rawDuration * float64(scale) / 1e9
+	if rawDuration == 0 && firstCluster >= 0 {
+		// Live recordings (e.g. a browser's MediaRecorder) carry no Duration: take the
+		// timestamp of the last block instead.
+		info.duration = float64(lastBlockTime(r, firstCluster, end)) * float64(scale) / 1e9
+	}
 	return info, nil
+}
+
+// lastBlockTime walks the clusters from off, reading only element headers, cluster
+// timecodes and the relative timecode of each block, and returns the latest block time in
+// timecode units. Clusters of unknown size are walked into, as live files have them.
+func lastBlockTime(r io.ReaderAt, off, end int64) int64 {
+	var cluster, last int64
+	for budget := 4_000_000; off < end && budget > 0; budget-- {
+		e, err := ebmlHeader(r, off)
+		if err != nil {
+			break
+		}
+		switch e.id {
+		case ebmlIDCluster, ebmlIDBlockGroup: // walk into
+			off = e.data
+			continue
+		case ebmlIDTimecode:
+			if v, err := ebmlUint(r, e); err == nil && v < 1<<53 {
+				cluster = int64(v)
+			}
+		case ebmlIDSimpleBlock, ebmlIDBlock:
+			// Track number (a size-style vint), then a signed 16-bit relative timecode.
+			if _, n, err := ebmlVint(r, e.data, false); err == nil {
+				var b [2]byte
+				if _, err := r.ReadAt(b[:], e.data+int64(n)); err == nil {
+					last = max(last, cluster+int64(int16(binary.BigEndian.Uint16(b[:]))))
+				}
+			}
+		}
+		if e.size < 0 {
+			break
+		}
+		off = e.data + e.size
+	}
+	return last
 }
 
 func readTrackEntry(r io.ReaderAt, te ebmlElement, info *mkvInfo, budget *int) {

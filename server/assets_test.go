@@ -731,6 +731,10 @@ func TestProbeFallbacks(t *testing.T) {
 	if dur, _ := num(d["duration"]); math.Abs(dur-2.0) > 0.1 {
 		t.Fatalf("frame-scanned mp3 duration %v, want 2±0.1", d["duration"])
 	}
+	d = mustUpload(e, "live.webm", "video/webm", testdata(t, "video-live.webm"))
+	if dur, _ := num(d["duration"]); math.Abs(dur-3.0) > 0.15 || d["width"] != 64.0 {
+		t.Fatalf("live webm without Duration: %v, want 64 wide and 3±0.15 s from the last block", d)
+	}
 	frag := testdata(t, "video-frag.mp4")
 	d = mustUpload(e, "frag.mp4", "video/mp4", frag)
 	if w, _ := num(d["width"]); w != 64 || d["duration"] != nil {
