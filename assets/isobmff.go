@@ -110,6 +110,24 @@ type mp4Track struct {
 	handler       string
 	width, height int
 	duration      float64
+	quarterTurn   bool // the track matrix turns the picture by 90 or 270 degrees
+}
+
+// tkhdQuarterTurn reads the first row of a tkhd's transformation matrix (a, b; c, d in
+// 16.16) and reports a rotation by 90 or 270 degrees (a == d == 0), as phones record
+// portrait video. body is the offset after the box header.
+func tkhdQuarterTurn(r io.ReaderAt, body int64, version byte) bool {
+	off := body + 4 + 4 + 4 + 4 + 4 + 4 + 8 + 2 + 2 + 2 + 2 // version 0 layout up to the matrix
+	if version == 1 {
+		off += 12
+	}
+	var m [20]byte // a, b, u, c, d
+	if _, err := r.ReadAt(m[:], off); err != nil {
+		return false
+	}
+	a, b := int32(binary.BigEndian.Uint32(m[0:])), int32(binary.BigEndian.Uint32(m[4:]))
+	d := int32(binary.BigEndian.Uint32(m[16:]))
+	return a == 0 && d == 0 && b != 0
 }
 
 // probeMP4 walks the movie box: duration from mvhd (or mehd for fragmented files, or the
@@ -205,6 +223,7 @@ func probeTrak(r io.ReaderAt, start, end int64, budget *int) (t mp4Track, err er
 				if b, err := leafBox(r, o, sz); err == nil {
 					if k, ok := b.(*mp4.TkhdBox); ok {
 						t.width, t.height = int(k.Width>>16), int(k.Height>>16)
+						t.quarterTurn = tkhdQuarterTurn(r, o+h, k.Version)
 					}
 				}
 			case "mdhd":
@@ -240,6 +259,9 @@ func probeTrak(r io.ReaderAt, start, end int64, budget *int) (t mp4Track, err er
 	}
 	if t.handler == "vide" && (t.width <= 0 || t.height <= 0) {
 		t.width, t.height = sampleW, sampleH
+	}
+	if t.quarterTurn { // report the size as displayed, like a browser's video element
+		t.width, t.height = t.height, t.width
 	}
 	return t, nil
 }

@@ -157,6 +157,7 @@ func TestUploadKinds(t *testing.T) {
 		{"a.svg", "image/svg+xml", []byte(svgSized), want{"image", "image/svg+xml", 120, 80, -1}},
 		{"vb.svg", "", []byte(svgViewBox), want{"image", "image/svg+xml", 300, 150, -1}},
 		{"v.mp4", "video/mp4", testdata(t, "video.mp4"), want{"video", "video/mp4", 64, 48, 1.0}},
+		{"portrait.mp4", "video/mp4", testdata(t, "video-rot90.mp4"), want{"video", "video/mp4", 48, 64, 1.0}},
 		{"v.mov", "video/quicktime", testdata(t, "video.mov"), want{"video", "video/quicktime", 64, 48, 1.0}},
 		{"v.webm", "video/webm", testdata(t, "video.webm"), want{"video", "video/webm", 64, 48, 1.0}},
 		{"v.mkv", "application/octet-stream", testdata(t, "video.mkv"), want{"video", "video/x-matroska", 80, 60, 2.0}},
