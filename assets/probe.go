@@ -40,6 +40,9 @@ func (s *Store) probe(ctx context.Context, f *os.File, size int64, format Format
 		if err != nil {
 			return p, err
 		}
+		if format.Name == "jpeg" && JPEGOrientation(rd()) >= 5 { // the size as displayed
+			w, h = h, w
+		}
 		p.width, p.height = intp(w), intp(h)
 	case "gif":
 		w, h, err := imageConfig(rd(), s.lim)

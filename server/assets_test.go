@@ -104,6 +104,15 @@ func encodeJPEG(t *testing.T, w, h int) []byte {
 	return b.Bytes()
 }
 
+// withOrientation inserts an EXIF APP1 segment with the given orientation after the SOI
+// of a JPEG (big-endian TIFF, one IFD0 entry).
+func withOrientation(t *testing.T, jpg []byte, orientation int) []byte {
+	tiff := []byte{'M', 'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, byte(orientation), 0, 0, 0, 0, 0, 0, 0, 0}
+	seg := append([]byte("Exif\x00\x00"), tiff...)
+	app1 := append([]byte{0xff, 0xe1, byte((len(seg) + 2) >> 8), byte(len(seg) + 2)}, seg...)
+	return append(append(append([]byte{}, jpg[:2]...), app1...), jpg[2:]...)
+}
+
 func encodeGIF(t *testing.T, w, h int, delays ...int) []byte {
 	pal := color.Palette{color.Black, color.White}
 	g := &gif.GIF{}
@@ -151,6 +160,8 @@ func TestUploadKinds(t *testing.T) {
 	}{
 		{"a.png", "image/png", encodePNG(t, 30, 20), want{"image", "image/png", 30, 20, -1}},
 		{"a.jpg", "image/jpeg", encodeJPEG(t, 33, 17), want{"image", "image/jpeg", 33, 17, -1}},
+		{"portrait.jpg", "image/jpeg", withOrientation(t, encodeJPEG(t, 33, 17), 6), want{"image", "image/jpeg", 17, 33, -1}},
+		{"upright.jpg", "image/jpeg", withOrientation(t, encodeJPEG(t, 33, 17), 3), want{"image", "image/jpeg", 33, 17, -1}},
 		{"a.webp", "image/webp", testdata(t, "image.webp"), want{"image", "image/webp", 40, 30, -1}},
 		{"still.gif", "image/gif", encodeGIF(t, 10, 12, 0), want{"gif", "image/gif", 10, 12, -1}},
 		{"anim.gif", "image/gif", encodeGIF(t, 10, 12, 20, 30, 50), want{"gif", "image/gif", 10, 12, 1.0}},
