@@ -1,6 +1,7 @@
 package assets
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -398,7 +399,7 @@ func copyCtx(ctx context.Context, dst io.Writer, src io.Reader, buf []byte) (int
 	var n int64
 	for {
 		if err := ctx.Err(); err != nil {
-			return n, err
+			return n, bodyError(err)
 		}
 		m, rerr := src.Read(buf)
 		if m > 0 {
@@ -589,7 +590,8 @@ func deref(p *string) string {
 func stateReferences(state []byte, a storage.Asset) bool {
 	var st stateRefs
 	if err := json.Unmarshal(state, &st); err != nil {
-		return false
+		// A state this view cannot read: be conservative and look for the id or key.
+		return bytes.Contains(state, []byte(a.ID)) || bytes.Contains(state, []byte(a.FileKey))
 	}
 	for k, ea := range st.Assets {
 		if k == a.ID || deref(ea.ID) == a.ID || deref(ea.RemoteKey) == a.FileKey || keyFromURL(deref(ea.RemoteURL)) == a.FileKey {

@@ -545,6 +545,7 @@ func TestAssetGetAndDelete(t *testing.T) {
 		stateWithAsset("k", id, "", ""),
 		stateWithAsset("k", "x", "", key),
 		stateWithAsset("k", "x", "https://cdn.example/proxy"+strings.SplitN(strings.TrimPrefix(link, publicURL), "?", 2)[0]+"?exp=1&sig=2", ""),
+		strings.Replace(minimalState, `"assets":{}`, `"assets":{"k":"an unreadable entry naming `+id+`"}`, 1),
 		strings.Replace(minimalState, `{"type":"none"}`, `{"type":"image","imageAssetId":null,"imageUrl":"`+link+`","source":"custom"}`, 1),
 	} {
 		if r := e.do("POST", "/v1/projects/"+pid+"/sync", e.keyA, `{"editorState":`+st+`}`); r.Status != 200 {
