@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
 )
