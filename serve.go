@@ -167,17 +167,14 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	if err != nil {
 		return fmt.Errorf("--allow-hosts: %w", err)
 	}
-	linkSecret, err := db.OutputSecret()
-	if err != nil {
-		return fmt.Errorf("output link secret: %w", err)
-	}
 	deliverer := webhook.NewDeliverer(webhook.Config{HeaderPrefix: f.headerPrefix, Guard: guard, Logger: log}, db)
 	exports, err := export.New(export.Config{Workers: f.renderWorkers, OutputDir: filepath.Join(g.dataDir, "outputs"),
-		OutputTTL: f.outputTTL, MaxOutputSide: f.maxOutputSide, Links: export.NewLinks(base, linkSecret),
+		OutputTTL: f.outputTTL, MaxOutputSide: f.maxOutputSide, Links: export.NewLinks(base, signer),
 		Guard: guard, HeaderPrefix: f.headerPrefix, Notify: deliverer.Notify, Logger: log}, db, newRenderer())
 	if err != nil {
 		return err
 	}
+	store.SetActiveReferences(exports) // an asset used by an active export cannot be deleted
 	srv := server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db, Exports: exports, Assets: store, Files: store})
 	hs := srv.HTTPServer(f.addr)
 

@@ -584,9 +584,14 @@ func deref(p *string) string {
 	return *p
 }
 
-// stateReferences reports whether an editor state references the asset: an editor asset
-// keyed by or with the asset's id, with remoteKey == fileKey, or with a remoteUrl to its
-// file; or a global background image naming it.
+// StateReferences reports whether an editor state references the uploaded asset with the
+// given id and fileKey: an editor asset keyed by or with the asset's id, with remoteKey ==
+// fileKey, or with a remoteUrl to its file; or a global background image naming it. Export
+// tasks use it to hold the assets of their state snapshots.
+func StateReferences(state []byte, assetID, fileKey string) bool {
+	return stateReferences(state, storage.Asset{ID: assetID, FileKey: fileKey})
+}
+
 func stateReferences(state []byte, a storage.Asset) bool {
 	var st stateRefs
 	if err := json.Unmarshal(state, &st); err != nil {
