@@ -25,7 +25,7 @@ func TestActiveExportHoldsItsAssets(t *testing.T) {
 		}
 	}
 	check("4f0c1a3e-0000-4000-8000-000000000001", key, true) // by remoteKey
-	check("logo", "assets/ws/other/x.png", true)              // by asset id
+	check("logo", "assets/ws/other/x.png", true)             // by asset id
 	check("4f0c1a3e-0000-4000-8000-000000000002", "assets/ws/other/x.png", false)
 	if got, _ := e.svc.ActiveExportReferences(ctx, wsID(t, e.db, "b"), "logo", key); got {
 		t.Fatal("another workspace's export holds the asset")
