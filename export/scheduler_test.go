@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
 	"github.com/cutroom/cutroom/storage"
@@ -31,12 +32,9 @@ func start(t *testing.T, dir string, r export.Renderer) *run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	secret, err := db.OutputSecret()
-	if err != nil {
-		t.Fatal(err)
-	}
+	signer := testSigner(t, db)
 	svc, err := export.New(export.Config{Workers: 1, OutputDir: filepath.Join(dir, "outputs"),
-		Links: export.NewLinks("http://127.0.0.1:8787", secret), ProgressInterval: 10 * time.Millisecond,
+		Links: export.NewLinks("http://127.0.0.1:8787", signer), ProgressInterval: 10 * time.Millisecond,
 		PollInterval: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, db, r)
 	if err != nil {
 		t.Fatal(err)
@@ -265,8 +263,7 @@ func TestCancelPausedTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	secret, _ := db.OutputSecret()
-	svc, err := export.New(export.Config{OutputDir: filepath.Join(dir, "outputs"), Links: export.NewLinks("http://x", secret)}, db, &exporttest.Solid{})
+	svc, err := export.New(export.Config{OutputDir: filepath.Join(dir, "outputs"), Links: export.NewLinks("http://x", testSigner(t, db))}, db, &exporttest.Solid{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,4 +284,18 @@ func TestCancelPausedTask(t *testing.T) {
 	if tk, _ := rn.db.ExportTaskByID(id); tk.Status != storage.StatusCanceled || r.Started() != 0 {
 		t.Fatalf("after restart: %s, renders %d", tk.Status, r.Started())
 	}
+}
+
+// testSigner returns the database's link signer, as serve builds it.
+func testSigner(t *testing.T, db *storage.DB) *assets.Signer {
+	t.Helper()
+	secret, err := db.Secret("file-links", 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := assets.NewSigner(secret, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signer
 }

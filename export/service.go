@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
@@ -32,6 +33,7 @@ type Store interface {
 	UpdateExport(id string, change func(t *storage.ExportTask) ([]storage.WebhookDelivery, error)) (storage.ExportTask, error)
 	PendingExports(n int) ([]string, error)
 	ActiveExports() ([]string, error)
+	WorkspaceActiveExports(workspaceID string) ([]string, error)
 	ExpiredOutputs(now time.Time) ([]string, error)
 	WorkspaceCredits(workspaceID string) (balance int64, limited bool, err error)
 	ProjectWithState(workspaceID, id string) (storage.Project, []byte, error)
@@ -271,10 +273,6 @@ func (s *Service) Create(ctx context.Context, p storage.Principal, projectID str
 	}
 	prior, err := s.store.CreateExport(t, state, idem, storage.ExportLimits{MaxActive: s.cfg.MaxActive, DedupeClientTaskID: dedupe})
 	if err != nil {
-		var se *storage.Error
-		if errors.As(err, &se) && se.Code == storage.CodeConcurrencyExceeded {
-			return Created{}, err
-		}
 		return Created{}, err
 	}
 	if prior != nil {
@@ -349,6 +347,33 @@ func (s *Service) Cancel(workspaceID, id string) (TaskView, error) {
 }
 
 // refund returns a task's charge to its workspace (storage credits the difference).
+// ActiveExportReferences reports whether an active task of the workspace (PENDING,
+// PROCESSING or PAUSED) renders a state that references the uploaded asset, so the asset
+// must not be deleted (assets.ActiveReferences).
+func (s *Service) ActiveExportReferences(ctx context.Context, workspaceID, assetID, fileKey string) (bool, error) {
+	ids, err := s.store.WorkspaceActiveExports(workspaceID)
+	if err != nil {
+		return false, err
+	}
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		state, err := s.store.ExportState(id)
+		if err != nil {
+			var se *storage.Error
+			if errors.As(err, &se) {
+				continue // finished and purged meanwhile
+			}
+			return false, err
+		}
+		if assets.StateReferences(state, assetID, fileKey) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 func refund(t *storage.ExportTask) {
 	if !t.Refunded {
 		t.Refunded = true

@@ -2,15 +2,13 @@ package export
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"net/url"
 	"strconv"
 	"time"
 
+	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/storage"
 )
@@ -166,15 +164,15 @@ func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 
 // Links signs and checks the expiring download links of outputs:
 // {base}/outputs/{taskId}/{filename}?exp=<unix seconds>&sig=<hex HMAC-SHA256 over the
-// path and the expiry>, keyed with a secret kept in the database.
+// path and the expiry>, with the same signer (and secret) as asset file links.
 type Links struct {
 	base   string
-	secret []byte
+	signer *assets.Signer
 }
 
 // NewLinks returns a signer for links under publicURL.
-func NewLinks(publicURL string, secret []byte) *Links {
-	return &Links{base: publicURL, secret: append([]byte(nil), secret...)}
+func NewLinks(publicURL string, signer *assets.Signer) *Links {
+	return &Links{base: publicURL, signer: signer}
 }
 
 // OutputPath returns the path part of an output link.
@@ -182,21 +180,14 @@ func OutputPath(taskID, filename string) string {
 	return "/outputs/" + url.PathEscape(taskID) + "/" + url.PathEscape(filename)
 }
 
-func (l *Links) sign(taskID, filename string, exp int64) string {
-	m := hmac.New(sha256.New, l.secret)
-	fmt.Fprintf(m, "%s\n%d", OutputPath(taskID, filename), exp)
-	return hex.EncodeToString(m.Sum(nil))
-}
-
 // URL returns the signed link to a task's output, valid until exp.
 func (l *Links) URL(taskID, filename string, exp time.Time) string {
-	e := exp.Unix()
-	return l.base + OutputPath(taskID, filename) + "?exp=" + strconv.FormatInt(e, 10) + "&sig=" + l.sign(taskID, filename, e)
+	return l.base + l.signer.SignUntil(OutputPath(taskID, filename), exp)
 }
 
 // Verify reports whether sig signs the link of taskID/filename with expiry exp.
 func (l *Links) Verify(taskID, filename string, exp int64, sig string) bool {
-	return hmac.Equal([]byte(l.sign(taskID, filename, exp)), []byte(sig))
+	return l.signer.Signed(OutputPath(taskID, filename), exp, sig)
 }
 
 // View returns the task as the API shows it now.

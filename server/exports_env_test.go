@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
 	"github.com/cutroom/cutroom/server"
@@ -87,7 +88,11 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	secret, err := db.OutputSecret()
+	secret, err := db.Secret("file-links", 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := assets.NewSigner(secret, clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +108,7 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 		o.workers = 2
 	}
 	svc, err := export.New(export.Config{Workers: o.workers, OutputDir: filepath.Join(dir, "outputs"),
-		Links: export.NewLinks(public, secret), Guard: guard, Notify: dl.Notify, Now: clk.Now, OutputTTL: o.ttl,
+		Links: export.NewLinks(public, signer), Guard: guard, Notify: dl.Notify, Now: clk.Now, OutputTTL: o.ttl,
 		ProgressInterval: 50 * time.Millisecond, PollInterval: 100 * time.Millisecond, JanitorInterval: 50 * time.Millisecond, Logger: quiet}, db, r)
 	if err != nil {
 		t.Fatal(err)

@@ -63,6 +63,9 @@ type detailed interface {
 var codeStatus = map[string]int{
 	"PROJECT_NOT_FOUND":      http.StatusNotFound,
 	"ASSET_NOT_FOUND":        http.StatusNotFound,
+	"ASSET_NOT_BOUND":        http.StatusNotFound,
+	"BODY_REQUIRED":          http.StatusBadRequest,
+	"BODY_UNREADABLE":        http.StatusBadRequest,
 	"TASK_NOT_FOUND":         http.StatusNotFound,
 	"WORKSPACE_NOT_FOUND":    http.StatusNotFound,
 	"API_KEY_NOT_FOUND":      http.StatusNotFound,

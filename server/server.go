@@ -67,6 +67,10 @@ type Deps struct {
 	Idempotency Idempotency
 	// Exports serves the export routes and output links; nil leaves them unregistered.
 	Exports Exports
+	// Assets and Files serve uploads, asset records, project bindings and signed file
+	// links; both may be nil in tests that do not use them.
+	Assets Assets
+	Files  Files
 }
 
 // Server is cutroom's HTTP interface.
@@ -164,6 +168,18 @@ func (s *Server) routes() {
 		// Output links are signed and expiring; they need no API key.
 		s.engine.GET("/outputs/:taskId/:filename", s.getOutput)
 		s.engine.HEAD("/outputs/:taskId/:filename", s.getOutput)
+	}
+	if s.deps.Assets != nil {
+		rt.POST("/uploads", s.upload)
+		rt.GET("/assets/:assetId", s.getAsset)
+		rt.DELETE("/assets/:assetId", s.deleteAsset)
+		rt.GET("/projects/:projectId/assets", s.listProjectAssets)
+		rt.POST("/projects/:projectId/assets", s.limitBody, s.bindAsset)
+		rt.DELETE("/projects/:projectId/assets/:assetId", s.unbindAsset)
+	}
+	if s.deps.Files != nil {
+		s.engine.GET("/files/*fileKey", s.serveFile)
+		s.engine.HEAD("/files/*fileKey", s.serveFile)
 	}
 }
 

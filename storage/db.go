@@ -58,6 +58,7 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
+	migrateAssets, // 3: assets and project bindings (assets.go)
 }
 
 // Options configure Open.

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"bytes"
-	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -507,6 +506,22 @@ func (db *DB) ActiveExports() ([]string, error) {
 	return out, err
 }
 
+// WorkspaceActiveExports returns the ids of a workspace's active tasks.
+func (db *DB) WorkspaceActiveExports(workspaceID string) ([]string, error) {
+	var out []string
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketExportActive).Bucket([]byte(workspaceID))
+		if b == nil {
+			return nil
+		}
+		return b.ForEach(func(k, _ []byte) error {
+			out = append(out, string(k))
+			return nil
+		})
+	})
+	return out, err
+}
+
 // ExpiredOutputs returns the ids of COMPLETED tasks whose output expired before now and
 // has not been purged yet.
 func (db *DB) ExpiredOutputs(now time.Time) ([]string, error) {
@@ -520,33 +535,6 @@ func (db *DB) ExpiredOutputs(now time.Time) ([]string, error) {
 		return nil
 	})
 	return out, err
-}
-
-// OutputSecret returns the server's secret for signing output links, creating it on
-// first use. It lives in the database so links survive restarts.
-func (db *DB) OutputSecret() ([]byte, error) {
-	key := []byte("output_link_secret")
-	var secret []byte
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
-		secret = copyBytes(tx.Bucket(bucketMeta).Get(key))
-		return nil
-	}); err != nil || len(secret) == 32 {
-		return secret, err
-	}
-	fresh := make([]byte, 32)
-	if _, err := rand.Read(fresh); err != nil {
-		return nil, err
-	}
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
-		m := tx.Bucket(bucketMeta)
-		if cur := m.Get(key); len(cur) == 32 {
-			secret = copyBytes(cur)
-			return nil
-		}
-		secret = fresh
-		return m.Put(key, fresh)
-	})
-	return secret, err
 }
 
 // PendingWebhooks returns every delivery waiting in the outbox, in the order they were

@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
 	"github.com/cutroom/cutroom/server"
@@ -63,13 +64,17 @@ func run(n int, seconds, scale float64, format string, workers, pollers int) err
 		return err
 	}
 	base := "http://" + ln.Addr().String()
-	secret, err := db.OutputSecret()
+	secret, err := db.Secret("file-links", 32)
+	if err != nil {
+		return err
+	}
+	signer, err := assets.NewSigner(secret, nil)
 	if err != nil {
 		return err
 	}
 	dl := webhook.NewDeliverer(webhook.Config{Logger: quiet}, db)
 	svc, err := export.New(export.Config{Workers: workers, OutputDir: filepath.Join(dir, "outputs"),
-		Links: export.NewLinks(base, secret), Notify: dl.Notify, Logger: quiet}, db, &exporttest.Solid{})
+		Links: export.NewLinks(base, signer), Notify: dl.Notify, Logger: quiet}, db, &exporttest.Solid{})
 	if err != nil {
 		return err
 	}
