@@ -55,6 +55,13 @@ func testCases() []testCase {
 		with(geo("h", "illustration", 0, sec, 10, 10, 70, 70), "illustrationName", "heart", "color", "#e11d48"),
 		with(geo("o", "illustration", 0, sec, 90, 20, 60, 40), "illustrationName", "ring", "color", "rgba(56,189,248,0.8)"),
 	))
+	add("illustration_library", 0, newBuilder().stack(
+		with(geo("a", "illustration", 0, sec, 4, 5, 50, 50), "illustrationName", "face-smile", "color", "#facc15"),
+		with(geo("b", "illustration", 0, sec, 56, 5, 50, 50), "illustrationName", "gear", "color", "#94a3b8"),
+		with(geo("c", "illustration", 0, sec, 108, 5, 50, 50), "illustrationName", "star-5-outline", "color", "#f472b6"),
+		with(geo("d", "illustration", 0, sec, 4, 58, 100, 30), "illustrationName", "wave-line", "color", "#38bdf8"),
+		with(geo("e", "illustration", 0, sec, 110, 55, 40, 34), "illustrationName", "cloud", "color", "white", "rotation", an(15)),
+	))
 
 	// geometry
 	add("crop_rotate_radius", 0, newBuilder().add(0,

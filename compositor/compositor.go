@@ -31,8 +31,8 @@ type Options struct {
 	Media Media
 	// Text draws text, captions and text-template items; nil leaves them out.
 	Text TextRenderer
-	// Illustrations looks up the built-in illustration library by name; nil draws no
-	// illustrations (an illustration item then fails the frame).
+	// Illustrations looks illustrations up by name; nil means the editor's built-in library
+	// (LibraryIllustrations). An unknown name fails the frame.
 	Illustrations IllustrationFunc
 	// Scale multiplies the composition size into the output size; 0 means 1.
 	Scale float64
@@ -127,6 +127,9 @@ func New(st *editor.State, opts Options) (*Compositor, error) {
 	c.log = opts.Logger
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.opts.Illustrations == nil {
+		c.opts.Illustrations = LibraryIllustrations
 	}
 	if c.opts.MaxMediaBytes <= 0 {
 		c.opts.MaxMediaBytes = 512 << 20

@@ -258,3 +258,25 @@ func TestOutputScale(t *testing.T) {
 		t.Fatalf("scale 2 render downsampled vs scale 1: SSIM %.4f", s)
 	}
 }
+
+// TestLibraryIllustrationsRasterise draws every built-in illustration and checks each covers
+// a plausible part of its box.
+func TestLibraryIllustrationsRasterise(t *testing.T) {
+	mc := newMaskCache(1000)
+	for _, name := range editor.IllustrationNames() {
+		m, err := mc.get(maskKey{"illustration", name, 48, 48}, func() (*image.Alpha, error) {
+			return mc.illustrationMask(LibraryIllustrations, name, 48, 48)
+		})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		sum := 0
+		for _, a := range m.Pix {
+			sum += int(a)
+		}
+		if cover := float64(sum) / 255 / float64(len(m.Pix)); cover < 0.01 || cover > 0.99 {
+			t.Errorf("%s covers %.3f of its box", name, cover)
+		}
+	}
+}
