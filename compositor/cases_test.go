@@ -159,6 +159,11 @@ func testCases() []testCase {
 	b = small()
 	b.bg = map[string]any{"type": "image", "imageAssetId": "big", "imageUrl": "big.png", "source": "custom"}
 	add("bg_image", 0, b)
+	for _, id := range PresetNames() {
+		b = small()
+		b.bg = map[string]any{"type": "image", "imageAssetId": nil, "imageUrl": "preset://" + id, "source": "preset"}
+		cs = append(cs, testCase{name: "bg_preset_" + id, b: b, noBrowser: "procedural preset, no CSS equivalent"})
+	}
 	b = newBuilder().add(0, imageItem("i", "pattern", 0, sec, 55, 10, 50, 70))
 	b.bg = map[string]any{"type": "blur", "level": 2}
 	add("bg_blur", 0, b)

@@ -159,7 +159,7 @@ func New(st *editor.State, opts Options) (*Compositor, error) {
 		c.media[id] = &mediaEntry{asset: a}
 	}
 	bg := st.GlobalBackground
-	if bg.Type == editor.BackgroundImage && bg.ImageAssetID == "" && bg.ImageURL != "" {
+	if bg.Type == editor.BackgroundImage && bg.ImageAssetID == "" && bg.ImageURL != "" && presetID(bg.ImageURL) == "" {
 		c.media[""] = &mediaEntry{asset: &editor.Asset{Type: editor.AssetImage, RemoteURL: bg.ImageURL, Filename: path.Base(bg.ImageURL)}}
 	}
 	if bg.Type == editor.BackgroundColor {
@@ -768,6 +768,10 @@ func (c *Compositor) renderBackground(ctx context.Context) (*image.RGBA, error) 
 			c.bgGrad.paint(img, c.compW, c.compH)
 		}
 	case editor.BackgroundImage:
+		if id := presetID(bg.ImageURL); bg.ImageAssetID == "" && id != "" {
+			backgroundPresets[id](img, c.compW, c.compH)
+			return img, nil
+		}
 		e := c.media[bg.ImageAssetID]
 		if e == nil {
 			return nil, errf(CodeMedia, "background image asset %q not found", bg.ImageAssetID)

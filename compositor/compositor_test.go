@@ -280,3 +280,18 @@ func TestLibraryIllustrationsRasterise(t *testing.T) {
 		}
 	}
 }
+
+// TestPresetsCoverCapabilities keeps the drawn background presets in step with the ids the
+// editor advertises.
+func TestPresetsCoverCapabilities(t *testing.T) {
+	for _, id := range editor.AllFeatures().BackgroundImages {
+		if _, ok := backgroundPresets[id]; !ok {
+			t.Errorf("the editor offers background preset %q, which the compositor does not draw", id)
+		}
+	}
+	for _, u := range []string{"paper", "preset://paper", "/presets/paper.png", "https://x.example/bg/paper.jpg"} {
+		if presetID(u) != "paper" {
+			t.Errorf("presetID(%q) = %q", u, presetID(u))
+		}
+	}
+}
