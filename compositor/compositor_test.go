@@ -295,3 +295,37 @@ func TestPresetsCoverCapabilities(t *testing.T) {
 		}
 	}
 }
+
+// TestCrossfadeFastMatchesLayer checks the one-pass fade against the general path: both
+// clips drawn into a transparent layer (the second added) and the layer laid over dst.
+func TestCrossfadeFastMatchesLayer(t *testing.T) {
+	img := toRGBA(patternImage(64, 36))
+	bg := toRGBA(patternImage(tW, tH))
+	for _, p := range []float64{0, 0.2, 0.5, 0.93, 1} {
+		a := prepared{op: drawOp{fwd: translate(10, 7), w: 64, h: 36, alpha: 1 - p}, src: source{kind: srcImage, img: img, toSrc: identity}}
+		b := prepared{op: drawOp{fwd: translate(40, 30), w: 100, h: 50, alpha: p}, src: source{kind: srcSolid, cr: 100, cg: 50, cb: 0, ca: 200}}
+		c := prepared{op: drawOp{fwd: translate(33, 21), w: 64, h: 36, alpha: p}, src: source{kind: srcImage, img: img, toSrc: identity}}
+		for _, pair := range [][2]prepared{{a, b}, {a, c}, {b, a}} {
+			fa, ok1 := asFast(&pair[0].op, &pair[0].src, bg.Rect)
+			fb, ok2 := asFast(&pair[1].op, &pair[1].src, bg.Rect)
+			if !ok1 || !ok2 {
+				t.Fatal("not fast")
+			}
+			if fa.k+fb.k > 256 {
+				fb.k = 256 - fa.k
+			}
+			got := image.NewRGBA(bg.Rect)
+			copy(got.Pix, bg.Pix)
+			crossfadeFast(got, &fa, &fb)
+			want := image.NewRGBA(bg.Rect)
+			copy(want.Pix, bg.Pix)
+			lay := image.NewRGBA(bg.Rect)
+			draw(lay, lay.Rect, &pair[0].op, &pair[0].src)
+			drawAdd(lay, lay.Rect, &pair[1].op, &pair[1].src)
+			compositeOver(want, lay, lay.Rect)
+			if err := compareImages(got, want, 2); err != nil {
+				t.Errorf("p=%v: %v", p, err)
+			}
+		}
+	}
+}
