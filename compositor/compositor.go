@@ -473,21 +473,17 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 	return nil
 }
 
-// gifMip returns a reduced level of one gif frame.
+// gifMip returns a reduced level of one gif frame (levels cached per frame).
 func (c *Compositor) gifMip(e *mediaEntry, frame *image.RGBA, per float64) (*image.RGBA, float64) {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	if e.gmips == nil {
 		e.gmips = map[*image.RGBA][]*image.RGBA{}
 	}
 	lv := e.gmips[frame]
-	e.mu.Unlock()
-	var mu sync.Mutex
-	img, f := mipFor(&mu, &lv, frame, per)
-	e.mu.Lock()
-	if len(lv) > len(e.gmips[frame]) {
-		e.gmips[frame] = lv
-	}
-	e.mu.Unlock()
+	var unused sync.Mutex // e.mu already guards lv
+	img, f := mipFor(&unused, &lv, frame, per)
+	e.gmips[frame] = lv
 	return img, f
 }
 

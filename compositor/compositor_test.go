@@ -99,7 +99,10 @@ func TestGIFFrameAt(t *testing.T) {
 // checks each equals the serial render (determinism and no shared scratch). Run with -race.
 func TestParallelFramesMatch(t *testing.T) {
 	files := testFiles(t)
-	raw := pair(newBuilder()).transition("tr", 0, "a", "b", "fade", sec/2, "linear", nil).json()
+	raw := pair(newBuilder()).transition("tr", 0, "a", "b", "fade", sec/2, "linear", nil).
+		add(1, with(geo("g", "gif", 0, 2*sec, 5, 5, 12, 12), "assetId", "anim", "borderRadius", an(0),
+			"gifStartFromInSeconds", 0, "playbackRate", 1)).
+		add(2, imageItem("big", "big", 0, 2*sec, 100, 50, 50, 30)).json()
 	st, err := editor.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
