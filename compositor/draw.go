@@ -213,6 +213,17 @@ func drawMode(dst *image.RGBA, clip image.Rectangle, op *drawOp, src *source, ad
 		d := dst.Pix[di : di+(x1-x0)*4 : di+(x1-x0)*4]
 		x := x0
 		for i := 0; i < len(d); i, x = i+4, x+1 {
+			if x == xi0 && src.kind == srcSolid && !add {
+				n := xi1 - xi0
+				blendSolidRow(d[i:i+n*4], src.cr, src.cg, src.cb, src.ca, uint32(kAlpha))
+				u += inv.a * float64(n)
+				v += inv.d * float64(n)
+				sx += dsx * n
+				sy += dsy * n
+				i += (n - 1) * 4
+				x += n - 1
+				continue
+			}
 			if x == xi0 && src.kind == srcImage && !add {
 				// the interior: constant opacity, no edges; a tight bilinear loop
 				n := xi1 - xi0
