@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cutroom/cutroom/editor"
 )
@@ -339,6 +340,10 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 	}
 	switch it.Type {
 	case editor.ItemImage, editor.ItemGif, editor.ItemSolid, editor.ItemIllustration:
+	case editor.ItemVideo:
+		if _, ok := c.opts.Media.(VideoFrames); !ok {
+			return nil
+		}
 	case editor.ItemText, editor.ItemCaptions, editor.ItemTextTemplate:
 		if c.opts.Text == nil {
 			return nil
@@ -416,6 +421,32 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 			return errf(CodeIllustraion, "item %q: %v", it.ID, err)
 		}
 		src = source{kind: srcMask, mask: m, cr: cr, cg: cg, cb: cb, ca: ca, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
+	case editor.ItemVideo:
+		a := c.st.Asset(it.AssetID)
+		if a == nil {
+			return errf(CodeMedia, "item %q: asset %q not found", it.ID, it.AssetID)
+		}
+		mt := 0.0
+		rate := 1.0
+		if it.Media != nil {
+			mt = it.Media.StartFromSeconds
+			if it.Media.PlaybackRate > 0 {
+				rate = it.Media.PlaybackRate
+			}
+		}
+		mt += float64(lt) / float64(c.st.TimebaseTicksPerSecond) * rate
+		if mt < 0 {
+			mt = 0
+		}
+		fr, err := c.opts.Media.(VideoFrames).VideoFrame(ctx, a, time.Duration(mt*float64(time.Second)))
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return errf(CodeMedia, "item %q: video frame at %.3fs: %v", it.ID, mt, err)
+		}
+		img := toRGBA(fr)
+		src = source{kind: srcImage, img: img, toSrc: boxToSrc(ox, oy, pl.width, pl.height, img.Rect.Dx(), img.Rect.Dy())}
 	case editor.ItemImage, editor.ItemGif:
 		e := c.media[it.AssetID]
 		if e == nil {

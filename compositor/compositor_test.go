@@ -8,6 +8,7 @@ import (
 	"math"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cutroom/cutroom/editor"
 )
@@ -330,5 +331,52 @@ func TestCrossfadeFastMatchesLayer(t *testing.T) {
 				t.Errorf("p=%v: %v", p, err)
 			}
 		}
+	}
+}
+
+// videoMedia serves video frames whose colour encodes the requested media time.
+type videoMedia struct {
+	testMedia
+	mu    sync.Mutex
+	asked []time.Duration
+}
+
+func (m *videoMedia) VideoFrame(_ context.Context, a *editor.Asset, t time.Duration) (image.Image, error) {
+	m.mu.Lock()
+	m.asked = append(m.asked, t)
+	m.mu.Unlock()
+	img := image.NewRGBA(image.Rect(0, 0, 32, 18))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = uint8(t.Milliseconds()/10), 0, 0, 255
+	}
+	return img, nil
+}
+
+func TestVideoFramesHook(t *testing.T) {
+	b := newBuilder()
+	b.assets["vid"] = map[string]any{"id": "vid", "type": "video", "filename": "v.mp4", "size": 1, "remoteUrl": nil,
+		"remoteKey": "v.mp4", "mimeType": "video/mp4", "width": 32, "height": 18, "durationInSeconds": 10, "hasAudioTrack": false}
+	b.add(0, with(geo("v", "video", sec, 2*sec, 0, 0, tW, tH), "assetId", "vid", "borderRadius", an(0),
+		"videoStartFromInSeconds", 0.5, "playbackRate", 2, "decibelAdjustment", an(0), "audioFadeInDurationInSeconds", 0, "audioFadeOutDurationInSeconds", 0))
+	raw := b.json()
+	if res := editor.Validate(raw); !res.Valid {
+		t.Fatalf("test state invalid: %v", res.Errors)
+	}
+	st, _ := editor.Parse(raw)
+	m := &videoMedia{}
+	c, err := New(st, Options{Media: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
+	// frame 45 is 1.5 s: 0.5 s into the item -> media time 0.5 + 0.5*2 = 1.5 s
+	if err := c.RenderFrame(context.Background(), 45, 30, dst); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.asked) != 1 || m.asked[0] != 1500*time.Millisecond {
+		t.Fatalf("asked for %v, want [1.5s]", m.asked)
+	}
+	if got := dst.RGBAAt(80, 45); got.R != 150 {
+		t.Fatalf("pixel %v, want red 150", got)
 	}
 }
