@@ -157,6 +157,12 @@ func testCases() []testCase {
 	b.bg = map[string]any{"type": "color", "color": "#0f172a", "gradient": "radial-gradient(#22d3ee, #1e1b4b)"}
 	add("bg_radial_ellipse", 0, b)
 	b = small()
+	b.bg = map[string]any{"type": "color", "color": "#000", "gradient": "linear-gradient(to top right, #22c55e, rgba(0,0,0,0) 40%, #eab308 80%)"}
+	add("bg_linear_corner", 0, b)
+	b = small()
+	b.bg = map[string]any{"type": "color", "color": "#312e81", "gradient": "radial-gradient(ellipse 60px 30px at 20px 30px, #f43f5e, #f43f5e 30%, transparent)"}
+	add("bg_radial_explicit", 0, b)
+	b = small()
 	b.bg = map[string]any{"type": "image", "imageAssetId": "big", "imageUrl": "big.png", "source": "custom"}
 	add("bg_image", 0, b)
 	for _, id := range PresetNames() {
