@@ -13,12 +13,13 @@ import (
 	"testing"
 )
 
-// exportState is a 160x90 state: a red rectangle, a png image, a jpeg image (by file://
-// remoteUrl) and a solid circle, on a blue background.
+// exportState is a 160x90 state: a png image (by remoteKey), a jpeg image (by file://
+// remoteUrl) and a webp image (by filename), on a blue background.
 const exportState = `{"compositionWidth":160,"compositionHeight":90,"timebaseTicksPerSecond":240000,
-"tracks":[{"id":"t0","hidden":false,"muted":false,"items":["png"]},{"id":"t1","hidden":false,"muted":false,"items":["jpg"]}],
+"tracks":[{"id":"t0","hidden":false,"muted":false,"items":["png"]},{"id":"t1","hidden":false,"muted":false,"items":["jpg"]},{"id":"t2","hidden":false,"muted":false,"items":["webp"]}],
 "assets":{
  "a1":{"id":"a1","type":"image","filename":"green.png","size":10,"remoteUrl":"https://example.com/x.png","remoteKey":"media/green.png","mimeType":"image/png","width":20,"height":20},
+ "a3":{"id":"a3","type":"image","filename":"magenta.webp","size":38,"remoteUrl":null,"remoteKey":null,"mimeType":"image/webp","width":16,"height":16},
  "a2":{"id":"a2","type":"image","filename":"red.jpg","size":10,"remoteUrl":"FILEURL","remoteKey":null,"mimeType":"image/jpeg","width":20,"height":20}},
 "items":{
  "png":{"id":"png","type":"image","assetId":"a1","startTicks":0,"durationTicks":240000,"isDraggingInTimeline":false,
@@ -27,6 +28,10 @@ const exportState = `{"compositionWidth":160,"compositionHeight":90,"timebaseTic
   "rotation":{"value":0,"keyframes":[]},"borderRadius":{"value":0,"keyframes":[]},"keepAspectRatio":false},
  "jpg":{"id":"jpg","type":"image","assetId":"a2","startTicks":0,"durationTicks":240000,"isDraggingInTimeline":false,
   "left":{"value":80,"keyframes":[]},"top":{"value":0,"keyframes":[]},"width":{"value":80,"keyframes":[]},"height":{"value":45,"keyframes":[]},
+  "scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},"opacity":{"value":1,"keyframes":[]},
+  "rotation":{"value":0,"keyframes":[]},"borderRadius":{"value":0,"keyframes":[]},"keepAspectRatio":false}
+ ,"webp":{"id":"webp","type":"image","assetId":"a3","startTicks":0,"durationTicks":240000,"isDraggingInTimeline":false,
+  "left":{"value":80,"keyframes":[]},"top":{"value":45,"keyframes":[]},"width":{"value":40,"keyframes":[]},"height":{"value":45,"keyframes":[]},
   "scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},"opacity":{"value":1,"keyframes":[]},
   "rotation":{"value":0,"keyframes":[]},"borderRadius":{"value":0,"keyframes":[]},"keepAspectRatio":false}},
 "transitions":{},
@@ -53,6 +58,11 @@ func writeExportFixture(t *testing.T) (dir, state string) {
 	jpeg.Encode(&b, red, &jpeg.Options{Quality: 95})
 	jpgPath := filepath.Join(dir, "elsewhere.jpg")
 	os.WriteFile(jpgPath, b.Bytes(), 0o644)
+	webp, err := os.ReadFile(filepath.Join("testdata", "export", "magenta.webp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "assets", "magenta.webp"), webp, 0o644) // found by filename
 	state = filepath.Join(dir, "state.json")
 	os.WriteFile(state, []byte(strings.Replace(exportState, "FILEURL", "file://"+jpgPath, 1)), 0o644)
 	return dir, state
@@ -85,7 +95,7 @@ func TestExportFramePNG(t *testing.T) {
 	for _, p := range []struct {
 		x, y    int
 		r, g, b uint8
-	}{{40, 90, 0, 200, 0}, {240, 40, 220, 0, 0}, {240, 150, 0, 0, 255}} {
+	}{{40, 90, 0, 200, 0}, {240, 40, 220, 0, 0}, {200, 150, 200, 30, 200}, {300, 150, 0, 0, 255}} {
 		if c := img.At(p.x, p.y); !near(c, p.r, p.g, p.b) {
 			t.Errorf("pixel (%d,%d) = %v, want about (%d,%d,%d)", p.x, p.y, c, p.r, p.g, p.b)
 		}

@@ -23,6 +23,29 @@ import (
 
 const browserSSIM = 0.97
 
+// browserMAD bounds the mean absolute per-channel difference (0..255) as well, since SSIM
+// forgives a uniform colour shift in flat areas.
+const browserMAD = 4.0
+
+// meanAbsDiff is the mean absolute difference of the R, G and B channels.
+func meanAbsDiff(a, b *image.RGBA) float64 {
+	sum, n := 0, 0
+	for y := 0; y < a.Rect.Dy(); y++ {
+		for x := 0; x < a.Rect.Dx(); x++ {
+			i, j := a.PixOffset(x, y), b.PixOffset(x, y)
+			for c := 0; c < 3; c++ {
+				d := int(a.Pix[i+c]) - int(b.Pix[j+c])
+				if d < 0 {
+					d = -d
+				}
+				sum += d
+				n++
+			}
+		}
+	}
+	return float64(sum) / float64(n)
+}
+
 func findChromium() string {
 	for _, n := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
 		if p, err := exec.LookPath(n); err == nil {
@@ -97,14 +120,18 @@ func TestBrowserReference(t *testing.T) {
 			copy(ref.Pix[yy*ref.Stride:(yy+1)*ref.Stride], full.Pix[full.PixOffset(x, y+yy):full.PixOffset(x+tW, y+yy)])
 		}
 		s := ssim(ours[i], ref)
+		mad := meanAbsDiff(ours[i], ref)
 		if keep != "" {
 			writePNG(t, filepath.Join(keep, tc.name+".browser.png"), ref)
 			writePNG(t, filepath.Join(keep, tc.name+".ours.png"), ours[i])
 		}
-		if s < browserSSIM {
-			t.Errorf("%s: SSIM %.4f against Chromium, want >= %.2f", tc.name, s, browserSSIM)
-		} else {
-			t.Logf("%s: SSIM %.4f", tc.name, s)
+		switch {
+		case s < browserSSIM:
+			t.Errorf("%s: SSIM %.4f against Chromium, want >= %.2f (mean abs diff %.2f)", tc.name, s, browserSSIM, mad)
+		case mad > browserMAD:
+			t.Errorf("%s: mean abs channel difference %.2f against Chromium, want <= %.1f (SSIM %.4f)", tc.name, mad, browserMAD, s)
+		default:
+			t.Logf("%s: SSIM %.4f, mean abs diff %.2f", tc.name, s, mad)
 		}
 	}
 }

@@ -55,6 +55,13 @@ func testCases() []testCase {
 		with(geo("h", "illustration", 0, sec, 10, 10, 70, 70), "illustrationName", "heart", "color", "#e11d48"),
 		with(geo("o", "illustration", 0, sec, 90, 20, 60, 40), "illustrationName", "ring", "color", "rgba(56,189,248,0.8)"),
 	))
+	add("illustration_library", 0, newBuilder().stack(
+		with(geo("a", "illustration", 0, sec, 4, 5, 50, 50), "illustrationName", "face-smile", "color", "#facc15"),
+		with(geo("b", "illustration", 0, sec, 56, 5, 50, 50), "illustrationName", "gear", "color", "#94a3b8"),
+		with(geo("c", "illustration", 0, sec, 108, 5, 50, 50), "illustrationName", "star-5-outline", "color", "#f472b6"),
+		with(geo("d", "illustration", 0, sec, 4, 58, 100, 30), "illustrationName", "wave-line", "color", "#38bdf8"),
+		with(geo("e", "illustration", 0, sec, 110, 55, 40, 34), "illustrationName", "cloud", "color", "white", "rotation", an(15)),
+	))
 
 	// geometry
 	add("crop_rotate_radius", 0, newBuilder().add(0,
@@ -150,8 +157,19 @@ func testCases() []testCase {
 	b.bg = map[string]any{"type": "color", "color": "#0f172a", "gradient": "radial-gradient(#22d3ee, #1e1b4b)"}
 	add("bg_radial_ellipse", 0, b)
 	b = small()
+	b.bg = map[string]any{"type": "color", "color": "#000", "gradient": "linear-gradient(to top right, #22c55e, rgba(0,0,0,0) 40%, #eab308 80%)"}
+	add("bg_linear_corner", 0, b)
+	b = small()
+	b.bg = map[string]any{"type": "color", "color": "#312e81", "gradient": "radial-gradient(ellipse 60px 30px at 20px 30px, #f43f5e, #f43f5e 30%, transparent)"}
+	add("bg_radial_explicit", 0, b)
+	b = small()
 	b.bg = map[string]any{"type": "image", "imageAssetId": "big", "imageUrl": "big.png", "source": "custom"}
 	add("bg_image", 0, b)
+	for _, id := range PresetNames() {
+		b = small()
+		b.bg = map[string]any{"type": "image", "imageAssetId": nil, "imageUrl": "preset://" + id, "source": "preset"}
+		cs = append(cs, testCase{name: "bg_preset_" + id, b: b, noBrowser: "procedural preset, no CSS equivalent"})
+	}
 	b = newBuilder().add(0, imageItem("i", "pattern", 0, sec, 55, 10, 50, 70))
 	b.bg = map[string]any{"type": "blur", "level": 2}
 	add("bg_blur", 0, b)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cutroom/cutroom/editor"
 )
@@ -31,8 +32,8 @@ type Options struct {
 	Media Media
 	// Text draws text, captions and text-template items; nil leaves them out.
 	Text TextRenderer
-	// Illustrations looks up the built-in illustration library by name; nil draws no
-	// illustrations (an illustration item then fails the frame).
+	// Illustrations looks illustrations up by name; nil means the editor's built-in library
+	// (LibraryIllustrations). An unknown name fails the frame.
 	Illustrations IllustrationFunc
 	// Scale multiplies the composition size into the output size; 0 means 1.
 	Scale float64
@@ -128,6 +129,9 @@ func New(st *editor.State, opts Options) (*Compositor, error) {
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
+	if c.opts.Illustrations == nil {
+		c.opts.Illustrations = LibraryIllustrations
+	}
 	if c.opts.MaxMediaBytes <= 0 {
 		c.opts.MaxMediaBytes = 512 << 20
 	}
@@ -156,7 +160,7 @@ func New(st *editor.State, opts Options) (*Compositor, error) {
 		c.media[id] = &mediaEntry{asset: a}
 	}
 	bg := st.GlobalBackground
-	if bg.Type == editor.BackgroundImage && bg.ImageAssetID == "" && bg.ImageURL != "" {
+	if bg.Type == editor.BackgroundImage && bg.ImageAssetID == "" && bg.ImageURL != "" && presetID(bg.ImageURL) == "" {
 		c.media[""] = &mediaEntry{asset: &editor.Asset{Type: editor.AssetImage, RemoteURL: bg.ImageURL, Filename: path.Base(bg.ImageURL)}}
 	}
 	if bg.Type == editor.BackgroundColor {
@@ -336,6 +340,10 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 	}
 	switch it.Type {
 	case editor.ItemImage, editor.ItemGif, editor.ItemSolid, editor.ItemIllustration:
+	case editor.ItemVideo:
+		if _, ok := c.opts.Media.(VideoFrames); !ok {
+			return nil
+		}
 	case editor.ItemText, editor.ItemCaptions, editor.ItemTextTemplate:
 		if c.opts.Text == nil {
 			return nil
@@ -413,6 +421,32 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 			return errf(CodeIllustraion, "item %q: %v", it.ID, err)
 		}
 		src = source{kind: srcMask, mask: m, cr: cr, cg: cg, cb: cb, ca: ca, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
+	case editor.ItemVideo:
+		a := c.st.Asset(it.AssetID)
+		if a == nil {
+			return errf(CodeMedia, "item %q: asset %q not found", it.ID, it.AssetID)
+		}
+		mt := 0.0
+		rate := 1.0
+		if it.Media != nil {
+			mt = it.Media.StartFromSeconds
+			if it.Media.PlaybackRate > 0 {
+				rate = it.Media.PlaybackRate
+			}
+		}
+		mt += float64(lt) / float64(c.st.TimebaseTicksPerSecond) * rate
+		if mt < 0 {
+			mt = 0
+		}
+		fr, err := c.opts.Media.(VideoFrames).VideoFrame(ctx, a, time.Duration(mt*float64(time.Second)))
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return errf(CodeMedia, "item %q: video frame at %.3fs: %v", it.ID, mt, err)
+		}
+		img := toRGBA(fr)
+		src = source{kind: srcImage, img: img, toSrc: boxToSrc(ox, oy, pl.width, pl.height, img.Rect.Dx(), img.Rect.Dy())}
 	case editor.ItemImage, editor.ItemGif:
 		e := c.media[it.AssetID]
 		if e == nil {
@@ -470,21 +504,17 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 	return nil
 }
 
-// gifMip returns a reduced level of one gif frame.
+// gifMip returns a reduced level of one gif frame (levels cached per frame).
 func (c *Compositor) gifMip(e *mediaEntry, frame *image.RGBA, per float64) (*image.RGBA, float64) {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	if e.gmips == nil {
 		e.gmips = map[*image.RGBA][]*image.RGBA{}
 	}
 	lv := e.gmips[frame]
-	e.mu.Unlock()
-	var mu sync.Mutex
-	img, f := mipFor(&mu, &lv, frame, per)
-	e.mu.Lock()
-	if len(lv) > len(e.gmips[frame]) {
-		e.gmips[frame] = lv
-	}
-	e.mu.Unlock()
+	var unused sync.Mutex // e.mu already guards lv
+	img, f := mipFor(&unused, &lv, frame, per)
+	e.gmips[frame] = lv
 	return img, f
 }
 
@@ -765,6 +795,10 @@ func (c *Compositor) renderBackground(ctx context.Context) (*image.RGBA, error) 
 			c.bgGrad.paint(img, c.compW, c.compH)
 		}
 	case editor.BackgroundImage:
+		if id := presetID(bg.ImageURL); bg.ImageAssetID == "" && id != "" {
+			backgroundPresets[id](img, c.compW, c.compH)
+			return img, nil
+		}
 		e := c.media[bg.ImageAssetID]
 		if e == nil {
 			return nil, errf(CodeMedia, "background image asset %q not found", bg.ImageAssetID)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cutroom/cutroom/editor"
 )
@@ -99,7 +100,10 @@ func TestGIFFrameAt(t *testing.T) {
 // checks each equals the serial render (determinism and no shared scratch). Run with -race.
 func TestParallelFramesMatch(t *testing.T) {
 	files := testFiles(t)
-	raw := pair(newBuilder()).transition("tr", 0, "a", "b", "fade", sec/2, "linear", nil).json()
+	raw := pair(newBuilder()).transition("tr", 0, "a", "b", "fade", sec/2, "linear", nil).
+		add(1, with(geo("g", "gif", 0, 2*sec, 5, 5, 12, 12), "assetId", "anim", "borderRadius", an(0),
+			"gifStartFromInSeconds", 0, "playbackRate", 1)).
+		add(2, imageItem("big", "big", 0, 2*sec, 100, 50, 50, 30)).json()
 	st, err := editor.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
@@ -256,5 +260,123 @@ func TestOutputScale(t *testing.T) {
 	}
 	if s := ssim(a, halve(b)); s < 0.97 {
 		t.Fatalf("scale 2 render downsampled vs scale 1: SSIM %.4f", s)
+	}
+}
+
+// TestLibraryIllustrationsRasterise draws every built-in illustration and checks each covers
+// a plausible part of its box.
+func TestLibraryIllustrationsRasterise(t *testing.T) {
+	mc := newMaskCache(1000)
+	for _, name := range editor.IllustrationNames() {
+		m, err := mc.get(maskKey{"illustration", name, 48, 48}, func() (*image.Alpha, error) {
+			return mc.illustrationMask(LibraryIllustrations, name, 48, 48)
+		})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		sum := 0
+		for _, a := range m.Pix {
+			sum += int(a)
+		}
+		if cover := float64(sum) / 255 / float64(len(m.Pix)); cover < 0.01 || cover > 0.99 {
+			t.Errorf("%s covers %.3f of its box", name, cover)
+		}
+	}
+}
+
+// TestPresetsCoverCapabilities keeps the drawn background presets in step with the ids the
+// editor advertises.
+func TestPresetsCoverCapabilities(t *testing.T) {
+	for _, id := range editor.AllFeatures().BackgroundImages {
+		if _, ok := backgroundPresets[id]; !ok {
+			t.Errorf("the editor offers background preset %q, which the compositor does not draw", id)
+		}
+	}
+	for _, u := range []string{"paper", "preset://paper", "/presets/paper.png", "https://x.example/bg/paper.jpg"} {
+		if presetID(u) != "paper" {
+			t.Errorf("presetID(%q) = %q", u, presetID(u))
+		}
+	}
+}
+
+// TestCrossfadeFastMatchesLayer checks the one-pass fade against the general path: both
+// clips drawn into a transparent layer (the second added) and the layer laid over dst.
+func TestCrossfadeFastMatchesLayer(t *testing.T) {
+	img := toRGBA(patternImage(64, 36))
+	bg := toRGBA(patternImage(tW, tH))
+	for _, p := range []float64{0, 0.2, 0.5, 0.93, 1} {
+		a := prepared{op: drawOp{fwd: translate(10, 7), w: 64, h: 36, alpha: 1 - p}, src: source{kind: srcImage, img: img, toSrc: identity}}
+		b := prepared{op: drawOp{fwd: translate(40, 30), w: 100, h: 50, alpha: p}, src: source{kind: srcSolid, cr: 100, cg: 50, cb: 0, ca: 200}}
+		c := prepared{op: drawOp{fwd: translate(33, 21), w: 64, h: 36, alpha: p}, src: source{kind: srcImage, img: img, toSrc: identity}}
+		for _, pair := range [][2]prepared{{a, b}, {a, c}, {b, a}} {
+			fa, ok1 := asFast(&pair[0].op, &pair[0].src, bg.Rect)
+			fb, ok2 := asFast(&pair[1].op, &pair[1].src, bg.Rect)
+			if !ok1 || !ok2 {
+				t.Fatal("not fast")
+			}
+			if fa.k+fb.k > 256 {
+				fb.k = 256 - fa.k
+			}
+			got := image.NewRGBA(bg.Rect)
+			copy(got.Pix, bg.Pix)
+			crossfadeFast(got, &fa, &fb)
+			want := image.NewRGBA(bg.Rect)
+			copy(want.Pix, bg.Pix)
+			lay := image.NewRGBA(bg.Rect)
+			draw(lay, lay.Rect, &pair[0].op, &pair[0].src)
+			drawAdd(lay, lay.Rect, &pair[1].op, &pair[1].src)
+			compositeOver(want, lay, lay.Rect)
+			if err := compareImages(got, want, 2); err != nil {
+				t.Errorf("p=%v: %v", p, err)
+			}
+		}
+	}
+}
+
+// videoMedia serves video frames whose colour encodes the requested media time.
+type videoMedia struct {
+	testMedia
+	mu    sync.Mutex
+	asked []time.Duration
+}
+
+func (m *videoMedia) VideoFrame(_ context.Context, a *editor.Asset, t time.Duration) (image.Image, error) {
+	m.mu.Lock()
+	m.asked = append(m.asked, t)
+	m.mu.Unlock()
+	img := image.NewRGBA(image.Rect(0, 0, 32, 18))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = uint8(t.Milliseconds()/10), 0, 0, 255
+	}
+	return img, nil
+}
+
+func TestVideoFramesHook(t *testing.T) {
+	b := newBuilder()
+	b.assets["vid"] = map[string]any{"id": "vid", "type": "video", "filename": "v.mp4", "size": 1, "remoteUrl": nil,
+		"remoteKey": "v.mp4", "mimeType": "video/mp4", "width": 32, "height": 18, "durationInSeconds": 10, "hasAudioTrack": false}
+	b.add(0, with(geo("v", "video", sec, 2*sec, 0, 0, tW, tH), "assetId", "vid", "borderRadius", an(0),
+		"videoStartFromInSeconds", 0.5, "playbackRate", 2, "decibelAdjustment", an(0), "audioFadeInDurationInSeconds", 0, "audioFadeOutDurationInSeconds", 0))
+	raw := b.json()
+	if res := editor.Validate(raw); !res.Valid {
+		t.Fatalf("test state invalid: %v", res.Errors)
+	}
+	st, _ := editor.Parse(raw)
+	m := &videoMedia{}
+	c, err := New(st, Options{Media: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
+	// frame 45 is 1.5 s: 0.5 s into the item -> media time 0.5 + 0.5*2 = 1.5 s
+	if err := c.RenderFrame(context.Background(), 45, 30, dst); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.asked) != 1 || m.asked[0] != 1500*time.Millisecond {
+		t.Fatalf("asked for %v, want [1.5s]", m.asked)
+	}
+	if got := dst.RGBAAt(80, 45); got.R != 150 {
+		t.Fatalf("pixel %v, want red 150", got)
 	}
 }

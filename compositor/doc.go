@@ -1,2 +1,13 @@
-// Package compositor draws one frame of an editor state at a time, in pure Go, into a caller's RGBA buffer.
+// Package compositor draws one frame of an editor state at a time, in pure Go, into a
+// caller's RGBA buffer.
+//
+// A Compositor is built once per state with New and then renders any frame with
+// RenderFrame, from several goroutines at once if wanted (each with its own buffer). It
+// never opens files: decoded media comes from the caller's Media, text layers from an
+// optional TextRenderer, and illustrations from the editor's built-in library.
+//
+// The frame is what the editor's CSS preview shows for the same state. README.md in this
+// directory defines every rendering rule exactly (geometry, animations, transitions,
+// effects, filter looks, backgrounds, colours) as the CSS that draws it; the browser
+// reference test (go test -run Browser) checks the rules against headless Chromium.
 package compositor

@@ -213,6 +213,17 @@ func drawMode(dst *image.RGBA, clip image.Rectangle, op *drawOp, src *source, ad
 		d := dst.Pix[di : di+(x1-x0)*4 : di+(x1-x0)*4]
 		x := x0
 		for i := 0; i < len(d); i, x = i+4, x+1 {
+			if x == xi0 && src.kind == srcSolid && !add {
+				n := xi1 - xi0
+				blendSolidRow(d[i:i+n*4], src.cr, src.cg, src.cb, src.ca, uint32(kAlpha))
+				u += inv.a * float64(n)
+				v += inv.d * float64(n)
+				sx += dsx * n
+				sy += dsy * n
+				i += (n - 1) * 4
+				x += n - 1
+				continue
+			}
 			if x == xi0 && src.kind == srcImage && !add {
 				// the interior: constant opacity, no edges; a tight bilinear loop
 				n := xi1 - xi0
@@ -612,12 +623,19 @@ func imageSpan(d, pix []uint8, stride, w, h, sx, sy, dsx, dsy int, k uint32) {
 		x0, y0 := sx>>16, sy>>16
 		var c uint32
 		if uint(x0) < uint(w-1) && uint(y0) < uint(h-1) {
-			wx, wy := uint32(sx>>8)&0xff, uint32(sy>>8)&0xff
+			wx, wy := uint64(sx>>8)&0xff, uint64(sy>>8)&0xff
 			o := y0*stride + x0*4
 			q := pix[o : o+stride+8 : o+stride+8]
-			top := lerp32(binary.LittleEndian.Uint32(q[0:]), binary.LittleEndian.Uint32(q[4:]), wx)
-			bot := lerp32(binary.LittleEndian.Uint32(q[stride:]), binary.LittleEndian.Uint32(q[stride+4:]), wx)
-			c = lerp32(top, bot, wy)
+			// both texels of a row in one 64-bit word: blend the rows first, then the halves
+			a := binary.LittleEndian.Uint64(q[0:])
+			b := binary.LittleEndian.Uint64(q[stride:])
+			iy := 256 - wy
+			rb := ((a&laneMask)*iy + (b&laneMask)*wy + laneHalf) >> 8 & laneMask
+			ga := (((a>>8)&laneMask)*iy + ((b>>8)&laneMask)*wy + laneHalf) >> 8 & laneMask
+			ix := 256 - wx
+			rbo := ((rb&0xffffffff)*ix + (rb>>32)*wx + 0x00800080) >> 8 & 0x00ff00ff
+			gao := ((ga&0xffffffff)*ix + (ga>>32)*wx + 0x00800080) & 0xff00ff00
+			c = uint32(rbo | gao)
 		} else {
 			c = compress(bilinearRGBA64(pix, stride, w, h, sx, sy))
 		}

@@ -211,7 +211,8 @@ const testSVG = `<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40" 
 	`<circle cx="20" cy="20" r="11" fill="#fbbf24"/>` +
 	`<path d="M8 32 L20 10 L32 32 Z" fill="#ef4444" fill-opacity="0.8"/></svg>`
 
-// testIllustrations is a tiny illustration library: a heart and a ring.
+// testIllustrations adds a heart and a ring drawn with arcs and relative commands to the
+// built-in library.
 func testIllustrations(name string) ([]byte, bool) {
 	switch name {
 	case "heart":
@@ -220,7 +221,7 @@ func testIllustrations(name string) ([]byte, bool) {
 	case "ring":
 		return IllustrationSVG([4]float64{0, 0, 24, 24}, "M12 2a10 10 0 1 0 0 20a10 10 0 1 0 0-20zm0 4a6 6 0 1 1 0 12a6 6 0 1 1 0-12z"), true
 	}
-	return nil, false
+	return LibraryIllustrations(name)
 }
 
 // gifFrames builds a 32x32 gif of three frames (red, green, blue squares on transparent),

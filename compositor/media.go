@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cutroom/cutroom/editor"
 	"github.com/srwiley/oksvg"
@@ -24,8 +25,7 @@ import (
 // checking dimensions before decoding. Implementations must be safe for concurrent use; the
 // compositor calls each method at most once per asset and caches the result.
 //
-// Video frames come in a later issue as an optional interface the Media value may also
-// implement (VideoFrame(ctx, asset, mediaTime) (image.Image, error)).
+// Video frames come from the optional VideoFrames interface of the same value.
 type Media interface {
 	// Image returns the decoded still image of an image asset (png, jpeg, webp, a gif's first
 	// frame). The background's preset images are asked for with an Asset whose ID is empty,
@@ -35,6 +35,15 @@ type Media interface {
 	GIF(ctx context.Context, asset *editor.Asset) (*gif.GIF, error)
 	// SVG returns the source of an SVG image asset (mime type image/svg+xml or a .svg name).
 	SVG(ctx context.Context, asset *editor.Asset) ([]byte, error)
+}
+
+// VideoFrames is implemented by a Media that can decode video. Without it, video items are
+// not drawn. The compositor asks for the frame shown at mediaTime
+// (videoStartFromInSeconds + local time * playbackRate) for every rendered frame and does
+// not cache it; returning a premultiplied *image.RGBA with origin (0, 0) avoids a copy.
+// The image must stay unchanged until RenderFrame returns.
+type VideoFrames interface {
+	VideoFrame(ctx context.Context, asset *editor.Asset, mediaTime time.Duration) (image.Image, error)
 }
 
 // IsSVG reports whether an image asset is an SVG document, by mime type or file name.

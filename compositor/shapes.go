@@ -7,6 +7,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/cutroom/cutroom/editor"
 	"github.com/srwiley/oksvg"
 	"github.com/srwiley/rasterx"
 	"golang.org/x/image/vector"
@@ -108,6 +109,16 @@ func (c *maskCache) get(k maskKey, make func() (*image.Alpha, error)) (*image.Al
 // IllustrationFunc returns the SVG document of a named built-in illustration (its shapes
 // filled with currentColor), or false when the name is unknown.
 type IllustrationFunc func(name string) (svg []byte, ok bool)
+
+// LibraryIllustrations looks a name up in the editor's built-in illustration library
+// (editor.IllustrationByName). It is the default IllustrationFunc.
+func LibraryIllustrations(name string) ([]byte, bool) {
+	il, ok := editor.IllustrationByName(name)
+	if !ok {
+		return nil, false
+	}
+	return []byte(il.SVG("currentColor")), true
+}
 
 // IllustrationSVG builds the SVG document of one illustration from its path data on a
 // viewBox, filled with currentColor. It is the form an IllustrationFunc returns.
