@@ -36,6 +36,7 @@ type exportFlags struct {
 	workers  int
 	maxSide  int
 	progress string
+	cpuProf  string
 }
 
 func newExportCmd(_ *globalFlags) *cobra.Command {
@@ -68,6 +69,8 @@ func newExportCmd(_ *globalFlags) *cobra.Command {
 	fl.IntVar(&f.workers, "workers", 0, "frames composited at once (default: GOMAXPROCS)")
 	fl.IntVar(&f.maxSide, "max-side", export.DefaultMaxOutputSide, "largest allowed output side in pixels")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a bar on a terminal, else lines), bar, lines or none")
+	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the render to this file (for bench/)")
+	_ = fl.MarkHidden("cpuprofile")
 	return cmd
 }
 

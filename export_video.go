@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -69,6 +70,17 @@ func exportVideo(ctx context.Context, raw []byte, st *editor.State, assetDir, fo
 	pr, err := newProgressPrinter(os.Stderr, mode, time.Now)
 	if err != nil {
 		return err
+	}
+	if f.cpuProf != "" {
+		pf, err := os.Create(f.cpuProf)
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	start := time.Now()
 	err = p.Render(ctx, job, pr.report)
