@@ -37,9 +37,11 @@ type exportFlags struct {
 	maxSide  int
 	progress string
 	cpuProf  string
+	// workspace resolves uploaded assets from the data dir (server stopped)
+	workspace string
 }
 
-func newExportCmd(_ *globalFlags) *cobra.Command {
+func newExportCmd(g *globalFlags) *cobra.Command {
 	f := &exportFlags{}
 	cmd := &cobra.Command{
 		Use:   "export STATE.json -o OUTPUT",
@@ -50,10 +52,12 @@ func newExportCmd(_ *globalFlags) *cobra.Command {
 			"complete; on any failure or Ctrl-C nothing is left at OUTPUT.\n" +
 			"With --frame N and -o frame.png it writes frame N as a PNG.\n" +
 			"Assets resolve to a file:// remoteUrl, else to the asset's remoteKey, else its filename,\n" +
-			"under --assets (default: the state file's directory).",
+			"under --assets (default: the state file's directory). With --workspace ID, assets uploaded to that\n" +
+			"workspace are found in --data-dir first (only while the server is stopped: the database\n" +
+			"allows one process at a time).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runExport(cmd.Context(), args[0], f)
+			return runExport(cmd.Context(), g, args[0], f)
 		},
 	}
 	fl := cmd.Flags()
@@ -69,13 +73,14 @@ func newExportCmd(_ *globalFlags) *cobra.Command {
 	fl.IntVar(&f.workers, "workers", 0, "frames composited at once (default: GOMAXPROCS)")
 	fl.IntVar(&f.maxSide, "max-side", export.DefaultMaxOutputSide, "largest allowed output side in pixels")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a bar on a terminal, else lines), bar, lines or none")
+	fl.StringVar(&f.workspace, "workspace", "", "resolve uploaded assets of this workspace id from --data-dir first (the server must be stopped)")
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the render to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
 	return cmd
 }
 
 // runExport loads and validates the state, then writes the requested output.
-func runExport(ctx context.Context, statePath string, f *exportFlags) error {
+func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportFlags) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -104,25 +109,34 @@ func runExport(ctx context.Context, statePath string, f *exportFlags) error {
 	if dir == "" {
 		dir = filepath.Dir(statePath)
 	}
+	media := dirMedia{dir: dir}
+	if f.workspace != "" {
+		resolve, closeDB, err := dataDirResolver(g.dataDir, f.workspace)
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		defer closeDB()
+		media.resolve = resolve
+	}
 	format, err := outputFormat(f.out, f.format)
 	if err != nil {
 		return err
 	}
 	if format == "png" {
-		return exportFrame(ctx, st, dir, f)
+		return exportFrame(ctx, st, media, f)
 	}
 	if f.frame >= 0 {
 		return fmt.Errorf("export: --frame is for PNG outputs; a %s output renders every frame", format)
 	}
-	return exportVideo(ctx, raw, st, dir, format, f)
+	return exportVideo(ctx, raw, st, media, format, f)
 }
 
 // exportFrame renders one frame and writes it as a PNG atomically.
-func exportFrame(ctx context.Context, st *editor.State, assetDir string, f *exportFlags) error {
+func exportFrame(ctx context.Context, st *editor.State, media dirMedia, f *exportFlags) error {
 	if f.frame < 0 {
 		return errors.New("export: --frame N is required for a PNG output")
 	}
-	comp, err := compositor.New(st, compositor.Options{Media: dirMedia{dir: assetDir}, Scale: f.scale})
+	comp, err := compositor.New(st, compositor.Options{Media: media, Scale: f.scale})
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
@@ -179,11 +193,19 @@ func writeFileAtomic(path string, data []byte) error {
 // maxAssetPixels caps the decoded size of one asset image (checked before decoding).
 const maxAssetPixels = 64 << 20
 
-// dirMedia resolves editor assets to files: a file:// remoteUrl, else the remoteKey, else
-// the filename, under dir.
-type dirMedia struct{ dir string }
+// dirMedia resolves editor assets to files: through resolve when set (uploaded assets in
+// the data dir), else a file:// remoteUrl, else the remoteKey, else the filename, under dir.
+type dirMedia struct {
+	dir     string
+	resolve func(a *editor.Asset) (string, error)
+}
 
 func (m dirMedia) path(a *editor.Asset) (string, error) {
+	if m.resolve != nil {
+		if p, err := m.resolve(a); err == nil {
+			return p, nil
+		}
+	}
 	if u, err := url.Parse(a.RemoteURL); err == nil && u.Scheme == "file" {
 		return u.Path, nil
 	}

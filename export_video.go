@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
 	"golang.org/x/term"
@@ -43,7 +45,7 @@ func outputFormat(out, flag string) (string, error) {
 
 // exportVideo renders the whole timeline of st to f.out with the export pipeline. Ctrl-C
 // (SIGINT) or SIGTERM stops it; the pipeline then leaves no file behind.
-func exportVideo(ctx context.Context, raw []byte, st *editor.State, assetDir, format string, f *exportFlags) error {
+func exportVideo(ctx context.Context, raw []byte, st *editor.State, media dirMedia, format string, f *exportFlags) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	w, h := export.OutputSize(st.CompositionWidth, st.CompositionHeight, f.scale)
@@ -55,7 +57,7 @@ func exportVideo(ctx context.Context, raw []byte, st *editor.State, assetDir, fo
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	p := export.NewPipeline(export.PipelineConfig{Media: dirMedia{dir: assetDir}, Workers: f.workers,
+	p := export.NewPipeline(export.PipelineConfig{Media: media, Workers: f.workers,
 		EncoderThreads: f.threads, Preset: f.preset, CRF: f.crf, MaxOutputSide: f.maxSide})
 	job := export.RenderJob{State: raw, Parsed: st, CompositionWidth: st.CompositionWidth,
 		CompositionHeight: st.CompositionHeight, OutputWidth: w, OutputHeight: h, Scale: f.scale,
@@ -171,4 +173,30 @@ func fmtDuration(d time.Duration) string {
 		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
 	}
 	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// dataDirResolver opens the data dir's database and asset store read-side and returns a
+// resolver of a workspace's uploaded assets to their files. It fails while a server holds
+// the database.
+func dataDirResolver(dataDir, workspace string) (func(*editor.Asset) (string, error), func(), error) {
+	if st, err := os.Stat(dataDir); err != nil || !st.IsDir() {
+		return nil, nil, fmt.Errorf("--workspace needs the server's --data-dir; %s is not a directory", dataDir)
+	}
+	db, err := openDB(dataDir, adminLockTimeout)
+	if err != nil {
+		return nil, nil, err
+	}
+	signer, err := newLinkSigner(db)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	store, err := assets.NewStore(assets.Config{Dir: filepath.Join(dataDir, "files"),
+		Logger: slog.New(slog.DiscardHandler)}, db, signer)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	resolve := func(a *editor.Asset) (string, error) { return store.Resolve(workspace, a) }
+	return resolve, func() { db.Close() }, nil
 }

@@ -12,6 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cutroom/cutroom/storage"
+	"github.com/google/uuid"
 )
 
 func needFFprobe(t *testing.T) {
@@ -191,5 +194,60 @@ func TestExportVideoInterrupt(t *testing.T) {
 	}
 	if got := leftovers(t, dir, "long.mp4"); len(got) != 0 {
 		t.Errorf("left files behind: %v", got)
+	}
+}
+
+// TestExportVideoFromDataDir resolves an uploaded asset from a stopped server's data dir
+// with --workspace, and refuses while another process holds the database.
+func TestExportVideoFromDataDir(t *testing.T) {
+	needFFprobe(t)
+	dir, state := writeExportFixture(t)
+	dataDir := t.TempDir()
+	db, err := storage.Open(dataDir, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := db.CreateWorkspace(storage.WorkspaceInput{Name: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.NewString()
+	key := "assets/" + ws.ID + "/" + id + "/green.png"
+	green, err := os.ReadFile(filepath.Join(dir, "assets", "media", "green.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dataDir, "files", filepath.Dir(key)), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dataDir, "files", key), green, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := 20
+	if err := db.CreateAsset(storage.Asset{ID: id, WorkspaceID: ws.ID, Type: "image", Source: "upload", Filename: "green.png",
+		MimeType: "image/png", Size: int64(len(green)), FileKey: key, Width: &w, Height: &w, CreatedAt: time.Now()}, ""); err != nil {
+		t.Fatal(err)
+	}
+	// The state names the uploaded file by its key; the --assets dir does not have it.
+	raw, _ := os.ReadFile(state)
+	if err := os.WriteFile(state, []byte(strings.Replace(string(raw), `"remoteKey":"media/green.png"`, `"remoteKey":"`+key+`"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "dd.mp4")
+	args := []string{"export", state, "-o", out, "--assets", filepath.Join(dir, "assets"), "--data-dir", dataDir, "--workspace", ws.ID}
+	// while this test holds the database, like a running server
+	if b, err := exec.Command(binPath, args...).CombinedOutput(); err == nil || !strings.Contains(string(b), "in use") {
+		t.Errorf("export with the database held: err %v\n%s", err, b)
+	}
+	db.Close()
+	if b, err := exec.Command(binPath, args...).CombinedOutput(); err != nil {
+		t.Fatalf("export from the data dir: %v\n%s", err, b)
+	}
+	if codec, _, _, _, n := probeVideo(t, out); codec != "h264" || n != 30 {
+		t.Errorf("got %s with %d frames", codec, n)
+	}
+	// without --workspace the uploaded file is not found
+	if b, err := exec.Command(binPath, "export", state, "-o", filepath.Join(dir, "nows.mp4"), "--assets", filepath.Join(dir, "assets")).CombinedOutput(); err == nil || !strings.Contains(string(b), "asset") {
+		t.Errorf("export without --workspace: err %v\n%s", err, b)
 	}
 }

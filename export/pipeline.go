@@ -32,6 +32,9 @@ const (
 type PipelineConfig struct {
 	// Media supplies decoded assets to the compositor.
 	Media compositor.Media
+	// MediaFor, when set, supplies the media of one job instead of Media (for example
+	// resolving uploaded assets of job.WorkspaceID).
+	MediaFor func(ctx context.Context, job RenderJob) (compositor.Media, error)
 	// Text draws text-like items; nil leaves them out.
 	Text compositor.TextRenderer
 	// Illustrations looks up built-in illustrations; nil draws none.
@@ -203,7 +206,13 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 	if err != nil {
 		return stats, err
 	}
-	comp, err := compositor.New(pl.state, compositor.Options{Media: p.cfg.Media, Text: p.cfg.Text,
+	media := p.cfg.Media
+	if p.cfg.MediaFor != nil {
+		if media, err = p.cfg.MediaFor(ctx, job); err != nil {
+			return stats, err
+		}
+	}
+	comp, err := compositor.New(pl.state, compositor.Options{Media: media, Text: p.cfg.Text,
 		Illustrations: p.cfg.Illustrations, Width: pl.outW, Height: pl.outH, Logger: p.log})
 	if err != nil {
 		return stats, err
