@@ -22,7 +22,12 @@ func benchState(b testing.TB) (*editor.State, map[string]*image.RGBA) {
 	addAsset := func(id string, w, h int) {
 		assets[id] = map[string]any{"id": id, "type": "image", "filename": id + ".png", "size": 1,
 			"remoteUrl": nil, "remoteKey": id + ".png", "mimeType": "image/png", "width": w, "height": h}
-		imgs[id] = toRGBA(patternImage(w, h))
+		// photos are opaque: the test card without its half-transparent strip
+		p := patternImage(w, h)
+		for i := 3; i < len(p.Pix); i += 4 {
+			p.Pix[i] = 255
+		}
+		imgs[id] = toRGBA(p)
 	}
 	addAsset("full", 1920, 1080)
 	addAsset("full2", 1920, 1080)

@@ -380,3 +380,56 @@ func TestVideoFramesHook(t *testing.T) {
 		t.Fatalf("pixel %v, want red 150", got)
 	}
 }
+
+// TestBackCovers checks when the background may be skipped, and that skipping it changes
+// nothing.
+func TestBackCovers(t *testing.T) {
+	full := func(id string, start int64, color string) map[string]any {
+		return solid(id, start, sec, 0, 0, tW, tH, color, "rectangle")
+	}
+	cases := []struct {
+		name string
+		b    *builder
+		want bool
+	}{
+		{"opaque full-frame solid", newBuilder().add(0, full("a", 0, "#123456")), true},
+		{"half-transparent solid", newBuilder().add(0, full("a", 0, "rgba(1,2,3,0.5)")), false},
+		{"solid not covering", newBuilder().add(0, solid("a", 0, sec, 1, 0, tW, tH, "#fff", "rectangle")), false},
+		{"image with a transparent strip", newBuilder().add(0, imageItem("a", "pattern", 0, sec, 0, 0, tW, tH)), false},
+		{"fade between full-frame solids", newBuilder().add(0, full("a", 0, "#ff0000"), full("b", sec, "#0000ff")).
+			transition("tr", 0, "a", "b", "fade", sec/2, "", nil), true},
+	}
+	files := testFiles(t)
+	for _, tc := range cases {
+		tc.b.bg = map[string]any{"type": "color", "color": "#00ff00", "gradient": nil}
+		st, err := editor.Parse(tc.b.json())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := New(st, Options{Media: &testMedia{files: files}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
+		frame := int64(27)
+		got, err := c.backCovers(context.Background(), st.FrameTicks(frame, fps), dst)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: backCovers = %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+		// the frame equals one drawn with the background
+		if err := c.RenderFrame(context.Background(), frame, fps, dst); err != nil {
+			t.Fatal(err)
+		}
+		want := image.NewRGBA(dst.Rect)
+		if err := c.drawBackground(context.Background(), want); err != nil {
+			t.Fatal(err)
+		}
+		sc := &scratch{}
+		if err := c.drawTracks(context.Background(), st.FrameTicks(frame, fps), want, sc); err != nil {
+			t.Fatal(err)
+		}
+		if err := compareImages(dst, want, 0); err != nil {
+			t.Errorf("%s: skipping the background changed the frame: %v", tc.name, err)
+		}
+	}
+}

@@ -23,6 +23,8 @@ type source struct {
 	cr, cg, cb, ca uint32       // premultiplied colour (srcSolid, srcMask), 0..255
 	// toSrc maps the visible box's local coordinates to source pixel coordinates.
 	toSrc aff
+	// opaque: every pixel of img has alpha 255 (srcImage; false when unknown)
+	opaque bool
 }
 
 // maskKind names a screen-space mask a transition applies to a clip.
