@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -35,32 +37,64 @@ type workspaceView struct {
 	Name             string `json:"name"`
 	RuntimeAccess    bool   `json:"runtimeAccess"`
 	WebhookSecretSet bool   `json:"webhookSecretSet"`
+	Credits          string `json:"credits"` // a whole number, or "unlimited"
+	Allow60FPS       bool   `json:"allow60fps"`
+	MaxOutputSide    int    `json:"maxOutputSide"` // 0: only the server's cap
 	CreatedAt        string `json:"createdAt"`
 }
 
-func viewWorkspace(ws storage.Workspace) workspaceView {
+func viewWorkspace(db *storage.DB, ws storage.Workspace) (workspaceView, error) {
+	bal, limited, err := db.WorkspaceCredits(ws.ID)
+	if err != nil {
+		return workspaceView{}, err
+	}
+	credits := "unlimited"
+	if limited {
+		credits = strconv.FormatInt(bal, 10)
+	}
 	return workspaceView{ID: ws.ID, Name: ws.Name, RuntimeAccess: ws.RuntimeAccess,
-		WebhookSecretSet: ws.WebhookSecret != "", CreatedAt: storage.Timestamp(ws.CreatedAt)}
+		WebhookSecretSet: ws.WebhookSecret != "", Credits: credits, Allow60FPS: !ws.Deny60FPS,
+		MaxOutputSide: ws.MaxOutputSide, CreatedAt: storage.Timestamp(ws.CreatedAt)}, nil
 }
 
-func printWorkspaces(w io.Writer, asJSON bool, wss ...storage.Workspace) error {
+func printWorkspaces(w io.Writer, db *storage.DB, asJSON bool, wss ...storage.Workspace) error {
 	views := make([]workspaceView, 0, len(wss))
 	for _, ws := range wss {
-		views = append(views, viewWorkspace(ws))
+		v, err := viewWorkspace(db, ws)
+		if err != nil {
+			return err
+		}
+		views = append(views, v)
 	}
 	if asJSON {
 		return printJSON(w, views)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tRUNTIME ACCESS\tWEBHOOK SECRET\tCREATED")
+	fmt.Fprintln(tw, "ID\tNAME\tRUNTIME ACCESS\tWEBHOOK SECRET\tCREDITS\t60 FPS\tMAX SIDE\tCREATED")
 	for _, v := range views {
 		secret := "unset"
 		if v.WebhookSecretSet {
 			secret = "set"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%t\t%s\t%s\n", v.ID, v.Name, v.RuntimeAccess, secret, v.CreatedAt)
+		side := "server"
+		if v.MaxOutputSide > 0 {
+			side = strconv.Itoa(v.MaxOutputSide)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%t\t%s\t%s\t%t\t%s\t%s\n", v.ID, v.Name, v.RuntimeAccess, secret, v.Credits, v.Allow60FPS, side, v.CreatedAt)
 	}
 	return tw.Flush()
+}
+
+// parseCredits reads a --credits value: a whole number of credits, or "unlimited" (nil).
+func parseCredits(v string) (*int64, error) {
+	if strings.EqualFold(strings.TrimSpace(v), "unlimited") {
+		return nil, nil
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n < 0 {
+		return nil, fmt.Errorf("--credits must be a whole number of credits (0 or more) or \"unlimited\", got %q", v)
+	}
+	return &n, nil
 }
 
 func newWorkspacesCmd(g *globalFlags) *cobra.Command {
@@ -82,7 +116,7 @@ func newWorkspacesCmd(g *globalFlags) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printWorkspaces(cmd.OutOrStdout(), asJSON, ws)
+				return printWorkspaces(cmd.OutOrStdout(), db, asJSON, ws)
 			})
 		},
 	}
@@ -97,37 +131,67 @@ func newWorkspacesCmd(g *globalFlags) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printWorkspaces(cmd.OutOrStdout(), asJSON, wss...)
+				return printWorkspaces(cmd.OutOrStdout(), db, asJSON, wss...)
 			})
 		},
 	}
 
-	var uRuntime bool
-	var uSecret string
+	var uRuntime, uAllow60 bool
+	var uSecret, uCredits string
+	var uMaxSide int
 	update := &cobra.Command{
-		Use: "update NAME|ID", Short: "Change a workspace's runtime access or webhook secret", Args: cobra.ExactArgs(1),
+		Use:   "update NAME|ID",
+		Short: "Change a workspace's runtime access, webhook secret, credits or entitlements",
+		Example: "  cutroom workspaces update acme --credits 100 --allow-60fps=false --max-output-side 1920\n" +
+			"  cutroom workspaces update acme --credits unlimited",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var in storage.WorkspaceInput
-			if cmd.Flags().Changed("runtime-access") {
+			fl := cmd.Flags()
+			if fl.Changed("runtime-access") {
 				in.RuntimeAccess = &uRuntime
 			}
-			if cmd.Flags().Changed("webhook-secret") {
+			if fl.Changed("webhook-secret") {
 				in.WebhookSecret = &uSecret
 			}
-			if in.RuntimeAccess == nil && in.WebhookSecret == nil {
-				return fmt.Errorf("nothing to change: give --runtime-access and/or --webhook-secret")
+			if fl.Changed("allow-60fps") {
+				in.Allow60FPS = &uAllow60
+			}
+			if fl.Changed("max-output-side") {
+				if uMaxSide < 0 {
+					return fmt.Errorf("--max-output-side must be 0 (no workspace cap) or a number of pixels")
+				}
+				in.MaxOutputSide = &uMaxSide
+			}
+			var credits *int64
+			if fl.Changed("credits") {
+				var err error
+				if credits, err = parseCredits(uCredits); err != nil {
+					return err
+				}
+			}
+			if in.RuntimeAccess == nil && in.WebhookSecret == nil && in.Allow60FPS == nil && in.MaxOutputSide == nil && !fl.Changed("credits") {
+				return fmt.Errorf("nothing to change: give --runtime-access, --webhook-secret, --credits, --allow-60fps and/or --max-output-side")
 			}
 			return withDB(g, func(db *storage.DB) error {
 				ws, err := db.UpdateWorkspace(args[0], in)
 				if err != nil {
 					return err
 				}
-				return printWorkspaces(cmd.OutOrStdout(), asJSON, ws)
+				if fl.Changed("credits") {
+					if ws, err = db.SetWorkspaceCredits(ws.ID, credits); err != nil {
+						return err
+					}
+				}
+				return printWorkspaces(cmd.OutOrStdout(), db, asJSON, ws)
 			})
 		},
 	}
 	update.Flags().BoolVar(&uRuntime, "runtime-access", true, "allow the runtime routes")
 	update.Flags().StringVar(&uSecret, "webhook-secret", "", "secret that signs this workspace's webhooks (empty to unset)")
+	update.Flags().StringVar(&uCredits, "credits", "", `set the credit balance: a whole number, or "unlimited" (the default of a new workspace)`)
+	update.Flags().BoolVar(&uAllow60, "allow-60fps", true, "allow 60 fps exports")
+	update.Flags().IntVar(&uMaxSide, "max-output-side", 0, "largest export side in pixels for this workspace (0: only the server's cap)")
 	cmd.AddCommand(create, list, update)
 	return cmd
 }

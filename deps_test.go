@@ -23,7 +23,9 @@ func TestImportDirections(t *testing.T) {
 		"compositor/text": {},
 		"webhook":         {"editor", "storage"},
 		"export":          {"editor", "storage", "assets", "compositor", "compositor/text", "encode", "webhook"},
-		"server":          {"editor", "storage", "assets", "export", "webhook", "compositor/text"},
+		// exporttest: a solid-colour test renderer for export tests and bench/ (never wired by serve).
+		"export/exporttest": {"editor", "encode", "export"},
+		"server":            {"editor", "storage", "assets", "export", "webhook", "compositor/text"},
 	}
 	seen := 0
 	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {

@@ -8,14 +8,19 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
+	"github.com/cutroom/cutroom/webhook"
 	"github.com/spf13/cobra"
 )
 
@@ -28,6 +33,15 @@ type serveFlags struct {
 	syncRate      float64
 	syncBurst     int
 	shutdownGrace time.Duration
+
+	renderWorkers int
+	outputTTL     time.Duration
+	maxOutputSide int
+	headerPrefix  string
+	allowHosts    []string
+	limits        assets.Limits
+	linkTTL       time.Duration
+	ffprobe       string
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -52,6 +66,22 @@ desktop apps that bundle the server).`,
 	fl.Float64Var(&f.syncRate, "sync-rate", 2, "project sync rate limit: syncs per second per project")
 	fl.IntVar(&f.syncBurst, "sync-burst", 10, "project sync rate limit: burst size per project")
 	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")
+	fl.IntVar(&f.renderWorkers, "render-workers", 0, "exports rendered at once (0: half the CPU cores, at least 1)")
+	fl.DurationVar(&f.outputTTL, "output-ttl", 72*time.Hour, "how long export download links work; the file is deleted after")
+	fl.IntVar(&f.maxOutputSide, "max-output-side", 3840, "largest export output side in pixels")
+	fl.StringVar(&f.headerPrefix, "webhook-header-prefix", webhook.DefaultHeaderPrefix, "prefix of the webhook headers <prefix>-Timestamp, -Signature and -Event-Id")
+	fl.StringSliceVar(&f.allowHosts, "allow-hosts", nil, "outbound destinations (webhook callbacks) to allow besides public addresses: loopback, private, CIDRs, addresses or host names")
+	def := assets.DefaultLimits()
+	fl.Int64Var(&f.limits.Video, "max-video-bytes", def.Video, "largest video upload (mp4, mov, webm, mkv)")
+	fl.Int64Var(&f.limits.Audio, "max-audio-bytes", def.Audio, "largest audio upload (mp3, aac, wav, m4a, ogg, opus, flac)")
+	fl.Int64Var(&f.limits.Image, "max-image-bytes", def.Image, "largest image upload (png, jpeg, webp, gif, svg)")
+	fl.Int64Var(&f.limits.Font, "max-font-bytes", def.Font, "largest font upload (ttf, otf, woff, woff2)")
+	fl.Int64Var(&f.limits.Lottie, "max-lottie-bytes", def.Lottie, "largest Lottie JSON upload")
+	fl.Int64Var(&f.limits.Caption, "max-caption-bytes", def.Caption, "largest caption upload (caption JSON, srt, vtt)")
+	fl.Int64Var(&f.limits.MaxImagePixels, "max-image-pixels", def.MaxImagePixels, "largest image area in pixels (checked before decoding)")
+	fl.IntVar(&f.limits.MaxImageSide, "max-image-side", def.MaxImageSide, "largest image width or height in pixels")
+	fl.DurationVar(&f.linkTTL, "file-link-ttl", 24*time.Hour, "how long signed file links (fileUrl) stay valid")
+	fl.StringVar(&f.ffprobe, "ffprobe", "ffprobe", "ffprobe used as a fallback when media cannot be probed in Go (empty: never)")
 	return cmd
 }
 
@@ -119,18 +149,49 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 		base = "http://" + ln.Addr().String()
 	}
 	base = strings.TrimRight(base, "/")
-	cfg := server.Config{PublicURL: base, MaxBodyBytes: f.maxBody, SyncRate: f.syncRate, SyncBurst: f.syncBurst, Logger: log}
+	cfg := server.Config{PublicURL: base, MaxBodyBytes: f.maxBody, SyncRate: f.syncRate, SyncBurst: f.syncBurst, Logger: log,
+		Features: renderFeatures()}
 	if isLoopback(ln.Addr()) {
 		cfg.AllowedHosts = server.LoopbackHosts(base)
 	}
-	srv := server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db})
+	// One link signer for every signed, expiring link (asset files now, export outputs too).
+	signer, err := newLinkSigner(db)
+	if err != nil {
+		return err
+	}
+	store, err := openAssets(g.dataDir, base, f, db, signer, log)
+	if err != nil {
+		return err
+	}
+	guard, err := webhook.NewGuard(f.allowHosts)
+	if err != nil {
+		return fmt.Errorf("--allow-hosts: %w", err)
+	}
+	deliverer := webhook.NewDeliverer(webhook.Config{HeaderPrefix: f.headerPrefix, Guard: guard, Logger: log}, db)
+	exports, err := export.New(export.Config{Workers: f.renderWorkers, OutputDir: filepath.Join(g.dataDir, "outputs"),
+		OutputTTL: f.outputTTL, MaxOutputSide: f.maxOutputSide, Links: export.NewLinks(base, signer),
+		Guard: guard, HeaderPrefix: f.headerPrefix, Notify: deliverer.Notify, Logger: log}, db, newRenderer())
+	if err != nil {
+		return err
+	}
+	store.SetActiveReferences(exports) // an asset used by an active export cannot be deleted
+	srv := server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db, Exports: exports, Assets: store, Files: store})
 	hs := srv.HTTPServer(f.addr)
 
 	var wg sync.WaitGroup
 	bg, cancelBG := context.WithCancel(context.Background())
 	defer func() { cancelBG(); wg.Wait() }()
-	wg.Add(1)
+	wg.Add(2)
 	go func() { defer wg.Done(); sweepIdempotency(bg, db, log) }()
+	go func() { defer wg.Done(); _ = deliverer.Run(bg) }()
+	// The scheduler stops before the deliverer and the database: on shutdown it records
+	// its renders as PAUSED.
+	var schedWG sync.WaitGroup
+	schedCtx, stopSched := context.WithCancel(context.Background())
+	defer func() { stopSched(); schedWG.Wait() }()
+	schedErr := make(chan error, 1)
+	schedWG.Add(1)
+	go func() { defer schedWG.Done(); schedErr <- exports.Run(schedCtx) }()
 
 	switch {
 	case newKey != "":
@@ -148,6 +209,9 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
+	case err := <-schedErr:
+		_ = hs.Close()
+		return fmt.Errorf("export scheduler: %w", err)
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
@@ -159,6 +223,8 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	stopSched()
+	schedWG.Wait()
 	return nil
 }
 
@@ -183,4 +249,38 @@ func sweepIdempotency(ctx context.Context, db *storage.DB, log *slog.Logger) {
 			}
 		}
 	}
+}
+
+// newLinkSigner returns the signer of links the server hands out, keyed with a secret that
+// is generated once and kept in the database, so links survive restarts.
+func newLinkSigner(db *storage.DB) (*assets.Signer, error) {
+	secret, err := db.Secret("file-links", 32)
+	if err != nil {
+		return nil, fmt.Errorf("link signing secret: %w", err)
+	}
+	return assets.NewSigner(secret, nil)
+}
+
+// openAssets builds the asset store over the data dir's files area and sweeps what a crash
+// left behind.
+func openAssets(dataDir, publicURL string, f *serveFlags, db *storage.DB, signer *assets.Signer, log *slog.Logger) (*assets.Store, error) {
+	ffprobe := ""
+	if f.ffprobe != "" {
+		if p, err := exec.LookPath(f.ffprobe); err == nil {
+			ffprobe = p
+		}
+	}
+	store, err := assets.NewStore(assets.Config{Dir: filepath.Join(dataDir, "files"), PublicURL: publicURL, LinkTTL: f.linkTTL,
+		Limits: f.limits, FFprobe: ffprobe, Logger: log}, db, signer)
+	if err != nil {
+		return nil, err
+	}
+	n, err := store.Recover()
+	if err != nil {
+		return nil, fmt.Errorf("sweep the files area: %w", err)
+	}
+	if n > 0 {
+		log.Info("removed files left by an interrupted upload", "n", n)
+	}
+	return store, nil
 }

@@ -1,2 +1,59 @@
-// Package assets keeps uploaded media files on disk: atomic writes, kind detection, probing, and decoding media for rendering.
+// Package assets keeps uploaded media files on disk: atomic writes, kind detection, probing,
+// signed links, and resolving editor assets to local files for rendering.
+//
+// # Asset records
+//
+// `type` is decided from the bytes, never from the declared Content-Type:
+//
+//	image    png, jpeg, webp, svg           width, height (svg: width/height or viewBox; may be null)
+//	gif      gif                            width, height; duration when animated (browser delay rules)
+//	video    mp4, mov, webm, mkv            width, height, duration
+//	audio    mp3, aac (ADTS), wav, m4a, ogg (Vorbis, Opus, FLAC), flac, audio-only mp4/webm/mkv
+//	                                        duration
+//	font     ttf, otf, ttc, woff, woff2     nothing
+//	lottie   JSON with v, fr, ip, op, layers    width, height (w, h), duration ((op-ip)/fr)
+//	caption  caption JSON (the editor's caption asset: {captions:[{text,startMs,endMs}], timingGranularity}
+//	         or a bare array of entries), SubRip, WebVTT      duration (the last cue's end)
+//
+// image, gif, video, audio, caption and lottie are the editor's asset types, so a record maps
+// onto an editor asset of the same type (fileUrl -> remoteUrl, fileKey -> remoteKey, assetId
+// may serve as the editor asset id). Fields that do not apply are null; duration is in
+// seconds (rounded to milliseconds). `source` is "upload" for POST /v1/uploads, the only
+// source so far. `mimetype` is the detected media type (e.g. audio/mpeg, video/quicktime,
+// font/woff2, application/x-subrip, text/vtt, application/json).
+//
+// A declared Content-Type that contradicts the bytes is ASSET_TYPE_MISMATCH (422); see
+// Compatible for what agrees. Bytes of no supported kind are ASSET_TYPE_UNKNOWN (422); bytes
+// of a known kind that do not parse are ASSET_INVALID (422); raster images (and svg and
+// lottie sizes) over the pixel limits are IMAGE_TOO_LARGE (422), decided from the header
+// with image.DecodeConfig before anything is decoded.
+//
+// # Size caps
+//
+// Defaults (serve flags --max-<kind>-bytes): video 800 MiB, audio 25 MiB, image 50 MiB,
+// font 20 MiB, lottie 20 MiB, caption 10 MiB; images at most 100 megapixels and 16384
+// pixels on a side (--max-image-pixels, --max-image-side). The first 4 KiB decide the kind
+// and so the cap enforced while streaming; an MP4/WebM is streamed under the larger of the
+// video and audio caps and checked against audio's once it turns out to hold only audio,
+// and JSON under the larger of lottie and caption. Over the cap: 413 PAYLOAD_TOO_LARGE,
+// nothing stored.
+//
+// # Files and links
+//
+// fileKey is "assets/<workspaceId>/<assetId>/<name>", name being the uploaded name reduced
+// to [A-Za-z0-9._-] (the original, cleaned by CleanFileName, is only metadata). The file
+// lives at <data-dir>/files/<fileKey>; uploads stream into <data-dir>/files/tmp, are
+// synced and renamed into place, and the record commits after the rename. Store.Recover
+// removes temp files and files without a record on start.
+//
+// fileUrl is <public-url>/files/<fileKey>?exp=<unix>&sig=<hex>, signed by Signer with a
+// secret kept in the database (links survive restarts) and valid for --file-link-ttl
+// (default 24 h). Every API response carries a freshly signed link. Links need no API key;
+// a tampered link is 403 LINK_INVALID, an expired one 403 LINK_EXPIRED, the file of a
+// deleted asset 404.
+//
+// Deleting an asset is a soft delete, refused with 409 ASSET_REFERENCED while a project's
+// current state refers to it (editor asset key or id == assetId, remoteKey == fileKey,
+// remoteUrl or a background imageUrl whose path ends in /files/<fileKey>) or an active
+// export does (ActiveReferences). Soft-deleted files stay on disk.
 package assets

@@ -1,2 +1,13 @@
-// Package encode holds the video and audio codecs and the MP4 and WebM muxers. All of cutroom's cgo lives here.
+// Package encode turns frames into finished video files: H.264 in MP4 and VP9 or VP8 in
+// WebM, tagged BT.709 limited range, with exact constant-frame-rate timing. It holds all of
+// cutroom's cgo (libx264 through github.com/gen2brain/x264-go/x264c, and a small wrapper of
+// its own over libvpx) and imports none of cutroom's other packages.
+//
+// A Writer takes frames in presentation order, as *I420 (WriteFrame) or *image.RGBA
+// (WriteRGBA, converted with RGBAToI420), and writes the file on Close through a temporary
+// file in the output directory, a sync and a rename. Media data is spooled to a temporary
+// file while encoding, so memory stays bounded however long the video is; Abort removes
+// every temporary file. Errors are *Error values with a stable Code.
+//
+// See README.md in this directory for defaults and build notes.
 package encode

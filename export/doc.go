@@ -1,2 +1,51 @@
-// Package export runs export tasks: the pipeline from state to frames to encoder to file, and the scheduler that owns renders.
+// Package export runs export tasks: creating them (validation, limits, credits), the
+// scheduler that owns renders, cancel, pause and resume, signed output links, and the
+// webhook events of each task. The frame pipeline itself (state -> compositor -> encoder
+// -> file) sits behind the Renderer interface, which serve wires in.
+//
+// Decisions (the interface leaves them open):
+//
+//   - Task ids are lower-case UUIDs. An id this server never issued is TASK_NOT_FOUND, as is
+//     another workspace's task.
+//   - Create answers 201 for a new task. With an Idempotency-Key, a repeat replays the first
+//     response byte for byte (the task, its idempotency record and the credit debit commit in
+//     one bbolt transaction). Without the key, a clientTaskId the workspace used before returns
+//     that task's create result with 200 and creates nothing, whatever the rest of the body.
+//   - An invalid editor state gets the first validation issue's code (EDITOR_..., as from
+//     POST /v1/editor/validate), `field` editorState plus the issue's JSON pointer, and every
+//     issue in the problem's `errors` member.
+//   - compositionWidth/Height of a stateless create override the state's; ratio (unless
+//     custom) must match that composition within 1% (RATIO_MISMATCH). The output size is the
+//     composition x scale, each side rounded to an even number; its longest side is capped by
+//     Config.MaxOutputSide (default 3840, OUTPUT_SIZE_TOO_LARGE) and by the workspace's
+//     entitlement (OUTPUT_SIZE_NOT_ENTITLED). 60 fps needs the workspace's 60 fps
+//     entitlement (ENTITLEMENT_60FPS_REQUIRED). A state with no items is EXPORT_STATE_EMPTY.
+//   - Billing: see Billed. billedStandardSeconds = ceil(video seconds x factor), at least 1,
+//     factor = max(0.25, outW*outH / (1920*1080)) x fps/30. chargedCredits is 1 credit per
+//     billed standard second, always a whole number as a decimal string ("12").
+//     chargedCreditPool is "workspace" when the workspace has a credit balance (it was
+//     debited) or "unlimited" when it has none (the default; nothing was debited).
+//     Credits are debited at create in the task's transaction (INSUFFICIENT_CREDITS when the
+//     balance is short) and refunded when the task ends FAILED or CANCELED: the caller pays
+//     only for delivered outputs. A refunded task shows chargedCredits "0".
+//   - durationSeconds: in the create result, the video's length; on the task, the real
+//     render time (0 until a render has run; the last attempt's time after a resume).
+//   - Progress: 0..95 while rendering, by frames, written at most every ProgressInterval and
+//     only when the whole percentage rises; 96 in phase saving (the encoder finishes the
+//     file); 99 in phase finishing (the output is checked); 100 when COMPLETED.
+//   - Outputs live in OutputDir/<taskId>/<taskId>.<format>. The Renderer writes that file
+//     itself, atomically (temp file in the same directory, fsync, rename); a task becomes
+//     COMPLETED only after Render returned and the file exists, so a partial file is never
+//     served. On cancel, pause or failure the task's directory is removed.
+//   - outputUrl is {publicURL}/outputs/<taskId>/<filename>?exp=<unix>&sig=<hex HMAC-SHA256
+//     of the path and expiry>, keyed with a secret kept in the database; it works for
+//     OutputTTL (default 72 h), after which it answers 410 OUTPUT_EXPIRED, the janitor
+//     deletes the file and the task shows outputUrl null.
+//   - Shutdown (Run's ctx ends) cancels renders with a "paused" cause: their tasks become
+//     PAUSED and their files are removed. On the next Run, PAUSED and PROCESSING (left by a
+//     crash) tasks go back to PENDING and render again from the start.
+//   - Webhooks: EXPORT_STARTED when a worker claims the task and starts its render, then
+//     EXPORT_COMPLETED or EXPORT_FAILED; the body's task is the TaskView at that moment
+//     (exactly what GET shows then). Events are outbox entries written in the same
+//     transaction as the status change; package webhook delivers them. Cancel sends none.
 package export

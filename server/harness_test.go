@@ -2,14 +2,18 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
 )
@@ -37,9 +41,37 @@ type env struct {
 	keyA2  string // a second key of workspace A
 	keyB   string // workspace B
 	keyOff string // workspace without runtime access
+	store  *assets.Store
+	files  string // the files area
+	refs   *fakeRefs
+	wsA    string // workspace A's id
+}
+
+// fakeRefs stands in for the export scheduler's active-reference check.
+type fakeRefs struct {
+	mu   sync.Mutex
+	busy map[string]bool // asset id -> referenced by an active export
+}
+
+func (f *fakeRefs) ActiveExportReferences(_ context.Context, _, assetID, _ string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.busy[assetID], nil
+}
+
+func (f *fakeRefs) set(assetID string, busy bool) {
+	f.mu.Lock()
+	f.busy[assetID] = busy
+	f.mu.Unlock()
 }
 
 func newEnv(t *testing.T, mutate ...func(*server.Config)) *env {
+	t.Helper()
+	return newAssetEnv(t, nil, mutate...)
+}
+
+// newAssetEnv is newEnv with the asset store's configuration changed by assetCfg.
+func newAssetEnv(t *testing.T, assetCfg func(*assets.Config), mutate ...func(*server.Config)) *env {
 	t.Helper()
 	clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
 	db, err := storage.Open(t.TempDir(), storage.Options{Now: clk.Now})
@@ -65,11 +97,34 @@ func newEnv(t *testing.T, mutate ...func(*server.Config)) *env {
 	}
 	e.keyB = mk("b", true)
 	e.keyOff = mk("off", false)
-	cfg := server.Config{Now: clk.Now, PublicURL: "http://127.0.0.1:8787"}
+	cfg := server.Config{Now: clk.Now, PublicURL: "http://127.0.0.1:8787", Features: editor.AllFeatures()}
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	e.h = server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db}).Handler()
+	ws, err := db.Workspace("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.wsA = ws.ID
+	secret, err := db.Secret("file-links", 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := assets.NewSigner(secret, clk.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.files = filepath.Join(t.TempDir(), "files")
+	e.refs = &fakeRefs{busy: map[string]bool{}}
+	acfg := assets.Config{Dir: e.files, PublicURL: cfg.PublicURL, Now: clk.Now, References: e.refs}
+	if assetCfg != nil {
+		assetCfg(&acfg)
+	}
+	e.store, err = assets.NewStore(acfg, db, signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.h = server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db, Assets: e.store, Files: e.store}).Handler()
 	return e
 }
 

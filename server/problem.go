@@ -63,6 +63,9 @@ type detailed interface {
 var codeStatus = map[string]int{
 	"PROJECT_NOT_FOUND":      http.StatusNotFound,
 	"ASSET_NOT_FOUND":        http.StatusNotFound,
+	"ASSET_NOT_BOUND":        http.StatusNotFound,
+	"BODY_REQUIRED":          http.StatusBadRequest,
+	"BODY_UNREADABLE":        http.StatusBadRequest,
 	"TASK_NOT_FOUND":         http.StatusNotFound,
 	"WORKSPACE_NOT_FOUND":    http.StatusNotFound,
 	"API_KEY_NOT_FOUND":      http.StatusNotFound,
@@ -75,6 +78,8 @@ var codeStatus = map[string]int{
 	"PAYLOAD_TOO_LARGE":      http.StatusRequestEntityTooLarge,
 	"LINK_INVALID":           http.StatusForbidden,
 	"LINK_EXPIRED":           http.StatusForbidden,
+	"FIELD_REQUIRED":         http.StatusBadRequest,
+	"INVALID_FIELD_TYPE":     http.StatusBadRequest,
 
 	"OPEN_API_EXPORT_CONCURRENCY_LIMIT_EXCEEDED": http.StatusUnprocessableEntity,
 	"OPEN_API_PROJECT_SYNC_RATE_LIMITED":         http.StatusTooManyRequests,

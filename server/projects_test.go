@@ -3,6 +3,7 @@ package server_test
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -396,5 +397,38 @@ func TestHostCheck(t *testing.T) {
 	}
 	if got := r("[::1]:8787"); got.Status != 200 {
 		t.Fatalf("[::1] refused: %d", got.Status)
+	}
+}
+
+func TestProjectStateSchemaCheck(t *testing.T) {
+	e := newEnv(t)
+	valid, err := os.ReadFile("../editor/testdata/editor-state.valid.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A state that breaks only a semantic rule (two items of a track overlap) is stored:
+	// create and sync are autosave of work in progress.
+	overlapping := strings.Replace(string(valid), `"startTicks": 120,`, `"startTicks": 60,`, 1)
+	if overlapping == string(valid) {
+		t.Fatal("fixture changed: no solid start to move")
+	}
+	r := e.do("POST", "/v1/projects", e.keyA, `{"editorState":`+overlapping+`}`)
+	if r.Status != 201 {
+		t.Fatalf("semantic-only problem refused: %d %s", r.Status, r.Body)
+	}
+	id := r.Data()["projectId"].(string)
+	// A state that breaks the schema is refused with every issue listed.
+	bad := strings.Replace(string(valid), `"compositionWidth": 1920`, `"compositionWidth": 10`, 1)
+	bad = strings.Replace(bad, `"shape": "rectangle"`, `"shape": "hexagon"`, 1)
+	for _, path := range []string{"/v1/projects", "/v1/projects/" + id + "/sync"} {
+		p := e.do("POST", path, e.keyA, `{"editorState":`+bad+`}`).Problem(422, "EDITOR_SCHEMA_INVALID")
+		errs, _ := p["errors"].([]any)
+		paths := map[string]bool{}
+		for _, x := range errs {
+			paths[x.(map[string]any)["path"].(string)] = true
+		}
+		if !paths["/compositionWidth"] || !paths["/items/item-solid-1/shape"] || p["field"] != "editorState" {
+			t.Fatalf("%s: issues %v", path, p)
+		}
 	}
 }

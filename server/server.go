@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
 )
@@ -34,6 +35,8 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives request and error logs; slog.Default() when nil.
 	Logger *slog.Logger
+	// Features is what the renderer draws; capabilities advertise exactly this.
+	Features editor.FeatureSet
 }
 
 // Accounts authenticates API keys.
@@ -62,6 +65,12 @@ type Deps struct {
 	Accounts    Accounts
 	Projects    Projects
 	Idempotency Idempotency
+	// Exports serves the export routes and output links; nil leaves them unregistered.
+	Exports Exports
+	// Assets and Files serve uploads, asset records, project bindings and signed file
+	// links; both may be nil in tests that do not use them.
+	Assets Assets
+	Files  Files
 }
 
 // Server is cutroom's HTTP interface.
@@ -74,6 +83,7 @@ type Server struct {
 	limiter  *syncLimiter
 	inflight inflight
 	hosts    map[string]bool
+	caps     editor.EditorCapabilities
 }
 
 // New builds the server and its routes.
@@ -98,7 +108,7 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, now: cfg.Now,
 		limiter:  newSyncLimiter(cfg.SyncRate, cfg.SyncBurst, cfg.Now),
-		inflight: inflight{keys: map[string]struct{}{}}}
+		inflight: inflight{keys: map[string]struct{}{}}, caps: editor.Capabilities(cfg.Features)}
 	if len(cfg.AllowedHosts) > 0 {
 		s.hosts = map[string]bool{}
 		for _, h := range cfg.AllowedHosts {
@@ -138,6 +148,10 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 
 func (s *Server) routes() {
 	v1 := s.engine.Group("/v1", s.authenticate)
+	// Capabilities, validate and illustrations need a valid key but not runtime access.
+	v1.GET("/editor/capabilities", s.getCapabilities)
+	v1.POST("/editor/validate", s.limitBody, s.validateState)
+	v1.GET("/illustrations", s.searchIllustrations)
 	rt := v1.Group("", s.requireRuntime)
 	rt.POST("/projects", s.limitBody, s.createProject)
 	rt.GET("/projects", s.listProjects)
@@ -145,6 +159,28 @@ func (s *Server) routes() {
 	rt.PATCH("/projects/:projectId", s.limitBody, s.patchProject)
 	rt.POST("/projects/:projectId/sync", s.limitBody, s.syncProject)
 	rt.DELETE("/projects/:projectId", s.deleteProject)
+	if s.deps.Exports != nil {
+		rt.POST("/projects/:projectId/exports", s.limitBody, s.createProjectExport)
+		rt.POST("/exports", s.limitBody, s.createStatelessExport)
+		rt.GET("/exports", s.listExports)
+		rt.GET("/exports/:taskId", s.getExport)
+		rt.DELETE("/exports/:taskId", s.cancelExport)
+		// Output links are signed and expiring; they need no API key.
+		s.engine.GET("/outputs/:taskId/:filename", s.getOutput)
+		s.engine.HEAD("/outputs/:taskId/:filename", s.getOutput)
+	}
+	if s.deps.Assets != nil {
+		rt.POST("/uploads", s.upload)
+		rt.GET("/assets/:assetId", s.getAsset)
+		rt.DELETE("/assets/:assetId", s.deleteAsset)
+		rt.GET("/projects/:projectId/assets", s.listProjectAssets)
+		rt.POST("/projects/:projectId/assets", s.limitBody, s.bindAsset)
+		rt.DELETE("/projects/:projectId/assets/:assetId", s.unbindAsset)
+	}
+	if s.deps.Files != nil {
+		s.engine.GET("/files/*fileKey", s.serveFile)
+		s.engine.HEAD("/files/*fileKey", s.serveFile)
+	}
 }
 
 // recoverer answers a panic with a 500 problem and logs it; the server keeps running.

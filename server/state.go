@@ -1,25 +1,26 @@
 package server
 
 import (
-	"encoding/json"
+	"fmt"
 	"net/http"
+
+	"github.com/cutroom/cutroom/editor"
 )
 
-// requiredStateMembers are the members the editor-state schema requires at the top level.
-var requiredStateMembers = []string{"compositionWidth", "compositionHeight", "timebaseTicksPerSecond",
-	"tracks", "assets", "items", "transitions"}
-
-// stateSchemaCheck refuses a state that lacks a required top-level member.
+// stateSchemaCheck refuses a state that breaks the editor-state JSON Schema, with every
+// validation issue in the problem's errors member. Semantic rules are not checked here:
+// project create and sync store work in progress (autosave); exports require a fully valid
+// state.
 func (s *Server) stateSchemaCheck(state []byte) error {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(state, &top); err != nil {
-		return fieldError(http.StatusBadRequest, "INVALID_FIELD_TYPE", "editorState", "editorState must be a JSON object")
+	res := editor.ValidateSchema(state)
+	if res.Valid {
+		return nil
 	}
-	for _, m := range requiredStateMembers {
-		if _, ok := top[m]; !ok {
-			return fieldError(http.StatusUnprocessableEntity, "EDITOR_SCHEMA_INVALID", "editorState/"+m,
-				"editorState is missing the required member %q", m)
-		}
+	first := res.Errors[0]
+	detail := fmt.Sprintf("editorState does not match the editor-state schema: %s at %q", first.Message, first.Path)
+	if n := len(res.Errors) - 1; n > 0 {
+		detail += fmt.Sprintf(" (and %d more; see errors)", n)
 	}
-	return nil
+	return &apiError{status: http.StatusUnprocessableEntity, code: editor.CodeSchemaInvalid, field: "editorState",
+		detail: detail, errors: res.Errors}
 }

@@ -24,10 +24,15 @@ const KeyPrefix = "cutroom_sk_"
 
 // Workspace owns API keys, projects, assets and export tasks.
 type Workspace struct {
-	ID            string    `json:"id"`
-	Name          string    `json:"name"`
-	RuntimeAccess bool      `json:"runtimeAccess"`
-	WebhookSecret string    `json:"webhookSecret,omitempty"`
+	ID            string `json:"id"`
+	Name          string `json:"name"`
+	RuntimeAccess bool   `json:"runtimeAccess"`
+	WebhookSecret string `json:"webhookSecret,omitempty"`
+	// Deny60FPS refuses exports at 60 fps (the entitlement is on by default).
+	Deny60FPS bool `json:"deny60fps,omitempty"`
+	// MaxOutputSide caps the longest side of this workspace's exports in pixels; 0 leaves
+	// only the server's own cap.
+	MaxOutputSide int       `json:"maxOutputSide,omitempty"`
 	CreatedAt     time.Time `json:"createdAt"`
 	UpdatedAt     time.Time `json:"updatedAt"`
 }
@@ -76,6 +81,24 @@ type WorkspaceInput struct {
 	Name          string
 	RuntimeAccess *bool
 	WebhookSecret *string
+	Allow60FPS    *bool
+	MaxOutputSide *int
+}
+
+// apply copies the set members of in onto ws.
+func (in WorkspaceInput) apply(ws *Workspace) {
+	if in.RuntimeAccess != nil {
+		ws.RuntimeAccess = *in.RuntimeAccess
+	}
+	if in.WebhookSecret != nil {
+		ws.WebhookSecret = *in.WebhookSecret
+	}
+	if in.Allow60FPS != nil {
+		ws.Deny60FPS = !*in.Allow60FPS
+	}
+	if in.MaxOutputSide != nil {
+		ws.MaxOutputSide = max(0, *in.MaxOutputSide)
+	}
 }
 
 // CreateWorkspace creates a workspace; names are unique, case-insensitively.
@@ -86,12 +109,7 @@ func (db *DB) CreateWorkspace(in WorkspaceInput) (Workspace, error) {
 	}
 	now := db.now().UTC()
 	ws := Workspace{ID: uuid.NewString(), Name: name, RuntimeAccess: true, CreatedAt: now, UpdatedAt: now}
-	if in.RuntimeAccess != nil {
-		ws.RuntimeAccess = *in.RuntimeAccess
-	}
-	if in.WebhookSecret != nil {
-		ws.WebhookSecret = *in.WebhookSecret
-	}
+	in.apply(&ws)
 	val, err := json.Marshal(ws)
 	if err != nil {
 		return Workspace{}, err
@@ -119,12 +137,7 @@ func (db *DB) UpdateWorkspace(ref string, in WorkspaceInput) (Workspace, error) 
 			return Workspace{}, err
 		}
 		ws = cur
-		if in.RuntimeAccess != nil {
-			ws.RuntimeAccess = *in.RuntimeAccess
-		}
-		if in.WebhookSecret != nil {
-			ws.WebhookSecret = *in.WebhookSecret
-		}
+		in.apply(&ws)
 		ws.UpdatedAt = db.now().UTC()
 		val, err := json.Marshal(ws)
 		if err != nil {

@@ -23,6 +23,17 @@ var (
 	bucketProjectIndex  = []byte("project_index")  // workspace id -> nested bucket: order key -> project id
 	bucketIdempotency   = []byte("idempotency")    // scope hash -> IdempotencyRecord
 
+	bucketExports      = []byte("exports")        // task id -> ExportTask (no state)
+	bucketExportState  = []byte("export_state")   // task id -> raw editor state snapshot
+	bucketExportIndex  = []byte("export_index")   // workspace id -> nested: order key -> task id
+	bucketExportActive = []byte("export_active")  // workspace id -> nested: task id -> ""
+	bucketExportClient = []byte("export_client")  // workspace id NUL clientTaskId -> task id
+	bucketExportQueue  = []byte("export_queue")   // order key -> task id of PENDING tasks
+	bucketExportExpiry = []byte("export_expiry")  // expiry (8 bytes) + task id -> task id
+	bucketCredits      = []byte("credits")        // workspace id -> int64 balance (absent: unlimited)
+	bucketOutbox       = []byte("webhook_outbox") // sequence (8 bytes) -> WebhookDelivery
+	bucketOutboxDead   = []byte("webhook_dead")   // sequence (8 bytes) -> WebhookDelivery given up
+
 	keySchemaVersion = []byte("schema_version")
 )
 
@@ -38,6 +49,16 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
+	func(tx *bolt.Tx) error { // 2: export tasks, credits, webhook outbox
+		for _, b := range [][]byte{bucketExports, bucketExportState, bucketExportIndex, bucketExportActive,
+			bucketExportClient, bucketExportQueue, bucketExportExpiry, bucketCredits, bucketOutbox, bucketOutboxDead} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+	migrateAssets, // 3: assets and project bindings (assets.go)
 }
 
 // Options configure Open.

@@ -279,7 +279,7 @@ func (db *DB) SyncProject(workspaceID, id string, state []byte, stateVersion str
 	})
 }
 
-// DeleteProject removes a project, its state and its index entry.
+// DeleteProject removes a project, its state, its asset bindings and its index entry.
 func (db *DB) DeleteProject(workspaceID, id string) error {
 	p, err := db.Project(workspaceID, id)
 	if err != nil {
@@ -293,6 +293,9 @@ func (db *DB) DeleteProject(workspaceID, id string) error {
 			return err
 		}
 		if err := tx.Bucket(bucketProjectState).Delete([]byte(id)); err != nil {
+			return err
+		}
+		if err := deleteBindings(tx, id); err != nil {
 			return err
 		}
 		if idx := tx.Bucket(bucketProjectIndex).Bucket([]byte(workspaceID)); idx != nil {

@@ -1,0 +1,704 @@
+package assets
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/storage"
+	"github.com/google/uuid"
+)
+
+// Limits are the per-kind upload size caps (bytes) and the image decoding limits.
+type Limits struct {
+	Image   int64 // png, jpeg, webp, gif, svg
+	Video   int64 // mp4, mov, webm, mkv
+	Audio   int64 // mp3, aac, wav, m4a, ogg, flac
+	Font    int64 // ttf, otf, ttc, woff, woff2
+	Lottie  int64 // Lottie JSON
+	Caption int64 // caption JSON, SubRip, WebVTT
+	// MaxImagePixels and MaxImageSide bound raster image dimensions, read with
+	// image.DecodeConfig before anything decodes pixels.
+	MaxImagePixels int64
+	MaxImageSide   int
+}
+
+// DefaultLimits returns the documented defaults: video 800 MiB, audio 25 MiB, image
+// 50 MiB, font 20 MiB, lottie 20 MiB, caption 10 MiB; images at most 100 megapixels and
+// 16384 pixels on a side.
+func DefaultLimits() Limits {
+	return Limits{Image: 50 << 20, Video: 800 << 20, Audio: 25 << 20, Font: 20 << 20, Lottie: 20 << 20, Caption: 10 << 20,
+		MaxImagePixels: 100_000_000, MaxImageSide: 16384}
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	for _, p := range []struct{ v, def *int64 }{{&l.Image, &d.Image}, {&l.Video, &d.Video}, {&l.Audio, &d.Audio},
+		{&l.Font, &d.Font}, {&l.Lottie, &d.Lottie}, {&l.Caption, &d.Caption}, {&l.MaxImagePixels, &d.MaxImagePixels}} {
+		if *p.v <= 0 {
+			*p.v = *p.def
+		}
+	}
+	if l.MaxImageSide <= 0 {
+		l.MaxImageSide = d.MaxImageSide
+	}
+	return l
+}
+
+// capFor returns the size cap of a format ("json" is capped by the larger of lottie and
+// caption until it is known which it is).
+func (l Limits) capFor(f Format) int64 {
+	switch {
+	case f.Name == "json":
+		return max(l.Lottie, l.Caption)
+	case f.Type == TypeImage || f.Type == TypeGIF:
+		return l.Image
+	case f.Type == TypeVideo:
+		return max(l.Video, l.Audio) // an MP4 or WebM may turn out to be audio only
+	case f.Type == TypeAudio:
+		return l.Audio
+	case f.Type == TypeFont:
+		return l.Font
+	case f.Type == TypeLottie:
+		return l.Lottie
+	case f.Type == TypeCaption:
+		return l.Caption
+	}
+	return 0
+}
+
+// typeCap is the cap of a final asset type.
+func (l Limits) typeCap(typ string) int64 {
+	return l.capFor(Format{Type: typ})
+}
+
+// ActiveReferences tells whether an active export still uses an asset. The export
+// scheduler implements it; until one is set, nothing is referenced by exports.
+type ActiveReferences interface {
+	ActiveExportReferences(ctx context.Context, workspaceID, assetID, fileKey string) (bool, error)
+}
+
+type noReferences struct{}
+
+func (noReferences) ActiveExportReferences(context.Context, string, string, string) (bool, error) {
+	return false, nil
+}
+
+// Records is the database the store keeps asset records in (storage.DB implements it).
+type Records interface {
+	CreateAsset(a storage.Asset, projectID string) error
+	Asset(workspaceID, id string) (storage.Asset, error)
+	AssetRecord(id string) (storage.Asset, error)
+	AssetIDs() (map[string]bool, error)
+	SoftDeleteAsset(workspaceID, id string) (storage.Asset, error)
+	BindAsset(workspaceID, projectID, assetID string) error
+	UnbindAsset(workspaceID, projectID, assetID string) error
+	ListProjectAssets(workspaceID, projectID string, pageSize int, cursor string) ([]storage.Asset, string, error)
+	Project(workspaceID, id string) (storage.Project, error)
+	EachProjectState(workspaceID string, fn func(projectID string, state []byte) error) error
+}
+
+// Config configures a Store. Zero values take the documented defaults.
+type Config struct {
+	// Dir is the files area, e.g. <data-dir>/files. Uploads stream into Dir/tmp and are
+	// renamed to Dir/<fileKey>.
+	Dir string
+	// PublicURL is the base of the signed links (fileUrl = PublicURL + "/files/" + fileKey +
+	// "?exp=...&sig=...").
+	PublicURL string
+	// LinkTTL is how long a fileUrl stays valid (default 24 h).
+	LinkTTL time.Duration
+	// Limits are the upload caps; zero fields take DefaultLimits.
+	Limits Limits
+	// FFprobe is the path of an ffprobe binary used only when the Go parsers cannot tell a
+	// media file's duration or size; empty disables it.
+	FFprobe string
+	// References reports active exports' uses of assets; nil means none.
+	References ActiveReferences
+	// Now returns the current time; time.Now when nil.
+	Now func() time.Time
+	// Logger gets warnings; slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// Store keeps uploaded files on disk and their records in the database.
+//
+// Layout: a file's fileKey is "assets/<workspaceId>/<assetId>/<name>", where name is the
+// uploaded file name reduced to [A-Za-z0-9._-] (at most 100 bytes, "file" when nothing is
+// left). The key is stable for the asset's life and is stored at Dir/<fileKey>; its link
+// is PublicURL/files/<fileKey>?exp=&sig=. The caller's original name is only metadata.
+type Store struct {
+	cfg    Config
+	lim    Limits
+	rec    Records
+	signer *Signer
+	refs   ActiveReferences
+	log    *slog.Logger
+	now    func() time.Time
+}
+
+// NewStore returns a store over rec and signer, creating the files area if needed.
+func NewStore(cfg Config, rec Records, signer *Signer) (*Store, error) {
+	if cfg.Dir == "" || rec == nil || signer == nil {
+		return nil, errors.New("assets: Dir, records and signer are required")
+	}
+	if cfg.LinkTTL <= 0 {
+		cfg.LinkTTL = 24 * time.Hour
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	s := &Store{cfg: cfg, lim: cfg.Limits.withDefaults(), rec: rec, signer: signer, refs: cfg.References,
+		log: cfg.Logger, now: cfg.Now}
+	if s.refs == nil {
+		s.refs = noReferences{}
+	}
+	for _, d := range []string{s.tmpDir(), filepath.Join(cfg.Dir, "assets")} {
+		if err := os.MkdirAll(d, 0o750); err != nil {
+			return nil, fmt.Errorf("create files area: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// SetActiveReferences sets the export references check. Call it before serving.
+func (s *Store) SetActiveReferences(r ActiveReferences) {
+	if r == nil {
+		r = noReferences{}
+	}
+	s.refs = r
+}
+
+// Limits returns the effective limits.
+func (s *Store) Limits() Limits { return s.lim }
+
+func (s *Store) tmpDir() string { return filepath.Join(s.cfg.Dir, "tmp") }
+
+// filePath is where a file key lives on disk. Keys come from records, never from requests.
+func (s *Store) filePath(key string) string { return filepath.Join(s.cfg.Dir, filepath.FromSlash(key)) }
+
+// Upload is one POST /v1/uploads.
+type Upload struct {
+	WorkspaceID string
+	ProjectID   string // optional: bind the asset to this project of the workspace
+	FileName    string // as sent; sanitised by the store
+	ContentType string // as sent; "" or application/octet-stream declares nothing
+	// Length is the declared body length, or -1 when unknown (chunked). A declared length
+	// over the kind's cap is refused without reading the rest.
+	Length int64
+	Body   io.Reader
+}
+
+// CleanFileName makes an uploaded file name safe to keep and show: percent-decoded when it
+// decodes to UTF-8, invalid UTF-8 replaced, the last path element only, control and bidi
+// override characters removed, surrounding spaces trimmed; "file" when nothing is left.
+// It is never used as a path.
+func CleanFileName(name string) string {
+	if strings.Contains(name, "%") {
+		if d, err := url.PathUnescape(name); err == nil && utf8.ValidString(d) {
+			name = d
+		}
+	}
+	name = strings.ToValidUTF8(name, "\uFFFD")
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0xfeff {
+			return -1
+		}
+		return r
+	}, name)
+	name = strings.TrimSpace(name)
+	if strings.Trim(name, ".") == "" {
+		return "file"
+	}
+	return name
+}
+
+// diskName reduces a clean file name to the characters used in file keys.
+func diskName(clean string) string {
+	var b strings.Builder
+	for _, r := range clean {
+		switch {
+		case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '-' || r == '_'):
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	n := strings.TrimLeft(b.String(), "._")
+	if len(n) > 100 {
+		ext := filepath.Ext(n)
+		if len(ext) > 16 {
+			ext = ""
+		}
+		n = n[:100-len(ext)] + ext
+	}
+	if strings.Trim(n, "._-") == "" {
+		return "file"
+	}
+	return n
+}
+
+// Upload streams a body into the files area and records it as an asset. The body goes to
+// a temp file; its first bytes decide the kind and so the size cap, which is enforced
+// while streaming (413, nothing stored); the file is probed, synced and renamed into
+// place, and only then is the record committed (with the project binding when asked).
+// Any failure removes the temp file.
+func (s *Store) Upload(ctx context.Context, up Upload) (storage.Asset, error) {
+	if up.ProjectID != "" {
+		if _, err := s.rec.Project(up.WorkspaceID, up.ProjectID); err != nil {
+			return storage.Asset{}, err
+		}
+	}
+	name := CleanFileName(up.FileName)
+	tmp, err := os.CreateTemp(s.tmpDir(), "upload-*.part")
+	if err != nil {
+		return storage.Asset{}, err
+	}
+	tmpName := tmp.Name()
+	keep := false
+	defer func() {
+		if !keep {
+			_ = tmp.Close()
+			_ = os.Remove(tmpName)
+		}
+	}()
+
+	buf := make([]byte, 128<<10)
+	n, err := io.ReadFull(up.Body, buf[:sniffLen])
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return storage.Asset{}, bodyError(err)
+	}
+	if n == 0 {
+		return storage.Asset{}, &Error{Code: "BODY_REQUIRED", Msg: "the upload body is empty; send the file's bytes as the body"}
+	}
+	head := buf[:n]
+	format, ok := Sniff(head)
+	if !ok {
+		return storage.Asset{}, errorf(CodeTypeUnknown, "the file's bytes are of no kind cutroom takes (declared Content-Type %q); "+
+			"supported: png, jpeg, webp, gif, svg, mp4, mov, webm, mkv, mp3, aac, wav, m4a, ogg, opus, flac, ttf, otf, woff, woff2, lottie json, caption json, srt, vtt",
+			up.ContentType)
+	}
+	if !Compatible(up.ContentType, format) {
+		return storage.Asset{}, mismatch(up.ContentType, format)
+	}
+	limit := s.lim.capFor(format)
+	if up.Length > limit {
+		return storage.Asset{}, tooLarge(format, limit)
+	}
+	if _, err := tmp.Write(head); err != nil {
+		return storage.Asset{}, err
+	}
+	size := int64(n)
+	if int64(n) == sniffLen { // there may be more
+		m, err := copyCtx(ctx, tmp, io.LimitReader(up.Body, limit-size+1), buf)
+		size += m
+		if err != nil {
+			return storage.Asset{}, err
+		}
+	}
+	if size > limit {
+		return storage.Asset{}, tooLarge(format, limit)
+	}
+	if err := tmp.Sync(); err != nil {
+		return storage.Asset{}, err
+	}
+	p, err := s.probe(ctx, tmp, size, format)
+	if err != nil {
+		return storage.Asset{}, err
+	}
+	if !Compatible(up.ContentType, p.format) {
+		return storage.Asset{}, mismatch(up.ContentType, p.format)
+	}
+	if c := s.lim.typeCap(p.format.Type); size > c {
+		return storage.Asset{}, tooLarge(p.format, c)
+	}
+	if err := tmp.Close(); err != nil {
+		return storage.Asset{}, err
+	}
+
+	id := uuid.NewString()
+	key := "assets/" + up.WorkspaceID + "/" + id + "/" + diskName(name)
+	final := s.filePath(key)
+	if err := os.MkdirAll(filepath.Dir(final), 0o750); err != nil {
+		return storage.Asset{}, err
+	}
+	if err := os.Rename(tmpName, final); err != nil {
+		_ = os.Remove(filepath.Dir(final))
+		return storage.Asset{}, err
+	}
+	keep = true
+	syncDir(filepath.Dir(final))
+	a := storage.Asset{ID: id, WorkspaceID: up.WorkspaceID, Type: p.format.Type, Source: SourceUpload, Filename: name,
+		MimeType: p.format.MimeType, Size: size, FileKey: key, Width: p.width, Height: p.height, Duration: p.duration,
+		CreatedAt: s.now().UTC()}
+	if err := s.rec.CreateAsset(a, up.ProjectID); err != nil {
+		_ = os.RemoveAll(filepath.Dir(final))
+		return storage.Asset{}, err
+	}
+	return a, nil
+}
+
+func mismatch(declared string, f Format) error {
+	if f.Type == "" {
+		f.Type = "lottie or caption"
+	}
+	return errorf(CodeTypeMismatch, "the declared Content-Type %q contradicts the file's bytes, which are %s (%s, asset type %s)",
+		declared, f.Name, f.MimeType, f.Type)
+}
+
+func tooLarge(f Format, limit int64) error {
+	what := f.Type
+	if what == "" {
+		what = "lottie/caption JSON"
+	}
+	return errorf(CodeTooLarge, "the %s upload (%s) is larger than the %s cap for %s files; nothing was stored",
+		what, f.Name, humanBytes(limit), what)
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func bodyError(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return errorf(CodeTooLarge, "the upload is larger than the %d bytes accepted", mbe.Limit)
+	}
+	return errorf(CodeBodyUnreadable, "the upload body could not be read: %v", err)
+}
+
+// copyCtx copies src to dst through buf, stopping when ctx ends.
+func copyCtx(ctx context.Context, dst io.Writer, src io.Reader, buf []byte) (int64, error) {
+	var n int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, bodyError(err)
+		}
+		m, rerr := src.Read(buf)
+		if m > 0 {
+			if _, err := dst.Write(buf[:m]); err != nil {
+				return n, err
+			}
+			n += int64(m)
+		}
+		if rerr == io.EOF {
+			return n, nil
+		}
+		if rerr != nil {
+			return n, bodyError(rerr)
+		}
+	}
+}
+
+// syncDir flushes a directory entry (a rename) to disk; errors are ignored where the
+// platform cannot sync directories.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
+
+// Asset returns a live asset of a workspace.
+func (s *Store) Asset(_ context.Context, workspaceID, id string) (storage.Asset, error) {
+	return s.rec.Asset(workspaceID, id)
+}
+
+// ProjectAssets returns a page of a project's live assets, most recently bound first.
+func (s *Store) ProjectAssets(_ context.Context, workspaceID, projectID string, pageSize int, cursor string) ([]storage.Asset, string, error) {
+	return s.rec.ListProjectAssets(workspaceID, projectID, pageSize, cursor)
+}
+
+// BindAsset binds a live asset to a project; binding twice is harmless.
+func (s *Store) BindAsset(_ context.Context, workspaceID, projectID, assetID string) error {
+	return s.rec.BindAsset(workspaceID, projectID, assetID)
+}
+
+// UnbindAsset removes a project binding; the asset stays.
+func (s *Store) UnbindAsset(_ context.Context, workspaceID, projectID, assetID string) error {
+	return s.rec.UnbindAsset(workspaceID, projectID, assetID)
+}
+
+// FilePath is the URL path of an asset's file: "/files/" + fileKey (file keys contain only
+// URL-safe characters).
+func FilePath(fileKey string) string { return "/files/" + fileKey }
+
+// FileURL returns a fresh signed link to an asset's file, valid for the configured TTL.
+func (s *Store) FileURL(a storage.Asset) string {
+	return s.cfg.PublicURL + s.signer.Sign(s.basePath()+FilePath(a.FileKey), s.cfg.LinkTTL)
+}
+
+// basePath is the path part of PublicURL ("" for a server at the root).
+func (s *Store) basePath() string {
+	if u, err := url.Parse(s.cfg.PublicURL); err == nil {
+		return strings.TrimRight(u.EscapedPath(), "/")
+	}
+	return ""
+}
+
+// File is an open stored file with what is needed to serve it.
+type File struct {
+	Content  io.ReadSeekCloser
+	Size     int64
+	ModTime  time.Time
+	MimeType string
+	// Filename is the asset's clean file name, for Content-Disposition.
+	Filename string
+	// Inline tells whether browsers may show the file in place (images other than SVG,
+	// video, audio, fonts); SVG, Lottie and captions are served as attachments.
+	Inline bool
+}
+
+// OpenFile verifies a signed file link (the request's escaped URL path under the public
+// base, its exp and sig query values) and opens the asset file it names. Tampering gives
+// LINK_INVALID, expiry LINK_EXPIRED (both before any lookup); a deleted asset gives
+// ASSET_NOT_FOUND.
+func (s *Store) OpenFile(_ context.Context, requestPath, exp, sig string) (*File, error) {
+	if err := s.signer.Verify(s.basePath()+requestPath, exp, sig); err != nil {
+		return nil, err
+	}
+	key := strings.TrimPrefix(requestPath, "/files/")
+	a, err := s.assetByKey("", key)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(s.filePath(a.FileKey))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			s.log.Warn("asset file missing", "asset", a.ID, "fileKey", a.FileKey)
+			return nil, errorf(CodeNotFound, "the file of asset %s is missing", a.ID)
+		}
+		return nil, err
+	}
+	inline := a.MimeType != "image/svg+xml" && (a.Type == TypeImage || a.Type == TypeGIF || a.Type == TypeVideo || a.Type == TypeAudio || a.Type == TypeFont)
+	return &File{Content: f, Size: a.Size, ModTime: a.CreatedAt, MimeType: a.MimeType, Filename: a.Filename, Inline: inline}, nil
+}
+
+// assetByKey finds the live asset a file key names ("assets/<ws>/<id>/<name>"), of
+// workspaceID when it is not empty.
+func (s *Store) assetByKey(workspaceID, key string) (storage.Asset, error) {
+	parts := strings.Split(key, "/")
+	notFound := errorf(CodeNotFound, "no asset has the file key %q", truncate(key, 200))
+	if len(parts) != 4 || parts[0] != "assets" || (workspaceID != "" && parts[1] != workspaceID) {
+		return storage.Asset{}, notFound
+	}
+	if _, err := uuid.Parse(parts[2]); err != nil {
+		return storage.Asset{}, notFound
+	}
+	a, err := s.rec.AssetRecord(parts[2])
+	if err != nil {
+		return storage.Asset{}, notFound
+	}
+	if a.FileKey != key || a.DeletedAt != nil || a.WorkspaceID != parts[1] {
+		return storage.Asset{}, notFound
+	}
+	return a, nil
+}
+
+// keyFromURL returns the file key a link to this server's files names: the part of the
+// URL path after "/files/" when it starts with "assets/". Links are matched by path only,
+// so they survive a change of public URL.
+func keyFromURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	i := strings.Index(u.Path, "/files/assets/")
+	if i < 0 {
+		return ""
+	}
+	return u.Path[i+len("/files/"):]
+}
+
+// Resolve finds the local file of an editor asset for a workspace's render: an uploaded
+// asset whose fileKey equals the editor asset's remoteKey, or whose id equals the editor
+// asset's id, or whose file link the remoteUrl is (by path). The asset must be live and
+// the workspace's. It returns the file's path; ASSET_NOT_FOUND means the caller should
+// fall back to fetching remoteUrl if it is allowed to.
+func (s *Store) Resolve(workspaceID string, a *editor.Asset) (string, error) {
+	if a == nil {
+		return "", errorf(CodeNotFound, "no asset")
+	}
+	if a.RemoteKey != "" {
+		if rec, err := s.assetByKey(workspaceID, a.RemoteKey); err == nil {
+			return s.filePath(rec.FileKey), nil
+		}
+	}
+	if _, err := uuid.Parse(a.ID); err == nil {
+		if rec, err := s.rec.Asset(workspaceID, a.ID); err == nil {
+			return s.filePath(rec.FileKey), nil
+		}
+	}
+	if key := keyFromURL(a.RemoteURL); key != "" {
+		if rec, err := s.assetByKey(workspaceID, key); err == nil {
+			return s.filePath(rec.FileKey), nil
+		}
+	}
+	return "", errorf(CodeNotFound, "asset %q is not an uploaded asset of this workspace", truncate(a.ID, 64))
+}
+
+// stateRefs is the part of an editor state that can reference uploaded assets.
+type stateRefs struct {
+	Assets map[string]struct {
+		ID        *string `json:"id"`
+		RemoteURL *string `json:"remoteUrl"`
+		RemoteKey *string `json:"remoteKey"`
+	} `json:"assets"`
+	GlobalBackground *struct {
+		ImageAssetID *string `json:"imageAssetId"`
+		ImageURL     *string `json:"imageUrl"`
+	} `json:"globalBackground"`
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// StateReferences reports whether an editor state references the uploaded asset with the
+// given id and fileKey: an editor asset keyed by or with the asset's id, with remoteKey ==
+// fileKey, or with a remoteUrl to its file; or a global background image naming it. Export
+// tasks use it to hold the assets of their state snapshots.
+func StateReferences(state []byte, assetID, fileKey string) bool {
+	return stateReferences(state, storage.Asset{ID: assetID, FileKey: fileKey})
+}
+
+func stateReferences(state []byte, a storage.Asset) bool {
+	var st stateRefs
+	if err := json.Unmarshal(state, &st); err != nil {
+		// A state this view cannot read: be conservative and look for the id or key.
+		return bytes.Contains(state, []byte(a.ID)) || bytes.Contains(state, []byte(a.FileKey))
+	}
+	for k, ea := range st.Assets {
+		if k == a.ID || deref(ea.ID) == a.ID || deref(ea.RemoteKey) == a.FileKey || keyFromURL(deref(ea.RemoteURL)) == a.FileKey {
+			return true
+		}
+	}
+	if bg := st.GlobalBackground; bg != nil {
+		if deref(bg.ImageAssetID) == a.ID || keyFromURL(deref(bg.ImageURL)) == a.FileKey {
+			return true
+		}
+	}
+	return false
+}
+
+// DeleteAsset soft-deletes a live asset of a workspace. It is refused with
+// ASSET_REFERENCED while the current state of one of the workspace's projects references
+// the asset or an active export does. The check and the delete are not one transaction:
+// a sync that adds a reference in between is not seen.
+func (s *Store) DeleteAsset(ctx context.Context, workspaceID, id string) error {
+	a, err := s.rec.Asset(workspaceID, id)
+	if err != nil {
+		return err
+	}
+	errFound := errors.New("found")
+	var project string
+	err = s.rec.EachProjectState(workspaceID, func(pid string, state []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if stateReferences(state, a) {
+			project = pid
+			return errFound
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errFound):
+		return errorf(CodeReferenced, "asset %s is referenced by the current state of project %s; remove it from the state first", id, project)
+	case err != nil:
+		return err
+	}
+	busy, err := s.refs.ActiveExportReferences(ctx, workspaceID, a.ID, a.FileKey)
+	if err != nil {
+		return err
+	}
+	if busy {
+		return errorf(CodeReferenced, "asset %s is used by an active export; wait for it to finish or cancel it", id)
+	}
+	_, err = s.rec.SoftDeleteAsset(workspaceID, id)
+	return err
+}
+
+// Recover sweeps the files area after a crash: it removes every temp file, and every
+// asset directory whose asset has no record (a crash between the rename and the commit),
+// and stray files beside a recorded file. Call it before serving uploads.
+func (s *Store) Recover() (removed int, err error) {
+	entries, err := os.ReadDir(s.tmpDir())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(s.tmpDir(), e.Name())); err == nil {
+			removed++
+		}
+	}
+	ids, err := s.rec.AssetIDs()
+	if err != nil {
+		return removed, err
+	}
+	root := filepath.Join(s.cfg.Dir, "assets")
+	wss, err := os.ReadDir(root)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return removed, err
+	}
+	for _, ws := range wss {
+		wsDir := filepath.Join(root, ws.Name())
+		assetDirs, err := os.ReadDir(wsDir)
+		if err != nil {
+			continue
+		}
+		for _, ad := range assetDirs {
+			dir := filepath.Join(wsDir, ad.Name())
+			if !ids[ad.Name()] {
+				if err := os.RemoveAll(dir); err == nil {
+					removed++
+					s.log.Info("removed an asset file without a record", "dir", dir)
+				}
+				continue
+			}
+			rec, err := s.rec.AssetRecord(ad.Name())
+			if err != nil {
+				continue
+			}
+			files, _ := os.ReadDir(dir)
+			for _, f := range files {
+				if "assets/"+ws.Name()+"/"+ad.Name()+"/"+f.Name() != rec.FileKey {
+					if err := os.RemoveAll(filepath.Join(dir, f.Name())); err == nil {
+						removed++
+					}
+				}
+			}
+		}
+	}
+	return removed, nil
+}

@@ -1,0 +1,221 @@
+// Command exports drives export tasks through the real HTTP API and reports throughput
+// and the latency of GET /v1/exports/{taskId} while renders run.
+//
+// It starts an in-process cutroom server (real gin engine, real bbolt file, real export
+// scheduler and webhook deliverer) on a loopback port with the solid-colour test renderer
+// over the real encoder (export/exporttest), since the frame pipeline is wired separately.
+// Exports are spread over workspaces of 2 active tasks each (the per-workspace limit).
+//
+//	go run ./bench/exports -n 20 -seconds 4 -scale 1
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/export/exporttest"
+	"github.com/cutroom/cutroom/server"
+	"github.com/cutroom/cutroom/storage"
+	"github.com/cutroom/cutroom/webhook"
+)
+
+func main() {
+	n := flag.Int("n", 20, "exports to run")
+	seconds := flag.Float64("seconds", 4, "length of the reference scene in seconds")
+	scale := flag.Float64("scale", 1, "export scale (the scene is 1920x1080)")
+	format := flag.String("format", "mp4", "mp4 or webm")
+	workers := flag.Int("workers", 0, "concurrent renders (0: the server default)")
+	pollers := flag.Int("pollers", 4, "goroutines polling GET task while renders run")
+	flag.Parse()
+	if err := run(*n, *seconds, *scale, *format, *workers, *pollers); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(n int, seconds, scale float64, format string, workers, pollers int) error {
+	dir, err := os.MkdirTemp("", "cutroom-bench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	db, err := storage.Open(dir, storage.Options{})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	base := "http://" + ln.Addr().String()
+	secret, err := db.Secret("file-links", 32)
+	if err != nil {
+		return err
+	}
+	signer, err := assets.NewSigner(secret, nil)
+	if err != nil {
+		return err
+	}
+	dl := webhook.NewDeliverer(webhook.Config{Logger: quiet}, db)
+	svc, err := export.New(export.Config{Workers: workers, OutputDir: filepath.Join(dir, "outputs"),
+		Links: export.NewLinks(base, signer), Notify: dl.Notify, Logger: quiet}, db, &exporttest.Solid{})
+	if err != nil {
+		return err
+	}
+	srv := server.New(server.Config{PublicURL: base, Logger: quiet},
+		server.Deps{Accounts: db, Projects: db, Idempotency: db, Exports: svc})
+	hs := srv.HTTPServer(ln.Addr().String())
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); _ = hs.Serve(ln) }()
+	go func() { defer wg.Done(); _ = svc.Run(ctx) }()
+	go func() { defer wg.Done(); _ = dl.Run(ctx) }()
+	defer func() { cancel(); _ = hs.Close(); wg.Wait() }()
+
+	keys := make([]string, (n+1)/2)
+	for i := range keys {
+		name := fmt.Sprintf("bench-%d", i)
+		if _, err := db.CreateWorkspace(storage.WorkspaceInput{Name: name}); err != nil {
+			return err
+		}
+		if _, keys[i], err = db.CreateKey(name, "bench"); err != nil {
+			return err
+		}
+	}
+	body, _ := json.Marshal(map[string]any{"editorState": json.RawMessage(scene(seconds)), "stateSchemaVersion": "v1",
+		"fps": 30, "ratio": "16:9", "scale": scale, "format": format})
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	type task struct{ id, key string }
+	tasks := make([]task, 0, n)
+	var createLat []time.Duration
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		key := keys[i/2]
+		t0 := time.Now()
+		st, resp, err := call(client, "POST", base+"/v1/exports", key, body)
+		createLat = append(createLat, time.Since(t0))
+		if err != nil || st != 201 {
+			return fmt.Errorf("create %d: %d %s %v", i, st, resp, err)
+		}
+		var r struct {
+			Data struct {
+				TaskID string `json:"taskId"`
+			} `json:"data"`
+		}
+		_ = json.Unmarshal(resp, &r)
+		tasks = append(tasks, task{r.Data.TaskID, key})
+	}
+
+	var mu sync.Mutex
+	var getLat []time.Duration
+	done := make(chan struct{})
+	var pw sync.WaitGroup
+	for p := 0; p < pollers; p++ {
+		pw.Add(1)
+		go func(p int) {
+			defer pw.Done()
+			for i := p; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				tk := tasks[i%len(tasks)]
+				t0 := time.Now()
+				st, _, err := call(client, "GET", base+"/v1/exports/"+tk.id, tk.key, nil)
+				d := time.Since(t0)
+				if err == nil && st == 200 {
+					mu.Lock()
+					getLat = append(getLat, d)
+					mu.Unlock()
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+		}(p)
+	}
+	// Wait for every task to finish.
+	for _, tk := range tasks {
+		for {
+			t, err := db.ExportTaskByID(tk.id)
+			if err != nil {
+				return err
+			}
+			if !t.Active() {
+				if t.Status != storage.StatusCompleted {
+					return fmt.Errorf("task %s ended %s: %v", tk.id, t.Status, *t.Error)
+				}
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	wall := time.Since(start)
+	close(done)
+	pw.Wait()
+
+	frames := int64(seconds*30+0.5) * int64(n)
+	w, h := evenRound(1920*scale), evenRound(1080*scale)
+	fmt.Printf("exports: %d x %.1f s %dx%d@30 %s, workers %d (NumCPU-based default when 0)\n", n, seconds, w, h, format, workers)
+	fmt.Printf("wall %.2f s; throughput %.2f exports/min, %.1f frames/s, %.2fx real time\n",
+		wall.Seconds(), float64(n)/wall.Minutes(), float64(frames)/wall.Seconds(), float64(n)*seconds/wall.Seconds())
+	fmt.Printf("POST create: p50 %v p99 %v (n=%d)\n", pct(createLat, 50), pct(createLat, 99), len(createLat))
+	fmt.Printf("GET task while rendering: p50 %v p99 %v max %v (n=%d; target p99 < 20ms)\n",
+		pct(getLat, 50), pct(getLat, 99), pct(getLat, 100), len(getLat))
+	return nil
+}
+
+func call(c *http.Client, method, url, key string, body []byte) (int, []byte, error) {
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("x-api-key", key)
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+func pct(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := (len(s)*p + 99) / 100
+	return s[min(max(i-1, 0), len(s)-1)].Round(10 * time.Microsecond)
+}
+
+func evenRound(v float64) int { return int(v/2+0.5) * 2 }
+
+// scene is the reference scene: 1920x1080, one full-frame solid item lasting seconds.
+func scene(seconds float64) string {
+	ticks, _ := json.Marshal(int64(seconds * 240000))
+	return `{"compositionWidth":1920,"compositionHeight":1080,"timebaseTicksPerSecond":240000,"outputRatio":"16:9",` +
+		`"tracks":[{"id":"t1","items":["s1"],"hidden":false,"muted":false}],"assets":{},` +
+		`"items":{"s1":{"id":"s1","type":"solid","startTicks":0,"durationTicks":` + string(ticks) + `,"shape":"rectangle","color":"#3366ff",` +
+		`"left":{"value":0,"keyframes":[]},"top":{"value":0,"keyframes":[]},"width":{"value":1920,"keyframes":[]},` +
+		`"height":{"value":1080,"keyframes":[]},"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},` +
+		`"opacity":{"value":1,"keyframes":[]},"isDraggingInTimeline":false,"borderRadius":{"value":0,"keyframes":[]},` +
+		`"rotation":{"value":0,"keyframes":[]},"keepAspectRatio":false}},"transitions":{},"globalBackground":{"type":"none"},"deletedAssets":[]}`
+}

@@ -1,0 +1,92 @@
+package text
+
+import (
+	"image/color"
+	"testing"
+)
+
+// frameTexts is a 1080p frame's worth of text items: a title, a three-line paragraph with
+// stroke and background, and a caption.
+func frameTexts() []Text {
+	return []Text{
+		{Content: "Weekend highlights", BoxWidth: 1400, Scale: 1, Style: Style{Family: "Noto Sans", Weight: 700, Size: 96,
+			LineHeight: 1.2, Align: "center", Color: color.NRGBA{255, 255, 255, 255}}},
+		{Content: "Three lines of paragraph text with a stroke and a caption background that joins the lines smoothly",
+			BoxWidth: 900, Scale: 1, Style: Style{Family: "Noto Sans", Weight: 600, Size: 56, LineHeight: 1.3, Align: "center",
+				Color: color.NRGBA{255, 255, 255, 255}, StrokeWidth: 6, StrokeColor: color.NRGBA{0, 0, 0, 255},
+				Background: &Background{Color: color.NRGBA{230, 30, 80, 230}, HorizontalPadding: 16, BorderRadius: 16}}},
+		{Content: "subtitle: see you next week", BoxWidth: 1200, Scale: 1, Style: Style{Family: "Noto Serif", Size: 40,
+			LineHeight: 1.4, Align: "left", LetterSpacing: 1, Color: color.NRGBA{240, 240, 240, 255}}},
+	}
+}
+
+// BenchmarkRenderFrameFirst measures rendering the frame's texts with every cache cleared:
+// shaping, wrapping, glyph rasterisation, stroke, background and compositing.
+func BenchmarkRenderFrameFirst(b *testing.B) {
+	lib := newTestLibrary(b)
+	texts := frameTexts()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		lib.layouts.clear()
+		lib.masks.clear()
+		lib.colors.clear()
+		lib.layers.clear()
+		for _, tx := range texts {
+			if _, err := lib.Render(tx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkRenderFrameNewColour measures a frame whose layers are new but whose layout and
+// glyph masks are cached (for example an animated colour).
+func BenchmarkRenderFrameNewColour(b *testing.B) {
+	lib := newTestLibrary(b)
+	texts := frameTexts()
+	for _, tx := range texts {
+		if _, err := lib.Render(tx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		lib.layers.clear()
+		for _, tx := range texts {
+			if _, err := lib.Render(tx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkRenderFrameCached measures the same frame again: every layer comes from the cache.
+func BenchmarkRenderFrameCached(b *testing.B) {
+	lib := newTestLibrary(b)
+	texts := frameTexts()
+	for _, tx := range texts {
+		if _, err := lib.Render(tx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, tx := range texts {
+			if _, err := lib.Render(tx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkNewLibrary measures loading the embedded fonts.
+func BenchmarkNewLibrary(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := NewLibrary(LibraryOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,283 @@
+package text
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// browserState is one text state compared against headless Chromium.
+type browserState struct {
+	name string
+	text Text
+}
+
+// browserStates are the states checked against the browser. Their fonts are all embedded,
+// and the page loads the same files with @font-face.
+func browserStates() []browserState {
+	black := color.NRGBA{20, 20, 30, 255}
+	return []browserState{
+		{"wrap_center", Text{
+			Content:  "The quick brown fox jumps over the lazy dog. Wrapping keeps words whole.",
+			BoxWidth: 520,
+			Style:    Style{Family: "Noto Sans", Weight: 400, Size: 40, LineHeight: 1.3, Align: "center", Direction: "ltr", Color: black},
+		}},
+		{"bold_right_spacing", Text{
+			Content:  "Bold, right aligned\nwith letter spacing",
+			BoxWidth: 600,
+			Style:    Style{Family: "Noto Sans", Weight: 700, Size: 44, LineHeight: 1.5, LetterSpacing: 4, Align: "right", Direction: "ltr", Color: color.NRGBA{30, 60, 160, 255}},
+		}},
+		{"rtl_mixed", Text{
+			Content:  "שלום עולם hello 123 ושוב\nمرحبا بالعالم",
+			BoxWidth: 560,
+			Style:    Style{Family: "Noto Sans", Weight: 400, Size: 40, LineHeight: 1.4, Align: "right", Direction: "rtl", Color: black},
+		}},
+		{"stroke", Text{
+			Content:  "Stroked title",
+			BoxWidth: 640,
+			Style: Style{Family: "Noto Sans", Weight: 700, Size: 72, LineHeight: 1.2, Align: "left", Direction: "ltr",
+				Color: color.NRGBA{255, 210, 0, 255}, StrokeWidth: 8, StrokeColor: color.NRGBA{0, 0, 0, 255}},
+		}},
+		{"stroke_translucent_fill", Text{
+			Content:  "Outline only",
+			BoxWidth: 560,
+			Style: Style{Family: "Noto Sans", Weight: 700, Size: 64, LineHeight: 1.2, Align: "left", Direction: "ltr",
+				Color: color.NRGBA{0, 0, 0, 0}, StrokeWidth: 4, StrokeColor: color.NRGBA{20, 20, 120, 255}},
+		}},
+		{"complex_scripts", Text{
+			Content:  "नमस्ते दुनिया क्षत्रिय\nمرحبا بالعالم العربي",
+			BoxWidth: 520,
+			Style:    Style{Family: "Noto Sans", Weight: 400, Size: 40, LineHeight: 1.6, Align: "center", Direction: "ltr", Color: black},
+		}},
+		{"scale2_stroke", Text{
+			Content:  "Scaled 2x export",
+			BoxWidth: 400,
+			Scale:    2,
+			Style: Style{Family: "Noto Sans", Weight: 600, Size: 40, LineHeight: 1.2, Align: "center", Direction: "ltr",
+				Color: color.NRGBA{255, 255, 255, 255}, StrokeWidth: 4, StrokeColor: color.NRGBA{200, 20, 60, 255}},
+		}},
+		{"rtl_letter_spacing", Text{
+			Content:  "עברית עם ריווח and Latin 42",
+			BoxWidth: 600,
+			Style:    Style{Family: "Noto Sans", Weight: 700, Size: 36, LineHeight: 1.1, LetterSpacing: 5, Align: "center", Direction: "rtl", Color: black},
+		}},
+		{"tight_lines_cjk", Text{
+			Content:  "中文排版测试，日本語の文章も折り返します。",
+			BoxWidth: 380,
+			Style:    Style{Family: "Noto Sans CJK SC", Weight: 700, Size: 40, LineHeight: 1.0, Align: "left", Direction: "ltr", Color: black},
+		}},
+		{"serif_italic_lines", Text{
+			Content:  "Serif italic text\n\nafter an empty line, and a verylongwordthatmustbreakacrosslines",
+			BoxWidth: 420,
+			Style:    Style{Family: "Noto Serif", Weight: 400, Italic: true, Size: 34, LineHeight: 1.25, Align: "left", Direction: "ltr", Color: black},
+		}},
+	}
+}
+
+// findChromium returns the path of a Chromium-like browser, or "".
+func findChromium() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// cssColor formats a colour for CSS.
+func cssColor(c color.NRGBA) string {
+	return fmt.Sprintf("rgba(%d,%d,%d,%.4f)", c.R, c.G, c.B, float64(c.A)/255)
+}
+
+// fontFaceCSS declares every embedded font under its own family name, weight and style.
+func fontFaceCSS(t *testing.T, lib *Library) string {
+	t.Helper()
+	var b strings.Builder
+	lib.mu.RLock()
+	defer lib.mu.RUnlock()
+	for _, e := range lib.entries {
+		if e.src != sourceEmbedded {
+			continue
+		}
+		abs, err := filepath.Abs(filepath.Join("fonts", filepath.Base(e.path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		style := "normal"
+		if e.italic {
+			style = "italic"
+		}
+		fmt.Fprintf(&b, "@font-face{font-family:%q;src:url(\"file://%s\");font-weight:%d;font-style:%s;}\n", e.family, abs, e.weight, style)
+	}
+	return b.String()
+}
+
+// pageMargin is where the text box sits in the page.
+const pageMargin = 24
+
+// statePage returns the HTML page for one state.
+func statePage(faces string, s Text) string {
+	st := s.Style
+	fontStyle := "normal"
+	if st.Italic {
+		fontStyle = "italic"
+	}
+	css := fmt.Sprintf(`position:absolute;left:%dpx;top:%dpx;width:%gpx;margin:0;padding:0;`+
+		`font-family:%q,"Noto Sans","Noto Sans Arabic","Noto Sans Hebrew","Noto Sans Devanagari","Noto Sans CJK SC","Symbola";`+
+		`font-weight:%d;font-style:%s;font-size:%gpx;line-height:%g;letter-spacing:%gpx;text-align:%s;direction:%s;`+
+		`white-space:pre-wrap;overflow-wrap:break-word;color:%s;font-kerning:normal;`,
+		pageMargin, pageMargin, s.BoxWidth, st.Family, st.Weight, fontStyle, st.Size, st.LineHeight, st.LetterSpacing,
+		st.Align, st.Direction, cssColor(st.Color))
+	if st.StrokeWidth > 0 {
+		css += fmt.Sprintf("-webkit-text-stroke:%gpx %s;paint-order:stroke fill;", st.StrokeWidth, cssColor(st.StrokeColor))
+	}
+	content := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s.Content)
+	return "<!doctype html><html><head><meta charset=\"utf-8\"><style>" + faces +
+		"html,body{margin:0;padding:0;background:#fff;}</style></head><body>" +
+		"<div style='transform-origin:0 0;transform:scale(" + fmt.Sprint(zoomOf(s)) + ")'>" +
+		"<div style='" + css + "'>" + content + "</div></div></body></html>"
+}
+
+// screenshot renders a page with headless Chromium.
+func screenshot(t *testing.T, browser, html string, w, h int) image.Image {
+	t.Helper()
+	dir := t.TempDir()
+	page := filepath.Join(dir, "page.html")
+	if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.png")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--screenshot="+out,
+		"--virtual-time-budget=10000", "--run-all-compositor-stages-before-draw", "--disable-dev-shm-usage",
+		fmt.Sprintf("--window-size=%d,%d", w, h), "--hide-scrollbars", "--force-device-scale-factor=1",
+		"--default-background-color=ffffffff", "--allow-file-access-from-files", "file://"+page)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, msg)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// renderOnPage draws a layer where the page puts the text box, over white.
+func renderOnPage(layer *Layer, w, h int, scale float64) *image.RGBA {
+	page := image.NewRGBA(image.Rect(0, 0, int(float64(w)*scale), int(float64(h)*scale)))
+	draw.Draw(page, page.Bounds(), image.White, image.Point{}, draw.Src)
+	x := int(math.Round((pageMargin + layer.OffsetX) * scale))
+	y := int(math.Round((pageMargin + layer.OffsetY) * scale))
+	draw.Draw(page, layer.Image.Bounds().Add(image.Pt(x, y)), layer.Image, image.Point{}, draw.Over)
+	return page
+}
+
+// TestBrowserReference renders each state with headless Chromium from the same font files and
+// requires an SSIM of at least 0.95 between the browser's pixels and ours, on the region
+// where either has ink. It skips when no Chromium is installed (CI installs Debian's).
+func TestBrowserReference(t *testing.T) {
+	browser := findChromium()
+	if browser == "" {
+		t.Skip("chromium not installed: skipping the browser reference check (apt-get install chromium)")
+	}
+	if testing.Short() {
+		t.Skip("browser reference check skipped in -short mode")
+	}
+	lib, err := NewLibrary(LibraryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	faces := fontFaceCSS(t, lib)
+	outDir := os.Getenv("TEXT_BROWSER_OUT")
+	for _, s := range browserStates() {
+		t.Run(s.name, func(t *testing.T) {
+			if s.text.Scale == 0 {
+				s.text.Scale = 1
+			}
+			layer, err := lib.Render(s.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := int(s.text.BoxWidth) + 2*pageMargin
+			h := int(layer.Height) + 2*pageMargin + 40
+			// A scaled state is a CSS transform: scale(S) of the text at its own size, as an
+			// editor preview scales its canvas: the layout stays that of composition pixels.
+			ref := screenshot(t, browser, statePage(faces, s.text), int(float64(w)*s.text.Scale), int(float64(h)*s.text.Scale))
+			ours := renderOnPage(layer, w, h, s.text.Scale)
+			if ref.Bounds().Size() != ours.Bounds().Size() {
+				t.Fatalf("browser screenshot is %v, ours %v", ref.Bounds(), ours.Bounds())
+			}
+			region := inkBounds(ref, ours, 6)
+			if region.Empty() {
+				t.Fatal("nothing rendered")
+			}
+			a, b := crop(ref, region), crop(ours, region)
+			score := ssim(a, b)
+			t.Logf("%s: SSIM %.4f over %v", s.name, score, region)
+			if os.Getenv("TEXT_BROWSER_SHIFT") != "" {
+				best, bx, by := 0.0, 0, 0
+				for dy := -3; dy <= 3; dy++ {
+					for dx := -3; dx <= 3; dx++ {
+						if v := ssim(a, crop(ours, region.Add(image.Pt(dx, dy)))); v > best {
+							best, bx, by = v, dx, dy
+						}
+					}
+				}
+				t.Logf("%s: best shift of ours %d,%d gives %.4f", s.name, bx, by, best)
+			}
+			if outDir != "" {
+				for name, img := range map[string]image.Image{"browser": ref, "ours": ours, "overlay": overlay(a, b)} {
+					f, err := os.Create(filepath.Join(outDir, s.name+"_"+name+".png"))
+					if err == nil {
+						_ = png.Encode(f, img)
+						f.Close()
+					}
+				}
+			}
+			if score < 0.95 {
+				t.Errorf("%s: SSIM %.4f < 0.95 against Chromium", s.name, score)
+			}
+		})
+	}
+}
+
+// overlay shows the browser's luma in red and ours in green and blue: matching pixels are
+// gray, the browser's extra ink is cyan and ours is red.
+func overlay(ref, ours image.Image) *image.RGBA {
+	ga, w, h := gray(ref)
+	gb, _, _ := gray(ours)
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := range ga {
+		out.Pix[i*4] = uint8(ga[i])
+		out.Pix[i*4+1] = uint8(gb[i])
+		out.Pix[i*4+2] = uint8(gb[i])
+		out.Pix[i*4+3] = 255
+	}
+	return out
+}
+
+// zoomOf returns the page scale for a text's output scale.
+func zoomOf(s Text) float64 {
+	if s.Scale <= 0 {
+		return 1
+	}
+	return s.Scale
+}

@@ -1,0 +1,31 @@
+// Package text lays out and rasterises the text of `text` items so that an export looks like
+// the editor's preview, which is CSS in a browser.
+//
+// A [Library] holds fonts: a small permissive set embedded in the binary (Noto Sans, Serif
+// and Mono, Noto scripts for Arabic, Hebrew, Devanagari and a CJK subset, and Symbola for
+// monochrome emoji; a colour bitmap emoji font such as Noto Color Emoji is used when an
+// operator or system directory has one), fonts from operator directories, system font directories, and font files
+// registered at run time. [Library.Render] turns a [Text] (content, [Style], box width and
+// output scale) into a [Layer]: a premultiplied RGBA image plus its offset from the text box's
+// top-left corner. The compositor then transforms that layer with the item's geometry.
+//
+// Layout follows CSS `white-space: pre-wrap; overflow-wrap: break-word`: explicit newlines are
+// kept, lines wrap at UAX #14 break opportunities inside a fixed box width, a word longer than
+// the box breaks between grapheme clusters, and trailing spaces hang. Text is shaped with
+// HarfBuzz (github.com/go-text/typesetting), so kerning, ligatures, Arabic joining, Indic
+// reordering and bidirectional text work like in the browser. Line boxes follow the CSS
+// inline formatting model: each line is lineHeight*fontSize tall, with half the leading above
+// the primary font's ascent and half below its descent, ascent and descent rounded to whole
+// pixels as Chromium does.
+//
+// Stroke follows `-webkit-text-stroke` with `paint-order: stroke fill`: the stroke is centred
+// on the glyph outline and painted under the fill, so strokeWidth/2 shows outside the glyph.
+// It is built from the flattened outline as the union of one rectangle per edge and one join
+// per vertex (miter with limit 4 like Chromium, or round), which for round joins is exactly
+// the Minkowski sum of the glyph with a disc (see dilatePath in raster.go). A background
+// paints one rounded box per line, and neighbouring boxes join with smooth concave corners,
+// like captions in social video apps.
+//
+// All caches live in the Library; the package has no mutable package-level state, and a
+// Library is safe for concurrent use.
+package text

@@ -1,0 +1,56 @@
+package text
+
+import (
+	"image/color"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzAddFontData feeds arbitrary bytes to the font loader and renders with the result: an
+// uploaded font is untrusted input and must never crash the process.
+func FuzzAddFontData(f *testing.F) {
+	seed, err := os.ReadFile(filepath.Join("fonts", "NotoSansHebrew-Regular.ttf"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add(seed[:len(seed)/2])
+	f.Add(seed[:64])
+	broken := append([]byte(nil), seed...)
+	for i := 200; i < len(broken); i += 97 {
+		broken[i] ^= 0x5a
+	}
+	f.Add(broken)
+	f.Add([]byte("OTTO"))
+	lib, err := NewLibrary(LibraryOptions{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := lib.AddFontData("fuzz.ttf", data); err != nil {
+			return
+		}
+		_, _ = lib.Render(Text{Content: "Fuzz שלום", BoxWidth: 200, Style: Style{Family: "Noto Sans Hebrew", Size: 20, LineHeight: 1.2,
+			Color: color.NRGBA{0, 0, 0, 255}, StrokeWidth: 2, StrokeColor: color.NRGBA{255, 0, 0, 255}}})
+	})
+}
+
+// FuzzRender lays out and renders arbitrary content with arbitrary numbers.
+func FuzzRender(f *testing.F) {
+	f.Add("Hello\nworld", 200.0, 24.0, 1.2, 0.0, "center", "rtl", 2.0, 1.0)
+	f.Add("שלום مرحبا 中文 😀", 50.0, 100.0, 0.0, -5.0, "right", "ltr", 0.0, 2.0)
+	f.Add("", 0.0, 1.0, 1.0, 0.0, "", "", 0.0, 0.0)
+	lib, err := NewLibrary(LibraryOptions{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, content string, width, size, lineHeight, spacing float64, align, dir string, stroke, scale float64) {
+		if size > 200 || width > 4000 || scale > 4 || len(content) > 2000 {
+			t.Skip()
+		}
+		_, _ = lib.Render(Text{Content: content, BoxWidth: width, Scale: scale, Style: Style{Size: size, LineHeight: lineHeight,
+			LetterSpacing: spacing, Align: align, Direction: dir, Color: color.NRGBA{0, 0, 0, 255}, StrokeWidth: stroke,
+			StrokeColor: color.NRGBA{255, 0, 0, 255}, Background: &Background{Color: color.NRGBA{0, 0, 255, 255}, BorderRadius: 5}}})
+	})
+}

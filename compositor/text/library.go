@@ -1,0 +1,693 @@
+package text
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/go-text/typesetting/font"
+	ot "github.com/go-text/typesetting/font/opentype"
+)
+
+// embeddedFonts is read-only data compiled into the binary; it is not mutable state.
+//
+//go:embed fonts/*.ttf fonts/*.otf
+var embeddedFonts embed.FS
+
+// maxFontFileSize bounds the size of one font file the library reads into memory.
+const maxFontFileSize = 64 << 20
+
+// LibraryOptions configures where a [Library] finds fonts besides the embedded set.
+type LibraryOptions struct {
+	// Dirs are font directories filled by the operator (for example `--fonts DIR`). They are
+	// scanned recursively for .ttf, .otf, .ttc and .woff files. Their fonts win over embedded and
+	// system fonts of the same family, weight and style.
+	Dirs []string
+	// IncludeSystem adds the system font directories (SystemDirs, or when empty
+	// /usr/share/fonts, /usr/local/share/fonts, ~/.fonts and ~/.local/share/fonts).
+	IncludeSystem bool
+	// SystemDirs overrides the list of system font directories used when IncludeSystem is set.
+	SystemDirs []string
+	// LayerCacheBytes bounds the memory of cached rendered layers; 0 means 128 MiB.
+	LayerCacheBytes int64
+	// MaskCacheBytes bounds the memory of cached glyph masks; 0 means 64 MiB.
+	MaskCacheBytes int64
+}
+
+func (o LibraryOptions) layerCacheBytes() int64 {
+	if o.LayerCacheBytes > 0 {
+		return o.LayerCacheBytes
+	}
+	return 128 << 20
+}
+
+func (o LibraryOptions) maskCacheBytes() int64 {
+	if o.MaskCacheBytes > 0 {
+		return o.MaskCacheBytes
+	}
+	return 64 << 20
+}
+
+// layerCost is the memory a cached layer holds.
+func layerCost(l *Layer) int64 {
+	if l == nil || l.Image == nil {
+		return 64
+	}
+	return int64(len(l.Image.Pix)) + 64
+}
+
+// maskCost is the memory a cached glyph mask holds.
+func maskCost(m *mask) int64 {
+	if m == nil || m.img == nil {
+		return 16
+	}
+	return int64(len(m.img.Pix)) + 48
+}
+
+// source ranks where a face came from; a lower value wins among equal matches.
+type source int
+
+const (
+	sourceAdded source = iota
+	sourceDir
+	sourceEmbedded
+	sourceSystem
+)
+
+// faceEntry is one font face known to a Library. Its metadata is read when the file is
+// scanned; the face itself is parsed on first use.
+type faceEntry struct {
+	id     int
+	family string
+	key    string
+	weight int
+	italic bool
+	// stretch is the width as a fraction of normal (1).
+	stretch float64
+	src     source
+	path    string
+	index   int
+	data    []byte
+	// embedded names the file in embeddedFonts for embedded faces, read on first use.
+	embedded string
+
+	once  sync.Once
+	face  *font.Face
+	err   error
+	color bool
+
+	// bitmapMu guards bitmapFace, a private Face used to read colour bitmap glyphs and their
+	// extents (a Face caches extents and is not safe for concurrent use).
+	bitmapMu   sync.Mutex
+	bitmapFace *font.Face
+}
+
+// hasColorBitmaps reports whether the face draws glyphs from colour bitmap strikes (CBDT or
+// sbix), like Noto Color Emoji.
+func (e *faceEntry) hasColorBitmaps() bool {
+	f, err := e.load()
+	return err == nil && f != nil && e.color
+}
+
+// load parses the face once and returns it.
+func (e *faceEntry) load() (*font.Face, error) {
+	e.once.Do(func() {
+		defer func() {
+			// A malformed font must not take the process down.
+			if r := recover(); r != nil {
+				e.face, e.err = nil, &Error{Code: CodeFontInvalid, Msg: fmt.Sprintf("font %s: %v", e.path, r)}
+			}
+		}()
+		data := e.data
+		if data == nil && e.embedded != "" {
+			b, err := embeddedFonts.ReadFile(e.embedded)
+			if err != nil {
+				e.err = err
+				return
+			}
+			data = b
+		}
+		if data == nil {
+			b, err := readFontFile(e.path)
+			if err != nil {
+				e.err = err
+				return
+			}
+			data = b
+		}
+		faces, err := font.ParseTTC(bytes.NewReader(data))
+		if err != nil {
+			e.err = fmt.Errorf("text: parse font %s: %w", e.path, err)
+			return
+		}
+		if e.index >= len(faces) {
+			e.err = fmt.Errorf("text: font %s has no face %d", e.path, e.index)
+			return
+		}
+		e.face = faces[e.index]
+		e.color = len(e.face.BitmapSizes()) > 0
+	})
+	return e.face, e.err
+}
+
+// Library holds the fonts available to text rendering and the caches of shaped layouts,
+// glyph masks and rendered layers. It is safe for concurrent use.
+type Library struct {
+	mu       sync.RWMutex
+	entries  []*faceEntry
+	byFamily map[string][]*faceEntry
+	// fallback lists, per family key, the families tried in order when the requested
+	// family lacks a glyph.
+	fallback []string
+
+	shapeMu sync.Mutex
+	shaper  *shaperState
+
+	layouts *lru[layoutKey, *layout]
+	masks   *lru[maskKey, *mask]
+	colors  *lru[maskKey, *colorGlyph]
+	layers  *lru[layerKey, *Layer]
+
+	runeFaces sync.Map // runeFaceKey -> *faceEntry
+}
+
+// defaultFallbackFamilies lists the families tried first, in order, before every other
+// family the library knows.
+func defaultFallbackFamilies() []string {
+	return []string{
+		"noto sans", "noto sans arabic", "noto sans hebrew", "noto sans devanagari",
+		"noto sans cjk sc", "noto color emoji", "symbola", "noto serif", "noto sans mono",
+	}
+}
+
+// genericFamilies maps CSS generic family names to embedded families.
+func genericFamily(key string) string {
+	switch key {
+	case "sans-serif", "system-ui", "ui-sans-serif", "":
+		return "noto sans"
+	case "serif", "ui-serif":
+		return "noto serif"
+	case "monospace", "ui-monospace":
+		return "noto sans mono"
+	case "emoji":
+		return "symbola"
+	}
+	return key
+}
+
+// NewLibrary returns a Library with the embedded fonts, the fonts in opts.Dirs and, when
+// opts.IncludeSystem is set, the system fonts. A directory that does not exist is skipped;
+// a font file that cannot be parsed is skipped. It fails only when the embedded fonts
+// cannot be read.
+func NewLibrary(opts LibraryOptions) (*Library, error) {
+	l := &Library{
+		byFamily: map[string][]*faceEntry{},
+		shaper:   newShaperState(),
+		layouts:  newLRU[layoutKey, *layout](512, 0, nil),
+		masks:    newLRU[maskKey](16384, opts.maskCacheBytes(), maskCost),
+		layers:   newLRU[layerKey](256, opts.layerCacheBytes(), layerCost),
+		colors: newLRU[maskKey](4096, opts.maskCacheBytes(), func(c *colorGlyph) int64 {
+			if c == nil {
+				return 16
+			}
+			return int64(len(c.img.Pix)) + 48
+		}),
+	}
+	names, err := fs.Glob(embeddedFonts, "fonts/*")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		lower := strings.ToLower(name)
+		if !strings.HasSuffix(lower, ".ttf") && !strings.HasSuffix(lower, ".otf") {
+			continue
+		}
+		entries, err := describeEmbedded(name)
+		if err != nil {
+			return nil, fmt.Errorf("text: embedded font %s: %w", name, err)
+		}
+		l.register(entries)
+	}
+	for _, dir := range opts.Dirs {
+		l.scanDir(dir, sourceDir)
+	}
+	if opts.IncludeSystem {
+		dirs := opts.SystemDirs
+		if len(dirs) == 0 {
+			dirs = []string{"/usr/share/fonts", "/usr/local/share/fonts"}
+			if home, err := os.UserHomeDir(); err == nil && home != "" {
+				dirs = append(dirs, filepath.Join(home, ".fonts"), filepath.Join(home, ".local", "share", "fonts"))
+			}
+		}
+		for _, dir := range dirs {
+			l.scanDir(dir, sourceSystem)
+		}
+	}
+	l.rebuildFallback()
+	return l, nil
+}
+
+// AddFontFile registers the font file at path (TTF, OTF or a TTC collection), for example an
+// uploaded font asset. Its faces win over every other source with the same family, weight
+// and style. Cached layouts and layers are dropped, so later renders use the new faces.
+func (l *Library) AddFontFile(path string) error {
+	data, err := readFontFile(path)
+	if err != nil {
+		return err
+	}
+	if err := l.addData(data, path, sourceAdded, false); err != nil {
+		return err
+	}
+	l.rebuildFallback()
+	l.layouts.clear()
+	l.layers.clear()
+	l.runeFaces.Range(func(k, _ any) bool { l.runeFaces.Delete(k); return true })
+	return nil
+}
+
+// AddFontData registers a font from memory (TTF, OTF or TTC bytes); name identifies it in
+// errors. It behaves like [Library.AddFontFile].
+func (l *Library) AddFontData(name string, data []byte) error {
+	if err := l.addData(bytes.Clone(data), name, sourceAdded, false); err != nil {
+		return err
+	}
+	l.rebuildFallback()
+	l.layouts.clear()
+	l.layers.clear()
+	l.runeFaces.Range(func(k, _ any) bool { l.runeFaces.Delete(k); return true })
+	return nil
+}
+
+// Families returns the family names the library knows, sorted case-insensitively, each once.
+func (l *Library) Families() []string {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	out := make([]string, 0, len(l.byFamily))
+	for _, list := range l.byFamily {
+		if len(list) > 0 {
+			out = append(out, list[0].family)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i]) < strings.ToLower(out[j]) })
+	return out
+}
+
+// readFontFile reads a font file with a size cap.
+func readFontFile(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("text: font file: %w", err)
+	}
+	if st.Size() > maxFontFileSize {
+		return nil, &Error{Code: CodeFontTooLarge, Msg: fmt.Sprintf("font file %s is larger than %d bytes", path, maxFontFileSize)}
+	}
+	return os.ReadFile(path)
+}
+
+// addData registers every face of a font file held in memory. When eager is set, the faces
+// are parsed now; otherwise they are parsed on first use.
+func (l *Library) addData(data []byte, name string, src source, eager bool) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &Error{Code: CodeFontInvalid, Msg: fmt.Sprintf("%s: %v", name, r)}
+		}
+	}()
+	lds, err := ot.NewLoaders(bytes.NewReader(data))
+	if err != nil {
+		return &Error{Code: CodeFontInvalid, Msg: fmt.Sprintf("%s is not a TrueType/OpenType font: %v", name, err)}
+	}
+	var added []*faceEntry
+	for i, ld := range lds {
+		desc, _ := font.Describe(ld, nil)
+		if desc.Family == "" {
+			continue
+		}
+		e := newEntry(desc, src, name, i)
+		e.data = data
+		if eager {
+			if _, err := e.load(); err != nil {
+				return err
+			}
+		}
+		added = append(added, e)
+	}
+	if len(added) == 0 {
+		return &Error{Code: CodeFontInvalid, Msg: fmt.Sprintf("%s has no usable face", name)}
+	}
+	l.register(added)
+	return nil
+}
+
+// newEntry builds a face entry from a font description.
+func newEntry(desc font.Description, src source, path string, index int) *faceEntry {
+	w := int(desc.Aspect.Weight + 0.5)
+	if w <= 0 {
+		w = 400
+	}
+	stretch := float64(desc.Aspect.Stretch)
+	if stretch <= 0 {
+		stretch = 1
+	}
+	return &faceEntry{
+		stretch: stretch,
+		family:  desc.Family,
+		key:     familyKey(desc.Family),
+		weight:  w,
+		italic:  desc.Aspect.Style == font.StyleItalic,
+		src:     src,
+		path:    path,
+		index:   index,
+	}
+}
+
+// familyKey normalises a family name for matching: case-insensitive, surrounding quotes and
+// spaces removed, inner runs of spaces collapsed.
+func familyKey(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.Trim(s, `"'`)
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+}
+
+// register adds entries under the write lock.
+func (l *Library) register(entries []*faceEntry) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, e := range entries {
+		e.id = len(l.entries)
+		l.entries = append(l.entries, e)
+		list := append(l.byFamily[e.key], e)
+		sort.SliceStable(list, func(i, j int) bool { return list[i].src < list[j].src })
+		l.byFamily[e.key] = list
+	}
+}
+
+// scanDir registers every font file under dir; faces are parsed lazily.
+func (l *Library) scanDir(dir string, src source) {
+	var entries []*faceEntry
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if d != nil && d.IsDir() && path != dir {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		ext := strings.ToLower(filepath.Ext(path))
+		if ext != ".ttf" && ext != ".otf" && ext != ".ttc" && ext != ".otc" && ext != ".woff" {
+			return nil
+		}
+		entries = append(entries, describeFile(path, src)...)
+		return nil
+	})
+	if len(entries) > 0 {
+		l.register(entries)
+	}
+}
+
+// describeEmbedded reads the metadata of an embedded font file without copying it.
+func describeEmbedded(name string) ([]*faceEntry, error) {
+	f, err := embeddedFonts.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	res, ok := f.(font.Resource)
+	if !ok {
+		return nil, fmt.Errorf("embedded file is not seekable")
+	}
+	lds, err := ot.NewLoaders(res)
+	if err != nil {
+		return nil, err
+	}
+	var out []*faceEntry
+	for i, ld := range lds {
+		desc, _ := font.Describe(ld, nil)
+		if desc.Family == "" {
+			continue
+		}
+		e := newEntry(desc, sourceEmbedded, "embedded:"+name, i)
+		e.embedded = name
+		out = append(out, e)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no usable face")
+	}
+	return out, nil
+}
+
+// describeFile reads the metadata of the faces in one font file; it returns nothing when the
+// file is not a usable font.
+func describeFile(path string, src source) (out []*faceEntry) {
+	defer func() {
+		if recover() != nil {
+			out = nil
+		}
+	}()
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || st.Size() > maxFontFileSize {
+		return nil
+	}
+	lds, err := ot.NewLoaders(f)
+	if err != nil {
+		return nil
+	}
+	for i, ld := range lds {
+		desc, _ := font.Describe(ld, nil)
+		if desc.Family == "" {
+			continue
+		}
+		out = append(out, newEntry(desc, src, path, i))
+	}
+	return out
+}
+
+// rebuildFallback orders the families tried for glyphs the requested family lacks: the
+// embedded script families first, then runtime-added and operator fonts, then system fonts.
+func (l *Library) rebuildFallback() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	seen := map[string]bool{}
+	var order []string
+	for _, k := range defaultFallbackFamilies() {
+		if _, ok := l.byFamily[k]; ok && !seen[k] {
+			seen[k] = true
+			order = append(order, k)
+		}
+	}
+	var rest []string
+	for k := range l.byFamily {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Slice(rest, func(i, j int) bool {
+		si, sj := l.byFamily[rest[i]][0].src, l.byFamily[rest[j]][0].src
+		if si != sj {
+			return si < sj
+		}
+		return rest[i] < rest[j]
+	})
+	l.fallback = append(order, rest...)
+}
+
+// matchFamily returns the best face of a family for weight and italic following the CSS font
+// matching algorithm, or nil when the family is unknown or none of its faces loads.
+func (l *Library) matchFamily(key string, weight int, italic bool) *faceEntry {
+	l.mu.RLock()
+	list := l.byFamily[key]
+	l.mu.RUnlock()
+	if len(list) == 0 {
+		return nil
+	}
+	// CSS matches font-stretch first: the normal width, else the nearest narrower one,
+	// else the nearest wider one.
+	best := math.Inf(1)
+	for _, e := range list {
+		best = math.Min(best, stretchRank(e.stretch))
+	}
+	var widths []*faceEntry
+	for _, e := range list {
+		if stretchRank(e.stretch) == best {
+			widths = append(widths, e)
+		}
+	}
+	// Then style: italic faces when italic is asked and any exist, else normal faces.
+	var cands []*faceEntry
+	for _, pass := range []bool{italic, !italic} {
+		for _, e := range widths {
+			if e.italic == pass {
+				cands = append(cands, e)
+			}
+		}
+		if len(cands) > 0 {
+			break
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		ri, rj := weightRank(weight, cands[i].weight), weightRank(weight, cands[j].weight)
+		if ri != rj {
+			return ri < rj
+		}
+		return cands[i].src < cands[j].src
+	})
+	for _, e := range cands {
+		if _, err := e.load(); err == nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// stretchRank orders widths for font-stretch: normal: lower is better.
+func stretchRank(s float64) float64 {
+	if s <= 1 {
+		return 1 - s
+	}
+	return 10 + s - 1
+}
+
+// weightRank orders available weights for a desired weight as CSS Fonts 4 §5.2 does: a lower
+// rank is a better match.
+func weightRank(desired, w int) int {
+	d := w - desired
+	if d == 0 {
+		return 0
+	}
+	abs := d
+	if abs < 0 {
+		abs = -abs
+	}
+	switch {
+	case desired >= 400 && desired <= 500:
+		// Heavier up to 500 first, then lighter (nearest first), then heavier than 500.
+		if d > 0 && w <= 500 {
+			return abs
+		}
+		if d < 0 {
+			return 1000 + abs
+		}
+		return 2000 + abs
+	case desired < 400:
+		if d < 0 {
+			return abs
+		}
+		return 1000 + abs
+	default:
+		if d > 0 {
+			return abs
+		}
+		return 1000 + abs
+	}
+}
+
+// primaryFace resolves a style's family (or the default sans family) to a face.
+func (l *Library) primaryFace(family string, weight int, italic bool) *faceEntry {
+	for _, part := range strings.Split(family, ",") {
+		key := genericFamily(familyKey(part))
+		if e := l.matchFamily(key, weight, italic); e != nil {
+			return e
+		}
+	}
+	if e := l.matchFamily("noto sans", weight, italic); e != nil {
+		return e
+	}
+	l.mu.RLock()
+	keys := append([]string(nil), l.fallback...)
+	l.mu.RUnlock()
+	for _, k := range keys {
+		if e := l.matchFamily(k, weight, italic); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// runeFaceKey identifies a cached fallback decision.
+type runeFaceKey struct {
+	primary int
+	weight  int
+	italic  bool
+	r       rune
+}
+
+// faceForRune returns the face used for r: the primary face when it has a glyph for r,
+// otherwise the first fallback family (best weight and style) that has one, otherwise the
+// primary face (which then shows its missing-glyph box).
+func (l *Library) faceForRune(primary *faceEntry, weight int, italic bool, r rune) *faceEntry {
+	if hasGlyph(primary, r) && !preferEmojiFont(r) {
+		return primary
+	}
+	k := runeFaceKey{primary.id, weight, italic, r}
+	if v, ok := l.runeFaces.Load(k); ok {
+		return v.(*faceEntry)
+	}
+	l.mu.RLock()
+	keys := append([]string(nil), l.fallback...)
+	l.mu.RUnlock()
+	found := primary
+	if preferEmojiFont(r) {
+		for _, fam := range emojiFamilies() {
+			if e := l.matchFamily(fam, weight, italic); hasGlyph(e, r) {
+				found = e
+				break
+			}
+		}
+	}
+	if found == primary && !hasGlyph(primary, r) {
+		for _, key := range keys {
+			if e := l.matchFamily(key, weight, italic); hasGlyph(e, r) {
+				found = e
+				break
+			}
+		}
+	}
+	l.runeFaces.Store(k, found)
+	return found
+}
+
+// emojiFamilies lists the emoji families preferred for emoji code points, colour first: a
+// colour bitmap font from an operator or system directory wins over embedded Symbola.
+func emojiFamilies() []string {
+	return []string{"noto color emoji", "symbola"}
+}
+
+// hasGlyph reports whether the entry's face maps r to a glyph.
+func hasGlyph(e *faceEntry, r rune) bool {
+	if e == nil {
+		return false
+	}
+	f, err := e.load()
+	if err != nil {
+		return false
+	}
+	_, ok := f.NominalGlyph(r)
+	return ok
+}
+
+// preferEmojiFont reports whether r is an emoji that should come from the emoji font even when
+// the text font has a glyph for it (emoji presentation by default).
+func preferEmojiFont(r rune) bool {
+	switch {
+	case r >= 0x1F000 && r <= 0x1FAFF:
+		return true
+	case r >= 0x2600 && r <= 0x27BF:
+		return true
+	case r == 0x231A, r == 0x231B, r >= 0x23E9 && r <= 0x23F3, r >= 0x23F8 && r <= 0x23FA, r == 0x2B50, r == 0x2B55:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,130 @@
+package encode
+
+import (
+	"image"
+	"sync"
+)
+
+// I420 is an 8-bit planar YCbCr 4:2:0 frame (yuv420p) in BT.709 limited range, the input
+// format of every encoder in this package. Width and Height are even.
+type I420 struct {
+	// Width and Height are the frame size in pixels.
+	Width, Height int
+	// Y holds Height rows of YStride bytes; the first Width bytes of each row are luma.
+	Y       []byte
+	YStride int
+	// Cb and Cr hold Height/2 rows of CStride bytes; the first Width/2 bytes are chroma.
+	Cb, Cr  []byte
+	CStride int
+}
+
+// NewI420 allocates a frame of the given size with tight strides. It returns nil when the
+// size is not positive and even.
+func NewI420(width, height int) *I420 {
+	if width <= 0 || height <= 0 || width%2 != 0 || height%2 != 0 || width > 1<<15 || height > 1<<15 {
+		return nil
+	}
+	cw, ch := width/2, height/2
+	buf := make([]byte, width*height+2*cw*ch)
+	return &I420{
+		Width: width, Height: height,
+		Y: buf[:width*height], YStride: width,
+		Cb: buf[width*height : width*height+cw*ch], Cr: buf[width*height+cw*ch:], CStride: cw,
+	}
+}
+
+// valid reports whether f's planes are large enough for its size.
+func (f *I420) valid() bool {
+	if f == nil || f.Width <= 0 || f.Height <= 0 || f.Width%2 != 0 || f.Height%2 != 0 {
+		return false
+	}
+	cw, ch := f.Width/2, f.Height/2
+	return f.YStride >= f.Width && f.CStride >= cw &&
+		len(f.Y) >= (f.Height-1)*f.YStride+f.Width &&
+		len(f.Cb) >= (ch-1)*f.CStride+cw && len(f.Cr) >= (ch-1)*f.CStride+cw
+}
+
+// BT.709 limited-range RGB -> YCbCr coefficients in 16.16 fixed point:
+// Y = 16 + 219/255*(0.2126 R + 0.7152 G + 0.0722 B),
+// Cb = 128 + 224/255*(B - Y')/1.8556, Cr = 128 + 224/255*(R - Y')/1.5748.
+// Each chroma row sums to zero so greys map to exactly 128.
+const (
+	yR, yG, yB    = 11966, 40254, 4064
+	cbR, cbG, cbB = -6596, -22188, 28784
+	crR, crG, crB = 28784, -26145, -2639
+)
+
+// RGBAToI420 converts src into dst using BT.709 coefficients and limited (TV) range, with
+// each chroma sample the average of its 2x2 block. Alpha is ignored: frames are treated as
+// opaque. src's bounds must have dst's size. workers > 1 splits rows over that many
+// goroutines (which have returned when the call does); 0 or 1 converts on the calling
+// goroutine without allocating.
+func RGBAToI420(dst *I420, src *image.RGBA, workers int) error {
+	if src == nil || !dst.valid() {
+		return errorf(CodeInvalidFrame, "nil or malformed frame")
+	}
+	b := src.Bounds()
+	if b.Dx() != dst.Width || b.Dy() != dst.Height {
+		return errorf(CodeInvalidFrame, "frame is %dx%d, want %dx%d", b.Dx(), b.Dy(), dst.Width, dst.Height)
+	}
+	// Row y starts at y*Stride (relative to Rect.Min); check without overflowing.
+	if rowLen := 4 * dst.Width; src.Stride < rowLen || len(src.Pix) < rowLen || (dst.Height-1) > (len(src.Pix)-rowLen)/src.Stride {
+		return errorf(CodeInvalidFrame, "rgba pixel buffer is too small")
+	}
+	pairs := dst.Height / 2
+	if workers > pairs {
+		workers = pairs
+	}
+	if workers <= 1 {
+		convertRows(dst, src, 0, pairs)
+		return nil
+	}
+	var wg sync.WaitGroup
+	per := (pairs + workers - 1) / workers
+	for p0 := 0; p0 < pairs; p0 += per {
+		p1 := min(p0+per, pairs)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			convertRows(dst, src, p0, p1)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// convertRows converts row pairs [p0, p1) (luma rows 2*p0 .. 2*p1-1).
+func convertRows(dst *I420, src *image.RGBA, p0, p1 int) {
+	w := dst.Width
+	cw := w / 2
+	min := src.Rect.Min
+	for p := p0; p < p1; p++ {
+		y := 2 * p
+		o0 := src.PixOffset(min.X, min.Y+y)
+		o1 := o0 + src.Stride
+		s0 := src.Pix[o0 : o0+4*w]
+		s1 := src.Pix[o1 : o1+4*w]
+		l0 := dst.Y[y*dst.YStride : y*dst.YStride+w]
+		l1 := dst.Y[(y+1)*dst.YStride : (y+1)*dst.YStride+w]
+		cb := dst.Cb[p*dst.CStride : p*dst.CStride+cw]
+		cr := dst.Cr[p*dst.CStride : p*dst.CStride+cw]
+		for len(s0) >= 8 && len(s1) >= 8 && len(l0) >= 2 && len(l1) >= 2 && len(cb) >= 1 && len(cr) >= 1 {
+			r00, g00, b00 := int32(s0[0]), int32(s0[1]), int32(s0[2])
+			r01, g01, b01 := int32(s0[4]), int32(s0[5]), int32(s0[6])
+			r10, g10, b10 := int32(s1[0]), int32(s1[1]), int32(s1[2])
+			r11, g11, b11 := int32(s1[4]), int32(s1[5]), int32(s1[6])
+			const yOff = 16<<16 + 1<<15
+			l0[0] = uint8((yR*r00 + yG*g00 + yB*b00 + yOff) >> 16)
+			l0[1] = uint8((yR*r01 + yG*g01 + yB*b01 + yOff) >> 16)
+			l1[0] = uint8((yR*r10 + yG*g10 + yB*b10 + yOff) >> 16)
+			l1[1] = uint8((yR*r11 + yG*g11 + yB*b11 + yOff) >> 16)
+			sr := r00 + r01 + r10 + r11
+			sg := g00 + g01 + g10 + g11
+			sb := b00 + b01 + b10 + b11
+			const cOff = 128<<18 + 1<<17
+			cb[0] = uint8((cbR*sr + cbG*sg + cbB*sb + cOff) >> 18)
+			cr[0] = uint8((crR*sr + crG*sg + crB*sb + cOff) >> 18)
+			s0, s1, l0, l1, cb, cr = s0[8:], s1[8:], l0[2:], l1[2:], cb[1:], cr[1:]
+		}
+	}
+}

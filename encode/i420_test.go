@@ -1,0 +1,181 @@
+package encode
+
+import (
+	"image"
+	"image/color"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+)
+
+// refYCbCr is the float BT.709 limited-range reference.
+func refYCbCr(r, g, b float64) (y, cb, cr float64) {
+	yp := 0.2126*r + 0.7152*g + 0.0722*b
+	y = 16 + 219.0/255*yp
+	cb = 128 + 224.0/255*(b-yp)/1.8556
+	cr = 128 + 224.0/255*(r-yp)/1.5748
+	return
+}
+
+func TestRGBAToI420MatchesReference(t *testing.T) {
+	cases := []struct {
+		name string
+		c    color.RGBA
+		y    uint8
+		cb   uint8
+		cr   uint8
+	}{
+		{"black", color.RGBA{0, 0, 0, 255}, 16, 128, 128},
+		{"white", color.RGBA{255, 255, 255, 255}, 235, 128, 128},
+		{"grey", color.RGBA{128, 128, 128, 255}, 126, 128, 128},
+		{"red", color.RGBA{255, 0, 0, 255}, 63, 102, 240},
+		{"green", color.RGBA{0, 255, 0, 255}, 173, 42, 26},
+		{"blue", color.RGBA{0, 0, 255, 255}, 32, 240, 118},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := image.NewRGBA(image.Rect(0, 0, 4, 2))
+			for i := 0; i < len(src.Pix); i += 4 {
+				src.Pix[i], src.Pix[i+1], src.Pix[i+2], src.Pix[i+3] = tc.c.R, tc.c.G, tc.c.B, tc.c.A
+			}
+			dst := NewI420(4, 2)
+			if err := RGBAToI420(dst, src, 1); err != nil {
+				t.Fatal(err)
+			}
+			if dst.Y[0] != tc.y || dst.Cb[0] != tc.cb || dst.Cr[0] != tc.cr {
+				t.Errorf("got Y=%d Cb=%d Cr=%d, want %d %d %d", dst.Y[0], dst.Cb[0], dst.Cr[0], tc.y, tc.cb, tc.cr)
+			}
+		})
+	}
+}
+
+func TestRGBAToI420AllColoursWithinHalfStep(t *testing.T) {
+	src := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	dst := NewI420(2, 2)
+	for r := 0; r < 256; r += 3 {
+		for g := 0; g < 256; g += 5 {
+			for b := 0; b < 256; b += 7 {
+				for i := 0; i < 16; i += 4 {
+					src.Pix[i], src.Pix[i+1], src.Pix[i+2], src.Pix[i+3] = uint8(r), uint8(g), uint8(b), 255
+				}
+				if err := RGBAToI420(dst, src, 0); err != nil {
+					t.Fatal(err)
+				}
+				y, cb, cr := refYCbCr(float64(r), float64(g), float64(b))
+				if math.Abs(float64(dst.Y[3])-y) > 0.51 || math.Abs(float64(dst.Cb[0])-cb) > 0.51 || math.Abs(float64(dst.Cr[0])-cr) > 0.51 {
+					t.Fatalf("rgb(%d,%d,%d): got %d %d %d, want %.2f %.2f %.2f", r, g, b, dst.Y[3], dst.Cb[0], dst.Cr[0], y, cb, cr)
+				}
+			}
+		}
+	}
+}
+
+func TestRGBAToI420ParallelEqualsSequential(t *testing.T) {
+	src := testPattern(64, 38, 3)
+	a, b := NewI420(64, 38), NewI420(64, 38)
+	if err := RGBAToI420(a, src, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := RGBAToI420(b, src, 4); err != nil {
+		t.Fatal(err)
+	}
+	for i := range a.Y {
+		if a.Y[i] != b.Y[i] {
+			t.Fatal("luma differs")
+		}
+	}
+	for i := range a.Cb {
+		if a.Cb[i] != b.Cb[i] || a.Cr[i] != b.Cr[i] {
+			t.Fatal("chroma differs")
+		}
+	}
+}
+
+func TestRGBAToI420SubImageAndErrors(t *testing.T) {
+	big := testPattern(40, 40, 1)
+	sub := big.SubImage(image.Rect(10, 6, 26, 22)).(*image.RGBA)
+	dst := NewI420(16, 16)
+	if err := RGBAToI420(dst, sub, 1); err != nil {
+		t.Fatal(err)
+	}
+	want, _, _ := refYCbCr(float64(big.Pix[big.PixOffset(10, 6)]), float64(big.Pix[big.PixOffset(10, 6)+1]), float64(big.Pix[big.PixOffset(10, 6)+2]))
+	if math.Abs(float64(dst.Y[0])-want) > 0.51 {
+		t.Errorf("sub-image origin not honoured: got %d want %.1f", dst.Y[0], want)
+	}
+	if err := RGBAToI420(NewI420(16, 18), sub, 1); err == nil {
+		t.Error("size mismatch accepted")
+	}
+	if err := RGBAToI420(nil, sub, 1); err == nil {
+		t.Error("nil dst accepted")
+	}
+	if err := RGBAToI420(dst, nil, 1); err == nil {
+		t.Error("nil src accepted")
+	}
+	if NewI420(3, 2) != nil || NewI420(0, 2) != nil || NewI420(-2, 2) != nil {
+		t.Error("NewI420 accepted a bad size")
+	}
+}
+
+func benchConvert(b *testing.B, workers int) {
+	src := testPattern(1920, 1080, 7)
+	dst := NewI420(1920, 1080)
+	b.SetBytes(1920 * 1080 * 4)
+	b.ReportAllocs()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	t0, p0 := cpuTimes()
+	for b.Loop() {
+		_ = RGBAToI420(dst, src, workers)
+	}
+	t1, p1 := cpuTimes()
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/frame")
+	if workers <= 1 {
+		b.ReportMetric(float64(t1-t0)/1e6/float64(b.N), "cpu-ms/frame")
+	} else {
+		b.ReportMetric(float64(p1-p0)/1e6/float64(b.N), "cpu-ms/frame")
+	}
+}
+
+func BenchmarkRGBAToI420_1080p(b *testing.B)          { benchConvert(b, 1) }
+func BenchmarkRGBAToI420_1080pParallel2(b *testing.B) { benchConvert(b, 2) }
+
+// TestRGBAToI420MatchesScalarFormula checks the packed (SWAR) arithmetic against the
+// plain per-pixel integer formula on random pixels.
+func TestRGBAToI420MatchesScalarFormula(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	src := image.NewRGBA(image.Rect(0, 0, 66, 40))
+	for i := range src.Pix {
+		src.Pix[i] = uint8(rng.IntN(256))
+	}
+	dst := NewI420(66, 40)
+	if err := RGBAToI420(dst, src, 3); err != nil {
+		t.Fatal(err)
+	}
+	px := func(x, y int) (int32, int32, int32) {
+		o := src.PixOffset(x, y)
+		return int32(src.Pix[o]), int32(src.Pix[o+1]), int32(src.Pix[o+2])
+	}
+	for y := 0; y < 40; y++ {
+		for x := 0; x < 66; x++ {
+			r, g, b := px(x, y)
+			if want := uint8((yR*r + yG*g + yB*b + 16<<16 + 1<<15) >> 16); dst.Y[y*dst.YStride+x] != want {
+				t.Fatalf("Y(%d,%d) = %d, want %d", x, y, dst.Y[y*dst.YStride+x], want)
+			}
+		}
+	}
+	for y := 0; y < 20; y++ {
+		for x := 0; x < 33; x++ {
+			var sr, sg, sb int32
+			for _, d := range [][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
+				r, g, b := px(2*x+d[0], 2*y+d[1])
+				sr, sg, sb = sr+r, sg+g, sb+b
+			}
+			wantCb := uint8((cbR*sr + cbG*sg + cbB*sb + 128<<18 + 1<<17) >> 18)
+			wantCr := uint8((crR*sr + crG*sg + crB*sb + 128<<18 + 1<<17) >> 18)
+			if dst.Cb[y*dst.CStride+x] != wantCb || dst.Cr[y*dst.CStride+x] != wantCr {
+				t.Fatalf("CbCr(%d,%d) = %d,%d, want %d,%d", x, y, dst.Cb[y*dst.CStride+x], dst.Cr[y*dst.CStride+x], wantCb, wantCr)
+			}
+		}
+	}
+}

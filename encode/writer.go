@@ -1,0 +1,227 @@
+package encode
+
+import (
+	"bufio"
+	"image"
+	"os"
+	"path/filepath"
+)
+
+// Writer encodes frames in presentation order into an MP4 (H.264) or WebM (VP9/VP8) file.
+// Frame n is presented at n/FPS seconds; the file lasts exactly frames/FPS seconds.
+// Media data is spooled to a temporary file in the output's directory and the index is
+// kept in memory (a few bytes per frame), so memory does not grow with the video's
+// length beyond that. Close writes the finished file to a temporary name, syncs it and
+// renames it to the output path; Abort (or a failed Close) removes every temporary file.
+// A Writer is not safe for concurrent use.
+type Writer struct {
+	opts   Options
+	path   string
+	enc    videoEncoder
+	mux    muxer
+	track  int
+	scale  int64 // ticks per frame in the track's timescale
+	frames int64
+	pkts   int64 // packets muxed; must equal frames after the flush
+	rgb    *I420
+	emitFn func(packet) error // w.emit, bound once
+	err    error
+	done   bool
+}
+
+// NewWriter validates opts, opens the encoder and prepares to write the file at path.
+// Nothing is created at path until Close succeeds. Errors are *Error.
+func NewWriter(path string, opts Options) (*Writer, error) {
+	o, err := opts.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	if path == "" {
+		return nil, errorf(CodeInvalidOptions, "output path is empty")
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, wrapErr(CodeIO, "output directory "+dir+" is not usable", err)
+	}
+	w := &Writer{opts: o, path: path}
+	w.emitFn = w.emit
+	t := muxTrack{kind: trackVideo, codec: o.Codec, width: o.Width, height: o.Height}
+	switch o.Codec {
+	case CodecH264:
+		e, err := newH264Encoder(o)
+		if err != nil {
+			return nil, err
+		}
+		w.enc = e
+		t.sps, t.pps = e.config()
+		// 1000 ticks per frame keeps room for audio-friendly edit list arithmetic.
+		w.scale = 1000
+		m, err := newMP4Muxer(dir)
+		if err != nil {
+			e.close()
+			return nil, err
+		}
+		w.mux = m
+	default:
+		e, err := newVPXEncoder(o)
+		if err != nil {
+			return nil, err
+		}
+		w.enc = e
+		w.scale = 1
+		m, err := newWebMMuxer(dir)
+		if err != nil {
+			e.close()
+			return nil, err
+		}
+		w.mux = m
+	}
+	t.timescale = uint32(int64(o.FPS) * w.scale)
+	t.frameDur = uint32(w.scale)
+	if w.track, err = w.mux.addTrack(t); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	return w, nil
+}
+
+// Options returns the normalized options the Writer uses (defaults filled in).
+func (w *Writer) Options() Options { return w.opts }
+
+// Frames returns the number of frames written so far.
+func (w *Writer) Frames() int64 { return w.frames }
+
+// WriteFrame encodes the next frame. The frame must have the Writer's size; it may be
+// reused as soon as WriteFrame returns.
+func (w *Writer) WriteFrame(f *I420) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if !f.valid() || f.Width != w.opts.Width || f.Height != w.opts.Height {
+		return errorf(CodeInvalidFrame, "frame does not match the writer's %dx%d size", w.opts.Width, w.opts.Height)
+	}
+	if err := w.enc.encode(f, w.frames, w.emitFn); err != nil {
+		return w.fail(err)
+	}
+	w.frames++
+	return nil
+}
+
+// WriteRGBA converts img (treated as opaque) to BT.709 limited-range I420 in a buffer
+// the Writer reuses, and encodes it as the next frame.
+func (w *Writer) WriteRGBA(img *image.RGBA) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if w.rgb == nil {
+		w.rgb = NewI420(w.opts.Width, w.opts.Height)
+	}
+	if err := RGBAToI420(w.rgb, img, 1); err != nil {
+		return err
+	}
+	return w.WriteFrame(w.rgb)
+}
+
+func (w *Writer) emit(p packet) error {
+	w.pkts++
+	return w.mux.writeSample(w.track, muxSample{data: p.data, dts: p.dts * w.scale, pts: p.pts * w.scale, key: p.key})
+}
+
+func (w *Writer) usable() error {
+	if w.done {
+		return errorf(CodeClosed, "writer is closed")
+	}
+	if w.err != nil {
+		return errorf(CodeClosed, "writer failed earlier: %v", w.err)
+	}
+	return nil
+}
+
+func (w *Writer) fail(err error) error {
+	w.err = err
+	w.Abort()
+	return err
+}
+
+// Close flushes the encoder, writes the container to a temporary file next to the output,
+// syncs it and renames it to the output path. After an error nothing is left on disk.
+// Close on a closed Writer returns an *Error with CodeClosed.
+func (w *Writer) Close() error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if w.frames == 0 {
+		return w.fail(errorf(CodeInvalidOptions, "no frames were written"))
+	}
+	if err := w.enc.encode(nil, 0, w.emitFn); err != nil {
+		return w.fail(err)
+	}
+	if w.pkts != w.frames {
+		return w.fail(errorf(CodeEncoder, "encoder returned %d frames for %d inputs", w.pkts, w.frames))
+	}
+	w.enc.close()
+	dir, base := filepath.Split(w.path)
+	out, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return w.fail(wrapErr(CodeIO, "create output file", err))
+	}
+	name := out.Name()
+	// CreateTemp makes the file private; the finished video is an ordinary file.
+	_ = out.Chmod(0o644)
+	bw := bufio.NewWriterSize(out, 1<<20)
+	err = w.mux.finish(bw)
+	if err == nil {
+		if err = bw.Flush(); err != nil {
+			err = wrapErr(CodeIO, "write output file", err)
+		}
+	}
+	if err == nil {
+		if err = out.Sync(); err != nil {
+			err = wrapErr(CodeIO, "sync output file", err)
+		}
+	}
+	if cerr := out.Close(); err == nil && cerr != nil {
+		err = wrapErr(CodeIO, "close output file", cerr)
+	}
+	if err == nil {
+		if err = os.Rename(name, w.path); err != nil {
+			err = wrapErr(CodeIO, "rename output file", err)
+		}
+	}
+	if err != nil {
+		_ = os.Remove(name)
+		return w.fail(err)
+	}
+	syncDir(dir)
+	w.mux.abort()
+	w.done = true
+	return nil
+}
+
+// syncDir makes a rename durable; failures are ignored (not every filesystem supports it).
+func syncDir(dir string) {
+	if dir == "" {
+		dir = "."
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
+
+// Abort stops encoding and removes every temporary file. It is safe to call at any time,
+// more than once, and after Close (when it does nothing).
+func (w *Writer) Abort() {
+	if w.done {
+		return
+	}
+	if w.enc != nil {
+		w.enc.close()
+	}
+	if w.mux != nil {
+		w.mux.abort()
+	}
+	if w.err == nil {
+		w.err = errorf(CodeClosed, "writer was aborted")
+	}
+}

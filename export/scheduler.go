@@ -1,0 +1,341 @@
+package export
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/storage"
+)
+
+// Wake makes the scheduler look for pending tasks now. It never blocks.
+func (s *Service) Wake() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Running returns how many tasks are rendering now.
+func (s *Service) Running() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.running)
+}
+
+// Run is the scheduler. It first puts tasks a previous run left PROCESSING (a crash) or
+// PAUSED (a graceful stop) back to PENDING, then renders pending tasks oldest first with up
+// to Workers at once, and deletes expired outputs. When ctx ends it stops every render,
+// records those tasks as PAUSED (they resume on the next Run), removes their partial files
+// and returns once every render goroutine has finished.
+func (s *Service) Run(ctx context.Context) error {
+	if err := s.recover(); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	poll := time.NewTicker(s.cfg.PollInterval)
+	defer poll.Stop()
+	janitor := time.NewTicker(s.cfg.JanitorInterval)
+	defer janitor.Stop()
+	s.purgeExpired()
+	for {
+		s.fill(&wg)
+		select {
+		case <-ctx.Done():
+			s.mu.Lock()
+			for _, cancel := range s.running {
+				cancel(errPaused)
+			}
+			s.mu.Unlock()
+			wg.Wait()
+			return nil
+		case <-s.wake:
+		case <-poll.C:
+		case <-janitor.C:
+			s.purgeExpired()
+		}
+	}
+}
+
+// recover moves PROCESSING and PAUSED tasks back to PENDING and removes their partial files.
+func (s *Service) recover() error {
+	ids, err := s.store.ActiveExports()
+	if err != nil {
+		return fmt.Errorf("export: list active tasks: %w", err)
+	}
+	for _, id := range ids {
+		t, err := s.store.UpdateExport(id, func(t *storage.ExportTask) ([]storage.WebhookDelivery, error) {
+			if t.Status != storage.StatusProcessing && t.Status != storage.StatusPaused {
+				return nil, storage.ErrNoChange
+			}
+			t.Status, t.Phase, t.Progress = storage.StatusPending, "", 0
+			return nil, nil
+		})
+		if err != nil {
+			return fmt.Errorf("export: requeue task %s: %w", id, err)
+		}
+		if t.Status == storage.StatusPending {
+			_ = os.RemoveAll(s.taskDir(id))
+		}
+	}
+	return nil
+}
+
+// fill starts pending tasks while workers are free.
+func (s *Service) fill(wg *sync.WaitGroup) {
+	for {
+		s.mu.Lock()
+		busy := len(s.running)
+		s.mu.Unlock()
+		if busy >= s.cfg.Workers {
+			return
+		}
+		ids, err := s.store.PendingExports(busy + 1)
+		if err != nil {
+			s.log.Error("export: list pending tasks", "err", err)
+			return
+		}
+		started := false
+		for _, id := range ids {
+			s.mu.Lock()
+			_, running := s.running[id]
+			s.mu.Unlock()
+			if running {
+				continue
+			}
+			if s.start(wg, id) {
+				started = true
+				break
+			}
+		}
+		if !started {
+			return
+		}
+	}
+}
+
+// start claims a PENDING task (PENDING -> PROCESSING, with the EXPORT_STARTED event) and
+// starts its render; it reports whether it did.
+func (s *Service) start(wg *sync.WaitGroup, id string) bool {
+	// Register the render's cancel before the claim, so a cancel that lands right after the
+	// claim always reaches the render.
+	rctx, cancel := context.WithCancelCause(context.Background())
+	s.mu.Lock()
+	s.running[id] = cancel
+	s.mu.Unlock()
+	unregister := func() {
+		s.mu.Lock()
+		delete(s.running, id)
+		s.mu.Unlock()
+		cancel(nil)
+	}
+	now := s.now().UTC()
+	claimed := false
+	t, err := s.store.UpdateExport(id, func(t *storage.ExportTask) ([]storage.WebhookDelivery, error) {
+		claimed = false
+		if t.Status != storage.StatusPending {
+			return nil, storage.ErrNoChange
+		}
+		claimed = true
+		t.Status, t.Phase, t.Progress, t.StartedAt = storage.StatusProcessing, PhaseRendering, 0, &now
+		t.Attempts++
+		return s.event(t, EventStarted, now)
+	})
+	if err != nil || !claimed {
+		unregister()
+		if err != nil {
+			s.log.Error("export: claim task", "task", id, "err", err)
+		}
+		return false
+	}
+	if t.CallbackURL != nil {
+		s.cfg.Notify()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer s.Wake()
+		defer unregister()
+		s.render(rctx, t)
+	}()
+	return true
+}
+
+// render runs one task's render and records its outcome.
+func (s *Service) render(ctx context.Context, t storage.ExportTask) {
+	log := s.log.With("task", t.ID)
+	started := s.now()
+	err := s.renderFile(ctx, &t)
+	cause := context.Cause(ctx)
+	switch {
+	case errors.Is(cause, errCanceled):
+		_ = os.RemoveAll(s.taskDir(t.ID))
+		log.Info("export canceled")
+	case errors.Is(cause, errPaused):
+		_ = os.RemoveAll(s.taskDir(t.ID))
+		if _, perr := s.store.UpdateExport(t.ID, func(t *storage.ExportTask) ([]storage.WebhookDelivery, error) {
+			if t.Status != storage.StatusProcessing {
+				return nil, storage.ErrNoChange
+			}
+			t.Status, t.Phase = storage.StatusPaused, ""
+			return nil, nil
+		}); perr != nil {
+			log.Error("export: record pause", "err", perr)
+		}
+		log.Info("export paused for shutdown")
+	case err != nil:
+		_ = os.RemoveAll(s.taskDir(t.ID))
+		log.Error("export failed", "err", err)
+		s.finish(t.ID, started, err)
+	default:
+		s.finish(t.ID, started, nil)
+		log.Info("export completed", "seconds", s.now().Sub(started).Seconds())
+	}
+}
+
+// renderFile renders into the task's directory and checks that the file is there.
+func (s *Service) renderFile(ctx context.Context, t *storage.ExportTask) (err error) {
+	state, err := s.store.ExportState(t.ID)
+	if err != nil {
+		return err
+	}
+	parsed, err := editor.Parse(state)
+	if err != nil {
+		return fmt.Errorf("parse the state snapshot: %w", err)
+	}
+	dir := s.taskDir(t.ID)
+	_ = os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return fmt.Errorf("create the output directory: %w", err)
+	}
+	job := RenderJob{TaskID: t.ID, WorkspaceID: t.WorkspaceID, State: state, Parsed: parsed,
+		CompositionWidth: t.CompositionWidth, CompositionHeight: t.CompositionHeight,
+		OutputWidth: t.OutputWidth, OutputHeight: t.OutputHeight, Scale: t.Scale, FPS: t.FPS,
+		Format: t.Format, Frames: t.Frames, OutputPath: s.outputPath(t)}
+	prog := &progress{s: s, id: t.ID}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("renderer panic: %v", r)
+		}
+	}()
+	if err := s.renderer.Render(ctx, job, prog.report); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	s.setPhase(t.ID, PhaseFinishing, 99)
+	st, err := os.Stat(job.OutputPath)
+	if err != nil || st.Size() == 0 {
+		return fmt.Errorf("the renderer reported success but wrote no output file")
+	}
+	return nil
+}
+
+// finish records a finished render: COMPLETED with the output link's expiry, or FAILED
+// with the error (and the credits refunded), each with its webhook event. A task canceled
+// meanwhile stays CANCELED and its file is removed.
+func (s *Service) finish(id string, started time.Time, renderErr error) {
+	now := s.now().UTC()
+	t, err := s.store.UpdateExport(id, func(t *storage.ExportTask) ([]storage.WebhookDelivery, error) {
+		if t.Status != storage.StatusProcessing {
+			return nil, storage.ErrNoChange
+		}
+		t.Phase, t.CompletedAt, t.RenderSeconds = "", &now, now.Sub(started).Seconds()
+		if renderErr != nil {
+			msg := "render failed: " + renderErr.Error()
+			t.Status, t.Error = storage.StatusFailed, &msg
+			refund(t)
+			return s.event(t, EventFailed, now)
+		}
+		exp := now.Add(s.cfg.OutputTTL)
+		t.Status, t.Progress, t.OutputExpiresAt = storage.StatusCompleted, 100, &exp
+		return s.event(t, EventCompleted, now)
+	})
+	if err != nil {
+		s.log.Error("export: record outcome", "task", id, "err", err)
+		return
+	}
+	if t.Status != storage.StatusCompleted {
+		_ = os.RemoveAll(s.taskDir(id))
+	}
+	if t.CallbackURL != nil {
+		s.cfg.Notify()
+	}
+}
+
+// setPhase records a phase and progress of a PROCESSING task.
+func (s *Service) setPhase(id, phase string, pct float64) {
+	_, err := s.store.UpdateExport(id, func(t *storage.ExportTask) ([]storage.WebhookDelivery, error) {
+		if t.Status != storage.StatusProcessing || (t.Phase == phase && t.Progress == pct) {
+			return nil, storage.ErrNoChange
+		}
+		t.Phase, t.Progress = phase, pct
+		return nil, nil
+	})
+	if err != nil {
+		s.log.Warn("export: record progress", "task", id, "err", err)
+	}
+}
+
+// progress throttles a render's progress reports into task writes: at most one per
+// ProgressInterval, and only when the whole percentage changed. Rendering maps to 0..95;
+// the last frame switches to the saving phase (the encoder finishes the file).
+type progress struct {
+	s     *Service
+	id    string
+	mu    sync.Mutex
+	last  time.Time
+	pct   float64
+	saved bool
+}
+
+func (p *progress) report(done, total int64) {
+	if total <= 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if done >= total {
+		if !p.saved {
+			p.saved = true
+			p.s.setPhase(p.id, PhaseSaving, 96)
+		}
+		return
+	}
+	pct := float64(int64(95 * done / total))
+	now := p.s.now()
+	if pct <= p.pct || now.Sub(p.last) < p.s.cfg.ProgressInterval {
+		return
+	}
+	p.pct, p.last = pct, now
+	p.s.setPhase(p.id, PhaseRendering, pct)
+}
+
+// purgeExpired deletes the files of outputs whose links expired.
+func (s *Service) purgeExpired() {
+	ids, err := s.store.ExpiredOutputs(s.now())
+	if err != nil {
+		s.log.Error("export: list expired outputs", "err", err)
+		return
+	}
+	for _, id := range ids {
+		if err := os.RemoveAll(s.taskDir(id)); err != nil {
+			s.log.Warn("export: delete expired output", "task", id, "err", err)
+			continue
+		}
+		if _, err := s.store.UpdateExport(id, func(t *storage.ExportTask) ([]storage.WebhookDelivery, error) {
+			if t.OutputPurged {
+				return nil, storage.ErrNoChange
+			}
+			t.OutputPurged = true
+			return nil, nil
+		}); err != nil {
+			s.log.Warn("export: record expired output", "task", id, "err", err)
+		}
+	}
+}

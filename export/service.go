@@ -1,0 +1,460 @@
+package export
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/storage"
+	"github.com/cutroom/cutroom/webhook"
+	"github.com/google/uuid"
+)
+
+// Store is the storage the Service needs; *storage.DB implements it.
+type Store interface {
+	CreateExport(t storage.ExportTask, state []byte, idem *storage.IdempotencyRecord, limits storage.ExportLimits) (*storage.ExportTask, error)
+	ExportTask(workspaceID, id string) (storage.ExportTask, error)
+	ExportTaskByID(id string) (storage.ExportTask, error)
+	ExportState(id string) ([]byte, error)
+	ExportByClientTaskID(workspaceID, clientTaskID string) (*storage.ExportTask, error)
+	ListExports(workspaceID string, pageSize int, cursor, createdByKeyID string) ([]storage.ExportTask, string, error)
+	UpdateExport(id string, change func(t *storage.ExportTask) ([]storage.WebhookDelivery, error)) (storage.ExportTask, error)
+	PendingExports(n int) ([]string, error)
+	ActiveExports() ([]string, error)
+	WorkspaceActiveExports(workspaceID string) ([]string, error)
+	ExpiredOutputs(now time.Time) ([]string, error)
+	WorkspaceCredits(workspaceID string) (balance int64, limited bool, err error)
+	ProjectWithState(workspaceID, id string) (storage.Project, []byte, error)
+}
+
+// Config configures a Service. Zero values take the documented defaults.
+type Config struct {
+	// Workers is how many tasks render at once (default max(1, NumCPU/2)).
+	Workers int
+	// OutputDir holds the finished files, one directory per task (required).
+	OutputDir string
+	// OutputTTL is how long an output link works; the file is deleted after it (default 72 h).
+	OutputTTL time.Duration
+	// MaxActive is the most active tasks per workspace (default 2).
+	MaxActive int
+	// MaxOutputSide caps the longest side of an output in pixels (default 3840).
+	MaxOutputSide int
+	// ProgressInterval is the least time between progress writes of a task (default 500 ms).
+	ProgressInterval time.Duration
+	// PollInterval is how often the scheduler looks for pending tasks without being woken
+	// (default 2 s); JanitorInterval how often it deletes expired outputs (default 1 min).
+	PollInterval    time.Duration
+	JanitorInterval time.Duration
+	// Links signs output links (required).
+	Links *Links
+	// Guard checks callback URLs at create time; nil allows only public addresses.
+	Guard *webhook.Guard
+	// HeaderPrefix is the webhook header prefix callers may not override (default X-Service).
+	HeaderPrefix string
+	// Notify is called after webhook events were added to the outbox (the deliverer's Notify).
+	Notify func()
+	// Now returns the current time; time.Now when nil.
+	Now func() time.Time
+	// Logger receives task logs; slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// Service manages export tasks: create, read, list and cancel for the API, and the
+// scheduler (Run) that renders pending tasks with the Renderer. It is safe for
+// concurrent use.
+type Service struct {
+	cfg      Config
+	store    Store
+	renderer Renderer
+	links    *Links
+	log      *slog.Logger
+	now      func() time.Time
+	validate *editor.Validator
+	wake     chan struct{}
+
+	mu      sync.Mutex
+	running map[string]context.CancelCauseFunc
+}
+
+// New returns a Service. Call Run to render tasks.
+func New(cfg Config, store Store, r Renderer) (*Service, error) {
+	if cfg.OutputDir == "" || cfg.Links == nil || r == nil {
+		return nil, errors.New("export: OutputDir, Links and a Renderer are required")
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = max(1, runtime.NumCPU()/2)
+	}
+	if cfg.OutputTTL <= 0 {
+		cfg.OutputTTL = 72 * time.Hour
+	}
+	if cfg.MaxActive <= 0 {
+		cfg.MaxActive = 2
+	}
+	if cfg.MaxOutputSide <= 0 {
+		cfg.MaxOutputSide = 3840
+	}
+	if cfg.ProgressInterval <= 0 {
+		cfg.ProgressInterval = 500 * time.Millisecond
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 2 * time.Second
+	}
+	if cfg.JanitorInterval <= 0 {
+		cfg.JanitorInterval = time.Minute
+	}
+	if cfg.Guard == nil {
+		cfg.Guard, _ = webhook.NewGuard(nil)
+	}
+	if cfg.HeaderPrefix == "" {
+		cfg.HeaderPrefix = webhook.DefaultHeaderPrefix
+	}
+	if cfg.Notify == nil {
+		cfg.Notify = func() {}
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if err := os.MkdirAll(cfg.OutputDir, 0o750); err != nil {
+		return nil, fmt.Errorf("export: output dir: %w", err)
+	}
+	v, err := editor.NewValidator()
+	if err != nil {
+		return nil, err
+	}
+	return &Service{cfg: cfg, store: store, renderer: r, links: cfg.Links, log: cfg.Logger, now: cfg.Now,
+		validate: v, wake: make(chan struct{}, 1), running: map[string]context.CancelCauseFunc{}}, nil
+}
+
+// Created is the outcome of Create.
+type Created struct {
+	Result CreateResult
+	// New is false when an earlier task with the same clientTaskId was returned.
+	New bool
+	// Body is the rendered response body (stored with the idempotency record when there is one).
+	Body []byte
+}
+
+// Create validates a create request and stores the new PENDING task, charging its credits.
+// projectID is "" for a stateless export. With idem not nil (the request had an
+// Idempotency-Key), render's body is stored in idem with status 201 in the same
+// transaction as the task; without idem, a clientTaskId the workspace used before returns
+// that task (New false) instead of a new one. render turns a result into the response body.
+func (s *Service) Create(ctx context.Context, p storage.Principal, projectID string, req *Request,
+	idem *storage.IdempotencyRecord, render func(CreateResult) ([]byte, error)) (Created, error) {
+	if err := req.check(projectID == "", s.cfg.HeaderPrefix); err != nil {
+		return Created{}, err
+	}
+	ws := p.Workspace
+	dedupe := idem == nil && req.ClientTaskID != nil
+	if dedupe {
+		if prior, err := s.store.ExportByClientTaskID(ws.ID, *req.ClientTaskID); err != nil {
+			return Created{}, err
+		} else if prior != nil {
+			return s.existing(prior, render)
+		}
+	}
+	var state []byte
+	var projectRef *string
+	stateVersion := ""
+	if projectID == "" {
+		state = []byte(strings.TrimSpace(string(req.EditorState)))
+		if req.StateVersion != nil {
+			stateVersion = *req.StateVersion
+		}
+	} else {
+		proj, st, err := s.store.ProjectWithState(ws.ID, projectID)
+		if err != nil {
+			return Created{}, err
+		}
+		state, stateVersion = st, proj.StateVersion
+		id := proj.ID
+		projectRef = &id
+	}
+	parsed, res := s.validate.Check(state)
+	if !res.Valid {
+		first := res.Errors[0]
+		msg := "the editor state is not valid: " + first.Message
+		if first.Path != "" {
+			msg = "the editor state is not valid at " + first.Path + ": " + first.Message
+		}
+		if n := len(res.Errors) - 1; n > 0 {
+			msg += fmt.Sprintf(" (and %d more; see errors)", n)
+		}
+		return Created{}, &Error{Code: first.Code, Field: "editorState" + first.Path, Msg: msg, Details: res.Errors}
+	}
+	compW, compH := parsed.CompositionWidth, parsed.CompositionHeight
+	if req.CompositionWidth != nil {
+		compW = *req.CompositionWidth
+	}
+	if req.CompositionHeight != nil {
+		compH = *req.CompositionHeight
+	}
+	if r := Ratios[*req.Ratio]; r[0] != 0 && !ratioMatches(compW, compH, r[0], r[1]) {
+		return Created{}, fieldErr(CodeRatioMismatch, "ratio", "ratio %s does not match the composition size %dx%d; send the matching ratio or custom", *req.Ratio, compW, compH)
+	}
+	if fr, ok := s.renderer.(Featured); ok {
+		if names := editor.UnsupportedFeatures(parsed, fr.Features()); len(names) > 0 {
+			return Created{}, &Error{Code: CodeFeatureUnsupported, Field: "editorState", Details: names,
+				Msg: "this server cannot render these features of the state yet: " + strings.Join(names, ", ")}
+		}
+	}
+	fps := *req.FPS
+	frames := editor.FrameCount(parsed.DurationTicks(), int64(fps), parsed.TimebaseTicksPerSecond)
+	if frames <= 0 {
+		return Created{}, fieldErr(CodeStateEmpty, "editorState", "the editor state has no items on its tracks, so there is nothing to render")
+	}
+	outW, outH := evenRound(float64(compW)**req.Scale), evenRound(float64(compH)**req.Scale)
+	if side := max(outW, outH); side > s.cfg.MaxOutputSide {
+		return Created{}, fieldErr(CodeOutputTooLarge, "scale", "the output would be %dx%d; this server renders at most %d pixels on the longest side (lower scale)", outW, outH, s.cfg.MaxOutputSide)
+	}
+	if ws.MaxOutputSide > 0 && max(outW, outH) > ws.MaxOutputSide {
+		return Created{}, fieldErr(CodeOutputNotEntitled, "scale", "the output would be %dx%d; this workspace may export at most %d pixels on the longest side", outW, outH, ws.MaxOutputSide)
+	}
+	if fps == 60 && ws.Deny60FPS {
+		return Created{}, fieldErr(Code60FPSRequired, "fps", "this workspace is not entitled to 60 fps exports; use 30")
+	}
+	videoSeconds := float64(frames) / float64(fps)
+	billed := Billed(videoSeconds, outW, outH, fps)
+	charge := billed * CreditsPerSecond
+	balance, limited, err := s.store.WorkspaceCredits(ws.ID)
+	if err != nil {
+		return Created{}, err
+	}
+	pool := storage.PoolUnlimited
+	if limited {
+		pool = storage.PoolWorkspace
+		if balance < charge {
+			return Created{}, &Error{Code: storage.CodeInsufficientCredits, Msg: fmt.Sprintf("this export costs %d credits and the workspace has %d", charge, balance)}
+		}
+	}
+	if req.CallbackURL != nil {
+		if ws.WebhookSecret == "" {
+			return Created{}, fieldErr(CodeWebhookSecretMissing, "callbackUrl", "callbackUrl needs a webhook secret on the workspace to sign callbacks; the operator sets it (serve --webhook-secret or `cutroom workspaces update --webhook-secret`)")
+		}
+		if err := s.cfg.Guard.CheckURL(ctx, *req.CallbackURL); err != nil {
+			return Created{}, err
+		}
+	}
+
+	now := s.now().UTC()
+	id := uuid.NewString()
+	t := storage.ExportTask{ID: id, WorkspaceID: ws.ID, ProjectID: projectRef, CreatedByKeyID: p.Key.ID,
+		ClientTaskID: req.ClientTaskID, Status: storage.StatusPending, Format: *req.Format, FPS: fps,
+		Ratio: *req.Ratio, Scale: *req.Scale, CompositionWidth: compW, CompositionHeight: compH,
+		OutputWidth: outW, OutputHeight: outH, Frames: frames, VideoSeconds: videoSeconds,
+		StateVersion: stateVersion, BilledStandardSeconds: billed, ChargedCredits: charge, CreditPool: pool,
+		CallbackURL: req.CallbackURL, CallbackHeaders: req.CallbackHeaders, CreatedAt: now,
+		Filename: id + "." + *req.Format}
+	if req.Filename != nil {
+		t.Filename = *req.Filename
+	}
+	result := resultOf(&t)
+	body, err := render(result)
+	if err != nil {
+		return Created{}, err
+	}
+	if idem != nil {
+		idem.Status, idem.Body = 201, body
+	}
+	prior, err := s.store.CreateExport(t, state, idem, storage.ExportLimits{MaxActive: s.cfg.MaxActive, DedupeClientTaskID: dedupe})
+	if err != nil {
+		return Created{}, err
+	}
+	if prior != nil {
+		return s.existing(prior, render)
+	}
+	s.Wake()
+	return Created{Result: result, New: true, Body: body}, nil
+}
+
+func (s *Service) existing(t *storage.ExportTask, render func(CreateResult) ([]byte, error)) (Created, error) {
+	r := resultOf(t)
+	body, err := render(r)
+	return Created{Result: r, Body: body}, err
+}
+
+// Task returns a task of a workspace as the API shows it.
+func (s *Service) Task(workspaceID, id string) (TaskView, error) {
+	t, err := s.store.ExportTask(workspaceID, id)
+	if err != nil {
+		return TaskView{}, err
+	}
+	return s.View(&t), nil
+}
+
+// List returns a page of a workspace's tasks, newest first.
+func (s *Service) List(workspaceID string, pageSize int, cursor, createdByKeyID string) ([]TaskView, string, error) {
+	ts, next, err := s.store.ListExports(workspaceID, pageSize, cursor, createdByKeyID)
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]TaskView, 0, len(ts))
+	for i := range ts {
+		out = append(out, s.View(&ts[i]))
+	}
+	return out, next, nil
+}
+
+// errCanceled and errPaused are the causes a running render is stopped with.
+var (
+	errCanceled = errors.New("export canceled")
+	errPaused   = errors.New("server shutting down: export paused")
+)
+
+// Cancel cancels an active task of a workspace and stops its render: the task becomes
+// CANCELED with its credits refunded, and no webhook is sent. Canceling a CANCELED task
+// returns it unchanged; a COMPLETED or FAILED task gives TASK_NOT_CANCELABLE.
+func (s *Service) Cancel(workspaceID, id string) (TaskView, error) {
+	if _, err := s.store.ExportTask(workspaceID, id); err != nil {
+		return TaskView{}, err
+	}
+	now := s.now().UTC()
+	t, err := s.store.UpdateExport(id, func(t *storage.ExportTask) ([]storage.WebhookDelivery, error) {
+		switch {
+		case t.Status == storage.StatusCanceled:
+			return nil, storage.ErrNoChange
+		case !t.Active():
+			return nil, &Error{Code: CodeTaskNotCancelable, Msg: fmt.Sprintf("export task %s is %s and cannot be canceled", t.ID, t.Status)}
+		}
+		msg := "canceled by request"
+		t.Status, t.Phase, t.Error, t.CompletedAt = storage.StatusCanceled, "", &msg, &now
+		if t.StartedAt != nil {
+			t.RenderSeconds = now.Sub(*t.StartedAt).Seconds()
+		}
+		refund(t)
+		return nil, nil
+	})
+	if err != nil {
+		return TaskView{}, err
+	}
+	s.abort(id, errCanceled)
+	return s.View(&t), nil
+}
+
+// refund returns a task's charge to its workspace (storage credits the difference).
+// ActiveExportReferences reports whether an active task of the workspace (PENDING,
+// PROCESSING or PAUSED) renders a state that references the uploaded asset, so the asset
+// must not be deleted (assets.ActiveReferences).
+func (s *Service) ActiveExportReferences(ctx context.Context, workspaceID, assetID, fileKey string) (bool, error) {
+	ids, err := s.store.WorkspaceActiveExports(workspaceID)
+	if err != nil {
+		return false, err
+	}
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		state, err := s.store.ExportState(id)
+		if err != nil {
+			var se *storage.Error
+			if errors.As(err, &se) {
+				continue // finished and purged meanwhile
+			}
+			return false, err
+		}
+		if assets.StateReferences(state, assetID, fileKey) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func refund(t *storage.ExportTask) {
+	if !t.Refunded {
+		t.Refunded = true
+		t.ChargedCredits = 0
+	}
+}
+
+func (s *Service) abort(id string, cause error) {
+	s.mu.Lock()
+	cancel := s.running[id]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel(cause)
+	}
+}
+
+// Output is an opened output file, for serving a signed link.
+type Output struct {
+	io.ReadSeekCloser
+	Name        string
+	ContentType string
+	ModTime     time.Time
+	Size        int64
+}
+
+// OpenOutput checks a signed output link and opens the file. A bad signature gives
+// LINK_INVALID; an expired link or a deleted output OUTPUT_EXPIRED.
+func (s *Service) OpenOutput(taskID, filename, exp, sig string) (*Output, error) {
+	e, err := strconv.ParseInt(exp, 10, 64)
+	if err != nil || !s.links.Verify(taskID, filename, e, sig) {
+		return nil, &Error{Code: CodeLinkInvalid, Msg: "this download link is not valid; fetch the task again for a fresh outputUrl"}
+	}
+	if !s.now().Before(time.Unix(e, 0)) {
+		return nil, &Error{Code: CodeOutputExpired, Msg: "this download link has expired and the output was deleted; export again"}
+	}
+	t, err := s.store.ExportTaskByID(taskID)
+	if err != nil {
+		return nil, err
+	}
+	if t.Status != storage.StatusCompleted || t.OutputPurged || t.Filename != filename {
+		return nil, &Error{Code: CodeOutputExpired, Msg: "this output is no longer available"}
+	}
+	f, err := os.Open(s.outputPath(&t))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, &Error{Code: CodeOutputExpired, Msg: "this output is no longer available"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	ct := "video/mp4"
+	if t.Format == "webm" {
+		ct = "video/webm"
+	}
+	return &Output{ReadSeekCloser: f, Name: t.Filename, ContentType: ct, ModTime: st.ModTime(), Size: st.Size()}, nil
+}
+
+func (s *Service) taskDir(id string) string { return filepath.Join(s.cfg.OutputDir, id) }
+
+func (s *Service) outputPath(t *storage.ExportTask) string {
+	return filepath.Join(s.taskDir(t.ID), t.ID+"."+t.Format)
+}
+
+// event builds the outbox entry of a webhook event showing t as it is after the change.
+func (s *Service) event(t *storage.ExportTask, eventType string, at time.Time) ([]storage.WebhookDelivery, error) {
+	if t.CallbackURL == nil {
+		return nil, nil
+	}
+	body, err := json.Marshal(struct {
+		EventType  string   `json:"eventType"`
+		OccurredAt string   `json:"occurredAt"`
+		Task       TaskView `json:"task"`
+	}{eventType, storage.Timestamp(at), s.View(t)})
+	if err != nil {
+		return nil, err
+	}
+	return []storage.WebhookDelivery{{EventID: "evt_" + uuid.NewString(), EventType: eventType, TaskID: t.ID,
+		WorkspaceID: t.WorkspaceID, URL: *t.CallbackURL, Headers: t.CallbackHeaders, Body: body,
+		NextAttemptAt: at, CreatedAt: at}}, nil
+}

@@ -1,0 +1,214 @@
+package export
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/storage"
+)
+
+// Renderer draws the frames of a job and writes the finished video file. It is the seam
+// between task management (this package's Service) and the frame pipeline (state ->
+// compositor -> encoder -> file), which serve plugs in.
+//
+// Contract:
+//   - Render writes the whole file to job.OutputPath atomically: a temporary file in the
+//     same directory, fsync, then rename (encode.Writer.Close does exactly this). On any
+//     error, including a cancel, nothing may be left at OutputPath; temporary files in its
+//     directory are removed by the Service anyway.
+//   - Render stops promptly (within a frame or so) when ctx is done and returns ctx's error.
+//   - progress(done, total) reports frames written out of total; calls may come from any
+//     goroutine but not concurrently.
+type Renderer interface {
+	Render(ctx context.Context, job RenderJob, progress func(done, total int64)) error
+}
+
+// Featured is implemented by renderers that draw only part of editor state v1. Creates of
+// states using a feature outside Features (editor.UnsupportedFeatures) are refused with
+// EXPORT_FEATURE_UNSUPPORTED naming them. A renderer without it draws everything.
+type Featured interface {
+	Features() editor.FeatureSet
+}
+
+// RenderJob is everything a Renderer needs for one task.
+type RenderJob struct {
+	TaskID      string
+	WorkspaceID string
+	// State is the editor state snapshot, byte for byte as stored with the task.
+	State []byte
+	// Parsed is the parsed, validated view of State.
+	Parsed *editor.State
+	// CompositionWidth and CompositionHeight are the composition size to draw (the request's
+	// override, or the state's own); the frame is scaled to the output size.
+	CompositionWidth, CompositionHeight int
+	// OutputWidth and OutputHeight are the video's size: the composition size x Scale,
+	// rounded to even numbers.
+	OutputWidth, OutputHeight int
+	Scale                     float64
+	FPS                       int
+	// Format is "mp4" or "webm".
+	Format string
+	// Frames is the number of frames to render: editor.FrameCount of the state's duration.
+	Frames int64
+	// OutputPath is where the finished file goes (see the Renderer contract).
+	OutputPath string
+}
+
+// Error is a refusal of an export operation with a stable code, the request field at
+// fault and optional structured details.
+type Error struct {
+	Code    string
+	Field   string
+	Msg     string
+	Details any
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// ErrorCode returns the stable code.
+func (e *Error) ErrorCode() string { return e.Code }
+
+// ErrorField returns the request field at fault, or "".
+func (e *Error) ErrorField() string { return e.Field }
+
+// ErrorDetails returns the structured details, or nil.
+func (e *Error) ErrorDetails() any { return e.Details }
+
+func fieldErr(code, field, format string, args ...any) *Error {
+	return &Error{Code: code, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Error codes of export operations. Their HTTP statuses are in the server's codeStatus
+// (unlisted codes are 422).
+const (
+	CodeFieldRequired         = "FIELD_REQUIRED"      // 400
+	CodeFieldInvalid          = "INVALID_FIELD_VALUE" // 422
+	CodeFieldTooLong          = "FIELD_TOO_LONG"      // 422
+	CodeFieldNotAllowed       = "FIELD_NOT_ALLOWED"   // 422
+	CodeSchemaVersion         = "UNSUPPORTED_STATE_SCHEMA_VERSION"
+	CodeRatioMismatch         = "RATIO_MISMATCH"
+	CodeFilenameInvalid       = "FILENAME_INVALID"
+	CodeFeatureUnsupported    = "EXPORT_FEATURE_UNSUPPORTED"
+	CodeStateEmpty            = "EXPORT_STATE_EMPTY"
+	CodeOutputTooLarge        = "OUTPUT_SIZE_TOO_LARGE"
+	CodeOutputNotEntitled     = "OUTPUT_SIZE_NOT_ENTITLED"
+	Code60FPSRequired         = "ENTITLEMENT_60FPS_REQUIRED"
+	CodeWebhookSecretMissing  = "WEBHOOK_SECRET_NOT_CONFIGURED"
+	CodeCallbackHeaderInvalid = "CALLBACK_HEADER_NOT_ALLOWED"
+	CodeTaskNotCancelable     = "TASK_NOT_CANCELABLE" // 409
+	CodeTaskNotFound          = storage.CodeTaskNotFound
+	CodeOutputExpired         = "OUTPUT_EXPIRED" // 410
+	CodeLinkInvalid           = "LINK_INVALID"   // 403
+)
+
+// Webhook event types.
+const (
+	EventStarted   = "EXPORT_STARTED"
+	EventCompleted = "EXPORT_COMPLETED"
+	EventFailed    = "EXPORT_FAILED"
+)
+
+// Export phases while PROCESSING.
+const (
+	PhaseRendering = "rendering"
+	PhaseSaving    = "saving"
+	PhaseFinishing = "finishing"
+)
+
+// TaskView is an export task as the API and webhooks show it (interface spec 2.4). Nullable
+// members are always present, as null when unset.
+type TaskView struct {
+	TaskID                string  `json:"taskId"`
+	ProjectID             *string `json:"projectId"`
+	CreatedByAPIKeyID     string  `json:"createdByApiKeyId"`
+	ClientTaskID          *string `json:"clientTaskId"`
+	Status                string  `json:"status"`
+	Progress              float64 `json:"progress"`
+	ExportPhase           *string `json:"exportPhase"`
+	Error                 *string `json:"error"`
+	OutputURL             *string `json:"outputUrl"`
+	Filename              string  `json:"filename"`
+	DurationSeconds       float64 `json:"durationSeconds"`
+	BilledStandardSeconds int64   `json:"billedStandardSeconds"`
+	ChargedCredits        string  `json:"chargedCredits"`
+	CallbackURL           *string `json:"callbackUrl"`
+	CreatedAt             string  `json:"createdAt"`
+	CompletedAt           *string `json:"completedAt"`
+}
+
+// CreateResult is the data of the create routes (interface spec 2.4). DurationSeconds is
+// the length of the video; a task's own durationSeconds is the real render duration.
+type CreateResult struct {
+	TaskID                string  `json:"taskId"`
+	ProjectID             *string `json:"projectId"`
+	CreatedAt             string  `json:"createdAt"`
+	DurationSeconds       float64 `json:"durationSeconds"`
+	BilledStandardSeconds int64   `json:"billedStandardSeconds"`
+	ChargedCredits        string  `json:"chargedCredits"`
+	ChargedCreditPool     string  `json:"chargedCreditPool"`
+}
+
+func resultOf(t *storage.ExportTask) CreateResult {
+	return CreateResult{TaskID: t.ID, ProjectID: t.ProjectID, CreatedAt: storage.Timestamp(t.CreatedAt),
+		DurationSeconds: round3(t.VideoSeconds), BilledStandardSeconds: t.BilledStandardSeconds,
+		ChargedCredits: strconv.FormatInt(t.ChargedCredits, 10), ChargedCreditPool: t.CreditPool}
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+// Links signs and checks the expiring download links of outputs:
+// {base}/outputs/{taskId}/{filename}?exp=<unix seconds>&sig=<hex HMAC-SHA256 over the
+// path and the expiry>, with the same signer (and secret) as asset file links.
+type Links struct {
+	base   string
+	signer *assets.Signer
+}
+
+// NewLinks returns a signer for links under publicURL.
+func NewLinks(publicURL string, signer *assets.Signer) *Links {
+	return &Links{base: publicURL, signer: signer}
+}
+
+// OutputPath returns the path part of an output link.
+func OutputPath(taskID, filename string) string {
+	return "/outputs/" + url.PathEscape(taskID) + "/" + url.PathEscape(filename)
+}
+
+// URL returns the signed link to a task's output, valid until exp.
+func (l *Links) URL(taskID, filename string, exp time.Time) string {
+	return l.base + l.signer.SignUntil(OutputPath(taskID, filename), exp)
+}
+
+// Verify reports whether sig signs the link of taskID/filename with expiry exp.
+func (l *Links) Verify(taskID, filename string, exp int64, sig string) bool {
+	return l.signer.Signed(OutputPath(taskID, filename), exp, sig)
+}
+
+// View returns the task as the API shows it now.
+func (s *Service) View(t *storage.ExportTask) TaskView {
+	v := TaskView{TaskID: t.ID, ProjectID: t.ProjectID, CreatedByAPIKeyID: t.CreatedByKeyID,
+		ClientTaskID: t.ClientTaskID, Status: t.Status, Progress: math.Round(t.Progress*10) / 10,
+		Error: t.Error, Filename: t.Filename, DurationSeconds: round3(t.RenderSeconds),
+		BilledStandardSeconds: t.BilledStandardSeconds, ChargedCredits: strconv.FormatInt(t.ChargedCredits, 10),
+		CallbackURL: t.CallbackURL, CreatedAt: storage.Timestamp(t.CreatedAt)}
+	if t.Status == storage.StatusProcessing && t.Phase != "" {
+		p := t.Phase
+		v.ExportPhase = &p
+	}
+	if t.CompletedAt != nil {
+		c := storage.Timestamp(*t.CompletedAt)
+		v.CompletedAt = &c
+	}
+	if t.Status == storage.StatusCompleted && t.OutputExpiresAt != nil && !t.OutputPurged &&
+		s.now().Before(*t.OutputExpiresAt) {
+		u := s.links.URL(t.ID, t.Filename, *t.OutputExpiresAt)
+		v.OutputURL = &u
+	}
+	return v
+}

@@ -1,0 +1,247 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/storage"
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+)
+
+// Assets stores uploaded files and their records (assets.Store implements it).
+type Assets interface {
+	Upload(ctx context.Context, up assets.Upload) (storage.Asset, error)
+	Asset(ctx context.Context, workspaceID, id string) (storage.Asset, error)
+	DeleteAsset(ctx context.Context, workspaceID, id string) error
+	ProjectAssets(ctx context.Context, workspaceID, projectID string, pageSize int, cursor string) ([]storage.Asset, string, error)
+	BindAsset(ctx context.Context, workspaceID, projectID, assetID string) error
+	UnbindAsset(ctx context.Context, workspaceID, projectID, assetID string) error
+	// FileURL returns a fresh signed link to the asset's file.
+	FileURL(a storage.Asset) string
+}
+
+// Files opens the files behind signed links (assets.Store implements it).
+type Files interface {
+	OpenFile(ctx context.Context, requestPath, exp, sig string) (*assets.File, error)
+}
+
+// maxFileName is the x-file-name limit (interface spec section 8).
+const maxFileName = 512
+
+// assetRecord is the asset record of the interface (spec 2.3). width, height and duration
+// are null where they do not apply; duration is in seconds.
+type assetRecord struct {
+	AssetID  string   `json:"assetId"`
+	Type     string   `json:"type"`
+	Source   string   `json:"source"`
+	Filename string   `json:"filename"`
+	MimeType string   `json:"mimetype"`
+	Size     int64    `json:"size"`
+	FileURL  string   `json:"fileUrl"`
+	FileKey  string   `json:"fileKey"`
+	Width    *int     `json:"width"`
+	Height   *int     `json:"height"`
+	Duration *float64 `json:"duration"`
+}
+
+func (s *Server) recordOf(a storage.Asset) assetRecord {
+	return assetRecord{AssetID: a.ID, Type: a.Type, Source: a.Source, Filename: a.Filename, MimeType: a.MimeType,
+		Size: a.Size, FileURL: s.deps.Assets.FileURL(a), FileKey: a.FileKey, Width: a.Width, Height: a.Height, Duration: a.Duration}
+}
+
+// upload streams the raw body into a new asset; see assets.Store.Upload for the rules.
+func (s *Server) upload(c *gin.Context) {
+	name, present := c.Request.Header["X-File-Name"]
+	if !present || len(name) == 0 || name[0] == "" {
+		s.fail(c, fieldError(http.StatusBadRequest, "FIELD_REQUIRED", "x-file-name", "the x-file-name header (the original file name, 1..%d characters) is required", maxFileName))
+		return
+	}
+	if n := utf8.RuneCountInString(name[0]); n > maxFileName {
+		s.fail(c, fieldError(http.StatusUnprocessableEntity, "FIELD_TOO_LONG", "x-file-name", "x-file-name must be at most %d characters (got %d)", maxFileName, n))
+		return
+	}
+	projectID := ""
+	if raw := c.GetHeader("X-Project-Id"); raw != "" {
+		id, err := uuid.Parse(raw)
+		if err != nil || len(raw) != 36 {
+			s.fail(c, fieldError(http.StatusBadRequest, "INVALID_HEADER", "x-project-id", "x-project-id must be a UUID, got %q", truncate(raw, 64)))
+			return
+		}
+		projectID = id.String()
+	}
+	// Uploads may be large and slow: give the body time, but not forever.
+	_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Now().Add(30 * time.Minute))
+	a, err := s.deps.Assets.Upload(c.Request.Context(), assets.Upload{WorkspaceID: principal(c).Workspace.ID, ProjectID: projectID,
+		FileName: name[0], ContentType: c.GetHeader("Content-Type"), Length: c.Request.ContentLength, Body: c.Request.Body})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.ok(c, http.StatusCreated, s.recordOf(a), nil)
+}
+
+func (s *Server) getAsset(c *gin.Context) {
+	id, err := pathUUID(c, "assetId")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	a, err := s.deps.Assets.Asset(c.Request.Context(), principal(c).Workspace.ID, id)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.ok(c, http.StatusOK, s.recordOf(a), nil)
+}
+
+func (s *Server) deleteAsset(c *gin.Context) {
+	id, err := pathUUID(c, "assetId")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if err := s.deps.Assets.DeleteAsset(c.Request.Context(), principal(c).Workspace.ID, id); err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.ok(c, http.StatusOK, gin.H{"assetId": id, "deleted": true}, nil)
+}
+
+func (s *Server) listProjectAssets(c *gin.Context) {
+	pid, err := pathUUID(c, "projectId")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	size, cursor, err := pageParams(c, 80, 100)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	as, next, err := s.deps.Assets.ProjectAssets(c.Request.Context(), principal(c).Workspace.ID, pid, size, cursor)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	out := make([]assetRecord, 0, len(as))
+	for _, a := range as {
+		out = append(out, s.recordOf(a))
+	}
+	s.ok(c, http.StatusOK, out, pageMeta(next))
+}
+
+type bindAssetRequest struct {
+	AssetID *string `json:"assetId"`
+}
+
+// bindAsset binds an asset to a project. Binding an asset that is already bound is
+// harmless and answers 201 with the same body again.
+func (s *Server) bindAsset(c *gin.Context) {
+	pid, err := pathUUID(c, "projectId")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	body, err := readBody(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	var req bindAssetRequest
+	if err := decodeJSON(body, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if req.AssetID == nil {
+		s.fail(c, fieldError(http.StatusBadRequest, "FIELD_REQUIRED", "assetId", "assetId is required"))
+		return
+	}
+	aid, err := uuid.Parse(*req.AssetID)
+	if err != nil || len(*req.AssetID) != 36 {
+		s.fail(c, fieldError(http.StatusBadRequest, "INVALID_FIELD", "assetId", "assetId must be a UUID, got %q", truncate(*req.AssetID, 64)))
+		return
+	}
+	if err := s.deps.Assets.BindAsset(c.Request.Context(), principal(c).Workspace.ID, pid, aid.String()); err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.ok(c, http.StatusCreated, gin.H{"projectId": pid, "assetId": aid.String()}, nil)
+}
+
+func (s *Server) unbindAsset(c *gin.Context) {
+	pid, err := pathUUID(c, "projectId")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	aid, err := pathUUID(c, "assetId")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if err := s.deps.Assets.UnbindAsset(c.Request.Context(), principal(c).Workspace.ID, pid, aid); err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.ok(c, http.StatusOK, gin.H{"projectId": pid, "assetId": aid, "deleted": true}, nil)
+}
+
+// serveFile answers a signed file link: no API key, the signature is the authorisation.
+// Range requests, conditional requests and HEAD are handled by http.ServeContent.
+func (s *Server) serveFile(c *gin.Context) {
+	q := c.Request.URL.Query()
+	f, err := s.deps.Files.OpenFile(c.Request.Context(), c.Request.URL.EscapedPath(), q.Get("exp"), q.Get("sig"))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	defer f.Content.Close()
+	h := c.Writer.Header()
+	h.Set("Content-Type", f.MimeType)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Disposition", contentDisposition(f.Inline, f.Filename))
+	h.Set("Cache-Control", "private, max-age=300")
+	h.Set("Access-Control-Allow-Origin", "*")
+	if !f.Inline {
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+	}
+	http.ServeContent(c.Writer, c.Request, "", f.ModTime, f.Content)
+}
+
+// contentDisposition builds a Content-Disposition with an ASCII fallback filename and the
+// exact name as an RFC 5987 filename*.
+func contentDisposition(inline bool, name string) string {
+	kind := "attachment"
+	if inline {
+		kind = "inline"
+	}
+	var ascii strings.Builder
+	for _, r := range name {
+		if r < 0x20 || r > 0x7e || r == '"' || r == '\\' || r == '%' || r == ';' {
+			ascii.WriteByte('_')
+		} else {
+			ascii.WriteRune(r)
+		}
+	}
+	return fmt.Sprintf(`%s; filename="%s"; filename*=UTF-8''%s`, kind, ascii.String(), rfc5987(name))
+}
+
+// rfc5987 percent-encodes a value for an ext-value (attr-char stays as is).
+func rfc5987(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || strings.IndexByte("!#$&+-.^_`|~", ch) >= 0 {
+			b.WriteByte(ch)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", ch)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,60 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+
+	"github.com/cutroom/cutroom/editor"
+	"github.com/gin-gonic/gin"
+)
+
+type validateRequest struct {
+	EditorState json.RawMessage `json:"editorState"`
+}
+
+// validateState answers POST /v1/editor/validate: the schema and every semantic rule, all
+// issues in a stable order. An invalid state is a successful answer (valid: false).
+func (s *Server) validateState(c *gin.Context) {
+	body, err := readBody(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	var req validateRequest
+	if err := decodeJSON(body, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	st := bytes.TrimSpace(req.EditorState)
+	if len(st) == 0 || string(st) == "null" {
+		s.fail(c, fieldError(http.StatusBadRequest, "FIELD_REQUIRED", "editorState", "editorState is required"))
+		return
+	}
+	res := editor.Validate(st)
+	s.ok(c, http.StatusOK, res, map[string]any{"capabilitiesVersion": s.capabilities().Version})
+}
+
+// capabilities returns what this server renders, computed once from Config.Features.
+func (s *Server) capabilities() editor.EditorCapabilities { return s.caps }
+
+// getCapabilities answers GET /v1/editor/capabilities.
+func (s *Server) getCapabilities(c *gin.Context) {
+	s.ok(c, http.StatusOK, s.caps, nil)
+}
+
+// searchIllustrations answers GET /v1/illustrations?q=: the built-in library's names,
+// fuzzy-matched and ranked, or all of them without q.
+func (s *Server) searchIllustrations(c *gin.Context) {
+	q := c.Query("q")
+	if len([]rune(q)) > editor.MaxIllustrationQuery {
+		s.fail(c, fieldError(http.StatusBadRequest, "INVALID_QUERY_PARAMETER", "q",
+			"q must be at most %d characters", editor.MaxIllustrationQuery))
+		return
+	}
+	names := editor.SearchIllustrations(q)
+	if names == nil {
+		names = []string{}
+	}
+	s.ok(c, http.StatusOK, names, nil)
+}

@@ -1,0 +1,351 @@
+package storage
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Buckets of migration 2 (assets).
+var (
+	bucketAssets        = []byte("assets")         // asset id -> Asset
+	bucketProjectAssets = []byte("project_assets") // project id -> nested bucket: order key -> asset id
+	bucketProjectAsset  = []byte("project_asset")  // project id -> nested bucket: asset id -> order key
+)
+
+// migrateAssets is migration 2: the asset records and project bindings.
+func migrateAssets(tx *bolt.Tx) error {
+	for _, b := range [][]byte{bucketAssets, bucketProjectAssets, bucketProjectAsset} {
+		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Error codes of the asset records.
+const (
+	CodeAssetNotFound = "ASSET_NOT_FOUND"
+	CodeAssetNotBound = "ASSET_NOT_BOUND"
+)
+
+// Asset is an uploaded file's record. The file itself lives on disk under FileKey (see
+// package assets); the record commits only after the file is in place.
+type Asset struct {
+	ID          string `json:"id"`
+	WorkspaceID string `json:"workspaceId"`
+	// Type is the media kind decided from the bytes: image, gif, video, audio, font, lottie
+	// or caption.
+	Type string `json:"type"`
+	// Source says how the asset came to be; "upload" for POST /v1/uploads.
+	Source string `json:"source"`
+	// Filename is the caller's file name, sanitised; it is metadata and never a path.
+	Filename string `json:"filename"`
+	MimeType string `json:"mimeType"`
+	Size     int64  `json:"size"`
+	// FileKey is the stable key of the stored file, relative to the files area.
+	FileKey string `json:"fileKey"`
+	// Width, Height (pixels) and Duration (seconds) are nil where they do not apply.
+	Width     *int       `json:"width"`
+	Height    *int       `json:"height"`
+	Duration  *float64   `json:"duration"`
+	CreatedAt time.Time  `json:"createdAt"`
+	DeletedAt *time.Time `json:"deletedAt,omitempty"`
+}
+
+func decodeAsset(raw []byte, workspaceID, id string, includeDeleted bool) (Asset, error) {
+	if raw == nil {
+		return Asset{}, errorf(CodeAssetNotFound, "asset %s not found", id)
+	}
+	var a Asset
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return Asset{}, err
+	}
+	if (workspaceID != "" && a.WorkspaceID != workspaceID) || (!includeDeleted && a.DeletedAt != nil) {
+		return Asset{}, errorf(CodeAssetNotFound, "asset %s not found", id)
+	}
+	return a, nil
+}
+
+// liveAsset reports whether raw is a stored asset of the workspace that is not deleted.
+func liveAsset(raw []byte, workspaceID string) bool {
+	if raw == nil {
+		return false
+	}
+	var a struct {
+		WorkspaceID string          `json:"workspaceId"`
+		DeletedAt   json.RawMessage `json:"deletedAt"`
+	}
+	return json.Unmarshal(raw, &a) == nil && a.WorkspaceID == workspaceID && (len(a.DeletedAt) == 0 || string(a.DeletedAt) == "null")
+}
+
+// projectOf returns the workspace of a stored project inside tx, or a not-found error.
+func projectOf(tx *bolt.Tx, workspaceID, projectID string) (Project, error) {
+	return decodeProject(tx.Bucket(bucketProjects).Get([]byte(projectID)), workspaceID, projectID)
+}
+
+// bind records the binding of assetID to projectID at time at, unless it exists already.
+func bind(tx *bolt.Tx, projectID, assetID string, at time.Time) error {
+	byAsset, err := tx.Bucket(bucketProjectAsset).CreateBucketIfNotExists([]byte(projectID))
+	if err != nil {
+		return err
+	}
+	if byAsset.Get([]byte(assetID)) != nil {
+		return nil
+	}
+	ordered, err := tx.Bucket(bucketProjectAssets).CreateBucketIfNotExists([]byte(projectID))
+	if err != nil {
+		return err
+	}
+	k := orderKey(at, assetID)
+	if err := ordered.Put(k, []byte(assetID)); err != nil {
+		return err
+	}
+	return byAsset.Put([]byte(assetID), k)
+}
+
+// CreateAsset stores a new asset record and, when projectID is not empty, its binding to
+// that project of the same workspace, in one transaction. An unknown project stores
+// nothing and returns PROJECT_NOT_FOUND.
+func (db *DB) CreateAsset(a Asset, projectID string) error {
+	val, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		if projectID != "" {
+			if _, err := projectOf(tx, a.WorkspaceID, projectID); err != nil {
+				return err
+			}
+			if err := bind(tx, projectID, a.ID, a.CreatedAt); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketAssets).Put([]byte(a.ID), val)
+	})
+}
+
+// Asset returns a live (not deleted) asset of a workspace.
+func (db *DB) Asset(workspaceID, id string) (Asset, error) {
+	raw, err := db.assetRaw(id)
+	if err != nil {
+		return Asset{}, err
+	}
+	return decodeAsset(raw, workspaceID, id, false)
+}
+
+// AssetRecord returns an asset record whatever its workspace, deleted ones included.
+func (db *DB) AssetRecord(id string) (Asset, error) {
+	raw, err := db.assetRaw(id)
+	if err != nil {
+		return Asset{}, err
+	}
+	return decodeAsset(raw, "", id, true)
+}
+
+func (db *DB) assetRaw(id string) ([]byte, error) {
+	var raw []byte
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		raw = copyBytes(tx.Bucket(bucketAssets).Get([]byte(id)))
+		return nil
+	})
+	return raw, err
+}
+
+// AssetIDs returns the ids of every asset record, deleted ones included (for the startup
+// sweep of files without a record).
+func (db *DB) AssetIDs() (map[string]bool, error) {
+	ids := map[string]bool{}
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketAssets).ForEach(func(k, _ []byte) error {
+			ids[string(k)] = true
+			return nil
+		})
+	})
+	return ids, err
+}
+
+// SoftDeleteAsset marks a live asset of a workspace deleted. The record and its file stay;
+// the asset is no longer found, listed, bound or served.
+func (db *DB) SoftDeleteAsset(workspaceID, id string) (Asset, error) {
+	raw, err := db.assetRaw(id)
+	if err != nil {
+		return Asset{}, err
+	}
+	a, err := decodeAsset(raw, workspaceID, id, false)
+	if err != nil {
+		return Asset{}, err
+	}
+	now := db.now().UTC()
+	a.DeletedAt = &now
+	val, err := json.Marshal(a)
+	if err != nil {
+		return Asset{}, err
+	}
+	err = db.bolt.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketAssets)
+		if !liveAsset(b.Get([]byte(id)), workspaceID) {
+			return errorf(CodeAssetNotFound, "asset %s not found", id)
+		}
+		return b.Put([]byte(id), val)
+	})
+	return a, err
+}
+
+// BindAsset binds a live asset to a project of the same workspace. Binding an asset that
+// is already bound changes nothing (the binding keeps its place in the list).
+func (db *DB) BindAsset(workspaceID, projectID, assetID string) error {
+	now := db.now().UTC()
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		if _, err := projectOf(tx, workspaceID, projectID); err != nil {
+			return err
+		}
+		if !liveAsset(tx.Bucket(bucketAssets).Get([]byte(assetID)), workspaceID) {
+			return errorf(CodeAssetNotFound, "asset %s not found", assetID)
+		}
+		return bind(tx, projectID, assetID, now)
+	})
+}
+
+// UnbindAsset removes the binding of an asset to a project; the asset itself stays. An
+// asset that is not bound gives ASSET_NOT_BOUND.
+func (db *DB) UnbindAsset(workspaceID, projectID, assetID string) error {
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		if _, err := projectOf(tx, workspaceID, projectID); err != nil {
+			return err
+		}
+		byAsset := tx.Bucket(bucketProjectAsset).Bucket([]byte(projectID))
+		var k []byte
+		if byAsset != nil {
+			k = byAsset.Get([]byte(assetID))
+		}
+		if k == nil {
+			return errorf(CodeAssetNotBound, "asset %s is not bound to project %s", assetID, projectID)
+		}
+		k = copyBytes(k)
+		if err := byAsset.Delete([]byte(assetID)); err != nil {
+			return err
+		}
+		if ordered := tx.Bucket(bucketProjectAssets).Bucket([]byte(projectID)); ordered != nil {
+			return ordered.Delete(k)
+		}
+		return nil
+	})
+}
+
+// ListProjectAssets returns a page of the live assets bound to a project, most recently
+// bound first, and the cursor of the next page ("" on the last page).
+func (db *DB) ListProjectAssets(workspaceID, projectID string, pageSize int, cursor string) ([]Asset, string, error) {
+	ck, err := decodeCursor(cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	var raws [][]byte
+	var ids [][]byte
+	var next string
+	err = db.bolt.View(func(tx *bolt.Tx) error {
+		if _, err := projectOf(tx, workspaceID, projectID); err != nil {
+			return err
+		}
+		ab := tx.Bucket(bucketAssets)
+		ids, next = pageDesc(tx.Bucket(bucketProjectAssets).Bucket([]byte(projectID)), ck, pageSize,
+			func(v []byte) bool { return liveAsset(ab.Get(v), workspaceID) })
+		for _, id := range ids {
+			raws = append(raws, copyBytes(ab.Get(id)))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]Asset, 0, len(raws))
+	for i, r := range raws {
+		a, err := decodeAsset(r, workspaceID, string(ids[i]), false)
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, a)
+	}
+	return out, next, nil
+}
+
+// EachProjectState calls fn with every project state of a workspace. Each state is read in
+// its own short transaction and fn runs outside of any transaction, so fn may parse at
+// leisure. A project deleted meanwhile is skipped. fn's error stops the walk.
+func (db *DB) EachProjectState(workspaceID string, fn func(projectID string, state []byte) error) error {
+	var ids []string
+	if err := db.bolt.View(func(tx *bolt.Tx) error {
+		idx := tx.Bucket(bucketProjectIndex).Bucket([]byte(workspaceID))
+		if idx == nil {
+			return nil
+		}
+		return idx.ForEach(func(_, v []byte) error {
+			ids = append(ids, string(v))
+			return nil
+		})
+	}); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		var state []byte
+		if err := db.bolt.View(func(tx *bolt.Tx) error {
+			state = copyBytes(tx.Bucket(bucketProjectState).Get([]byte(id)))
+			return nil
+		}); err != nil {
+			return err
+		}
+		if state == nil {
+			continue
+		}
+		if err := fn(id, state); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteBindings removes every asset binding of a project inside tx.
+func deleteBindings(tx *bolt.Tx, projectID string) error {
+	for _, name := range [][]byte{bucketProjectAssets, bucketProjectAsset} {
+		b := tx.Bucket(name)
+		if b == nil || b.Bucket([]byte(projectID)) == nil {
+			continue
+		}
+		if err := b.DeleteBucket([]byte(projectID)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Secret returns the named server secret of size bytes, generating and storing it on first
+// use, so that what it signs stays valid across restarts.
+func (db *DB) Secret(name string, size int) ([]byte, error) {
+	key := []byte("secret:" + name)
+	var out []byte
+	if err := db.bolt.View(func(tx *bolt.Tx) error {
+		out = copyBytes(tx.Bucket(bucketMeta).Get(key))
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	fresh := make([]byte, size)
+	if _, err := rand.Read(fresh); err != nil {
+		return nil, err
+	}
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketMeta)
+		if cur := b.Get(key); len(cur) > 0 { // another caller won the race
+			out = copyBytes(cur)
+			return nil
+		}
+		out = fresh
+		return b.Put(key, fresh)
+	})
+	return out, err
+}

@@ -1,0 +1,618 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Export task statuses (interface spec section 3).
+const (
+	StatusPending    = "PENDING"
+	StatusProcessing = "PROCESSING"
+	StatusPaused     = "PAUSED"
+	StatusCompleted  = "COMPLETED"
+	StatusFailed     = "FAILED"
+	StatusCanceled   = "CANCELED"
+)
+
+// ActiveStatus reports whether a status counts against the concurrency limit.
+func ActiveStatus(s string) bool {
+	return s == StatusPending || s == StatusProcessing || s == StatusPaused
+}
+
+// Credit pools an export can be charged to.
+const (
+	// PoolWorkspace: the workspace has a credit balance and the charge was debited from it.
+	PoolWorkspace = "workspace"
+	// PoolUnlimited: the workspace has no balance set (unlimited credits); nothing was debited.
+	PoolUnlimited = "unlimited"
+)
+
+// Error codes of export storage.
+const (
+	CodeTaskNotFound        = "TASK_NOT_FOUND"
+	CodeConcurrencyExceeded = "OPEN_API_EXPORT_CONCURRENCY_LIMIT_EXCEEDED"
+	CodeInsufficientCredits = "INSUFFICIENT_CREDITS"
+)
+
+// ExportTask is a stored export task. Its editor state snapshot is stored apart, byte for
+// byte, and read with ExportState.
+type ExportTask struct {
+	ID                    string            `json:"id"`
+	WorkspaceID           string            `json:"workspaceId"`
+	ProjectID             *string           `json:"projectId"`
+	CreatedByKeyID        string            `json:"createdByApiKeyId"`
+	ClientTaskID          *string           `json:"clientTaskId"`
+	Status                string            `json:"status"`
+	Phase                 string            `json:"phase,omitempty"`
+	Progress              float64           `json:"progress"`
+	Error                 *string           `json:"error"`
+	Filename              string            `json:"filename"`
+	Format                string            `json:"format"`
+	FPS                   int               `json:"fps"`
+	Ratio                 string            `json:"ratio"`
+	Scale                 float64           `json:"scale"`
+	CompositionWidth      int               `json:"compositionWidth"`
+	CompositionHeight     int               `json:"compositionHeight"`
+	OutputWidth           int               `json:"outputWidth"`
+	OutputHeight          int               `json:"outputHeight"`
+	Frames                int64             `json:"frames"`
+	VideoSeconds          float64           `json:"videoSeconds"`
+	StateVersion          string            `json:"stateVersion,omitempty"`
+	BilledStandardSeconds int64             `json:"billedStandardSeconds"`
+	ChargedCredits        int64             `json:"chargedCredits"`
+	CreditPool            string            `json:"creditPool"`
+	Refunded              bool              `json:"refunded,omitempty"`
+	CallbackURL           *string           `json:"callbackUrl"`
+	CallbackHeaders       map[string]string `json:"callbackHeaders,omitempty"`
+	CreatedAt             time.Time         `json:"createdAt"`
+	StartedAt             *time.Time        `json:"startedAt,omitempty"`
+	CompletedAt           *time.Time        `json:"completedAt"`
+	RenderSeconds         float64           `json:"renderSeconds"`
+	OutputExpiresAt       *time.Time        `json:"outputExpiresAt,omitempty"`
+	OutputPurged          bool              `json:"outputPurged,omitempty"`
+	Attempts              int               `json:"attempts"`
+}
+
+// Active reports whether the task counts against the concurrency limit.
+func (t *ExportTask) Active() bool { return ActiveStatus(t.Status) }
+
+// WebhookDelivery is one webhook event waiting in the outbox. Body is the exact JSON body;
+// it is signed at delivery time.
+type WebhookDelivery struct {
+	Seq           uint64            `json:"-"`
+	EventID       string            `json:"eventId"`
+	EventType     string            `json:"eventType"`
+	TaskID        string            `json:"taskId"`
+	WorkspaceID   string            `json:"workspaceId"`
+	URL           string            `json:"url"`
+	Headers       map[string]string `json:"headers,omitempty"`
+	Body          []byte            `json:"body"`
+	Attempts      int               `json:"attempts"`
+	NextAttemptAt time.Time         `json:"nextAttemptAt"`
+	CreatedAt     time.Time         `json:"createdAt"`
+	LastError     string            `json:"lastError,omitempty"`
+}
+
+// ExportLimits are the rules CreateExport enforces inside its transaction.
+type ExportLimits struct {
+	// MaxActive is the most active tasks a workspace may have (the new one included).
+	MaxActive int
+	// DedupeClientTaskID makes a task with a clientTaskId already used in the workspace
+	// return that task instead of creating another.
+	DedupeClientTaskID bool
+}
+
+func clientKey(workspaceID, clientTaskID string) []byte {
+	return append(append([]byte(workspaceID), 0), clientTaskID...)
+}
+
+func expiryKey(t time.Time, id string) []byte {
+	return append(binary.BigEndian.AppendUint64(nil, uint64(t.UnixNano())), id...)
+}
+
+// CreateExport stores a new task, its state snapshot, the idempotency record (when idem is
+// not nil) and the credit debit in one transaction, after checking the workspace's active
+// task count and credit balance. With limits.DedupeClientTaskID and a clientTaskId that the
+// workspace used before, it stores nothing and returns the earlier task as existing.
+// Refusals are *Error with CodeConcurrencyExceeded, CodeInsufficientCredits or
+// CodeIdempotencyExists.
+func (db *DB) CreateExport(t ExportTask, state []byte, idem *IdempotencyRecord, limits ExportLimits) (existing *ExportTask, err error) {
+	val, err := json.Marshal(t)
+	if err != nil {
+		return nil, err
+	}
+	var idemVal []byte
+	if idem != nil {
+		if idemVal, err = json.Marshal(idem); err != nil {
+			return nil, err
+		}
+	}
+	var prior []byte
+	err = db.bolt.Update(func(tx *bolt.Tx) error {
+		clients := tx.Bucket(bucketExportClient)
+		if t.ClientTaskID != nil {
+			ck := clientKey(t.WorkspaceID, *t.ClientTaskID)
+			if id := clients.Get(ck); id != nil && limits.DedupeClientTaskID {
+				prior = copyBytes(tx.Bucket(bucketExports).Get(id))
+				if prior != nil {
+					return nil
+				}
+			}
+		}
+		active, err := tx.Bucket(bucketExportActive).CreateBucketIfNotExists([]byte(t.WorkspaceID))
+		if err != nil {
+			return err
+		}
+		n := 0
+		c := active.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			n++
+		}
+		if limits.MaxActive > 0 && n >= limits.MaxActive {
+			return errorf(CodeConcurrencyExceeded, "this workspace has %d active export tasks (PENDING, PROCESSING or PAUSED), the most allowed; wait for one to finish or cancel one", n)
+		}
+		if err := debit(tx, t); err != nil {
+			return err
+		}
+		if idem != nil {
+			if err := putIdem(tx, idem.Scope, idemVal, db.now()); err != nil {
+				return err
+			}
+		}
+		id := []byte(t.ID)
+		if err := tx.Bucket(bucketExports).Put(id, val); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketExportState).Put(id, state); err != nil {
+			return err
+		}
+		idx, err := tx.Bucket(bucketExportIndex).CreateBucketIfNotExists([]byte(t.WorkspaceID))
+		if err != nil {
+			return err
+		}
+		ok := orderKey(t.CreatedAt, t.ID)
+		if err := idx.Put(ok, id); err != nil {
+			return err
+		}
+		if t.ClientTaskID != nil {
+			ck := clientKey(t.WorkspaceID, *t.ClientTaskID)
+			if clients.Get(ck) == nil {
+				if err := clients.Put(ck, id); err != nil {
+					return err
+				}
+			}
+		}
+		if err := active.Put(id, nil); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketExportQueue).Put(ok, id)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if prior != nil {
+		var p ExportTask
+		if err := json.Unmarshal(prior, &p); err != nil {
+			return nil, err
+		}
+		return &p, nil
+	}
+	return nil, nil
+}
+
+// debit takes a new task's charge from its workspace's balance, when it has one.
+func debit(tx *bolt.Tx, t ExportTask) error {
+	b := tx.Bucket(bucketCredits)
+	v := b.Get([]byte(t.WorkspaceID))
+	limited := len(v) == 8
+	if limited != (t.CreditPool == PoolWorkspace) {
+		return fmt.Errorf("the workspace's credit settings changed while the export was created; try again")
+	}
+	if !limited {
+		return nil
+	}
+	bal := int64(binary.BigEndian.Uint64(v))
+	if bal < t.ChargedCredits {
+		return errorf(CodeInsufficientCredits, "this export costs %d credits and the workspace has %d", t.ChargedCredits, bal)
+	}
+	return b.Put([]byte(t.WorkspaceID), binary.BigEndian.AppendUint64(nil, uint64(bal-t.ChargedCredits)))
+}
+
+// WorkspaceCredits returns a workspace's credit balance; limited is false when the
+// workspace has unlimited credits.
+func (db *DB) WorkspaceCredits(workspaceID string) (balance int64, limited bool, err error) {
+	err = db.bolt.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(bucketCredits).Get([]byte(workspaceID)); len(v) == 8 {
+			balance, limited = int64(binary.BigEndian.Uint64(v)), true
+		}
+		return nil
+	})
+	return balance, limited, err
+}
+
+// SetWorkspaceCredits sets a workspace's (by id or name) credit balance; nil makes its
+// credits unlimited.
+func (db *DB) SetWorkspaceCredits(ref string, balance *int64) (Workspace, error) {
+	ws, err := db.Workspace(ref)
+	if err != nil {
+		return Workspace{}, err
+	}
+	if balance != nil && *balance < 0 {
+		return Workspace{}, errorf("CREDITS_INVALID", "a credit balance cannot be negative")
+	}
+	return ws, db.bolt.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketCredits)
+		if balance == nil {
+			return b.Delete([]byte(ws.ID))
+		}
+		return b.Put([]byte(ws.ID), binary.BigEndian.AppendUint64(nil, uint64(*balance)))
+	})
+}
+
+// ExportTask returns a task of a workspace.
+func (db *DB) ExportTask(workspaceID, id string) (ExportTask, error) {
+	t, err := db.ExportTaskByID(id)
+	if err != nil {
+		return ExportTask{}, err
+	}
+	if t.WorkspaceID != workspaceID {
+		return ExportTask{}, errorf(CodeTaskNotFound, "export task %s not found", id)
+	}
+	return t, nil
+}
+
+// ExportTaskByID returns a task of any workspace.
+func (db *DB) ExportTaskByID(id string) (ExportTask, error) {
+	var raw []byte
+	if err := db.bolt.View(func(tx *bolt.Tx) error {
+		raw = copyBytes(tx.Bucket(bucketExports).Get([]byte(id)))
+		return nil
+	}); err != nil {
+		return ExportTask{}, err
+	}
+	return decodeTask(raw, id)
+}
+
+func decodeTask(raw []byte, id string) (ExportTask, error) {
+	if raw == nil {
+		return ExportTask{}, errorf(CodeTaskNotFound, "export task %s not found", id)
+	}
+	var t ExportTask
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return ExportTask{}, err
+	}
+	return t, nil
+}
+
+// ExportState returns the editor state snapshot of a task.
+func (db *DB) ExportState(id string) ([]byte, error) {
+	var raw []byte
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		raw = copyBytes(tx.Bucket(bucketExportState).Get([]byte(id)))
+		return nil
+	})
+	if err == nil && raw == nil {
+		err = errorf(CodeTaskNotFound, "export task %s has no state", id)
+	}
+	return raw, err
+}
+
+// ExportByClientTaskID returns the task a workspace created with clientTaskID, or nil.
+func (db *DB) ExportByClientTaskID(workspaceID, clientTaskID string) (*ExportTask, error) {
+	var raw []byte
+	if err := db.bolt.View(func(tx *bolt.Tx) error {
+		if id := tx.Bucket(bucketExportClient).Get(clientKey(workspaceID, clientTaskID)); id != nil {
+			raw = copyBytes(tx.Bucket(bucketExports).Get(id))
+		}
+		return nil
+	}); err != nil || raw == nil {
+		return nil, err
+	}
+	t, err := decodeTask(raw, "")
+	return &t, err
+}
+
+// ListExports returns a page of a workspace's tasks, newest first, optionally only those
+// created by one API key, and the cursor of the next page ("" on the last page).
+func (db *DB) ListExports(workspaceID string, pageSize int, cursor, createdByKeyID string) ([]ExportTask, string, error) {
+	ck, err := decodeCursor(cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	var raws [][]byte
+	var next string
+	err = db.bolt.View(func(tx *bolt.Tx) error {
+		tb := tx.Bucket(bucketExports)
+		var keep func(v []byte) bool
+		if createdByKeyID != "" {
+			// Only the key id is needed: a substring test on the stored JSON avoids decoding.
+			needle := []byte(`"createdByApiKeyId":"` + createdByKeyID + `"`)
+			keep = func(v []byte) bool { return bytes.Contains(tb.Get(v), needle) }
+		}
+		var ids [][]byte
+		ids, next = pageDesc(tx.Bucket(bucketExportIndex).Bucket([]byte(workspaceID)), ck, pageSize, keep)
+		for _, id := range ids {
+			raws = append(raws, copyBytes(tb.Get(id)))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]ExportTask, 0, len(raws))
+	for _, r := range raws {
+		t, err := decodeTask(r, "")
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, t)
+	}
+	return out, next, nil
+}
+
+// ErrNoChange is returned by an UpdateExport change function to leave the task as it is.
+var ErrNoChange = errors.New("no change")
+
+// UpdateExport applies change to a task with optimistic concurrency: change runs outside
+// any transaction on a fresh copy, and the result is written only if the task is unchanged
+// since it was read (otherwise change runs again). The outbox entries change returns are
+// written in the same transaction, as are the index updates the status change implies and
+// the refund when change lowered ChargedCredits. When change returns ErrNoChange the task
+// is returned as it is, without a write; any other error is returned as is.
+func (db *DB) UpdateExport(id string, change func(t *ExportTask) ([]WebhookDelivery, error)) (ExportTask, error) {
+	for attempt := 0; ; attempt++ {
+		var raw []byte
+		if err := db.bolt.View(func(tx *bolt.Tx) error {
+			raw = copyBytes(tx.Bucket(bucketExports).Get([]byte(id)))
+			return nil
+		}); err != nil {
+			return ExportTask{}, err
+		}
+		old, err := decodeTask(raw, id)
+		if err != nil {
+			return ExportTask{}, err
+		}
+		t, _ := decodeTask(raw, id)
+		events, err := change(&t)
+		if errors.Is(err, ErrNoChange) {
+			return old, nil
+		}
+		if err != nil {
+			return old, err
+		}
+		val, err := json.Marshal(t)
+		if err != nil {
+			return ExportTask{}, err
+		}
+		evVals := make([][]byte, len(events))
+		for i, ev := range events {
+			if evVals[i], err = json.Marshal(ev); err != nil {
+				return ExportTask{}, err
+			}
+		}
+		stale := false
+		err = db.bolt.Update(func(tx *bolt.Tx) error {
+			b := tx.Bucket(bucketExports)
+			if !bytes.Equal(b.Get([]byte(id)), raw) {
+				stale = true
+				return nil
+			}
+			if err := b.Put([]byte(id), val); err != nil {
+				return err
+			}
+			if err := reindex(tx, &old, &t); err != nil {
+				return err
+			}
+			ob := tx.Bucket(bucketOutbox)
+			for _, v := range evVals {
+				seq, err := ob.NextSequence()
+				if err != nil {
+					return err
+				}
+				if err := ob.Put(binary.BigEndian.AppendUint64(nil, seq), v); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return ExportTask{}, err
+		}
+		if !stale {
+			return t, nil
+		}
+		if attempt >= 50 {
+			return ExportTask{}, errors.New("export task is being changed concurrently; try again")
+		}
+	}
+}
+
+// reindex keeps the active, queue and expiry indexes and the credit balance in step with a
+// task's change from old to t.
+func reindex(tx *bolt.Tx, old, t *ExportTask) error {
+	id := []byte(t.ID)
+	ok := orderKey(t.CreatedAt, t.ID)
+	if old.Active() && !t.Active() {
+		if a := tx.Bucket(bucketExportActive).Bucket([]byte(t.WorkspaceID)); a != nil {
+			if err := a.Delete(id); err != nil {
+				return err
+			}
+		}
+	}
+	q := tx.Bucket(bucketExportQueue)
+	if t.Status == StatusPending {
+		if err := q.Put(ok, id); err != nil {
+			return err
+		}
+	} else if old.Status == StatusPending {
+		if err := q.Delete(ok); err != nil {
+			return err
+		}
+	}
+	ex := tx.Bucket(bucketExportExpiry)
+	if old.OutputExpiresAt != nil {
+		if err := ex.Delete(expiryKey(*old.OutputExpiresAt, old.ID)); err != nil {
+			return err
+		}
+	}
+	if t.Status == StatusCompleted && t.OutputExpiresAt != nil && !t.OutputPurged {
+		if err := ex.Put(expiryKey(*t.OutputExpiresAt, t.ID), id); err != nil {
+			return err
+		}
+	}
+	if refund := old.ChargedCredits - t.ChargedCredits; refund > 0 && t.CreditPool == PoolWorkspace {
+		cb := tx.Bucket(bucketCredits)
+		if v := cb.Get([]byte(t.WorkspaceID)); len(v) == 8 {
+			bal := int64(binary.BigEndian.Uint64(v)) + refund
+			if err := cb.Put([]byte(t.WorkspaceID), binary.BigEndian.AppendUint64(nil, uint64(bal))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// PendingExports returns up to n ids of PENDING tasks, oldest first.
+func (db *DB) PendingExports(n int) ([]string, error) {
+	var out []string
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketExportQueue).Cursor()
+		for k, v := c.First(); k != nil && len(out) < n; k, v = c.Next() {
+			out = append(out, string(v))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// ActiveExports returns the ids of every active task of every workspace.
+func (db *DB) ActiveExports() ([]string, error) {
+	var out []string
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketExportActive).ForEachBucket(func(ws []byte) error {
+			return tx.Bucket(bucketExportActive).Bucket(ws).ForEach(func(k, _ []byte) error {
+				out = append(out, string(k))
+				return nil
+			})
+		})
+	})
+	return out, err
+}
+
+// WorkspaceActiveExports returns the ids of a workspace's active tasks.
+func (db *DB) WorkspaceActiveExports(workspaceID string) ([]string, error) {
+	var out []string
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketExportActive).Bucket([]byte(workspaceID))
+		if b == nil {
+			return nil
+		}
+		return b.ForEach(func(k, _ []byte) error {
+			out = append(out, string(k))
+			return nil
+		})
+	})
+	return out, err
+}
+
+// ExpiredOutputs returns the ids of COMPLETED tasks whose output expired before now and
+// has not been purged yet.
+func (db *DB) ExpiredOutputs(now time.Time) ([]string, error) {
+	var out []string
+	limit := uint64(now.UnixNano())
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketExportExpiry).Cursor()
+		for k, v := c.First(); k != nil && len(k) >= 8 && binary.BigEndian.Uint64(k) < limit; k, v = c.Next() {
+			out = append(out, string(v))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// PendingWebhooks returns every delivery waiting in the outbox, in the order they were
+// enqueued.
+func (db *DB) PendingWebhooks() ([]WebhookDelivery, error) {
+	type kv struct {
+		seq uint64
+		v   []byte
+	}
+	var raws []kv
+	if err := db.bolt.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketOutbox).ForEach(func(k, v []byte) error {
+			raws = append(raws, kv{binary.BigEndian.Uint64(k), copyBytes(v)})
+			return nil
+		})
+	}); err != nil {
+		return nil, err
+	}
+	out := make([]WebhookDelivery, 0, len(raws))
+	for _, r := range raws {
+		var d WebhookDelivery
+		if err := json.Unmarshal(r.v, &d); err != nil {
+			return nil, err
+		}
+		d.Seq = r.seq
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// DeadWebhooks returns the deliveries that were given up, oldest first.
+func (db *DB) DeadWebhooks() ([]WebhookDelivery, error) {
+	var out []WebhookDelivery
+	var raws [][]byte
+	if err := db.bolt.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketOutboxDead).ForEach(func(_, v []byte) error {
+			raws = append(raws, copyBytes(v))
+			return nil
+		})
+	}); err != nil {
+		return nil, err
+	}
+	for _, r := range raws {
+		var d WebhookDelivery
+		if err := json.Unmarshal(r, &d); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// WebhookDelivered removes a delivered entry from the outbox.
+func (db *DB) WebhookDelivered(seq uint64) error {
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketOutbox).Delete(binary.BigEndian.AppendUint64(nil, seq))
+	})
+}
+
+// WebhookFailed records a failed attempt of d (whose Attempts, NextAttemptAt and LastError
+// the caller updated). With dead, the entry moves out of the outbox to the dead letters.
+func (db *DB) WebhookFailed(d WebhookDelivery, dead bool) error {
+	val, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	k := binary.BigEndian.AppendUint64(nil, d.Seq)
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		ob := tx.Bucket(bucketOutbox)
+		if ob.Get(k) == nil {
+			return nil
+		}
+		if dead {
+			if err := ob.Delete(k); err != nil {
+				return err
+			}
+			return tx.Bucket(bucketOutboxDead).Put(k, val)
+		}
+		return ob.Put(k, val)
+	})
+}

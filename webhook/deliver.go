@@ -1,0 +1,320 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cutroom/cutroom/storage"
+)
+
+// Sign returns the lowercase hex HMAC-SHA256 of "<timestamp>.<body>" keyed with secret,
+// the value of the signature header.
+func Sign(secret string, timestamp int64, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(strconv.FormatInt(timestamp, 10)))
+	m.Write([]byte{'.'})
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// Verify reports whether signature is the signature of body at timestamp under secret.
+func Verify(secret string, timestamp int64, body []byte, signature string) bool {
+	want := Sign(secret, timestamp, body)
+	return hmac.Equal([]byte(want), []byte(strings.ToLower(signature)))
+}
+
+// DefaultSchedule is the wait before each retry of a failed delivery: after the first
+// attempt fails the next comes 5 s later, and so on; after the last retry fails the
+// delivery is given up (moved to the dead letters).
+var DefaultSchedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute,
+	2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
+
+// DefaultHeaderPrefix starts the names of the timestamp, signature and event id headers.
+const DefaultHeaderPrefix = "X-Service"
+
+// Store is the outbox the deliverer drains.
+type Store interface {
+	PendingWebhooks() ([]storage.WebhookDelivery, error)
+	WebhookDelivered(seq uint64) error
+	WebhookFailed(d storage.WebhookDelivery, dead bool) error
+	Workspace(ref string) (storage.Workspace, error)
+}
+
+// Config configures a Deliverer. Zero values take the documented defaults.
+type Config struct {
+	// HeaderPrefix names the headers <prefix>-Timestamp, <prefix>-Signature and
+	// <prefix>-Event-Id (default X-Service).
+	HeaderPrefix string
+	// Schedule is the wait before each retry (default DefaultSchedule).
+	Schedule []time.Duration
+	// Jitter spreads each wait by up to this fraction either way (default 0.1; negative
+	// disables it).
+	Jitter float64
+	// MaxRetryAfter caps how long a receiver's Retry-After may postpone a retry (default 24 h).
+	MaxRetryAfter time.Duration
+	// Timeout bounds one delivery attempt (default 15 s).
+	Timeout time.Duration
+	// Concurrency is how many deliveries run at once (default 4).
+	Concurrency int
+	// Client sends the requests; by default Guard's client (no redirects, Timeout).
+	Client *http.Client
+	// Guard checks destinations at dial time when Client is nil; nil allows only public
+	// addresses.
+	Guard *Guard
+	// Now returns the current time; time.Now when nil.
+	Now func() time.Time
+	// Logger receives delivery logs; slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// Deliverer sends the outbox's webhook deliveries at least once, in order per task, with
+// retries on the schedule. Run it once; Notify wakes it when entries were added.
+type Deliverer struct {
+	cfg    Config
+	store  Store
+	client *http.Client
+	log    *slog.Logger
+	wake   chan struct{}
+
+	mu       sync.Mutex
+	inFlight map[string]bool // task ids with a delivery in progress
+}
+
+// NewDeliverer returns a deliverer over store.
+func NewDeliverer(cfg Config, store Store) *Deliverer {
+	if cfg.HeaderPrefix == "" {
+		cfg.HeaderPrefix = DefaultHeaderPrefix
+	}
+	if cfg.Schedule == nil {
+		cfg.Schedule = DefaultSchedule
+	}
+	if cfg.Jitter == 0 {
+		cfg.Jitter = 0.1
+	}
+	if cfg.MaxRetryAfter <= 0 {
+		cfg.MaxRetryAfter = 24 * time.Hour
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 15 * time.Second
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 4
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Guard == nil {
+		cfg.Guard = &Guard{hosts: map[string]bool{}}
+	}
+	client := cfg.Client
+	if client == nil {
+		client = cfg.Guard.Client(cfg.Timeout)
+	}
+	return &Deliverer{cfg: cfg, store: store, client: client, log: cfg.Logger,
+		wake: make(chan struct{}, 1), inFlight: map[string]bool{}}
+}
+
+// Notify wakes the deliverer to look at the outbox. It never blocks.
+func (d *Deliverer) Notify() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run delivers until ctx ends, then waits for deliveries in progress (which ctx aborts;
+// an aborted attempt is not counted and runs again on the next start).
+func (d *Deliverer) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	sem := make(chan struct{}, d.cfg.Concurrency)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		wait := d.dispatch(ctx, &wg, sem)
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-d.wake:
+		case <-timer.C:
+		}
+	}
+}
+
+// dispatch starts every due delivery that is first in its task's order and returns how
+// long to wait before the next one is due.
+func (d *Deliverer) dispatch(ctx context.Context, wg *sync.WaitGroup, sem chan struct{}) time.Duration {
+	pending, err := d.store.PendingWebhooks()
+	if err != nil {
+		d.log.Error("webhook outbox", "err", err)
+		return 5 * time.Second
+	}
+	now := d.cfg.Now()
+	// Look again within this even unwoken, in case an entry was added without Notify.
+	wait := 10 * time.Second
+	seen := map[string]bool{}
+	for _, p := range pending {
+		if seen[p.TaskID] { // an earlier event of this task is still pending
+			continue
+		}
+		seen[p.TaskID] = true
+		d.mu.Lock()
+		busy := d.inFlight[p.TaskID]
+		d.mu.Unlock()
+		if busy {
+			continue
+		}
+		if due := p.NextAttemptAt.Sub(now); due > 0 {
+			wait = min(wait, due)
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		default:
+			return min(wait, 50*time.Millisecond) // all workers busy: look again soon
+		}
+		d.mu.Lock()
+		d.inFlight[p.TaskID] = true
+		d.mu.Unlock()
+		wg.Add(1)
+		go func(p storage.WebhookDelivery) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			d.attempt(ctx, p)
+			d.mu.Lock()
+			delete(d.inFlight, p.TaskID)
+			d.mu.Unlock()
+			d.Notify()
+		}(p)
+	}
+	return wait
+}
+
+// attempt makes one delivery attempt and records its outcome.
+func (d *Deliverer) attempt(ctx context.Context, p storage.WebhookDelivery) {
+	retryAfter, err := d.send(ctx, p)
+	if ctx.Err() != nil {
+		return // shutting down: the attempt does not count
+	}
+	if err == nil {
+		if err := d.store.WebhookDelivered(p.Seq); err != nil {
+			d.log.Error("webhook delivered but not recorded; it will be sent again", "event", p.EventID, "err", err)
+		}
+		d.log.Debug("webhook delivered", "event", p.EventID, "type", p.EventType, "task", p.TaskID)
+		return
+	}
+	p.Attempts++
+	p.LastError = err.Error()
+	dead := p.Attempts > len(d.cfg.Schedule)
+	if !dead {
+		wait := d.cfg.Schedule[p.Attempts-1]
+		if d.cfg.Jitter > 0 {
+			wait += time.Duration((rand.Float64()*2 - 1) * d.cfg.Jitter * float64(wait))
+		}
+		if retryAfter > wait {
+			wait = min(retryAfter, d.cfg.MaxRetryAfter)
+		}
+		p.NextAttemptAt = d.cfg.Now().Add(wait)
+	}
+	level := slog.LevelWarn
+	if dead {
+		level = slog.LevelError
+	}
+	d.log.Log(ctx, level, "webhook delivery failed", "event", p.EventID, "type", p.EventType, "task", p.TaskID,
+		"attempt", p.Attempts, "err", err, "gaveUp", dead, "next", p.NextAttemptAt)
+	if err := d.store.WebhookFailed(p, dead); err != nil {
+		d.log.Error("record webhook failure", "event", p.EventID, "err", err)
+	}
+}
+
+// send posts one delivery; it returns the receiver's Retry-After (0 when none) and an
+// error unless the receiver answered 2xx.
+func (d *Deliverer) send(ctx context.Context, p storage.WebhookDelivery) (time.Duration, error) {
+	ws, err := d.store.Workspace(p.WorkspaceID)
+	if err != nil {
+		return 0, fmt.Errorf("workspace: %w", err)
+	}
+	if ws.WebhookSecret == "" {
+		return 0, fmt.Errorf("the workspace has no webhook secret configured")
+	}
+	rctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, p.URL, bytes.NewReader(p.Body))
+	if err != nil {
+		return 0, err
+	}
+	for k, v := range p.Headers {
+		req.Header.Set(k, v)
+	}
+	ts := d.cfg.Now().Unix()
+	pre := d.cfg.HeaderPrefix
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "cutroom-webhook/1")
+	req.Header.Set(pre+"-Timestamp", strconv.FormatInt(ts, 10))
+	req.Header.Set(pre+"-Signature", Sign(ws.WebhookSecret, ts, p.Body))
+	req.Header.Set(pre+"-Event-Id", p.EventID)
+	req.Header.Set(pre+"-Event-Type", p.EventType)
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return 0, nil
+	}
+	return parseRetryAfter(resp.Header.Get("Retry-After"), d.cfg.Now()), fmt.Errorf("receiver answered %s", resp.Status)
+}
+
+// parseRetryAfter reads a Retry-After value in seconds or as an HTTP date.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// ReservedHeader reports whether a caller may not set header name on callbacks: hop-by-hop
+// headers, Host, Content-Length, Content-Type and the signature headers.
+func ReservedHeader(prefix, name string) bool {
+	n := http.CanonicalHeaderKey(strings.TrimSpace(name))
+	switch n {
+	case "Host", "Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization",
+		"Te", "Trailer", "Transfer-Encoding", "Upgrade", "Content-Length", "Content-Type", "Content-Encoding",
+		"Expect", "User-Agent":
+		return true
+	}
+	if prefix == "" {
+		prefix = DefaultHeaderPrefix
+	}
+	return strings.HasPrefix(strings.ToLower(n), strings.ToLower(prefix)+"-")
+}
