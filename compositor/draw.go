@@ -641,14 +641,6 @@ func blendSolidRow(d []uint8, r, g, b, a, ki uint32) {
 	}
 }
 
-// lerp32 interpolates two little-endian RGBA pixels channel-wise with weight w/256 on b.
-func lerp32(a, b, w uint32) uint32 {
-	iw := 256 - w
-	rb := ((a&0x00ff00ff)*iw + (b&0x00ff00ff)*w + 0x00800080) >> 8 & 0x00ff00ff
-	ga := (((a>>8)&0x00ff00ff)*iw + ((b>>8)&0x00ff00ff)*w + 0x00800080) & 0xff00ff00
-	return rb | ga
-}
-
 // imageSpan draws a run of destination pixels d from a premultiplied RGBA source sampled
 // bilinearly at 16.16 (sx, sy) stepping (dsx, dsy), at opacity k/256, source-over.
 func imageSpan(d, pix []uint8, stride, w, h, sx, sy, dsx, dsy int, k uint32) {
