@@ -837,7 +837,13 @@ func (c *Compositor) drawBackground(ctx context.Context, dst *image.RGBA) error 
 		if c.bgErr != nil {
 			return c.bgErr
 		}
-		copy(dst.Pix, c.bgImg.Pix)
+		if dst.Stride == c.bgImg.Stride {
+			copy(dst.Pix, c.bgImg.Pix[:len(c.bgImg.Pix)-c.bgImg.Stride+c.outW*4])
+			return nil
+		}
+		for y := 0; y < c.outH; y++ {
+			copy(dst.Pix[y*dst.Stride:y*dst.Stride+c.outW*4], c.bgImg.Pix[y*c.bgImg.Stride:])
+		}
 		return nil
 	}
 	fillBlack(dst)

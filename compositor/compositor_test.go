@@ -433,3 +433,33 @@ func TestBackCovers(t *testing.T) {
 		}
 	}
 }
+
+// TestSubImageDestination renders into a sub-image of a larger buffer (a stride wider than
+// the frame) and checks it equals a plain render and leaves the rest untouched.
+func TestSubImageDestination(t *testing.T) {
+	files := testFiles(t)
+	b := newBuilder().add(0, with(imageItem("i", "pattern", 0, sec, 30, 20, 80, 45), "rotation", an(10)))
+	b.bg = map[string]any{"type": "color", "color": "#0f172a", "gradient": "linear-gradient(red, blue)"}
+	raw := b.json()
+	want := renderState(t, raw, 0, files)
+	st, _ := editor.Parse(raw)
+	c, _ := New(st, Options{Media: &testMedia{files: files}})
+	big := image.NewRGBA(image.Rect(0, 0, tW+40, tH+20))
+	for i := range big.Pix {
+		big.Pix[i] = 7
+	}
+	sub := big.SubImage(image.Rect(20, 10, 20+tW, 10+tH)).(*image.RGBA)
+	if err := c.RenderFrame(context.Background(), 0, fps, sub); err != nil {
+		t.Fatal(err)
+	}
+	got := image.NewRGBA(image.Rect(0, 0, tW, tH))
+	for y := 0; y < tH; y++ {
+		copy(got.Pix[y*got.Stride:(y+1)*got.Stride], sub.Pix[y*sub.Stride:y*sub.Stride+tW*4])
+	}
+	if err := compareImages(got, want, 0); err != nil {
+		t.Fatal(err)
+	}
+	if big.Pix[0] != 7 || big.Pix[len(big.Pix)-1] != 7 || big.RGBAAt(19, 50).R != 7 || big.RGBAAt(20+tW, 50).R != 7 {
+		t.Fatal("render wrote outside the sub-image")
+	}
+}
