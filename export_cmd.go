@@ -97,7 +97,11 @@ func exportFrame(ctx context.Context, st *editor.State, assetDir string, f *expo
 	if f.frame < 0 {
 		return errors.New("export: --frame N is required for a PNG output")
 	}
-	comp, err := compositor.New(st, compositor.Options{Media: dirMedia{dir: assetDir}, Scale: f.scale})
+	opts := compositor.Options{Media: dirMedia{dir: assetDir}, Scale: f.scale}
+	if missing := editor.UnsupportedFeatures(st, compositor.Features(opts)); len(missing) > 0 {
+		fmt.Fprintf(os.Stderr, "cutroom: export: warning: not drawn yet: %s\n", strings.Join(missing, ", "))
+	}
+	comp, err := compositor.New(st, opts)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}

@@ -463,3 +463,46 @@ func TestSubImageDestination(t *testing.T) {
 		t.Fatal("render wrote outside the sub-image")
 	}
 }
+
+// TestFeaturesCoverWhatIsDrawn checks Features against the drawing code: every listed
+// transition, effect, filter, shape and animation has a definition here.
+func TestFeaturesCoverWhatIsDrawn(t *testing.T) {
+	fs := Features(Options{})
+	for _, f := range fs.Filters {
+		if _, ok := filterLooks[f]; !ok {
+			t.Errorf("filter %q listed but not defined", f)
+		}
+	}
+	known := map[string]bool{"fade": true, "slide": true, "wipe": true, "flip": true, "clock-wipe": true, "iris": true}
+	for _, tr := range fs.Transitions {
+		if !known[tr] {
+			t.Errorf("transition %q listed but not drawn", tr)
+		}
+	}
+	for _, e := range fs.Effects {
+		switch e {
+		case "flash-to-black", "blur", "blurred-opening", "fade-in", "fade-out":
+		default:
+			t.Errorf("effect %q listed but not drawn", e)
+		}
+	}
+	for _, s := range fs.Shapes {
+		if s != "rectangle" && s != "circle" && shapePolygon(s) == nil {
+			t.Errorf("shape %q listed but not drawn", s)
+		}
+	}
+	for _, a := range fs.Animations {
+		it := &editor.Item{DurationTicks: 10, Animations: editor.Animations{In: &editor.AnimationSpec{Type: a, DurationTicks: 10}}}
+		if st := animationAt(it, 0, 100, 100); st == (animState{opacity: 1, zoom: 1}) {
+			t.Errorf("animation %q listed but has no effect", a)
+		}
+	}
+	for _, it := range fs.ItemTypes {
+		if it == editor.ItemText || it == editor.ItemVideo || it == editor.ItemLottie || it == editor.ItemChart {
+			t.Errorf("item type %q listed without its renderer", it)
+		}
+	}
+	if got := Features(Options{Text: &fakeText{}, Media: &videoMedia{}}); len(got.ItemTypes) != len(fs.ItemTypes)+4 {
+		t.Errorf("with text and video: %v", got.ItemTypes)
+	}
+}

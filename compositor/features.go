@@ -1,0 +1,44 @@
+package compositor
+
+import "github.com/cutroom/cutroom/editor"
+
+// Features returns what a Compositor built with opts draws, for editor.Capabilities and
+// the export package's Featured interface. Everything of editor state v1 is drawn except:
+// lottie and chart items (later issues); video items unless opts.Media implements
+// VideoFrames; text, captions and text-template items (and caption animations) unless
+// opts.Text is set. Audio items are listed: they have no pixels, and the export pipeline
+// mixes their sound.
+func Features(opts Options) editor.FeatureSet {
+	all := editor.AllFeatures()
+	_, video := opts.Media.(VideoFrames)
+	var items []editor.ItemType
+	for _, t := range all.ItemTypes {
+		switch t {
+		case editor.ItemLottie, editor.ItemChart:
+			continue
+		case editor.ItemVideo:
+			if !video {
+				continue
+			}
+		case editor.ItemText, editor.ItemCaptions, editor.ItemTextTemplate:
+			if opts.Text == nil {
+				continue
+			}
+		}
+		items = append(items, t)
+	}
+	fs := all
+	fs.ItemTypes = items
+	fs.ChartTypes = nil
+	if opts.Text == nil {
+		fs.CaptionAnimations = nil
+	}
+	var presets []string
+	for _, id := range all.BackgroundImages {
+		if _, ok := backgroundPresets[id]; ok {
+			presets = append(presets, id)
+		}
+	}
+	fs.BackgroundImages = presets
+	return fs
+}
