@@ -56,7 +56,7 @@ const (
 	CodeBadOutput   = "COMPOSITOR_BAD_OUTPUT"
 	CodeMedia       = "COMPOSITOR_MEDIA_FAILED"
 	CodeText        = "COMPOSITOR_TEXT_FAILED"
-	CodeIllustraion = "COMPOSITOR_ILLUSTRATION_UNKNOWN"
+	CodeIllustration = "COMPOSITOR_ILLUSTRATION_UNKNOWN"
 	CodeBadState    = "COMPOSITOR_BAD_STATE"
 )
 
@@ -493,7 +493,7 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 			return c.masks.illustrationMask(c.opts.Illustrations, name, pw, ph)
 		})
 		if err != nil {
-			return errf(CodeIllustraion, "item %q: %v", it.ID, err)
+			return errf(CodeIllustration, "item %q: %v", it.ID, err)
 		}
 		src = source{kind: srcMask, mask: m, cr: cr, cg: cg, cb: cb, ca: ca, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
 	case editor.ItemVideo:

@@ -231,7 +231,7 @@ func TestRenderErrors(t *testing.T) {
 	raw = newBuilder().add(0, with(geo("h", "illustration", 0, sec, 0, 0, 50, 50), "illustrationName", "nope", "color", "red")).json()
 	st, _ = editor.Parse(raw)
 	c, _ = New(st, Options{Illustrations: testIllustrations})
-	if err := c.RenderFrame(context.Background(), 0, 30, dst); !errors.As(err, &ce) || ce.Code != CodeIllustraion {
+	if err := c.RenderFrame(context.Background(), 0, 30, dst); !errors.As(err, &ce) || ce.Code != CodeIllustration {
 		t.Fatalf("unknown illustration: %v", err)
 	}
 	_ = files
