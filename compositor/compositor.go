@@ -53,11 +53,11 @@ type Error struct {
 
 // Codes of compositor errors.
 const (
-	CodeBadOutput   = "COMPOSITOR_BAD_OUTPUT"
-	CodeMedia       = "COMPOSITOR_MEDIA_FAILED"
-	CodeText        = "COMPOSITOR_TEXT_FAILED"
+	CodeBadOutput    = "COMPOSITOR_BAD_OUTPUT"
+	CodeMedia        = "COMPOSITOR_MEDIA_FAILED"
+	CodeText         = "COMPOSITOR_TEXT_FAILED"
 	CodeIllustration = "COMPOSITOR_ILLUSTRATION_UNKNOWN"
-	CodeBadState    = "COMPOSITOR_BAD_STATE"
+	CodeBadState     = "COMPOSITOR_BAD_STATE"
 )
 
 // Error returns the message.
