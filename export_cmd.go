@@ -6,15 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/gif"
 	_ "image/jpeg" // decoders for image assets
 	"image/png"
-	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/spf13/cobra"
@@ -97,7 +95,7 @@ func exportFrame(ctx context.Context, st *editor.State, assetDir string, f *expo
 	if f.frame < 0 {
 		return errors.New("export: --frame N is required for a PNG output")
 	}
-	opts := compositor.Options{Media: dirMedia{dir: assetDir}, Scale: f.scale}
+	opts := compositor.Options{Media: assets.Media{Resolve: assets.DirResolver(assetDir)}, Scale: f.scale}
 	if missing := editor.UnsupportedFeatures(st, compositor.Features(opts)); len(missing) > 0 {
 		fmt.Fprintf(os.Stderr, "cutroom: export: warning: not drawn yet: %s\n", strings.Join(missing, ", "))
 	}
@@ -155,88 +153,3 @@ func writeFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-// maxAssetPixels caps the decoded size of one asset image (checked before decoding).
-const maxAssetPixels = 64 << 20
-
-// dirMedia resolves editor assets to files: a file:// remoteUrl, else the remoteKey, else
-// the filename, under dir.
-type dirMedia struct{ dir string }
-
-func (m dirMedia) path(a *editor.Asset) (string, error) {
-	if u, err := url.Parse(a.RemoteURL); err == nil && u.Scheme == "file" {
-		return u.Path, nil
-	}
-	for _, name := range []string{a.RemoteKey, a.Filename} {
-		if name == "" {
-			continue
-		}
-		p := filepath.FromSlash(name)
-		if !filepath.IsLocal(p) {
-			continue
-		}
-		full := filepath.Join(m.dir, p)
-		if _, err := os.Stat(full); err == nil {
-			return full, nil
-		}
-	}
-	if a.RemoteURL != "" && a.RemoteKey == "" && a.Filename == "" {
-		return "", fmt.Errorf("no local file for %q", a.RemoteURL)
-	}
-	return "", fmt.Errorf("no file for asset (looked for remoteKey %q and filename %q under %s)", a.RemoteKey, a.Filename, m.dir)
-}
-
-func (m dirMedia) open(a *editor.Asset) ([]byte, error) {
-	p, err := m.path(a)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > 1<<30 {
-		return nil, fmt.Errorf("%s is larger than 1 GiB", p)
-	}
-	return os.ReadFile(p)
-}
-
-func checkConfig(r io.Reader) error {
-	cfg, _, err := image.DecodeConfig(r)
-	if err != nil {
-		return err
-	}
-	if cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > maxAssetPixels {
-		return fmt.Errorf("image %dx%d is too large", cfg.Width, cfg.Height)
-	}
-	return nil
-}
-
-// Image decodes a still image asset (png, jpeg, webp, gif's first frame).
-func (m dirMedia) Image(_ context.Context, a *editor.Asset) (image.Image, error) {
-	data, err := m.open(a)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkConfig(bytes.NewReader(data)); err != nil {
-		return nil, err
-	}
-	img, _, err := image.Decode(bytes.NewReader(data))
-	return img, err
-}
-
-// GIF decodes every frame of a gif asset.
-func (m dirMedia) GIF(_ context.Context, a *editor.Asset) (*gif.GIF, error) {
-	data, err := m.open(a)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkConfig(bytes.NewReader(data)); err != nil {
-		return nil, err
-	}
-	return gif.DecodeAll(bytes.NewReader(data))
-}
-
-// SVG reads an SVG asset's source.
-func (m dirMedia) SVG(_ context.Context, a *editor.Asset) ([]byte, error) {
-	return m.open(a)
-}
