@@ -1,8 +1,8 @@
 package editor
 
 import (
-	"bytes"
 	"encoding/json"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,7 +45,7 @@ func (r Result) Err() error {
 // Validator checks editor states against the JSON Schema and the semantic rules. Its schema
 // is compiled once by NewValidator; a Validator is immutable and safe for concurrent use.
 type Validator struct {
-	schema *jsonschema.Schema
+	schema *compiledSchema
 }
 
 // NewValidator compiles the embedded schema. It fails only if the embedded schema is broken.
@@ -104,11 +104,19 @@ func (v *Validator) ValidateSchema(raw []byte) Result {
 // when raw is not a JSON object; it is non-nil but incomplete when the schema failed.
 // Callers must not render a state whose Result is not Valid.
 func (v *Validator) Check(raw []byte) (*State, Result) {
+	// The typed parse runs alongside the schema check; both only read raw.
+	var s *State
+	var err error
+	parsed := make(chan struct{})
+	go func() {
+		defer close(parsed)
+		s, err = Parse(raw)
+	}()
 	doc, issues := v.schemaIssues(raw)
+	<-parsed
 	if doc == nil {
 		return nil, result(issues)
 	}
-	s, err := Parse(raw)
 	if err != nil {
 		s = parseLoose(raw)
 	}
@@ -121,27 +129,180 @@ func (v *Validator) Check(raw []byte) (*State, Result) {
 // schemaIssues decodes raw and validates it against the schema. doc is nil when raw is not
 // JSON or not an object.
 func (v *Validator) schemaIssues(raw []byte) (map[string]any, []Issue) {
-	val, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	val, err := decodeJSON(raw)
 	if err != nil {
 		return nil, []Issue{{Code: CodeInvalidJSON, Path: "", Message: "not valid JSON: " + err.Error()}}
 	}
+	var c collector
+	c.validate(v.schema.root, val)
 	doc, isObj := val.(map[string]any)
-	err = v.schema.Validate(val)
-	var issues []Issue
-	if err != nil {
-		ve, ok := err.(*jsonschema.ValidationError)
-		if !ok {
-			issues = append(issues, Issue{Code: CodeSchemaInvalid, Message: err.Error()})
-		} else {
-			c := collector{}
-			c.collect(ve)
-			issues = c.issues
+	if !isObj {
+		return nil, c.issues
+	}
+	// The root schema checks that each item and asset is an object with a known type; its
+	// branch is checked here (see splitDispatch), in parallel for large states.
+	var jobs []branchJob
+	for _, member := range []struct {
+		name     string
+		branches map[string]*jsonschema.Schema
+	}{{"items", v.schema.items}, {"assets", v.schema.assets}} {
+		m, _ := doc[member.name].(map[string]any)
+		for k, x := range m {
+			obj, _ := x.(map[string]any)
+			t, _ := obj["type"].(string)
+			if sch := member.branches[t]; sch != nil {
+				j := branchJob{sch: sch, val: obj, prefix: []string{member.name, k}}
+				if member.name == "items" {
+					j.animated = v.schema.animatedProps[t]
+				}
+				jobs = append(jobs, j)
+			}
 		}
 	}
-	if !isObj {
-		return nil, issues
+	c.issues = append(c.issues, v.runBranchJobs(jobs)...)
+	return doc, c.issues
+}
+
+// branchJob is one item or asset to validate against its branch schema.
+type branchJob struct {
+	sch      *jsonschema.Schema
+	val      map[string]any
+	prefix   []string
+	animated []string // members to check against animatedNumberTrack
+}
+
+// branchWorker validates branch jobs, remembering the issues of animated-number values it
+// has seen (by content) so identical values are checked once.
+type branchWorker struct {
+	v    *Validator
+	c    collector
+	memo map[string][]Issue // relative issues by value key
+	key  []byte
+}
+
+func (w *branchWorker) run(j branchJob) {
+	w.c.prefix = j.prefix
+	w.c.validate(j.sch, j.val)
+	for _, name := range j.animated {
+		val, ok := j.val[name]
+		if !ok {
+			continue
+		}
+		var k string
+		w.key, ok = appendValueKey(w.key[:0], val, 0)
+		if ok {
+			k = string(w.key)
+			if rel, seen := w.memo[k]; seen {
+				w.addRelative(rel, j.prefix, name)
+				continue
+			}
+		}
+		sub := collector{printer: w.c.printer}
+		sub.validate(w.v.schema.animated, val)
+		w.c.printer = sub.printer
+		if ok && len(w.memo) < 1<<16 {
+			w.memo[k] = sub.issues
+		}
+		w.addRelative(sub.issues, j.prefix, name)
 	}
-	return doc, issues
+}
+
+func (w *branchWorker) addRelative(rel []Issue, prefix []string, name string) {
+	if len(rel) == 0 {
+		return
+	}
+	base := pointer(append(append([]string{}, prefix...), name)...)
+	for _, is := range rel {
+		w.c.issues = append(w.c.issues, Issue{Code: is.Code, Path: base + is.Path, Message: is.Message})
+	}
+}
+
+// appendValueKey appends a canonical encoding of a decoded JSON value (object members in
+// sorted order) and reports false when the value is too large to be worth remembering.
+func appendValueKey(b []byte, v any, depth int) ([]byte, bool) {
+	if len(b) > 512 || depth > 8 {
+		return b, false
+	}
+	switch x := v.(type) {
+	case nil:
+		return append(b, 'n'), true
+	case bool:
+		if x {
+			return append(b, 't'), true
+		}
+		return append(b, 'f'), true
+	case json.Number:
+		b = append(b, '#')
+		b = append(b, x...)
+		return append(b, ';'), true
+	case string:
+		return strconv.AppendQuote(append(b, 's'), x), true
+	case []any:
+		b = append(b, '[')
+		for _, e := range x {
+			var ok bool
+			if b, ok = appendValueKey(b, e, depth+1); !ok {
+				return b, false
+			}
+			b = append(b, ',')
+		}
+		return append(b, ']'), true
+	case map[string]any:
+		if len(x) > 8 {
+			return b, false
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b = append(b, '{')
+		for _, k := range keys {
+			b = strconv.AppendQuote(b, k)
+			b = append(b, ':')
+			var ok bool
+			if b, ok = appendValueKey(b, x[k], depth+1); !ok {
+				return b, false
+			}
+			b = append(b, ',')
+		}
+		return append(b, '}'), true
+	}
+	return b, false
+}
+
+// parallelThreshold is the number of branch jobs above which they are spread over
+// goroutines.
+const parallelThreshold = 256
+
+func (v *Validator) runBranchJobs(jobs []branchJob) []Issue {
+	workers := min(runtime.GOMAXPROCS(0), 8)
+	if len(jobs) < parallelThreshold || workers < 2 {
+		w := branchWorker{v: v, memo: map[string][]Issue{}}
+		for _, j := range jobs {
+			w.run(j)
+		}
+		return w.c.issues
+	}
+	results := make([][]Issue, workers)
+	var wg sync.WaitGroup
+	for n := 0; n < workers; n++ {
+		wg.Add(1)
+		go func(n int) {
+			defer wg.Done()
+			w := branchWorker{v: v, memo: map[string][]Issue{}}
+			for i := n; i < len(jobs); i += workers {
+				w.run(jobs[i])
+			}
+			results[n] = w.c.issues
+		}(n)
+	}
+	wg.Wait()
+	var out []Issue
+	for _, r := range results {
+		out = append(out, r...)
+	}
+	return out
 }
 
 func result(issues []Issue) Result {
@@ -254,13 +415,31 @@ func schemaCode(loc []string) string {
 	return CodeSchemaInvalid
 }
 
-// collector turns a jsonschema error tree into flat issues at the deepest useful paths.
+// collector turns jsonschema error trees into flat issues at the deepest useful paths.
+// Instance locations are relative to prefix.
 type collector struct {
 	issues  []Issue
 	printer *message.Printer
+	prefix  []string
+}
+
+// validate validates val against sch and collects the errors.
+func (c *collector) validate(sch *jsonschema.Schema, val any) {
+	err := sch.Validate(val)
+	if err == nil {
+		return
+	}
+	if ve, ok := err.(*jsonschema.ValidationError); ok {
+		c.collect(ve)
+		return
+	}
+	c.issues = append(c.issues, Issue{Code: CodeSchemaInvalid, Path: pointer(c.prefix...), Message: err.Error()})
 }
 
 func (c *collector) add(loc []string, msg string) {
+	if len(c.prefix) > 0 {
+		loc = append(append(make([]string, 0, len(c.prefix)+len(loc)), c.prefix...), loc...)
+	}
 	c.issues = append(c.issues, Issue{Code: schemaCode(loc), Path: pointer(loc...), Message: msg})
 }
 
@@ -321,7 +500,7 @@ func (c *collector) collectAlternatives(e *jsonschema.ValidationError) {
 			wants = append(wants, t.Want...)
 			continue
 		}
-		sub := collector{printer: c.printer}
+		sub := collector{printer: c.printer, prefix: c.prefix}
 		sub.collect(b)
 		c.printer = sub.printer
 		if !found || len(sub.issues) < len(best) {
