@@ -16,7 +16,7 @@ const maxDepth = 512
 // and allocates less than encoding/json because it scans once and shares repeated keys,
 // short strings and numbers within one document (the values are never modified).
 func decodeJSON(data []byte) (any, error) {
-	d := decoder{data: data, keys: map[string]string{}, nums: map[string]any{}}
+	d := decoder{data: data, keys: map[string]string{}, vals: map[string]any{}}
 	d.skipSpace()
 	v, err := d.value(0)
 	if err != nil {
@@ -32,9 +32,13 @@ func decodeJSON(data []byte) (any, error) {
 type decoder struct {
 	data []byte
 	pos  int
-	keys map[string]string // interned keys and short strings
-	nums map[string]any    // interned boxed json.Number values
+	hint [maxDepth + 2]int // member count of the last object at each depth (a size hint)
+	keys map[string]string // interned object keys
+	vals map[string]any    // interned boxed short strings ("s" + text) and numbers ("n" + text)
 }
+
+// internLimit bounds each intern table.
+const internLimit = 1 << 16
 
 type syntaxError struct {
 	msg string
@@ -66,7 +70,7 @@ func (d *decoder) value(depth int) (any, error) {
 	case c == '[':
 		return d.array(depth + 1)
 	case c == '"':
-		return d.str(true)
+		return d.strValue()
 	case c == '-' || (c >= '0' && c <= '9'):
 		return d.number()
 	case c == 't':
@@ -92,7 +96,7 @@ func (d *decoder) object(depth int) (any, error) {
 		return nil, d.errorf("exceeded max depth")
 	}
 	d.pos++ // {
-	m := make(map[string]any, 8)
+	m := make(map[string]any, d.hint[depth])
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
@@ -103,7 +107,7 @@ func (d *decoder) object(depth int) (any, error) {
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 			return nil, d.errorf("expected object key")
 		}
-		k, err := d.str(true)
+		k, err := d.str()
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +121,7 @@ func (d *decoder) object(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		m[k.(string)] = v
+		m[k] = v
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return nil, d.errorf("unexpected end of JSON input")
@@ -127,6 +131,7 @@ func (d *decoder) object(depth int) (any, error) {
 			d.pos++
 		case '}':
 			d.pos++
+			d.hint[depth] = min(len(m), 64)
 			return m, nil
 		default:
 			return nil, d.errorf("expected ',' or '}' after object value")
@@ -168,11 +173,30 @@ func (d *decoder) array(depth int) (any, error) {
 	}
 }
 
-// str decodes a string starting at the opening quote.
-func (d *decoder) str(intern bool) (any, error) {
+// strValue decodes a string value, sharing the boxed value of repeated short strings.
+func (d *decoder) strValue() (any, error) {
+	start := d.pos
+	s, err := d.str()
+	if err != nil || len(s) > 32 {
+		return s, err
+	}
+	raw := d.data[start:d.pos] // the quoted form identifies the value
+	if v, ok := d.vals[string(raw)]; ok {
+		return v, nil
+	}
+	var v any = s
+	if len(d.vals) < internLimit {
+		d.vals[string(raw)] = v
+	}
+	return v, nil
+}
+
+// str decodes a string starting at the opening quote. Short strings without escapes are
+// shared (object keys repeat in every item).
+func (d *decoder) str() (string, error) {
 	start := d.pos + 1
 	i := start
-	// Fast path: no escapes, no control characters, ASCII or valid UTF-8.
+	// Fast path: no escapes, no control characters, valid UTF-8.
 	for i < len(d.data) {
 		c := d.data[i]
 		if c == '"' {
@@ -181,12 +205,12 @@ func (d *decoder) str(intern bool) (any, error) {
 			if !utf8.Valid(raw) {
 				return d.slowString(start)
 			}
-			if intern && len(raw) <= 32 {
+			if len(raw) <= 32 {
 				if s, ok := d.keys[string(raw)]; ok {
 					return s, nil
 				}
 				s := string(raw)
-				if len(d.keys) < 1<<16 {
+				if len(d.keys) < internLimit {
 					d.keys[s] = s
 				}
 				return s, nil
@@ -202,13 +226,13 @@ func (d *decoder) str(intern bool) (any, error) {
 }
 
 // slowString decodes a string with escapes or invalid UTF-8, starting after the quote.
-func (d *decoder) slowString(start int) (any, error) {
+func (d *decoder) slowString(start int) (string, error) {
 	buf := make([]byte, 0, 64)
 	i := start
 	for {
 		if i >= len(d.data) {
 			d.pos = i
-			return nil, d.errorf("unexpected end of JSON input in string")
+			return "", d.errorf("unexpected end of JSON input in string")
 		}
 		c := d.data[i]
 		switch {
@@ -217,11 +241,11 @@ func (d *decoder) slowString(start int) (any, error) {
 			return string(buf), nil
 		case c < 0x20:
 			d.pos = i
-			return nil, d.errorf("invalid control character in string")
+			return "", d.errorf("invalid control character in string")
 		case c == '\\':
 			if i+1 >= len(d.data) {
 				d.pos = i
-				return nil, d.errorf("unexpected end of JSON input in string")
+				return "", d.errorf("unexpected end of JSON input in string")
 			}
 			e := d.data[i+1]
 			i += 2
@@ -242,7 +266,7 @@ func (d *decoder) slowString(start int) (any, error) {
 				r, ok := hex4(d.data, i)
 				if !ok {
 					d.pos = i
-					return nil, d.errorf("invalid \\u escape in string")
+					return "", d.errorf("invalid \\u escape in string")
 				}
 				i += 4
 				if utf16.IsSurrogate(r) {
@@ -259,7 +283,7 @@ func (d *decoder) slowString(start int) (any, error) {
 				buf = utf8.AppendRune(buf, r)
 			default:
 				d.pos = i - 1
-				return nil, d.errorf("invalid escape in string")
+				return "", d.errorf("invalid escape in string")
 			}
 		case c < utf8.RuneSelf:
 			buf = append(buf, c)
@@ -341,13 +365,13 @@ func (d *decoder) number() (any, error) {
 	}
 	d.pos = i
 	raw := d.data[start:i]
-	if v, ok := d.nums[string(raw)]; ok {
+	if v, ok := d.vals[string(raw)]; ok { // numbers never start with '"', strings always do
 		return v, nil
 	}
 	s := string(raw)
 	var v any = json.Number(s)
-	if len(d.nums) < 1<<16 {
-		d.nums[s] = v
+	if len(d.vals) < internLimit {
+		d.vals[s] = v
 	}
 	return v, nil
 }

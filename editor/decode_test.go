@@ -54,3 +54,25 @@ func FuzzDecodeJSON(f *testing.F) {
 		checkDecodeLikeStdlib(t, in)
 	})
 }
+
+func BenchmarkDecodeJSON5000Items(b *testing.B) {
+	raw := bigState(b, 5000)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := decodeJSON(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStdlibDecode5000Items(b *testing.B) {
+	raw := bigState(b, 5000)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -202,7 +202,12 @@ func TestParseLenient(t *testing.T) {
 	if b := s.Item("b"); b.ScaleX.Value != 1 || b.Opacity.Value != 1 {
 		t.Fatalf("defaults: %+v", b)
 	}
-	for _, bad := range []string{``, `[]`, `null`, `{"tracks":{}}`, `{"items":{"a":{"startTicks":"x"}}}`, `{`} {
+	// Members of the wrong JSON type read as absent.
+	s, err = Parse([]byte(`{"tracks":{},"compositionWidth":"x","items":{"a":{"type":"solid","startTicks":"x","durationTicks":5},"b":7}}`))
+	if err != nil || len(s.Tracks) != 0 || s.CompositionWidth != 0 || s.Item("a").StartTicks != 0 || s.Item("a").DurationTicks != 5 {
+		t.Fatalf("lenient parse: %v %+v", err, s)
+	}
+	for _, bad := range []string{``, `[]`, `null`, `"x"`, `{`, `{"a":1}}`} {
 		_, err := Parse([]byte(bad))
 		if err == nil {
 			t.Errorf("Parse(%q) succeeded", bad)

@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -27,11 +26,16 @@ type compiledSchema struct {
 	root   *jsonschema.Schema
 	items  map[string]*jsonschema.Schema // by item "type"
 	assets map[string]*jsonschema.Schema // by asset "type"
-	// animated is the animatedNumberTrack definition, and animatedProps lists by item type
-	// the members whose schema it is; those members are checked (and memoised) by the
-	// caller instead of by the item schema (see splitAnimated).
-	animated      *jsonschema.Schema
-	animatedProps map[string][]string
+	// props holds, by item type, the member schemas split out of the item's branch
+	// schema (see splitProperties); the caller checks them and reuses the result for
+	// identical member values.
+	props map[string][]memberSchema
+}
+
+// memberSchema is the schema of one member of an item type.
+type memberSchema struct {
+	name string
+	sch  *jsonschema.Schema
 }
 
 // compileSchema compiles the embedded schema after three rewrites that keep the set of
@@ -60,10 +64,16 @@ func compileSchema() (*compiledSchema, error) {
 	}
 	itemRefs, assetRefs := split("items"), split("assets")
 	defs, _ := root["definitions"].(map[string]any)
-	animatedProps := map[string][]string{}
+	splitDoc := map[string]any{}
+	root[splitKeyword] = splitDoc
+	propNames := map[string][]string{}
 	for t, ref := range itemRefs {
-		if d, ok := defs[strings.TrimPrefix(ref, "#/definitions/")].(map[string]any); ok {
-			animatedProps[t] = splitAnimated(d)
+		def := strings.TrimPrefix(ref, "#/definitions/")
+		if d, ok := defs[def].(map[string]any); ok {
+			if props := splitProperties(d); props != nil {
+				splitDoc[t] = props
+				propNames[t] = sortedKeys(props)
+			}
 		}
 	}
 	c := jsonschema.NewCompiler()
@@ -71,12 +81,19 @@ func compileSchema() (*compiledSchema, error) {
 	if err := c.AddResource(schemaURL, root); err != nil {
 		return nil, fmt.Errorf("editor: add schema: %w", err)
 	}
-	cs := &compiledSchema{items: map[string]*jsonschema.Schema{}, assets: map[string]*jsonschema.Schema{}, animatedProps: animatedProps}
+	cs := &compiledSchema{items: map[string]*jsonschema.Schema{}, assets: map[string]*jsonschema.Schema{}, props: map[string][]memberSchema{}}
 	if cs.root, err = c.Compile(schemaURL); err != nil {
 		return nil, fmt.Errorf("editor: compile schema: %w", err)
 	}
-	if cs.animated, err = c.Compile(schemaURL + animatedRef); err != nil {
-		return nil, fmt.Errorf("editor: compile %s: %w", animatedRef, err)
+	for t, names := range propNames {
+		for _, name := range names {
+			loc := "#/" + splitKeyword + "/" + escapeToken(t) + "/" + escapeToken(name)
+			sch, err := c.Compile(schemaURL + loc)
+			if err != nil {
+				return nil, fmt.Errorf("editor: compile %s: %w", loc, err)
+			}
+			cs.props[t] = append(cs.props[t], memberSchema{name: name, sch: sch})
+		}
 	}
 	for dst, refs := range map[*map[string]*jsonschema.Schema]map[string]string{&cs.items: itemRefs, &cs.assets: assetRefs} {
 		for val, ref := range refs {
@@ -90,33 +107,26 @@ func compileSchema() (*compiledSchema, error) {
 	return cs, nil
 }
 
-const animatedRef = "#/definitions/animatedNumberTrack"
+// splitKeyword is the root member under which splitProperties' member schemas are kept
+// (so that they can be compiled by JSON pointer); validators ignore unknown keywords.
+const splitKeyword = "x-cutroom-split-members"
 
-// splitAnimated replaces, in the item definition d, every member schema that is exactly a
-// reference to animatedNumberTrack with true, and returns those member names. The caller
-// validates such members against animatedNumberTrack itself, which is the same check (a
-// properties entry only constrains a member that is present); it can then reuse the result
-// for identical values, which editor states repeat thousands of times.
-func splitAnimated(d map[string]any) []string {
+// splitProperties removes the properties keyword from the item definition d and returns
+// it. The caller validates each present member against its schema itself, which is the
+// same check (properties only constrains members that are present, and d allows other
+// members), and can reuse the result for identical values: editor states repeat most
+// member values (colours, fonts, scales, {"value":1,"keyframes":[]}) thousands of times.
+// It returns nil when d does not allow additional members.
+func splitProperties(d map[string]any) map[string]any {
 	props, ok := d["properties"].(map[string]any)
 	if !ok {
 		return nil
 	}
-	var names []string
-	np := make(map[string]any, len(props))
-	for k, v := range props {
-		if m, ok := v.(map[string]any); ok && len(m) == 1 && m["$ref"] == animatedRef {
-			names = append(names, k)
-			np[k] = true
-			continue
-		}
-		np[k] = v
+	if ap, has := d["additionalProperties"]; has && ap != true {
+		return nil
 	}
-	if len(names) > 0 {
-		d["properties"] = np
-	}
-	sort.Strings(names)
-	return names
+	delete(d, "properties")
+	return props
 }
 
 // splitDispatch takes a schema rewritten by discriminate (allOf: [guard, {if, then: {$ref}}

@@ -104,22 +104,11 @@ func (v *Validator) ValidateSchema(raw []byte) Result {
 // when raw is not a JSON object; it is non-nil but incomplete when the schema failed.
 // Callers must not render a state whose Result is not Valid.
 func (v *Validator) Check(raw []byte) (*State, Result) {
-	// The typed parse runs alongside the schema check; both only read raw.
-	var s *State
-	var err error
-	parsed := make(chan struct{})
-	go func() {
-		defer close(parsed)
-		s, err = Parse(raw)
-	}()
 	doc, issues := v.schemaIssues(raw)
-	<-parsed
 	if doc == nil {
 		return nil, result(issues)
 	}
-	if err != nil {
-		s = parseLoose(raw)
-	}
+	s := build(wireFromDoc(doc))
 	if s != nil {
 		issues = append(issues, semanticIssues(s)...)
 	}
@@ -153,7 +142,7 @@ func (v *Validator) schemaIssues(raw []byte) (map[string]any, []Issue) {
 			if sch := member.branches[t]; sch != nil {
 				j := branchJob{sch: sch, val: obj, prefix: []string{member.name, k}}
 				if member.name == "items" {
-					j.animated = v.schema.animatedProps[t]
+					j.members = v.schema.props[t]
 				}
 				jobs = append(jobs, j)
 			}
@@ -165,14 +154,14 @@ func (v *Validator) schemaIssues(raw []byte) (map[string]any, []Issue) {
 
 // branchJob is one item or asset to validate against its branch schema.
 type branchJob struct {
-	sch      *jsonschema.Schema
-	val      map[string]any
-	prefix   []string
-	animated []string // members to check against animatedNumberTrack
+	sch     *jsonschema.Schema
+	val     map[string]any
+	prefix  []string
+	members []memberSchema // member schemas split out of sch
 }
 
-// branchWorker validates branch jobs, remembering the issues of animated-number values it
-// has seen (by content) so identical values are checked once.
+// branchWorker validates branch jobs, remembering the issues of member values it has seen
+// (by member name and content) so identical values are checked once.
 type branchWorker struct {
 	v    *Validator
 	c    collector
@@ -183,27 +172,28 @@ type branchWorker struct {
 func (w *branchWorker) run(j branchJob) {
 	w.c.prefix = j.prefix
 	w.c.validate(j.sch, j.val)
-	for _, name := range j.animated {
-		val, ok := j.val[name]
+	for i := range j.members {
+		m := &j.members[i]
+		val, ok := j.val[m.name]
 		if !ok {
 			continue
 		}
-		var k string
-		w.key, ok = appendValueKey(w.key[:0], val, 0)
+		w.key = append(append(append(w.key[:0], j.val["type"].(string)...), 0), m.name...)
+		w.key = append(w.key, 0)
+		w.key, ok = appendValueKey(w.key, val, 0)
 		if ok {
-			k = string(w.key)
-			if rel, seen := w.memo[k]; seen {
-				w.addRelative(rel, j.prefix, name)
+			if rel, seen := w.memo[string(w.key)]; seen {
+				w.addRelative(rel, j.prefix, m.name)
 				continue
 			}
 		}
 		sub := collector{printer: w.c.printer}
-		sub.validate(w.v.schema.animated, val)
+		sub.validate(m.sch, val)
 		w.c.printer = sub.printer
 		if ok && len(w.memo) < 1<<16 {
-			w.memo[k] = sub.issues
+			w.memo[string(w.key)] = sub.issues
 		}
-		w.addRelative(sub.issues, j.prefix, name)
+		w.addRelative(sub.issues, j.prefix, m.name)
 	}
 }
 
@@ -211,9 +201,15 @@ func (w *branchWorker) addRelative(rel []Issue, prefix []string, name string) {
 	if len(rel) == 0 {
 		return
 	}
-	base := pointer(append(append([]string{}, prefix...), name)...)
+	loc := append(append([]string{}, prefix...), name)
+	base := pointer(loc...)
 	for _, is := range rel {
-		w.c.issues = append(w.c.issues, Issue{Code: is.Code, Path: base + is.Path, Message: is.Message})
+		code := is.Code
+		if is.Path == "" {
+			// A failure of the member itself: effectType and filterType have their own codes.
+			code = schemaCode(loc)
+		}
+		w.c.issues = append(w.c.issues, Issue{Code: code, Path: base + is.Path, Message: is.Message})
 	}
 }
 
@@ -565,108 +561,4 @@ func (c *collector) message(k jsonschema.ErrorKind) string {
 		c.printer = message.NewPrinter(language.English)
 	}
 	return k.LocalizedString(c.printer)
-}
-
-// parseLoose parses a state that Parse rejects (a member has a JSON type the schema does
-// not allow): every track, asset, item and transition that decodes on its own is kept;
-// items that do not are kept as placeholders that the semantic rules skip.
-func parseLoose(raw []byte) *State {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(raw, &top) != nil {
-		return nil
-	}
-	var w wireState
-	dec := func(key string, dst any) {
-		if m, ok := top[key]; ok {
-			_ = json.Unmarshal(m, dst)
-		}
-	}
-	dec("compositionWidth", &w.CompositionWidth)
-	dec("compositionHeight", &w.CompositionHeight)
-	dec("timebaseTicksPerSecond", &w.TimebaseTicksPerSecond)
-	dec("outputRatio", &w.OutputRatio)
-	var tracks []json.RawMessage
-	dec("tracks", &tracks)
-	for _, t := range tracks {
-		var wt wireTrack
-		if json.Unmarshal(t, &wt) != nil {
-			// Keep the track's id and items when only another member is broken.
-			var loose struct {
-				ID    json.RawMessage   `json:"id"`
-				Items []json.RawMessage `json:"items"`
-			}
-			_ = json.Unmarshal(t, &loose)
-			_ = json.Unmarshal(loose.ID, &wt.ID)
-			for _, id := range loose.Items {
-				var s string
-				_ = json.Unmarshal(id, &s)
-				wt.Items = append(wt.Items, s)
-			}
-		}
-		w.Tracks = append(w.Tracks, wt)
-	}
-	var assets, items, transitions map[string]json.RawMessage
-	dec("assets", &assets)
-	dec("items", &items)
-	dec("transitions", &transitions)
-	w.Assets = map[string]*wireAsset{}
-	var brokenAssets []string
-	for k, m := range assets {
-		var a wireAsset
-		if json.Unmarshal(m, &a) == nil {
-			w.Assets[k] = &a
-		} else {
-			brokenAssets = append(brokenAssets, k)
-		}
-	}
-	w.Items = map[string]*wireItem{}
-	var broken []string
-	for k, m := range items {
-		var it wireItem
-		if json.Unmarshal(m, &it) == nil {
-			w.Items[k] = &it
-		} else {
-			broken = append(broken, k)
-		}
-	}
-	w.Transitions = map[string]*wireTransition{}
-	for k, m := range transitions {
-		var t wireTransition
-		if json.Unmarshal(m, &t) == nil {
-			w.Transitions[k] = &t
-		}
-	}
-	var bg wireBackground
-	if m, ok := top["globalBackground"]; ok && json.Unmarshal(m, &bg) == nil {
-		w.GlobalBackground = &bg
-	}
-	var deleted []json.RawMessage
-	dec("deletedAssets", &deleted)
-	for _, d := range deleted {
-		var wd wireDeletedAsset
-		if json.Unmarshal(d, &wd) != nil {
-			var loose struct {
-				AssetID string `json:"assetId"`
-			}
-			_ = json.Unmarshal(d, &loose)
-			wd = wireDeletedAsset{AssetID: loose.AssetID}
-		}
-		w.DeletedAssets = append(w.DeletedAssets, wd)
-	}
-	s := build(&w)
-	for _, k := range brokenAssets {
-		s.Assets[k] = &Asset{ID: k, broken: true}
-	}
-	for _, k := range broken {
-		s.Items[k] = &Item{ID: k, trackIndex: -1, broken: true}
-	}
-	// Recompute track membership now that placeholders exist.
-	for ti := range s.Tracks {
-		for _, id := range s.Tracks[ti].ItemIDs {
-			if it := s.Items[id]; it != nil && it.broken && it.trackIndex < 0 {
-				it.trackIndex = ti
-			}
-		}
-	}
-	return s
 }
