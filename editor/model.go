@@ -49,11 +49,10 @@ type Easing string
 
 // The easings of editor state v1. An empty Easing means linear.
 const (
-	EaseLinear    Easing = "linear"
-	EaseIn        Easing = "ease-in"
-	EaseOut       Easing = "ease-out"
-	EaseInOut     Easing = "ease-in-out"
-	easingDefault Easing = ""
+	EaseLinear Easing = "linear"
+	EaseIn     Easing = "ease-in"
+	EaseOut    Easing = "ease-out"
+	EaseInOut  Easing = "ease-in-out"
 )
 
 // Align is the horizontal alignment of text lines inside their box.
@@ -565,4 +564,62 @@ func FrameCount(durationTicks, fps, tbps int64) int64 {
 		return 0
 	}
 	return (durationTicks*fps + tbps - 1) / tbps
+}
+
+// Apply maps linear progress p (0..1, clamped) through the easing curve: linear, or the CSS
+// cubic-bezier of ease-in (0.42,0,1,1), ease-out (0,0,0.58,1) or ease-in-out
+// (0.42,0,0.58,1). Unknown or empty easings are linear.
+func (e Easing) Apply(p float64) float64 {
+	switch {
+	case !(p > 0): // also NaN
+		return 0
+	case p >= 1:
+		return 1
+	}
+	switch e {
+	case EaseIn:
+		return cubicBezier(0.42, 0, 1, 1, p)
+	case EaseOut:
+		return cubicBezier(0, 0, 0.58, 1, p)
+	case EaseInOut:
+		return cubicBezier(0.42, 0, 0.58, 1, p)
+	}
+	return p
+}
+
+// cubicBezier evaluates the CSS timing function cubic-bezier(x1, y1, x2, y2) at x.
+func cubicBezier(x1, y1, x2, y2, x float64) float64 {
+	// Coefficients of the x and y polynomials in t.
+	cx := 3 * x1
+	bx := 3*(x2-x1) - cx
+	ax := 1 - cx - bx
+	cy := 3 * y1
+	by := 3*(y2-y1) - cy
+	ay := 1 - cy - by
+	sampleX := func(t float64) float64 { return ((ax*t+bx)*t + cx) * t }
+	// Newton's method, then bisection if it does not converge.
+	t := x
+	for i := 0; i < 8; i++ {
+		dx := sampleX(t) - x
+		if dx < 1e-7 && dx > -1e-7 {
+			return ((ay*t+by)*t + cy) * t
+		}
+		d := (3*ax*t+2*bx)*t + cx
+		if d < 1e-6 && d > -1e-6 {
+			break
+		}
+		t -= dx / d
+	}
+	lo, hi := 0.0, 1.0
+	t = x
+	for i := 0; i < 40; i++ {
+		v := sampleX(t)
+		if v < x {
+			lo = t
+		} else {
+			hi = t
+		}
+		t = (lo + hi) / 2
+	}
+	return ((ay*t+by)*t + cy) * t
 }

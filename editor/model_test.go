@@ -216,3 +216,32 @@ func TestParseLenient(t *testing.T) {
 		}
 	}
 }
+
+func TestEasingApply(t *testing.T) {
+	// Reference values of the CSS curves (from cubic-bezier solvers), to 1e-3.
+	tests := []struct {
+		e    Easing
+		p    float64
+		want float64
+	}{
+		{EaseLinear, 0.3, 0.3}, {"", 0.3, 0.3}, {"bogus", 0.7, 0.7},
+		{EaseIn, 0.5, 0.3153}, {EaseOut, 0.5, 0.6847}, {EaseInOut, 0.5, 0.5},
+		{EaseInOut, 0.25, 0.1292}, {EaseIn, 0, 0}, {EaseIn, 1, 1}, {EaseOut, -1, 0}, {EaseOut, 2, 1},
+	}
+	for _, tc := range tests {
+		if got := tc.e.Apply(tc.p); math.Abs(got-tc.want) > 1e-3 {
+			t.Errorf("%q.Apply(%v) = %v, want %v", tc.e, tc.p, got, tc.want)
+		}
+	}
+	if got := EaseIn.Apply(math.NaN()); got != 0 {
+		t.Errorf("NaN: %v", got)
+	}
+	prev := 0.0
+	for i := 1; i <= 100; i++ {
+		v := EaseInOut.Apply(float64(i) / 100)
+		if v < prev {
+			t.Fatalf("not monotonic at %d", i)
+		}
+		prev = v
+	}
+}
