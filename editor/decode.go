@@ -3,12 +3,78 @@ package editor
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // maxDepth bounds the nesting of decoded JSON; editor states nest about ten levels.
 const maxDepth = 512
+
+// maxNumberLen bounds the length of a number literal.
+const maxNumberLen = 1000
+
+// maxExponent is the largest decimal exponent a number keeps as written; see
+// canonicalNumber.
+const maxExponent = 400
+
+// canonicalNumber returns a JSON number literal the schema validator can handle quickly
+// and that compares the same way against every bound the schema can state (sign,
+// integrality, and order against numbers of at most maxExponent digits). Exact arithmetic
+// on a literal like 1e999999 takes tens of milliseconds, so a state full of them would tie
+// up the validator: literals with an exponent beyond maxExponent are replaced by
+// equivalents with small exponents (±1e401, a 401-digit non-integer, or ±1e-401). It
+// reports false for literals longer than maxNumberLen.
+func canonicalNumber(lit string) (string, bool) {
+	if len(lit) > maxNumberLen {
+		return "", false
+	}
+	e := strings.IndexAny(lit, "eE")
+	if e < 0 {
+		return lit, true
+	}
+	mant, expStr := lit[:e], lit[e+1:]
+	exp := 0
+	neg := false
+	switch {
+	case strings.HasPrefix(expStr, "-"):
+		neg, expStr = true, expStr[1:]
+	case strings.HasPrefix(expStr, "+"):
+		expStr = expStr[1:]
+	}
+	for _, c := range expStr {
+		if exp < 1e9 {
+			exp = exp*10 + int(c-'0')
+		}
+	}
+	if neg {
+		exp = -exp
+	}
+	if exp >= -maxExponent && exp <= maxExponent {
+		return lit, true
+	}
+	sign := ""
+	if strings.HasPrefix(mant, "-") {
+		sign, mant = "-", mant[1:]
+	}
+	intd, fracd, _ := strings.Cut(mant, ".")
+	digits := intd + fracd
+	lead := len(digits) - len(strings.TrimLeft(digits, "0"))
+	digits = strings.TrimRight(digits[lead:], "0")
+	if digits == "" {
+		return "0", true
+	}
+	q := len(intd) - lead + exp // digits before the decimal point, relative to digits[0]
+	switch {
+	case q > maxExponent && len(digits) <= q:
+		return sign + "1e" + strconv.Itoa(maxExponent+1), true
+	case q > maxExponent:
+		return sign + "1" + strings.Repeat("0", maxExponent+1) + ".5", true
+	case q < -maxExponent:
+		return sign + "1e-" + strconv.Itoa(maxExponent+1), true
+	}
+	return sign + digits + "e" + strconv.Itoa(q-len(digits)), true
+}
 
 // decodeJSON decodes one JSON value into the generic form the schema validator takes:
 // map[string]any, []any, string, json.Number, bool and nil, like encoding/json with
@@ -369,7 +435,12 @@ func (d *decoder) number() (any, error) {
 		return v, nil
 	}
 	s := string(raw)
-	var v any = json.Number(s)
+	lit, ok := canonicalNumber(s)
+	if !ok {
+		d.pos = start
+		return nil, d.errorf("number literal longer than " + strconv.Itoa(maxNumberLen) + " characters")
+	}
+	var v any = json.Number(lit)
 	if len(d.vals) < internLimit {
 		d.vals[s] = v
 	}

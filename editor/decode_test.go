@@ -2,9 +2,13 @@ package editor
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -22,9 +26,27 @@ func checkDecodeLikeStdlib(t *testing.T, in []byte) {
 		}
 		t.Fatalf("%q: stdlib err %v, decodeJSON err %v", in, werr, gerr)
 	}
-	if werr == nil && !reflect.DeepEqual(got, want) {
+	if werr == nil && !reflect.DeepEqual(got, canonicalTree(want)) {
 		t.Fatalf("%q:\n got  %#v\n want %#v", in, got, want)
 	}
+}
+
+// canonicalTree applies canonicalNumber to every number of a decoded tree.
+func canonicalTree(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		c, _ := canonicalNumber(string(x))
+		return json.Number(c)
+	case []any:
+		for i := range x {
+			x[i] = canonicalTree(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = canonicalTree(x[k])
+		}
+	}
+	return v
 }
 
 func TestDecodeJSON(t *testing.T) {
@@ -74,5 +96,51 @@ func BenchmarkStdlibDecode5000Items(b *testing.B) {
 		if _, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw)); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestCanonicalNumber(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"12", "12"}, {"-1.5e3", "-1.5e3"}, {"1e400", "1e400"}, {"1e-400", "1e-400"},
+		{"1e999999", "1e401"}, {"-2.5e999999", "-1e401"}, {"1e-999999", "1e-401"}, {"-3E-1000", "-1e-401"},
+		{"0e999999", "0"}, {"-0.000e-5000", "0"},
+		{"0.00000000001e410", "1e399"}, // in range, large exponent: rewritten exactly
+		{"0.00000000001e500", "1e401"},
+		{"1" + strings.Repeat("0", 600) + "e-599", "1e1"},
+	}
+	for _, tc := range tests {
+		got, ok := canonicalNumber(tc.in)
+		if !ok || got != tc.want {
+			t.Errorf("canonicalNumber(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+	// A huge non-integer stays a non-integer.
+	got, _ := canonicalNumber("1." + strings.Repeat("3", 500) + "e450")
+	if !strings.HasSuffix(got, ".5") {
+		t.Errorf("huge non-integer: %q", got)
+	}
+	if _, ok := canonicalNumber(strings.Repeat("1", maxNumberLen+1)); ok {
+		t.Error("over-long literal accepted")
+	}
+}
+
+// TestHugeNumbersAreCheap guards against literals that make exact arithmetic slow.
+func TestHugeNumbersAreCheap(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"compositionWidth": 1e999999, "tracks": [`)
+	for i := 0; i < 2000; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"id": "t", "items": [], "hidden": false, "muted": 1e99999` + strconv.Itoa(i%10) + `}`)
+	}
+	b.WriteString(`]}`)
+	start := time.Now()
+	r := Validate([]byte(b.String()))
+	if r.Valid {
+		t.Fatal("valid")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("took %v", d)
 	}
 }
