@@ -240,9 +240,11 @@ type TextProps struct {
 }
 
 // CaptionsProps holds the members specific to captions items. The caption entries live in
-// the caption asset named by Item.AssetID (see State.CaptionEntries).
+// the caption asset named by Item.AssetID; Entries is that asset's list (nil when the
+// asset is missing or not a caption asset).
 type CaptionsProps struct {
 	TextStyle
+	Entries              []CaptionEntry
 	HighlightColor       string
 	PageDurationMs       float64
 	MaxLines             int
@@ -372,20 +374,25 @@ type Item struct {
 	HasCrop                                  bool           // any crop member was present
 	KeepAspectRatio                          bool
 	AssetID                                  string // image, video, gif, lottie, audio, captions
-	Animations                               Animations
-	CaptionAnimations                        CaptionAnimations // text and captions
-	Image                                    *ImageProps
-	Media                                    *MediaProps // video, gif, lottie, audio
-	Text                                     *TextProps
-	Captions                                 *CaptionsProps
-	Template                                 *TextTemplateProps
-	Solid                                    *SolidProps
-	Illustration                             *IllustrationProps
-	Effect                                   *EffectProps
-	Filter                                   *FilterProps
-	Chart                                    *ChartProps
-	trackIndex                               int  // index into State.Tracks, -1 when in none
-	broken                                   bool // placeholder for an item that did not decode
+	// Asset is the asset AssetID names, or nil when it names none.
+	Asset *Asset
+	// TransitionIn and TransitionOut are the transitions whose toClipId and fromClipId are
+	// this item (the first by transition key when several are), or nil.
+	TransitionIn, TransitionOut *Transition
+	Animations                  Animations
+	CaptionAnimations           CaptionAnimations // text and captions
+	Image                       *ImageProps
+	Media                       *MediaProps // video, gif, lottie, audio
+	Text                        *TextProps
+	Captions                    *CaptionsProps
+	Template                    *TextTemplateProps
+	Solid                       *SolidProps
+	Illustration                *IllustrationProps
+	Effect                      *EffectProps
+	Filter                      *FilterProps
+	Chart                       *ChartProps
+	trackIndex                  int  // index into State.Tracks, -1 when in none
+	broken                      bool // placeholder for an item that did not decode
 }
 
 // EndTicks returns the first tick after the item (StartTicks + DurationTicks).

@@ -126,6 +126,12 @@ func TestParseValidMain(t *testing.T) {
 	if len(s.TransitionsSorted()) != 1 {
 		t.Fatal("TransitionsSorted")
 	}
+	if img.TransitionOut != tr || img.TransitionIn != nil || s.Item("item-solid-1").TransitionIn != tr {
+		t.Fatalf("transition links: %+v", img)
+	}
+	if img.Asset == nil || img.Asset.Filename != "cover.png" || s.Item("item-solid-1").Asset != nil {
+		t.Fatal("asset link")
+	}
 	if s.GlobalBackground.Type != BackgroundColor || s.GlobalBackground.Color != "#111827" || s.GlobalBackground.Gradient != "" {
 		t.Fatalf("background: %+v", s.GlobalBackground)
 	}
@@ -147,6 +153,9 @@ func TestParseCaptionsChartTemplate(t *testing.T) {
 		t.Fatalf("captions: %+v", c.Captions)
 	}
 	es := s.CaptionEntries(c)
+	if len(c.Captions.Entries) != 2 {
+		t.Fatal("Entries not resolved")
+	}
 	if len(es) != 2 || es[1].Text != "world" || es[1].StartMs != 420 || es[1].Confidence != 0.96 {
 		t.Fatalf("entries: %+v", es)
 	}

@@ -694,6 +694,28 @@ func build(w *wireState) *State {
 		})
 	}
 
+	// Resolve assets, caption entries and transitions per item.
+	for _, it := range s.Items {
+		if it.AssetID != "" {
+			it.Asset = s.Assets[it.AssetID]
+			if it.Asset != nil && it.Asset.broken {
+				it.Asset = nil
+			}
+		}
+		if it.Captions != nil && it.Asset != nil && it.Asset.Type == AssetCaption {
+			it.Captions.Entries = it.Asset.Captions
+		}
+	}
+	for _, k := range s.transitionsOrder {
+		t := s.Transitions[k]
+		if from := s.Items[t.FromClipID]; from != nil && from.TransitionOut == nil && !from.broken {
+			from.TransitionOut = t
+		}
+		if to := s.Items[t.ToClipID]; to != nil && to.TransitionIn == nil && !to.broken {
+			to.TransitionIn = t
+		}
+	}
+
 	// Per-track item lists sorted by start time, track membership, and duration.
 	s.trackItems = make([][]*Item, len(s.Tracks))
 	for ti := range s.Tracks {
