@@ -247,11 +247,16 @@ func appendValueKey(b []byte, v any, depth int) ([]byte, bool) {
 		if len(x) > 8 {
 			return b, false
 		}
-		keys := make([]string, 0, len(x))
+		var arr [8]string // sorted keys, without allocating
+		keys := arr[:0]
 		for k := range x {
+			i := len(keys)
 			keys = append(keys, k)
+			for ; i > 0 && keys[i-1] > k; i-- {
+				keys[i] = keys[i-1]
+			}
+			keys[i] = k
 		}
-		sort.Strings(keys)
 		b = append(b, '{')
 		for _, k := range keys {
 			b = strconv.AppendQuote(b, k)
