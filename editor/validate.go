@@ -95,8 +95,7 @@ func (v *Validator) Validate(raw []byte) Result {
 // ValidateSchema checks raw against the JSON Schema only. Project create and sync use it:
 // they reject schema violations but store states that break semantic rules.
 func (v *Validator) ValidateSchema(raw []byte) Result {
-	doc, issues := v.schemaIssues(raw)
-	_ = doc
+	_, issues := v.schemaIssues(raw, nil)
 	return result(issues)
 }
 
@@ -104,27 +103,35 @@ func (v *Validator) ValidateSchema(raw []byte) Result {
 // when raw is not a JSON object; it is non-nil but incomplete when the schema failed.
 // Callers must not render a state whose Result is not Valid.
 func (v *Validator) Check(raw []byte) (*State, Result) {
-	doc, issues := v.schemaIssues(raw)
+	var s *State
+	doc, issues := v.schemaIssues(raw, func(doc map[string]any) { s = build(wireFromDoc(doc)) })
 	if doc == nil {
 		return nil, result(issues)
 	}
-	s := build(wireFromDoc(doc))
-	if s != nil {
-		issues = append(issues, semanticIssues(s)...)
-	}
+	issues = append(issues, semanticIssues(s)...)
 	return s, result(issues)
 }
 
 // schemaIssues decodes raw and validates it against the schema. doc is nil when raw is not
-// JSON or not an object.
-func (v *Validator) schemaIssues(raw []byte) (map[string]any, []Issue) {
+// JSON or not an object. If also is not nil and raw is an object, also(doc) runs in its
+// own goroutine while the schema is checked (both only read doc); it has finished by the
+// time schemaIssues returns.
+func (v *Validator) schemaIssues(raw []byte, also func(doc map[string]any)) (map[string]any, []Issue) {
 	val, err := decodeJSON(raw)
 	if err != nil {
 		return nil, []Issue{{Code: CodeInvalidJSON, Path: "", Message: "not valid JSON: " + err.Error()}}
 	}
+	doc, isObj := val.(map[string]any)
+	if isObj && also != nil {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			also(doc)
+		}()
+		defer func() { <-done }()
+	}
 	var c collector
 	c.validate(v.schema.root, val)
-	doc, isObj := val.(map[string]any)
 	if !isObj {
 		return nil, c.issues
 	}
