@@ -10,8 +10,6 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 // Issue is one problem found by validation.
@@ -194,9 +192,8 @@ func (w *branchWorker) run(j branchJob) {
 				continue
 			}
 		}
-		sub := collector{printer: w.c.printer}
+		sub := collector{}
 		sub.validate(m.sch, val)
-		w.c.printer = sub.printer
 		if ok && len(w.memo) < 1<<16 {
 			w.memo[string(w.key)] = sub.issues
 		}
@@ -426,9 +423,8 @@ func schemaCode(loc []string) string {
 // collector turns jsonschema error trees into flat issues at the deepest useful paths.
 // Instance locations are relative to prefix.
 type collector struct {
-	issues  []Issue
-	printer *message.Printer
-	prefix  []string
+	issues []Issue
+	prefix []string
 }
 
 // validate validates val against sch and collects the errors.
@@ -508,9 +504,8 @@ func (c *collector) collectAlternatives(e *jsonschema.ValidationError) {
 			wants = append(wants, t.Want...)
 			continue
 		}
-		sub := collector{printer: c.printer, prefix: c.prefix}
+		sub := collector{prefix: c.prefix}
 		sub.collect(b)
-		c.printer = sub.printer
 		if !found || len(sub.issues) < len(best) {
 			best, found = sub.issues, true
 		}
@@ -520,7 +515,7 @@ func (c *collector) collectAlternatives(e *jsonschema.ValidationError) {
 		return
 	}
 	if len(wants) > 0 {
-		c.add(e.InstanceLocation, "got "+got+", want "+strings.Join(dedupe(wants), " or "))
+		c.add(e.InstanceLocation, "must be "+strings.Join(dedupe(wants), " or ")+", got "+got)
 		return
 	}
 	c.add(e.InstanceLocation, "value does not match any allowed shape")
@@ -565,12 +560,4 @@ func dedupe(s []string) []string {
 	return out
 }
 
-func (c *collector) message(k jsonschema.ErrorKind) string {
-	if k == nil {
-		return "invalid value"
-	}
-	if c.printer == nil {
-		c.printer = message.NewPrinter(language.English)
-	}
-	return k.LocalizedString(c.printer)
-}
+func (c *collector) message(k jsonschema.ErrorKind) string { return schemaMessage(k) }
