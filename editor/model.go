@@ -357,7 +357,8 @@ type ChartProps struct {
 // which is nil for items of other types.
 //
 // Geometry members absent from the state default to 0, except ScaleX, ScaleY and Opacity,
-// which default to 1. Effect and filter items have no geometry (HasGeometry is false).
+// which default to 1. HasGeometry is false for items that are not drawn as a box: effect
+// and filter items (which have no geometry; they apply to the frame) and audio items.
 type Item struct {
 	ID            string
 	Type          ItemType
