@@ -218,7 +218,8 @@ func (w *branchWorker) addRelative(rel []Issue, prefix []string, name string) {
 }
 
 // appendValueKey appends a canonical encoding of a decoded JSON value (object members in
-// sorted order) and reports false when the value is too large to be worth remembering.
+// sorted order, strings length-prefixed) and reports false when the value is too large to
+// be worth remembering.
 func appendValueKey(b []byte, v any, depth int) ([]byte, bool) {
 	if len(b) > 512 || depth > 8 {
 		return b, false
@@ -236,7 +237,7 @@ func appendValueKey(b []byte, v any, depth int) ([]byte, bool) {
 		b = append(b, x...)
 		return append(b, ';'), true
 	case string:
-		return strconv.AppendQuote(append(b, 's'), x), true
+		return appendKeyString(append(b, 's'), x), true
 	case []any:
 		b = append(b, '[')
 		for _, e := range x {
@@ -244,7 +245,6 @@ func appendValueKey(b []byte, v any, depth int) ([]byte, bool) {
 			if b, ok = appendValueKey(b, e, depth+1); !ok {
 				return b, false
 			}
-			b = append(b, ',')
 		}
 		return append(b, ']'), true
 	case map[string]any:
@@ -263,17 +263,22 @@ func appendValueKey(b []byte, v any, depth int) ([]byte, bool) {
 		}
 		b = append(b, '{')
 		for _, k := range keys {
-			b = strconv.AppendQuote(b, k)
-			b = append(b, ':')
+			b = appendKeyString(b, k)
 			var ok bool
 			if b, ok = appendValueKey(b, x[k], depth+1); !ok {
 				return b, false
 			}
-			b = append(b, ',')
 		}
 		return append(b, '}'), true
 	}
 	return b, false
+}
+
+// appendKeyString appends s with its length, which keeps keys unambiguous without escaping.
+func appendKeyString(b []byte, s string) []byte {
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, ':')
+	return append(b, s...)
 }
 
 // parallelThreshold is the number of branch jobs above which they are spread over
