@@ -56,8 +56,8 @@ func NewValidator() (*Validator, error) {
 }
 
 // defaultValidator compiles the schema on first use. The compiled Validator is immutable
-// after creation, so sharing it is safe; it is the only package-level value and is never
-// modified.
+// after creation, so sharing it is safe; like the illustration library, it is built once
+// and never modified.
 var defaultValidator = sync.OnceValues(NewValidator)
 
 // Validate checks raw against the schema and the semantic rules, using a Validator compiled
