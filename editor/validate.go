@@ -106,6 +106,9 @@ func (v *Validator) Check(raw []byte) (*State, Result) {
 	if doc == nil {
 		return nil, result(issues)
 	}
+	if s == nil {
+		return nil, result(append(issues, internalIssue("building the typed view")))
+	}
 	issues = append(issues, semanticIssues(s)...)
 	return s, result(issues)
 }
@@ -124,6 +127,7 @@ func (v *Validator) schemaIssues(raw []byte, also func(doc map[string]any)) (map
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
+			defer func() { _ = recover() }() // a bug must not take the process down; see Check
 			also(doc)
 		}()
 		defer func() { <-done }()
@@ -145,7 +149,7 @@ func (v *Validator) schemaIssues(raw []byte, also func(doc map[string]any)) (map
 			obj, _ := x.(map[string]any)
 			t, _ := obj["type"].(string)
 			if sch := member.branches[t]; sch != nil {
-				j := branchJob{sch: sch, val: obj, prefix: []string{member.name, k}}
+				j := branchJob{sch: sch, val: obj, typ: t, prefix: []string{member.name, k}}
 				if member.name == "items" {
 					j.members = v.schema.props[t]
 				}
@@ -157,10 +161,17 @@ func (v *Validator) schemaIssues(raw []byte, also func(doc map[string]any)) (map
 	return doc, c.issues
 }
 
+// internalIssue reports a failure of the validator itself (a recovered panic), so that the
+// state is not accepted unchecked.
+func internalIssue(what string) Issue {
+	return Issue{Code: CodeSchemaInvalid, Message: "internal error while " + what + "; the state could not be fully validated"}
+}
+
 // branchJob is one item or asset to validate against its branch schema.
 type branchJob struct {
 	sch     *jsonschema.Schema
 	val     map[string]any
+	typ     string
 	prefix  []string
 	members []memberSchema // member schemas split out of sch
 }
@@ -183,7 +194,7 @@ func (w *branchWorker) run(j branchJob) {
 		if !ok {
 			continue
 		}
-		w.key = append(append(append(w.key[:0], j.val["type"].(string)...), 0), m.name...)
+		w.key = append(append(append(w.key[:0], j.typ...), 0), m.name...)
 		w.key = append(w.key, 0)
 		w.key, ok = appendValueKey(w.key, val, 0)
 		if ok {
@@ -301,6 +312,12 @@ func (v *Validator) runBranchJobs(jobs []branchJob) []Issue {
 		go func(n int) {
 			defer wg.Done()
 			w := branchWorker{v: v, memo: map[string][]Issue{}}
+			defer func() {
+				// A bug must not take the process down from a goroutine nobody can recover.
+				if r := recover(); r != nil {
+					results[n] = append(w.c.issues, internalIssue("checking items"))
+				}
+			}()
 			for i := n; i < len(jobs); i += workers {
 				w.run(jobs[i])
 			}
