@@ -16,14 +16,21 @@ import (
 	"github.com/cutroom/cutroom/editor"
 )
 
-// TextRenderer draws text-like items (text, captions, text-template). The compositor places
-// the returned layer like any other media: its pixels are at `scale` destination pixels per
+// TextRenderer draws text-like items (text, captions, text-template) at the item's local
+// time (members may be animated, captions change with time). The compositor places the
+// returned layer like any other media: its pixels are at `scale` destination pixels per
 // composition pixel, its top-left sits at (offX, offY) composition pixels from the item box's
 // top-left, and it is then moved with the item's geometry (scale, rotation, opacity,
 // animations, transitions). Text is not clipped by the box. A nil layer draws nothing.
 // Implementations must be safe for concurrent use.
 type TextRenderer interface {
-	RenderText(it *editor.Item, scale float64) (layer *image.RGBA, offX, offY float64, err error)
+	RenderText(it *editor.Item, localTicks int64, scale float64) (layer *image.RGBA, offX, offY float64, err error)
+}
+
+// TextTypes is implemented by TextRenderers that draw only some of the text-like item types;
+// Features then advertises only those. A TextRenderer without it draws all three.
+type TextTypes interface {
+	TextItemTypes() []editor.ItemType
 }
 
 // Options configure a Compositor.
@@ -447,7 +454,7 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 	switch it.Type {
 	case editor.ItemText, editor.ItemCaptions, editor.ItemTextTemplate:
 		s := math.Max(pxU, pxV)
-		layer, offX, offY, err := c.opts.Text.RenderText(it, s)
+		layer, offX, offY, err := c.opts.Text.RenderText(it, lt, s)
 		if err != nil {
 			return errf(CodeText, "text item %q: %v", it.ID, err)
 		}

@@ -151,7 +151,7 @@ func TestParallelFramesMatch(t *testing.T) {
 // fakeText returns a 20x10 layer (at scale) of solid white, offset (5, 5) in the box.
 type fakeText struct{ calls int }
 
-func (f *fakeText) RenderText(it *editor.Item, scale float64) (*image.RGBA, float64, float64, error) {
+func (f *fakeText) RenderText(it *editor.Item, _ int64, scale float64) (*image.RGBA, float64, float64, error) {
 	w, h := int(math.Round(20*scale)), int(math.Round(10*scale))
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	for i := range img.Pix {
