@@ -152,4 +152,3 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	return nil
 }
-
