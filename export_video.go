@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
 	"golang.org/x/term"
@@ -45,9 +46,10 @@ func outputFormat(out, flag string) (string, error) {
 
 // exportVideo renders the whole timeline of st to f.out with the export pipeline. Ctrl-C
 // (SIGINT) or SIGTERM stops it; the pipeline then leaves no file behind.
-func exportVideo(ctx context.Context, raw []byte, st *editor.State, media dirMedia, format string, f *exportFlags) error {
+func exportVideo(ctx context.Context, raw []byte, st *editor.State, media compositor.Media, txt compositor.TextRenderer, format string, f *exportFlags) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	warnUndrawn(st, compositor.Options{Media: media, Text: txt})
 	w, h := export.OutputSize(st.CompositionWidth, st.CompositionHeight, f.scale)
 	frames := editor.FrameCount(st.DurationTicks(), int64(f.fps), st.TimebaseTicksPerSecond)
 	if frames == 0 {
@@ -57,7 +59,7 @@ func exportVideo(ctx context.Context, raw []byte, st *editor.State, media dirMed
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	p := export.NewPipeline(export.PipelineConfig{Media: media, Workers: f.workers,
+	p := export.NewPipeline(export.PipelineConfig{Media: media, Text: txt, Workers: f.workers,
 		EncoderThreads: f.threads, Preset: f.preset, CRF: f.crf, MaxOutputSide: f.maxSide})
 	job := export.RenderJob{State: raw, Parsed: st, CompositionWidth: st.CompositionWidth,
 		CompositionHeight: st.CompositionHeight, OutputWidth: w, OutputHeight: h, Scale: f.scale,
@@ -175,10 +177,32 @@ func fmtDuration(d time.Duration) string {
 	return fmt.Sprintf("%d:%02d", s/60, s%60)
 }
 
+// warnUndrawn tells on stderr which features of the state this build does not draw yet.
+func warnUndrawn(st *editor.State, opts compositor.Options) {
+	if missing := editor.UnsupportedFeatures(st, compositor.Features(opts)); len(missing) > 0 {
+		fmt.Fprintf(os.Stderr, "cutroom: export: warning: not drawn yet: %s\n", strings.Join(missing, ", "))
+	}
+}
+
+// firstResolver tries each resolver in turn and returns the first path found, or the last
+// resolver's error.
+func firstResolver(rs ...assets.Resolver) assets.Resolver {
+	return func(a *editor.Asset) (string, error) {
+		var err error
+		for _, r := range rs {
+			var p string
+			if p, err = r(a); err == nil {
+				return p, nil
+			}
+		}
+		return "", err
+	}
+}
+
 // dataDirResolver opens the data dir's database and asset store read-side and returns a
 // resolver of a workspace's uploaded assets to their files. It fails while a server holds
 // the database.
-func dataDirResolver(dataDir, workspace string) (func(*editor.Asset) (string, error), func(), error) {
+func dataDirResolver(dataDir, workspace string) (assets.Resolver, func(), error) {
 	if st, err := os.Stat(dataDir); err != nil || !st.IsDir() {
 		return nil, nil, fmt.Errorf("--workspace needs the server's --data-dir; %s is not a directory", dataDir)
 	}

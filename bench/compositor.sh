@@ -4,4 +4,4 @@
 # compare, since ms/frame (wall) includes time spent waiting for a core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-go test -run '^$' -bench 'RenderFrame1080p' -benchmem -benchtime "${BENCHTIME:-60x}" -count "${COUNT:-1}" ./compositor/
+go test -run '^$' -bench 'RenderFrame1080p|ReferencePass' -benchmem -benchtime "${BENCHTIME:-60x}" -count "${COUNT:-1}" ./compositor/

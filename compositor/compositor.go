@@ -16,14 +16,21 @@ import (
 	"github.com/cutroom/cutroom/editor"
 )
 
-// TextRenderer draws text-like items (text, captions, text-template). The compositor places
-// the returned layer like any other media: its pixels are at `scale` destination pixels per
+// TextRenderer draws text-like items (text, captions, text-template) at the item's local
+// time (members may be animated, captions change with time). The compositor places the
+// returned layer like any other media: its pixels are at `scale` destination pixels per
 // composition pixel, its top-left sits at (offX, offY) composition pixels from the item box's
 // top-left, and it is then moved with the item's geometry (scale, rotation, opacity,
 // animations, transitions). Text is not clipped by the box. A nil layer draws nothing.
 // Implementations must be safe for concurrent use.
 type TextRenderer interface {
-	RenderText(it *editor.Item, scale float64) (layer *image.RGBA, offX, offY float64, err error)
+	RenderText(it *editor.Item, localTicks int64, scale float64) (layer *image.RGBA, offX, offY float64, err error)
+}
+
+// TextTypes is implemented by TextRenderers that draw only some of the text-like item types;
+// Features then advertises only those. A TextRenderer without it draws all three.
+type TextTypes interface {
+	TextItemTypes() []editor.ItemType
 }
 
 // Options configure a Compositor.
@@ -53,11 +60,11 @@ type Error struct {
 
 // Codes of compositor errors.
 const (
-	CodeBadOutput   = "COMPOSITOR_BAD_OUTPUT"
-	CodeMedia       = "COMPOSITOR_MEDIA_FAILED"
-	CodeText        = "COMPOSITOR_TEXT_FAILED"
-	CodeIllustraion = "COMPOSITOR_ILLUSTRATION_UNKNOWN"
-	CodeBadState    = "COMPOSITOR_BAD_STATE"
+	CodeBadOutput    = "COMPOSITOR_BAD_OUTPUT"
+	CodeMedia        = "COMPOSITOR_MEDIA_FAILED"
+	CodeText         = "COMPOSITOR_TEXT_FAILED"
+	CodeIllustration = "COMPOSITOR_ILLUSTRATION_UNKNOWN"
+	CodeBadState     = "COMPOSITOR_BAD_STATE"
 )
 
 // Error returns the message.
@@ -251,10 +258,85 @@ func (c *Compositor) RenderFrame(ctx context.Context, n int64, fps int, dst *ima
 	if bg.Type == editor.BackgroundBlur {
 		return c.renderBlurred(ctx, t, dst, sc, bg.Level)
 	}
-	if err := c.drawBackground(ctx, dst); err != nil {
+	// the background is skipped when the back-most content hides it entirely
+	if covered, err := c.backCovers(ctx, t, dst); err != nil {
 		return err
+	} else if !covered {
+		if err := c.drawBackground(ctx, dst); err != nil {
+			return err
+		}
 	}
 	return c.drawTracks(ctx, t, dst, sc)
+}
+
+// backCovers reports whether the back-most visible content at tick t paints every pixel of
+// dst opaquely, so nothing behind it (the background) can show: an opaque image or solid
+// covering the frame at full opacity on whole pixels, or a fade between two such clips.
+func (c *Compositor) backCovers(ctx context.Context, t int64, dst *image.RGBA) (bool, error) {
+	for ti := len(c.tracks) - 1; ti >= 0; ti-- {
+		tp := &c.tracks[ti]
+		if tp.hidden {
+			continue
+		}
+		for i := range tp.trans {
+			if tr := &tp.trans[i]; tr.start <= t && t < tr.end {
+				if tr.tr.Type != "fade" || !cheapToPrepare(tr.from) || !cheapToPrepare(tr.to) {
+					return false, nil
+				}
+				p := ease(tr.tr.Easing, float64(t-tr.start)/float64(tr.tr.DurationTicks))
+				var a, b prepared
+				if err := c.prepareItem(ctx, tr.from, t-tr.from.StartTicks, dst, &extra{m: identity, opacity: 1 - p}, &a); err != nil {
+					return false, err
+				}
+				if err := c.prepareItem(ctx, tr.to, t-tr.to.StartTicks, dst, &extra{m: identity, opacity: p}, &b); err != nil {
+					return false, err
+				}
+				fa, ok1 := c.opaqueCover(&a, dst)
+				fb, ok2 := c.opaqueCover(&b, dst)
+				return ok1 && ok2 && fa.k+fb.k >= 256, nil
+			}
+		}
+		for _, it := range tp.items {
+			if !it.ActiveAt(t) {
+				continue
+			}
+			if it.Type != editor.ItemImage && it.Type != editor.ItemSolid {
+				return false, nil // effects, filters, and items not worth preparing twice
+			}
+			var pr prepared
+			if err := c.prepareItem(ctx, it, t-it.StartTicks, dst, nil, &pr); err != nil {
+				return false, err
+			}
+			fr, ok := c.opaqueCover(&pr, dst)
+			return ok && fr.k >= 256, nil
+		}
+	}
+	return false, nil
+}
+
+// opaqueCover reports whether a prepared item is a fastRect covering all of dst with an
+// opaque source.
+func (c *Compositor) opaqueCover(pr *prepared, dst *image.RGBA) (fastRect, bool) {
+	if pr.bb.Empty() {
+		return fastRect{}, false
+	}
+	fr, ok := asFast(&pr.op, &pr.src, dst.Rect)
+	if !ok || fr.rect != dst.Rect {
+		return fr, false
+	}
+	switch pr.src.kind {
+	case srcSolid:
+		return fr, pr.src.ca == 255
+	case srcImage:
+		return fr, pr.src.opaque
+	}
+	return fr, false
+}
+
+// cheapToPrepare reports whether preparing an item twice costs nothing much (no per-frame
+// media decoding).
+func cheapToPrepare(it *editor.Item) bool {
+	return it.Type == editor.ItemImage || it.Type == editor.ItemSolid
 }
 
 func (c *Compositor) drawTracks(ctx context.Context, t int64, dst *image.RGBA, sc *scratch) error {
@@ -372,7 +454,7 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 	switch it.Type {
 	case editor.ItemText, editor.ItemCaptions, editor.ItemTextTemplate:
 		s := math.Max(pxU, pxV)
-		layer, offX, offY, err := c.opts.Text.RenderText(it, s)
+		layer, offX, offY, err := c.opts.Text.RenderText(it, lt, s)
 		if err != nil {
 			return errf(CodeText, "text item %q: %v", it.ID, err)
 		}
@@ -418,7 +500,7 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 			return c.masks.illustrationMask(c.opts.Illustrations, name, pw, ph)
 		})
 		if err != nil {
-			return errf(CodeIllustraion, "item %q: %v", it.ID, err)
+			return errf(CodeIllustration, "item %q: %v", it.ID, err)
 		}
 		src = source{kind: srcMask, mask: m, cr: cr, cg: cg, cb: cb, ca: ca, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
 	case editor.ItemVideo:
@@ -498,7 +580,7 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 				toSrc = aff{a: toSrc.a / f, c: toSrc.c / f, e: toSrc.e / f, f: toSrc.f / f}
 			}
 		}
-		src = source{kind: srcImage, img: img, toSrc: toSrc}
+		src = source{kind: srcImage, img: img, toSrc: toSrc, opaque: e.img != nil && e.opaque}
 	}
 	out.op, out.src, out.bb = op, src, bb
 	return nil
@@ -762,7 +844,13 @@ func (c *Compositor) drawBackground(ctx context.Context, dst *image.RGBA) error 
 		if c.bgErr != nil {
 			return c.bgErr
 		}
-		copy(dst.Pix, c.bgImg.Pix)
+		if dst.Stride == c.bgImg.Stride {
+			copy(dst.Pix, c.bgImg.Pix[:len(c.bgImg.Pix)-c.bgImg.Stride+c.outW*4])
+			return nil
+		}
+		for y := 0; y < c.outH; y++ {
+			copy(dst.Pix[y*dst.Stride:y*dst.Stride+c.outW*4], c.bgImg.Pix[y*c.bgImg.Stride:])
+		}
 		return nil
 	}
 	fillBlack(dst)

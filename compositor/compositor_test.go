@@ -151,7 +151,7 @@ func TestParallelFramesMatch(t *testing.T) {
 // fakeText returns a 20x10 layer (at scale) of solid white, offset (5, 5) in the box.
 type fakeText struct{ calls int }
 
-func (f *fakeText) RenderText(it *editor.Item, scale float64) (*image.RGBA, float64, float64, error) {
+func (f *fakeText) RenderText(it *editor.Item, _ int64, scale float64) (*image.RGBA, float64, float64, error) {
 	w, h := int(math.Round(20*scale)), int(math.Round(10*scale))
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	for i := range img.Pix {
@@ -231,7 +231,7 @@ func TestRenderErrors(t *testing.T) {
 	raw = newBuilder().add(0, with(geo("h", "illustration", 0, sec, 0, 0, 50, 50), "illustrationName", "nope", "color", "red")).json()
 	st, _ = editor.Parse(raw)
 	c, _ = New(st, Options{Illustrations: testIllustrations})
-	if err := c.RenderFrame(context.Background(), 0, 30, dst); !errors.As(err, &ce) || ce.Code != CodeIllustraion {
+	if err := c.RenderFrame(context.Background(), 0, 30, dst); !errors.As(err, &ce) || ce.Code != CodeIllustration {
 		t.Fatalf("unknown illustration: %v", err)
 	}
 	_ = files
@@ -378,5 +378,131 @@ func TestVideoFramesHook(t *testing.T) {
 	}
 	if got := dst.RGBAAt(80, 45); got.R != 150 {
 		t.Fatalf("pixel %v, want red 150", got)
+	}
+}
+
+// TestBackCovers checks when the background may be skipped, and that skipping it changes
+// nothing.
+func TestBackCovers(t *testing.T) {
+	full := func(id string, start int64, color string) map[string]any {
+		return solid(id, start, sec, 0, 0, tW, tH, color, "rectangle")
+	}
+	cases := []struct {
+		name string
+		b    *builder
+		want bool
+	}{
+		{"opaque full-frame solid", newBuilder().add(0, full("a", 0, "#123456")), true},
+		{"half-transparent solid", newBuilder().add(0, full("a", 0, "rgba(1,2,3,0.5)")), false},
+		{"solid not covering", newBuilder().add(0, solid("a", 0, sec, 1, 0, tW, tH, "#fff", "rectangle")), false},
+		{"image with a transparent strip", newBuilder().add(0, imageItem("a", "pattern", 0, sec, 0, 0, tW, tH)), false},
+		{"fade between full-frame solids", newBuilder().add(0, full("a", 0, "#ff0000"), full("b", sec, "#0000ff")).
+			transition("tr", 0, "a", "b", "fade", sec/2, "", nil), true},
+	}
+	files := testFiles(t)
+	for _, tc := range cases {
+		tc.b.bg = map[string]any{"type": "color", "color": "#00ff00", "gradient": nil}
+		st, err := editor.Parse(tc.b.json())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := New(st, Options{Media: &testMedia{files: files}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
+		frame := int64(27)
+		got, err := c.backCovers(context.Background(), st.FrameTicks(frame, fps), dst)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: backCovers = %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+		// the frame equals one drawn with the background
+		if err := c.RenderFrame(context.Background(), frame, fps, dst); err != nil {
+			t.Fatal(err)
+		}
+		want := image.NewRGBA(dst.Rect)
+		if err := c.drawBackground(context.Background(), want); err != nil {
+			t.Fatal(err)
+		}
+		sc := &scratch{}
+		if err := c.drawTracks(context.Background(), st.FrameTicks(frame, fps), want, sc); err != nil {
+			t.Fatal(err)
+		}
+		if err := compareImages(dst, want, 0); err != nil {
+			t.Errorf("%s: skipping the background changed the frame: %v", tc.name, err)
+		}
+	}
+}
+
+// TestSubImageDestination renders into a sub-image of a larger buffer (a stride wider than
+// the frame) and checks it equals a plain render and leaves the rest untouched.
+func TestSubImageDestination(t *testing.T) {
+	files := testFiles(t)
+	b := newBuilder().add(0, with(imageItem("i", "pattern", 0, sec, 30, 20, 80, 45), "rotation", an(10)))
+	b.bg = map[string]any{"type": "color", "color": "#0f172a", "gradient": "linear-gradient(red, blue)"}
+	raw := b.json()
+	want := renderState(t, raw, 0, files)
+	st, _ := editor.Parse(raw)
+	c, _ := New(st, Options{Media: &testMedia{files: files}})
+	big := image.NewRGBA(image.Rect(0, 0, tW+40, tH+20))
+	for i := range big.Pix {
+		big.Pix[i] = 7
+	}
+	sub := big.SubImage(image.Rect(20, 10, 20+tW, 10+tH)).(*image.RGBA)
+	if err := c.RenderFrame(context.Background(), 0, fps, sub); err != nil {
+		t.Fatal(err)
+	}
+	got := image.NewRGBA(image.Rect(0, 0, tW, tH))
+	for y := 0; y < tH; y++ {
+		copy(got.Pix[y*got.Stride:(y+1)*got.Stride], sub.Pix[y*sub.Stride:y*sub.Stride+tW*4])
+	}
+	if err := compareImages(got, want, 0); err != nil {
+		t.Fatal(err)
+	}
+	if big.Pix[0] != 7 || big.Pix[len(big.Pix)-1] != 7 || big.RGBAAt(19, 50).R != 7 || big.RGBAAt(20+tW, 50).R != 7 {
+		t.Fatal("render wrote outside the sub-image")
+	}
+}
+
+// TestFeaturesCoverWhatIsDrawn checks Features against the drawing code: every listed
+// transition, effect, filter, shape and animation has a definition here.
+func TestFeaturesCoverWhatIsDrawn(t *testing.T) {
+	fs := Features(Options{})
+	for _, f := range fs.Filters {
+		if _, ok := filterLooks[f]; !ok {
+			t.Errorf("filter %q listed but not defined", f)
+		}
+	}
+	known := map[string]bool{"fade": true, "slide": true, "wipe": true, "flip": true, "clock-wipe": true, "iris": true}
+	for _, tr := range fs.Transitions {
+		if !known[tr] {
+			t.Errorf("transition %q listed but not drawn", tr)
+		}
+	}
+	for _, e := range fs.Effects {
+		switch e {
+		case "flash-to-black", "blur", "blurred-opening", "fade-in", "fade-out":
+		default:
+			t.Errorf("effect %q listed but not drawn", e)
+		}
+	}
+	for _, s := range fs.Shapes {
+		if s != "rectangle" && s != "circle" && shapePolygon(s) == nil {
+			t.Errorf("shape %q listed but not drawn", s)
+		}
+	}
+	for _, a := range fs.Animations {
+		it := &editor.Item{DurationTicks: 10, Animations: editor.Animations{In: &editor.AnimationSpec{Type: a, DurationTicks: 10}}}
+		if st := animationAt(it, 0, 100, 100); st == (animState{opacity: 1, zoom: 1}) {
+			t.Errorf("animation %q listed but has no effect", a)
+		}
+	}
+	for _, it := range fs.ItemTypes {
+		if it == editor.ItemText || it == editor.ItemVideo || it == editor.ItemLottie || it == editor.ItemChart {
+			t.Errorf("item type %q listed without its renderer", it)
+		}
+	}
+	if got := Features(Options{Text: &fakeText{}, Media: &videoMedia{}}); len(got.ItemTypes) != len(fs.ItemTypes)+4 {
+		t.Errorf("with text and video: %v", got.ItemTypes)
 	}
 }

@@ -23,6 +23,8 @@ type source struct {
 	cr, cg, cb, ca uint32       // premultiplied colour (srcSolid, srcMask), 0..255
 	// toSrc maps the visible box's local coordinates to source pixel coordinates.
 	toSrc aff
+	// opaque: every pixel of img has alpha 255 (srcImage; false when unknown)
+	opaque bool
 }
 
 // maskKind names a screen-space mask a transition applies to a clip.
@@ -190,11 +192,42 @@ func drawMode(dst *image.RGBA, clip image.Rectangle, op *drawOp, src *source, ad
 	const one = 1 << 16
 	dsx, dsy := int(math.Round(S.a*one)), int(math.Round(S.d*one))
 
-	for y := bb.Min.Y; y < bb.Max.Y; y++ {
+	// A rotated source is walked diagonally; drawing in vertical strips keeps the source
+	// rows a strip touches in cache from one destination row to the next.
+	strip := bb.Dx()
+	if S.b != 0 || S.d != 0 {
+		strip = 128
+	}
+	for sx0 := bb.Min.X; sx0 < bb.Max.X; sx0 += strip {
+		sx1 := min(sx0+strip, bb.Max.X)
+		drawRows(dst, bb.Min.Y, bb.Max.Y, sx0, sx1, inv, S, op, src, add,
+			rowParams{w: w, h: h, eu: eu, ev: ev, iu: iu, iv: iv, pu: pu, pv: pv, pr: pr, r: r,
+				alpha: alpha, kAlpha: kAlpha, hasMask: hasMask, sw: sw, sh: sh, stride: stride, pix: pix, solid: solid, dsx: dsx, dsy: dsy})
+	}
+}
+
+// rowParams carries drawMode's per-op constants into drawRows.
+type rowParams struct {
+	w, h, eu, ev, iu, iv, pu, pv, pr, r, alpha float64
+	kAlpha                                     uint64
+	hasMask                                    bool
+	sw, sh, stride                             int
+	pix                                        []uint8
+	solid                                      uint64
+	dsx, dsy                                   int
+}
+
+// drawRows draws rows y0..y1 of the op, limited to columns bx0..bx1.
+func drawRows(dst *image.RGBA, y0, y1, bx0, bx1 int, inv, S aff, op *drawOp, src *source, add bool, rp rowParams) {
+	w, h, eu, ev, iu, iv, pu, pv, pr, r := rp.w, rp.h, rp.eu, rp.ev, rp.iu, rp.iv, rp.pu, rp.pv, rp.pr, rp.r
+	alpha, kAlpha, hasMask := rp.alpha, rp.kAlpha, rp.hasMask
+	sw, sh, stride, pix, solid, dsx, dsy := rp.sw, rp.sh, rp.stride, rp.pix, rp.solid, rp.dsx, rp.dsy
+	const one = 1 << 16
+	for y := y0; y < y1; y++ {
 		py := float64(y) + 0.5
 		u0 := inv.b*py + inv.c // u at x = 0 (before adding a*x)
 		v0 := inv.e*py + inv.f
-		x0, x1 := span(u0, inv.a, -eu, w+eu, bb.Min.X, bb.Max.X)
+		x0, x1 := span(u0, inv.a, -eu, w+eu, bx0, bx1)
 		x0, x1 = span(v0, inv.d, -ev, h+ev, x0, x1)
 		if x0 >= x1 {
 			continue
@@ -606,14 +639,6 @@ func blendSolidRow(d []uint8, r, g, b, a, ki uint32) {
 		d[i+2] = uint8(b + div255(uint32(d[i+2])*ia))
 		d[i+3] = uint8(a + div255(uint32(d[i+3])*ia))
 	}
-}
-
-// lerp32 interpolates two little-endian RGBA pixels channel-wise with weight w/256 on b.
-func lerp32(a, b, w uint32) uint32 {
-	iw := 256 - w
-	rb := ((a&0x00ff00ff)*iw + (b&0x00ff00ff)*w + 0x00800080) >> 8 & 0x00ff00ff
-	ga := (((a>>8)&0x00ff00ff)*iw + ((b>>8)&0x00ff00ff)*w + 0x00800080) & 0xff00ff00
-	return rb | ga
 }
 
 // imageSpan draws a run of destination pixels d from a premultiplied RGBA source sampled

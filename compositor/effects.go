@@ -25,7 +25,7 @@ func ensureRGBA(p **image.RGBA, w, h int) *image.RGBA {
 
 // blurRGBA blurs the region r of img in place with a Gaussian of standard deviation sigma
 // pixels (the CSS blur() function), approximated by three box blurs as the Filter Effects
-// specification allows; pixels beyond the edges repeat the edge (like a browser's
+// specification allows; pixels beyond the edges mirror the image (like a browser's
 // backdrop-filter). Large radii blur a box-reduced copy and scale it back up.
 func blurRGBA(img *image.RGBA, r image.Rectangle, sigma float64, s *blurScratch) {
 	r = r.Intersect(img.Rect)
@@ -89,7 +89,21 @@ func enlarge(small, dst *image.RGBA, r image.Rectangle, f int) {
 	}
 }
 
-// boxBlur3 applies three horizontal and three vertical box blurs (edge pixels repeat).
+// mirror maps an index outside 0..n-1 back inside by reflection (…, 1, 0, 0, 1, …), the
+// edge mode browsers use for backdrop-filter blur.
+func mirror(i, n int) int {
+	for i < 0 || i >= n {
+		if i < 0 {
+			i = -i - 1
+		}
+		if i >= n {
+			i = 2*n - i - 1
+		}
+	}
+	return i
+}
+
+// boxBlur3 applies three horizontal and three vertical box blurs (edges mirrored).
 func boxBlur3(img *image.RGBA, sigma float64, s *blurScratch) {
 	d := int(math.Floor(sigma*3*math.Sqrt(2*math.Pi)/4 + 0.5))
 	if d < 1 {
@@ -126,12 +140,7 @@ func boxH(src, dst *image.RGBA, l, r int) {
 		out := dst.Pix[y*dst.Stride : y*dst.Stride+w*4]
 		var s0, s1, s2, s3 uint32
 		for k := -l; k <= r; k++ {
-			x := k
-			if x < 0 {
-				x = 0
-			} else if x >= w {
-				x = w - 1
-			}
+			x := mirror(k, w)
 			s0 += uint32(row[x*4])
 			s1 += uint32(row[x*4+1])
 			s2 += uint32(row[x*4+2])
@@ -144,10 +153,10 @@ func boxH(src, dst *image.RGBA, l, r int) {
 			out[x*4+3] = uint8((s3 + half) / n)
 			add, sub := x+r+1, x-l
 			if add >= w {
-				add = w - 1
+				add = mirror(add, w)
 			}
 			if sub < 0 {
-				sub = 0
+				sub = mirror(sub, w)
 			}
 			s0 += uint32(row[add*4]) - uint32(row[sub*4])
 			s1 += uint32(row[add*4+1]) - uint32(row[sub*4+1])
@@ -163,11 +172,7 @@ func boxV(src, dst *image.RGBA, l, r int, sums []uint32) {
 	n := uint32(l + r + 1)
 	half := n / 2
 	row := func(y int) []uint8 {
-		if y < 0 {
-			y = 0
-		} else if y >= h {
-			y = h - 1
-		}
+		y = mirror(y, h)
 		return src.Pix[y*src.Stride : y*src.Stride+w*4]
 	}
 	clear(sums)

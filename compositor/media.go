@@ -95,6 +95,7 @@ type mediaEntry struct {
 	loaded bool
 	err    error
 	img    *image.RGBA // still image
+	opaque bool        // every pixel of img has alpha 255
 	mips   []*image.RGBA
 	gif    *gifAnim
 	svg    *oksvg.SvgIcon
@@ -166,6 +167,7 @@ func (e *mediaEntry) decode(ctx context.Context, m Media, kind editor.ItemType, 
 			return fmt.Errorf("image asset %q: %dx%d is too large", name, b.Dx(), b.Dy())
 		}
 		e.img = toRGBA(img)
+		e.opaque = isOpaque(e.img)
 	}
 	return nil
 }
@@ -200,6 +202,19 @@ func fixSVG(src []byte) []byte {
 		}
 		return append(out, '>')
 	})
+}
+
+// isOpaque reports whether every pixel of img has alpha 255.
+func isOpaque(img *image.RGBA) bool {
+	for y := 0; y < img.Rect.Dy(); y++ {
+		row := img.Pix[y*img.Stride : y*img.Stride+img.Rect.Dx()*4]
+		for i := 3; i < len(row); i += 4 {
+			if row[i] != 255 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // toRGBA converts any image to a premultiplied RGBA image with origin (0, 0).

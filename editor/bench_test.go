@@ -103,7 +103,7 @@ func bigState(tb testing.TB, n int) []byte {
 		"globalBackground": map[string]any{"type": "color", "color": "#000000", "gradient": nil},
 		"brandRuntime":     nil, "deletedAssets": []any{},
 	}
-	b, err := json.MarshalIndent(st, "", " ")
+	b, err := json.Marshal(st)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -153,5 +153,34 @@ func BenchmarkValidateSchema5000Items(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		v.ValidateSchema(raw)
+	}
+}
+
+// TestBigStateErrors exercises the parallel path with errors spread over many items.
+func TestBigStateErrors(t *testing.T) {
+	var s obj
+	if err := json.Unmarshal(bigState(t, 1000), &s); err != nil {
+		t.Fatal(err)
+	}
+	at(s, "items", "item-7")["top"] = obj{"value": "x", "keyframes": []any{}}
+	at(s, "items", "item-900")["top"] = obj{"value": "x", "keyframes": []any{}}
+	at(s, "items", "item-901")["shape"] = "hexagon"
+	at(s, "items", "item-12")["opacity"] = kf(0, 1, 24000, 0)
+	raw, _ := json.Marshal(s)
+	want := []Issue{
+		{CodeKeyframeOutOfRange, "/items/item-12/opacity/keyframes/1/timeTicks", ""},
+		{CodeSchemaInvalid, "/items/item-7/top/value", ""},
+		{CodeSchemaInvalid, "/items/item-900/top/value", ""},
+		{CodeSchemaInvalid, "/items/item-901/shape", ""},
+	}
+	for i := 0; i < 3; i++ {
+		r := Validate(raw)
+		var got []Issue
+		for _, e := range r.Errors {
+			got = append(got, Issue{Code: e.Code, Path: e.Path})
+		}
+		if !equalIssues(got, want) {
+			t.Fatalf("got %+v\nwant %+v", r.Errors, want)
+		}
 	}
 }

@@ -49,11 +49,10 @@ type Easing string
 
 // The easings of editor state v1. An empty Easing means linear.
 const (
-	EaseLinear    Easing = "linear"
-	EaseIn        Easing = "ease-in"
-	EaseOut       Easing = "ease-out"
-	EaseInOut     Easing = "ease-in-out"
-	easingDefault Easing = ""
+	EaseLinear Easing = "linear"
+	EaseIn     Easing = "ease-in"
+	EaseOut    Easing = "ease-out"
+	EaseInOut  Easing = "ease-in-out"
 )
 
 // Align is the horizontal alignment of text lines inside their box.
@@ -241,9 +240,11 @@ type TextProps struct {
 }
 
 // CaptionsProps holds the members specific to captions items. The caption entries live in
-// the caption asset named by Item.AssetID (see State.CaptionEntries).
+// the caption asset named by Item.AssetID; Entries is that asset's list (nil when the
+// asset is missing or not a caption asset).
 type CaptionsProps struct {
 	TextStyle
+	Entries              []CaptionEntry
 	HighlightColor       string
 	PageDurationMs       float64
 	MaxLines             int
@@ -356,7 +357,8 @@ type ChartProps struct {
 // which is nil for items of other types.
 //
 // Geometry members absent from the state default to 0, except ScaleX, ScaleY and Opacity,
-// which default to 1. Effect and filter items have no geometry (HasGeometry is false).
+// which default to 1. HasGeometry is false for items that are not drawn as a box: effect
+// and filter items (which have no geometry; they apply to the frame) and audio items.
 type Item struct {
 	ID            string
 	Type          ItemType
@@ -373,20 +375,25 @@ type Item struct {
 	HasCrop                                  bool           // any crop member was present
 	KeepAspectRatio                          bool
 	AssetID                                  string // image, video, gif, lottie, audio, captions
-	Animations                               Animations
-	CaptionAnimations                        CaptionAnimations // text and captions
-	Image                                    *ImageProps
-	Media                                    *MediaProps // video, gif, lottie, audio
-	Text                                     *TextProps
-	Captions                                 *CaptionsProps
-	Template                                 *TextTemplateProps
-	Solid                                    *SolidProps
-	Illustration                             *IllustrationProps
-	Effect                                   *EffectProps
-	Filter                                   *FilterProps
-	Chart                                    *ChartProps
-	trackIndex                               int  // index into State.Tracks, -1 when in none
-	broken                                   bool // placeholder for an item that did not decode
+	// Asset is the asset AssetID names, or nil when it names none.
+	Asset *Asset
+	// TransitionIn and TransitionOut are the transitions whose toClipId and fromClipId are
+	// this item (the first by transition key when several are), or nil.
+	TransitionIn, TransitionOut *Transition
+	Animations                  Animations
+	CaptionAnimations           CaptionAnimations // text and captions
+	Image                       *ImageProps
+	Media                       *MediaProps // video, gif, lottie, audio
+	Text                        *TextProps
+	Captions                    *CaptionsProps
+	Template                    *TextTemplateProps
+	Solid                       *SolidProps
+	Illustration                *IllustrationProps
+	Effect                      *EffectProps
+	Filter                      *FilterProps
+	Chart                       *ChartProps
+	trackIndex                  int  // index into State.Tracks, -1 when in none
+	broken                      bool // placeholder for an item that did not decode
 }
 
 // EndTicks returns the first tick after the item (StartTicks + DurationTicks).
@@ -565,4 +572,62 @@ func FrameCount(durationTicks, fps, tbps int64) int64 {
 		return 0
 	}
 	return (durationTicks*fps + tbps - 1) / tbps
+}
+
+// Apply maps linear progress p (0..1, clamped) through the easing curve: linear, or the CSS
+// cubic-bezier of ease-in (0.42,0,1,1), ease-out (0,0,0.58,1) or ease-in-out
+// (0.42,0,0.58,1). Unknown or empty easings are linear.
+func (e Easing) Apply(p float64) float64 {
+	switch {
+	case !(p > 0): // also NaN
+		return 0
+	case p >= 1:
+		return 1
+	}
+	switch e {
+	case EaseIn:
+		return cubicBezier(0.42, 0, 1, 1, p)
+	case EaseOut:
+		return cubicBezier(0, 0, 0.58, 1, p)
+	case EaseInOut:
+		return cubicBezier(0.42, 0, 0.58, 1, p)
+	}
+	return p
+}
+
+// cubicBezier evaluates the CSS timing function cubic-bezier(x1, y1, x2, y2) at x.
+func cubicBezier(x1, y1, x2, y2, x float64) float64 {
+	// Coefficients of the x and y polynomials in t.
+	cx := 3 * x1
+	bx := 3*(x2-x1) - cx
+	ax := 1 - cx - bx
+	cy := 3 * y1
+	by := 3*(y2-y1) - cy
+	ay := 1 - cy - by
+	sampleX := func(t float64) float64 { return ((ax*t+bx)*t + cx) * t }
+	// Newton's method, then bisection if it does not converge.
+	t := x
+	for i := 0; i < 8; i++ {
+		dx := sampleX(t) - x
+		if dx < 1e-7 && dx > -1e-7 {
+			return ((ay*t+by)*t + cy) * t
+		}
+		d := (3*ax*t+2*bx)*t + cx
+		if d < 1e-6 && d > -1e-6 {
+			break
+		}
+		t -= dx / d
+	}
+	lo, hi := 0.0, 1.0
+	t = x
+	for i := 0; i < 40; i++ {
+		v := sampleX(t)
+		if v < x {
+			lo = t
+		} else {
+			hi = t
+		}
+		t = (lo + hi) / 2
+	}
+	return ((ay*t+by)*t + cy) * t
 }

@@ -126,6 +126,12 @@ func TestParseValidMain(t *testing.T) {
 	if len(s.TransitionsSorted()) != 1 {
 		t.Fatal("TransitionsSorted")
 	}
+	if img.TransitionOut != tr || img.TransitionIn != nil || s.Item("item-solid-1").TransitionIn != tr {
+		t.Fatalf("transition links: %+v", img)
+	}
+	if img.Asset == nil || img.Asset.Filename != "cover.png" || s.Item("item-solid-1").Asset != nil {
+		t.Fatal("asset link")
+	}
 	if s.GlobalBackground.Type != BackgroundColor || s.GlobalBackground.Color != "#111827" || s.GlobalBackground.Gradient != "" {
 		t.Fatalf("background: %+v", s.GlobalBackground)
 	}
@@ -147,6 +153,9 @@ func TestParseCaptionsChartTemplate(t *testing.T) {
 		t.Fatalf("captions: %+v", c.Captions)
 	}
 	es := s.CaptionEntries(c)
+	if len(c.Captions.Entries) != 2 {
+		t.Fatal("Entries not resolved")
+	}
 	if len(es) != 2 || es[1].Text != "world" || es[1].StartMs != 420 || es[1].Confidence != 0.96 {
 		t.Fatalf("entries: %+v", es)
 	}
@@ -202,12 +211,46 @@ func TestParseLenient(t *testing.T) {
 	if b := s.Item("b"); b.ScaleX.Value != 1 || b.Opacity.Value != 1 {
 		t.Fatalf("defaults: %+v", b)
 	}
-	for _, bad := range []string{``, `[]`, `null`, `{"tracks":{}}`, `{"items":{"a":{"startTicks":"x"}}}`, `{`} {
+	// Members of the wrong JSON type read as absent.
+	s, err = Parse([]byte(`{"tracks":{},"compositionWidth":"x","items":{"a":{"type":"solid","startTicks":"x","durationTicks":5},"b":7}}`))
+	if err != nil || len(s.Tracks) != 0 || s.CompositionWidth != 0 || s.Item("a").StartTicks != 0 || s.Item("a").DurationTicks != 5 {
+		t.Fatalf("lenient parse: %v %+v", err, s)
+	}
+	for _, bad := range []string{``, `[]`, `null`, `"x"`, `{`, `{"a":1}}`} {
 		_, err := Parse([]byte(bad))
 		if err == nil {
 			t.Errorf("Parse(%q) succeeded", bad)
 		} else if e, ok := err.(*Error); !ok || e.ErrorCode() != CodeInvalidJSON {
 			t.Errorf("Parse(%q): %v", bad, err)
 		}
+	}
+}
+
+func TestEasingApply(t *testing.T) {
+	// Reference values of the CSS curves (from cubic-bezier solvers), to 1e-3.
+	tests := []struct {
+		e    Easing
+		p    float64
+		want float64
+	}{
+		{EaseLinear, 0.3, 0.3}, {"", 0.3, 0.3}, {"bogus", 0.7, 0.7},
+		{EaseIn, 0.5, 0.3153}, {EaseOut, 0.5, 0.6847}, {EaseInOut, 0.5, 0.5},
+		{EaseInOut, 0.25, 0.1292}, {EaseIn, 0, 0}, {EaseIn, 1, 1}, {EaseOut, -1, 0}, {EaseOut, 2, 1},
+	}
+	for _, tc := range tests {
+		if got := tc.e.Apply(tc.p); math.Abs(got-tc.want) > 1e-3 {
+			t.Errorf("%q.Apply(%v) = %v, want %v", tc.e, tc.p, got, tc.want)
+		}
+	}
+	if got := EaseIn.Apply(math.NaN()); got != 0 {
+		t.Errorf("NaN: %v", got)
+	}
+	prev := 0.0
+	for i := 1; i <= 100; i++ {
+		v := EaseInOut.Apply(float64(i) / 100)
+		if v < prev {
+			t.Fatalf("not monotonic at %d", i)
+		}
+		prev = v
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"strconv"
 )
 
-// The wire types below mirror the JSON shape. Numbers are decoded as float64 and converted,
-// so that integer members written as 1.0 (which the schema accepts) still parse.
+// The wire types below mirror the JSON shape (see wireFromDoc). Numbers are float64 and
+// converted, so that integer members written as 1.0 (which the schema accepts) still work.
 
 type wireKeyframe struct {
 	TimeTicks float64 `json:"timeTicks"`
@@ -299,17 +299,19 @@ func (p *Params) UnmarshalJSON(b []byte) error {
 }
 
 // Parse decodes an editor state into its typed, read-only view. It fails only when raw is
-// not a JSON object or a member has a JSON type the schema does not allow; it does not
-// validate (use a Validator for that). Unknown members are ignored. Parse never panics.
+// not JSON or not a JSON object; it does not validate (use a Validator for that), and a
+// member of the wrong JSON type reads as absent. Unknown members are ignored. Parse never
+// panics.
 func Parse(raw []byte) (*State, error) {
-	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+	v, err := decodeJSON(raw)
+	if err != nil {
+		return nil, &Error{Code: CodeInvalidJSON, Msg: "editor state is not valid JSON: " + err.Error()}
+	}
+	doc, ok := v.(map[string]any)
+	if !ok {
 		return nil, &Error{Code: CodeInvalidJSON, Msg: "editor state must be a JSON object"}
 	}
-	var w wireState
-	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, &Error{Code: CodeInvalidJSON, Msg: "editor state is not a JSON object of the expected shape: " + err.Error()}
-	}
-	return build(&w), nil
+	return build(wireFromDoc(doc)), nil
 }
 
 // toTicks converts a JSON number to integer ticks, truncating and clamping to int64.
@@ -647,14 +649,18 @@ func build(w *wireState) *State {
 		s.Tracks[i] = Track{ID: t.ID, ItemIDs: t.Items, Hidden: t.Hidden, Muted: t.Muted}
 	}
 	for k, a := range w.Assets {
-		if a != nil {
-			s.Assets[k] = buildAsset(a)
+		if a == nil { // not an object: a placeholder the semantic rules skip
+			s.Assets[k] = &Asset{ID: k, broken: true}
+			continue
 		}
+		s.Assets[k] = buildAsset(a)
 	}
 	for k, it := range w.Items {
-		if it != nil {
-			s.Items[k] = buildItem(it)
+		if it == nil {
+			s.Items[k] = &Item{ID: k, trackIndex: -1, broken: true}
+			continue
 		}
+		s.Items[k] = buildItem(it)
 	}
 	for k, t := range w.Transitions {
 		if t == nil {
@@ -686,6 +692,28 @@ func build(w *wireState) *State {
 			AssetID: d.AssetID, RemoteURL: str(d.RemoteURL), RemoteKey: str(d.RemoteKey),
 			StatusAtDeletion: d.StatusAtDeletion.Type,
 		})
+	}
+
+	// Resolve assets, caption entries and transitions per item.
+	for _, it := range s.Items {
+		if it.AssetID != "" {
+			it.Asset = s.Assets[it.AssetID]
+			if it.Asset != nil && it.Asset.broken {
+				it.Asset = nil
+			}
+		}
+		if it.Captions != nil && it.Asset != nil && it.Asset.Type == AssetCaption {
+			it.Captions.Entries = it.Asset.Captions
+		}
+	}
+	for _, k := range s.transitionsOrder {
+		t := s.Transitions[k]
+		if from := s.Items[t.FromClipID]; from != nil && from.TransitionOut == nil && !from.broken {
+			from.TransitionOut = t
+		}
+		if to := s.Items[t.ToClipID]; to != nil && to.TransitionIn == nil && !to.broken {
+			to.TransitionIn = t
+		}
 	}
 
 	// Per-track item lists sorted by start time, track membership, and duration.

@@ -226,6 +226,18 @@ func ruleCases() []ruleCase {
 			setTrackItems(s, 1, "c", "f")
 		}, []Issue{{CodeFilterTypeInvalid, "/items/f/filterType", ""}}},
 		{"transition type invalid", func(s obj) { at(s, "transitions", "tr")["type"] = "spin" }, []Issue{{CodeTransitionTypeInvalid, "/transitions/tr/type", ""}}},
+		{"animated number schema errors, repeated", func(s obj) {
+			bad := obj{"value": "x", "keyframes": []any{obj{"timeTicks": -1, "value": 0}}}
+			at(s, "items", "a")["top"] = bad
+			at(s, "items", "b")["left"] = cloneJSON(bad)
+			at(s, "items", "c")["left"] = cloneJSON(bad)
+		}, []Issue{
+			{CodeSchemaInvalid, "/items/a/top/keyframes/0/timeTicks", ""}, {CodeSchemaInvalid, "/items/a/top/value", ""},
+			{CodeSchemaInvalid, "/items/b/left/keyframes/0/timeTicks", ""}, {CodeSchemaInvalid, "/items/b/left/value", ""},
+			{CodeSchemaInvalid, "/items/c/left/keyframes/0/timeTicks", ""}, {CodeSchemaInvalid, "/items/c/left/value", ""},
+		}},
+		{"animated number missing", func(s obj) { delete(at(s, "items", "a"), "scaleX") }, []Issue{{CodeSchemaInvalid, "/items/a/scaleX", ""}}},
+		{"animated number extra member", func(s obj) { at(s, "items", "a", "rotation")["unit"] = "deg" }, []Issue{{CodeSchemaInvalid, "/items/a/rotation/unit", ""}}},
 		{"unknown item type", func(s obj) { at(s, "items", "c")["type"] = "hologram" }, []Issue{{CodeSchemaInvalid, "/items/c/type", ""}}},
 		{"wrong JSON type deep inside", func(s obj) { at(s, "items", "a")["startTicks"] = "zero" }, []Issue{{CodeSchemaInvalid, "/items/a/startTicks", ""}}},
 		{"text background wrong type", func(s obj) { at(s, "items", "c")["background"] = 5 }, []Issue{{CodeSchemaInvalid, "/items/c/background", ""}}},

@@ -19,9 +19,30 @@ const schemaURL = "https://api.indream.ai/schemas/editor-state.v1.schema.json"
 // SchemaJSON returns a copy of the embedded JSON Schema of editor state v1.
 func SchemaJSON() []byte { return []byte(schemaJSON) }
 
-// compileSchema compiles the embedded schema after rewriting its discriminated oneOfs
-// (see discriminate).
-func compileSchema() (*jsonschema.Schema, error) {
+// compiledSchema is the embedded schema compiled for fast validation: the root schema with
+// the per-item and per-asset branch checks split out (see splitDispatch), and those branch
+// schemas by discriminator value. It is immutable after compileSchema.
+type compiledSchema struct {
+	root   *jsonschema.Schema
+	items  map[string]*jsonschema.Schema // by item "type"
+	assets map[string]*jsonschema.Schema // by asset "type"
+	// props holds, by item type, the member schemas split out of the item's branch
+	// schema (see splitProperties); the caller checks them and reuses the result for
+	// identical member values.
+	props map[string][]memberSchema
+}
+
+// memberSchema is the schema of one member of an item type.
+type memberSchema struct {
+	name string
+	sch  *jsonschema.Schema
+}
+
+// compileSchema compiles the embedded schema after three rewrites that keep the set of
+// accepted documents unchanged: discriminate (oneOf by type -> if/then dispatch),
+// flattenAllOf (merging allOf of plain object schemas), and splitDispatch (items and
+// assets are checked against their own branch by the caller, not by the root schema).
+func compileSchema() (*compiledSchema, error) {
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(schemaJSON))
 	if err != nil {
 		return nil, fmt.Errorf("editor: embedded schema: %w", err)
@@ -31,16 +52,242 @@ func compileSchema() (*jsonschema.Schema, error) {
 		return nil, fmt.Errorf("editor: embedded schema is not an object")
 	}
 	discriminate(root)
+	flattenAllOf(root)
+	props, _ := root["properties"].(map[string]any)
+	split := func(member string) map[string]string {
+		m, _ := props[member].(map[string]any)
+		ap, _ := m["additionalProperties"].(map[string]any)
+		if ap == nil {
+			return nil
+		}
+		return splitDispatch(ap)
+	}
+	itemRefs, assetRefs := split("items"), split("assets")
+	defs, _ := root["definitions"].(map[string]any)
+	splitDoc := map[string]any{}
+	root[splitKeyword] = splitDoc
+	propNames := map[string][]string{}
+	for t, ref := range itemRefs {
+		def := strings.TrimPrefix(ref, "#/definitions/")
+		if d, ok := defs[def].(map[string]any); ok {
+			if props := splitProperties(d); props != nil {
+				splitDoc[t] = props
+				propNames[t] = sortedKeys(props)
+			}
+		}
+	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft7)
 	if err := c.AddResource(schemaURL, root); err != nil {
 		return nil, fmt.Errorf("editor: add schema: %w", err)
 	}
-	sch, err := c.Compile(schemaURL)
-	if err != nil {
+	cs := &compiledSchema{items: map[string]*jsonschema.Schema{}, assets: map[string]*jsonschema.Schema{}, props: map[string][]memberSchema{}}
+	if cs.root, err = c.Compile(schemaURL); err != nil {
 		return nil, fmt.Errorf("editor: compile schema: %w", err)
 	}
-	return sch, nil
+	for t, names := range propNames {
+		for _, name := range names {
+			loc := "#/" + splitKeyword + "/" + escapeToken(t) + "/" + escapeToken(name)
+			sch, err := c.Compile(schemaURL + loc)
+			if err != nil {
+				return nil, fmt.Errorf("editor: compile %s: %w", loc, err)
+			}
+			cs.props[t] = append(cs.props[t], memberSchema{name: name, sch: sch})
+		}
+	}
+	for dst, refs := range map[*map[string]*jsonschema.Schema]map[string]string{&cs.items: itemRefs, &cs.assets: assetRefs} {
+		for val, ref := range refs {
+			sch, err := c.Compile(schemaURL + ref)
+			if err != nil {
+				return nil, fmt.Errorf("editor: compile %s: %w", ref, err)
+			}
+			(*dst)[val] = sch
+		}
+	}
+	return cs, nil
+}
+
+// splitKeyword is the root member under which splitProperties' member schemas are kept
+// (so that they can be compiled by JSON pointer); validators ignore unknown keywords.
+const splitKeyword = "x-cutroom-split-members"
+
+// splitProperties removes the properties keyword from the item definition d and returns
+// it. The caller validates each present member against its schema itself, which is the
+// same check (properties only constrains members that are present, and d allows other
+// members), and can reuse the result for identical values: editor states repeat most
+// member values (colours, fonts, scales, {"value":1,"keyframes":[]}) thousands of times.
+// It returns nil when d does not allow additional members.
+func splitProperties(d map[string]any) map[string]any {
+	props, ok := d["properties"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	if ap, has := d["additionalProperties"]; has && ap != true {
+		return nil
+	}
+	delete(d, "properties")
+	return props
+}
+
+// splitDispatch takes a schema rewritten by discriminate (allOf: [guard, {if, then: {$ref}}
+// ...]) and keeps only the guard, returning the $ref of each branch by discriminator value.
+// The caller then validates each instance that passes the guard against its branch, which
+// together is the same check. It returns nil (and changes nothing) for any other shape.
+func splitDispatch(node map[string]any) map[string]string {
+	all, ok := node["allOf"].([]any)
+	if !ok {
+		return nil
+	}
+	refs := map[string]string{}
+	var keep []any
+	for _, m := range all {
+		mm, _ := m.(map[string]any)
+		iff, hasIf := mm["if"].(map[string]any)
+		if !hasIf {
+			keep = append(keep, m)
+			continue
+		}
+		then, _ := mm["then"].(map[string]any)
+		ref, _ := then["$ref"].(string)
+		props, _ := iff["properties"].(map[string]any)
+		if ref == "" || len(props) != 1 || len(then) != 1 || !strings.HasPrefix(ref, "#/") {
+			return nil
+		}
+		for _, ps := range props {
+			c, _ := ps.(map[string]any)["const"].(string)
+			if c == "" {
+				return nil
+			}
+			refs[c] = ref
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	node["allOf"] = keep
+	return refs
+}
+
+// flattenAllOf merges, in place, the members of every allOf that are plain object schemas
+// (only type "object", required, properties, and additionalProperties true or absent,
+// following $ref) into the schema holding the allOf, when that schema is plain too. A
+// property defined by several members becomes the allOf of their schemas. This accepts the
+// same documents, but the validator walks each object's members once instead of once per
+// member schema.
+func flattenAllOf(root map[string]any) {
+	defs, _ := root["definitions"].(map[string]any)
+	done := map[string]bool{}
+	var flatten func(s map[string]any, depth int)
+	resolve := func(m map[string]any, depth int) map[string]any {
+		ref, ok := m["$ref"].(string)
+		if !ok {
+			flatten(m, depth+1)
+			return m
+		}
+		if len(m) != 1 || !strings.HasPrefix(ref, "#/definitions/") {
+			return nil
+		}
+		name := strings.TrimPrefix(ref, "#/definitions/")
+		d, _ := defs[name].(map[string]any)
+		if d != nil && !done[name] {
+			done[name] = true
+			flatten(d, depth+1)
+		}
+		return d
+	}
+	flatten = func(s map[string]any, depth int) {
+		if depth > 32 {
+			return
+		}
+		all, ok := s["allOf"].([]any)
+		if !ok || !isPlainObject(s, true) {
+			return
+		}
+		var keep []any
+		for _, m := range all {
+			mm, _ := m.(map[string]any)
+			d := resolve(mm, depth)
+			if d == nil || !isPlainObject(d, false) {
+				keep = append(keep, m)
+				continue
+			}
+			mergePlain(s, d)
+		}
+		if len(keep) == 0 {
+			delete(s, "allOf")
+		} else {
+			s["allOf"] = keep
+		}
+	}
+	for name, d := range defs {
+		if dm, ok := d.(map[string]any); ok && !done[name] {
+			done[name] = true
+			flatten(dm, 0)
+		}
+	}
+}
+
+// isPlainObject reports whether s only constrains an object's type, required members and
+// member schemas (allowing an allOf when withAllOf).
+func isPlainObject(s map[string]any, withAllOf bool) bool {
+	for k, v := range s {
+		switch k {
+		case "required", "properties", "description", "title", "$comment":
+		case "type":
+			if v != "object" {
+				return false
+			}
+		case "additionalProperties":
+			if v != true {
+				return false
+			}
+		case "allOf":
+			if !withAllOf {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// mergePlain adds plain object schema d's constraints to s (without modifying d or the
+// schemas it shares).
+func mergePlain(s, d map[string]any) {
+	if t, ok := d["type"]; ok {
+		s["type"] = t
+	}
+	if r, ok := d["required"].([]any); ok {
+		have := map[any]bool{}
+		req, _ := s["required"].([]any)
+		for _, x := range req {
+			have[x] = true
+		}
+		merged := append([]any(nil), req...)
+		for _, x := range r {
+			if !have[x] {
+				have[x] = true
+				merged = append(merged, x)
+			}
+		}
+		s["required"] = merged
+	}
+	if p, ok := d["properties"].(map[string]any); ok {
+		sp, _ := s["properties"].(map[string]any)
+		np := make(map[string]any, len(sp)+len(p))
+		for k, v := range sp {
+			np[k] = v
+		}
+		for k, v := range p {
+			if old, ok := np[k]; ok {
+				np[k] = map[string]any{"allOf": []any{old, v}}
+			} else {
+				np[k] = v
+			}
+		}
+		s["properties"] = np
+	}
 }
 
 // discriminate rewrites, in place, every oneOf whose branches all require an object with a

@@ -93,6 +93,8 @@ type semChecker struct {
 	s       *State
 	out     []Issue
 	deleted map[string]bool
+	listed  map[string][]int // item id -> indexes of the tracks listing it
+	trackID map[string]int   // track id -> index of the first track with it
 }
 
 func (c *semChecker) add(code, path, msg string) {
@@ -113,7 +115,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 func ticks(t int64) string { return strconv.FormatInt(t, 10) }
 
 func semanticIssues(s *State) []Issue {
-	c := &semChecker{s: s, deleted: map[string]bool{}}
+	c := &semChecker{s: s, deleted: map[string]bool{}, listed: make(map[string][]int, len(s.Items))}
 	for _, d := range s.DeletedAssets {
 		if d.AssetID != "" {
 			c.deleted[d.AssetID] = true
@@ -160,6 +162,7 @@ type listing struct{ track, index int }
 func (c *semChecker) tracks() {
 	s := c.s
 	trackIDs := map[string]int{}
+	c.trackID = trackIDs
 	listed := make(map[string]listing, len(s.Items))
 	for ti, tr := range s.Tracks {
 		if first, ok := trackIDs[tr.ID]; ok {
@@ -173,6 +176,9 @@ func (c *semChecker) tracks() {
 		}
 		var entries []entry
 		for j, id := range tr.ItemIDs {
+			if l := c.listed[id]; len(l) == 0 || l[len(l)-1] != ti {
+				c.listed[id] = append(l, ti)
+			}
 			p := pointer("tracks", itoa(ti), "items", itoa(j))
 			it := s.Items[id]
 			if it == nil {
@@ -430,8 +436,8 @@ func (c *semChecker) transitions() {
 	pairs := map[[2]string]string{}
 	for _, k := range sortedKeys(s.Transitions) {
 		t := s.Transitions[k]
-		ti := s.TrackByID(t.TrackID)
-		if ti < 0 {
+		ti, found := c.trackID[t.TrackID]
+		if !found {
 			c.add(CodeTransitionTrackNotFound, pointer("transitions", k, "trackId"), "track "+strconv.Quote(t.TrackID)+" does not exist")
 			continue
 		}
@@ -446,7 +452,7 @@ func (c *semChecker) transitions() {
 			case e.it == nil:
 				c.add(CodeTransitionClipNotFound, p, "clip "+strconv.Quote(e.id)+" is not in items")
 				ok = false
-			case !listedIn(s.Tracks[ti].ItemIDs, e.id):
+			case !has(c.listed[e.id], ti):
 				c.add(CodeTransitionClipNotInTrack, p, "clip "+strconv.Quote(e.id)+" is not in track "+strconv.Quote(t.TrackID))
 				ok = false
 			case e.it.broken:
@@ -472,15 +478,6 @@ func (c *semChecker) transitions() {
 				"transition lasts "+ticks(t.DurationTicks)+" ticks, longer than one of its clips ("+ticks(from.DurationTicks)+", "+ticks(to.DurationTicks)+")")
 		}
 	}
-}
-
-func listedIn(ids []string, id string) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
 }
 
 // adjacent reports whether to starts exactly where from ends. With no overlap in the track

@@ -1,8 +1,8 @@
 package editor
 
 import (
-	"bytes"
 	"encoding/json"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,8 +10,6 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 // Issue is one problem found by validation.
@@ -45,7 +43,7 @@ func (r Result) Err() error {
 // Validator checks editor states against the JSON Schema and the semantic rules. Its schema
 // is compiled once by NewValidator; a Validator is immutable and safe for concurrent use.
 type Validator struct {
-	schema *jsonschema.Schema
+	schema *compiledSchema
 }
 
 // NewValidator compiles the embedded schema. It fails only if the embedded schema is broken.
@@ -58,8 +56,8 @@ func NewValidator() (*Validator, error) {
 }
 
 // defaultValidator compiles the schema on first use. The compiled Validator is immutable
-// after creation, so sharing it is safe; it is the only package-level value and is never
-// modified.
+// after creation, so sharing it is safe; like the illustration library, it is built once
+// and never modified.
 var defaultValidator = sync.OnceValues(NewValidator)
 
 // Validate checks raw against the schema and the semantic rules, using a Validator compiled
@@ -95,8 +93,7 @@ func (v *Validator) Validate(raw []byte) Result {
 // ValidateSchema checks raw against the JSON Schema only. Project create and sync use it:
 // they reject schema violations but store states that break semantic rules.
 func (v *Validator) ValidateSchema(raw []byte) Result {
-	doc, issues := v.schemaIssues(raw)
-	_ = doc
+	_, issues := v.schemaIssues(raw, nil)
 	return result(issues)
 }
 
@@ -104,44 +101,235 @@ func (v *Validator) ValidateSchema(raw []byte) Result {
 // when raw is not a JSON object; it is non-nil but incomplete when the schema failed.
 // Callers must not render a state whose Result is not Valid.
 func (v *Validator) Check(raw []byte) (*State, Result) {
-	doc, issues := v.schemaIssues(raw)
+	var s *State
+	doc, issues := v.schemaIssues(raw, func(doc map[string]any) { s = build(wireFromDoc(doc)) })
 	if doc == nil {
 		return nil, result(issues)
 	}
-	s, err := Parse(raw)
-	if err != nil {
-		s = parseLoose(raw)
+	if s == nil {
+		return nil, result(append(issues, internalIssue("building the typed view")))
 	}
-	if s != nil {
-		issues = append(issues, semanticIssues(s)...)
-	}
+	issues = append(issues, semanticIssues(s)...)
 	return s, result(issues)
 }
 
 // schemaIssues decodes raw and validates it against the schema. doc is nil when raw is not
-// JSON or not an object.
-func (v *Validator) schemaIssues(raw []byte) (map[string]any, []Issue) {
-	val, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+// JSON or not an object. If also is not nil and raw is an object, also(doc) runs in its
+// own goroutine while the schema is checked (both only read doc); it has finished by the
+// time schemaIssues returns.
+func (v *Validator) schemaIssues(raw []byte, also func(doc map[string]any)) (map[string]any, []Issue) {
+	val, err := decodeJSON(raw)
 	if err != nil {
 		return nil, []Issue{{Code: CodeInvalidJSON, Path: "", Message: "not valid JSON: " + err.Error()}}
 	}
 	doc, isObj := val.(map[string]any)
-	err = v.schema.Validate(val)
-	var issues []Issue
-	if err != nil {
-		ve, ok := err.(*jsonschema.ValidationError)
-		if !ok {
-			issues = append(issues, Issue{Code: CodeSchemaInvalid, Message: err.Error()})
-		} else {
-			c := collector{}
-			c.collect(ve)
-			issues = c.issues
+	if isObj && also != nil {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defer func() { _ = recover() }() // a bug must not take the process down; see Check
+			also(doc)
+		}()
+		defer func() { <-done }()
+	}
+	var c collector
+	c.validate(v.schema.root, val)
+	if !isObj {
+		return nil, c.issues
+	}
+	// The root schema checks that each item and asset is an object with a known type; its
+	// branch is checked here (see splitDispatch), in parallel for large states.
+	var jobs []branchJob
+	for _, member := range []struct {
+		name     string
+		branches map[string]*jsonschema.Schema
+	}{{"items", v.schema.items}, {"assets", v.schema.assets}} {
+		m, _ := doc[member.name].(map[string]any)
+		for k, x := range m {
+			obj, _ := x.(map[string]any)
+			t, _ := obj["type"].(string)
+			if sch := member.branches[t]; sch != nil {
+				j := branchJob{sch: sch, val: obj, typ: t, prefix: []string{member.name, k}}
+				if member.name == "items" {
+					j.members = v.schema.props[t]
+				}
+				jobs = append(jobs, j)
+			}
 		}
 	}
-	if !isObj {
-		return nil, issues
+	c.issues = append(c.issues, v.runBranchJobs(jobs)...)
+	return doc, c.issues
+}
+
+// internalIssue reports a failure of the validator itself (a recovered panic), so that the
+// state is not accepted unchecked.
+func internalIssue(what string) Issue {
+	return Issue{Code: CodeSchemaInvalid, Message: "internal error while " + what + "; the state could not be fully validated"}
+}
+
+// branchJob is one item or asset to validate against its branch schema.
+type branchJob struct {
+	sch     *jsonschema.Schema
+	val     map[string]any
+	typ     string
+	prefix  []string
+	members []memberSchema // member schemas split out of sch
+}
+
+// branchWorker validates branch jobs, remembering the issues of member values it has seen
+// (by member name and content) so identical values are checked once.
+type branchWorker struct {
+	v    *Validator
+	c    collector
+	memo map[string][]Issue // relative issues by value key
+	key  []byte
+}
+
+func (w *branchWorker) run(j branchJob) {
+	w.c.prefix = j.prefix
+	w.c.validate(j.sch, j.val)
+	for i := range j.members {
+		m := &j.members[i]
+		val, ok := j.val[m.name]
+		if !ok {
+			continue
+		}
+		w.key = append(append(append(w.key[:0], j.typ...), 0), m.name...)
+		w.key = append(w.key, 0)
+		w.key, ok = appendValueKey(w.key, val, 0)
+		if ok {
+			if rel, seen := w.memo[string(w.key)]; seen {
+				w.addRelative(rel, j.prefix, m.name)
+				continue
+			}
+		}
+		sub := collector{}
+		sub.validate(m.sch, val)
+		if ok && len(w.memo) < 1<<16 {
+			w.memo[string(w.key)] = sub.issues
+		}
+		w.addRelative(sub.issues, j.prefix, m.name)
 	}
-	return doc, issues
+}
+
+func (w *branchWorker) addRelative(rel []Issue, prefix []string, name string) {
+	if len(rel) == 0 {
+		return
+	}
+	loc := append(append([]string{}, prefix...), name)
+	base := pointer(loc...)
+	for _, is := range rel {
+		code := is.Code
+		if is.Path == "" {
+			// A failure of the member itself: effectType and filterType have their own codes.
+			code = schemaCode(loc)
+		}
+		w.c.issues = append(w.c.issues, Issue{Code: code, Path: base + is.Path, Message: is.Message})
+	}
+}
+
+// appendValueKey appends a canonical encoding of a decoded JSON value (object members in
+// sorted order, strings length-prefixed) and reports false when the value is too large to
+// be worth remembering.
+func appendValueKey(b []byte, v any, depth int) ([]byte, bool) {
+	if len(b) > 512 || depth > 8 {
+		return b, false
+	}
+	switch x := v.(type) {
+	case nil:
+		return append(b, 'n'), true
+	case bool:
+		if x {
+			return append(b, 't'), true
+		}
+		return append(b, 'f'), true
+	case json.Number:
+		b = append(b, '#')
+		b = append(b, x...)
+		return append(b, ';'), true
+	case string:
+		return appendKeyString(append(b, 's'), x), true
+	case []any:
+		b = append(b, '[')
+		for _, e := range x {
+			var ok bool
+			if b, ok = appendValueKey(b, e, depth+1); !ok {
+				return b, false
+			}
+		}
+		return append(b, ']'), true
+	case map[string]any:
+		if len(x) > 8 {
+			return b, false
+		}
+		var arr [8]string // sorted keys, without allocating
+		keys := arr[:0]
+		for k := range x {
+			i := len(keys)
+			keys = append(keys, k)
+			for ; i > 0 && keys[i-1] > k; i-- {
+				keys[i] = keys[i-1]
+			}
+			keys[i] = k
+		}
+		b = append(b, '{')
+		for _, k := range keys {
+			b = appendKeyString(b, k)
+			var ok bool
+			if b, ok = appendValueKey(b, x[k], depth+1); !ok {
+				return b, false
+			}
+		}
+		return append(b, '}'), true
+	}
+	return b, false
+}
+
+// appendKeyString appends s with its length, which keeps keys unambiguous without escaping.
+func appendKeyString(b []byte, s string) []byte {
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, ':')
+	return append(b, s...)
+}
+
+// parallelThreshold is the number of branch jobs above which they are spread over
+// goroutines.
+const parallelThreshold = 256
+
+func (v *Validator) runBranchJobs(jobs []branchJob) []Issue {
+	workers := min(runtime.GOMAXPROCS(0), 8)
+	if len(jobs) < parallelThreshold || workers < 2 {
+		w := branchWorker{v: v, memo: map[string][]Issue{}}
+		for _, j := range jobs {
+			w.run(j)
+		}
+		return w.c.issues
+	}
+	results := make([][]Issue, workers)
+	var wg sync.WaitGroup
+	for n := 0; n < workers; n++ {
+		wg.Add(1)
+		go func(n int) {
+			defer wg.Done()
+			w := branchWorker{v: v, memo: map[string][]Issue{}}
+			defer func() {
+				// A bug must not take the process down from a goroutine nobody can recover.
+				if r := recover(); r != nil {
+					results[n] = append(w.c.issues, internalIssue("checking items"))
+				}
+			}()
+			for i := n; i < len(jobs); i += workers {
+				w.run(jobs[i])
+			}
+			results[n] = w.c.issues
+		}(n)
+	}
+	wg.Wait()
+	var out []Issue
+	for _, r := range results {
+		out = append(out, r...)
+	}
+	return out
 }
 
 func result(issues []Issue) Result {
@@ -254,13 +442,30 @@ func schemaCode(loc []string) string {
 	return CodeSchemaInvalid
 }
 
-// collector turns a jsonschema error tree into flat issues at the deepest useful paths.
+// collector turns jsonschema error trees into flat issues at the deepest useful paths.
+// Instance locations are relative to prefix.
 type collector struct {
-	issues  []Issue
-	printer *message.Printer
+	issues []Issue
+	prefix []string
+}
+
+// validate validates val against sch and collects the errors.
+func (c *collector) validate(sch *jsonschema.Schema, val any) {
+	err := sch.Validate(val)
+	if err == nil {
+		return
+	}
+	if ve, ok := err.(*jsonschema.ValidationError); ok {
+		c.collect(ve)
+		return
+	}
+	c.issues = append(c.issues, Issue{Code: CodeSchemaInvalid, Path: pointer(c.prefix...), Message: err.Error()})
 }
 
 func (c *collector) add(loc []string, msg string) {
+	if len(c.prefix) > 0 {
+		loc = append(append(make([]string, 0, len(c.prefix)+len(loc)), c.prefix...), loc...)
+	}
 	c.issues = append(c.issues, Issue{Code: schemaCode(loc), Path: pointer(loc...), Message: msg})
 }
 
@@ -321,9 +526,8 @@ func (c *collector) collectAlternatives(e *jsonschema.ValidationError) {
 			wants = append(wants, t.Want...)
 			continue
 		}
-		sub := collector{printer: c.printer}
+		sub := collector{prefix: c.prefix}
 		sub.collect(b)
-		c.printer = sub.printer
 		if !found || len(sub.issues) < len(best) {
 			best, found = sub.issues, true
 		}
@@ -333,7 +537,7 @@ func (c *collector) collectAlternatives(e *jsonschema.ValidationError) {
 		return
 	}
 	if len(wants) > 0 {
-		c.add(e.InstanceLocation, "got "+got+", want "+strings.Join(dedupe(wants), " or "))
+		c.add(e.InstanceLocation, "must be "+strings.Join(dedupe(wants), " or ")+", got "+got)
 		return
 	}
 	c.add(e.InstanceLocation, "value does not match any allowed shape")
@@ -378,116 +582,4 @@ func dedupe(s []string) []string {
 	return out
 }
 
-func (c *collector) message(k jsonschema.ErrorKind) string {
-	if k == nil {
-		return "invalid value"
-	}
-	if c.printer == nil {
-		c.printer = message.NewPrinter(language.English)
-	}
-	return k.LocalizedString(c.printer)
-}
-
-// parseLoose parses a state that Parse rejects (a member has a JSON type the schema does
-// not allow): every track, asset, item and transition that decodes on its own is kept;
-// items that do not are kept as placeholders that the semantic rules skip.
-func parseLoose(raw []byte) *State {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(raw, &top) != nil {
-		return nil
-	}
-	var w wireState
-	dec := func(key string, dst any) {
-		if m, ok := top[key]; ok {
-			_ = json.Unmarshal(m, dst)
-		}
-	}
-	dec("compositionWidth", &w.CompositionWidth)
-	dec("compositionHeight", &w.CompositionHeight)
-	dec("timebaseTicksPerSecond", &w.TimebaseTicksPerSecond)
-	dec("outputRatio", &w.OutputRatio)
-	var tracks []json.RawMessage
-	dec("tracks", &tracks)
-	for _, t := range tracks {
-		var wt wireTrack
-		if json.Unmarshal(t, &wt) != nil {
-			// Keep the track's id and items when only another member is broken.
-			var loose struct {
-				ID    json.RawMessage   `json:"id"`
-				Items []json.RawMessage `json:"items"`
-			}
-			_ = json.Unmarshal(t, &loose)
-			_ = json.Unmarshal(loose.ID, &wt.ID)
-			for _, id := range loose.Items {
-				var s string
-				_ = json.Unmarshal(id, &s)
-				wt.Items = append(wt.Items, s)
-			}
-		}
-		w.Tracks = append(w.Tracks, wt)
-	}
-	var assets, items, transitions map[string]json.RawMessage
-	dec("assets", &assets)
-	dec("items", &items)
-	dec("transitions", &transitions)
-	w.Assets = map[string]*wireAsset{}
-	var brokenAssets []string
-	for k, m := range assets {
-		var a wireAsset
-		if json.Unmarshal(m, &a) == nil {
-			w.Assets[k] = &a
-		} else {
-			brokenAssets = append(brokenAssets, k)
-		}
-	}
-	w.Items = map[string]*wireItem{}
-	var broken []string
-	for k, m := range items {
-		var it wireItem
-		if json.Unmarshal(m, &it) == nil {
-			w.Items[k] = &it
-		} else {
-			broken = append(broken, k)
-		}
-	}
-	w.Transitions = map[string]*wireTransition{}
-	for k, m := range transitions {
-		var t wireTransition
-		if json.Unmarshal(m, &t) == nil {
-			w.Transitions[k] = &t
-		}
-	}
-	var bg wireBackground
-	if m, ok := top["globalBackground"]; ok && json.Unmarshal(m, &bg) == nil {
-		w.GlobalBackground = &bg
-	}
-	var deleted []json.RawMessage
-	dec("deletedAssets", &deleted)
-	for _, d := range deleted {
-		var wd wireDeletedAsset
-		if json.Unmarshal(d, &wd) != nil {
-			var loose struct {
-				AssetID string `json:"assetId"`
-			}
-			_ = json.Unmarshal(d, &loose)
-			wd = wireDeletedAsset{AssetID: loose.AssetID}
-		}
-		w.DeletedAssets = append(w.DeletedAssets, wd)
-	}
-	s := build(&w)
-	for _, k := range brokenAssets {
-		s.Assets[k] = &Asset{ID: k, broken: true}
-	}
-	for _, k := range broken {
-		s.Items[k] = &Item{ID: k, trackIndex: -1, broken: true}
-	}
-	// Recompute track membership now that placeholders exist.
-	for ti := range s.Tracks {
-		for _, id := range s.Tracks[ti].ItemIDs {
-			if it := s.Items[id]; it != nil && it.broken && it.trackIndex < 0 {
-				it.trackIndex = ti
-			}
-		}
-	}
-	return s
-}
+func (c *collector) message(k jsonschema.ErrorKind) string { return schemaMessage(k) }

@@ -165,3 +165,21 @@ func TestValidatorConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestSchemaMessages(t *testing.T) {
+	r := Validate([]byte(`{"compositionWidth":"x","compositionHeight":5000,"timebaseTicksPerSecond":240000,"tracks":[],"assets":{},"items":{},"transitions":{},"globalBackground":{"type":"blur","level":9}}`))
+	want := map[string]string{
+		"/compositionWidth":       "must be integer, got string",
+		"/compositionHeight":      "must be at most 1920, got 5000",
+		"/tracks":                 "must have at least 1 elements, got 0",
+		"/globalBackground/level": "value must be one of 0, 1, 2, 3, 4",
+	}
+	if len(r.Errors) != len(want) {
+		t.Fatalf("%+v", r.Errors)
+	}
+	for _, e := range r.Errors {
+		if want[e.Path] != e.Message || e.Code != CodeSchemaInvalid {
+			t.Errorf("%s: %q, want %q", e.Path, e.Message, want[e.Path])
+		}
+	}
+}

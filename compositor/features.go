@@ -1,0 +1,53 @@
+package compositor
+
+import "github.com/cutroom/cutroom/editor"
+
+// Features returns what a Compositor built with opts draws, for editor.Capabilities and
+// the export package's Featured interface. Everything of editor state v1 is drawn except:
+// lottie and chart items (later issues); video items unless opts.Media implements
+// VideoFrames; text, captions and text-template items (and caption animations) unless
+// opts.Text is set (only the types a TextTypes renderer names). Audio items are not listed:
+// they have no pixels, and the export pipeline adds them when it mixes sound.
+func Features(opts Options) editor.FeatureSet {
+	all := editor.AllFeatures()
+	_, video := opts.Media.(VideoFrames)
+	textTypes := map[editor.ItemType]bool{editor.ItemText: true, editor.ItemCaptions: true, editor.ItemTextTemplate: true}
+	if tt, ok := opts.Text.(TextTypes); ok {
+		textTypes = map[editor.ItemType]bool{}
+		for _, t := range tt.TextItemTypes() {
+			textTypes[t] = true
+		}
+	}
+	var items []editor.ItemType
+	for _, t := range all.ItemTypes {
+		switch t {
+		case editor.ItemLottie, editor.ItemChart:
+			continue
+		case editor.ItemAudio:
+			continue // no pixels: the export pipeline adds audio items when it mixes sound
+		case editor.ItemVideo:
+			if !video {
+				continue
+			}
+		case editor.ItemText, editor.ItemCaptions, editor.ItemTextTemplate:
+			if opts.Text == nil || !textTypes[t] {
+				continue
+			}
+		}
+		items = append(items, t)
+	}
+	fs := all
+	fs.ItemTypes = items
+	fs.ChartTypes = nil
+	if opts.Text == nil || !textTypes[editor.ItemCaptions] {
+		fs.CaptionAnimations = nil // caption animations animate captions' words
+	}
+	var presets []string
+	for _, id := range all.BackgroundImages {
+		if _, ok := backgroundPresets[id]; ok {
+			presets = append(presets, id)
+		}
+	}
+	fs.BackgroundImages = presets
+	return fs
+}
