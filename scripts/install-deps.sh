@@ -3,12 +3,13 @@
 # Safe to run repeatedly: it does nothing when everything is present.
 #   build:   gcc, pkg-config, libx264-dev (H.264), libvpx-dev (VP8/VP9), libopus-dev (Opus)
 #   runtime: ffmpeg (optional at run time: decoding video and compressed audio inputs)
-#   tests:   ffmpeg/ffprobe (reference decoder), chromium (browser reference renders)
+#   tests:   ffmpeg/ffprobe (reference decoder), chromium (browser reference renders),
+#            time (/usr/bin/time for bench/compare.sh)
 set -euo pipefail
 
 want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev ffmpeg)
 if [ "${1:-}" = "--test" ]; then
-  want+=(chromium fonts-noto-core)
+  want+=(chromium fonts-noto-core time)
 fi
 
 missing=()
