@@ -508,3 +508,29 @@ func TestPipelineRefusals(t *testing.T) {
 
 // The pipeline is a Renderer the scheduler can use.
 var _ Renderer = (*Pipeline)(nil)
+
+// BenchmarkPipeline renders a 2 s 640x360 scene (60 frames) to MP4 per iteration and
+// reports frames per second and the frame buffers allocated.
+func BenchmarkPipeline(b *testing.B) {
+	raw := testScene(640, 360, 2, -1)
+	st, err := editor.Parse(raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	job := RenderJob{Parsed: st, State: raw, FPS: 30, Scale: 1, Format: "mp4", OutputPath: filepath.Join(dir, "b.mp4")}
+	p := NewPipeline(PipelineConfig{Media: gradMedia{}})
+	b.ReportAllocs()
+	var frames int64
+	var bufs int
+	for b.Loop() {
+		stats, err := p.render(context.Background(), job, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		frames += stats.frames
+		bufs = stats.frameBuffers + stats.rgbaBuffers
+	}
+	b.ReportMetric(float64(frames)/b.Elapsed().Seconds(), "frames/s")
+	b.ReportMetric(float64(bufs), "buffers")
+}
