@@ -75,6 +75,45 @@ type Text struct {
 	BoxWidth float64
 	// Scale is the number of output pixels per composition pixel; 0 means 1.
 	Scale float64
+	// Spans recolour or hide parts of Content (caption highlighting, typewriter reveals).
+	// They change painting only, never layout. Where spans overlap, the last one wins.
+	Spans []Span
+}
+
+// Span changes how the characters of Content in byte range [Start, End) are painted. A
+// glyph belongs to the span holding the first character of its cluster.
+type Span struct {
+	// Start and End are byte offsets into Text.Content.
+	Start, End int
+	// Color replaces Style.Color for the fill of these characters.
+	Color color.NRGBA
+	// Hidden leaves the characters unpainted (fill and stroke), keeping their space; the
+	// line background is still painted.
+	Hidden bool
+}
+
+// spanKey encodes spans for the layer cache key.
+func spanKey(spans []Span) string {
+	if len(spans) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, sp := range spans {
+		fmt.Fprintf(&b, "%d,%d,%02x%02x%02x%02x,%t;", sp.Start, sp.End, sp.Color.R, sp.Color.G, sp.Color.B, sp.Color.A, sp.Hidden)
+	}
+	return b.String()
+}
+
+// glyphPaint returns the fill colour of a glyph whose cluster starts at byte src, and
+// whether it is hidden.
+func glyphPaint(spans []Span, def color.NRGBA, src int) (color.NRGBA, bool) {
+	c, hidden := def, false
+	for _, sp := range spans {
+		if src >= sp.Start && src < sp.End {
+			c, hidden = sp.Color, sp.Hidden
+		}
+	}
+	return c, hidden
 }
 
 // Layer is rendered text: a premultiplied image and where it sits relative to the text box.
@@ -103,6 +142,7 @@ type layerKey struct {
 	hasBg       bool
 	bg          Background
 	scale       float64
+	spans       string
 }
 
 // finite reports whether every value is a finite number.
@@ -199,7 +239,7 @@ func (l *Library) Render(t Text) (layer *Layer, err error) {
 		layout: layoutKey{t.Content, st.Family, st.Weight, st.Italic, st.Size, st.LineHeight,
 			st.LetterSpacing, st.Align, st.Direction, t.BoxWidth},
 		color: st.Color, strokeWidth: st.StrokeWidth, strokeColor: st.StrokeColor, strokeJoin: st.StrokeJoin,
-		scale: t.Scale,
+		scale: t.Scale, spans: spanKey(t.Spans),
 	}
 	if st.Background != nil {
 		key.hasBg, key.bg = true, *st.Background
@@ -236,6 +276,11 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 	st := t.Style
 	scale := t.Scale
 	hasFill := st.Color.A > 0
+	for _, sp := range t.Spans {
+		if !sp.Hidden && sp.Color.A > 0 {
+			hasFill = true
+		}
+	}
 	hasStroke := st.StrokeWidth > 0 && st.StrokeColor.A > 0
 	hasBg := st.Background != nil && st.Background.Color.A > 0
 	strokeRadius := st.StrokeWidth / 2 * scale
@@ -254,6 +299,7 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 	}
 
 	var fills, strokes []placedMask
+	var fillColors []color.NRGBA // per fill mask, when spans are set
 	minX, minY := math.Inf(1), math.Inf(1)
 	maxX, maxY := math.Inf(-1), math.Inf(-1)
 	grow := func(x0, y0, x1, y1 float64) {
@@ -262,6 +308,10 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 	}
 	var colors []placedColor
 	for _, g := range lay.glyphs {
+		fillColor, hidden := glyphPaint(t.Spans, st.Color, g.src)
+		if hidden {
+			continue
+		}
 		ix, sx := quantize(g.x * scale)
 		// Like the browser, the baseline snaps to a whole output pixel; glyph offsets keep
 		// their fraction.
@@ -275,9 +325,10 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 			}
 			continue
 		}
-		if hasFill {
+		if hasFill && fillColor.A > 0 {
 			if m := l.glyphMask(g, scale, sx, sy, 0, true); m != nil {
 				fills = append(fills, placedMask{m, ix, iy})
+				fillColors = append(fillColors, fillColor)
 				r := m.img.Rect
 				grow(float64(ix+r.Min.X), float64(iy+r.Min.Y), float64(ix+r.Max.X), float64(iy+r.Max.Y))
 			}
@@ -328,7 +379,6 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 		bgCov = img.Pix
 	}
 	strokeCov := unionMasks(strokes, ox, oy, w, h)
-	fillCov := unionMasks(fills, ox, oy, w, h)
 
 	out := image.NewRGBA(image.Rect(0, 0, w, h))
 	paint(out.Pix, bgCov, st.Background)
@@ -336,7 +386,19 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 		paint(out.Pix, strokeCov, &Background{Color: st.StrokeColor})
 	}
 	if hasFill {
-		paint(out.Pix, fillCov, &Background{Color: st.Color})
+		// One union per fill colour, painted in order of first appearance.
+		var order []color.NRGBA
+		groups := map[color.NRGBA][]placedMask{}
+		for i, m := range fills {
+			c := fillColors[i]
+			if _, ok := groups[c]; !ok {
+				order = append(order, c)
+			}
+			groups[c] = append(groups[c], m)
+		}
+		for _, c := range order {
+			paint(out.Pix, unionMasks(groups[c], ox, oy, w, h), &Background{Color: c})
+		}
 	}
 	drawColorGlyphs(out, colors, ox, oy)
 	layer.Image = out

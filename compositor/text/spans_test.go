@@ -1,0 +1,96 @@
+package text
+
+import (
+	"image"
+	"image/color"
+	"testing"
+)
+
+// inkColumns returns, per column of img, the summed premultiplied red and green of its pixels.
+func inkColumns(img *image.RGBA) (red, green []int) {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	red, green = make([]int, w), make([]int, w)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			p := img.Pix[img.PixOffset(x, y):]
+			red[x] += int(p[0])
+			green[x] += int(p[1])
+		}
+	}
+	return red, green
+}
+
+func TestSpansRecolourWithoutMovingGlyphs(t *testing.T) {
+	lib := newTestLibrary(t)
+	white := color.NRGBA{255, 255, 255, 255}
+	red := color.NRGBA{255, 0, 0, 255}
+	base := Text{Content: "HH\r\nMM", Style: Style{Size: 40, LineHeight: 1.2, Color: white}, BoxWidth: 400}
+	plain, err := lib.Render(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	colored := base
+	// "MM" starts at byte 4 of the content (after "\r\n"): offsets are into Content as given.
+	colored.Spans = []Span{{Start: 4, End: 6, Color: red}}
+	got, err := lib.Render(colored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got == plain {
+		t.Fatal("spans did not change the cache key")
+	}
+	if got.Image.Rect != plain.Image.Rect || got.OffsetX != plain.OffsetX || got.OffsetY != plain.OffsetY {
+		t.Fatalf("spans moved the layer: %v %v,%v vs %v %v,%v", got.Image.Rect, got.OffsetX, got.OffsetY, plain.Image.Rect, plain.OffsetX, plain.OffsetY)
+	}
+	// The first line stays white, the second is red: compare rows by line.
+	h := got.Image.Rect.Dy()
+	mid := int(48 - got.OffsetY) // the line boundary (lineHeight 48 px) in layer rows
+	if mid <= 0 || mid >= h {
+		t.Fatalf("line boundary %d outside the layer of height %d", mid, h)
+	}
+	var topG, botG, botR int
+	for y := 0; y < h; y++ {
+		for x := 0; x < got.Image.Rect.Dx(); x++ {
+			p := got.Image.Pix[got.Image.PixOffset(x, y):]
+			if y < mid {
+				topG += int(p[1])
+			} else {
+				botG += int(p[1])
+				botR += int(p[0])
+			}
+		}
+	}
+	if topG == 0 || botR == 0 || botG != 0 {
+		t.Fatalf("first line green %d, second line red %d green %d; want white then pure red", topG, botR, botG)
+	}
+}
+
+func TestHiddenSpanKeepsSpace(t *testing.T) {
+	lib := newTestLibrary(t)
+	white := color.NRGBA{255, 255, 255, 255}
+	base := Text{Content: "II WW", Style: Style{Size: 40, LineHeight: 1.2, Color: white, StrokeWidth: 4, StrokeColor: color.NRGBA{A: 255}}, BoxWidth: 400}
+	full, err := lib.Render(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden := base
+	hidden.Spans = []Span{{Start: 3, End: 5, Hidden: true}}
+	part, err := lib.Render(hidden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The visible "II" sits where it was: same left edge, and the right part is gone.
+	if part.OffsetX != full.OffsetX {
+		t.Fatalf("hidden span moved the text: offset %v, want %v", part.OffsetX, full.OffsetX)
+	}
+	if part.Image.Rect.Dx() >= full.Image.Rect.Dx()/2 {
+		t.Fatalf("hidden layer width %d, want under half of %d", part.Image.Rect.Dx(), full.Image.Rect.Dx())
+	}
+	r1, _ := inkColumns(full.Image)
+	r2, _ := inkColumns(part.Image)
+	for x := range r2 {
+		if r1[x] != r2[x] {
+			t.Fatalf("column %d differs: %d vs %d", x, r2[x], r1[x])
+		}
+	}
+}
