@@ -27,6 +27,13 @@ type TextRenderer interface {
 	RenderText(it *editor.Item, localTicks int64, scale float64) (layer *image.RGBA, offX, offY float64, err error)
 }
 
+// TimedTextRenderer is implemented by TextRenderers whose output depends on wall-clock time
+// within the item (captions are timed in milliseconds); the compositor then calls
+// RenderTextTimed with the state's timebase instead of RenderText.
+type TimedTextRenderer interface {
+	RenderTextTimed(it *editor.Item, localTicks, ticksPerSecond int64, scale float64) (layer *image.RGBA, offX, offY float64, err error)
+}
+
 // TextTypes is implemented by TextRenderers that draw only some of the text-like item types;
 // Features then advertises only those. A TextRenderer without it draws all three.
 type TextTypes interface {
@@ -454,7 +461,14 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 	switch it.Type {
 	case editor.ItemText, editor.ItemCaptions, editor.ItemTextTemplate:
 		s := math.Max(pxU, pxV)
-		layer, offX, offY, err := c.opts.Text.RenderText(it, lt, s)
+		var layer *image.RGBA
+		var offX, offY float64
+		var err error
+		if tr, ok := c.opts.Text.(TimedTextRenderer); ok {
+			layer, offX, offY, err = tr.RenderTextTimed(it, lt, c.st.TimebaseTicksPerSecond, s)
+		} else {
+			layer, offX, offY, err = c.opts.Text.RenderText(it, lt, s)
+		}
 		if err != nil {
 			return errf(CodeText, "text item %q: %v", it.ID, err)
 		}

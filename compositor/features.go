@@ -2,12 +2,22 @@ package compositor
 
 import "github.com/cutroom/cutroom/editor"
 
+// CaptionAnimationTypes is implemented by TextRenderers that draw only some caption
+// animations (captionAnimations in/out/loop of text and captions items); Features then lists
+// only those, so exports using the others are refused at create.
+type CaptionAnimationTypes interface {
+	CaptionAnimationTypes() []string
+}
+
 // Features returns what a Compositor built with opts draws, for editor.Capabilities and
 // the export package's Featured interface. Everything of editor state v1 is drawn except:
 // lottie and chart items (later issues); video items unless opts.Media implements
 // VideoFrames; text, captions and text-template items (and caption animations) unless
 // opts.Text is set (only the types a TextTypes renderer names). Audio items are not listed:
 // they have no pixels, and the export pipeline adds them when it mixes sound.
+//
+// A TextRenderer that implements CaptionAnimationTypes advertises exactly the caption
+// animations it names.
 func Features(opts Options) editor.FeatureSet {
 	all := editor.AllFeatures()
 	_, video := opts.Media.(VideoFrames)
@@ -39,7 +49,12 @@ func Features(opts Options) editor.FeatureSet {
 	fs := all
 	fs.ItemTypes = items
 	fs.ChartTypes = nil
-	if opts.Text == nil || !textTypes[editor.ItemCaptions] {
+	switch ca, ok := opts.Text.(CaptionAnimationTypes); {
+	case opts.Text == nil:
+		fs.CaptionAnimations = nil
+	case ok:
+		fs.CaptionAnimations = ca.CaptionAnimationTypes()
+	case !textTypes[editor.ItemCaptions]:
 		fs.CaptionAnimations = nil // caption animations animate captions' words
 	}
 	var presets []string

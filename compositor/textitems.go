@@ -14,8 +14,9 @@ import (
 // the fill with round joins, and per-line backgrounds. Layers are cached by the library, so a
 // static title costs a lookup per frame. It is safe for concurrent use.
 type TextItems struct {
-	lib *text.Library
-	log *slog.Logger
+	lib   *text.Library
+	log   *slog.Logger
+	pages *pageCache
 }
 
 // NewTextItems returns a TextRenderer over a font library; log receives warnings about
@@ -24,22 +25,51 @@ func NewTextItems(lib *text.Library, log *slog.Logger) *TextItems {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &TextItems{lib: lib, log: log}
+	return &TextItems{lib: lib, log: log, pages: newPageCache(256)}
 }
 
-// TextItemTypes lists the item types RenderText draws. Captions and text templates are not
-// drawn yet, so Features leaves them out and exports using them are refused up front.
+// TextItemTypes lists the item types RenderText draws. Text templates are not drawn yet, so
+// Features leaves them out and exports using them are refused up front.
 func (t *TextItems) TextItemTypes() []editor.ItemType {
-	return []editor.ItemType{editor.ItemText}
+	return []editor.ItemType{editor.ItemText, editor.ItemCaptions}
+}
+
+// CaptionAnimationTypes lists the caption animations RenderText draws (none yet).
+func (t *TextItems) CaptionAnimationTypes() []string {
+	return nil
+}
+
+// RenderTextTimed is RenderText with the state's timebase, which captions need: their
+// entries are timed in milliseconds.
+func (t *TextItems) RenderTextTimed(it *editor.Item, localTicks, ticksPerSecond int64, scale float64) (*image.RGBA, float64, float64, error) {
+	if it.Type == editor.ItemCaptions {
+		return t.renderCaptions(it, localTicks, ticksPerSecond, scale)
+	}
+	return t.RenderText(it, localTicks, scale)
 }
 
 // RenderText renders a text item at local time localTicks (the box width may be animated)
 // into a layer at scale output pixels per composition pixel.
 func (t *TextItems) RenderText(it *editor.Item, localTicks int64, scale float64) (*image.RGBA, float64, float64, error) {
+	if it.Type == editor.ItemCaptions {
+		return t.renderCaptions(it, localTicks, defaultTicksPerSecond, scale)
+	}
 	if it.Type != editor.ItemText || it.Text == nil {
 		return nil, 0, 0, nil
 	}
-	p := it.Text
+	st := t.style(it, &it.Text.TextStyle)
+	layer, err := t.lib.Render(text.Text{Content: it.Text.Text, Style: st, BoxWidth: it.Width.At(localTicks), Scale: scale})
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if layer == nil || layer.Image == nil {
+		return nil, 0, 0, nil
+	}
+	return layer.Image, layer.OffsetX, layer.OffsetY, nil
+}
+
+// style maps an editor text style onto the text engine's.
+func (t *TextItems) style(it *editor.Item, p *editor.TextStyle) text.Style {
 	st := text.Style{
 		Family:        p.FontFamily,
 		Weight:        text.ParseWeight(p.FontStyle.Weight),
@@ -61,14 +91,7 @@ func (t *TextItems) RenderText(it *editor.Item, localTicks int64, scale float64)
 			st.Background = &text.Background{Color: c, HorizontalPadding: bg.HorizontalPadding, BorderRadius: bg.BorderRadius}
 		}
 	}
-	layer, err := t.lib.Render(text.Text{Content: p.Text, Style: st, BoxWidth: it.Width.At(localTicks), Scale: scale})
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	if layer == nil || layer.Image == nil {
-		return nil, 0, 0, nil
-	}
-	return layer.Image, layer.OffsetX, layer.OffsetY, nil
+	return st
 }
 
 // color parses a CSS colour member, falling back to def (as a browser ignores an invalid

@@ -104,7 +104,7 @@ func TestTextItemsFeatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := compositor.Features(compositor.Options{Text: compositor.NewTextItems(lib, nil)})
-	if !slices.Contains(fs.ItemTypes, editor.ItemText) || slices.Contains(fs.ItemTypes, editor.ItemCaptions) ||
+	if !slices.Contains(fs.ItemTypes, editor.ItemText) || !slices.Contains(fs.ItemTypes, editor.ItemCaptions) ||
 		slices.Contains(fs.ItemTypes, editor.ItemTextTemplate) || slices.Contains(fs.ItemTypes, editor.ItemAudio) {
 		t.Fatalf("item types %v", fs.ItemTypes)
 	}

@@ -484,3 +484,36 @@ func div255(v uint32) uint32 {
 	v += 128
 	return (v + v>>8) >> 8
 }
+
+// Metrics describe a laid-out text without rasterising it.
+type Metrics struct {
+	// Lines is the number of line boxes and Height their total height in composition pixels.
+	Lines  int
+	Height float64
+	// Width is the widest line's advance in composition pixels (hanging spaces excluded).
+	Width float64
+}
+
+// Measure lays t out (cached like Render; Spans are ignored) and returns its metrics.
+func (l *Library) Measure(t Text) (m Metrics, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			m, err = Metrics{}, &Error{Code: CodeInternal, Msg: fmt.Sprintf("layout failed: %v", r)}
+		}
+	}()
+	t, err = normalize(t)
+	if err != nil {
+		return Metrics{}, err
+	}
+	lay, err := l.layoutText(t)
+	if err != nil {
+		return Metrics{}, err
+	}
+	m = Metrics{Lines: len(lay.lines), Height: lay.height}
+	for _, ln := range lay.lines {
+		if ln.hasContent {
+			m.Width = math.Max(m.Width, ln.right-ln.left)
+		}
+	}
+	return m, nil
+}

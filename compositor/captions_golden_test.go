@@ -1,0 +1,179 @@
+package compositor
+
+import (
+	"context"
+	"image"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cutroom/cutroom/compositor/text"
+	"github.com/cutroom/cutroom/editor"
+)
+
+// captionWords are 300 ms words for caption tests.
+var captionWords = strings.Fields("The quick brown fox jumps over the lazy dog")
+
+// captionAsset returns a caption asset of captionWords, each 300 ms, trailing spaces kept as
+// transcribers send them.
+func captionAsset(id, granularity string) map[string]any {
+	var es []any
+	for i, w := range captionWords {
+		es = append(es, map[string]any{"text": w + " ", "startMs": i * 300, "endMs": i*300 + 300,
+			"timestampMs": i * 300, "confidence": 0.9})
+	}
+	return map[string]any{"id": id, "type": "caption", "filename": "c.json", "size": 100, "remoteUrl": nil,
+		"remoteKey": nil, "mimeType": "application/json", "timingGranularity": granularity, "captions": es}
+}
+
+// captionsItem is a captions item over the whole test composition width.
+func captionsItem(id, asset string, dur int64, kv ...any) map[string]any {
+	it := with(geo(id, "captions", 0, dur, 8, 20, tW-16, 50), "assetId", asset,
+		"fontFamily", "Noto Sans", "fontStyle", map[string]any{"variant": "normal", "weight": "700"},
+		"lineHeight", 1.2, "letterSpacing", 0, "fontSize", 18, "align", "center", "color", "#ffffff",
+		"highlightColor", "#39E508", "strokeWidth", 0, "strokeColor", "#000000", "direction", "ltr",
+		"pageDurationInMilliseconds", 1500, "maxLines", 2, "contentStartOffsetMs", 0, "source", "auto",
+		"captionGroupId", nil, "background", nil)
+	delete(it, "keepAspectRatio")
+	return with(it, kv...)
+}
+
+var (
+	testLibOnce sync.Once
+	testLib     *text.Library
+	testLibErr  error
+)
+
+// sharedLibrary returns one font library for the package's tests (loading fonts is slow).
+func sharedLibrary(t testing.TB) *text.Library {
+	t.Helper()
+	testLibOnce.Do(func() { testLib, testLibErr = text.NewLibrary(text.LibraryOptions{}) })
+	if testLibErr != nil {
+		t.Fatal(testLibErr)
+	}
+	return testLib
+}
+
+// renderTextState renders frame of raw with text, captions and charts drawn.
+func renderTextState(t testing.TB, raw []byte, frame int64) *image.RGBA {
+	t.Helper()
+	if res := editor.Validate(raw); !res.Valid {
+		t.Fatalf("test state is invalid: %v", res.Errors)
+	}
+	st, err := editor.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(st, Options{Media: &testMedia{files: map[string][]byte{}}, Illustrations: testIllustrations,
+		Text: NewTextItems(sharedLibrary(t), nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h := c.Size()
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	if err := c.RenderFrame(context.Background(), frame, fps, dst); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// textCases are golden cases that need the text engine.
+func textCases() []testCase {
+	var cs []testCase
+	add := func(name string, frame int64, b *builder) { cs = append(cs, testCase{name: name, b: b, frame: frame}) }
+	words := func() *builder {
+		b := newBuilder()
+		b.assets["cw"] = captionAsset("cw", "word")
+		b.assets["cl"] = captionAsset("cl", "line")
+		return b
+	}
+	// frame 10 = 333 ms: "quick" (300..600) is spoken, on the page "The quick brown fox".
+	add("captions_word", 10, words().add(0, captionsItem("c", "cw", 3*sec)))
+	add("captions_word_stroke_bg", 40, words().add(0, captionsItem("c", "cw", 3*sec,
+		"strokeWidth", 3, "strokeColor", "#000000", "color", "#ffe600", "highlightColor", "#ff2d55",
+		"background", map[string]any{"color": "rgba(30,64,175,0.85)", "horizontalPadding": 6, "borderRadius": 6})))
+	// line timing: the entry "fox" (900..1200 ms) at frame 30 (1000 ms), offset 0.
+	add("captions_line", 30, words().add(0, captionsItem("c", "cl", 3*sec, "fontSize", 30)))
+	return cs
+}
+
+func TestTextGolden(t *testing.T) {
+	for _, tc := range textCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			got := renderTextState(t, tc.b.json(), tc.frame)
+			path := filepath.Join("testdata", tc.name+".png")
+			if *update {
+				writePNG(t, path, got)
+				return
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Fatalf("no golden image %s (run go test -run TextGolden -update): %v", path, err)
+			}
+			if err := compareImages(got, readPNG(t, path), goldenTolerance); err != nil {
+				out := filepath.Join(t.TempDir(), tc.name+".png")
+				writePNG(t, out, got)
+				t.Fatalf("%v (got written to %s)", err, out)
+			}
+		})
+	}
+}
+
+// greenBounds returns the bounding box of highlight-green pixels.
+func greenBounds(img *image.RGBA) image.Rectangle {
+	var r image.Rectangle
+	for y := 0; y < img.Rect.Dy(); y++ {
+		for x := 0; x < img.Rect.Dx(); x++ {
+			p := img.Pix[img.PixOffset(x, y):]
+			if p[1] > 150 && p[0] < 120 && p[2] < 120 {
+				r = r.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	return r
+}
+
+func TestCaptionHighlightFollowsWords(t *testing.T) {
+	b := newBuilder()
+	b.assets["cw"] = captionAsset("cw", "word")
+	raw := b.add(0, captionsItem("c", "cw", 3*sec)).json()
+	at := func(frame int64) image.Rectangle { return greenBounds(renderTextState(t, raw, frame)) }
+	the, quick, brown, fox, jumps := at(1), at(10), at(20), at(28), at(37)
+	for i, r := range []image.Rectangle{the, quick, brown, fox, jumps} {
+		if r.Empty() {
+			t.Fatalf("word %d has no highlight", i)
+		}
+	}
+	if !(the.Max.X <= quick.Min.X && the.Min.Y == quick.Min.Y) {
+		t.Errorf("'quick' %v is not right of 'The' %v on its line", quick, the)
+	}
+	if !(brown.Min.Y > quick.Max.Y-4 && fox.Min.X >= brown.Max.X) {
+		t.Errorf("'brown' %v / 'fox' %v are not on the second line in order", brown, fox)
+	}
+	if jumps.Min.Y > the.Max.Y {
+		t.Errorf("'jumps' %v should open a new page on the first line", jumps)
+	}
+	// Between pages and after the last word nothing is drawn.
+	end := renderTextState(t, raw, 82) // 2733 ms: after "dog" ends at 2700 ms
+	for i := 0; i < len(end.Pix); i += 4 {
+		if end.Pix[i] != 0 || end.Pix[i+1] != 0 || end.Pix[i+2] != 0 {
+			t.Fatal("captions drawn after the last word ended")
+		}
+	}
+}
+
+func TestCaptionContentOffset(t *testing.T) {
+	b := newBuilder()
+	b.assets["cw"] = captionAsset("cw", "word")
+	plain := renderTextState(t, b.add(0, captionsItem("c", "cw", 3*sec)).json(), 18) // 600 ms
+	b = newBuilder()
+	b.assets["cw"] = captionAsset("cw", "word")
+	shifted := renderTextState(t, b.add(0, captionsItem("c", "cw", 3*sec, "contentStartOffsetMs", 600)).json(), 0)
+	if err := compareImages(shifted, plain, 0); err != nil {
+		t.Fatalf("offset 600 ms at frame 0 differs from no offset at 600 ms: %v", err)
+	}
+	if greenBounds(plain).Empty() {
+		t.Fatal("no highlighted word at 600 ms")
+	}
+}
