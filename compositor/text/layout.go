@@ -58,6 +58,8 @@ type placedGlyph struct {
 	line        int
 	// src is the byte offset in Text.Content of the first character of the glyph's cluster.
 	src int
+	// adv is the glyph's advance in composition pixels.
+	adv float64
 }
 
 // lineBox is one laid-out line in composition pixels relative to the box's top-left corner.
@@ -282,7 +284,7 @@ func (l *Library) layoutText(t Text) (*layout, error) {
 							face: e, gid: g.GlyphID,
 							x: pen + toPx(g.XOffset), y: baseline - toPx(g.YOffset), baseline: baseline,
 							size: size, synthItalic: synthItalic, synthBold: synthBold, line: idx,
-							src: srcOffset(srcOff, base+g.ClusterIndex),
+							src: srcOffset(srcOff, base+g.ClusterIndex), adv: toPx(g.XAdvance),
 						})
 					}
 					pen += toPx(g.XAdvance)

@@ -94,3 +94,53 @@ func TestHiddenSpanKeepsSpace(t *testing.T) {
 		}
 	}
 }
+
+// inkBox returns the bounding box of pixels with alpha above 0, in layer pixels offset by
+// the layer's position (composition px at scale 1).
+func inkBox(l *Layer) (x0, y0, x1, y1 float64, maxA uint8) {
+	x0, y0, x1, y1 = 1e9, 1e9, -1e9, -1e9
+	img := l.Image
+	for y := 0; y < img.Rect.Dy(); y++ {
+		for x := 0; x < img.Rect.Dx(); x++ {
+			a := img.Pix[img.PixOffset(x, y)+3]
+			if a > 0 {
+				x0, y0 = min(x0, float64(x)), min(y0, float64(y))
+				x1, y1 = max(x1, float64(x+1)), max(y1, float64(y+1))
+				maxA = max(maxA, a)
+			}
+		}
+	}
+	return x0 + l.OffsetX, y0 + l.OffsetY, x1 + l.OffsetX, y1 + l.OffsetY, maxA
+}
+
+func TestSpanTransforms(t *testing.T) {
+	lib := newTestLibrary(t)
+	white := color.NRGBA{255, 255, 255, 255}
+	base := Text{Content: "HI", Style: Style{Size: 40, LineHeight: 1.2, Color: white}, BoxWidth: 400}
+	render := func(sp Span) (x0, y0, x1, y1 float64, a uint8) {
+		tx := base
+		sp.Start, sp.End, sp.Color = 0, 2, white
+		tx.Spans = []Span{sp}
+		l, err := lib.Render(tx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return inkBox(l)
+	}
+	x0, y0, x1, y1, a := render(Span{})
+	mx0, my0, mx1, my1, _ := render(Span{DX: 10, DY: 7})
+	if mx0 != x0+10 || mx1 != x1+10 || my0 != y0+7 || my1 != y1+7 {
+		t.Fatalf("translate: %v,%v-%v,%v from %v,%v-%v,%v", mx0, my0, mx1, my1, x0, y0, x1, y1)
+	}
+	sx0, _, sx1, _, _ := render(Span{Scale: 2})
+	if w, sw := x1-x0, sx1-sx0; sw < 1.9*w || sw > 2.1*w {
+		t.Fatalf("scale 2: ink width %v from %v", sw, w)
+	}
+	if c, sc := (x0+x1)/2, (sx0+sx1)/2; sc < c-3 || sc > c+3 {
+		t.Fatalf("scale 2 moved the centre from %v to %v", c, sc)
+	}
+	_, _, _, _, fa := render(Span{Fade: 0.5})
+	if a != 255 || fa < 125 || fa > 130 {
+		t.Fatalf("fade 0.5: max alpha %d (unfaded %d)", fa, a)
+	}
+}
