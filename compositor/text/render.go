@@ -361,7 +361,7 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 	}
 
 	var fills, strokes []placedMask
-	var fillColors []color.NRGBA // per fill mask
+	var fillColors []color.NRGBA   // per fill mask
 	var strokeColors []color.NRGBA // per stroke mask
 	minX, minY := math.Inf(1), math.Inf(1)
 	maxX, maxY := math.Inf(-1), math.Inf(-1)
