@@ -2,6 +2,7 @@ package compositor
 
 import (
 	"image"
+	"image/color"
 	"math"
 	"strings"
 	"sync"
@@ -204,12 +205,31 @@ func (t *TextItems) renderCaptions(it *editor.Item, localTicks, ticksPerSecond i
 		return nil, 0, 0, nil
 	}
 	tx := text.Text{Content: p.text, Style: st, BoxWidth: w, Scale: scale}
+	active := -1
+	var hc color.NRGBA
 	// Word timing colours the spoken word; a line entry is one colour.
-	if !strings.EqualFold(assetGranularity(it), "line") {
-		if i := p.activeWord(ms); i >= 0 && c.HighlightColor != "" {
-			hc := t.color(it, "highlightColor", c.HighlightColor, st.Color)
-			tx.Spans = []text.Span{{Start: p.words[i].start, End: p.words[i].end, Color: hc}}
+	if !strings.EqualFold(assetGranularity(it), "line") && c.HighlightColor != "" {
+		active = p.activeWord(ms)
+		hc = t.color(it, "highlightColor", c.HighlightColor, st.Color)
+	}
+	if hasCaptionAnimations(it.CaptionAnimations) {
+		// Words of the page (for line timing: of the entry) animate.
+		ranges := wordRanges(p.text)
+		words := make([]wordPaint, len(ranges))
+		for i, r := range ranges {
+			words[i] = wordPaint{color: st.Color, scale: 1}
+			if active >= 0 && r[0] >= p.words[active].start && r[1] <= p.words[active].end {
+				words[i].color = hc
+			}
 		}
+		if ticksPerSecond <= 0 {
+			ticksPerSecond = defaultTicksPerSecond
+		}
+		animateWordPaints(it.CaptionAnimations, ms, p.startMs, p.endMs,
+			func(d int64) float64 { return float64(d) * 1000 / float64(ticksPerSecond) }, words, st.Size)
+		tx.Spans = wordSpans(ranges, words)
+	} else if active >= 0 {
+		tx.Spans = []text.Span{{Start: p.words[active].start, End: p.words[active].end, Color: hc}}
 	}
 	layer, err := t.lib.Render(tx)
 	if err != nil {

@@ -96,7 +96,29 @@ func textCases() []testCase {
 		"background", map[string]any{"color": "rgba(30,64,175,0.85)", "horizontalPadding": 6, "borderRadius": 6})))
 	// line timing: the entry "fox" (900..1200 ms) at frame 30 (1000 ms), offset 0.
 	add("captions_line", 30, words().add(0, captionsItem("c", "cl", 3*sec, "fontSize", 30)))
+	// caption animations: in over 0.6 s at 0.2 s (frame 6), loops of 1 s at 0.8 s (frame 24)
+	anim := func(phase, kind string, dur int64) map[string]any {
+		return map[string]any{phase: map[string]any{"type": kind, "durationTicks": dur, "easing": "linear"}}
+	}
+	for _, kind := range []string{"converge", "elastic-pop", "typewriter", "lay-down", "center-type-out", "curtain-close", "jitter"} {
+		add("caption_anim_in_"+kind, 6, words().add(0, captionsItem("c", "cw", 3*sec, "captionAnimations", anim("in", kind, 6*sec/10))))
+	}
+	for _, kind := range []string{"rainbow", "sweep-shine", "jitter"} {
+		add("caption_anim_loop_"+kind, 24, words().add(0, captionsItem("c", "cw", 3*sec, "captionAnimations", anim("loop", kind, sec))))
+	}
+	// out on a text item: the last 0.5 s of a 1 s item, at 0.8 s
+	add("text_anim_out_lay-down", 24, newBuilder().add(0, textItem("x", "Lay me down", sec, "captionAnimations", anim("out", "lay-down", sec/2))))
 	return cs
+}
+
+// textItem is a text item over the composition width.
+func textItem(id, content string, dur int64, kv ...any) map[string]any {
+	it := with(geo(id, "text", 0, dur, 8, 20, tW-16, 50), "text", content,
+		"fontFamily", "Noto Sans", "fontStyle", map[string]any{"variant": "normal", "weight": "700"},
+		"lineHeight", 1.2, "letterSpacing", 0, "fontSize", 22, "align", "center", "color", "#ffffff",
+		"strokeWidth", 0, "strokeColor", "#000000", "direction", "ltr", "resizeOnEdit", false, "background", nil)
+	delete(it, "keepAspectRatio")
+	return with(it, kv...)
 }
 
 func TestTextGolden(t *testing.T) {

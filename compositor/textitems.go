@@ -4,6 +4,8 @@ import (
 	"image"
 	"image/color"
 	"log/slog"
+	"slices"
+	"unicode"
 
 	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/editor"
@@ -34,9 +36,10 @@ func (t *TextItems) TextItemTypes() []editor.ItemType {
 	return []editor.ItemType{editor.ItemText, editor.ItemCaptions}
 }
 
-// CaptionAnimationTypes lists the caption animations RenderText draws (none yet).
+// CaptionAnimationTypes lists the caption animations RenderText draws on text and captions
+// items (every id of editor state v1).
 func (t *TextItems) CaptionAnimationTypes() []string {
-	return nil
+	return slices.Clone(captionAnimationIDs)
 }
 
 // RenderTextTimed is RenderText with the state's timebase, which captions need: their
@@ -58,7 +61,18 @@ func (t *TextItems) RenderText(it *editor.Item, localTicks int64, scale float64)
 		return nil, 0, 0, nil
 	}
 	st := t.style(it, &it.Text.TextStyle)
-	layer, err := t.lib.Render(text.Text{Content: it.Text.Text, Style: st, BoxWidth: it.Width.At(localTicks), Scale: scale})
+	tx := text.Text{Content: it.Text.Text, Style: st, BoxWidth: it.Width.At(localTicks), Scale: scale}
+	if hasCaptionAnimations(it.CaptionAnimations) {
+		ranges := wordRanges(tx.Content)
+		words := make([]wordPaint, len(ranges))
+		for i := range words {
+			words[i] = wordPaint{color: st.Color, scale: 1}
+		}
+		animateWordPaints(it.CaptionAnimations, float64(localTicks), 0, float64(it.DurationTicks),
+			func(d int64) float64 { return float64(d) }, words, st.Size)
+		tx.Spans = wordSpans(ranges, words)
+	}
+	layer, err := t.lib.Render(tx)
 	if err != nil {
 		return nil, 0, 0, err
 	}
@@ -107,3 +121,37 @@ func (t *TextItems) color(it *editor.Item, member, s string, def color.NRGBA) co
 	}
 	return color.NRGBA{R: c.R, G: c.G, B: c.B, A: c.A}
 }
+
+// wordRanges returns the byte ranges of the white-space separated words of s.
+func wordRanges(s string) [][2]int {
+	var out [][2]int
+	start := -1
+	for i, r := range s {
+		if unicode.IsSpace(r) {
+			if start >= 0 {
+				out = append(out, [2]int{start, i})
+				start = -1
+			}
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		out = append(out, [2]int{start, len(s)})
+	}
+	return out
+}
+
+// wordSpans turns per-word paints into text spans.
+func wordSpans(ranges [][2]int, words []wordPaint) []text.Span {
+	spans := make([]text.Span, len(ranges))
+	for i, r := range ranges {
+		w := words[i]
+		spans[i] = text.Span{Start: r[0], End: r[1], Color: w.color, Hidden: w.hidden,
+			Fade: w.fade, DX: w.dx, DY: w.dy, Scale: w.scale}
+	}
+	return spans
+}
+

@@ -109,9 +109,11 @@ func TestTextItemsFeatures(t *testing.T) {
 		t.Fatalf("item types %v", fs.ItemTypes)
 	}
 	st := textState(t, "left", `,"captionAnimations":{"in":{"type":"converge","durationTicks":24}}`)
-	un := strings.Join(editor.UnsupportedFeatures(st, fs), ",")
-	if !strings.Contains(un, "captionAnimation:converge") {
-		t.Fatalf("caption animation on a text item not reported: %q", un)
+	if un := editor.UnsupportedFeatures(st, fs); len(un) != 0 {
+		t.Fatalf("caption animation on a text item reported unsupported: %q", un)
+	}
+	if all := editor.AllFeatures().CaptionAnimations; !slices.Equal(fs.CaptionAnimations, all) {
+		t.Fatalf("caption animations %v, want all of %v", fs.CaptionAnimations, all)
 	}
 }
 
