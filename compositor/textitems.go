@@ -154,4 +154,3 @@ func wordSpans(ranges [][2]int, words []wordPaint) []text.Span {
 	}
 	return spans
 }
-
