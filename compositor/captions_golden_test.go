@@ -108,7 +108,43 @@ func textCases() []testCase {
 	}
 	// out on a text item: the last 0.5 s of a 1 s item, at 0.8 s
 	add("text_anim_out_lay-down", 24, newBuilder().add(0, textItem("x", "Lay me down", sec, "captionAnimations", anim("out", "lay-down", sec/2))))
+	// charts: fully grown (frame 30 = 1 s, animation 0.5 s) and half way (frame 5)
+	for _, ct := range []string{"line", "bar", "area", "pie", "radar", "scatter"} {
+		add("chart_"+ct, 30, newBuilder().add(0, chartItem("ch", ct, "#3B82F6", sec/2)))
+	}
+	add("chart_bar_growing", 5, newBuilder().add(0, chartItem("ch", "bar", "#3B82F6", sec/2)))
+	add("chart_pie_growing", 5, newBuilder().add(0, chartItem("ch", "pie", "#f97316", sec/2)))
 	return cs
+}
+
+// chartItem is a chart over most of the composition with three series (two for scatter).
+func chartItem(id, typ, theme string, anim int64) map[string]any {
+	it := with(geo(id, "chart", 0, 2*sec, 5, 3, tW-10, tH-6), "chartType", typ, "themeColor", theme,
+		"animationDurationTicks", anim)
+	series := []any{
+		map[string]any{"key": "a", "label": "Alpha"},
+		map[string]any{"key": "b", "label": "Beta"},
+		map[string]any{"key": "c", "label": "Gamma"},
+	}
+	switch typ {
+	case "pie":
+		it["data"] = map[string]any{"slices": []any{
+			map[string]any{"label": "A", "value": 45}, map[string]any{"label": "B", "value": 30},
+			map[string]any{"label": "C", "value": 15}, map[string]any{"label": "D", "value": 10}}}
+	case "scatter":
+		it["data"] = map[string]any{"series": series[:2], "points": []any{
+			map[string]any{"seriesKey": "a", "x": 2, "y": 3}, map[string]any{"seriesKey": "a", "x": 5, "y": 8},
+			map[string]any{"seriesKey": "a", "x": 8, "y": 6}, map[string]any{"seriesKey": "b", "x": 3, "y": 9},
+			map[string]any{"seriesKey": "b", "x": 7, "y": 2}}}
+	default:
+		rows := []any{}
+		for i, l := range []string{"Q1", "Q2", "Q3", "Q4", "Q5"} {
+			rows = append(rows, map[string]any{"label": l, "values": map[string]any{
+				"a": 10 + 6*i, "b": 30 - 4*i, "c": 12 + (i%2)*9}})
+		}
+		it["data"] = map[string]any{"series": series, "rows": rows}
+	}
+	return it
 }
 
 // textItem is a text item over the composition width.

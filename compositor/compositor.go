@@ -112,6 +112,7 @@ type Compositor struct {
 	colors  map[*editor.Item]Color
 	tracks  []trackPlan
 	masks   *maskCache
+	charts  *chartCache
 	log     *slog.Logger
 	bgColor Color
 	bgGrad  *Gradient
@@ -169,6 +170,7 @@ func New(st *editor.State, opts Options) (*Compositor, error) {
 	c.vx, c.vy = float64(c.outW)/c.compW, float64(c.outH)/c.compH
 	c.view = aff{a: c.vx, e: c.vy}
 	c.masks = newMaskCache(64)
+	c.charts = newChartCache(16)
 	c.media = map[string]*mediaEntry{}
 	for id, a := range st.Assets {
 		c.media[id] = &mediaEntry{asset: a}
@@ -195,6 +197,13 @@ func New(st *editor.State, opts Options) (*Compositor, error) {
 			c.colors[it] = c.parseColor(it.Solid.Color, "items."+it.ID+".color")
 		case it.Illustration != nil:
 			c.colors[it] = c.parseColor(it.Illustration.Color, "items."+it.ID+".color")
+		case it.Chart != nil:
+			col, err := ParseColor(it.Chart.ThemeColor)
+			if err != nil {
+				c.log.Warn("compositor: chart theme colour ignored", "at", "items."+it.ID+".themeColor", "err", err)
+				col = chartDefault
+			}
+			c.colors[it] = col
 		}
 	}
 	c.tracks = make([]trackPlan, len(st.Tracks))
@@ -437,6 +446,10 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 		if c.opts.Text == nil {
 			return nil
 		}
+	case editor.ItemChart:
+		if _, ok := c.opts.Text.(chartLabeler); !ok || it.Chart == nil {
+			return nil
+		}
 	default:
 		// video, lottie and chart items are drawn by later issues; audio has no pixels
 		return nil
@@ -505,6 +518,25 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 			return err
 		}
 		src = source{kind: srcMask, mask: m, cr: cr, cg: cg, cb: cb, ca: ca, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
+	case editor.ItemChart:
+		pw, ph := pixelSize(pl.width*pxU), pixelSize(pl.height*pxV)
+		e := chartProgress(it.Chart, lt)
+		k := chartKey{it, pw, ph}
+		img := (*image.RGBA)(nil)
+		if e >= 1 {
+			img = c.charts.get(k)
+		}
+		if img == nil {
+			var err error
+			img, err = renderChart(it.Chart, c.colors[it], pl.width, pl.height, pw, ph, e, c.opts.Text.(chartLabeler))
+			if err != nil {
+				return errf(CodeText, "chart item %q: %v", it.ID, err)
+			}
+			if e >= 1 {
+				c.charts.put(k, img)
+			}
+		}
+		src = source{kind: srcImage, img: img, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
 	case editor.ItemIllustration:
 		col := c.colors[it]
 		cr, cg, cb, ca := col.premul()

@@ -11,7 +11,7 @@ type CaptionAnimationTypes interface {
 
 // Features returns what a Compositor built with opts draws, for editor.Capabilities and
 // the export package's Featured interface. Everything of editor state v1 is drawn except:
-// lottie and chart items (later issues); video items unless opts.Media implements
+// lottie items; chart items unless opts.Text is a TextItems (labels need the text engine); video items unless opts.Media implements
 // VideoFrames; text, captions and text-template items (and caption animations) unless
 // opts.Text is set (only the types a TextTypes renderer names). Audio items are not listed:
 // they have no pixels, and the export pipeline adds them when it mixes sound.
@@ -31,8 +31,12 @@ func Features(opts Options) editor.FeatureSet {
 	var items []editor.ItemType
 	for _, t := range all.ItemTypes {
 		switch t {
-		case editor.ItemLottie, editor.ItemChart:
+		case editor.ItemLottie:
 			continue
+		case editor.ItemChart:
+			if _, ok := opts.Text.(chartLabeler); !ok {
+				continue
+			}
 		case editor.ItemAudio:
 			continue // no pixels: the export pipeline adds audio items when it mixes sound
 		case editor.ItemVideo:
@@ -48,7 +52,9 @@ func Features(opts Options) editor.FeatureSet {
 	}
 	fs := all
 	fs.ItemTypes = items
-	fs.ChartTypes = nil
+	if _, ok := opts.Text.(chartLabeler); !ok {
+		fs.ChartTypes = nil // charts need the text engine for their labels
+	}
 	switch ca, ok := opts.Text.(CaptionAnimationTypes); {
 	case opts.Text == nil:
 		fs.CaptionAnimations = nil

@@ -154,3 +154,15 @@ func wordSpans(ranges [][2]int, words []wordPaint) []text.Span {
 	}
 	return spans
 }
+
+// chartLabel renders a one-line chart label in the default sans-serif face at size px.
+func (t *TextItems) chartLabel(s string, size float64, c color.NRGBA, scale float64) (*text.Layer, text.Metrics, error) {
+	tx := text.Text{Content: s, Style: text.Style{Family: "Noto Sans", Size: size, LineHeight: 1.2, Color: c},
+		BoxWidth: text.MaxLayerSize / scale / 2, Scale: scale}
+	m, err := t.lib.Measure(tx)
+	if err != nil {
+		return nil, m, err
+	}
+	l, err := t.lib.Render(tx)
+	return l, m, err
+}
