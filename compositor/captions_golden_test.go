@@ -114,7 +114,35 @@ func textCases() []testCase {
 	}
 	add("chart_bar_growing", 5, newBuilder().add(0, chartItem("ch", "bar", "#3B82F6", sec/2)))
 	add("chart_pie_growing", 5, newBuilder().add(0, chartItem("ch", "pie", "#f97316", sec/2)))
+	// text templates: an illustration node, a title, and a subtitle zooming in (0.5 s, at 0.25 s)
+	add("template", 30, newBuilder().add(0, templateItem("tp", 2*sec, nil)))
+	add("template_zoom_in", 6, newBuilder().add(0, templateItem("tp", 2*sec,
+		map[string]any{"in": map[string]any{"type": "zoom-in", "durationTicks": sec / 2, "easing": "linear"}})))
 	return cs
+}
+
+// templateItem is a text-template item over the composition: a translucent heart, a title
+// and a subtitle (with animations anim, if any).
+func templateItem(id string, dur int64, anim map[string]any) map[string]any {
+	it := with(geo(id, "text-template", 0, dur, 0, 0, tW, tH), "schemaVersion", 2, "templateId", "t", "templateCategory", "promo")
+	delete(it, "keepAspectRatio")
+	textNode := func(id, s string, x, y, w, h, size float64, color string) map[string]any {
+		return map[string]any{"id": id, "type": "text", "x": x, "y": y, "width": w, "height": h, "text": s,
+			"color": color, "align": "left", "fontFamily": "Noto Sans", "fontStyle": map[string]any{"variant": "normal", "weight": "700"},
+			"fontSize": size, "lineHeight": 1.1, "letterSpacing": 0, "direction": "ltr", "strokeWidth": 0,
+			"strokeColor": "#000000", "background": nil}
+	}
+	sub := textNode("sub", "in minutes", 12, 52, 140, 24, 16, "#fde047")
+	if anim != nil {
+		sub["animations"] = anim
+	}
+	it["nodes"] = []any{
+		map[string]any{"id": "img", "type": "image", "imageType": "svg", "imageComponentId": "heart", "imageLottieJson": nil,
+			"x": 100, "y": 10, "width": 50, "height": 50, "opacity": 0.6},
+		textNode("title", "Launch", 12, 20, 140, 30, 26, "#ffffff"),
+		sub,
+	}
+	return it
 }
 
 // chartItem is a chart over most of the composition with three series (two for scatter).
@@ -233,5 +261,26 @@ func TestCaptionContentOffset(t *testing.T) {
 	}
 	if greenBounds(plain).Empty() {
 		t.Fatal("no highlighted word at 600 ms")
+	}
+}
+
+func TestTemplateNodePlacementAndOpacity(t *testing.T) {
+	img := renderTextState(t, newBuilder().add(0, templateItem("tp", 2*sec, nil)).json(), 30)
+	// The title node at (12, 20), 26 px: its ink starts a little right of x 12 and inside
+	// its line box (20..48.6).
+	var ink image.Rectangle
+	for y := 0; y < 50; y++ {
+		for x := 0; x < 95; x++ {
+			if p := img.Pix[img.PixOffset(x, y):]; p[0] > 200 && p[2] > 200 {
+				ink = ink.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	if ink.Min.X < 12 || ink.Min.X > 16 || ink.Min.Y < 20 || ink.Max.Y > 49 {
+		t.Fatalf("title ink %v, want from about (12, 20)", ink)
+	}
+	// The heart node (100..150 x 10..60) is white at opacity 0.6.
+	if p := img.Pix[img.PixOffset(125, 40):]; abs(int(p[0])-153) > 2 || p[0] != p[2] {
+		t.Fatalf("heart centre %v, want white at 0.6", p[:4])
 	}
 }

@@ -63,6 +63,11 @@ func Features(opts Options) editor.FeatureSet {
 	case !textTypes[editor.ItemCaptions]:
 		fs.CaptionAnimations = nil // caption animations animate captions' words
 	}
+	// Template image nodes: built-in illustrations as svg; lottie is not drawn.
+	fs.TemplateImages = nil
+	if opts.Text != nil && textTypes[editor.ItemTextTemplate] {
+		fs.TemplateImages = []string{"svg"}
+	}
 	var presets []string
 	for _, id := range all.BackgroundImages {
 		if _, ok := backgroundPresets[id]; ok {

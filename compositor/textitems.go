@@ -19,6 +19,7 @@ type TextItems struct {
 	lib   *text.Library
 	log   *slog.Logger
 	pages *pageCache
+	masks *maskCache // template illustrations
 }
 
 // NewTextItems returns a TextRenderer over a font library; log receives warnings about
@@ -27,13 +28,13 @@ func NewTextItems(lib *text.Library, log *slog.Logger) *TextItems {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &TextItems{lib: lib, log: log, pages: newPageCache(256)}
+	return &TextItems{lib: lib, log: log, pages: newPageCache(256), masks: newMaskCache(64)}
 }
 
-// TextItemTypes lists the item types RenderText draws. Text templates are not drawn yet, so
-// Features leaves them out and exports using them are refused up front.
+// TextItemTypes lists the item types RenderText draws: text, captions and text templates
+// (whose lottie image nodes are not drawn: Features leaves "lottie" out of TemplateImages).
 func (t *TextItems) TextItemTypes() []editor.ItemType {
-	return []editor.ItemType{editor.ItemText, editor.ItemCaptions}
+	return []editor.ItemType{editor.ItemText, editor.ItemCaptions, editor.ItemTextTemplate}
 }
 
 // CaptionAnimationTypes lists the caption animations RenderText draws on text and captions
@@ -56,6 +57,9 @@ func (t *TextItems) RenderTextTimed(it *editor.Item, localTicks, ticksPerSecond 
 func (t *TextItems) RenderText(it *editor.Item, localTicks int64, scale float64) (*image.RGBA, float64, float64, error) {
 	if it.Type == editor.ItemCaptions {
 		return t.renderCaptions(it, localTicks, defaultTicksPerSecond, scale)
+	}
+	if it.Type == editor.ItemTextTemplate {
+		return t.renderTemplate(it, localTicks, scale)
 	}
 	if it.Type != editor.ItemText || it.Text == nil {
 		return nil, 0, 0, nil

@@ -105,8 +105,9 @@ func TestTextItemsFeatures(t *testing.T) {
 	}
 	fs := compositor.Features(compositor.Options{Text: compositor.NewTextItems(lib, nil)})
 	if !slices.Contains(fs.ItemTypes, editor.ItemText) || !slices.Contains(fs.ItemTypes, editor.ItemCaptions) ||
-		slices.Contains(fs.ItemTypes, editor.ItemTextTemplate) || slices.Contains(fs.ItemTypes, editor.ItemAudio) {
-		t.Fatalf("item types %v", fs.ItemTypes)
+		!slices.Contains(fs.ItemTypes, editor.ItemTextTemplate) || slices.Contains(fs.ItemTypes, editor.ItemAudio) ||
+		!slices.Equal(fs.TemplateImages, []string{"svg"}) {
+		t.Fatalf("item types %v, template images %v", fs.ItemTypes, fs.TemplateImages)
 	}
 	st := textState(t, "left", `,"captionAnimations":{"in":{"type":"converge","durationTicks":24}}`)
 	if un := editor.UnsupportedFeatures(st, fs); len(un) != 0 {
