@@ -134,3 +134,24 @@ func TestCaptionTimeUsesOffset(t *testing.T) {
 		t.Fatalf("caption time %v, want 1100", got)
 	}
 }
+
+func TestPaginateDegenerateEntries(t *testing.T) {
+	es := []editor.CaptionEntry{
+		{Text: "  ", StartMs: 0, EndMs: 100},
+		{Text: "back", StartMs: 500, EndMs: 200}, // ends before it starts: a zero-length word
+		{Text: "\nok\t", StartMs: 600, EndMs: 900},
+	}
+	pages, err := paginateWords(es, 0, 0, charLines(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) != 1 || pages[0].text != "back ok" || pages[0].startMs != 500 || pages[0].endMs != 900 {
+		t.Fatalf("pages %+v", pages)
+	}
+	if p := pageAt(pages, 550); p == nil || p.activeWord(550) != -1 {
+		t.Fatalf("zero-length word highlighted at 550 ms")
+	}
+	if got := linePages([]editor.CaptionEntry{{Text: " ", StartMs: 0, EndMs: 10}}); len(got) != 0 {
+		t.Fatalf("blank line entry kept: %+v", got)
+	}
+}

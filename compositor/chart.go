@@ -92,6 +92,23 @@ func niceScale(lo, hi float64, n int) (a, b, step float64) {
 	return math.Floor(lo/step+1e-9) * step, math.Ceil(hi/step-1e-9) * step, step
 }
 
+// ticks returns the axis values lo, lo+step, ..., hi (at most 50; none for a degenerate
+// scale), computed by index so float rounding cannot stall the walk.
+func ticks(lo, hi, step float64) []float64 {
+	if !finite(lo, hi, step) || step <= 0 || hi < lo {
+		return nil
+	}
+	n := int(math.Round((hi - lo) / step))
+	if n > 50 {
+		return nil
+	}
+	out := make([]float64, 0, n+1)
+	for i := 0; i <= n; i++ {
+		out = append(out, lo+float64(i)*step)
+	}
+	return out
+}
+
 // formatTick formats an axis value without float noise.
 func formatTick(v, step float64) string {
 	dec := 0
@@ -320,12 +337,13 @@ type plotArea struct{ x0, y0, x1, y1 float64 }
 // with its left edge after the labels.
 func yAxis(cv *chartCanvas, lo, hi, step, w, h, top, f float64) (plotArea, func(float64) float64) {
 	lw := 0.0
-	for v := lo; v <= hi+step/2; v += step {
+	ts := ticks(lo, hi, step)
+	for _, v := range ts {
 		lw = math.Max(lw, cv.measure(formatTick(v, step), f))
 	}
 	pa := plotArea{x0: lw + 0.9*f, y0: top + 0.6*f, x1: w - 0.8*f, y1: h - 1.9*f}
 	y := func(v float64) float64 { return pa.y1 - (v-lo)/(hi-lo)*(pa.y1-pa.y0) }
-	for v := lo; v <= hi+step/2; v += step {
+	for _, v := range ts {
 		cv.hline(pa.x0, pa.x1, y(v), chartGridColor)
 		cv.label(formatTick(v, step), pa.x0-0.5*f, y(v), f, chartLabelColor, "right")
 	}
@@ -431,7 +449,7 @@ func drawScatter(cv *chartCanvas, ch *editor.ChartProps, theme Color, w, h, f, e
 	xlo, xhi, xstep := niceScale(math.Min(0, xlo), xhi+0.05*(xhi-math.Min(0, xlo)), 5)
 	pa, y := yAxis(cv, ylo, yhi, ystep, w, h, top, f)
 	x := func(v float64) float64 { return pa.x0 + (v-xlo)/(xhi-xlo)*(pa.x1-pa.x0) }
-	for v := xlo; v <= xhi+xstep/2; v += xstep {
+	for _, v := range ticks(xlo, xhi, xstep) {
 		cv.label(formatTick(v, xstep), x(v), pa.y1+0.95*f, f, chartLabelColor, "center")
 	}
 	r := math.Max(2.5, 0.32*f) * e

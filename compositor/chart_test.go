@@ -145,3 +145,32 @@ func TestChartFeatures(t *testing.T) {
 		t.Fatalf("charts advertised without the text engine: %v %v", fs.ItemTypes, fs.ChartTypes)
 	}
 }
+
+// Extreme and degenerate data draw something or nothing, never hang or panic.
+func TestChartExtremeData(t *testing.T) {
+	theme := Color{0x3b, 0x82, 0xf6, 255}
+	lab := NewTextItems(sharedLibrary(t), nil)
+	rows := func(vs ...float64) []editor.ChartRow {
+		var out []editor.ChartRow
+		for _, v := range vs {
+			out = append(out, editor.ChartRow{Label: "x", SeriesValues: []float64{v}})
+		}
+		return out
+	}
+	series := []editor.ChartSeries{{Key: "a"}}
+	cases := []*editor.ChartProps{
+		{ChartType: editor.ChartBar, Series: series, Rows: rows(1e308, -1e308)},
+		{ChartType: editor.ChartLine, Series: series, Rows: rows(math.NaN(), math.Inf(1))},
+		{ChartType: editor.ChartArea, Series: series, Rows: rows(1e17, 1e17+16)},
+		{ChartType: editor.ChartRadar, Series: series, Rows: rows(0, 0, 0)},
+		{ChartType: editor.ChartRadar, Series: series, Rows: rows(-5, 3)},
+		{ChartType: editor.ChartPie, Slices: []editor.ChartSlice{{Value: 0}, {Value: -3}}},
+		{ChartType: editor.ChartScatter, Series: series, Points: []editor.ChartPoint{{X: 1e308, Y: -1e308, SeriesIndex: -1}}},
+		{ChartType: editor.ChartBar, Series: series},
+	}
+	for i, ch := range cases {
+		if _, err := renderChart(ch, theme, 200, 120, 200, 120, 1, lab); err != nil {
+			t.Errorf("case %d: %v", i, err)
+		}
+	}
+}
