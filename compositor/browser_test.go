@@ -280,6 +280,8 @@ img.c{display:block}
 			content = fmt.Sprintf(`<img class="c" src="%s" style="%s">`, a.RemoteKey, box)
 		case editor.ItemCaptions:
 			content = captionsHTML(t, it, lt, st.TimebaseTicksPerSecond, box)
+		case editor.ItemTextTemplate:
+			content = templateHTML(t, it, lt, box)
 		case editor.ItemGif:
 			a := st.Asset(it.AssetID)
 			g, err := (&testMedia{files: files}).GIF(nil, a)

@@ -91,3 +91,42 @@ func captionsHTML(t testing.TB, it *editor.Item, lt, tbps int64, box string) str
 		`text-align:%s;direction:%s;color:%s;white-space:pre-wrap;overflow-wrap:break-word">%s</div>`,
 		box, c.FontFamily, weight, c.FontSize, c.LineHeight, c.LetterSpacing, c.Align, c.Direction, c.Color, inner)
 }
+
+// templateHTML is the preview DOM of a text-template item's nodes at local tick lt: each
+// node a positioned box (text: pre-wrapped text; svg: the library illustration in white),
+// its animations as their state at lt (scale about the node box centre, translate, opacity).
+func templateHTML(t testing.TB, it *editor.Item, lt int64, box string) string {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, `<div class="c" style="%s">`, box)
+	bw, bh := it.Width.At(lt), it.Height.At(lt)
+	for i := range it.Template.Nodes {
+		n := &it.Template.Nodes[i]
+		an := nodeAnimationAt(n, lt, it.DurationTicks, bw, bh)
+		op := an.opacity
+		if n.Type == editor.TemplateNodeImage {
+			op *= n.Opacity
+		}
+		pos := fmt.Sprintf("position:absolute;left:%gpx;top:%gpx;width:%gpx;height:%gpx;opacity:%.4f;transform:translate(%.4fpx,%.4fpx) scale(%.6f);",
+			n.X, n.Y, n.Width, n.Height, op, an.tx, an.ty, an.zoom)
+		switch n.Type {
+		case editor.TemplateNodeText:
+			s := n.Style
+			weight := s.FontStyle.Weight
+			if weight == "" {
+				weight = "400"
+			}
+			fmt.Fprintf(&b, `<div style="%sfont-family:'%s';font-weight:%s;font-size:%gpx;line-height:%g;letter-spacing:%gpx;`+
+				`text-align:%s;direction:%s;color:%s;white-space:pre-wrap;overflow-wrap:break-word">%s</div>`,
+				pos, s.FontFamily, weight, s.FontSize, s.LineHeight, s.LetterSpacing, s.Align, s.Direction, s.Color, html.EscapeString(n.Text))
+		case editor.TemplateNodeImage:
+			svg, ok := LibraryIllustrations(n.ImageComponentID)
+			if !ok {
+				t.Fatalf("no illustration %q", n.ImageComponentID)
+			}
+			b.WriteString(strings.Replace(string(svg), "<svg ", fmt.Sprintf(`<svg width="%g" height="%g" style="%scolor:#fff" `, n.Width, n.Height, pos), 1))
+		}
+	}
+	b.WriteString(`</div>`)
+	return b.String()
+}

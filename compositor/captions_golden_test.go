@@ -85,7 +85,8 @@ func textCases() []testCase {
 	// Only plain captions go to the browser check: strokes (round joins), line backgrounds,
 	// per-word transforms, templates and charts are our own definitions, not one CSS rule.
 	browser := map[string]bool{"captions_word": true, "captions_line": true,
-		"caption_anim_in_typewriter": true, "caption_anim_in_curtain-close": true, "caption_anim_loop_rainbow": true}
+		"caption_anim_in_typewriter": true, "caption_anim_in_curtain-close": true, "caption_anim_loop_rainbow": true,
+		"template": true, "template_zoom_in": true}
 	add := func(name string, frame int64, b *builder) {
 		tc := testCase{name: name, b: b, frame: frame, text: true, ssim: 0.95}
 		if !browser[name] {
