@@ -282,6 +282,8 @@ img.c{display:block}
 			content = captionsHTML(t, it, lt, st.TimebaseTicksPerSecond, box)
 		case editor.ItemTextTemplate:
 			content = templateHTML(t, it, lt, box)
+		case editor.ItemChart:
+			content = chartHTML(t, it, lt, box)
 		case editor.ItemGif:
 			a := st.Asset(it.AssetID)
 			g, err := (&testMedia{files: files}).GIF(nil, a)

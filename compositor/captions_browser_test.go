@@ -3,6 +3,8 @@ package compositor
 import (
 	"fmt"
 	"html"
+	"image"
+	"image/color"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -129,4 +131,55 @@ func templateHTML(t testing.TB, it *editor.Item, lt int64, box string) string {
 	}
 	b.WriteString(`</div>`)
 	return b.String()
+}
+
+// chartSVG records a chart's operations as preview DOM: each fill an SVG path (non-zero
+// rule) over the box, each label an absolutely positioned line of text, in drawing order.
+type chartSVG struct {
+	w, h float64
+	b    strings.Builder
+}
+
+func (r *chartSVG) recordFill(polys [][][2]float64, c color.NRGBA) {
+	fmt.Fprintf(&r.b, `<svg width="%g" height="%g" viewBox="0 0 %g %g" style="position:absolute;left:0;top:0;overflow:visible"><path fill-rule="nonzero" fill="rgba(%d,%d,%d,%.4f)" d="`,
+		r.w, r.h, r.w, r.h, c.R, c.G, c.B, float64(c.A)/255)
+	for _, p := range polys {
+		for i, q := range p {
+			cmd := "L"
+			if i == 0 {
+				cmd = "M"
+			}
+			fmt.Fprintf(&r.b, "%s%.3f %.3f", cmd, q[0], q[1])
+		}
+		r.b.WriteString("Z")
+	}
+	r.b.WriteString(`"/></svg>`)
+}
+
+func (r *chartSVG) recordLabel(s string, x, y, size float64, c color.NRGBA, align string) {
+	tx := "0"
+	switch align {
+	case "center":
+		tx = "-50%"
+	case "right":
+		tx = "-100%"
+	}
+	fmt.Fprintf(&r.b, `<div style="position:absolute;left:%.3fpx;top:%.3fpx;transform:translate(%s,-50%%);white-space:pre;font-family:'Noto Sans';font-size:%gpx;line-height:1.2;color:rgba(%d,%d,%d,%.4f)">%s</div>`,
+		x, y, tx, size, c.R, c.G, c.B, float64(c.A)/255, html.EscapeString(s))
+}
+
+// chartHTML is a chart item's box as preview DOM at local tick lt.
+func chartHTML(t testing.TB, it *editor.Item, lt int64, box string) string {
+	t.Helper()
+	w, h := it.Width.At(lt), it.Height.At(lt)
+	theme, err := ParseColor(it.Chart.ThemeColor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &chartSVG{w: w, h: h}
+	cv := &chartCanvas{img: image.NewRGBA(image.Rect(0, 0, int(w), int(h))), kx: 1, ky: 1, lab: NewTextItems(sharedLibrary(t), nil), rec: rec}
+	if _, err := drawChart(cv, it.Chart, theme, w, h, chartProgress(it.Chart, lt)); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf(`<div class="c" style="%s">%s</div>`, box, rec.b.String())
 }

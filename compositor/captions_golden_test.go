@@ -82,11 +82,13 @@ func renderTextState(t testing.TB, raw []byte, frame int64) *image.RGBA {
 // textCases are golden cases that need the text engine.
 func textCases() []testCase {
 	var cs []testCase
-	// Only plain captions go to the browser check: strokes (round joins), line backgrounds,
-	// per-word transforms, templates and charts are our own definitions, not one CSS rule.
+	// Not in the browser check: strokes with round joins, line backgrounds and per-word
+	// transforms (our own definitions, not one CSS rule). Charts go as SVG paths and text
+	// recorded from the same geometry (checking rasterisation and label placement).
 	browser := map[string]bool{"captions_word": true, "captions_line": true,
 		"caption_anim_in_typewriter": true, "caption_anim_in_curtain-close": true, "caption_anim_loop_rainbow": true,
-		"template": true, "template_zoom_in": true}
+		"template": true, "template_zoom_in": true, "chart_line": true, "chart_bar": true, "chart_area": true,
+		"chart_pie": true, "chart_radar": true, "chart_scatter": true, "chart_bar_growing": true, "chart_pie_growing": true}
 	add := func(name string, frame int64, b *builder) {
 		tc := testCase{name: name, b: b, frame: frame, text: true, ssim: 0.95}
 		if !browser[name] {

@@ -16,7 +16,7 @@ import (
 
 // chartLabeler renders chart labels with the text engine; TextItems implements it.
 type chartLabeler interface {
-	chartLabel(s string, size float64, c color.NRGBA, scale float64) (*text.Layer, text.Metrics, error)
+	chartLabel(s string, size float64, c color.NRGBA, scale, dx float64) (*text.Layer, text.Metrics, error)
 }
 
 // Chart look (README.md documents it).
@@ -128,6 +128,13 @@ type chartCanvas struct {
 	kx, ky float64
 	lab    chartLabeler
 	err    error
+	rec    chartRecorder // optional: sees every drawing operation (the browser check)
+}
+
+// chartRecorder receives a chart's drawing operations in order, in composition px of the box.
+type chartRecorder interface {
+	recordFill(polys [][][2]float64, c color.NRGBA)
+	recordLabel(s string, x, y, size float64, c color.NRGBA, align string)
 }
 
 // orient returns poly with a positive signed area (so unions accumulate, never cancel).
@@ -151,6 +158,9 @@ func orient(poly [][2]float64) [][2]float64 {
 func (cv *chartCanvas) fill(polys [][][2]float64, c color.NRGBA) {
 	if c.A == 0 {
 		return
+	}
+	if cv.rec != nil {
+		cv.rec.recordFill(polys, c)
 	}
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, poly := range polys {
@@ -234,12 +244,26 @@ func (cv *chartCanvas) hline(x0, x1, y float64, c color.NRGBA) {
 }
 
 // label draws s with its line box anchored at (x, y): align "left", "center" or "right"
-// horizontally, vertically centred.
+// horizontally, vertically centred. Like the browser, the text starts at its exact
+// (fractional) x and its baseline snaps to a whole pixel.
 func (cv *chartCanvas) label(s string, x, y, size float64, c color.NRGBA, align string) {
 	if cv.lab == nil || s == "" || cv.err != nil {
 		return
 	}
-	layer, m, err := cv.lab.chartLabel(s, size, c, cv.kx)
+	if cv.rec != nil {
+		cv.rec.recordLabel(s, x, y, size, c, align)
+	}
+	w := cv.measure(s, size)
+	switch align {
+	case "center":
+		x -= w / 2
+	case "right":
+		x -= w
+	}
+	y -= 1.2 * size / 2
+	X := x * cv.kx
+	ix := math.Floor(X)
+	layer, _, err := cv.lab.chartLabel(s, size, c, cv.kx, (X-ix)/cv.kx)
 	if err != nil {
 		cv.err = err
 		return
@@ -247,15 +271,8 @@ func (cv *chartCanvas) label(s string, x, y, size float64, c color.NRGBA, align 
 	if layer == nil || layer.Image == nil || layer.Image.Rect.Empty() {
 		return
 	}
-	switch align {
-	case "center":
-		x -= m.Width / 2
-	case "right":
-		x -= m.Width
-	}
-	y -= m.Height / 2
-	px := int(math.Round((x + layer.OffsetX) * cv.kx))
-	py := int(math.Round((y + layer.OffsetY) * cv.ky))
+	px := int(ix) + int(math.Round(layer.OffsetX*cv.kx))
+	py := int(math.Round(y*cv.ky)) + int(math.Round(layer.OffsetY*cv.kx))
 	r := layer.Image.Rect.Add(image.Pt(px, py))
 	stddraw.Draw(cv.img, r, layer.Image, layer.Image.Rect.Min, stddraw.Over)
 }
@@ -265,7 +282,7 @@ func (cv *chartCanvas) measure(s string, size float64) float64 {
 	if cv.lab == nil || s == "" {
 		return 0
 	}
-	_, m, err := cv.lab.chartLabel(s, size, chartLabelColor, cv.kx)
+	_, m, err := cv.lab.chartLabel(s, size, chartLabelColor, cv.kx, -1)
 	if err != nil {
 		return 0
 	}
@@ -314,6 +331,11 @@ func chartProgress(ch *editor.ChartProps, lt int64) float64 {
 // growth e (0..1).
 func renderChart(ch *editor.ChartProps, theme Color, w, h float64, pw, ph int, e float64, lab chartLabeler) (*image.RGBA, error) {
 	cv := &chartCanvas{img: image.NewRGBA(image.Rect(0, 0, pw, ph)), kx: float64(pw) / w, ky: float64(ph) / h, lab: lab}
+	return drawChart(cv, ch, theme, w, h, e)
+}
+
+// drawChart draws a chart into cv.
+func drawChart(cv *chartCanvas, ch *editor.ChartProps, theme Color, w, h, e float64) (*image.RGBA, error) {
 	f := chartFont(w, h)
 	switch ch.ChartType {
 	case editor.ChartPie:

@@ -159,14 +159,18 @@ func wordSpans(ranges [][2]int, words []wordPaint) []text.Span {
 	return spans
 }
 
-// chartLabel renders a one-line chart label in the default sans-serif face at size px.
-func (t *TextItems) chartLabel(s string, size float64, c color.NRGBA, scale float64) (*text.Layer, text.Metrics, error) {
+// chartLabel renders a one-line chart label in Noto Sans at size px, shifted right by dx
+// composition px (a sub-pixel phase); dx < 0 only measures it.
+func (t *TextItems) chartLabel(s string, size float64, c color.NRGBA, scale, dx float64) (*text.Layer, text.Metrics, error) {
 	tx := text.Text{Content: s, Style: text.Style{Family: "Noto Sans", Size: size, LineHeight: 1.2, Color: c},
 		BoxWidth: text.MaxLayerSize / scale / 2, Scale: scale}
-	m, err := t.lib.Measure(tx)
-	if err != nil {
+	if dx < 0 {
+		m, err := t.lib.Measure(tx)
 		return nil, m, err
 	}
+	if dx > 0 {
+		tx.Spans = []text.Span{{Start: 0, End: len(s), Color: c, DX: dx}}
+	}
 	l, err := t.lib.Render(tx)
-	return l, m, err
+	return l, text.Metrics{}, err
 }
