@@ -297,3 +297,51 @@ func TestTemplateNodePlacementAndOpacity(t *testing.T) {
 		t.Fatalf("heart centre %v, want white at 0.6", p[:4])
 	}
 }
+
+// Frames of captions, charts and templates rendered from several goroutines through one
+// Compositor and one TextItems equal the serial renders (run with -race).
+func TestTextItemsParallel(t *testing.T) {
+	b := newBuilder()
+	b.assets["cw"] = captionAsset("cw", "word")
+	anim := map[string]any{"in": map[string]any{"type": "elastic-pop", "durationTicks": sec / 2}}
+	b.add(0, captionsItem("c", "cw", 3*sec, "captionAnimations", anim))
+	b.add(1, chartItem("ch", "area", "#10b981", sec))
+	b.add(2, templateItem("tp", 3*sec, nil))
+	st, err := editor.Parse(b.json())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(st, Options{Media: &testMedia{files: map[string][]byte{}}, Text: NewTextItems(sharedLibrary(t), nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const frames = 40
+	render := func(n int64) *image.RGBA {
+		dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
+		if err := c.RenderFrame(context.Background(), n, fps, dst); err != nil {
+			t.Error(err)
+		}
+		return dst
+	}
+	var serial [frames]*image.RGBA
+	for n := range serial {
+		serial[n] = render(int64(n))
+	}
+	var wg sync.WaitGroup
+	var par [frames]*image.RGBA
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for n := g; n < frames; n += 4 {
+				par[n] = render(int64(n))
+			}
+		}(g)
+	}
+	wg.Wait()
+	for n := range serial {
+		if err := compareImages(par[n], serial[n], 0); err != nil {
+			t.Fatalf("frame %d: %v", n, err)
+		}
+	}
+}
