@@ -144,3 +144,27 @@ func TestSpanTransforms(t *testing.T) {
 		t.Fatalf("fade 0.5: max alpha %d (unfaded %d)", fa, a)
 	}
 }
+
+func TestMeasureMatchesRender(t *testing.T) {
+	lib := newTestLibrary(t)
+	for _, w := range []float64{60, 120, 400} {
+		tx := Text{Content: "The quick brown fox jumps", Style: Style{Size: 20, LineHeight: 1.25, Color: color.NRGBA{A: 255}}, BoxWidth: w}
+		m, err := lib.Measure(tx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := lib.Render(tx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Lines != l.Lines || m.Height != l.Height {
+			t.Fatalf("width %v: measure %+v, render %d lines %v high", w, m, l.Lines, l.Height)
+		}
+		if m.Lines > 1 && m.Width > w {
+			t.Fatalf("width %v: widest wrapped line %v", w, m.Width)
+		}
+		if m.Width <= 0 {
+			t.Fatalf("width %v: no line width", w)
+		}
+	}
+}
