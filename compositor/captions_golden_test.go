@@ -345,3 +345,45 @@ func TestTextItemsParallel(t *testing.T) {
 		}
 	}
 }
+
+func TestCaptionHighlightRTL(t *testing.T) {
+	b := newBuilder()
+	a := captionAsset("cw", "word")
+	var es []any
+	for i, w := range []string{"שלום", "עולם", "יפה"} {
+		es = append(es, map[string]any{"text": w, "startMs": i * 300, "endMs": i*300 + 300, "timestampMs": nil, "confidence": nil})
+	}
+	a["captions"] = es
+	b.assets["cw"] = a
+	raw := b.add(0, captionsItem("c", "cw", 3*sec, "direction", "rtl", "align", "right")).json()
+	first, second := greenBounds(renderTextState(t, raw, 1)), greenBounds(renderTextState(t, raw, 10))
+	if first.Empty() || second.Empty() {
+		t.Fatal("no highlight")
+	}
+	// Right to left: the second word is left of the first.
+	if second.Max.X > first.Min.X {
+		t.Fatalf("second word %v not left of the first %v", second, first)
+	}
+}
+
+func TestTemplateLottieNodeFails(t *testing.T) {
+	it := templateItem("tp", sec, nil)
+	it["nodes"] = append(it["nodes"].([]any), map[string]any{"id": "l", "type": "image", "imageType": "lottie",
+		"imageComponentId": nil, "imageLottieJson": map[string]any{}, "x": 0, "y": 0, "width": 10, "height": 10, "opacity": 1})
+	st, err := editor.Parse(newBuilder().add(0, it).json())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Media: &testMedia{}, Text: NewTextItems(sharedLibrary(t), nil)}
+	if un := editor.UnsupportedFeatures(st, Features(opts)); len(un) != 1 || un[0] != "templateImage:lottie" {
+		t.Fatalf("unsupported %v, want templateImage:lottie", un)
+	}
+	c, err := New(st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.RenderFrame(context.Background(), 0, fps, image.NewRGBA(image.Rect(0, 0, tW, tH)))
+	if err == nil || !strings.Contains(err.Error(), "lottie") {
+		t.Fatalf("render error %v, want one naming lottie", err)
+	}
+}
