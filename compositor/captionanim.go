@@ -8,11 +8,13 @@ import (
 	"github.com/cutroom/cutroom/editor"
 )
 
-// captionAnimationIDs are the caption animations TextItems draws (every id of the schema's
-// captionAnimationSpec enum); README.md defines each.
-var captionAnimationIDs = []string{
-	"converge", "elastic-pop", "typewriter", "lay-down", "center-type-out",
-	"curtain-close", "jitter", "rainbow", "sweep-shine",
+// captionAnimationIDs returns the caption animations TextItems draws (every id of the
+// schema's captionAnimationSpec enum); README.md defines each.
+func captionAnimationIDs() []string {
+	return []string{
+		"converge", "elastic-pop", "typewriter", "lay-down", "center-type-out",
+		"curtain-close", "jitter", "rainbow", "sweep-shine",
+	}
 }
 
 // wordPaint is how one word is painted at one moment: its colour, visibility and a CSS-like

@@ -16,7 +16,7 @@ func restWords(n int) []wordPaint {
 // Every animation is at rest where its window meets the rest of the item (in at p=1, out at
 // p=0), so nothing jumps when the window starts or ends.
 func TestCaptionAnimationsMeetRest(t *testing.T) {
-	for _, kind := range captionAnimationIDs {
+	for _, kind := range captionAnimationIDs() {
 		for _, c := range []struct {
 			ph animPhase
 			p  float64
@@ -34,7 +34,7 @@ func TestCaptionAnimationsMeetRest(t *testing.T) {
 
 // Every in animation changes something at its start, so it is visibly drawn.
 func TestCaptionAnimationsStartAway(t *testing.T) {
-	for _, kind := range captionAnimationIDs {
+	for _, kind := range captionAnimationIDs() {
 		ws := restWords(5)
 		applyCaptionAnimation(kind, phaseIn, 0.01, 0, ws, 40)
 		moved := false

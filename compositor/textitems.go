@@ -4,7 +4,6 @@ import (
 	"image"
 	"image/color"
 	"log/slog"
-	"slices"
 	"unicode"
 
 	"github.com/cutroom/cutroom/compositor/text"
@@ -28,7 +27,7 @@ func NewTextItems(lib *text.Library, log *slog.Logger) *TextItems {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &TextItems{lib: lib, log: log, pages: newPageCache(256), masks: newMaskCache(64)}
+	return &TextItems{lib: lib, log: log, pages: newPageCache(64), masks: newMaskCache(64)}
 }
 
 // TextItemTypes lists the item types RenderText draws: text, captions and text templates
@@ -40,7 +39,7 @@ func (t *TextItems) TextItemTypes() []editor.ItemType {
 // CaptionAnimationTypes lists the caption animations RenderText draws on text and captions
 // items (every id of editor state v1).
 func (t *TextItems) CaptionAnimationTypes() []string {
-	return slices.Clone(captionAnimationIDs)
+	return captionAnimationIDs()
 }
 
 // RenderTextTimed is RenderText with the state's timebase, which captions need: their
