@@ -97,7 +97,8 @@ type Span struct {
 	DX, DY float64
 	// Scale scales the characters about the centre of the span's box (its glyphs' advances
 	// across, the line box down), as a CSS scale with transform-origin: center; 0 means 1.
-	// The stroke scales with them. Transformed glyphs keep fractional baselines.
+	// The stroke scales with them. Glyphs moved vertically or scaled keep fractional
+	// baselines; a DX-only shift keeps the whole-pixel baseline.
 	Scale float64
 }
 
@@ -394,7 +395,8 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 				g.baseline = cy + (g.baseline-cy)*s + sp.DY
 				g.size *= s
 				radius *= s
-				snap = false
+				// a pure horizontal shift keeps the browser's whole-pixel baseline
+				snap = sp.DY == 0 && s == 1
 			}
 		}
 		ix, sx := quantize(g.x * scale)
