@@ -10,11 +10,11 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/export"
 	"github.com/spf13/cobra"
 	_ "golang.org/x/image/webp" // webp image assets
 )
@@ -26,20 +26,37 @@ type exportFlags struct {
 	fps    int
 	assets string
 	scale  float64
+	// video outputs
+	format   string
+	preset   string
+	crf      int
+	threads  int
+	workers  int
+	maxSide  int
+	progress string
+	cpuProf  string
+	// workspace resolves uploaded assets from the data dir (server stopped)
+	workspace string
+	fonts     []string
 }
 
-func newExportCmd(_ *globalFlags) *cobra.Command {
+func newExportCmd(g *globalFlags) *cobra.Command {
 	f := &exportFlags{}
 	cmd := &cobra.Command{
 		Use:   "export STATE.json -o OUTPUT",
-		Short: "Render an editor state to a file (one frame as PNG with --frame)",
-		Long: "Render an editor state from a JSON file.\n" +
+		Short: "Render an editor state to an MP4 or WebM file (or one frame as PNG with --frame)",
+		Long: "Render an editor state from a JSON file, without a server.\n" +
+			"With -o out.mp4 or -o out.webm (or --format) it renders the whole timeline: H.264 in MP4\n" +
+			"(x264 preset veryfast, CRF 20 by default) or VP9 in WebM. The file appears only when it is\n" +
+			"complete; on any failure or Ctrl-C nothing is left at OUTPUT.\n" +
 			"With --frame N and -o frame.png it writes frame N as a PNG.\n" +
 			"Assets resolve to a file:// remoteUrl, else to the asset's remoteKey, else its filename,\n" +
-			"under --assets (default: the state file's directory).",
+			"under --assets (default: the state file's directory). With --workspace ID, assets uploaded to that\n" +
+			"workspace are found in --data-dir first (only while the server is stopped: the database\n" +
+			"allows one process at a time).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runExport(cmd.Context(), args[0], f)
+			return runExport(cmd.Context(), g, args[0], f)
 		},
 	}
 	fl := cmd.Flags()
@@ -47,12 +64,23 @@ func newExportCmd(_ *globalFlags) *cobra.Command {
 	fl.StringVarP(&f.out, "output", "o", "", "output file (.png for a single frame)")
 	fl.IntVar(&f.fps, "fps", 30, "frames per second")
 	fl.StringVar(&f.assets, "assets", "", "directory holding the state's asset files (default: the state file's directory)")
-	fl.Float64Var(&f.scale, "scale", 1, "output size as a multiple of the composition size")
+	fl.Float64Var(&f.scale, "scale", 1, "output size as a multiple of the composition size (each side rounded to even for video)")
+	fl.StringVar(&f.format, "format", "", "video format: mp4 or webm (default: from the -o extension)")
+	fl.StringVar(&f.preset, "preset", "", "x264 preset name, ultrafast..veryslow (mapped to libvpx speeds for webm; default veryfast)")
+	fl.IntVar(&f.crf, "crf", 0, "constant quality: x264 crf 1..51 (default 20), libvpx cq-level 1..63 for webm (default 31); lower is better")
+	fl.IntVar(&f.threads, "threads", 0, "encoder threads (default: every core)")
+	fl.IntVar(&f.workers, "workers", 0, "frames composited at once (default: GOMAXPROCS)")
+	fl.IntVar(&f.maxSide, "max-side", export.DefaultMaxOutputSide, "largest allowed output side in pixels")
+	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a bar on a terminal, else lines), bar, lines or none")
+	fl.StringVar(&f.workspace, "workspace", "", "resolve uploaded assets of this workspace id from --data-dir first (the server must be stopped)")
+	fl.StringSliceVar(&f.fonts, "fonts", nil, "extra directories of font files for text (besides the embedded and system fonts)")
+	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the render to this file (for bench/)")
+	_ = fl.MarkHidden("cpuprofile")
 	return cmd
 }
 
 // runExport loads and validates the state, then writes the requested output.
-func runExport(ctx context.Context, statePath string, f *exportFlags) error {
+func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportFlags) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -81,24 +109,43 @@ func runExport(ctx context.Context, statePath string, f *exportFlags) error {
 	if dir == "" {
 		dir = filepath.Dir(statePath)
 	}
-	switch ext := strings.ToLower(filepath.Ext(f.out)); ext {
-	case ".png":
-		return exportFrame(ctx, st, dir, f)
-	default:
-		// video outputs (.mp4, .webm with --format/--preset/--crf) come with the encoder
-		return fmt.Errorf("export: unsupported output %q: use a .png file with --frame", f.out)
+	resolve := assets.DirResolver(dir)
+	fontData := ""
+	if f.workspace != "" {
+		fromStore, closeDB, err := dataDirResolver(g.dataDir, f.workspace)
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		defer closeDB()
+		resolve = firstResolver(fromStore, resolve)
+		fontData = g.dataDir
 	}
+	media := assets.Media{Resolve: resolve}
+	lib, err := newTextLibrary(fontData, f.fonts, nil)
+	if err != nil {
+		return fmt.Errorf("export: fonts: %w", err)
+	}
+	txt := compositor.NewTextItems(lib, nil)
+	format, err := outputFormat(f.out, f.format)
+	if err != nil {
+		return err
+	}
+	if format == "png" {
+		return exportFrame(ctx, st, media, txt, f)
+	}
+	if f.frame >= 0 {
+		return fmt.Errorf("export: --frame is for PNG outputs; a %s output renders every frame", format)
+	}
+	return exportVideo(ctx, raw, st, media, txt, format, f)
 }
 
 // exportFrame renders one frame and writes it as a PNG atomically.
-func exportFrame(ctx context.Context, st *editor.State, assetDir string, f *exportFlags) error {
+func exportFrame(ctx context.Context, st *editor.State, media compositor.Media, txt compositor.TextRenderer, f *exportFlags) error {
 	if f.frame < 0 {
 		return errors.New("export: --frame N is required for a PNG output")
 	}
-	opts := compositor.Options{Media: assets.Media{Resolve: assets.DirResolver(assetDir)}, Scale: f.scale}
-	if missing := editor.UnsupportedFeatures(st, compositor.Features(opts)); len(missing) > 0 {
-		fmt.Fprintf(os.Stderr, "cutroom: export: warning: not drawn yet: %s\n", strings.Join(missing, ", "))
-	}
+	opts := compositor.Options{Media: media, Text: txt, Scale: f.scale}
+	warnUndrawn(st, opts)
 	comp, err := compositor.New(st, opts)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
