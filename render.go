@@ -2,26 +2,47 @@ package main
 
 import (
 	"context"
-	"errors"
+	"log/slog"
 
+	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/compositor"
+	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
 )
 
-// newRenderer returns the renderer serve gives the export scheduler.
-//
-// The frame pipeline (state -> compositor -> encoder -> file) is not wired into this build
-// yet. Until it is, the placeholder claims the features of renderFeatures (none so far), so
-// exports are refused at create with EXPORT_FEATURE_UNSUPPORTED naming what the state uses,
-// instead of being queued and failing. Wiring the pipeline means returning its
-// export.Renderer here (with a Features method when it draws only part of the state).
-func newRenderer() export.Renderer { return pendingRenderer{} }
-
-type pendingRenderer struct{}
-
-func (pendingRenderer) Render(context.Context, export.RenderJob, func(done, total int64)) error {
-	return errors.New("the frame pipeline is not wired into this build")
+// renderer is the export pipeline as serve runs it: each task's media comes from its
+// workspace's uploaded assets, text is drawn with the server's font library, and Features
+// is exactly what that compositor draws (capabilities advertise it, and export creation
+// refuses states that use more).
+type renderer struct {
+	*export.Pipeline
+	features editor.FeatureSet
 }
 
-// Features is what this build draws: the same set the capabilities route advertises.
-func (pendingRenderer) Features() editor.FeatureSet { return renderFeatures() }
+// Features is what the renderer draws.
+func (r renderer) Features() editor.FeatureSet { return r.features }
+
+// renderSettings are the serve flags of rendering.
+type renderSettings struct {
+	preset        string
+	crf           int
+	frameWorkers  int
+	maxOutputSide int
+}
+
+func newRenderer(store *assets.Store, fonts *text.Library, rs renderSettings, log *slog.Logger) renderer {
+	txt := compositor.NewTextItems(fonts, log)
+	p := export.NewPipeline(export.PipelineConfig{
+		MediaFor: func(_ context.Context, job export.RenderJob) (compositor.Media, error) {
+			return store.MediaFor(job.WorkspaceID), nil
+		},
+		Text:          txt,
+		Workers:       rs.frameWorkers,
+		Preset:        rs.preset,
+		CRF:           rs.crf,
+		MaxOutputSide: rs.maxOutputSide,
+		Logger:        log,
+	})
+	return renderer{Pipeline: p, features: compositor.Features(compositor.Options{Media: assets.Media{}, Text: txt})}
+}

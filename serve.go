@@ -34,6 +34,9 @@ type serveFlags struct {
 	syncBurst     int
 	shutdownGrace time.Duration
 	fontDirs      []string
+	preset        string
+	crf           int
+	frameWorkers  int
 
 	renderWorkers int
 	outputTTL     time.Duration
@@ -66,6 +69,9 @@ desktop apps that bundle the server).`,
 	fl.Int64Var(&f.maxBody, "max-body-bytes", 32<<20, "largest JSON request body accepted")
 	fl.Float64Var(&f.syncRate, "sync-rate", 2, "project sync rate limit: syncs per second per project")
 	fl.IntVar(&f.syncBurst, "sync-burst", 10, "project sync rate limit: burst size per project")
+	fl.StringVar(&f.preset, "preset", "veryfast", "x264 preset of exports (mapped to libvpx speeds for WebM)")
+	fl.IntVar(&f.crf, "crf", 0, "constant quality of exports (x264 CRF, libvpx cq-level; 0: 20 for H.264, 31 for VP9)")
+	fl.IntVar(&f.frameWorkers, "frame-workers", 0, "frames composited at once per render (0: one per CPU core)")
 	fl.StringSliceVar(&f.fontDirs, "fonts", nil, "extra directories of font files for text (besides <data-dir>/fonts and the system's)")
 	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")
 	fl.IntVar(&f.renderWorkers, "render-workers", 0, "exports rendered at once (0: half the CPU cores, at least 1)")
@@ -151,8 +157,7 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 		base = "http://" + ln.Addr().String()
 	}
 	base = strings.TrimRight(base, "/")
-	cfg := server.Config{PublicURL: base, MaxBodyBytes: f.maxBody, SyncRate: f.syncRate, SyncBurst: f.syncBurst, Logger: log,
-		Features: renderFeatures()}
+	cfg := server.Config{PublicURL: base, MaxBodyBytes: f.maxBody, SyncRate: f.syncRate, SyncBurst: f.syncBurst, Logger: log}
 	if isLoopback(ln.Addr()) {
 		cfg.AllowedHosts = server.LoopbackHosts(base)
 	}
@@ -174,6 +179,9 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 		return fmt.Errorf("uploaded fonts: %w", err)
 	}
 	addFonts(fonts, uploaded, log)
+	rend := newRenderer(store, fonts, renderSettings{preset: f.preset, crf: f.crf, frameWorkers: f.frameWorkers,
+		maxOutputSide: f.maxOutputSide}, log)
+	cfg.Features = rend.Features()
 	guard, err := webhook.NewGuard(f.allowHosts)
 	if err != nil {
 		return fmt.Errorf("--allow-hosts: %w", err)
@@ -181,7 +189,7 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	deliverer := webhook.NewDeliverer(webhook.Config{HeaderPrefix: f.headerPrefix, Guard: guard, Logger: log}, db)
 	exports, err := export.New(export.Config{Workers: f.renderWorkers, OutputDir: filepath.Join(g.dataDir, "outputs"),
 		OutputTTL: f.outputTTL, MaxOutputSide: f.maxOutputSide, Links: export.NewLinks(base, signer),
-		Guard: guard, HeaderPrefix: f.headerPrefix, Notify: deliverer.Notify, Logger: log}, db, newRenderer())
+		Guard: guard, HeaderPrefix: f.headerPrefix, Notify: deliverer.Notify, Logger: log}, db, rend)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ type PipelineConfig struct {
 	MediaFor func(ctx context.Context, job RenderJob) (compositor.Media, error)
 	// Text draws text-like items; nil leaves them out.
 	Text compositor.TextRenderer
-	// Illustrations looks up built-in illustrations; nil draws none.
+	// Illustrations looks up illustrations by name; nil means the built-in library.
 	Illustrations compositor.IllustrationFunc
 	// Workers is the number of frames composited at once (K); 0 means GOMAXPROCS.
 	Workers int
