@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/encode"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
@@ -121,6 +122,13 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	// Flags are checked before the database is touched, so a bad flag on the first start
+	// does not create (and lose) the default key.
+	for _, format := range []string{encode.FormatMP4, encode.FormatWebM} {
+		if _, err := (encode.Options{Format: format, Width: 64, Height: 64, FPS: 30, Preset: f.preset, CRF: f.crf}).Normalize(); err != nil {
+			return fmt.Errorf("--preset/--crf: %w", err)
+		}
+	}
 	db, err := openDB(g.dataDir, 2*time.Second)
 	if err != nil {
 		return err
@@ -141,6 +149,15 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 		if _, newKey, err = db.CreateKey(ws.ID, "first start"); err != nil {
 			return fmt.Errorf("create API key: %w", err)
 		}
+	}
+	// The key is printed as soon as it exists, so no later start-up failure can lose it.
+	switch {
+	case newKey != "":
+		fmt.Printf("API key of workspace %q (shown once; store it now):\n%s\n", ws.Name, newKey)
+	case f.apiKey != "":
+		fmt.Printf("API key: the one given with --api-key (workspace %q)\n", ws.Name)
+	default:
+		fmt.Printf("API key: use a key of workspace %q (create one with `cutroom keys create --workspace %s` while the server is stopped)\n", ws.Name, ws.Name)
 	}
 	if f.webhookSecret != "" {
 		if _, err := db.UpdateWorkspace(ws.ID, storage.WorkspaceInput{WebhookSecret: &f.webhookSecret}); err != nil {
@@ -212,14 +229,6 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	schedWG.Add(1)
 	go func() { defer schedWG.Done(); schedErr <- exports.Run(schedCtx) }()
 
-	switch {
-	case newKey != "":
-		fmt.Printf("API key of workspace %q (shown once; store it now):\n%s\n", ws.Name, newKey)
-	case f.apiKey != "":
-		fmt.Printf("API key: the one given with --api-key (workspace %q)\n", ws.Name)
-	default:
-		fmt.Printf("API key: use a key of workspace %q (create one with `cutroom keys create --workspace %s` while the server is stopped)\n", ws.Name, ws.Name)
-	}
 	// The listening line comes last, so a script that waits for it has everything above.
 	fmt.Printf("cutroom listening on %s (data in %s)\n", base, g.dataDir)
 
