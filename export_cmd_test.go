@@ -113,7 +113,7 @@ func TestExportFrameFailsCleanly(t *testing.T) {
 		{"missing asset", []string{"export", state, "--frame", "0", "-o", out, "--assets", filepath.Join(dir, "nothing")}, "asset"},
 		{"no frame", []string{"export", state, "-o", out}, "--frame"},
 		{"bad state", []string{"export", filepath.Join(dir, "assets", "media", "green.png"), "--frame", "0", "-o", out}, "invalid"},
-		{"video not yet", []string{"export", state, "-o", filepath.Join(dir, "x.mp4")}, "unsupported output"},
+		{"unknown output type", []string{"export", state, "-o", filepath.Join(dir, "x.txt")}, "cannot tell the format"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := exec.Command(binPath, tc.args...).CombinedOutput()

@@ -19,6 +19,10 @@ import (
 // binPath is the cutroom binary built once for the process tests.
 var binPath string
 
+// testBuildTags are the build tags of the binary under test: the test's own (see
+// tags_extlib_test.go), so `go test -tags extlib,pkgconfig` tests the system-libx264 build.
+var testBuildTags = ""
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "cutroom-bin")
 	if err != nil {
@@ -26,7 +30,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "cutroom")
-	if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-tags", testBuildTags, "-o", binPath, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
 		os.Exit(1)
 	}

@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"encoding/binary"
 	"image"
 	"sync"
 )
@@ -94,10 +95,21 @@ func RGBAToI420(dst *I420, src *image.RGBA, workers int) error {
 }
 
 // convertRows converts row pairs [p0, p1) (luma rows 2*p0 .. 2*p1-1).
+//
+// It reads two RGBA pixels as one little-endian uint64 and computes their two luma values
+// in the two 32-bit halves of one 64-bit sum (SWAR): every product and sum stays below
+// 2^32 (at most (yR+yG+yB)*255 + yOff < 2^24), so the lanes never carry into each other,
+// and the results are bit-identical to the per-pixel formula.
 func convertRows(dst *I420, src *image.RGBA, p0, p1 int) {
 	w := dst.Width
 	cw := w / 2
 	min := src.Rect.Min
+	const (
+		lanes = 0x000000ff_000000ff
+		yOff  = 16<<16 + 1<<15
+		yOff2 = yOff | yOff<<32
+		cOff  = 128<<18 + 1<<17
+	)
 	for p := p0; p < p1; p++ {
 		y := 2 * p
 		o0 := src.PixOffset(min.X, min.Y+y)
@@ -108,23 +120,24 @@ func convertRows(dst *I420, src *image.RGBA, p0, p1 int) {
 		l1 := dst.Y[(y+1)*dst.YStride : (y+1)*dst.YStride+w]
 		cb := dst.Cb[p*dst.CStride : p*dst.CStride+cw]
 		cr := dst.Cr[p*dst.CStride : p*dst.CStride+cw]
-		for len(s0) >= 8 && len(s1) >= 8 && len(l0) >= 2 && len(l1) >= 2 && len(cb) >= 1 && len(cr) >= 1 {
-			r00, g00, b00 := int32(s0[0]), int32(s0[1]), int32(s0[2])
-			r01, g01, b01 := int32(s0[4]), int32(s0[5]), int32(s0[6])
-			r10, g10, b10 := int32(s1[0]), int32(s1[1]), int32(s1[2])
-			r11, g11, b11 := int32(s1[4]), int32(s1[5]), int32(s1[6])
-			const yOff = 16<<16 + 1<<15
-			l0[0] = uint8((yR*r00 + yG*g00 + yB*b00 + yOff) >> 16)
-			l0[1] = uint8((yR*r01 + yG*g01 + yB*b01 + yOff) >> 16)
-			l1[0] = uint8((yR*r10 + yG*g10 + yB*b10 + yOff) >> 16)
-			l1[1] = uint8((yR*r11 + yG*g11 + yB*b11 + yOff) >> 16)
-			sr := r00 + r01 + r10 + r11
-			sg := g00 + g01 + g10 + g11
-			sb := b00 + b01 + b10 + b11
-			const cOff = 128<<18 + 1<<17
-			cb[0] = uint8((cbR*sr + cbG*sg + cbB*sb + cOff) >> 18)
-			cr[0] = uint8((crR*sr + crG*sg + crB*sb + cOff) >> 18)
-			s0, s1, l0, l1, cb, cr = s0[8:], s1[8:], l0[2:], l1[2:], cb[1:], cr[1:]
+		for i := range cb {
+			if 8*i+8 > len(s0) || 8*i+8 > len(s1) || 2*i+2 > len(l0) || 2*i+2 > len(l1) || i >= len(cr) {
+				break
+			}
+			v0 := binary.LittleEndian.Uint64(s0[8*i:])
+			v1 := binary.LittleEndian.Uint64(s1[8*i:])
+			r0, g0, b0 := v0&lanes, v0>>8&lanes, v0>>16&lanes
+			r1, g1, b1 := v1&lanes, v1>>8&lanes, v1>>16&lanes
+			y0 := yR*r0 + yG*g0 + yB*b0 + yOff2
+			y1 := yR*r1 + yG*g1 + yB*b1 + yOff2
+			l0[2*i], l0[2*i+1] = uint8(y0>>16), uint8(y0>>48)
+			l1[2*i], l1[2*i+1] = uint8(y1>>16), uint8(y1>>48)
+			rs, gs, bs := r0+r1, g0+g1, b0+b1
+			sr := int32(rs&0xffffffff) + int32(rs>>32)
+			sg := int32(gs&0xffffffff) + int32(gs>>32)
+			sb := int32(bs&0xffffffff) + int32(bs>>32)
+			cb[i] = uint8((cbR*sr + cbG*sg + cbB*sb + cOff) >> 18)
+			cr[i] = uint8((crR*sr + crG*sg + crB*sb + cOff) >> 18)
 		}
 	}
 }

@@ -1,0 +1,354 @@
+package export
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"log/slog"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/cutroom/cutroom/compositor"
+	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/encode"
+)
+
+// DefaultMaxOutputSide is the longest output side a Pipeline renders when
+// PipelineConfig.MaxOutputSide is 0.
+const DefaultMaxOutputSide = 3840
+
+// Codes of pipeline errors (besides CodeOutputTooLarge and CodeStateEmpty). Errors from
+// the compositor and the encoder keep their own codes (COMPOSITOR_..., ENCODE_...).
+const (
+	// CodeRenderInvalid means a RenderJob is inconsistent (size, fps, format).
+	CodeRenderInvalid = "EXPORT_RENDER_INVALID"
+)
+
+// PipelineConfig configures a Pipeline. Zero values select the defaults described on each
+// field.
+type PipelineConfig struct {
+	// Media supplies decoded assets to the compositor.
+	Media compositor.Media
+	// MediaFor, when set, supplies the media of one job instead of Media (for example
+	// resolving uploaded assets of job.WorkspaceID).
+	MediaFor func(ctx context.Context, job RenderJob) (compositor.Media, error)
+	// Text draws text-like items; nil leaves them out.
+	Text compositor.TextRenderer
+	// Illustrations looks up built-in illustrations; nil draws none.
+	Illustrations compositor.IllustrationFunc
+	// Workers is the number of frames composited at once (K); 0 means GOMAXPROCS.
+	Workers int
+	// EncoderThreads is the encoder's own thread count; 0 means every core.
+	EncoderThreads int
+	// Preset is the x264 preset name (mapped to libvpx speeds for WebM); "" is veryfast.
+	Preset string
+	// CRF is the constant quality (x264 crf, libvpx cq-level); 0 is the codec default
+	// (20 for H.264, 31 for VP9).
+	CRF int
+	// Codec overrides the video codec ("h264" for mp4; "vp9" or "vp8" for webm); "" picks
+	// the format's default.
+	Codec string
+	// MaxOutputSide caps the longest output side in pixels; 0 means DefaultMaxOutputSide.
+	MaxOutputSide int
+	// Logger receives compositor warnings and a summary per render; nil discards them.
+	Logger *slog.Logger
+}
+
+// Pipeline renders export jobs to video files: K compositor workers, each drawing one
+// frame at a time into its own RGBA buffer and converting it to I420 in a pooled frame
+// buffer, feed an in-order encode loop (encoder -> muxer -> temporary file in the output
+// directory -> fsync -> rename, done by encode.Writer).
+//
+// Memory is bounded by K RGBA buffers (plus the compositor's per-worker scratch), a pool
+// of K+2 I420 buffers, and the encoder's lookahead, never by the video's length: the
+// dispatcher takes a free I420 buffer before it hands out a frame number, always in frame
+// order, so the lowest frame not yet encoded always has its buffer and the encode loop can
+// never wait on a frame that waits for memory.
+//
+// Threads: on a machine with C cores the default is K = GOMAXPROCS (= C) compositor
+// workers and C encoder threads. Compositing and x264 then share the cores through the OS
+// scheduler: while x264 is busy the workers get less CPU and vice versa, so neither side
+// idles the machine. With 2 cores that is 2 workers + x264 with 2 threads (x264 adds its
+// lookahead thread); see bench/README.md for the measurements behind the choice.
+//
+// A Pipeline is safe for concurrent Render calls; each call has its own buffers.
+type Pipeline struct {
+	cfg PipelineConfig
+	log *slog.Logger
+}
+
+// NewPipeline returns a Pipeline with cfg (defaults filled in).
+func NewPipeline(cfg PipelineConfig) *Pipeline {
+	if cfg.MaxOutputSide <= 0 {
+		cfg.MaxOutputSide = DefaultMaxOutputSide
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Pipeline{cfg: cfg, log: log}
+}
+
+// OutputSize returns the output size for a composition of w x h at scale: each side
+// rounded to the nearest even number (at least 2).
+func OutputSize(w, h int, scale float64) (int, int) {
+	return evenRound(float64(w) * scale), evenRound(float64(h) * scale)
+}
+
+// Render renders job to job.OutputPath (see the Renderer contract): nothing is left at
+// OutputPath or in its directory on error or cancel. progress is called after each frame
+// is encoded, from one goroutine at a time; it may be nil.
+func (p *Pipeline) Render(ctx context.Context, job RenderJob, progress func(done, total int64)) error {
+	_, err := p.render(ctx, job, progress)
+	return err
+}
+
+// renderStats are facts about one render, for tests.
+type renderStats struct {
+	workers      int
+	poolSize     int
+	frameBuffers int // I420 buffers ever allocated
+	rgbaBuffers  int // RGBA buffers ever allocated
+	frames       int64
+}
+
+// plan is a validated job.
+type plan struct {
+	state      *editor.State
+	outW, outH int
+	fps        int
+	frames     int64
+	format     string
+}
+
+// planJob checks job and fills in what it leaves out.
+func (p *Pipeline) planJob(job RenderJob) (plan, error) {
+	var pl plan
+	st := job.Parsed
+	if st == nil {
+		if len(job.State) == 0 {
+			return pl, &Error{Code: CodeRenderInvalid, Msg: "the job has no editor state"}
+		}
+		var err error
+		if st, err = editor.Parse(job.State); err != nil {
+			return pl, &Error{Code: CodeRenderInvalid, Msg: "parse the editor state: " + err.Error()}
+		}
+	}
+	if job.CompositionWidth > 0 && job.CompositionHeight > 0 &&
+		(job.CompositionWidth != st.CompositionWidth || job.CompositionHeight != st.CompositionHeight) {
+		// The request overrides the composition size; draw the same items on that canvas.
+		cp := *st
+		cp.CompositionWidth, cp.CompositionHeight = job.CompositionWidth, job.CompositionHeight
+		st = &cp
+	}
+	if st.CompositionWidth <= 0 || st.CompositionHeight <= 0 || st.TimebaseTicksPerSecond <= 0 {
+		return pl, &Error{Code: CodeRenderInvalid, Msg: "the composition size and timebase must be positive"}
+	}
+	if job.FPS < 1 || job.FPS > encode.MaxFPS {
+		return pl, &Error{Code: CodeRenderInvalid, Field: "fps", Msg: fmt.Sprintf("fps %d is out of range 1..%d", job.FPS, encode.MaxFPS)}
+	}
+	pl.fps = job.FPS
+	pl.outW, pl.outH = job.OutputWidth, job.OutputHeight
+	if pl.outW <= 0 || pl.outH <= 0 {
+		scale := job.Scale
+		if scale == 0 {
+			scale = 1
+		}
+		if !(scale > 0) || math.IsInf(scale, 0) {
+			return pl, &Error{Code: CodeRenderInvalid, Field: "scale", Msg: fmt.Sprintf("scale %v must be positive", scale)}
+		}
+		pl.outW, pl.outH = OutputSize(st.CompositionWidth, st.CompositionHeight, scale)
+	}
+	if side := max(pl.outW, pl.outH); side > p.cfg.MaxOutputSide {
+		return pl, &Error{Code: CodeOutputTooLarge, Field: "scale", Msg: fmt.Sprintf(
+			"the output would be %dx%d; at most %d pixels on the longest side are allowed (lower the scale)",
+			pl.outW, pl.outH, p.cfg.MaxOutputSide)}
+	}
+	if pl.outW%2 != 0 || pl.outH%2 != 0 || min(pl.outW, pl.outH) < encode.MinDimension {
+		return pl, &Error{Code: CodeRenderInvalid, Field: "scale", Msg: fmt.Sprintf(
+			"the output size %dx%d must be even and at least %d pixels on each side", pl.outW, pl.outH, encode.MinDimension)}
+	}
+	want := editor.FrameCount(st.DurationTicks(), int64(pl.fps), st.TimebaseTicksPerSecond)
+	if want <= 0 {
+		return pl, &Error{Code: CodeStateEmpty, Field: "editorState", Msg: "the timeline is empty: nothing to render"}
+	}
+	if job.Frames != 0 && job.Frames != want {
+		return pl, &Error{Code: CodeRenderInvalid, Msg: fmt.Sprintf(
+			"the job asks for %d frames but the timeline lasts %d frames at %d fps", job.Frames, want, pl.fps)}
+	}
+	pl.frames = want
+	pl.format = strings.ToLower(job.Format)
+	if pl.format != encode.FormatMP4 && pl.format != encode.FormatWebM {
+		return pl, &Error{Code: CodeRenderInvalid, Field: "format", Msg: fmt.Sprintf("format %q is not mp4 or webm", job.Format)}
+	}
+	if job.OutputPath == "" {
+		return pl, &Error{Code: CodeRenderInvalid, Msg: "the job has no output path"}
+	}
+	pl.state = st
+	return pl, nil
+}
+
+// frameSlot is a pooled I420 frame with the number of the frame it holds.
+type frameSlot struct {
+	n   int64
+	yuv *encode.I420
+}
+
+func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done, total int64)) (renderStats, error) {
+	var stats renderStats
+	pl, err := p.planJob(job)
+	if err != nil {
+		return stats, err
+	}
+	media := p.cfg.Media
+	if p.cfg.MediaFor != nil {
+		if media, err = p.cfg.MediaFor(ctx, job); err != nil {
+			return stats, err
+		}
+	}
+	comp, err := compositor.New(pl.state, compositor.Options{Media: media, Text: p.cfg.Text,
+		Illustrations: p.cfg.Illustrations, Width: pl.outW, Height: pl.outH, Logger: p.log})
+	if err != nil {
+		return stats, err
+	}
+	w, err := encode.NewWriter(job.OutputPath, encode.Options{Format: pl.format, Codec: p.cfg.Codec,
+		Width: pl.outW, Height: pl.outH, FPS: pl.fps, Preset: p.cfg.Preset, CRF: p.cfg.CRF, Threads: p.cfg.EncoderThreads})
+	if err != nil {
+		return stats, err
+	}
+	defer w.Abort() // no-op after a successful Close
+
+	k := int(min(int64(p.cfg.Workers), pl.frames))
+	poolSize := k + 2
+	stats.workers, stats.poolSize, stats.frames = k, poolSize, pl.frames
+
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	free := make(chan *frameSlot, poolSize) // I420 buffers ready for reuse
+	work := make(chan *frameSlot)           // frame numbers with their buffers, in order
+	done := make(chan *frameSlot, poolSize) // converted frames, any order
+	var allocMu sync.Mutex                  // guards stats counters touched by workers
+
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // dispatcher
+		defer wg.Done()
+		defer close(work)
+		allocated := 0
+		for n := int64(0); n < pl.frames; n++ {
+			var s *frameSlot
+			select {
+			case s = <-free:
+			default:
+				if allocated < poolSize {
+					allocated++
+					s = &frameSlot{yuv: encode.NewI420(pl.outW, pl.outH)}
+					allocMu.Lock()
+					stats.frameBuffers++
+					allocMu.Unlock()
+				} else {
+					select {
+					case s = <-free:
+					case <-rctx.Done():
+						return
+					}
+				}
+			}
+			s.n = n
+			select {
+			case work <- s:
+			case <-rctx.Done():
+				return
+			}
+		}
+	}()
+	for range k {
+		wg.Add(1)
+		go func() { // compositor worker
+			defer wg.Done()
+			var rgba *image.RGBA
+			for s := range work {
+				if rgba == nil {
+					rgba = image.NewRGBA(image.Rect(0, 0, pl.outW, pl.outH))
+					allocMu.Lock()
+					stats.rgbaBuffers++
+					allocMu.Unlock()
+				}
+				if err := comp.RenderFrame(rctx, s.n, pl.fps, rgba); err != nil {
+					if rctx.Err() == nil {
+						cancel(fmt.Errorf("frame %d: %w", s.n, err))
+					}
+					return
+				}
+				if err := encode.RGBAToI420(s.yuv, rgba, 1); err != nil {
+					cancel(fmt.Errorf("frame %d: %w", s.n, err))
+					return
+				}
+				select {
+				case done <- s:
+				case <-rctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	// On every way out (also a panic in progress): stop the stages, wait for them, and only
+	// then let the deferred w.Abort remove the temporary files.
+	defer func() {
+		cancel(nil)
+		wg.Wait()
+	}()
+
+	encErr := func() error { // in-order encode loop
+		pending := make([]*frameSlot, poolSize)
+		for next := int64(0); next < pl.frames; {
+			if err := rctx.Err(); err != nil {
+				return err
+			}
+			if s := pending[next%int64(poolSize)]; s != nil && s.n == next {
+				pending[next%int64(poolSize)] = nil
+				if err := w.WriteFrame(s.yuv); err != nil {
+					return err
+				}
+				next++
+				free <- s // never blocks: at most poolSize buffers exist
+				if progress != nil {
+					progress(next, pl.frames)
+				}
+				continue
+			}
+			select {
+			case s := <-done:
+				pending[s.n%int64(poolSize)] = s
+			case <-rctx.Done():
+				return rctx.Err()
+			}
+		}
+		return nil
+	}()
+	if encErr == nil && ctx.Err() == nil {
+		encErr = w.Close()
+	}
+	if encErr != nil || ctx.Err() != nil {
+		cancel(encErr)
+		wg.Wait()
+		w.Abort()
+		if ctx.Err() != nil { // the caller's cancel wins over errors it caused
+			return stats, ctx.Err()
+		}
+		if cause := context.Cause(rctx); cause != nil && !errors.Is(cause, context.Canceled) {
+			return stats, cause
+		}
+		return stats, encErr
+	}
+	wg.Wait() // all frames were taken: the dispatcher and the workers have ended
+	p.log.Debug("export: rendered", "frames", pl.frames, "size", fmt.Sprintf("%dx%d", pl.outW, pl.outH), "fps", pl.fps)
+	return stats, nil
+}

@@ -1,0 +1,5 @@
+//go:build extlib && pkgconfig
+
+package main
+
+func init() { testBuildTags = "extlib,pkgconfig" }
