@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/gif"
 	_ "image/jpeg" // decoders for image assets
 	"image/png"
-	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 
+	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
@@ -39,6 +37,8 @@ type exportFlags struct {
 	cpuProf  string
 	// workspace resolves uploaded assets from the data dir (server stopped)
 	workspace string
+	// ffmpeg is the ffmpeg program decoding video and compressed audio
+	ffmpeg string
 }
 
 func newExportCmd(g *globalFlags) *cobra.Command {
@@ -74,6 +74,7 @@ func newExportCmd(g *globalFlags) *cobra.Command {
 	fl.IntVar(&f.maxSide, "max-side", export.DefaultMaxOutputSide, "largest allowed output side in pixels")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a bar on a terminal, else lines), bar, lines or none")
 	fl.StringVar(&f.workspace, "workspace", "", "resolve uploaded assets of this workspace id from --data-dir first (the server must be stopped)")
+	fl.StringVar(&f.ffmpeg, "ffmpeg", "", "ffmpeg program that decodes video and compressed audio assets (default: ffmpeg on PATH)")
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the render to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
 	return cmd
@@ -109,14 +110,25 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 	if dir == "" {
 		dir = filepath.Dir(statePath)
 	}
-	media := dirMedia{dir: dir}
+	media := assets.Media{Resolve: assets.DirResolver(dir)}
 	if f.workspace != "" {
 		resolve, closeDB, err := dataDirResolver(g.dataDir, f.workspace)
 		if err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
 		defer closeDB()
-		media.resolve = resolve
+		inDir := media.Resolve
+		media.Resolve = func(a *editor.Asset) (string, error) {
+			if p, err := resolve(a); err == nil {
+				return p, nil
+			}
+			return inDir(a)
+		}
+	}
+	// Video and compressed audio decode with ffmpeg; without it states using them are
+	// refused with a clear message (images, text and the rest still render).
+	if ff, err := assets.FindFFmpeg(f.ffmpeg); err == nil {
+		media.FFmpeg = ff
 	}
 	format, err := outputFormat(f.out, f.format)
 	if err != nil {
@@ -132,7 +144,7 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 }
 
 // exportFrame renders one frame and writes it as a PNG atomically.
-func exportFrame(ctx context.Context, st *editor.State, media dirMedia, f *exportFlags) error {
+func exportFrame(ctx context.Context, st *editor.State, media assets.Media, f *exportFlags) error {
 	if f.frame < 0 {
 		return errors.New("export: --frame N is required for a PNG output")
 	}
@@ -188,98 +200,4 @@ func writeFileAtomic(path string, data []byte) error {
 		d.Close()
 	}
 	return nil
-}
-
-// maxAssetPixels caps the decoded size of one asset image (checked before decoding).
-const maxAssetPixels = 64 << 20
-
-// dirMedia resolves editor assets to files: through resolve when set (uploaded assets in
-// the data dir), else a file:// remoteUrl, else the remoteKey, else the filename, under dir.
-type dirMedia struct {
-	dir     string
-	resolve func(a *editor.Asset) (string, error)
-}
-
-func (m dirMedia) path(a *editor.Asset) (string, error) {
-	if m.resolve != nil {
-		if p, err := m.resolve(a); err == nil {
-			return p, nil
-		}
-	}
-	if u, err := url.Parse(a.RemoteURL); err == nil && u.Scheme == "file" {
-		return u.Path, nil
-	}
-	for _, name := range []string{a.RemoteKey, a.Filename} {
-		if name == "" {
-			continue
-		}
-		p := filepath.FromSlash(name)
-		if !filepath.IsLocal(p) {
-			continue
-		}
-		full := filepath.Join(m.dir, p)
-		if _, err := os.Stat(full); err == nil {
-			return full, nil
-		}
-	}
-	if a.RemoteURL != "" && a.RemoteKey == "" && a.Filename == "" {
-		return "", fmt.Errorf("no local file for %q", a.RemoteURL)
-	}
-	return "", fmt.Errorf("no file for asset (looked for remoteKey %q and filename %q under %s)", a.RemoteKey, a.Filename, m.dir)
-}
-
-func (m dirMedia) open(a *editor.Asset) ([]byte, error) {
-	p, err := m.path(a)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > 1<<30 {
-		return nil, fmt.Errorf("%s is larger than 1 GiB", p)
-	}
-	return os.ReadFile(p)
-}
-
-func checkConfig(r io.Reader) error {
-	cfg, _, err := image.DecodeConfig(r)
-	if err != nil {
-		return err
-	}
-	if cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > maxAssetPixels {
-		return fmt.Errorf("image %dx%d is too large", cfg.Width, cfg.Height)
-	}
-	return nil
-}
-
-// Image decodes a still image asset (png, jpeg, webp, gif's first frame).
-func (m dirMedia) Image(_ context.Context, a *editor.Asset) (image.Image, error) {
-	data, err := m.open(a)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkConfig(bytes.NewReader(data)); err != nil {
-		return nil, err
-	}
-	img, _, err := image.Decode(bytes.NewReader(data))
-	return img, err
-}
-
-// GIF decodes every frame of a gif asset.
-func (m dirMedia) GIF(_ context.Context, a *editor.Asset) (*gif.GIF, error) {
-	data, err := m.open(a)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkConfig(bytes.NewReader(data)); err != nil {
-		return nil, err
-	}
-	return gif.DecodeAll(bytes.NewReader(data))
-}
-
-// SVG reads an SVG asset's source.
-func (m dirMedia) SVG(_ context.Context, a *editor.Asset) ([]byte, error) {
-	return m.open(a)
 }

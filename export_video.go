@@ -45,7 +45,7 @@ func outputFormat(out, flag string) (string, error) {
 
 // exportVideo renders the whole timeline of st to f.out with the export pipeline. Ctrl-C
 // (SIGINT) or SIGTERM stops it; the pipeline then leaves no file behind.
-func exportVideo(ctx context.Context, raw []byte, st *editor.State, media dirMedia, format string, f *exportFlags) error {
+func exportVideo(ctx context.Context, raw []byte, st *editor.State, media assets.Media, format string, f *exportFlags) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	w, h := export.OutputSize(st.CompositionWidth, st.CompositionHeight, f.scale)
@@ -57,7 +57,7 @@ func exportVideo(ctx context.Context, raw []byte, st *editor.State, media dirMed
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	p := export.NewPipeline(export.PipelineConfig{Media: media, Workers: f.workers,
+	p := export.NewPipeline(export.PipelineConfig{Media: media, FFmpeg: media.FFmpeg, Workers: f.workers,
 		EncoderThreads: f.threads, Preset: f.preset, CRF: f.crf, MaxOutputSide: f.maxSide})
 	job := export.RenderJob{State: raw, Parsed: st, CompositionWidth: st.CompositionWidth,
 		CompositionHeight: st.CompositionHeight, OutputWidth: w, OutputHeight: h, Scale: f.scale,
