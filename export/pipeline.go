@@ -101,12 +101,21 @@ func NewPipeline(cfg PipelineConfig) *Pipeline {
 }
 
 // Features returns what the pipeline renders: what the compositor draws with the
-// configured media and text, plus audio items when sound can be decoded (FFmpeg set).
+// configured media and text, plus video and audio items when ffmpeg is configured
+// (FFmpeg set) and the job's media is an assets.Media (MediaFor must return one).
 func (p *Pipeline) Features() editor.FeatureSet {
 	media := p.cfg.Media
 	if am, ok := media.(assets.Media); ok && am.FFmpeg == nil {
 		am.FFmpeg = p.cfg.FFmpeg
 		media = am
+	}
+	if p.cfg.FFmpeg != nil {
+		// what a job's media will be: a session that decodes video
+		am, _ := media.(assets.Media)
+		if am.FFmpeg == nil {
+			am.FFmpeg = p.cfg.FFmpeg
+		}
+		media = am.NewSession(0)
 	}
 	fs := compositor.Features(compositor.Options{Media: media, Text: p.cfg.Text, Illustrations: p.cfg.Illustrations})
 	if p.cfg.FFmpeg != nil {
@@ -242,6 +251,11 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 			openSound = func(ctx context.Context, a *editor.Asset, start, rate float64) (soundReader, error) {
 				return am.OpenAudio(ctx, a, start, rate)
 			}
+			// Video frames come from ffmpeg decoders owned by this job: the session is
+			// closed (every process stopped and reaped) after the stages have stopped.
+			sess := am.NewSession(max(pl.outW, pl.outH))
+			defer sess.Close()
+			media = sess
 		}
 	}
 	sounds := soundItems(pl.state)
