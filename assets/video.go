@@ -28,6 +28,9 @@ const (
 	// maxSkipAhead is how far ahead of its position (seconds) a decoder decodes forward
 	// instead of restarting with a seek.
 	maxSkipAhead = 8.0
+	// idleRequests is how many frame requests (of any clip) may pass without one for a
+	// decoder before it is stopped.
+	idleRequests = 256
 	// DefaultMaxVideoSide caps a decoded frame's longest side when Session.MaxSide is 0.
 	DefaultMaxVideoSide = 3840
 )
@@ -110,6 +113,7 @@ func (s *Session) decoderFor(ctx context.Context, path string, t float64) (*vide
 		s.probes = map[string]*videoProbe{}
 	}
 	s.tick++
+	s.closeIdle()
 	var best *videoDecoder
 	for _, d := range s.decoders[path] {
 		if d.canServe(t) && (best == nil || d.startAt > best.startAt) {
@@ -174,6 +178,33 @@ func (s *Session) decoderFor(ctx context.Context, path string, t float64) (*vide
 	s.decoders[path] = list
 	s.mu.Unlock()
 	return d, nil
+}
+
+// closeIdle stops decoders no frame was asked of in the last idleRequests requests (their
+// clips have ended), so a long timeline does not keep a process and a window of frames
+// per clip it has passed. s.mu must be held; busy decoders are left for a later call.
+func (s *Session) closeIdle() {
+	if s.tick%32 != 0 {
+		return
+	}
+	for path, list := range s.decoders {
+		keep := list[:0]
+		for _, d := range list {
+			if s.tick-d.used > idleRequests && d.mu.TryLock() {
+				d.close()
+				d.reap()
+				d.mu.Unlock()
+				continue
+			}
+			keep = append(keep, d)
+		}
+		clear(list[len(keep):])
+		if len(keep) == 0 {
+			delete(s.decoders, path)
+		} else {
+			s.decoders[path] = keep
+		}
+	}
 }
 
 // drop stops a decoder and forgets it.

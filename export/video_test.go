@@ -207,3 +207,61 @@ func TestVideoRotated(t *testing.T) {
 		t.Errorf("top luma %.0f, bottom %.0f: want the white half on top (rotation applied)", top[0], bottom[0])
 	}
 }
+
+// TestAVSync renders a video clip (with its sound) that flashes white and beeps at 1 s
+// of the source, placed at 0.5 s of the timeline, and checks by decoding the output that
+// the flash frame and the beep onset are both at 1.5 s, within one frame of each other.
+func TestAVSync(t *testing.T) {
+	ff := ffmpegOrSkip(t)
+	dir := t.TempDir()
+	genMedia(t, filepath.Join(dir, "sync.mp4"),
+		"-f", "lavfi", "-i", "color=c=black:s=64x64:r=30:d=3,drawbox=c=white:t=fill:enable='eq(n,30)'",
+		"-f", "lavfi", "-i", "aevalsrc='if(between(t,1,1.1),0.5*sin(2*PI*1000*t),0)':s=44100:d=3",
+		"-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest")
+	as := map[string]any{"sync": videoAsset("sync", "sync.mp4", 64, 64, 3, true)}
+	p := NewPipeline(PipelineConfig{Media: assets.Media{Resolve: assets.DirResolver(dir)}, FFmpeg: ff, Workers: 3, Preset: "ultrafast"})
+	const fps = 30
+	for _, format := range []string{"mp4", "webm"} {
+		t.Run(format, func(t *testing.T) {
+			it := soundItem("v", "video", "sync", pipeTBPS/2, 3*pipeTBPS, nil)
+			raw := videoState(64, 64, 3.5, []map[string]any{it}, as)
+			out := filepath.Join(t.TempDir(), "out."+format)
+			if err := p.Render(t.Context(), jobFor(t, raw, fps, 1, format, out), nil); err != nil {
+				t.Fatal(err)
+			}
+			ffmpegClean(t, out)
+			si := probeStreams(t, out)
+			if len(si.Streams) != 2 {
+				t.Fatalf("%d streams, want video and audio", len(si.Streams))
+			}
+			lum := lumaFrames(t, out, 64, 64, 8, 8, 56, 56)
+			flash := -1
+			for n, l := range lum {
+				if l > 128 {
+					flash = n
+					break
+				}
+			}
+			pcm := decodePCM(t, out)
+			onset := -1
+			for i := 0; i < len(pcm); i += 2 {
+				if math.Abs(float64(pcm[i])) > 0.1 {
+					onset = i / 2
+					break
+				}
+			}
+			flashT, onsetT := float64(flash)/fps, float64(onset)/48000
+			t.Logf("flash at frame %d (%.4f s), beep onset at %.4f s", flash, flashT, onsetT)
+			if math.Abs(flashT-1.5) > 1e-6 {
+				t.Errorf("flash at %.4f s, want 1.5 s", flashT)
+			}
+			if math.Abs(onsetT-1.5) > 1.0/fps/2 || math.Abs(onsetT-flashT) > 1.0/fps {
+				t.Errorf("beep onset at %.4f s, want 1.5 s and within a frame of the flash", onsetT)
+			}
+			// Lengths: the soundtrack lasts as long as the video.
+			if got := float64(len(pcm)/2) / 48000; got < 3.5-1e-3 || got > 3.5+1024.0/48000+1e-3 {
+				t.Errorf("soundtrack decodes to %.4f s, want 3.5 s", got)
+			}
+		})
+	}
+}
