@@ -5,6 +5,12 @@
 # time, CPU time (user+sys) and peak RSS of each (/usr/bin/time) and the ratios.
 #
 # usage: bench/video-clips.sh [--seconds 60] [--threads 2]
+#
+# Result (2 shared vCPUs, one run each, 2026-11-21; clips are testsrc2/testsrc 1080p30):
+#   cutroom  wall 115.7 s  cpu 115.2 s  peak RSS 578 MiB
+#   ffmpeg   wall 108.7 s  cpu  73.4 s  peak RSS 377 MiB
+#   cutroom/ffmpeg: wall 1.06x  cpu 1.57x  peak RSS 1.53x
+# Both outputs: h264 1800 frames 60.000 s, aac LC 48 kHz stereo 60.000 s.
 set -euo pipefail
 cd "$(dirname "$0")"
 SECS=60 THREADS=2
@@ -16,14 +22,14 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install -y time" >&2; exit 1; }
-D=out/clips
+D=out/clips-$SECS
 mkdir -p "$D"
 (cd .. && go build -tags extlib,pkgconfig -o bench/out/cutroom .)
 HALF=$((SECS / 2))
 CLIP=$((HALF + 1)) # each clip plays 0.5 s past the cut
 if [ ! -f "$D/a.mp4" ] || [ ! -f "$D/b.mp4" ] || [ ! -f "$D/music.mp3" ]; then
 	ffmpeg -nostdin -v error -y -f lavfi -i "testsrc2=s=1920x1080:r=30:d=$CLIP" -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$D/a.mp4"
-	ffmpeg -nostdin -v error -y -f lavfi -i "mandelbrot=s=1920x1080:r=30,trim=duration=$CLIP" -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$D/b.mp4"
+	ffmpeg -nostdin -v error -y -f lavfi -i "testsrc=s=1920x1080:r=30:d=$CLIP" -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$D/b.mp4"
 	ffmpeg -nostdin -v error -y -f lavfi -i "sine=f=220:d=$SECS:sample_rate=44100" -f lavfi -i "sine=f=330:d=$SECS:sample_rate=44100" \
 		-filter_complex "[0][1]amix=inputs=2,aformat=channel_layouts=stereo" -c:a libmp3lame -b:a 192k "$D/music.mp3"
 fi
