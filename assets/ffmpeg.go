@@ -112,15 +112,19 @@ func atempo(rate float64) string {
 	return chain
 }
 
-// audioChannels returns the channel count of the first audio stream, or 0 if unknown.
-func (f *FFmpeg) audioChannels(ctx context.Context, path string) int {
-	out, err := exec.CommandContext(ctx, f.FFprobePath, "-v", "error", "-select_streams", "a:0",
-		"-show_entries", "stream=channels", "-of", "csv=p=0", path).Output()
+// audioChannels returns the channel count of the first audio stream, 0 if the file has
+// none.
+func (f *FFmpeg) audioChannels(ctx context.Context, path string) (int, error) {
+	cmd := exec.CommandContext(ctx, f.FFprobePath, "-v", "error", "-select_streams", "a:0",
+		"-show_entries", "stream=channels", "-of", "csv=p=0", path)
+	var stderr tailBuffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		return 0
+		return 0, errorf(CodeInvalid, "ffprobe %s: %v: %s", path, err, stderr.String())
 	}
 	n, _ := strconv.Atoi(strings.TrimSpace(string(out)))
-	return n
+	return n, nil
 }
 
 // AudioStream is the sound of one asset decoded by an ffmpeg child process to 48 kHz
@@ -147,8 +151,16 @@ func (f *FFmpeg) OpenAudio(ctx context.Context, path string, start, rate float64
 		args = append(args, "-ss", strconv.FormatFloat(start, 'f', 6, 64))
 	}
 	args = append(args, "-i", path, "-map", "0:a:0", "-vn", "-sn", "-dn")
+	channels, err := f.audioChannels(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if channels == 0 {
+		// A video without sound (hasAudioTrack may be wrong): silence.
+		return &AudioStream{done: true}, nil
+	}
 	var filters []string
-	if f.audioChannels(ctx, path) == 1 {
+	if channels == 1 {
 		// Browsers play mono on both speakers at full level; ffmpeg's own upmix is -3 dB.
 		filters = append(filters, "pan=stereo|c0=c0|c1=c0")
 	}

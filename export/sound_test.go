@@ -207,6 +207,20 @@ func TestSoundMix(t *testing.T) {
 		}
 	})
 
+	t.Run("video said to have sound but without an audio stream", func(t *testing.T) {
+		genMedia(t, filepath.Join(dir, "mute.mp4"), "-f", "lavfi", "-i", "testsrc2=s=64x64:r=10:d=1", "-c:v", "libx264", "-pix_fmt", "yuv420p")
+		vs := map[string]any{"mute": videoAsset("mute", "mute.mp4", 64, 64, 1, true)}
+		v := soundItem("v", "video", "mute", 0, sec(1), nil)
+		raw := soundState(1, [][]map[string]any{{v}}, nil, vs)
+		out := filepath.Join(t.TempDir(), "out.mp4")
+		if err := p.Render(t.Context(), jobFor(t, raw, 30, 1, "mp4", out), nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := rmsAt(decodePCM(t, out), 0, 1); got != 0 {
+			t.Errorf("RMS %v, want silence", got)
+		}
+	})
+
 	t.Run("without ffmpeg", func(t *testing.T) {
 		q := NewPipeline(PipelineConfig{Media: media, Workers: 1})
 		if has(q.Features().ItemTypes, "audio") {
