@@ -135,3 +135,83 @@ func TestSoundtrack(t *testing.T) {
 		})
 	}
 }
+
+// TestSoundtrackLongSync writes 10 minutes of tiny video with a white frame and a beep
+// both at 599 s and checks, decoding the end of the file, that they are at most one frame
+// apart (no drift between the tracks).
+func TestSoundtrackLongSync(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10-minute file")
+	}
+	requireFFmpeg(t)
+	for _, format := range []string{FormatMP4, FormatWebM} {
+		t.Run(format, func(t *testing.T) {
+			const fps, frames, at = 30, 10 * 60 * 30, 599 * 30
+			path := filepath.Join(t.TempDir(), "long."+format)
+			w, err := NewWriter(path, Options{Format: format, Width: 16, Height: 16, FPS: fps, Preset: "ultrafast", Audio: &AudioOptions{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			black, white := NewI420(16, 16), NewI420(16, 16)
+			for i := range black.Y {
+				black.Y[i], white.Y[i] = 16, 235
+			}
+			for i := range black.Cb {
+				black.Cb[i], black.Cr[i], white.Cb[i], white.Cr[i] = 128, 128, 128, 128
+			}
+			per := AudioSampleRate / fps
+			buf := make([]float32, per*2)
+			for f := 0; f < frames; f++ {
+				img := black
+				if f == at {
+					img = white
+				}
+				if err := w.WriteFrame(img); err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i < per; i++ {
+					v := float32(0)
+					if f >= at && f < at+3 {
+						v = float32(0.5 * math.Sin(2*math.Pi*1000*float64(i)/AudioSampleRate))
+					}
+					buf[2*i], buf[2*i+1] = v, v
+				}
+				if err := w.WriteAudio(buf); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			// Decode from 598 s (accurate seek) and find the flash frame and the beep onset.
+			// (After a seek ffmpeg does not re-apply the Opus pre-skip: WebM reads ~7 ms late.)
+			vid, err := exec.Command("ffmpeg", "-v", "error", "-ss", "598", "-i", path, "-map", "0:v", "-f", "rawvideo", "-pix_fmt", "gray", "-").Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			flash := -1
+			for k := 0; (k+1)*256 <= len(vid); k++ {
+				if vid[k*256+100] > 128 {
+					flash = k
+					break
+				}
+			}
+			aud, err := exec.Command("ffmpeg", "-v", "error", "-ss", "598", "-i", path, "-map", "0:a", "-f", "f32le", "-ac", "1", "-").Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			onset := -1
+			for i := 0; (i+1)*4 <= len(aud); i++ {
+				if math.Abs(float64(math.Float32frombits(binary.LittleEndian.Uint32(aud[i*4:])))) > 0.1 {
+					onset = i
+					break
+				}
+			}
+			ft, ot := 598+float64(flash)/fps, 598+float64(onset)/AudioSampleRate
+			t.Logf("flash at %.4f s, beep at %.4f s", ft, ot)
+			if math.Abs(ft-599) > 1.0/fps || math.Abs(ot-ft) > 1.0/fps {
+				t.Errorf("flash at %.4f s, beep at %.4f s: want both at 599 s within a frame", ft, ot)
+			}
+		})
+	}
+}

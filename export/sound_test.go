@@ -102,6 +102,19 @@ func rmsAt(s []float32, from, to float64) float64 {
 	return math.Sqrt(sum / float64(b-a))
 }
 
+// toneHz estimates the frequency of the left channel over [from, to) seconds by counting
+// zero crossings.
+func toneHz(s []float32, from, to float64) float64 {
+	a, b := int(from*48000), int(to*48000)
+	n := 0
+	for i := a + 1; i < b && 2*i < len(s); i++ {
+		if (s[2*i-2] < 0) != (s[2*i] < 0) {
+			n++
+		}
+	}
+	return float64(n) / 2 / (to - from)
+}
+
 type streamInfo struct {
 	Streams []struct {
 		CodecType  string `json:"codec_type"`
@@ -218,6 +231,41 @@ func TestSoundMix(t *testing.T) {
 		}
 		if got := rmsAt(decodePCM(t, out), 0, 1); got != 0 {
 			t.Errorf("RMS %v, want silence", got)
+		}
+	})
+
+	t.Run("playbackRate and audioStartFromInSeconds", func(t *testing.T) {
+		// 1 s of tone from 1 s of the source, then silence.
+		genMedia(t, filepath.Join(dir, "burst.wav"), "-f", "lavfi", "-i", "aevalsrc='if(between(t,1,2),0.125*sin(2*PI*440*t),0)':s=48000:d=4")
+		bs := map[string]any{"burst": audioAsset("burst", "burst.wav", 4)}
+		for _, c := range []struct {
+			rate, from float64
+			on, off    float64 // where the tone starts and ends on the timeline
+		}{
+			{2, 0, 0.5, 1.0},
+			{0.5, 0.5, 1.0, 3.0},
+		} {
+			a := soundItem("a", "audio", "burst", 0, sec(3.5), map[string]any{"playbackRate": c.rate, "audioStartFromInSeconds": c.from})
+			raw := soundState(3.5, [][]map[string]any{{a}}, nil, bs)
+			out := filepath.Join(t.TempDir(), "out.mp4")
+			if err := p.Render(t.Context(), jobFor(t, raw, 30, 1, "mp4", out), nil); err != nil {
+				t.Fatal(err)
+			}
+			pcm := decodePCM(t, out)
+			const m = 0.05
+			if got := rmsAt(pcm, 0, c.on-m); got > 0.1*toneRMS {
+				t.Errorf("rate %v: RMS %.4f before %.2f s, want silence", c.rate, got, c.on)
+			}
+			if got := rmsAt(pcm, c.on+m, c.off-m); math.Abs(got-toneRMS) > 0.15*toneRMS {
+				t.Errorf("rate %v: RMS %.4f over %.2f..%.2f s, want the tone (%.4f)", c.rate, got, c.on, c.off, toneRMS)
+			}
+			// The pitch is kept (browsers play with preservesPitch): still 440 Hz.
+			if f := toneHz(pcm, c.on+m, c.off-m); math.Abs(f-440) > 10 {
+				t.Errorf("rate %v: tone at %.0f Hz, want 440 Hz (pitch kept)", c.rate, f)
+			}
+			if got := rmsAt(pcm, c.off+m, 3.4); got > 0.1*toneRMS {
+				t.Errorf("rate %v: RMS %.4f after %.2f s, want silence", c.rate, got, c.off)
+			}
 		}
 	})
 
