@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -248,6 +249,9 @@ func TestAVSync(t *testing.T) {
 			if err := p.Render(t.Context(), jobFor(t, raw, fps, 1, format, out), nil); err != nil {
 				t.Fatal(err)
 			}
+			if n := childFFmpegs(t); n != 0 {
+				t.Errorf("%d ffmpeg processes left after the render", n)
+			}
 			ffmpegClean(t, out)
 			si := probeStreams(t, out)
 			if len(si.Streams) != 2 {
@@ -282,5 +286,69 @@ func TestAVSync(t *testing.T) {
 				t.Errorf("soundtrack decodes to %.4f s, want 3.5 s", got)
 			}
 		})
+	}
+}
+
+// childFFmpegs counts this process's ffmpeg children (running or not yet reaped).
+func childFFmpegs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	me := fmt.Sprint(os.Getpid())
+	n := 0
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		s := string(b)
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 || !bytes.Contains(b[:i], []byte("(ffmpeg")) {
+			continue
+		}
+		var state, ppid string
+		fmt.Sscan(s[i+1:], &state, &ppid)
+		if ppid == me {
+			n++
+		}
+	}
+	return n
+}
+
+// TestVideoCancelStopsDecoders cancels a render with video and sound mid-way and checks
+// that no ffmpeg process is left.
+func TestVideoCancelStopsDecoders(t *testing.T) {
+	ff := ffmpegOrSkip(t)
+	dir := t.TempDir()
+	genMedia(t, filepath.Join(dir, "av.mp4"), "-f", "lavfi", "-i", "testsrc2=s=64x64:r=30:d=10",
+		"-f", "lavfi", "-i", "sine=d=10", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest")
+	as := map[string]any{"av": videoAsset("av", "av.mp4", 64, 64, 10, true)}
+	p := NewPipeline(PipelineConfig{Media: assets.Media{Resolve: assets.DirResolver(dir)}, FFmpeg: ff, Workers: 2, Preset: "ultrafast"})
+	it := soundItem("v", "video", "av", 0, 10*pipeTBPS, nil)
+	raw := videoState(64, 64, 10, []map[string]any{it}, as)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	out := filepath.Join(t.TempDir(), "out.mp4")
+	running := 0
+	err := p.Render(ctx, jobFor(t, raw, 30, 1, "mp4", out), func(done, total int64) {
+		if done == 20 {
+			running = childFFmpegs(t)
+			cancel()
+		}
+	})
+	if err == nil {
+		t.Fatal("render finished despite the cancel")
+	}
+	if running < 2 {
+		t.Errorf("%d ffmpeg children while rendering, want the video and sound decoders", running)
+	}
+	if n := childFFmpegs(t); n != 0 {
+		t.Errorf("%d ffmpeg processes left after the canceled render", n)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("output exists after a cancel")
 	}
 }
