@@ -37,6 +37,7 @@ type exportFlags struct {
 	cpuProf  string
 	// workspace resolves uploaded assets from the data dir (server stopped)
 	workspace string
+	fonts     []string
 	// ffmpeg is the ffmpeg program decoding video and compressed audio
 	ffmpeg string
 }
@@ -74,6 +75,7 @@ func newExportCmd(g *globalFlags) *cobra.Command {
 	fl.IntVar(&f.maxSide, "max-side", export.DefaultMaxOutputSide, "largest allowed output side in pixels")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a bar on a terminal, else lines), bar, lines or none")
 	fl.StringVar(&f.workspace, "workspace", "", "resolve uploaded assets of this workspace id from --data-dir first (the server must be stopped)")
+	fl.StringSliceVar(&f.fonts, "fonts", nil, "extra directories of font files for text (besides the embedded and system fonts)")
 	fl.StringVar(&f.ffmpeg, "ffmpeg", "", "ffmpeg program that decodes video and compressed audio assets (default: ffmpeg on PATH)")
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the render to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
@@ -110,45 +112,54 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 	if dir == "" {
 		dir = filepath.Dir(statePath)
 	}
-	media := assets.Media{Resolve: assets.DirResolver(dir)}
+	resolve := assets.DirResolver(dir)
+	fontData := ""
 	if f.workspace != "" {
-		resolve, closeDB, err := dataDirResolver(g.dataDir, f.workspace)
+		fromStore, closeDB, err := dataDirResolver(g.dataDir, f.workspace)
 		if err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
 		defer closeDB()
-		inDir := media.Resolve
-		media.Resolve = func(a *editor.Asset) (string, error) {
-			if p, err := resolve(a); err == nil {
-				return p, nil
-			}
-			return inDir(a)
-		}
+		resolve = firstResolver(fromStore, resolve)
+		fontData = g.dataDir
 	}
+	media := assets.Media{Resolve: resolve}
 	// Video and compressed audio decode with ffmpeg; without it states using them are
 	// refused with a clear message (images, text and the rest still render).
 	if ff, err := assets.FindFFmpeg(f.ffmpeg); err == nil {
 		media.FFmpeg = ff
 	}
+	lib, err := newTextLibrary(fontData, f.fonts, nil)
+	if err != nil {
+		return fmt.Errorf("export: fonts: %w", err)
+	}
+	txt := compositor.NewTextItems(lib, nil)
 	format, err := outputFormat(f.out, f.format)
 	if err != nil {
 		return err
 	}
 	if format == "png" {
-		return exportFrame(ctx, st, media, f)
+		if media.FFmpeg != nil {
+			sess := media.NewSession(0) // video frames; its decoders stop on return
+			defer sess.Close()
+			return exportFrame(ctx, st, sess, txt, f)
+		}
+		return exportFrame(ctx, st, media, txt, f)
 	}
 	if f.frame >= 0 {
 		return fmt.Errorf("export: --frame is for PNG outputs; a %s output renders every frame", format)
 	}
-	return exportVideo(ctx, raw, st, media, format, f)
+	return exportVideo(ctx, raw, st, media, txt, format, f)
 }
 
 // exportFrame renders one frame and writes it as a PNG atomically.
-func exportFrame(ctx context.Context, st *editor.State, media assets.Media, f *exportFlags) error {
+func exportFrame(ctx context.Context, st *editor.State, media compositor.Media, txt compositor.TextRenderer, f *exportFlags) error {
 	if f.frame < 0 {
 		return errors.New("export: --frame N is required for a PNG output")
 	}
-	comp, err := compositor.New(st, compositor.Options{Media: media, Scale: f.scale})
+	opts := compositor.Options{Media: media, Text: txt, Scale: f.scale}
+	warnUndrawn(st, opts)
+	comp, err := compositor.New(st, opts)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}

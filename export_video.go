@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
 	"golang.org/x/term"
@@ -45,7 +46,7 @@ func outputFormat(out, flag string) (string, error) {
 
 // exportVideo renders the whole timeline of st to f.out with the export pipeline. Ctrl-C
 // (SIGINT) or SIGTERM stops it; the pipeline then leaves no file behind.
-func exportVideo(ctx context.Context, raw []byte, st *editor.State, media assets.Media, format string, f *exportFlags) error {
+func exportVideo(ctx context.Context, raw []byte, st *editor.State, media compositor.Media, txt compositor.TextRenderer, format string, f *exportFlags) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	w, h := export.OutputSize(st.CompositionWidth, st.CompositionHeight, f.scale)
@@ -57,8 +58,14 @@ func exportVideo(ctx context.Context, raw []byte, st *editor.State, media assets
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	p := export.NewPipeline(export.PipelineConfig{Media: media, FFmpeg: media.FFmpeg, Workers: f.workers,
+	var ff *assets.FFmpeg
+	if am, ok := media.(assets.Media); ok {
+		ff = am.FFmpeg
+	}
+	p := export.NewPipeline(export.PipelineConfig{Media: media, Text: txt, FFmpeg: ff, Workers: f.workers,
 		EncoderThreads: f.threads, Preset: f.preset, CRF: f.crf, MaxOutputSide: f.maxSide})
+	// What the pipeline renders: with ffmpeg that includes video and audio items.
+	warnMissing(st, p.Features())
 	job := export.RenderJob{State: raw, Parsed: st, CompositionWidth: st.CompositionWidth,
 		CompositionHeight: st.CompositionHeight, OutputWidth: w, OutputHeight: h, Scale: f.scale,
 		FPS: f.fps, Format: format, Frames: frames, OutputPath: out}
@@ -175,10 +182,37 @@ func fmtDuration(d time.Duration) string {
 	return fmt.Sprintf("%d:%02d", s/60, s%60)
 }
 
+// warnUndrawn tells on stderr which features of the state this build does not draw yet.
+func warnUndrawn(st *editor.State, opts compositor.Options) {
+	warnMissing(st, compositor.Features(opts))
+}
+
+// warnMissing prints what of st is outside fs (not drawn or not heard).
+func warnMissing(st *editor.State, fs editor.FeatureSet) {
+	if missing := editor.UnsupportedFeatures(st, fs); len(missing) > 0 {
+		fmt.Fprintf(os.Stderr, "cutroom: export: warning: not drawn yet: %s\n", strings.Join(missing, ", "))
+	}
+}
+
+// firstResolver tries each resolver in turn and returns the first path found, or the last
+// resolver's error.
+func firstResolver(rs ...assets.Resolver) assets.Resolver {
+	return func(a *editor.Asset) (string, error) {
+		var err error
+		for _, r := range rs {
+			var p string
+			if p, err = r(a); err == nil {
+				return p, nil
+			}
+		}
+		return "", err
+	}
+}
+
 // dataDirResolver opens the data dir's database and asset store read-side and returns a
 // resolver of a workspace's uploaded assets to their files. It fails while a server holds
 // the database.
-func dataDirResolver(dataDir, workspace string) (func(*editor.Asset) (string, error), func(), error) {
+func dataDirResolver(dataDir, workspace string) (assets.Resolver, func(), error) {
 	if st, err := os.Stat(dataDir); err != nil || !st.IsDir() {
 		return nil, nil, fmt.Errorf("--workspace needs the server's --data-dir; %s is not a directory", dataDir)
 	}

@@ -33,6 +33,7 @@ type serveFlags struct {
 	syncRate      float64
 	syncBurst     int
 	shutdownGrace time.Duration
+	fontDirs      []string
 
 	renderWorkers int
 	outputTTL     time.Duration
@@ -65,6 +66,7 @@ desktop apps that bundle the server).`,
 	fl.Int64Var(&f.maxBody, "max-body-bytes", 32<<20, "largest JSON request body accepted")
 	fl.Float64Var(&f.syncRate, "sync-rate", 2, "project sync rate limit: syncs per second per project")
 	fl.IntVar(&f.syncBurst, "sync-burst", 10, "project sync rate limit: burst size per project")
+	fl.StringSliceVar(&f.fontDirs, "fonts", nil, "extra directories of font files for text (besides <data-dir>/fonts and the system's)")
 	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")
 	fl.IntVar(&f.renderWorkers, "render-workers", 0, "exports rendered at once (0: half the CPU cores, at least 1)")
 	fl.DurationVar(&f.outputTTL, "output-ttl", 72*time.Hour, "how long export download links work; the file is deleted after")
@@ -159,10 +161,19 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
-	store, err := openAssets(g.dataDir, base, f, db, signer, log)
+	fonts, err := newTextLibrary(g.dataDir, f.fontDirs, log)
+	if err != nil {
+		return fmt.Errorf("font library: %w", err)
+	}
+	store, err := openAssets(g.dataDir, base, f, db, signer, log, func(path string) { addFonts(fonts, []string{path}, log) })
 	if err != nil {
 		return err
 	}
+	uploaded, err := store.FontFiles()
+	if err != nil {
+		return fmt.Errorf("uploaded fonts: %w", err)
+	}
+	addFonts(fonts, uploaded, log)
 	guard, err := webhook.NewGuard(f.allowHosts)
 	if err != nil {
 		return fmt.Errorf("--allow-hosts: %w", err)
@@ -175,7 +186,7 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 		return err
 	}
 	store.SetActiveReferences(exports) // an asset used by an active export cannot be deleted
-	srv := server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db, Exports: exports, Assets: store, Files: store})
+	srv := server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db, Exports: exports, Assets: store, Files: store, Fonts: fonts})
 	hs := srv.HTTPServer(f.addr)
 
 	var wg sync.WaitGroup
@@ -263,7 +274,7 @@ func newLinkSigner(db *storage.DB) (*assets.Signer, error) {
 
 // openAssets builds the asset store over the data dir's files area and sweeps what a crash
 // left behind.
-func openAssets(dataDir, publicURL string, f *serveFlags, db *storage.DB, signer *assets.Signer, log *slog.Logger) (*assets.Store, error) {
+func openAssets(dataDir, publicURL string, f *serveFlags, db *storage.DB, signer *assets.Signer, log *slog.Logger, onFont func(string)) (*assets.Store, error) {
 	ffprobe := ""
 	if f.ffprobe != "" {
 		if p, err := exec.LookPath(f.ffprobe); err == nil {
@@ -271,7 +282,7 @@ func openAssets(dataDir, publicURL string, f *serveFlags, db *storage.DB, signer
 		}
 	}
 	store, err := assets.NewStore(assets.Config{Dir: filepath.Join(dataDir, "files"), PublicURL: publicURL, LinkTTL: f.linkTTL,
-		Limits: f.limits, FFprobe: ffprobe, Logger: log}, db, signer)
+		Limits: f.limits, FFprobe: ffprobe, Logger: log, OnFont: onFont}, db, signer)
 	if err != nil {
 		return nil, err
 	}

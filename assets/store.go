@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 	"unicode"
@@ -133,6 +134,9 @@ type Config struct {
 	Now func() time.Time
 	// Logger gets warnings; slog.Default() when nil.
 	Logger *slog.Logger
+	// OnFont, when set, is called with the stored path of every font uploaded, after its
+	// record commits (the server adds it to the text renderer's font library).
+	OnFont func(path string)
 }
 
 // Store keeps uploaded files on disk and their records in the database.
@@ -356,7 +360,29 @@ func (s *Store) Upload(ctx context.Context, up Upload) (storage.Asset, error) {
 		_ = os.RemoveAll(filepath.Dir(final))
 		return storage.Asset{}, err
 	}
+	if a.Type == TypeFont && s.cfg.OnFont != nil {
+		s.cfg.OnFont(final)
+	}
 	return a, nil
+}
+
+// FontFiles returns the stored paths of every live uploaded font, of every workspace, for
+// loading into the font library at start.
+func (s *Store) FontFiles() ([]string, error) {
+	ids, err := s.rec.AssetIDs()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for id := range ids {
+		a, err := s.rec.AssetRecord(id)
+		if err != nil || a.Type != TypeFont || a.DeletedAt != nil {
+			continue
+		}
+		out = append(out, s.filePath(a.FileKey))
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 func mismatch(declared string, f Format) error {

@@ -58,3 +58,13 @@ func (s *Server) searchIllustrations(c *gin.Context) {
 	}
 	s.ok(c, http.StatusOK, names, nil)
 }
+
+// listFonts answers GET /v1/editor/fonts: the font families text items can name, matched
+// case-insensitively by the font's own family name.
+func (s *Server) listFonts(c *gin.Context) {
+	fams := []string{}
+	if s.deps.Fonts != nil {
+		fams = append(fams, s.deps.Fonts.Families()...)
+	}
+	s.ok(c, http.StatusOK, fams, nil)
+}

@@ -3,6 +3,7 @@ package server_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,4 +117,32 @@ func TestIllustrationsRoute(t *testing.T) {
 	}
 	e.do("GET", "/v1/illustrations?q="+strings.Repeat("a", 201), e.keyA, nil).Problem(400, "INVALID_QUERY_PARAMETER")
 	e.do("GET", "/v1/illustrations", "", nil).Problem(401, "OPEN_API_KEY_INVALID")
+}
+
+func TestFontsRoute(t *testing.T) {
+	e := newEnv(t)
+	list := func() []string {
+		var out []string
+		for _, x := range e.do("GET", "/v1/editor/fonts", e.keyOff, nil).JSON()["data"].([]any) {
+			out = append(out, x.(string))
+		}
+		return out
+	}
+	before := list()
+	for _, fam := range []string{"Noto Sans", "Noto Serif", "Noto Sans Mono"} {
+		if !slices.Contains(before, fam) {
+			t.Fatalf("embedded family %q not listed: %v", fam, before)
+		}
+	}
+	// An uploaded font joins the families text can name.
+	font, err := os.ReadFile("testdata/media/font.ttf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustUpload(e, "brand.ttf", "font/ttf", font)
+	after := list()
+	if len(after) != len(before)+1 {
+		t.Fatalf("families before %d, after upload %d: %v", len(before), len(after), after)
+	}
+	e.do("GET", "/v1/editor/fonts", "", nil).Problem(401, "OPEN_API_KEY_INVALID")
 }

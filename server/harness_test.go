@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
@@ -45,6 +46,7 @@ type env struct {
 	files  string // the files area
 	refs   *fakeRefs
 	wsA    string // workspace A's id
+	fonts  *text.Library
 }
 
 // fakeRefs stands in for the export scheduler's active-reference check.
@@ -116,7 +118,12 @@ func newAssetEnv(t *testing.T, assetCfg func(*assets.Config), mutate ...func(*se
 	}
 	e.files = filepath.Join(t.TempDir(), "files")
 	e.refs = &fakeRefs{busy: map[string]bool{}}
-	acfg := assets.Config{Dir: e.files, PublicURL: cfg.PublicURL, Now: clk.Now, References: e.refs}
+	e.fonts, err = text.NewLibrary(text.LibraryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acfg := assets.Config{Dir: e.files, PublicURL: cfg.PublicURL, Now: clk.Now, References: e.refs,
+		OnFont: func(path string) { _ = e.fonts.AddFontFile(path) }}
 	if assetCfg != nil {
 		assetCfg(&acfg)
 	}
@@ -124,7 +131,7 @@ func newAssetEnv(t *testing.T, assetCfg func(*assets.Config), mutate ...func(*se
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.h = server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db, Assets: e.store, Files: e.store}).Handler()
+	e.h = server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db, Assets: e.store, Files: e.store, Fonts: e.fonts}).Handler()
 	return e
 }
 

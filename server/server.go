@@ -60,11 +60,18 @@ type Idempotency interface {
 	Idempotency(scope string) (*storage.IdempotencyRecord, error)
 }
 
+// Fonts lists the font families text can use.
+type Fonts interface {
+	Families() []string
+}
+
 // Deps are the domain services the handlers call; main wires concrete types in.
 type Deps struct {
 	Accounts    Accounts
 	Projects    Projects
 	Idempotency Idempotency
+	// Fonts lists the font families of GET /v1/editor/fonts; nil lists none.
+	Fonts Fonts
 	// Exports serves the export routes and output links; nil leaves them unregistered.
 	Exports Exports
 	// Assets and Files serve uploads, asset records, project bindings and signed file
@@ -152,6 +159,7 @@ func (s *Server) routes() {
 	v1.GET("/editor/capabilities", s.getCapabilities)
 	v1.POST("/editor/validate", s.limitBody, s.validateState)
 	v1.GET("/illustrations", s.searchIllustrations)
+	v1.GET("/editor/fonts", s.listFonts)
 	rt := v1.Group("", s.requireRuntime)
 	rt.POST("/projects", s.limitBody, s.createProject)
 	rt.GET("/projects", s.listProjects)

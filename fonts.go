@@ -1,0 +1,37 @@
+package main
+
+import (
+	"log/slog"
+	"path/filepath"
+
+	"github.com/cutroom/cutroom/compositor/text"
+)
+
+// newTextLibrary builds the font library text items are drawn with: the fonts embedded in
+// the binary, the data dir's fonts directory (operators drop font files there), the
+// system's font directories, and extra directories (--fonts). Uploaded font assets are
+// added by the caller.
+func newTextLibrary(dataDir string, extra []string, log *slog.Logger) (*text.Library, error) {
+	dirs := []string{}
+	if dataDir != "" {
+		dirs = append(dirs, filepath.Join(dataDir, "fonts"))
+	}
+	dirs = append(dirs, extra...)
+	lib, err := text.NewLibrary(text.LibraryOptions{Dirs: dirs, IncludeSystem: true})
+	if err != nil {
+		return nil, err
+	}
+	if log != nil {
+		log.Debug("font library", "families", len(lib.Families()), "dirs", dirs)
+	}
+	return lib, nil
+}
+
+// addFonts adds font files to the library, logging (not failing on) files it cannot read.
+func addFonts(lib *text.Library, paths []string, log *slog.Logger) {
+	for _, p := range paths {
+		if err := lib.AddFontFile(p); err != nil && log != nil {
+			log.Warn("font file not usable", "path", p, "err", err)
+		}
+	}
+}
