@@ -6,7 +6,7 @@
 #   tests:   ffmpeg/ffprobe (reference decoder), chromium (browser reference renders)
 set -euo pipefail
 
-want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev ffmpeg)
+want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev libvo-aacenc-dev ffmpeg)
 if [ "${1:-}" = "--test" ]; then
   want+=(chromium fonts-noto-core)
 fi
