@@ -38,6 +38,7 @@ type serveFlags struct {
 	preset        string
 	crf           int
 	frameWorkers  int
+	ffmpeg        string
 
 	renderWorkers int
 	outputTTL     time.Duration
@@ -73,6 +74,7 @@ desktop apps that bundle the server).`,
 	fl.StringVar(&f.preset, "preset", "veryfast", "x264 preset of exports (mapped to libvpx speeds for WebM)")
 	fl.IntVar(&f.crf, "crf", 0, "constant quality of exports (x264 CRF, libvpx cq-level; 0: 20 for H.264, 31 for VP9)")
 	fl.IntVar(&f.frameWorkers, "frame-workers", 0, "frames composited at once per render (0: one per CPU core)")
+	fl.StringVar(&f.ffmpeg, "ffmpeg", "ffmpeg", "ffmpeg used to decode video items and compressed audio (empty: none; they are then unavailable)")
 	fl.StringSliceVar(&f.fontDirs, "fonts", nil, "extra directories of font files for text (besides <data-dir>/fonts and the system's)")
 	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")
 	fl.IntVar(&f.renderWorkers, "render-workers", 0, "exports rendered at once (0: half the CPU cores, at least 1)")
@@ -196,8 +198,15 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 		return fmt.Errorf("uploaded fonts: %w", err)
 	}
 	addFonts(fonts, uploaded, log)
+	var ff *assets.FFmpeg
+	if f.ffmpeg != "" {
+		if ff, err = assets.FindFFmpeg(f.ffmpeg); err != nil {
+			log.Warn("ffmpeg not usable: video items and audio are unavailable", "err", err)
+			ff = nil
+		}
+	}
 	rend := newRenderer(store, fonts, renderSettings{preset: f.preset, crf: f.crf, frameWorkers: f.frameWorkers,
-		maxOutputSide: f.maxOutputSide}, log)
+		maxOutputSide: f.maxOutputSide, ffmpeg: ff}, log)
 	cfg.Features = rend.Features()
 	guard, err := webhook.NewGuard(f.allowHosts)
 	if err != nil {
