@@ -73,7 +73,7 @@ desktop apps that bundle the server).`,
 	fl.IntVar(&f.syncBurst, "sync-burst", 10, "project sync rate limit: burst size per project")
 	fl.StringVar(&f.preset, "preset", "veryfast", "x264 preset of exports (mapped to libvpx speeds for WebM)")
 	fl.IntVar(&f.crf, "crf", 0, "constant quality of exports (x264 CRF, libvpx cq-level; 0: 20 for H.264, 31 for VP9)")
-	fl.IntVar(&f.frameWorkers, "frame-workers", 0, "frames composited at once per render (0: one per CPU core)")
+	fl.IntVar(&f.frameWorkers, "frame-workers", 0, "frames composited at once per render (0: CPU cores - 1, at least 1, so the API keeps a core)")
 	fl.StringVar(&f.ffmpeg, "ffmpeg", "ffmpeg", "ffmpeg used to decode video items and compressed audio (empty: none; they are then unavailable)")
 	fl.StringSliceVar(&f.fontDirs, "fonts", nil, "extra directories of font files for text (besides <data-dir>/fonts and the system's)")
 	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")

@@ -43,15 +43,16 @@ func main() {
 	scale := flag.Float64("scale", 1, "export scale (the scene is 1920x1080)")
 	format := flag.String("format", "mp4", "mp4 or webm")
 	workers := flag.Int("workers", 0, "concurrent renders (0: the server default)")
+	frameWorkers := flag.Int("frame-workers", 0, "frames composited at once per render (0: the pipeline default)")
 	pollers := flag.Int("pollers", 4, "goroutines polling GET task while renders run")
 	flag.Parse()
-	if err := run(*n, *scenePath, *assetDir, *scale, *format, *workers, *pollers); err != nil {
+	if err := run(*n, *scenePath, *assetDir, *scale, *format, *workers, *frameWorkers, *pollers); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, scenePath, assetDir string, scale float64, format string, workers, pollers int) error {
+func run(n int, scenePath, assetDir string, scale float64, format string, workers, frameWorkers, pollers int) error {
 	state, err := os.ReadFile(scenePath)
 	if err != nil {
 		return err
@@ -93,7 +94,7 @@ func run(n int, scenePath, assetDir string, scale float64, format string, worker
 	svc, err := export.New(export.Config{Workers: workers, OutputDir: filepath.Join(dir, "outputs"),
 		Links: export.NewLinks(base, signer), Notify: dl.Notify, Logger: quiet}, db,
 		export.NewPipeline(export.PipelineConfig{Media: assets.Media{Resolve: assets.DirResolver(assetDir)},
-			Text: compositor.NewTextItems(fonts, nil), Logger: quiet}))
+			Text: compositor.NewTextItems(fonts, nil), Workers: frameWorkers, Logger: quiet}))
 	if err != nil {
 		return err
 	}
