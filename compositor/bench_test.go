@@ -100,8 +100,11 @@ func BenchmarkRenderFrame1080p(b *testing.B) {
 	c := newBench(b)
 	dst := image.NewRGBA(image.Rect(0, 0, 1920, 1080))
 	ctx := context.Background()
-	if err := c.RenderFrame(ctx, benchFrame, 30, dst); err != nil { // warm-up: decode, mips, masks
-		b.Fatal(err)
+	// warm-up: decode, mips, masks; sprites are built for placements seen a second time
+	for range 2 {
+		if err := c.RenderFrame(ctx, benchFrame, 30, dst); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.ReportAllocs()
 	cpu0 := cpuTime()
@@ -123,8 +126,10 @@ func BenchmarkRenderFrame1080pParallel(b *testing.B) {
 	c := newBench(b)
 	ctx := context.Background()
 	warm := image.NewRGBA(image.Rect(0, 0, 1920, 1080))
-	if err := c.RenderFrame(ctx, benchFrame, 30, warm); err != nil {
-		b.Fatal(err)
+	for range 2 {
+		if err := c.RenderFrame(ctx, benchFrame, 30, warm); err != nil {
+			b.Fatal(err)
+		}
 	}
 	var failed atomic.Bool
 	bufs := make(chan *image.RGBA, 64)

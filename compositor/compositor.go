@@ -113,6 +113,7 @@ type Compositor struct {
 	tracks  []trackPlan
 	masks   *maskCache
 	charts  *chartCache
+	sprites *spriteCache
 	log     *slog.Logger
 	bgColor Color
 	bgGrad  *Gradient
@@ -171,6 +172,7 @@ func New(st *editor.State, opts Options) (*Compositor, error) {
 	c.view = aff{a: c.vx, e: c.vy}
 	c.masks = newMaskCache(64)
 	c.charts = newChartCache(16)
+	c.sprites = newSpriteCache(spriteBudget)
 	c.media = map[string]*mediaEntry{}
 	for id, a := range st.Assets {
 		c.media[id] = &mediaEntry{asset: a}
@@ -415,9 +417,11 @@ func (c *Compositor) drawItem(ctx context.Context, it *editor.Item, lt int64, ds
 	if err := c.prepareItem(ctx, it, lt, dst, ex, &pr); err != nil || pr.bb.Empty() {
 		return pr.bb, err
 	}
-	if ex != nil && ex.add {
+	switch {
+	case ex != nil && ex.add:
 		drawAdd(dst, dst.Rect, &pr.op, &pr.src)
-	} else {
+	case c.drawCached(dst, &pr):
+	default:
 		draw(dst, dst.Rect, &pr.op, &pr.src)
 	}
 	return pr.bb, nil
@@ -429,6 +433,8 @@ type prepared struct {
 	op  drawOp
 	src source
 	bb  image.Rectangle
+	// stable: the source's pixels never change for the Compositor's life (sprite-cacheable)
+	stable bool
 }
 
 // prepareItem resolves an item's placement and source at local tick lt (loading media).
@@ -471,6 +477,7 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 	// destination pixels per local unit along each box axis
 	pxU, pxV := math.Hypot(fwd.a, fwd.d), math.Hypot(fwd.b, fwd.e)
 	var src source
+	stable := false
 	switch it.Type {
 	case editor.ItemText, editor.ItemCaptions, editor.ItemTextTemplate:
 		s := math.Max(pxU, pxV)
@@ -510,6 +517,7 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 		shape := it.Solid.Shape
 		if shape == "" || shape == "rectangle" {
 			src = source{kind: srcSolid, cr: cr, cg: cg, cb: cb, ca: ca}
+			stable = true
 			break
 		}
 		pw, ph := pixelSize(pl.width*pxU), pixelSize(pl.height*pxV)
@@ -518,6 +526,7 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 			return err
 		}
 		src = source{kind: srcMask, mask: m, cr: cr, cg: cg, cb: cb, ca: ca, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
+		stable = true
 	case editor.ItemChart:
 		pw, ph := pixelSize(pl.width*pxU), pixelSize(pl.height*pxV)
 		e := chartProgress(it.Chart, lt)
@@ -537,6 +546,7 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 			}
 		}
 		src = source{kind: srcImage, img: img, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
+		stable = e >= 1 // finished charts are cached, growing ones drawn afresh
 	case editor.ItemIllustration:
 		col := c.colors[it]
 		cr, cg, cb, ca := col.premul()
@@ -549,6 +559,7 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 			return errf(CodeIllustration, "item %q: %v", it.ID, err)
 		}
 		src = source{kind: srcMask, mask: m, cr: cr, cg: cg, cb: cb, ca: ca, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
+		stable = true
 	case editor.ItemVideo:
 		a := c.st.Asset(it.AssetID)
 		if a == nil {
@@ -627,8 +638,9 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 			}
 		}
 		src = source{kind: srcImage, img: img, toSrc: toSrc, opaque: e.img != nil && e.opaque}
+		stable = true
 	}
-	out.op, out.src, out.bb = op, src, bb
+	out.op, out.src, out.bb, out.stable = op, src, bb, stable
 	return nil
 }
 
