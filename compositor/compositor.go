@@ -130,6 +130,7 @@ type scratch struct {
 	layer  *image.RGBA // transparent except while in use
 	layer2 *image.RGBA
 	blur   blurScratch
+	occ    []occluder // this frame's opaque regions (see collectOccluders)
 }
 
 // New prepares a compositor for a parsed (and validated) state.
@@ -268,9 +269,10 @@ func (c *Compositor) RenderFrame(ctx context.Context, n int64, fps int, dst *ima
 	t := c.st.FrameTicks(n, int64(fps))
 	sc, _ := c.pool.Get().(*scratch)
 	if sc == nil {
-		sc = &scratch{}
+		sc = &scratch{occ: make([]occluder, 0, 16)}
 	}
 	defer c.pool.Put(sc)
+	sc.occ = sc.occ[:0] // pooled: no occluders from another frame
 
 	bg := c.st.GlobalBackground
 	if bg.Type == editor.BackgroundBlur {
@@ -283,6 +285,9 @@ func (c *Compositor) RenderFrame(ctx context.Context, n int64, fps int, dst *ima
 		if err := c.drawBackground(ctx, dst); err != nil {
 			return err
 		}
+	}
+	if err := c.collectOccluders(ctx, t, dst, sc); err != nil {
+		return err
 	}
 	return c.drawTracks(ctx, t, dst, sc)
 }
@@ -357,19 +362,22 @@ func cheapToPrepare(it *editor.Item) bool {
 	return it.Type == editor.ItemImage || it.Type == editor.ItemSolid
 }
 
+// drawTracks draws the tracks back to front. Items are numbered in drawing order as
+// collectOccluders numbers them.
 func (c *Compositor) drawTracks(ctx context.Context, t int64, dst *image.RGBA, sc *scratch) error {
+	seq := 0
 	for ti := len(c.tracks) - 1; ti >= 0; ti-- {
 		if c.tracks[ti].hidden {
 			continue
 		}
-		if err := c.drawTrack(ctx, &c.tracks[ti], t, dst, sc); err != nil {
+		if err := c.drawTrack(ctx, &c.tracks[ti], t, dst, sc, &seq); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (c *Compositor) drawTrack(ctx context.Context, tp *trackPlan, t int64, dst *image.RGBA, sc *scratch) error {
+func (c *Compositor) drawTrack(ctx context.Context, tp *trackPlan, t int64, dst *image.RGBA, sc *scratch, seq *int) error {
 	var active *transPlan
 	for i := range tp.trans {
 		if tp.trans[i].start <= t && t < tp.trans[i].end {
@@ -378,9 +386,10 @@ func (c *Compositor) drawTrack(ctx context.Context, tp *trackPlan, t int64, dst 
 		}
 	}
 	for _, it := range tp.items {
+		*seq++
 		if active != nil && (it == active.from || it == active.to) {
 			if it == active.from {
-				if err := c.drawTransition(ctx, active, t, dst, sc); err != nil {
+				if err := c.drawTransition(ctx, active, t, dst, sc, *seq); err != nil {
 					return err
 				}
 			}
@@ -678,7 +687,7 @@ func pixelSize(v float64) int {
 
 // drawTransition draws both clips of an active transition. See the package documentation
 // for what each type looks like.
-func (c *Compositor) drawTransition(ctx context.Context, tp *transPlan, t int64, dst *image.RGBA, sc *scratch) error {
+func (c *Compositor) drawTransition(ctx context.Context, tp *transPlan, t int64, dst *image.RGBA, sc *scratch, seq int) error {
 	tr := tp.tr
 	p := ease(tr.Easing, float64(t-tp.start)/float64(tr.DurationTicks))
 	fromLT, toLT := t-tp.from.StartTicks, t-tp.to.StartTicks
@@ -689,7 +698,7 @@ func (c *Compositor) drawTransition(ctx context.Context, tp *transPlan, t int64,
 	dir := strings.ToLower(strings.TrimSpace(tr.Params["direction"]))
 	switch tr.Type {
 	case "fade":
-		return c.drawCrossfade(ctx, tp, fromLT, toLT, p, dst, sc)
+		return c.drawCrossfade(ctx, tp, fromLT, toLT, p, dst, sc, seq)
 	case "slide":
 		dx, dy := slideVector(dir, W, H)
 		outEx.m = translate(dx*p, dy*p)
@@ -773,7 +782,7 @@ func flipMatrix(vertical bool, k, W, H float64) aff {
 // clip at opacity p are added (CSS mix-blend-mode: plus-lighter inside an isolated group)
 // and the sum is laid over what is below. Two opaque clips therefore dissolve without the
 // background showing through.
-func (c *Compositor) drawCrossfade(ctx context.Context, tp *transPlan, fromLT, toLT int64, p float64, dst *image.RGBA, sc *scratch) error {
+func (c *Compositor) drawCrossfade(ctx context.Context, tp *transPlan, fromLT, toLT int64, p float64, dst *image.RGBA, sc *scratch, seq int) error {
 	var a, b prepared
 	if err := c.prepareItem(ctx, tp.from, fromLT, dst, &extra{m: identity, opacity: 1 - p}, &a); err != nil {
 		return err
@@ -796,7 +805,7 @@ func (c *Compositor) drawCrossfade(ctx context.Context, tp *transPlan, fromLT, t
 			if fa.k+fb.k > 256 {
 				fb.k = 256 - fa.k
 			}
-			crossfadeFast(dst, &fa, &fb)
+			crossfadeCovered(dst, &fa, &fb, sc.occ, seq)
 			return nil
 		}
 	}

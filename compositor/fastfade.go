@@ -80,10 +80,36 @@ func mix32(a, b uint32, ka, kb uint32) uint32 {
 // equal to drawing both into a transparent layer (the second added) and laying the layer
 // over dst. The opacities must sum to at most 256.
 func crossfadeFast(dst *image.RGBA, a, b *fastRect) {
+	crossfadeCovered(dst, a, b, nil, 0)
+}
+
+// crossfadeCovered is crossfadeFast skipping the pixels that occluders drawn after seq
+// (in front) paint opaquely: what is drawn there now is replaced later anyway.
+func crossfadeCovered(dst *image.RGBA, a, b *fastRect, occ []occluder, seq int) {
 	u := a.rect.Union(b.rect).Intersect(dst.Rect)
-	ka, kb := uint32(a.k), uint32(b.k)
+	var buf [maxRowCover][2]int
 	for y := u.Min.Y; y < u.Max.Y; y++ {
-		row := dst.Pix[dst.PixOffset(u.Min.X, y) : dst.PixOffset(u.Max.X-1, y)+4]
+		x := u.Min.X
+		for _, cv := range rowCover(occ, seq, y, &buf) {
+			if cv[0] > x {
+				crossfadeRow(dst, a, b, y, x, min(cv[0], u.Max.X))
+			}
+			x = max(x, cv[1])
+			if x >= u.Max.X {
+				break
+			}
+		}
+		if x < u.Max.X {
+			crossfadeRow(dst, a, b, y, x, u.Max.X)
+		}
+	}
+}
+
+// crossfadeRow is one row of crossfadeCovered, columns x0..x1.
+func crossfadeRow(dst *image.RGBA, a, b *fastRect, y, x0, x1 int) {
+	ka, kb := uint32(a.k), uint32(b.k)
+	{
+		row := dst.Pix[dst.PixOffset(x0, y) : dst.PixOffset(x1-1, y)+4]
 		// each source's column range on this row (empty when the row misses it)
 		ax0, ax1 := a.rect.Min.X, a.rect.Max.X
 		if y < a.rect.Min.Y || y >= a.rect.Max.Y {
@@ -106,13 +132,13 @@ func crossfadeFast(dst *image.RGBA, a, b *fastRect) {
 			return binary.LittleEndian.Uint32(b.img.Pix[(b.oy+y-b.rect.Min.Y)*b.img.Stride+(b.ox+x-b.rect.Min.X)*4:])
 		}
 		// the stretch covered by both, handled in a tight loop over two image rows
-		ix0, ix1 := max(ax0, bx0), min(ax1, bx1)
+		ix0, ix1 := max(ax0, bx0, x0), min(ax1, bx1, x1)
 		if ix0 < ix1 && a.img != nil && b.img != nil {
 			ra := a.img.Pix[(a.oy+y-a.rect.Min.Y)*a.img.Stride+(a.ox+ix0-a.rect.Min.X)*4:]
 			rb := b.img.Pix[(b.oy+y-b.rect.Min.Y)*b.img.Stride+(b.ox+ix0-b.rect.Min.X)*4:]
 			n := (ix1 - ix0) * 4
 			ra, rb = ra[:n:n], rb[:n:n]
-			d := row[(ix0-u.Min.X)*4 : (ix0-u.Min.X)*4+n : (ix0-u.Min.X)*4+n]
+			d := row[(ix0-x0)*4 : (ix0-x0)*4+n : (ix0-x0)*4+n]
 			i := 0
 			// two pixels per step in 64-bit words
 			const m = 0x00ff00ff00ff00ff
@@ -147,7 +173,7 @@ func crossfadeFast(dst *image.RGBA, a, b *fastRect) {
 		} else {
 			ix0, ix1 = 0, 0
 		}
-		for x := u.Min.X; x < u.Max.X; x++ {
+		for x := x0; x < x1; x++ {
 			if x >= ix0 && x < ix1 {
 				x = ix1 - 1
 				continue
@@ -163,7 +189,7 @@ func crossfadeFast(dst *image.RGBA, a, b *fastRect) {
 			if c == 0 {
 				continue
 			}
-			i := (x - u.Min.X) * 4
+			i := (x - x0) * 4
 			binary.LittleEndian.PutUint32(row[i:], over32(c, binary.LittleEndian.Uint32(row[i:])))
 		}
 	}

@@ -29,8 +29,10 @@ type spriteKey struct {
 type sprite struct {
 	img  *image.RGBA // Rect is the bounding box in destination pixels
 	rows [][2]int32  // per row: first and one-past-last non-transparent column (absolute)
-	size int         // bytes, for the budget
-	_    [0]func()   // not comparable
+	// per row: the longest run of opaque pixels (absolute columns), for occlusion
+	opaque    [][2]int32
+	hasOpaque bool
+	size      int // bytes, for the budget
 }
 
 // spriteCache holds sprites within a byte budget. Keys seen once wait in a small set
@@ -69,6 +71,13 @@ func (sc *spriteCache) lookup(k *spriteKey) (sp *sprite, build bool) {
 	}
 	sc.seen[*k] = struct{}{}
 	return nil, false
+}
+
+// peek returns the sprite for k, if any, without counting a sighting.
+func (sc *spriteCache) peek(k *spriteKey) *sprite {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.m[*k]
 }
 
 // put stores a sprite, evicting others to stay within the budget.
@@ -144,7 +153,7 @@ func buildSprite(frame image.Rectangle, op *drawOp, src *source) *sprite {
 	}
 	img := image.NewRGBA(bb)
 	draw(img, bb, op, src)
-	sp := &sprite{img: img, rows: make([][2]int32, bb.Dy()), size: len(img.Pix) + 8*bb.Dy()}
+	sp := &sprite{img: img, rows: make([][2]int32, bb.Dy()), opaque: make([][2]int32, bb.Dy()), size: len(img.Pix) + 16*bb.Dy()}
 	w := bb.Dx()
 	for y := 0; y < bb.Dy(); y++ {
 		row := img.Pix[y*img.Stride : y*img.Stride+w*4]
@@ -163,6 +172,25 @@ func buildSprite(frame image.Rectangle, op *drawOp, src *source) *sprite {
 				}
 			}
 			sp.rows[y] = [2]int32{int32(bb.Min.X + first), int32(bb.Min.X + last + 1)}
+			// the longest opaque run
+			best0, best1 := 0, 0
+			for x := first; x <= last; {
+				if row[x*4+3] != 255 {
+					x++
+					continue
+				}
+				s := x
+				for x <= last && row[x*4+3] == 255 {
+					x++
+				}
+				if x-s > best1-best0 {
+					best0, best1 = s, x
+				}
+			}
+			if best1 > best0 {
+				sp.opaque[y] = [2]int32{int32(bb.Min.X + best0), int32(bb.Min.X + best1)}
+				sp.hasOpaque = true
+			}
 		}
 	}
 	return sp
