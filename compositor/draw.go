@@ -532,6 +532,10 @@ func drawFast(dst *image.RGBA, bb image.Rectangle, op *drawOp, src *source, add 
 		sw := src.img.Rect.Dx()
 		if sx0 >= 0 && sx0+r.Dx() <= sw {
 			si := syy*src.img.Stride + sx0*4
+			if !add && src.opaque && ki >= 256 {
+				copy(d, src.img.Pix[si:si+n])
+				continue
+			}
 			if add {
 				addRow(d, src.img.Pix[si:si+n:si+n], ki)
 			} else {
@@ -568,7 +572,10 @@ func blendRow(d, s []uint8, ki uint32) {
 		for i := 0; i < n; {
 			// copy a run of opaque pixels in one go
 			j := i
-			for j < n && s[j+3] == 255 {
+			for j+8 <= n && binary.LittleEndian.Uint64(s[j:])&0xff000000ff000000 == 0xff000000ff000000 {
+				j += 8
+			}
+			if j < n && s[j+3] == 255 {
 				j += 4
 			}
 			if j > i {

@@ -205,9 +205,28 @@ func (sp *sprite) over(dst *image.RGBA) {
 		if x0 >= x1 {
 			continue
 		}
-		n := (x1 - x0) * 4
-		di := dst.PixOffset(x0, y)
-		si := sp.img.PixOffset(x0, y)
-		blendRow(dst.Pix[di:di+n:di+n], sp.img.Pix[si:si+n:si+n], 256)
+		// the opaque run is a copy; the rest (edges, transparent parts) is blended
+		run := sp.opaque[y-sp.img.Rect.Min.Y]
+		o0, o1 := max(int(run[0]), x0), min(int(run[1]), x1)
+		if o0 >= o1 {
+			o0, o1 = x1, x1
+		}
+		sp.blend(dst, y, x0, o0)
+		if o0 < o1 {
+			di, si := dst.PixOffset(o0, y), sp.img.PixOffset(o0, y)
+			copy(dst.Pix[di:di+(o1-o0)*4], sp.img.Pix[si:si+(o1-o0)*4])
+		}
+		sp.blend(dst, y, o1, x1)
 	}
+}
+
+// blend lays columns x0..x1 of row y of the sprite over dst.
+func (sp *sprite) blend(dst *image.RGBA, y, x0, x1 int) {
+	if x0 >= x1 {
+		return
+	}
+	n := (x1 - x0) * 4
+	di := dst.PixOffset(x0, y)
+	si := sp.img.PixOffset(x0, y)
+	blendRow(dst.Pix[di:di+n:di+n], sp.img.Pix[si:si+n:si+n], 256)
 }
