@@ -139,29 +139,29 @@ func crossfadeRow(dst *image.RGBA, a, b *fastRect, y, x0, x1 int) {
 			n := (ix1 - ix0) * 4
 			ra, rb = ra[:n:n], rb[:n:n]
 			d := row[(ix0-x0)*4 : (ix0-x0)*4+n : (ix0-x0)*4+n]
-			i := 0
-			// two pixels per step in 64-bit words
+			// two pixels per 64-bit word; slices shrink so no index needs a bounds check
 			const m = 0x00ff00ff00ff00ff
 			ka64, kb64 := uint64(ka), uint64(kb)
-			for ; i+8 <= n; i += 8 {
-				pa := binary.LittleEndian.Uint64(ra[i:])
-				pb := binary.LittleEndian.Uint64(rb[i:])
+			for len(ra) >= 8 && len(rb) >= 8 && len(d) >= 8 {
+				pa := binary.LittleEndian.Uint64(ra)
+				pb := binary.LittleEndian.Uint64(rb)
 				lo := ((pa&m)*ka64 + (pb&m)*kb64 + laneHalf) >> 8 & m
 				hi := (((pa>>8)&m)*ka64 + ((pb>>8)&m)*kb64 + laneHalf) & (m << 8)
 				c := lo | hi
-				if c&0xff000000ff000000 == 0xff000000ff000000 {
-					binary.LittleEndian.PutUint64(d[i:], c)
-					continue
-				}
-				for j := 0; j < 8; j += 4 {
-					cc := uint32(c >> (8 * j))
-					if cc>>24 == 255 {
-						binary.LittleEndian.PutUint32(d[i+j:], cc)
-					} else if cc != 0 {
-						binary.LittleEndian.PutUint32(d[i+j:], over32(cc, binary.LittleEndian.Uint32(d[i+j:])))
+				if c&0xff000000ff000000 != 0xff000000ff000000 {
+					c0, c1 := uint32(c), uint32(c>>32)
+					if c0>>24 != 255 {
+						c0 = over32(c0, binary.LittleEndian.Uint32(d))
 					}
+					if c1>>24 != 255 {
+						c1 = over32(c1, binary.LittleEndian.Uint32(d[4:]))
+					}
+					c = uint64(c0) | uint64(c1)<<32
 				}
+				binary.LittleEndian.PutUint64(d, c)
+				ra, rb, d = ra[8:], rb[8:], d[8:]
 			}
+			n, i := len(d), 0
 			for ; i < n; i += 4 {
 				c := mix32(binary.LittleEndian.Uint32(ra[i:]), binary.LittleEndian.Uint32(rb[i:]), ka, kb)
 				if c>>24 == 255 {
