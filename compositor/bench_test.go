@@ -97,7 +97,18 @@ func (m *imageOnlyMedia) SVG(context.Context, *editor.Asset) ([]byte, error) {
 
 // BenchmarkRenderFrame1080p renders the benchmark frame on one goroutine.
 func BenchmarkRenderFrame1080p(b *testing.B) {
+	benchSerial(b, newBench(b))
+}
+
+// BenchmarkRenderFrame1080pNoSprites is BenchmarkRenderFrame1080p with the sprite cache
+// off: what a frame costs when every item moves (animated placements are drawn directly).
+func BenchmarkRenderFrame1080pNoSprites(b *testing.B) {
 	c := newBench(b)
+	c.sprites = nil
+	benchSerial(b, c)
+}
+
+func benchSerial(b *testing.B, c *Compositor) {
 	dst := image.NewRGBA(image.Rect(0, 0, 1920, 1080))
 	ctx := context.Background()
 	// warm-up: decode, mips, masks; sprites are built for placements seen a second time
