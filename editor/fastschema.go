@@ -2,6 +2,7 @@ package editor
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 )
@@ -53,14 +54,19 @@ type fastNode struct {
 	minProps    int
 	required    []string
 	props       map[string]*fastNode
-	addlFalse   bool
-	addl        *fastNode
-	items       *fastNode
-	allOf       []*fastNode
-	oneOf       []*fastNode
-	ifS         *fastNode
-	thenS       *fastNode
-	elseS       *fastNode
+	// reqProps is the number of required names that are in props; reqIn tells which
+	// props are required. reqOut lists the required names that are not in props.
+	reqProps  int
+	reqIn     map[string]bool
+	reqOut    []string
+	addlFalse bool
+	addl      *fastNode
+	items     *fastNode
+	allOf     []*fastNode
+	oneOf     []*fastNode
+	ifS       *fastNode
+	thenS     *fastNode
+	elseS     *fastNode
 }
 
 // fastCompiler compiles schema documents as decoded by jsonschema.UnmarshalJSON
@@ -186,7 +192,28 @@ func (c *fastCompiler) compileObject(s map[string]any) *fastNode {
 			n.unsupported = true
 		}
 	}
+	n.reqIn = map[string]bool{}
+	for _, name := range n.required {
+		if n.reqIn[name] {
+			continue // a repeated name
+		}
+		if _, ok := n.props[name]; ok {
+			n.reqIn[name] = true
+			n.reqProps++
+		} else if !containsString(n.reqOut, name) {
+			n.reqOut = append(n.reqOut, name)
+		}
+	}
 	return n
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // orTrue returns n, or the node of the true schema for nil.
@@ -343,13 +370,32 @@ func cmpMagnitude(a, b decimal) int {
 	return strings.Compare(a.frac, b.frac) // no trailing zeros: lexical order is numeric order
 }
 
+// fastRun is the state of one check: verdicts on small objects by schema and object
+// identity (decodeJSON shares identical short objects, so most repeat).
+type fastRun struct {
+	memo map[fastMemoKey]fastResult
+}
+
+type fastMemoKey struct {
+	n   *fastNode
+	obj uintptr
+}
+
+// maxMemoMembers is the size of the largest object whose verdict is remembered.
+const maxMemoMembers = 4
+
 // check returns the verdict of n on v.
 func (n *fastNode) check(v any) fastResult {
+	run := fastRun{memo: map[fastMemoKey]fastResult{}}
+	return n.eval(&run, v)
+}
+
+func (n *fastNode) eval(run *fastRun, v any) fastResult {
 	if n == nil {
 		return fastPass
 	}
 	if n.ref != nil {
-		return n.ref.check(v)
+		return n.ref.eval(run, v)
 	}
 	if n.unsupported {
 		return fastUnknown
@@ -357,13 +403,27 @@ func (n *fastNode) check(v any) fastResult {
 	if n.never {
 		return fastFail
 	}
+	if x, ok := v.(map[string]any); ok {
+		if len(x) <= maxMemoMembers && len(x) > 0 {
+			key := fastMemoKey{n, reflect.ValueOf(x).Pointer()}
+			if got, ok := run.memo[key]; ok {
+				return got
+			}
+			got := n.evalObject(run, x)
+			run.memo[key] = got
+			return got
+		}
+		return n.evalObject(run, x)
+	}
 	r := fastPass
+	// A number's decimal form is only needed for integer types, numeric enums and bounds.
 	var num decimal
-	numOK := false
-	isNum := false
+	numOK, isNum := false, false
 	if x, ok := v.(json.Number); ok {
 		isNum = true
-		num, numOK = splitDecimal(string(x))
+		if n.minimum != nil || n.maximum != nil || n.hasEnum || (n.types&tInteger != 0 && n.types&tNumber == 0) {
+			num, numOK = splitDecimal(string(x))
+		}
 	}
 	if n.types != 0 {
 		if r = max(r, n.checkType(v, isNum, num, numOK)); r == fastFail {
@@ -399,40 +459,7 @@ func (n *fastNode) check(v any) fastResult {
 		}
 		if n.items != nil {
 			for _, e := range x {
-				if r = max(r, n.items.check(e)); r == fastFail {
-					return r
-				}
-			}
-		}
-	case map[string]any:
-		if n.minProps >= 0 && len(x) < n.minProps {
-			return fastFail
-		}
-		for _, name := range n.required {
-			if _, ok := x[name]; !ok {
-				return fastFail
-			}
-		}
-		if !n.addlFalse && n.addl == nil {
-			// Only the listed members are constrained: look them up (an item has dozens
-			// of members, the dispatch's if schemas list one).
-			for k, ps := range n.props {
-				if e, ok := x[k]; ok {
-					if r = max(r, ps.check(e)); r == fastFail {
-						return r
-					}
-				}
-			}
-		} else {
-			for k, e := range x {
-				if ps, ok := n.props[k]; ok {
-					r = max(r, ps.check(e))
-				} else if n.addlFalse {
-					return fastFail
-				} else if n.addl != nil {
-					r = max(r, n.addl.check(e))
-				}
-				if r == fastFail {
+				if r = max(r, n.items.eval(run, e)); r == fastFail {
 					return r
 				}
 			}
@@ -441,22 +468,80 @@ func (n *fastNode) check(v any) fastResult {
 	default:
 		return fastUnknown // not a value decodeJSON produces
 	}
+	return n.evalApplicators(run, v, r)
+}
+
+// evalObject evaluates n's object keywords and applicators on x.
+func (n *fastNode) evalObject(run *fastRun, x map[string]any) fastResult {
+	r := fastPass
+	if n.types != 0 && n.types&tObject == 0 {
+		return fastFail
+	}
+	if n.hasEnum {
+		return fastFail // enum members are strings and numbers
+	}
+	if n.minProps >= 0 && len(x) < n.minProps {
+		return fastFail
+	}
+	for _, name := range n.reqOut {
+		if _, ok := x[name]; !ok {
+			return fastFail
+		}
+	}
+	if !n.addlFalse && n.addl == nil && 2*len(n.props) < len(x) {
+		// Only the listed members are constrained, and there are fewer of them than
+		// members (the dispatch's if schemas list one): look them up.
+		for k, ps := range n.props {
+			if e, ok := x[k]; ok {
+				if r = max(r, ps.eval(run, e)); r == fastFail {
+					return r
+				}
+			} else if n.reqIn[k] {
+				return fastFail
+			}
+		}
+	} else {
+		required := 0
+		for k, e := range x {
+			if ps, ok := n.props[k]; ok {
+				if n.reqProps > 0 && n.reqIn[k] {
+					required++
+				}
+				r = max(r, ps.eval(run, e))
+			} else if n.addlFalse {
+				return fastFail
+			} else if n.addl != nil {
+				r = max(r, n.addl.eval(run, e))
+			}
+			if r == fastFail {
+				return r
+			}
+		}
+		if required < n.reqProps {
+			return fastFail
+		}
+	}
+	return n.evalApplicators(run, x, r)
+}
+
+// evalApplicators combines r with the verdicts of allOf, oneOf and if/then/else.
+func (n *fastNode) evalApplicators(run *fastRun, v any, r fastResult) fastResult {
 	for _, s := range n.allOf {
-		if r = max(r, s.check(v)); r == fastFail {
+		if r = max(r, s.eval(run, v)); r == fastFail {
 			return r
 		}
 	}
 	if n.oneOf != nil {
-		if r = max(r, n.checkOneOf(v)); r == fastFail {
+		if r = max(r, n.checkOneOf(run, v)); r == fastFail {
 			return r
 		}
 	}
 	if n.ifS != nil {
-		switch n.ifS.check(v) {
+		switch n.ifS.eval(run, v) {
 		case fastPass:
-			r = max(r, n.thenS.check(v))
+			r = max(r, n.thenS.eval(run, v))
 		case fastFail:
-			r = max(r, n.elseS.check(v))
+			r = max(r, n.elseS.eval(run, v))
 		default:
 			r = max(r, fastUnknown)
 		}
@@ -521,10 +606,10 @@ func (n *fastNode) checkEnum(v any, isNum bool, num decimal, numOK bool) fastRes
 	return r
 }
 
-func (n *fastNode) checkOneOf(v any) fastResult {
+func (n *fastNode) checkOneOf(run *fastRun, v any) fastResult {
 	passed, unknown := 0, 0
 	for _, s := range n.oneOf {
-		switch s.check(v) {
+		switch s.eval(run, v) {
 		case fastPass:
 			passed++
 		case fastUnknown:
