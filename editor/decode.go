@@ -322,12 +322,14 @@ func (d *decoder) str() (string, error) {
 	start := d.pos + 1
 	i := start
 	// Fast path: no escapes, no control characters, valid UTF-8.
+	var high byte // the OR of all bytes: below utf8.RuneSelf means ASCII
 	for i < len(d.data) {
 		c := d.data[i]
+		high |= c
 		if c == '"' {
 			raw := d.data[start:i]
 			d.pos = i + 1
-			if !utf8.Valid(raw) {
+			if high >= utf8.RuneSelf && !utf8.Valid(raw) {
 				return d.slowString(start)
 			}
 			if len(raw) <= 32 {
