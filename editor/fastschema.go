@@ -63,10 +63,15 @@ type fastNode struct {
 	addl      *fastNode
 	items     *fastNode
 	allOf     []*fastNode
-	oneOf     []*fastNode
-	ifS       *fastNode
-	thenS     *fastNode
-	elseS     *fastNode
+	// dispatch holds the members of allOf of the form {if: {required: [dispatchProp],
+	// properties: {dispatchProp: {const: c}}}, then: S} (what discriminate writes) as S by
+	// c: on an object only the branch named by its member applies.
+	dispatchProp string
+	dispatch     map[string]*fastNode
+	oneOf        []*fastNode
+	ifS          *fastNode
+	thenS        *fastNode
+	elseS        *fastNode
 }
 
 // fastCompiler compiles schema documents as decoded by jsonschema.UnmarshalJSON
@@ -168,6 +173,9 @@ func (c *fastCompiler) compileObject(s map[string]any) *fastNode {
 		case "allOf", "oneOf":
 			arr, isArr := v.([]any)
 			ok = isArr && len(arr) > 0
+			if k == "allOf" {
+				n.dispatchProp, n.dispatch, arr = c.splitDispatch(arr)
+			}
 			var subs []*fastNode
 			for _, b := range arr {
 				subs = append(subs, c.compile(b))
@@ -214,6 +222,46 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// splitDispatch takes the if/then members that dispatch on one member's string const out
+// of an allOf, and returns them by const with the members left.
+func (c *fastCompiler) splitDispatch(all []any) (string, map[string]*fastNode, []any) {
+	prop := ""
+	dispatch := map[string]*fastNode{}
+	var rest []any
+	for _, m := range all {
+		if p, cst, then, ok := dispatchBranch(m); ok && (prop == "" || p == prop) && dispatch[cst] == nil {
+			prop = p
+			dispatch[cst] = c.compile(then).orTrue()
+			continue
+		}
+		rest = append(rest, m)
+	}
+	if len(dispatch) < 2 {
+		return "", nil, all
+	}
+	return prop, dispatch, rest
+}
+
+// dispatchBranch matches {if: {required: [p], properties: {p: {const: c}}}, then: S} with
+// a string c.
+func dispatchBranch(m any) (p, c string, then any, ok bool) {
+	mm, _ := m.(map[string]any)
+	iff, _ := mm["if"].(map[string]any)
+	then, hasThen := mm["then"]
+	req, _ := iff["required"].([]any)
+	props, _ := iff["properties"].(map[string]any)
+	if len(mm) != 2 || !hasThen || len(iff) != 2 || len(req) != 1 || len(props) != 1 {
+		return "", "", nil, false
+	}
+	p, _ = req[0].(string)
+	ps, _ := props[p].(map[string]any)
+	c, isStr := ps["const"].(string)
+	if p == "" || len(ps) != 1 || !isStr {
+		return "", "", nil, false
+	}
+	return p, c, then, true
 }
 
 // orTrue returns n, or the node of the true schema for nil.
@@ -529,6 +577,23 @@ func (n *fastNode) evalApplicators(run *fastRun, v any, r fastResult) fastResult
 	for _, s := range n.allOf {
 		if r = max(r, s.eval(run, v)); r == fastFail {
 			return r
+		}
+	}
+	if n.dispatch != nil {
+		x, isObj := v.(map[string]any)
+		if !isObj {
+			// required and properties ignore other values: every if passes.
+			for _, s := range n.dispatch {
+				if r = max(r, s.eval(run, v)); r == fastFail {
+					return r
+				}
+			}
+		} else if s, ok := x[n.dispatchProp].(string); ok {
+			if then := n.dispatch[s]; then != nil {
+				if r = max(r, then.eval(run, x)); r == fastFail {
+					return r
+				}
+			}
 		}
 	}
 	if n.oneOf != nil {
