@@ -305,6 +305,59 @@ func assetFrom(m map[string]any) *wireAsset {
 	return w
 }
 
+// parallelItems is the number of items above which itemsFrom reads half of them in a
+// second goroutine.
+const parallelItems = 1024
+
+// itemsFrom reads the items map. A map entry that is not an object becomes nil.
+func itemsFrom(r *treeReader, m map[string]any) map[string]*wireItem {
+	out := make(map[string]*wireItem, len(m))
+	if len(m) <= parallelItems {
+		for k, x := range m {
+			o, _ := x.(map[string]any)
+			if o == nil {
+				out[k] = nil
+				continue
+			}
+			out[k] = itemFrom(r, o)
+		}
+		return out
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	items := make([]*wireItem, len(keys))
+	read := func(r *treeReader, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if o, _ := m[keys[i]].(map[string]any); o != nil {
+				items[i] = itemFrom(r, o)
+			}
+		}
+	}
+	half := len(keys) / 2
+	done := make(chan any)
+	go func() {
+		defer func() { done <- recover() }() // re-raised below, in the caller's goroutine
+		read(&treeReader{anims: map[uintptr]*wireAnimated{}}, half, len(keys))
+	}()
+	var mine any
+	func() {
+		defer func() { mine = recover() }() // wait for the helper before re-raising
+		read(r, 0, half)
+	}()
+	if p := <-done; p != nil {
+		panic(p)
+	}
+	if mine != nil {
+		panic(mine)
+	}
+	for i, k := range keys {
+		out[k] = items[i]
+	}
+	return out
+}
+
 // wireFromDoc reads a decoded editor state object into wire types.
 func wireFromDoc(doc map[string]any) *wireState {
 	r := &treeReader{anims: map[uintptr]*wireAnimated{}}
@@ -330,15 +383,7 @@ func wireFromDoc(doc map[string]any) *wireState {
 		}
 	}
 	if m := fObj(doc, "items"); m != nil {
-		w.Items = make(map[string]*wireItem, len(m))
-		for k, x := range m {
-			o, _ := x.(map[string]any)
-			if o == nil {
-				w.Items[k] = nil
-				continue
-			}
-			w.Items[k] = itemFrom(r, o)
-		}
+		w.Items = itemsFrom(r, m)
 	}
 	if m := fObj(doc, "transitions"); m != nil {
 		w.Transitions = make(map[string]*wireTransition, len(m))
