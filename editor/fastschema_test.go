@@ -223,7 +223,7 @@ func TestFastSchemaMatchesLibrary(t *testing.T) {
 	o := newFastOracle(t)
 	seeds := fastSeeds(t)
 	r := rand.New(rand.NewSource(1))
-	n := 3000
+	n := 2000
 	if testing.Short() {
 		n = 300
 	}
