@@ -38,6 +38,8 @@ type exportFlags struct {
 	// workspace resolves uploaded assets from the data dir (server stopped)
 	workspace string
 	fonts     []string
+	// ffmpeg is the ffmpeg program decoding video and compressed audio
+	ffmpeg string
 }
 
 func newExportCmd(g *globalFlags) *cobra.Command {
@@ -74,6 +76,7 @@ func newExportCmd(g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a bar on a terminal, else lines), bar, lines or none")
 	fl.StringVar(&f.workspace, "workspace", "", "resolve uploaded assets of this workspace id from --data-dir first (the server must be stopped)")
 	fl.StringSliceVar(&f.fonts, "fonts", nil, "extra directories of font files for text (besides the embedded and system fonts)")
+	fl.StringVar(&f.ffmpeg, "ffmpeg", "", "ffmpeg program that decodes video and compressed audio assets (default: ffmpeg on PATH)")
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the render to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
 	return cmd
@@ -121,6 +124,11 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 		fontData = g.dataDir
 	}
 	media := assets.Media{Resolve: resolve}
+	// Video and compressed audio decode with ffmpeg; without it states using them are
+	// refused with a clear message (images, text and the rest still render).
+	if ff, err := assets.FindFFmpeg(f.ffmpeg); err == nil {
+		media.FFmpeg = ff
+	}
 	lib, err := newTextLibrary(fontData, f.fonts, nil)
 	if err != nil {
 		return fmt.Errorf("export: fonts: %w", err)
@@ -131,6 +139,11 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 		return err
 	}
 	if format == "png" {
+		if media.FFmpeg != nil {
+			sess := media.NewSession(0) // video frames; its decoders stop on return
+			defer sess.Close()
+			return exportFrame(ctx, st, sess, txt, f)
+		}
 		return exportFrame(ctx, st, media, txt, f)
 	}
 	if f.frame >= 0 {

@@ -49,7 +49,6 @@ func outputFormat(out, flag string) (string, error) {
 func exportVideo(ctx context.Context, raw []byte, st *editor.State, media compositor.Media, txt compositor.TextRenderer, format string, f *exportFlags) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	warnUndrawn(st, compositor.Options{Media: media, Text: txt})
 	w, h := export.OutputSize(st.CompositionWidth, st.CompositionHeight, f.scale)
 	frames := editor.FrameCount(st.DurationTicks(), int64(f.fps), st.TimebaseTicksPerSecond)
 	if frames == 0 {
@@ -59,8 +58,14 @@ func exportVideo(ctx context.Context, raw []byte, st *editor.State, media compos
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	p := export.NewPipeline(export.PipelineConfig{Media: media, Text: txt, Workers: f.workers,
+	var ff *assets.FFmpeg
+	if am, ok := media.(assets.Media); ok {
+		ff = am.FFmpeg
+	}
+	p := export.NewPipeline(export.PipelineConfig{Media: media, Text: txt, FFmpeg: ff, Workers: f.workers,
 		EncoderThreads: f.threads, Preset: f.preset, CRF: f.crf, MaxOutputSide: f.maxSide})
+	// What the pipeline renders: with ffmpeg that includes video and audio items.
+	warnMissing(st, p.Features())
 	job := export.RenderJob{State: raw, Parsed: st, CompositionWidth: st.CompositionWidth,
 		CompositionHeight: st.CompositionHeight, OutputWidth: w, OutputHeight: h, Scale: f.scale,
 		FPS: f.fps, Format: format, Frames: frames, OutputPath: out}
@@ -179,7 +184,12 @@ func fmtDuration(d time.Duration) string {
 
 // warnUndrawn tells on stderr which features of the state this build does not draw yet.
 func warnUndrawn(st *editor.State, opts compositor.Options) {
-	if missing := editor.UnsupportedFeatures(st, compositor.Features(opts)); len(missing) > 0 {
+	warnMissing(st, compositor.Features(opts))
+}
+
+// warnMissing prints what of st is outside fs (not drawn or not heard).
+func warnMissing(st *editor.State, fs editor.FeatureSet) {
+	if missing := editor.UnsupportedFeatures(st, fs); len(missing) > 0 {
 		fmt.Fprintf(os.Stderr, "cutroom: export: warning: not drawn yet: %s\n", strings.Join(missing, ", "))
 	}
 }

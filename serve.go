@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/encode"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
@@ -34,6 +35,10 @@ type serveFlags struct {
 	syncBurst     int
 	shutdownGrace time.Duration
 	fontDirs      []string
+	preset        string
+	crf           int
+	frameWorkers  int
+	ffmpeg        string
 
 	renderWorkers int
 	outputTTL     time.Duration
@@ -66,6 +71,10 @@ desktop apps that bundle the server).`,
 	fl.Int64Var(&f.maxBody, "max-body-bytes", 32<<20, "largest JSON request body accepted")
 	fl.Float64Var(&f.syncRate, "sync-rate", 2, "project sync rate limit: syncs per second per project")
 	fl.IntVar(&f.syncBurst, "sync-burst", 10, "project sync rate limit: burst size per project")
+	fl.StringVar(&f.preset, "preset", "veryfast", "x264 preset of exports (mapped to libvpx speeds for WebM)")
+	fl.IntVar(&f.crf, "crf", 0, "constant quality of exports (x264 CRF, libvpx cq-level; 0: 20 for H.264, 31 for VP9)")
+	fl.IntVar(&f.frameWorkers, "frame-workers", 0, "frames composited at once per render (0: CPU cores - 1, at least 1, so the API keeps a core)")
+	fl.StringVar(&f.ffmpeg, "ffmpeg", "ffmpeg", "ffmpeg used to decode video items and compressed audio (empty: none; they are then unavailable)")
 	fl.StringSliceVar(&f.fontDirs, "fonts", nil, "extra directories of font files for text (besides <data-dir>/fonts and the system's)")
 	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")
 	fl.IntVar(&f.renderWorkers, "render-workers", 0, "exports rendered at once (0: half the CPU cores, at least 1)")
@@ -115,6 +124,13 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	// Flags are checked before the database is touched, so a bad flag on the first start
+	// does not create (and lose) the default key.
+	for _, format := range []string{encode.FormatMP4, encode.FormatWebM} {
+		if _, err := (encode.Options{Format: format, Width: 64, Height: 64, FPS: 30, Preset: f.preset, CRF: f.crf}).Normalize(); err != nil {
+			return fmt.Errorf("--preset/--crf: %w", err)
+		}
+	}
 	db, err := openDB(g.dataDir, 2*time.Second)
 	if err != nil {
 		return err
@@ -136,6 +152,15 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 			return fmt.Errorf("create API key: %w", err)
 		}
 	}
+	// The key is printed as soon as it exists, so no later start-up failure can lose it.
+	switch {
+	case newKey != "":
+		fmt.Printf("API key of workspace %q (shown once; store it now):\n%s\n", ws.Name, newKey)
+	case f.apiKey != "":
+		fmt.Printf("API key: the one given with --api-key (workspace %q)\n", ws.Name)
+	default:
+		fmt.Printf("API key: use a key of workspace %q (create one with `cutroom keys create --workspace %s` while the server is stopped)\n", ws.Name, ws.Name)
+	}
 	if f.webhookSecret != "" {
 		if _, err := db.UpdateWorkspace(ws.ID, storage.WorkspaceInput{WebhookSecret: &f.webhookSecret}); err != nil {
 			return fmt.Errorf("--webhook-secret: %w", err)
@@ -151,8 +176,7 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 		base = "http://" + ln.Addr().String()
 	}
 	base = strings.TrimRight(base, "/")
-	cfg := server.Config{PublicURL: base, MaxBodyBytes: f.maxBody, SyncRate: f.syncRate, SyncBurst: f.syncBurst, Logger: log,
-		Features: renderFeatures()}
+	cfg := server.Config{PublicURL: base, MaxBodyBytes: f.maxBody, SyncRate: f.syncRate, SyncBurst: f.syncBurst, Logger: log}
 	if isLoopback(ln.Addr()) {
 		cfg.AllowedHosts = server.LoopbackHosts(base)
 	}
@@ -174,6 +198,16 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 		return fmt.Errorf("uploaded fonts: %w", err)
 	}
 	addFonts(fonts, uploaded, log)
+	var ff *assets.FFmpeg
+	if f.ffmpeg != "" {
+		if ff, err = assets.FindFFmpeg(f.ffmpeg); err != nil {
+			log.Warn("ffmpeg not usable: video items and audio are unavailable", "err", err)
+			ff = nil
+		}
+	}
+	rend := newRenderer(store, fonts, renderSettings{preset: f.preset, crf: f.crf, frameWorkers: f.frameWorkers,
+		maxOutputSide: f.maxOutputSide, ffmpeg: ff}, log)
+	cfg.Features = rend.Features()
 	guard, err := webhook.NewGuard(f.allowHosts)
 	if err != nil {
 		return fmt.Errorf("--allow-hosts: %w", err)
@@ -181,7 +215,7 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	deliverer := webhook.NewDeliverer(webhook.Config{HeaderPrefix: f.headerPrefix, Guard: guard, Logger: log}, db)
 	exports, err := export.New(export.Config{Workers: f.renderWorkers, OutputDir: filepath.Join(g.dataDir, "outputs"),
 		OutputTTL: f.outputTTL, MaxOutputSide: f.maxOutputSide, Links: export.NewLinks(base, signer),
-		Guard: guard, HeaderPrefix: f.headerPrefix, Notify: deliverer.Notify, Logger: log}, db, newRenderer())
+		Guard: guard, HeaderPrefix: f.headerPrefix, Notify: deliverer.Notify, Logger: log}, db, rend)
 	if err != nil {
 		return err
 	}
@@ -204,14 +238,6 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	schedWG.Add(1)
 	go func() { defer schedWG.Done(); schedErr <- exports.Run(schedCtx) }()
 
-	switch {
-	case newKey != "":
-		fmt.Printf("API key of workspace %q (shown once; store it now):\n%s\n", ws.Name, newKey)
-	case f.apiKey != "":
-		fmt.Printf("API key: the one given with --api-key (workspace %q)\n", ws.Name)
-	default:
-		fmt.Printf("API key: use a key of workspace %q (create one with `cutroom keys create --workspace %s` while the server is stopped)\n", ws.Name, ws.Name)
-	}
 	// The listening line comes last, so a script that waits for it has everything above.
 	fmt.Printf("cutroom listening on %s (data in %s)\n", base, g.dataDir)
 

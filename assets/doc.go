@@ -56,4 +56,26 @@
 // current state refers to it (editor asset key or id == assetId, remoteKey == fileKey,
 // remoteUrl or a background imageUrl whose path ends in /files/<fileKey>) or an active
 // export does (ActiveReferences). Soft-deleted files stay on disk.
+//
+// # Decoding for rendering
+//
+// Media decodes still images, gifs and SVG sources in pure Go. Video and compressed
+// audio decode through ffmpeg child processes (FFmpeg, found by FindFFmpeg on PATH or at a
+// configured path); without it they fail with MEDIA_DECODER_UNAVAILABLE and renderers
+// leave video and audio items out of their features.
+//
+//   - Media.OpenAudio: one ffmpeg per clip streaming 48 kHz stereo float32 from a start
+//     time, tempo changed by playbackRate with the pitch kept (atempo, as browsers play
+//     media), mono played on both channels at full level.
+//   - Media.NewSession: the media of one render job, adding VideoFrame (the compositor's
+//     VideoFrames). One ffmpeg per clip streams raw RGBA frames in presentation order with
+//     -fps_mode passthrough; each frame's pts comes from the showinfo filter on stderr (in
+//     the same order), so variable frame rate sources are exact. The frame shown at media
+//     time t is the last one whose pts is <= t. Rotated sources are turned upright by
+//     ffmpeg's autorotate (display matrix); frames are scaled down to fit the output size.
+//     Each decoder keeps a window of 6 frames; it restarts (seeking to the keyframe before
+//     t, timestamps kept with -copyts) only when a request goes back past its window or
+//     more than 8 s ahead. At most 3 decoders per file; decoders no frame was asked of
+//     for 256 requests are stopped. Session.Close kills and reaps every process; a
+//     canceled request context returns at once.
 package assets

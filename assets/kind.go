@@ -208,7 +208,10 @@ func declaredType(contentType string) string {
 		mt = strings.ToLower(strings.TrimSpace(strings.SplitN(contentType, ";", 2)[0]))
 	}
 	switch mt {
-	case "application/octet-stream", "binary/octet-stream", "application/unknown", "application/binary":
+	case "application/octet-stream", "binary/octet-stream", "application/unknown", "application/binary",
+		// a form encoding says nothing about a file's media type; it is what
+		// `curl --data-binary @file` sends when the caller sets no Content-Type
+		"application/x-www-form-urlencoded":
 		return ""
 	}
 	return mt

@@ -30,6 +30,8 @@ type Media struct {
 	MaxPixels int64
 	// MaxFileBytes caps the file read for one asset; 0 means 1 GiB.
 	MaxFileBytes int64
+	// FFmpeg decodes video and compressed audio; nil leaves them undecodable.
+	FFmpeg *FFmpeg
 }
 
 // MediaFor returns the media of a workspace's uploaded assets.

@@ -76,6 +76,11 @@ func TestBrowserReference(t *testing.T) {
 			cases = append(cases, tc)
 		}
 	}
+	for _, tc := range textCases() {
+		if tc.noBrowser == "" {
+			cases = append(cases, tc)
+		}
+	}
 	const cols = 6
 	rows := (len(cases) + cols - 1) / cols
 	var index bytes.Buffer
@@ -87,7 +92,11 @@ func TestBrowserReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ours[i] = renderState(t, raw, tc.frame, files)
+		if tc.text {
+			ours[i] = renderTextState(t, raw, tc.frame)
+		} else {
+			ours[i] = renderState(t, raw, tc.frame, files)
+		}
 		page := htmlFrame(t, st, st.FrameTicks(tc.frame, fps), dir, files)
 		name := fmt.Sprintf("case%02d.html", i)
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(page), 0o644); err != nil {
@@ -121,13 +130,17 @@ func TestBrowserReference(t *testing.T) {
 		}
 		s := ssim(ours[i], ref)
 		mad := meanAbsDiff(ours[i], ref)
+		want := browserSSIM
+		if tc.ssim > 0 {
+			want = tc.ssim
+		}
 		if keep != "" {
 			writePNG(t, filepath.Join(keep, tc.name+".browser.png"), ref)
 			writePNG(t, filepath.Join(keep, tc.name+".ours.png"), ours[i])
 		}
 		switch {
-		case s < browserSSIM:
-			t.Errorf("%s: SSIM %.4f against Chromium, want >= %.2f (mean abs diff %.2f)", tc.name, s, browserSSIM, mad)
+		case s < want:
+			t.Errorf("%s: SSIM %.4f against Chromium, want >= %.2f (mean abs diff %.2f)", tc.name, s, want, mad)
 		case mad > browserMAD:
 			t.Errorf("%s: mean abs channel difference %.2f against Chromium, want <= %.1f (SSIM %.4f)", tc.name, mad, browserMAD, s)
 		default:
@@ -149,6 +162,7 @@ html,body{margin:0;background:#000;overflow:hidden}
 .w,.fx{left:0;top:0;right:0;bottom:0}
 img.c{display:block}
 `)
+	b.WriteString(browserFontFaces(t))
 	var anims strings.Builder
 	nAnim := 0
 	// animate returns an animation declaration running the given keyframes, paused at
@@ -264,6 +278,12 @@ img.c{display:block}
 		case editor.ItemImage:
 			a := st.Asset(it.AssetID)
 			content = fmt.Sprintf(`<img class="c" src="%s" style="%s">`, a.RemoteKey, box)
+		case editor.ItemCaptions:
+			content = captionsHTML(t, it, lt, st.TimebaseTicksPerSecond, box)
+		case editor.ItemTextTemplate:
+			content = templateHTML(t, it, lt, box)
+		case editor.ItemChart:
+			content = chartHTML(t, it, lt, box)
 		case editor.ItemGif:
 			a := st.Asset(it.AssetID)
 			g, err := (&testMedia{files: files}).GIF(nil, a)

@@ -8,6 +8,9 @@ type testCase struct {
 	// ssim overrides the browser check's threshold (0: the default 0.97); noBrowser leaves
 	// the case out of the browser check (with the reason).
 	noBrowser string
+	// text marks cases that need the text engine (textCases); ssim overrides browserSSIM.
+	text bool
+	ssim float64
 }
 
 const sec = int64(secTicks)

@@ -27,6 +27,13 @@ type TextRenderer interface {
 	RenderText(it *editor.Item, localTicks int64, scale float64) (layer *image.RGBA, offX, offY float64, err error)
 }
 
+// TimedTextRenderer is implemented by TextRenderers whose output depends on wall-clock time
+// within the item (captions are timed in milliseconds); the compositor then calls
+// RenderTextTimed with the state's timebase instead of RenderText.
+type TimedTextRenderer interface {
+	RenderTextTimed(it *editor.Item, localTicks, ticksPerSecond int64, scale float64) (layer *image.RGBA, offX, offY float64, err error)
+}
+
 // TextTypes is implemented by TextRenderers that draw only some of the text-like item types;
 // Features then advertises only those. A TextRenderer without it draws all three.
 type TextTypes interface {
@@ -105,6 +112,8 @@ type Compositor struct {
 	colors  map[*editor.Item]Color
 	tracks  []trackPlan
 	masks   *maskCache
+	charts  *chartCache
+	sprites *spriteCache
 	log     *slog.Logger
 	bgColor Color
 	bgGrad  *Gradient
@@ -121,6 +130,7 @@ type scratch struct {
 	layer  *image.RGBA // transparent except while in use
 	layer2 *image.RGBA
 	blur   blurScratch
+	occ    []occluder // this frame's opaque regions (see collectOccluders)
 }
 
 // New prepares a compositor for a parsed (and validated) state.
@@ -162,6 +172,8 @@ func New(st *editor.State, opts Options) (*Compositor, error) {
 	c.vx, c.vy = float64(c.outW)/c.compW, float64(c.outH)/c.compH
 	c.view = aff{a: c.vx, e: c.vy}
 	c.masks = newMaskCache(64)
+	c.charts = newChartCache(16)
+	c.sprites = newSpriteCache(spriteBudget)
 	c.media = map[string]*mediaEntry{}
 	for id, a := range st.Assets {
 		c.media[id] = &mediaEntry{asset: a}
@@ -188,6 +200,13 @@ func New(st *editor.State, opts Options) (*Compositor, error) {
 			c.colors[it] = c.parseColor(it.Solid.Color, "items."+it.ID+".color")
 		case it.Illustration != nil:
 			c.colors[it] = c.parseColor(it.Illustration.Color, "items."+it.ID+".color")
+		case it.Chart != nil:
+			col, err := ParseColor(it.Chart.ThemeColor)
+			if err != nil {
+				c.log.Warn("compositor: chart theme colour ignored", "at", "items."+it.ID+".themeColor", "err", err)
+				col = chartDefault
+			}
+			c.colors[it] = col
 		}
 	}
 	c.tracks = make([]trackPlan, len(st.Tracks))
@@ -250,9 +269,10 @@ func (c *Compositor) RenderFrame(ctx context.Context, n int64, fps int, dst *ima
 	t := c.st.FrameTicks(n, int64(fps))
 	sc, _ := c.pool.Get().(*scratch)
 	if sc == nil {
-		sc = &scratch{}
+		sc = &scratch{occ: make([]occluder, 0, 16)}
 	}
 	defer c.pool.Put(sc)
+	sc.occ = sc.occ[:0] // pooled: no occluders from another frame
 
 	bg := c.st.GlobalBackground
 	if bg.Type == editor.BackgroundBlur {
@@ -265,6 +285,9 @@ func (c *Compositor) RenderFrame(ctx context.Context, n int64, fps int, dst *ima
 		if err := c.drawBackground(ctx, dst); err != nil {
 			return err
 		}
+	}
+	if err := c.collectOccluders(ctx, t, dst, sc); err != nil {
+		return err
 	}
 	return c.drawTracks(ctx, t, dst, sc)
 }
@@ -339,19 +362,22 @@ func cheapToPrepare(it *editor.Item) bool {
 	return it.Type == editor.ItemImage || it.Type == editor.ItemSolid
 }
 
+// drawTracks draws the tracks back to front. Items are numbered in drawing order as
+// collectOccluders numbers them.
 func (c *Compositor) drawTracks(ctx context.Context, t int64, dst *image.RGBA, sc *scratch) error {
+	seq := 0
 	for ti := len(c.tracks) - 1; ti >= 0; ti-- {
 		if c.tracks[ti].hidden {
 			continue
 		}
-		if err := c.drawTrack(ctx, &c.tracks[ti], t, dst, sc); err != nil {
+		if err := c.drawTrack(ctx, &c.tracks[ti], t, dst, sc, &seq); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (c *Compositor) drawTrack(ctx context.Context, tp *trackPlan, t int64, dst *image.RGBA, sc *scratch) error {
+func (c *Compositor) drawTrack(ctx context.Context, tp *trackPlan, t int64, dst *image.RGBA, sc *scratch, seq *int) error {
 	var active *transPlan
 	for i := range tp.trans {
 		if tp.trans[i].start <= t && t < tp.trans[i].end {
@@ -360,9 +386,10 @@ func (c *Compositor) drawTrack(ctx context.Context, tp *trackPlan, t int64, dst 
 		}
 	}
 	for _, it := range tp.items {
+		*seq++
 		if active != nil && (it == active.from || it == active.to) {
 			if it == active.from {
-				if err := c.drawTransition(ctx, active, t, dst, sc); err != nil {
+				if err := c.drawTransition(ctx, active, t, dst, sc, *seq); err != nil {
 					return err
 				}
 			}
@@ -399,9 +426,11 @@ func (c *Compositor) drawItem(ctx context.Context, it *editor.Item, lt int64, ds
 	if err := c.prepareItem(ctx, it, lt, dst, ex, &pr); err != nil || pr.bb.Empty() {
 		return pr.bb, err
 	}
-	if ex != nil && ex.add {
+	switch {
+	case ex != nil && ex.add:
 		drawAdd(dst, dst.Rect, &pr.op, &pr.src)
-	} else {
+	case c.drawCached(dst, &pr):
+	default:
 		draw(dst, dst.Rect, &pr.op, &pr.src)
 	}
 	return pr.bb, nil
@@ -413,6 +442,8 @@ type prepared struct {
 	op  drawOp
 	src source
 	bb  image.Rectangle
+	// stable: the source's pixels never change for the Compositor's life (sprite-cacheable)
+	stable bool
 }
 
 // prepareItem resolves an item's placement and source at local tick lt (loading media).
@@ -428,6 +459,10 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 		}
 	case editor.ItemText, editor.ItemCaptions, editor.ItemTextTemplate:
 		if c.opts.Text == nil {
+			return nil
+		}
+	case editor.ItemChart:
+		if _, ok := c.opts.Text.(chartLabeler); !ok || it.Chart == nil {
 			return nil
 		}
 	default:
@@ -451,10 +486,18 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 	// destination pixels per local unit along each box axis
 	pxU, pxV := math.Hypot(fwd.a, fwd.d), math.Hypot(fwd.b, fwd.e)
 	var src source
+	stable := false
 	switch it.Type {
 	case editor.ItemText, editor.ItemCaptions, editor.ItemTextTemplate:
 		s := math.Max(pxU, pxV)
-		layer, offX, offY, err := c.opts.Text.RenderText(it, lt, s)
+		var layer *image.RGBA
+		var offX, offY float64
+		var err error
+		if tr, ok := c.opts.Text.(TimedTextRenderer); ok {
+			layer, offX, offY, err = tr.RenderTextTimed(it, lt, c.st.TimebaseTicksPerSecond, s)
+		} else {
+			layer, offX, offY, err = c.opts.Text.RenderText(it, lt, s)
+		}
 		if err != nil {
 			return errf(CodeText, "text item %q: %v", it.ID, err)
 		}
@@ -483,6 +526,7 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 		shape := it.Solid.Shape
 		if shape == "" || shape == "rectangle" {
 			src = source{kind: srcSolid, cr: cr, cg: cg, cb: cb, ca: ca}
+			stable = true
 			break
 		}
 		pw, ph := pixelSize(pl.width*pxU), pixelSize(pl.height*pxV)
@@ -491,6 +535,27 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 			return err
 		}
 		src = source{kind: srcMask, mask: m, cr: cr, cg: cg, cb: cb, ca: ca, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
+		stable = true
+	case editor.ItemChart:
+		pw, ph := pixelSize(pl.width*pxU), pixelSize(pl.height*pxV)
+		e := chartProgress(it.Chart, lt)
+		k := chartKey{it, pw, ph}
+		img := (*image.RGBA)(nil)
+		if e >= 1 {
+			img = c.charts.get(k)
+		}
+		if img == nil {
+			var err error
+			img, err = renderChart(it.Chart, c.colors[it], pl.width, pl.height, pw, ph, e, c.opts.Text.(chartLabeler))
+			if err != nil {
+				return errf(CodeText, "chart item %q: %v", it.ID, err)
+			}
+			if e >= 1 {
+				c.charts.put(k, img)
+			}
+		}
+		src = source{kind: srcImage, img: img, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
+		stable = e >= 1 // finished charts are cached, growing ones drawn afresh
 	case editor.ItemIllustration:
 		col := c.colors[it]
 		cr, cg, cb, ca := col.premul()
@@ -503,6 +568,7 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 			return errf(CodeIllustration, "item %q: %v", it.ID, err)
 		}
 		src = source{kind: srcMask, mask: m, cr: cr, cg: cg, cb: cb, ca: ca, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
+		stable = true
 	case editor.ItemVideo:
 		a := c.st.Asset(it.AssetID)
 		if a == nil {
@@ -581,8 +647,9 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 			}
 		}
 		src = source{kind: srcImage, img: img, toSrc: toSrc, opaque: e.img != nil && e.opaque}
+		stable = true
 	}
-	out.op, out.src, out.bb = op, src, bb
+	out.op, out.src, out.bb, out.stable = op, src, bb, stable
 	return nil
 }
 
@@ -620,7 +687,7 @@ func pixelSize(v float64) int {
 
 // drawTransition draws both clips of an active transition. See the package documentation
 // for what each type looks like.
-func (c *Compositor) drawTransition(ctx context.Context, tp *transPlan, t int64, dst *image.RGBA, sc *scratch) error {
+func (c *Compositor) drawTransition(ctx context.Context, tp *transPlan, t int64, dst *image.RGBA, sc *scratch, seq int) error {
 	tr := tp.tr
 	p := ease(tr.Easing, float64(t-tp.start)/float64(tr.DurationTicks))
 	fromLT, toLT := t-tp.from.StartTicks, t-tp.to.StartTicks
@@ -631,7 +698,7 @@ func (c *Compositor) drawTransition(ctx context.Context, tp *transPlan, t int64,
 	dir := strings.ToLower(strings.TrimSpace(tr.Params["direction"]))
 	switch tr.Type {
 	case "fade":
-		return c.drawCrossfade(ctx, tp, fromLT, toLT, p, dst, sc)
+		return c.drawCrossfade(ctx, tp, fromLT, toLT, p, dst, sc, seq)
 	case "slide":
 		dx, dy := slideVector(dir, W, H)
 		outEx.m = translate(dx*p, dy*p)
@@ -715,7 +782,7 @@ func flipMatrix(vertical bool, k, W, H float64) aff {
 // clip at opacity p are added (CSS mix-blend-mode: plus-lighter inside an isolated group)
 // and the sum is laid over what is below. Two opaque clips therefore dissolve without the
 // background showing through.
-func (c *Compositor) drawCrossfade(ctx context.Context, tp *transPlan, fromLT, toLT int64, p float64, dst *image.RGBA, sc *scratch) error {
+func (c *Compositor) drawCrossfade(ctx context.Context, tp *transPlan, fromLT, toLT int64, p float64, dst *image.RGBA, sc *scratch, seq int) error {
 	var a, b prepared
 	if err := c.prepareItem(ctx, tp.from, fromLT, dst, &extra{m: identity, opacity: 1 - p}, &a); err != nil {
 		return err
@@ -738,7 +805,7 @@ func (c *Compositor) drawCrossfade(ctx context.Context, tp *transPlan, fromLT, t
 			if fa.k+fb.k > 256 {
 				fb.k = 256 - fa.k
 			}
-			crossfadeFast(dst, &fa, &fb)
+			crossfadeCovered(dst, &fa, &fb, sc.occ, seq)
 			return nil
 		}
 	}

@@ -4,7 +4,9 @@
 // A Compositor is built once per state with New and then renders any frame with
 // RenderFrame, from several goroutines at once if wanted (each with its own buffer). It
 // never opens files: decoded media comes from the caller's Media, text layers from an
-// optional TextRenderer, and illustrations from the editor's built-in library.
+// optional TextRenderer (TextItems draws text, captions, text templates and chart labels
+// with package compositor/text), and illustrations from the editor's built-in library.
+// Charts are rasterised here with golang.org/x/image/vector.
 //
 // The frame is what the editor's CSS preview shows for the same state. README.md in this
 // directory defines every rendering rule exactly (geometry, animations, transitions,

@@ -532,6 +532,10 @@ func drawFast(dst *image.RGBA, bb image.Rectangle, op *drawOp, src *source, add 
 		sw := src.img.Rect.Dx()
 		if sx0 >= 0 && sx0+r.Dx() <= sw {
 			si := syy*src.img.Stride + sx0*4
+			if !add && src.opaque && ki >= 256 {
+				copy(d, src.img.Pix[si:si+n])
+				continue
+			}
 			if add {
 				addRow(d, src.img.Pix[si:si+n:si+n], ki)
 			} else {
@@ -565,39 +569,40 @@ func blendRow(d, s []uint8, ki uint32) {
 	n := min(len(d), len(s)) &^ 3
 	d, s = d[:n], s[:n]
 	if ki >= 256 {
-		for i := 0; i < n; {
-			// copy a run of opaque pixels in one go
-			j := i
-			for j < n && s[j+3] == 255 {
-				j += 4
-			}
-			if j > i {
-				copy(d[i:j], s[i:j])
-				i = j
+		for len(s) >= 4 && len(d) >= 4 {
+			sp := binary.LittleEndian.Uint32(s)
+			switch sp >> 24 {
+			case 255:
+				// copy a run of opaque pixels in one go
+				j := 4
+				for j+8 <= len(s) && binary.LittleEndian.Uint64(s[j:])&0xff000000ff000000 == 0xff000000ff000000 {
+					j += 8
+				}
+				if j+4 <= len(s) && s[j+3] == 255 {
+					j += 4
+				}
+				copy(d, s[:j])
+				s, d = s[j:], d[j:]
 				continue
+			case 0:
+			default:
+				binary.LittleEndian.PutUint32(d, over32(sp, binary.LittleEndian.Uint32(d)))
 			}
-			sp := binary.LittleEndian.Uint32(s[i:])
-			if sa := uint64(sp >> 24); sa != 0 {
-				dp := binary.LittleEndian.Uint32(d[i:])
-				binary.LittleEndian.PutUint32(d[i:], compress(expand(sp)+div255Lanes(expand(dp)*(255-sa))))
-			}
-			i += 4
+			s, d = s[4:], d[4:]
 		}
 		return
 	}
-	k := uint64(ki)
-	for i := 0; i < n; i += 4 {
-		sp := binary.LittleEndian.Uint32(s[i:])
-		if sp == 0 {
-			continue
+	k := uint32(ki)
+	for len(s) >= 4 && len(d) >= 4 {
+		sp := binary.LittleEndian.Uint32(s)
+		if sp != 0 {
+			// scale by k/256, truncating
+			c := ((sp&0x00ff00ff)*k)>>8&0x00ff00ff | ((sp>>8)&0x00ff00ff)*k&0xff00ff00
+			if c>>24 != 0 {
+				binary.LittleEndian.PutUint32(d, over32(c, binary.LittleEndian.Uint32(d)))
+			}
 		}
-		c := ((expand(sp) * k) >> 8) & laneMask
-		sa := c >> 48
-		if sa == 0 {
-			continue
-		}
-		dp := binary.LittleEndian.Uint32(d[i:])
-		binary.LittleEndian.PutUint32(d[i:], compress(c+div255Lanes(expand(dp)*(255-sa))))
+		s, d = s[4:], d[4:]
 	}
 }
 

@@ -80,10 +80,36 @@ func mix32(a, b uint32, ka, kb uint32) uint32 {
 // equal to drawing both into a transparent layer (the second added) and laying the layer
 // over dst. The opacities must sum to at most 256.
 func crossfadeFast(dst *image.RGBA, a, b *fastRect) {
+	crossfadeCovered(dst, a, b, nil, 0)
+}
+
+// crossfadeCovered is crossfadeFast skipping the pixels that occluders drawn after seq
+// (in front) paint opaquely: what is drawn there now is replaced later anyway.
+func crossfadeCovered(dst *image.RGBA, a, b *fastRect, occ []occluder, seq int) {
 	u := a.rect.Union(b.rect).Intersect(dst.Rect)
-	ka, kb := uint32(a.k), uint32(b.k)
+	var buf [maxRowCover][2]int
 	for y := u.Min.Y; y < u.Max.Y; y++ {
-		row := dst.Pix[dst.PixOffset(u.Min.X, y) : dst.PixOffset(u.Max.X-1, y)+4]
+		x := u.Min.X
+		for _, cv := range rowCover(occ, seq, y, &buf) {
+			if cv[0] > x {
+				crossfadeRow(dst, a, b, y, x, min(cv[0], u.Max.X))
+			}
+			x = max(x, cv[1])
+			if x >= u.Max.X {
+				break
+			}
+		}
+		if x < u.Max.X {
+			crossfadeRow(dst, a, b, y, x, u.Max.X)
+		}
+	}
+}
+
+// crossfadeRow is one row of crossfadeCovered, columns x0..x1.
+func crossfadeRow(dst *image.RGBA, a, b *fastRect, y, x0, x1 int) {
+	ka, kb := uint32(a.k), uint32(b.k)
+	{
+		row := dst.Pix[dst.PixOffset(x0, y) : dst.PixOffset(x1-1, y)+4]
 		// each source's column range on this row (empty when the row misses it)
 		ax0, ax1 := a.rect.Min.X, a.rect.Max.X
 		if y < a.rect.Min.Y || y >= a.rect.Max.Y {
@@ -106,36 +132,36 @@ func crossfadeFast(dst *image.RGBA, a, b *fastRect) {
 			return binary.LittleEndian.Uint32(b.img.Pix[(b.oy+y-b.rect.Min.Y)*b.img.Stride+(b.ox+x-b.rect.Min.X)*4:])
 		}
 		// the stretch covered by both, handled in a tight loop over two image rows
-		ix0, ix1 := max(ax0, bx0), min(ax1, bx1)
+		ix0, ix1 := max(ax0, bx0, x0), min(ax1, bx1, x1)
 		if ix0 < ix1 && a.img != nil && b.img != nil {
 			ra := a.img.Pix[(a.oy+y-a.rect.Min.Y)*a.img.Stride+(a.ox+ix0-a.rect.Min.X)*4:]
 			rb := b.img.Pix[(b.oy+y-b.rect.Min.Y)*b.img.Stride+(b.ox+ix0-b.rect.Min.X)*4:]
 			n := (ix1 - ix0) * 4
 			ra, rb = ra[:n:n], rb[:n:n]
-			d := row[(ix0-u.Min.X)*4 : (ix0-u.Min.X)*4+n : (ix0-u.Min.X)*4+n]
-			i := 0
-			// two pixels per step in 64-bit words
+			d := row[(ix0-x0)*4 : (ix0-x0)*4+n : (ix0-x0)*4+n]
+			// two pixels per 64-bit word; slices shrink so no index needs a bounds check
 			const m = 0x00ff00ff00ff00ff
 			ka64, kb64 := uint64(ka), uint64(kb)
-			for ; i+8 <= n; i += 8 {
-				pa := binary.LittleEndian.Uint64(ra[i:])
-				pb := binary.LittleEndian.Uint64(rb[i:])
+			for len(ra) >= 8 && len(rb) >= 8 && len(d) >= 8 {
+				pa := binary.LittleEndian.Uint64(ra)
+				pb := binary.LittleEndian.Uint64(rb)
 				lo := ((pa&m)*ka64 + (pb&m)*kb64 + laneHalf) >> 8 & m
 				hi := (((pa>>8)&m)*ka64 + ((pb>>8)&m)*kb64 + laneHalf) & (m << 8)
 				c := lo | hi
-				if c&0xff000000ff000000 == 0xff000000ff000000 {
-					binary.LittleEndian.PutUint64(d[i:], c)
-					continue
-				}
-				for j := 0; j < 8; j += 4 {
-					cc := uint32(c >> (8 * j))
-					if cc>>24 == 255 {
-						binary.LittleEndian.PutUint32(d[i+j:], cc)
-					} else if cc != 0 {
-						binary.LittleEndian.PutUint32(d[i+j:], over32(cc, binary.LittleEndian.Uint32(d[i+j:])))
+				if c&0xff000000ff000000 != 0xff000000ff000000 {
+					c0, c1 := uint32(c), uint32(c>>32)
+					if c0>>24 != 255 {
+						c0 = over32(c0, binary.LittleEndian.Uint32(d))
 					}
+					if c1>>24 != 255 {
+						c1 = over32(c1, binary.LittleEndian.Uint32(d[4:]))
+					}
+					c = uint64(c0) | uint64(c1)<<32
 				}
+				binary.LittleEndian.PutUint64(d, c)
+				ra, rb, d = ra[8:], rb[8:], d[8:]
 			}
+			n, i := len(d), 0
 			for ; i < n; i += 4 {
 				c := mix32(binary.LittleEndian.Uint32(ra[i:]), binary.LittleEndian.Uint32(rb[i:]), ka, kb)
 				if c>>24 == 255 {
@@ -147,7 +173,7 @@ func crossfadeFast(dst *image.RGBA, a, b *fastRect) {
 		} else {
 			ix0, ix1 = 0, 0
 		}
-		for x := u.Min.X; x < u.Max.X; x++ {
+		for x := x0; x < x1; x++ {
 			if x >= ix0 && x < ix1 {
 				x = ix1 - 1
 				continue
@@ -163,7 +189,7 @@ func crossfadeFast(dst *image.RGBA, a, b *fastRect) {
 			if c == 0 {
 				continue
 			}
-			i := (x - u.Min.X) * 4
+			i := (x - x0) * 4
 			binary.LittleEndian.PutUint32(row[i:], over32(c, binary.LittleEndian.Uint32(row[i:])))
 		}
 	}

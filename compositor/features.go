@@ -2,12 +2,22 @@ package compositor
 
 import "github.com/cutroom/cutroom/editor"
 
+// CaptionAnimationTypes is implemented by TextRenderers that draw only some caption
+// animations (captionAnimations in/out/loop of text and captions items); Features then lists
+// only those, so exports using the others are refused at create.
+type CaptionAnimationTypes interface {
+	CaptionAnimationTypes() []string
+}
+
 // Features returns what a Compositor built with opts draws, for editor.Capabilities and
 // the export package's Featured interface. Everything of editor state v1 is drawn except:
-// lottie and chart items (later issues); video items unless opts.Media implements
+// lottie items; chart items unless opts.Text is a TextItems (labels need the text engine); video items unless opts.Media implements
 // VideoFrames; text, captions and text-template items (and caption animations) unless
 // opts.Text is set (only the types a TextTypes renderer names). Audio items are not listed:
 // they have no pixels, and the export pipeline adds them when it mixes sound.
+//
+// A TextRenderer that implements CaptionAnimationTypes advertises exactly the caption
+// animations it names.
 func Features(opts Options) editor.FeatureSet {
 	all := editor.AllFeatures()
 	_, video := opts.Media.(VideoFrames)
@@ -21,8 +31,12 @@ func Features(opts Options) editor.FeatureSet {
 	var items []editor.ItemType
 	for _, t := range all.ItemTypes {
 		switch t {
-		case editor.ItemLottie, editor.ItemChart:
+		case editor.ItemLottie:
 			continue
+		case editor.ItemChart:
+			if _, ok := opts.Text.(chartLabeler); !ok {
+				continue
+			}
 		case editor.ItemAudio:
 			continue // no pixels: the export pipeline adds audio items when it mixes sound
 		case editor.ItemVideo:
@@ -38,9 +52,21 @@ func Features(opts Options) editor.FeatureSet {
 	}
 	fs := all
 	fs.ItemTypes = items
-	fs.ChartTypes = nil
-	if opts.Text == nil || !textTypes[editor.ItemCaptions] {
+	if _, ok := opts.Text.(chartLabeler); !ok {
+		fs.ChartTypes = nil // charts need the text engine for their labels
+	}
+	switch ca, ok := opts.Text.(CaptionAnimationTypes); {
+	case opts.Text == nil:
+		fs.CaptionAnimations = nil
+	case ok:
+		fs.CaptionAnimations = ca.CaptionAnimationTypes()
+	case !textTypes[editor.ItemCaptions]:
 		fs.CaptionAnimations = nil // caption animations animate captions' words
+	}
+	// Template image nodes: built-in illustrations as svg; lottie is not drawn.
+	fs.TemplateImages = nil
+	if opts.Text != nil && textTypes[editor.ItemTextTemplate] {
+		fs.TemplateImages = []string{"svg"}
 	}
 	var presets []string
 	for _, id := range all.BackgroundImages {

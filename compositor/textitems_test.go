@@ -104,14 +104,17 @@ func TestTextItemsFeatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := compositor.Features(compositor.Options{Text: compositor.NewTextItems(lib, nil)})
-	if !slices.Contains(fs.ItemTypes, editor.ItemText) || slices.Contains(fs.ItemTypes, editor.ItemCaptions) ||
-		slices.Contains(fs.ItemTypes, editor.ItemTextTemplate) || slices.Contains(fs.ItemTypes, editor.ItemAudio) {
-		t.Fatalf("item types %v", fs.ItemTypes)
+	if !slices.Contains(fs.ItemTypes, editor.ItemText) || !slices.Contains(fs.ItemTypes, editor.ItemCaptions) ||
+		!slices.Contains(fs.ItemTypes, editor.ItemTextTemplate) || slices.Contains(fs.ItemTypes, editor.ItemAudio) ||
+		!slices.Equal(fs.TemplateImages, []string{"svg"}) {
+		t.Fatalf("item types %v, template images %v", fs.ItemTypes, fs.TemplateImages)
 	}
 	st := textState(t, "left", `,"captionAnimations":{"in":{"type":"converge","durationTicks":24}}`)
-	un := strings.Join(editor.UnsupportedFeatures(st, fs), ",")
-	if !strings.Contains(un, "captionAnimation:converge") {
-		t.Fatalf("caption animation on a text item not reported: %q", un)
+	if un := editor.UnsupportedFeatures(st, fs); len(un) != 0 {
+		t.Fatalf("caption animation on a text item reported unsupported: %q", un)
+	}
+	if all := editor.AllFeatures().CaptionAnimations; !slices.Equal(fs.CaptionAnimations, all) {
+		t.Fatalf("caption animations %v, want all of %v", fs.CaptionAnimations, all)
 	}
 }
 

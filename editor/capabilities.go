@@ -19,8 +19,11 @@ type FeatureSet struct {
 	Filters           []string // filter types
 	Shapes            []string // solid shapes
 	ChartTypes        []ChartType
-	Backgrounds       []BackgroundType
-	BackgroundImages  []string // preset background image ids
+	// TemplateImages lists the text-template image node kinds drawn: "svg" (a built-in
+	// illustration named by imageComponentId) and "lottie".
+	TemplateImages   []string
+	Backgrounds      []BackgroundType
+	BackgroundImages []string // preset background image ids
 }
 
 // AllFeatures returns every feature editor state v1 defines: what a complete renderer
@@ -35,6 +38,7 @@ func AllFeatures() FeatureSet {
 		Filters:           filterTypes(),
 		Shapes:            shapeTypes(),
 		ChartTypes:        []ChartType{ChartLine, ChartBar, ChartArea, ChartPie, ChartRadar, ChartScatter},
+		TemplateImages:    []string{"svg", "lottie"},
 		Backgrounds:       []BackgroundType{BackgroundNone, BackgroundColor, BackgroundBlur, BackgroundImage},
 		BackgroundImages:  backgroundImagePresets(),
 	}
@@ -330,8 +334,9 @@ func capabilitiesVersion(c EditorCapabilities) string {
 
 // UnsupportedFeatures names every feature s uses that supported lacks, as "kind:name"
 // strings (item:lottie, transition:flip, effect:blur, filter:lemon-cyan, animation:zoom-in,
-// captionAnimation:jitter, shape:star, chart:radar, background:blur, illustration:<name>
-// for a name not in the built-in library), sorted and without duplicates. Items in no track and items on
+// captionAnimation:jitter, shape:star, chart:radar, background:blur, templateImage:lottie,
+// illustration:<name> for an illustration item's name or an svg template image's
+// imageComponentId not in the built-in library), sorted and without duplicates. Items in no track and items on
 // tracks that are both hidden and muted are not rendered, so they are not counted.
 // Export creation fails with EXPORT_FEATURE_UNSUPPORTED when the result is not empty.
 func UnsupportedFeatures(s *State, supported FeatureSet) []string {
@@ -385,6 +390,17 @@ func UnsupportedFeatures(s *State, supported FeatureSet) []string {
 				for _, n := range it.Template.Nodes {
 					anim(n.Animations)
 					canim(n.CaptionAnimations)
+					if n.Type != TemplateNodeImage {
+						continue
+					}
+					switch {
+					case !has(supported.TemplateImages, n.ImageType):
+						add("templateImage", n.ImageType)
+					case n.ImageType == "svg" && n.ImageComponentID != "":
+						if _, ok := IllustrationByName(n.ImageComponentID); !ok {
+							add("illustration", n.ImageComponentID)
+						}
+					}
 				}
 			}
 		}

@@ -147,3 +147,23 @@ func TestUnsupportedFeatures(t *testing.T) {
 		t.Fatalf("got %v (hidden+muted track must not count)", got)
 	}
 }
+
+func TestUnsupportedTemplateImages(t *testing.T) {
+	raw := `{"tracks":[{"id":"t","items":["x"],"hidden":false,"muted":false}],"assets":{},"transitions":{},
+	"items":{"x":{"id":"x","type":"text-template","startTicks":0,"durationTicks":10,"nodes":[
+	{"id":"a","type":"image","imageType":"svg","imageComponentId":"heart","x":0,"y":0,"width":10,"height":10,"opacity":1},
+	{"id":"b","type":"image","imageType":"svg","imageComponentId":"component-hero-mark","x":0,"y":0,"width":10,"height":10,"opacity":1},
+	{"id":"c","type":"image","imageType":"lottie","imageComponentId":null,"x":0,"y":0,"width":10,"height":10,"opacity":1}]}}}`
+	st, err := Parse([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := UnsupportedFeatures(st, AllFeatures()); !reflect.DeepEqual(got, []string{"illustration:component-hero-mark"}) {
+		t.Fatalf("all features: %v", got)
+	}
+	fs := AllFeatures()
+	fs.TemplateImages = []string{"svg"}
+	if got := UnsupportedFeatures(st, fs); !reflect.DeepEqual(got, []string{"illustration:component-hero-mark", "templateImage:lottie"}) {
+		t.Fatalf("svg only: %v", got)
+	}
+}

@@ -80,9 +80,10 @@ func canonicalNumber(lit string) (string, bool) {
 // map[string]any, []any, string, json.Number, bool and nil, like encoding/json with
 // UseNumber (duplicate keys: the last wins; invalid UTF-8 becomes U+FFFD). It is faster
 // and allocates less than encoding/json because it scans once and shares repeated keys,
-// short strings and numbers within one document (the values are never modified).
+// short strings, numbers, and short objects and arrays within one document (the values
+// are never modified).
 func decodeJSON(data []byte) (any, error) {
-	d := decoder{data: data, keys: map[string]string{}, vals: map[string]any{}}
+	d := decoder{data: data, keys: map[string]string{}, vals: map[string]any{}, trees: map[string]any{}}
 	d.skipSpace()
 	v, err := d.value(0)
 	if err != nil {
@@ -96,11 +97,12 @@ func decodeJSON(data []byte) (any, error) {
 }
 
 type decoder struct {
-	data []byte
-	pos  int
-	hint [maxDepth + 2]int // member count of the last object at each depth (a size hint)
-	keys map[string]string // interned object keys
-	vals map[string]any    // interned boxed short strings ("s" + text) and numbers ("n" + text)
+	data  []byte
+	pos   int
+	hint  [maxDepth + 2]int // member count of the last object at each depth (a size hint)
+	keys  map[string]string // interned object keys
+	vals  map[string]any    // interned boxed short strings ("s" + text) and numbers ("n" + text)
+	trees map[string]any    // decoded short objects and arrays by their text (see container)
 }
 
 // internLimit bounds each intern table.
@@ -131,10 +133,8 @@ func (d *decoder) value(depth int) (any, error) {
 		return nil, d.errorf("unexpected end of JSON input")
 	}
 	switch c := d.data[d.pos]; {
-	case c == '{':
-		return d.object(depth + 1)
-	case c == '[':
-		return d.array(depth + 1)
+	case c == '{' || c == '[':
+		return d.container(c, depth)
 	case c == '"':
 		return d.strValue()
 	case c == '-' || (c >= '0' && c <= '9'):
@@ -147,6 +147,65 @@ func (d *decoder) value(depth int) (any, error) {
 		return nil, d.literal("null")
 	}
 	return nil, d.errorf("invalid character looking for beginning of value")
+}
+
+// maxSharedLen is the length of the longest object or array text whose decoded value is
+// shared by every identical occurrence in the document (editor states repeat small
+// objects such as {"value":1,"keyframes":[]} thousands of times).
+const maxSharedLen = 256
+
+// container decodes an object or array, sharing the value of a short text seen before.
+func (d *decoder) container(c byte, depth int) (any, error) {
+	end := -1
+	if depth < maxDepth-maxSharedLen {
+		// Within maxDepth-maxSharedLen, a value of at most maxSharedLen bytes decodes
+		// the same at every depth.
+		end = scanShort(d.data, d.pos)
+		if end > 0 {
+			if v, ok := d.trees[string(d.data[d.pos:end])]; ok {
+				d.pos = end
+				return v, nil
+			}
+		}
+	}
+	start := d.pos
+	var v any
+	var err error
+	if c == '{' {
+		v, err = d.object(depth + 1)
+	} else {
+		v, err = d.array(depth + 1)
+	}
+	if err == nil && end > 0 && d.pos == end && len(d.trees) < internLimit {
+		d.trees[string(d.data[start:end])] = v
+	}
+	return v, err
+}
+
+// scanShort returns the offset just past the object or array starting at b[start] when
+// it ends within maxSharedLen bytes (counting brackets outside strings; the text is only
+// a cache key, decoding checks it), and -1 otherwise.
+func scanShort(b []byte, start int) int {
+	level := 0
+	end := min(len(b), start+maxSharedLen)
+	for i := start; i < end; i++ {
+		switch b[i] {
+		case '{', '[':
+			level++
+		case '}', ']':
+			level--
+			if level == 0 {
+				return i + 1
+			}
+		case '"':
+			for i++; i < end && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		}
+	}
+	return -1
 }
 
 func (d *decoder) literal(lit string) error {
@@ -263,12 +322,14 @@ func (d *decoder) str() (string, error) {
 	start := d.pos + 1
 	i := start
 	// Fast path: no escapes, no control characters, valid UTF-8.
+	var high byte // the OR of all bytes: below utf8.RuneSelf means ASCII
 	for i < len(d.data) {
 		c := d.data[i]
+		high |= c
 		if c == '"' {
 			raw := d.data[start:i]
 			d.pos = i + 1
-			if !utf8.Valid(raw) {
+			if high >= utf8.RuneSelf && !utf8.Valid(raw) {
 				return d.slowString(start)
 			}
 			if len(raw) <= 32 {

@@ -3,6 +3,7 @@ package editor
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"strconv"
 )
 
@@ -114,11 +115,27 @@ func paramsFrom(m map[string]any, k string) Params {
 	return p
 }
 
-func animatedFrom(m map[string]any, k string) *wireAnimated {
+// treeReader reads one decoded document. decodeJSON shares identical short objects, so it
+// reads each shared animated number once (the wire values are only read by build).
+type treeReader struct {
+	anims map[uintptr]*wireAnimated
+}
+
+func (r *treeReader) animatedFrom(m map[string]any, k string) *wireAnimated {
 	o := fObj(m, k)
 	if o == nil {
 		return nil
 	}
+	p := reflect.ValueOf(o).Pointer()
+	if w, ok := r.anims[p]; ok {
+		return w
+	}
+	w := animatedFrom(o)
+	r.anims[p] = w
+	return w
+}
+
+func animatedFrom(o map[string]any) *wireAnimated {
 	w := &wireAnimated{Value: fNum(o, "value")}
 	if ks := fArr(o, "keyframes"); len(ks) > 0 {
 		w.Keyframes = make([]wireKeyframe, 0, len(ks))
@@ -161,18 +178,18 @@ func textStyleFrom(m map[string]any) wireTextStyle {
 	return w
 }
 
-func itemFrom(m map[string]any) *wireItem {
+func itemFrom(r *treeReader, m map[string]any) *wireItem {
 	w := &wireItem{
 		ID: fStr(m, "id"), Type: fStr(m, "type"),
 		StartTicks: fNum(m, "startTicks"), DurationTicks: fNum(m, "durationTicks"),
 		IsDraggingInTimeline: fBool(m, "isDraggingInTimeline"),
-		Top:                  animatedFrom(m, "top"), Left: animatedFrom(m, "left"),
-		Width: animatedFrom(m, "width"), Height: animatedFrom(m, "height"),
-		ScaleX: animatedFrom(m, "scaleX"), ScaleY: animatedFrom(m, "scaleY"),
-		Opacity: animatedFrom(m, "opacity"), Rotation: animatedFrom(m, "rotation"),
-		BorderRadius: animatedFrom(m, "borderRadius"),
-		CropLeft:     animatedFrom(m, "cropLeft"), CropTop: animatedFrom(m, "cropTop"),
-		CropRight: animatedFrom(m, "cropRight"), CropBottom: animatedFrom(m, "cropBottom"),
+		Top:                  r.animatedFrom(m, "top"), Left: r.animatedFrom(m, "left"),
+		Width: r.animatedFrom(m, "width"), Height: r.animatedFrom(m, "height"),
+		ScaleX: r.animatedFrom(m, "scaleX"), ScaleY: r.animatedFrom(m, "scaleY"),
+		Opacity: r.animatedFrom(m, "opacity"), Rotation: r.animatedFrom(m, "rotation"),
+		BorderRadius: r.animatedFrom(m, "borderRadius"),
+		CropLeft:     r.animatedFrom(m, "cropLeft"), CropTop: r.animatedFrom(m, "cropTop"),
+		CropRight: r.animatedFrom(m, "cropRight"), CropBottom: r.animatedFrom(m, "cropBottom"),
 		KeepAspectRatio:   fBool(m, "keepAspectRatio"),
 		AssetID:           fStr(m, "assetId"),
 		Animations:        animationsFrom(m, "animations"),
@@ -188,7 +205,7 @@ func itemFrom(m map[string]any) *wireItem {
 		w.LottieStartFromInSeconds = fNum(m, "lottieStartFromInSeconds")
 		w.AudioStartFromInSeconds = fNum(m, "audioStartFromInSeconds")
 		w.PlaybackRate = fNumPtr(m, "playbackRate")
-		w.DecibelAdjustment = animatedFrom(m, "decibelAdjustment")
+		w.DecibelAdjustment = r.animatedFrom(m, "decibelAdjustment")
 		w.AudioFadeIn = fNumPtr(m, "audioFadeInDurationInSeconds")
 		w.AudioFadeOut = fNumPtr(m, "audioFadeOutDurationInSeconds")
 	case "text", "captions":
@@ -288,8 +305,62 @@ func assetFrom(m map[string]any) *wireAsset {
 	return w
 }
 
+// parallelItems is the number of items above which itemsFrom reads half of them in a
+// second goroutine.
+const parallelItems = 1024
+
+// itemsFrom reads the items map. A map entry that is not an object becomes nil.
+func itemsFrom(r *treeReader, m map[string]any) map[string]*wireItem {
+	out := make(map[string]*wireItem, len(m))
+	if len(m) <= parallelItems {
+		for k, x := range m {
+			o, _ := x.(map[string]any)
+			if o == nil {
+				out[k] = nil
+				continue
+			}
+			out[k] = itemFrom(r, o)
+		}
+		return out
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	items := make([]*wireItem, len(keys))
+	read := func(r *treeReader, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if o, _ := m[keys[i]].(map[string]any); o != nil {
+				items[i] = itemFrom(r, o)
+			}
+		}
+	}
+	half := len(keys) / 2
+	done := make(chan any)
+	go func() {
+		defer func() { done <- recover() }() // re-raised below, in the caller's goroutine
+		read(&treeReader{anims: map[uintptr]*wireAnimated{}}, half, len(keys))
+	}()
+	var mine any
+	func() {
+		defer func() { mine = recover() }() // wait for the helper before re-raising
+		read(r, 0, half)
+	}()
+	if p := <-done; p != nil {
+		panic(p)
+	}
+	if mine != nil {
+		panic(mine)
+	}
+	for i, k := range keys {
+		out[k] = items[i]
+	}
+	return out
+}
+
 // wireFromDoc reads a decoded editor state object into wire types.
 func wireFromDoc(doc map[string]any) *wireState {
+	r := &treeReader{anims: map[uintptr]*wireAnimated{}}
 	w := &wireState{
 		CompositionWidth:       fNum(doc, "compositionWidth"),
 		CompositionHeight:      fNum(doc, "compositionHeight"),
@@ -312,15 +383,7 @@ func wireFromDoc(doc map[string]any) *wireState {
 		}
 	}
 	if m := fObj(doc, "items"); m != nil {
-		w.Items = make(map[string]*wireItem, len(m))
-		for k, x := range m {
-			o, _ := x.(map[string]any)
-			if o == nil {
-				w.Items[k] = nil
-				continue
-			}
-			w.Items[k] = itemFrom(o)
-		}
+		w.Items = itemsFrom(r, m)
 	}
 	if m := fObj(doc, "transitions"); m != nil {
 		w.Transitions = make(map[string]*wireTransition, len(m))

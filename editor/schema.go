@@ -26,6 +26,9 @@ type compiledSchema struct {
 	root   *jsonschema.Schema
 	items  map[string]*jsonschema.Schema // by item "type"
 	assets map[string]*jsonschema.Schema // by asset "type"
+	// fast is the fast path for the whole schema (see fastNode): when it passes a
+	// document, the library would report no issue either.
+	fast *fastNode
 	// props holds, by item type, the member schemas split out of the item's branch
 	// schema (see splitProperties); the caller checks them and reuses the result for
 	// identical member values.
@@ -53,6 +56,10 @@ func compileSchema() (*compiledSchema, error) {
 	}
 	discriminate(root)
 	flattenAllOf(root)
+	fast, err := compileFastSchema()
+	if err != nil {
+		return nil, err
+	}
 	props, _ := root["properties"].(map[string]any)
 	split := func(member string) map[string]string {
 		m, _ := props[member].(map[string]any)
@@ -81,7 +88,7 @@ func compileSchema() (*compiledSchema, error) {
 	if err := c.AddResource(schemaURL, root); err != nil {
 		return nil, fmt.Errorf("editor: add schema: %w", err)
 	}
-	cs := &compiledSchema{items: map[string]*jsonschema.Schema{}, assets: map[string]*jsonschema.Schema{}, props: map[string][]memberSchema{}}
+	cs := &compiledSchema{fast: fast, items: map[string]*jsonschema.Schema{}, assets: map[string]*jsonschema.Schema{}, props: map[string][]memberSchema{}}
 	if cs.root, err = c.Compile(schemaURL); err != nil {
 		return nil, fmt.Errorf("editor: compile schema: %w", err)
 	}
@@ -105,6 +112,23 @@ func compileSchema() (*compiledSchema, error) {
 		}
 	}
 	return cs, nil
+}
+
+// compileFastSchema compiles the fast path from the embedded schema with the first two
+// rewrites of compileSchema (discriminate and flattenAllOf; the dispatch and member splits
+// only serve the library's error reporting).
+func compileFastSchema() (*fastNode, error) {
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(schemaJSON))
+	if err != nil {
+		return nil, fmt.Errorf("editor: embedded schema: %w", err)
+	}
+	root, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("editor: embedded schema is not an object")
+	}
+	discriminate(root)
+	flattenAllOf(root)
+	return compileFast(root), nil
 }
 
 // splitKeyword is the root member under which splitProperties' member schemas are kept

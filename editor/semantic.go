@@ -215,23 +215,25 @@ func (c *semChecker) tracks() {
 	}
 }
 
-// animatedMembers returns the item's animatable members with their JSON names.
-func animatedMembers(it *Item) []struct {
+// animatedMember is one animatable member of an item with its JSON name.
+type animatedMember struct {
 	name string
 	a    *AnimatedNumber
-} {
-	type m = struct {
-		name string
-		a    *AnimatedNumber
-	}
-	out := []m{
-		{"top", &it.Top}, {"left", &it.Left}, {"width", &it.Width}, {"height", &it.Height},
-		{"scaleX", &it.ScaleX}, {"scaleY", &it.ScaleY}, {"opacity", &it.Opacity},
-		{"rotation", &it.Rotation}, {"borderRadius", &it.BorderRadius},
-		{"cropLeft", &it.CropLeft}, {"cropTop", &it.CropTop}, {"cropRight", &it.CropRight}, {"cropBottom", &it.CropBottom},
-	}
+}
+
+// appendAnimatedMembers appends the item's animatable members with their JSON names.
+func appendAnimatedMembers(out []animatedMember, it *Item) []animatedMember {
+	out = append(out,
+		animatedMember{"top", &it.Top}, animatedMember{"left", &it.Left},
+		animatedMember{"width", &it.Width}, animatedMember{"height", &it.Height},
+		animatedMember{"scaleX", &it.ScaleX}, animatedMember{"scaleY", &it.ScaleY},
+		animatedMember{"opacity", &it.Opacity}, animatedMember{"rotation", &it.Rotation},
+		animatedMember{"borderRadius", &it.BorderRadius},
+		animatedMember{"cropLeft", &it.CropLeft}, animatedMember{"cropTop", &it.CropTop},
+		animatedMember{"cropRight", &it.CropRight}, animatedMember{"cropBottom", &it.CropBottom},
+	)
 	if it.Media != nil && it.Media.HasDecibelAdjustment {
-		out = append(out, m{"decibelAdjustment", &it.Media.DecibelAdjustment})
+		out = append(out, animatedMember{"decibelAdjustment", &it.Media.DecibelAdjustment})
 	}
 	return out
 }
@@ -245,7 +247,8 @@ func (a *AnimatedNumber) docIdx(i int) int {
 }
 
 func (c *semChecker) item(k string, it *Item) {
-	for _, m := range animatedMembers(it) {
+	var buf [14]animatedMember
+	for _, m := range appendAnimatedMembers(buf[:0], it) {
 		for i, kf := range m.a.Keyframes {
 			if kf.TimeTicks >= it.DurationTicks {
 				c.add(CodeKeyframeOutOfRange, pointer("items", k, m.name, "keyframes", itoa(m.a.docIdx(i)), "timeTicks"),

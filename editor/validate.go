@@ -132,6 +132,10 @@ func (v *Validator) schemaIssues(raw []byte, also func(doc map[string]any)) (map
 		}()
 		defer func() { <-done }()
 	}
+	if isObj && v.schema.fast != nil && v.schema.fast.check(val) == fastPass {
+		// The library would report nothing (see fastNode).
+		return doc, nil
+	}
 	var c collector
 	c.validate(v.schema.root, val)
 	if !isObj {

@@ -36,6 +36,7 @@ type mp4Track struct {
 	lastDts     int64
 	minPts      int64
 	maxEnd      int64 // largest pts + duration, for the presentation length
+	discard     int64 // padding at the end of the last sample (audio)
 }
 
 func newMP4Muxer(dir string) (*mp4Muxer, error) {
@@ -47,6 +48,13 @@ func newMP4Muxer(dir string) (*mp4Muxer, error) {
 }
 
 func (m *mp4Muxer) addTrack(t muxTrack) (int, error) {
+	if t.kind == trackAudio {
+		if t.codec != codecAAC || len(t.config) == 0 || t.timescale == 0 || t.frameDur == 0 {
+			return 0, errorf(CodeUnsupportedFormat, "mp4 muxer supports aac audio tracks only")
+		}
+		m.tracks = append(m.tracks, &mp4Track{muxTrack: t, allSync: true})
+		return len(m.tracks) - 1, nil
+	}
 	if t.kind != trackVideo || t.codec != CodecH264 {
 		return 0, errorf(CodeUnsupportedFormat, "mp4 muxer supports h264 video tracks only")
 	}
@@ -102,6 +110,7 @@ func (m *mp4Muxer) writeSample(track int, s muxSample) error {
 	}
 	t.chunkCount[len(t.chunkCount)-1]++
 	t.sizes = append(t.sizes, uint32(len(s.data)))
+	t.discard = s.discard
 	return m.mdat.write(s.data)
 }
 
@@ -203,6 +212,13 @@ func (t *mp4Track) buildTrak(id, movieScale uint32, co64 bool) (*mp4.TrakBox, fu
 	shift := -t.firstDts
 	mediaDur := uint64(t.lastDts-t.firstDts) + uint64(t.frameDur)
 	presDur := uint64(t.maxEnd - t.minPts)
+	mediaStart := t.minPts + shift
+	audio := t.kind == trackAudio
+	if audio {
+		// Skip the encoder's priming samples and the padding of the last frame.
+		mediaStart += t.delay
+		presDur = uint64(max(t.maxEnd-t.minPts-t.delay-t.discard, 1))
+	}
 	segDur := presDur * uint64(movieScale) / uint64(t.timescale)
 
 	trak := mp4.NewTrakBox()
@@ -211,15 +227,19 @@ func (t *mp4Track) buildTrak(id, movieScale uint32, co64 bool) (*mp4.TrakBox, fu
 	tkhd.Duration = segDur
 	tkhd.Width = mp4.Fixed32(t.width << 16)
 	tkhd.Height = mp4.Fixed32(t.height << 16)
+	if audio {
+		tkhd.Volume = 0x0100
+		tkhd.AlternateGroup = 1
+	}
 	if segDur > math.MaxUint32 {
 		tkhd.Version = 1
 	}
 	trak.AddChild(tkhd)
 
 	elst := &mp4.ElstBox{Entries: []mp4.ElstEntry{{
-		SegmentDuration: segDur, MediaTime: t.minPts + shift, MediaRateInteger: 1,
+		SegmentDuration: segDur, MediaTime: mediaStart, MediaRateInteger: 1,
 	}}}
-	if segDur > math.MaxUint32 || t.minPts+shift > math.MaxInt32 {
+	if segDur > math.MaxUint32 || mediaStart > math.MaxInt32 {
 		elst.Version = 1
 	}
 	edts := &mp4.EdtsBox{}
@@ -233,30 +253,43 @@ func (t *mp4Track) buildTrak(id, movieScale uint32, co64 bool) (*mp4.TrakBox, fu
 	}
 	mdhd.SetLanguage("und")
 	mdia.AddChild(mdhd)
-	hdlr, err := mp4.CreateHdlr("video")
+	handler, handlerName := "video", "VideoHandler"
+	if audio {
+		handler, handlerName = "audio", "SoundHandler"
+	}
+	hdlr, err := mp4.CreateHdlr(handler)
 	if err != nil {
 		return nil, nil, 0, wrapErr(CodeEncoder, "mp4 hdlr", err)
 	}
-	hdlr.Name = "VideoHandler"
+	hdlr.Name = handlerName
 	mdia.AddChild(hdlr)
 	minf := mp4.NewMinfBox()
-	minf.AddChild(mp4.CreateVmhd())
+	if audio {
+		minf.AddChild(mp4.CreateSmhd())
+	} else {
+		minf.AddChild(mp4.CreateVmhd())
+	}
 	dinf := &mp4.DinfBox{}
 	dinf.AddChild(mp4.CreateDref())
 	minf.AddChild(dinf)
 
 	stbl := mp4.NewStblBox()
 	stsd := mp4.NewStsdBox()
-	avcC, err := mp4.CreateAvcC(t.sps, t.pps, true)
-	if err != nil {
-		return nil, nil, 0, wrapErr(CodeEncoder, "mp4 avcC", err)
+	if audio {
+		esds := mp4.CreateEsdsBox(t.config)
+		stsd.AddChild(mp4.CreateAudioSampleEntryBox("mp4a", uint16(t.channels), 16, uint16(t.sampleRate), esds))
+	} else {
+		avcC, err := mp4.CreateAvcC(t.sps, t.pps, true)
+		if err != nil {
+			return nil, nil, 0, wrapErr(CodeEncoder, "mp4 avcC", err)
+		}
+		avc1 := mp4.CreateVisualSampleEntryBox("avc1", uint16(t.width), uint16(t.height), avcC)
+		avc1.CompressorName = "cutroom x264"
+		// nclx: BT.709 primaries, transfer and matrix, limited range.
+		avc1.AddChild(&mp4.ColrBox{ColorType: "nclx", ColorPrimaries: 1, TransferCharacteristics: 1, MatrixCoefficients: 1})
+		avc1.AddChild(&mp4.PaspBox{HSpacing: 1, VSpacing: 1})
+		stsd.AddChild(avc1)
 	}
-	avc1 := mp4.CreateVisualSampleEntryBox("avc1", uint16(t.width), uint16(t.height), avcC)
-	avc1.CompressorName = "cutroom x264"
-	// nclx: BT.709 primaries, transfer and matrix, limited range.
-	avc1.AddChild(&mp4.ColrBox{ColorType: "nclx", ColorPrimaries: 1, TransferCharacteristics: 1, MatrixCoefficients: 1})
-	avc1.AddChild(&mp4.PaspBox{HSpacing: 1, VSpacing: 1})
-	stsd.AddChild(avc1)
 	stbl.AddChild(stsd)
 
 	stts := &mp4.SttsBox{SampleCount: append([]uint32(nil), t.sttsCount...), SampleTimeDelta: append([]uint32(nil), t.sttsDelta...)}

@@ -11,14 +11,14 @@ type trackKind int
 
 const (
 	trackVideo trackKind = iota
-	trackAudio           // reserved for AAC (mp4) and Opus (webm)
+	trackAudio           // AAC (mp4) and Opus (webm)
 )
 
 // muxTrack describes one track of a muxer. Timestamps of its samples count ticks of
 // 1/timescale seconds.
 type muxTrack struct {
 	kind      trackKind
-	codec     string // CodecH264, CodecVP9, CodecVP8
+	codec     string // CodecH264, CodecVP9, CodecVP8, codecAAC, codecOpus
 	timescale uint32
 	// frameDur is the duration of one frame (or audio packet) in ticks; it is the
 	// duration of the last sample.
@@ -27,6 +27,11 @@ type muxTrack struct {
 	width, height int
 	// sps and pps are the H.264 parameter sets (without length prefixes).
 	sps, pps [][]byte
+	// Audio: sample rate, channels, the decoder configuration (AAC AudioSpecificConfig,
+	// OpusHead) and the encoder delay in ticks (priming samples the player skips).
+	sampleRate, channels int
+	config               []byte
+	delay                int64
 }
 
 // muxSample is one compressed frame. dts may be negative; pts >= dts. data is copied or
@@ -35,6 +40,9 @@ type muxSample struct {
 	data     []byte
 	dts, pts int64
 	key      bool
+	// discard is the padding at the end of the track's last sample, in ticks, that the
+	// player drops (audio only; 0 on every other sample).
+	discard int64
 }
 
 // muxer writes a container file with one or more tracks. Samples of all tracks are

@@ -69,6 +69,25 @@ type Options struct {
 	CRF int
 	// Threads is the number of encoder threads; 0 uses every core (runtime.NumCPU).
 	Threads int
+	// Audio adds a soundtrack (AAC-LC in mp4, Opus in webm) fed with Writer.WriteAudio;
+	// nil writes a file without an audio track.
+	Audio *AudioOptions
+}
+
+// Audio format of the soundtrack: 48 kHz stereo, samples interleaved (left, right).
+const (
+	AudioSampleRate = 48000
+	AudioChannels   = 2
+	// DefaultAudioBitrateAAC and DefaultAudioBitrateOpus are the bitrates used when
+	// AudioOptions.Bitrate is 0, in bits per second.
+	DefaultAudioBitrateAAC  = 192000
+	DefaultAudioBitrateOpus = 160000
+)
+
+// AudioOptions configure the soundtrack of a Writer.
+type AudioOptions struct {
+	// Bitrate in bits per second, 32000..320000; 0 selects the codec's default.
+	Bitrate int
 }
 
 // Normalize validates o and returns a copy with defaults filled in. Errors are *Error with
@@ -128,6 +147,19 @@ func (o Options) Normalize() (Options, error) {
 	}
 	if o.Threads == 0 {
 		o.Threads = min(runtime.NumCPU(), MaxThreads)
+	}
+	if o.Audio != nil {
+		a := *o.Audio
+		if a.Bitrate != 0 && (a.Bitrate < 32000 || a.Bitrate > 320000) {
+			return o, errorf(CodeInvalidOptions, "audio bitrate %d is out of range 32000..320000", a.Bitrate)
+		}
+		if a.Bitrate == 0 {
+			a.Bitrate = DefaultAudioBitrateAAC
+			if o.Format == FormatWebM {
+				a.Bitrate = DefaultAudioBitrateOpus
+			}
+		}
+		o.Audio = &a
 	}
 	return o, nil
 }

@@ -41,15 +41,24 @@ type webmVideo struct {
 	Colour      *webmColour `ebml:"Colour,omitempty"`
 }
 
+type webmAudio struct {
+	SamplingFrequency float64 `ebml:"SamplingFrequency"`
+	Channels          uint64  `ebml:"Channels"`
+}
+
 type webmTrackEntry struct {
 	TrackNumber     uint64     `ebml:"TrackNumber"`
 	TrackUID        uint64     `ebml:"TrackUID"`
 	FlagLacing      uint64     `ebml:"FlagLacing"`
 	Language        string     `ebml:"Language"`
 	CodecID         string     `ebml:"CodecID"`
+	CodecPrivate    []byte     `ebml:"CodecPrivate,omitempty"`
+	CodecDelay      uint64     `ebml:"CodecDelay,omitempty"`
+	SeekPreRoll     uint64     `ebml:"SeekPreRoll,omitempty"`
 	TrackType       uint64     `ebml:"TrackType"`
 	DefaultDuration uint64     `ebml:"DefaultDuration,omitempty"`
 	Video           *webmVideo `ebml:"Video,omitempty"`
+	Audio           *webmAudio `ebml:"Audio,omitempty"`
 }
 
 type webmInfo struct {
@@ -83,7 +92,10 @@ func newWebMMuxer(dir string) (*webmMuxer, error) {
 }
 
 func (m *webmMuxer) addTrack(t muxTrack) (int, error) {
-	if t.kind != trackVideo || (t.codec != CodecVP9 && t.codec != CodecVP8) {
+	if t.kind == trackAudio && (t.codec != codecOpus || len(t.config) == 0) {
+		return 0, errorf(CodeUnsupportedFormat, "webm muxer supports opus audio tracks only")
+	}
+	if t.kind == trackVideo && t.codec != CodecVP9 && t.codec != CodecVP8 {
 		return 0, errorf(CodeUnsupportedFormat, "webm muxer supports vp8/vp9 video tracks only")
 	}
 	if t.timescale == 0 || t.frameDur == 0 {
@@ -117,7 +129,7 @@ func (m *webmMuxer) writeSample(track int, s muxSample) error {
 		return errorf(CodeEncoder, "webm: timestamps must not decrease (%d ms after %d ms)", at, m.lastMs[track])
 	}
 	m.started[track], m.lastMs[track] = true, at
-	end := float64(s.pts+int64(t.frameDur)) * 1000 / float64(t.timescale)
+	end := float64(s.pts+int64(t.frameDur)-s.discard-t.delay) * 1000 / float64(t.timescale)
 	m.maxEndMs = max(m.maxEndMs, end)
 	video := t.kind == trackVideo
 	if !m.open || (video && s.key) || at-m.clusterMs > maxClusterSpanMs || m.clusters.size-m.clusterPos > maxClusterBytes {
@@ -134,6 +146,9 @@ func (m *webmMuxer) writeSample(track int, s muxSample) error {
 		}
 	}
 	b := ebml.Block{TrackNumber: uint64(track + 1), Timecode: int16(at - m.clusterMs), Keyframe: s.key, Data: [][]byte{s.data}}
+	if s.discard > 0 {
+		return m.writeBlockGroup(&b, s.discard*1_000_000_000/int64(t.timescale))
+	}
 	// SimpleBlock: ID, size, then track number (1-byte vint), timecode, flags and data.
 	m.hdr = append(m.hdr[:0], 0xA3)
 	m.hdr = appendVint8(m.hdr, uint64(4+len(s.data)))
@@ -144,6 +159,23 @@ func (m *webmMuxer) writeSample(track int, s muxSample) error {
 		return wrapErr(CodeIO, "webm: write block", err)
 	}
 	return nil
+}
+
+// writeBlockGroup writes a block as a BlockGroup with DiscardPadding (nanoseconds of
+// padding at the end of the block that the decoder drops).
+func (m *webmMuxer) writeBlockGroup(b *ebml.Block, discardNs int64) error {
+	b.Keyframe = false // Block has no keyframe flag
+	var payload bytes.Buffer
+	if err := ebml.MarshalBlock(b, &payload); err != nil {
+		return wrapErr(CodeIO, "webm: write block", err)
+	}
+	block := append([]byte{0xA1}, appendVint8(nil, uint64(payload.Len()))...)
+	block = append(block, payload.Bytes()...)
+	dp := binary.BigEndian.AppendUint64([]byte{0x75, 0xA2, 0x88}, uint64(discardNs))
+	g := append([]byte{0xA0}, appendVint8(nil, uint64(len(block)+len(dp)))...)
+	g = append(g, block...)
+	g = append(g, dp...)
+	return m.clusters.write(g)
 }
 
 // appendVint8 appends v as an 8-byte EBML variable-size integer.
@@ -204,6 +236,16 @@ func (m *webmMuxer) finish(w io.Writer) error {
 		} `ebml:"Tracks"`
 	}{}
 	for i, t := range m.tracks {
+		if t.kind == trackAudio {
+			tracks.Tracks.TrackEntry = append(tracks.Tracks.TrackEntry, webmTrackEntry{
+				TrackNumber: uint64(i + 1), TrackUID: uint64(i + 1), Language: "und", CodecID: "A_OPUS", TrackType: 2,
+				CodecPrivate: t.config,
+				CodecDelay:   uint64(t.delay * 1_000_000_000 / int64(t.timescale)),
+				SeekPreRoll:  80_000_000,
+				Audio:        &webmAudio{SamplingFrequency: float64(t.sampleRate), Channels: uint64(t.channels)},
+			})
+			continue
+		}
 		codecID := "V_VP9"
 		if t.codec == CodecVP8 {
 			codecID = "V_VP8"

@@ -25,6 +25,7 @@ type Writer struct {
 	pkts   int64 // packets muxed; must equal frames after the flush
 	rgb    *I420
 	emitFn func(packet) error // w.emit, bound once
+	audio  *audioState        // nil without a soundtrack
 	err    error
 	done   bool
 }
@@ -82,6 +83,19 @@ func NewWriter(path string, opts Options) (*Writer, error) {
 		w.Abort()
 		return nil, err
 	}
+	if o.Audio != nil {
+		a, at, err := newAudioState(o.Format, o.Audio)
+		if err != nil {
+			w.Abort()
+			return nil, err
+		}
+		w.audio = a
+		a.vscale = int64(t.timescale)
+		if a.track, err = w.mux.addTrack(at); err != nil {
+			w.Abort()
+			return nil, err
+		}
+	}
 	return w, nil
 }
 
@@ -124,7 +138,65 @@ func (w *Writer) WriteRGBA(img *image.RGBA) error {
 
 func (w *Writer) emit(p packet) error {
 	w.pkts++
+	if err := w.flushAudio(p.dts*w.scale, false); err != nil {
+		return err
+	}
 	return w.mux.writeSample(w.track, muxSample{data: p.data, dts: p.dts * w.scale, pts: p.pts * w.scale, key: p.key})
+}
+
+// WriteAudio adds interleaved stereo samples (left, right, ...; 48 kHz, nominally within
+// -1..1, clipped beyond) to the soundtrack. Sample i*2 plays at i/48000 s. The soundtrack
+// must not be longer than the video; Close pads a shorter one with silence, so both
+// tracks last exactly frames/FPS seconds. samples may be reused when WriteAudio returns.
+func (w *Writer) WriteAudio(samples []float32) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if w.audio == nil {
+		return errorf(CodeInvalidOptions, "the writer has no audio track (Options.Audio is nil)")
+	}
+	if len(samples)%AudioChannels != 0 {
+		return errorf(CodeInvalidFrame, "audio samples must come in pairs (stereo), got %d values", len(samples))
+	}
+	w.audio.written += int64(len(samples) / AudioChannels)
+	if err := w.audio.push(samples); err != nil {
+		return w.fail(err)
+	}
+	if len(w.audio.queue) > maxAudioQueue {
+		if err := w.flushAudio(0, true); err != nil {
+			return w.fail(err)
+		}
+	}
+	return nil
+}
+
+// AudioSamples returns the number of audio samples per channel that a soundtrack of
+// frames video frames at fps lasts: frames*48000/fps, rounded to nearest.
+func AudioSamples(frames int64, fps int) int64 {
+	return (frames*AudioSampleRate*2 + int64(fps)) / (2 * int64(fps))
+}
+
+// flushAudio writes queued audio packets that start at or before the video time vts
+// (in video ticks), or every queued packet when all is set.
+func (w *Writer) flushAudio(vts int64, all bool) error {
+	a := w.audio
+	if a == nil {
+		return nil
+	}
+	i := 0
+	for ; i < len(a.queue); i++ {
+		s := a.queue[i]
+		if !all && (s.pts-a.delay())*a.vscale > vts*AudioSampleRate {
+			break
+		}
+		if err := w.mux.writeSample(a.track, s); err != nil {
+			return err
+		}
+	}
+	n := copy(a.queue, a.queue[i:])
+	clear(a.queue[n:])
+	a.queue = a.queue[:n]
+	return nil
 }
 
 func (w *Writer) usable() error {
@@ -153,9 +225,18 @@ func (w *Writer) Close() error {
 	if w.frames == 0 {
 		return w.fail(errorf(CodeInvalidOptions, "no frames were written"))
 	}
+	if w.audio != nil {
+		if err := w.audio.finish(AudioSamples(w.frames, w.opts.FPS)); err != nil {
+			return w.fail(err)
+		}
+	}
 	if err := w.enc.encode(nil, 0, w.emitFn); err != nil {
 		return w.fail(err)
 	}
+	if err := w.flushAudio(0, true); err != nil {
+		return w.fail(err)
+	}
+	w.audio.close()
 	if w.pkts != w.frames {
 		return w.fail(errorf(CodeEncoder, "encoder returned %d frames for %d inputs", w.pkts, w.frames))
 	}
@@ -218,6 +299,7 @@ func (w *Writer) Abort() {
 	if w.enc != nil {
 		w.enc.close()
 	}
+	w.audio.close()
 	if w.mux != nil {
 		w.mux.abort()
 	}

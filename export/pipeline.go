@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/encode"
@@ -37,7 +38,7 @@ type PipelineConfig struct {
 	MediaFor func(ctx context.Context, job RenderJob) (compositor.Media, error)
 	// Text draws text-like items; nil leaves them out.
 	Text compositor.TextRenderer
-	// Illustrations looks up built-in illustrations; nil draws none.
+	// Illustrations looks up illustrations by name; nil means the built-in library.
 	Illustrations compositor.IllustrationFunc
 	// Workers is the number of frames composited at once (K); 0 means GOMAXPROCS.
 	Workers int
@@ -55,6 +56,10 @@ type PipelineConfig struct {
 	MaxOutputSide int
 	// Logger receives compositor warnings and a summary per render; nil discards them.
 	Logger *slog.Logger
+	// FFmpeg decodes video and compressed audio (assets.FindFFmpeg). It is given to the
+	// job's media when that is an assets.Media without one. Nil: states with video or
+	// audio items are refused (Features leaves them out).
+	FFmpeg *assets.FFmpeg
 }
 
 // Pipeline renders export jobs to video files: K compositor workers, each drawing one
@@ -93,6 +98,30 @@ func NewPipeline(cfg PipelineConfig) *Pipeline {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Pipeline{cfg: cfg, log: log}
+}
+
+// Features returns what the pipeline renders: what the compositor draws with the
+// configured media and text, plus video and audio items when ffmpeg is configured
+// (FFmpeg set) and the job's media is an assets.Media (MediaFor must return one).
+func (p *Pipeline) Features() editor.FeatureSet {
+	media := p.cfg.Media
+	if am, ok := media.(assets.Media); ok && am.FFmpeg == nil {
+		am.FFmpeg = p.cfg.FFmpeg
+		media = am
+	}
+	if p.cfg.FFmpeg != nil {
+		// what a job's media will be: a session that decodes video
+		am, _ := media.(assets.Media)
+		if am.FFmpeg == nil {
+			am.FFmpeg = p.cfg.FFmpeg
+		}
+		media = am.NewSession(0)
+	}
+	fs := compositor.Features(compositor.Options{Media: media, Text: p.cfg.Text, Illustrations: p.cfg.Illustrations})
+	if p.cfg.FFmpeg != nil {
+		fs.ItemTypes = append(fs.ItemTypes, editor.ItemAudio)
+	}
+	return fs
 }
 
 // OutputSize returns the output size for a composition of w x h at scale: each side
@@ -212,13 +241,40 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 			return stats, err
 		}
 	}
+	var openSound soundOpener
+	if am, ok := media.(assets.Media); ok {
+		if am.FFmpeg == nil {
+			am.FFmpeg = p.cfg.FFmpeg
+		}
+		media = am
+		if am.FFmpeg != nil {
+			openSound = func(ctx context.Context, a *editor.Asset, start, rate float64) (soundReader, error) {
+				return am.OpenAudio(ctx, a, start, rate)
+			}
+			// Video frames come from ffmpeg decoders owned by this job: the session is
+			// closed (every process stopped and reaped) after the stages have stopped.
+			sess := am.NewSession(max(pl.outW, pl.outH))
+			defer sess.Close()
+			media = sess
+		}
+	}
+	sounds := soundItems(pl.state)
+	var audioOpts *encode.AudioOptions
+	if len(sounds) > 0 {
+		if openSound == nil {
+			return stats, &Error{Code: CodeFeatureUnsupported, Field: "editorState",
+				Msg: "the state has audio, but this server cannot decode sound (ffmpeg is not available)"}
+		}
+		audioOpts = &encode.AudioOptions{}
+	}
 	comp, err := compositor.New(pl.state, compositor.Options{Media: media, Text: p.cfg.Text,
 		Illustrations: p.cfg.Illustrations, Width: pl.outW, Height: pl.outH, Logger: p.log})
 	if err != nil {
 		return stats, err
 	}
 	w, err := encode.NewWriter(job.OutputPath, encode.Options{Format: pl.format, Codec: p.cfg.Codec,
-		Width: pl.outW, Height: pl.outH, FPS: pl.fps, Preset: p.cfg.Preset, CRF: p.cfg.CRF, Threads: p.cfg.EncoderThreads})
+		Width: pl.outW, Height: pl.outH, FPS: pl.fps, Preset: p.cfg.Preset, CRF: p.cfg.CRF, Threads: p.cfg.EncoderThreads,
+		Audio: audioOpts})
 	if err != nil {
 		return stats, err
 	}
@@ -230,6 +286,12 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+
+	var mix *mixer
+	if audioOpts != nil {
+		mix = newMixer(rctx, pl.state, sounds, openSound)
+		defer mix.close() // runs after the stages stop: the encode loop owns the mixer
+	}
 
 	free := make(chan *frameSlot, poolSize) // I420 buffers ready for reuse
 	work := make(chan *frameSlot)           // frame numbers with their buffers, in order
@@ -316,6 +378,16 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 				pending[next%int64(poolSize)] = nil
 				if err := w.WriteFrame(s.yuv); err != nil {
 					return err
+				}
+				if mix != nil {
+					n := encode.AudioSamples(next+1, pl.fps) - encode.AudioSamples(next, pl.fps)
+					pcm, err := mix.mix(int(n))
+					if err != nil {
+						return err
+					}
+					if err := w.WriteAudio(pcm); err != nil {
+						return err
+					}
 				}
 				next++
 				free <- s // never blocks: at most poolSize buffers exist

@@ -7,7 +7,7 @@
 #            time (/usr/bin/time for bench/compare.sh)
 set -euo pipefail
 
-want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev ffmpeg)
+want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev libvo-aacenc-dev ffmpeg)
 if [ "${1:-}" = "--test" ]; then
   want+=(chromium fonts-noto-core time)
 fi

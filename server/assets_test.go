@@ -172,6 +172,8 @@ func TestUploadKinds(t *testing.T) {
 		{"v.mov", "video/quicktime", testdata(t, "video.mov"), want{"video", "video/quicktime", 64, 48, 1.0}},
 		{"v.webm", "video/webm", testdata(t, "video.webm"), want{"video", "video/webm", 64, 48, 1.0}},
 		{"v.mkv", "application/octet-stream", testdata(t, "video.mkv"), want{"video", "video/x-matroska", 80, 60, 2.0}},
+		// curl --data-binary's default Content-Type declares nothing about the file
+		{"curl.mp4", "application/x-www-form-urlencoded", testdata(t, "video.mp4"), want{"video", "video/mp4", 64, 48, 1.0}},
 		{"a.mp3", "audio/mpeg", testdata(t, "audio.mp3"), want{"audio", "audio/mpeg", 0, 0, 1.0}},
 		{"a.wav", "audio/wav", testdata(t, "audio.wav"), want{"audio", "audio/wav", 0, 0, 1.0}},
 		{"a.m4a", "audio/mp4", testdata(t, "audio.m4a"), want{"audio", "audio/mp4", 0, 0, 1.0}},

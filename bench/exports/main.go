@@ -2,11 +2,12 @@
 // and the latency of GET /v1/exports/{taskId} while renders run.
 //
 // It starts an in-process cutroom server (real gin engine, real bbolt file, real export
-// scheduler and webhook deliverer) on a loopback port with the solid-colour test renderer
-// over the real encoder (export/exporttest), since the frame pipeline is wired separately.
-// Exports are spread over workspaces of 2 active tasks each (the per-workspace limit).
+// scheduler, the real frame pipeline with the compositor, text and encoder, and the
+// webhook deliverer) on a loopback port and exports the reference scene
+// (bench/reference-scene.json, its images made by bench/make-assets.sh). Exports are
+// spread over workspaces of 2 active tasks each (the per-workspace limit).
 //
-//	go run ./bench/exports -n 20 -seconds 4 -scale 1
+//	go run -tags extlib,pkgconfig ./bench/exports -n 20 -scale 1
 package main
 
 import (
@@ -26,8 +27,10 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/compositor"
+	"github.com/cutroom/cutroom/compositor/text"
+	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
-	"github.com/cutroom/cutroom/export/exporttest"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
@@ -35,19 +38,34 @@ import (
 
 func main() {
 	n := flag.Int("n", 20, "exports to run")
-	seconds := flag.Float64("seconds", 4, "length of the reference scene in seconds")
+	scenePath := flag.String("scene", "bench/reference-scene.json", "editor state to export")
+	assetDir := flag.String("assets", "bench/assets", "directory of the scene's images (bench/make-assets.sh)")
 	scale := flag.Float64("scale", 1, "export scale (the scene is 1920x1080)")
 	format := flag.String("format", "mp4", "mp4 or webm")
 	workers := flag.Int("workers", 0, "concurrent renders (0: the server default)")
+	frameWorkers := flag.Int("frame-workers", 0, "frames composited at once per render (0: the pipeline default)")
 	pollers := flag.Int("pollers", 4, "goroutines polling GET task while renders run")
 	flag.Parse()
-	if err := run(*n, *seconds, *scale, *format, *workers, *pollers); err != nil {
+	if err := run(*n, *scenePath, *assetDir, *scale, *format, *workers, *frameWorkers, *pollers); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, seconds, scale float64, format string, workers, pollers int) error {
+func run(n int, scenePath, assetDir string, scale float64, format string, workers, frameWorkers, pollers int) error {
+	state, err := os.ReadFile(scenePath)
+	if err != nil {
+		return err
+	}
+	parsed, err := editor.Parse(state)
+	if err != nil {
+		return err
+	}
+	seconds := float64(parsed.DurationTicks()) / float64(parsed.TimebaseTicksPerSecond)
+	fonts, err := text.NewLibrary(text.LibraryOptions{IncludeSystem: true})
+	if err != nil {
+		return err
+	}
 	dir, err := os.MkdirTemp("", "cutroom-bench")
 	if err != nil {
 		return err
@@ -74,7 +92,9 @@ func run(n int, seconds, scale float64, format string, workers, pollers int) err
 	}
 	dl := webhook.NewDeliverer(webhook.Config{Logger: quiet}, db)
 	svc, err := export.New(export.Config{Workers: workers, OutputDir: filepath.Join(dir, "outputs"),
-		Links: export.NewLinks(base, signer), Notify: dl.Notify, Logger: quiet}, db, &exporttest.Solid{})
+		Links: export.NewLinks(base, signer), Notify: dl.Notify, Logger: quiet}, db,
+		export.NewPipeline(export.PipelineConfig{Media: assets.Media{Resolve: assets.DirResolver(assetDir)},
+			Text: compositor.NewTextItems(fonts, nil), Workers: frameWorkers, Logger: quiet}))
 	if err != nil {
 		return err
 	}
@@ -99,7 +119,7 @@ func run(n int, seconds, scale float64, format string, workers, pollers int) err
 			return err
 		}
 	}
-	body, _ := json.Marshal(map[string]any{"editorState": json.RawMessage(scene(seconds)), "stateSchemaVersion": "v1",
+	body, _ := json.Marshal(map[string]any{"editorState": json.RawMessage(state), "stateSchemaVersion": "v1",
 		"fps": 30, "ratio": "16:9", "scale": scale, "format": format})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	type task struct{ id, key string }
@@ -209,13 +229,3 @@ func pct(ds []time.Duration, p int) time.Duration {
 func evenRound(v float64) int { return int(v/2+0.5) * 2 }
 
 // scene is the reference scene: 1920x1080, one full-frame solid item lasting seconds.
-func scene(seconds float64) string {
-	ticks, _ := json.Marshal(int64(seconds * 240000))
-	return `{"compositionWidth":1920,"compositionHeight":1080,"timebaseTicksPerSecond":240000,"outputRatio":"16:9",` +
-		`"tracks":[{"id":"t1","items":["s1"],"hidden":false,"muted":false}],"assets":{},` +
-		`"items":{"s1":{"id":"s1","type":"solid","startTicks":0,"durationTicks":` + string(ticks) + `,"shape":"rectangle","color":"#3366ff",` +
-		`"left":{"value":0,"keyframes":[]},"top":{"value":0,"keyframes":[]},"width":{"value":1920,"keyframes":[]},` +
-		`"height":{"value":1080,"keyframes":[]},"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},` +
-		`"opacity":{"value":1,"keyframes":[]},"isDraggingInTimeline":false,"borderRadius":{"value":0,"keyframes":[]},` +
-		`"rotation":{"value":0,"keyframes":[]},"keepAspectRatio":false}},"transitions":{},"globalBackground":{"type":"none"},"deletedAssets":[]}`
-}

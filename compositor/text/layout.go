@@ -56,6 +56,10 @@ type placedGlyph struct {
 	synthItalic bool
 	synthBold   bool
 	line        int
+	// src is the byte offset in Text.Content of the first character of the glyph's cluster.
+	src int
+	// adv is the glyph's advance in composition pixels.
+	adv float64
 }
 
 // lineBox is one laid-out line in composition pixels relative to the box's top-left corner.
@@ -112,24 +116,30 @@ func lineMetrics(f *font.Face, size float64) (ascent, descent float64) {
 
 // normalizeContent turns CR LF and lone CR into LF, as HTML does for text content, turns
 // tabs into spaces (tab stops are not modelled) and drops other control characters, which
-// browsers do not draw, and invalid UTF-8.
-func normalizeContent(s string) string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	return strings.Map(func(r rune) rune {
+// browsers do not draw, and invalid UTF-8. It also returns, for every rune of the result,
+// the byte offset in s of the rune it came from (for colour spans).
+func normalizeContent(s string) (string, []int) {
+	var b strings.Builder
+	b.Grow(len(s))
+	src := make([]int, 0, len(s))
+	for i, r := range s {
 		switch {
+		case r == '\r' && i+1 < len(s) && s[i+1] == '\n':
+			continue
 		case r == '\r':
-			return '\n'
+			r = '\n'
 		case r == '\n':
-			return r
 		case r == '\t':
-			return ' '
+			r = ' '
 		case r == utf8.RuneError:
-			return '\ufffd'
+			r = '\ufffd'
 		case r < 0x20 || (r >= 0x7f && r < 0xa0):
-			return -1
+			continue
 		}
-		return r
-	}, s)
+		b.WriteRune(r)
+		src = append(src, i)
+	}
+	return b.String(), src
 }
 
 // isHangingSpace reports whether r is white space that hangs at the end of a line
@@ -213,8 +223,12 @@ func (l *Library) layoutText(t Text) (*layout, error) {
 	l.shapeMu.Lock()
 	defer l.shapeMu.Unlock()
 	ss := l.shaper
-	for _, para := range strings.Split(normalizeContent(t.Content), "\n") {
+	norm, srcOff := normalizeContent(t.Content)
+	paraStart := 0 // rune index in norm of the paragraph's first rune
+	for _, para := range strings.Split(norm, "\n") {
 		runes := []rune(para)
+		base := paraStart
+		paraStart += len(runes) + 1
 		if len(runes) == 0 {
 			addLine(0, false)
 			continue
@@ -270,6 +284,7 @@ func (l *Library) layoutText(t Text) (*layout, error) {
 							face: e, gid: g.GlyphID,
 							x: pen + toPx(g.XOffset), y: baseline - toPx(g.YOffset), baseline: baseline,
 							size: size, synthItalic: synthItalic, synthBold: synthBold, line: idx,
+							src: srcOffset(srcOff, base+g.ClusterIndex), adv: toPx(g.XAdvance),
 						})
 					}
 					pen += toPx(g.XAdvance)
@@ -280,6 +295,14 @@ func (l *Library) layoutText(t Text) (*layout, error) {
 	lay.height = float64(len(lay.lines)) * lineH
 	l.layouts.put(key, lay)
 	return lay, nil
+}
+
+// srcOffset returns the source byte offset of normalised rune i (0 when out of range).
+func srcOffset(src []int, i int) int {
+	if i < 0 || i >= len(src) {
+		return 0
+	}
+	return src[i]
 }
 
 // visualOrder returns the runs of a line sorted left to right.

@@ -75,6 +75,107 @@ type Text struct {
 	BoxWidth float64
 	// Scale is the number of output pixels per composition pixel; 0 means 1.
 	Scale float64
+	// Spans recolour or hide parts of Content (caption highlighting, typewriter reveals).
+	// They change painting only, never layout. Where spans overlap, the last one wins.
+	Spans []Span
+}
+
+// Span changes how the characters of Content in byte range [Start, End) are painted. A
+// glyph belongs to the span holding the first character of its cluster.
+type Span struct {
+	// Start and End are byte offsets into Text.Content.
+	Start, End int
+	// Color replaces Style.Color for the fill of these characters.
+	Color color.NRGBA
+	// Hidden leaves the characters unpainted (fill and stroke), keeping their space; the
+	// line background is still painted.
+	Hidden bool
+	// Fade makes the characters transparent: their fill and stroke alpha are multiplied by
+	// 1-Fade (0: opaque, 1: invisible).
+	Fade float64
+	// DX and DY move the characters, in composition pixels (a CSS translate).
+	DX, DY float64
+	// Scale scales the characters about the centre of the span's box (its glyphs' advances
+	// across, the line box down), as a CSS scale with transform-origin: center; 0 means 1.
+	// The stroke scales with them. Glyphs moved vertically or scaled keep fractional
+	// baselines; a DX-only shift keeps the whole-pixel baseline.
+	Scale float64
+}
+
+// transformed reports whether the span moves or scales its glyphs.
+func (sp *Span) transformed() bool {
+	return sp.DX != 0 || sp.DY != 0 || (sp.Scale != 0 && sp.Scale != 1)
+}
+
+// spanKey encodes spans for the layer cache key.
+func spanKey(spans []Span) string {
+	if len(spans) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, sp := range spans {
+		fmt.Fprintf(&b, "%d,%d,%02x%02x%02x%02x,%t,%g,%g,%g,%g;", sp.Start, sp.End, sp.Color.R, sp.Color.G, sp.Color.B, sp.Color.A,
+			sp.Hidden, sp.Fade, sp.DX, sp.DY, sp.Scale)
+	}
+	return b.String()
+}
+
+// spanOf returns the index of the span holding byte src (the last one that does), or -1.
+func spanOf(spans []Span, src int) int {
+	k := -1
+	for i := range spans {
+		if src >= spans[i].Start && src < spans[i].End {
+			k = i
+		}
+	}
+	return k
+}
+
+// fadeColor multiplies c's alpha by 1-fade.
+func fadeColor(c color.NRGBA, fade float64) color.NRGBA {
+	if fade <= 0 {
+		return c
+	}
+	if fade >= 1 {
+		c.A = 0
+		return c
+	}
+	c.A = uint8(math.Round(float64(c.A) * (1 - fade)))
+	return c
+}
+
+// spanCentres returns, per span, the centre of its box in composition pixels: across, the
+// middle of its glyphs' advances on the first line it occupies; down, that line box's middle.
+func spanCentres(spans []Span, lay *layout) [][2]float64 {
+	out := make([][2]float64, len(spans))
+	lo := make([]float64, len(spans))
+	hi := make([]float64, len(spans))
+	line := make([]int, len(spans))
+	for i := range spans {
+		lo[i], hi[i], line[i] = math.Inf(1), math.Inf(-1), -1
+	}
+	for _, g := range lay.glyphs {
+		k := spanOf(spans, g.src)
+		if k < 0 || !spans[k].transformed() {
+			continue
+		}
+		if line[k] < 0 {
+			line[k] = g.line
+		}
+		if g.line != line[k] {
+			continue
+		}
+		lo[k] = math.Min(lo[k], math.Min(g.x, g.x+g.adv))
+		hi[k] = math.Max(hi[k], math.Max(g.x, g.x+g.adv))
+	}
+	for i := range spans {
+		if line[i] < 0 || line[i] >= len(lay.lines) {
+			continue
+		}
+		ln := lay.lines[line[i]]
+		out[i] = [2]float64{(lo[i] + hi[i]) / 2, (ln.top + ln.bottom) / 2}
+	}
+	return out
 }
 
 // Layer is rendered text: a premultiplied image and where it sits relative to the text box.
@@ -103,6 +204,7 @@ type layerKey struct {
 	hasBg       bool
 	bg          Background
 	scale       float64
+	spans       string
 }
 
 // finite reports whether every value is a finite number.
@@ -199,7 +301,7 @@ func (l *Library) Render(t Text) (layer *Layer, err error) {
 		layout: layoutKey{t.Content, st.Family, st.Weight, st.Italic, st.Size, st.LineHeight,
 			st.LetterSpacing, st.Align, st.Direction, t.BoxWidth},
 		color: st.Color, strokeWidth: st.StrokeWidth, strokeColor: st.StrokeColor, strokeJoin: st.StrokeJoin,
-		scale: t.Scale,
+		scale: t.Scale, spans: spanKey(t.Spans),
 	}
 	if st.Background != nil {
 		key.hasBg, key.bg = true, *st.Background
@@ -236,6 +338,12 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 	st := t.Style
 	scale := t.Scale
 	hasFill := st.Color.A > 0
+	for _, sp := range t.Spans {
+		if !sp.Hidden && sp.Color.A > 0 {
+			hasFill = true
+		}
+	}
+	centres := spanCentres(t.Spans, lay)
 	hasStroke := st.StrokeWidth > 0 && st.StrokeColor.A > 0
 	hasBg := st.Background != nil && st.Background.Color.A > 0
 	strokeRadius := st.StrokeWidth / 2 * scale
@@ -254,6 +362,8 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 	}
 
 	var fills, strokes []placedMask
+	var fillColors []color.NRGBA   // per fill mask
+	var strokeColors []color.NRGBA // per stroke mask
 	minX, minY := math.Inf(1), math.Inf(1)
 	maxX, maxY := math.Inf(-1), math.Inf(-1)
 	grow := func(x0, y0, x1, y1 float64) {
@@ -262,10 +372,41 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 	}
 	var colors []placedColor
 	for _, g := range lay.glyphs {
+		fillColor, strokeColor, radius := st.Color, st.StrokeColor, strokeRadius
+		snap := true
+		if k := spanOf(t.Spans, g.src); k >= 0 {
+			sp := &t.Spans[k]
+			if sp.Hidden || sp.Fade >= 1 {
+				continue
+			}
+			fillColor = fadeColor(sp.Color, sp.Fade)
+			strokeColor = fadeColor(strokeColor, sp.Fade)
+			if sp.transformed() {
+				s := sp.Scale
+				if s == 0 {
+					s = 1
+				}
+				if s <= 0 || !finite(s, sp.DX, sp.DY) {
+					continue
+				}
+				cx, cy := centres[k][0], centres[k][1]
+				g.x = cx + (g.x-cx)*s + sp.DX
+				g.y = cy + (g.y-cy)*s + sp.DY
+				g.baseline = cy + (g.baseline-cy)*s + sp.DY
+				g.size *= s
+				radius *= s
+				// a pure horizontal shift keeps the browser's whole-pixel baseline
+				snap = sp.DY == 0 && s == 1
+			}
+		}
 		ix, sx := quantize(g.x * scale)
 		// Like the browser, the baseline snaps to a whole output pixel; glyph offsets keep
-		// their fraction.
-		iy, sy := quantize(math.Round(g.baseline*scale) + (g.y-g.baseline)*scale)
+		// their fraction. Transformed glyphs keep their fractional position.
+		by := g.baseline * scale
+		if snap {
+			by = math.Round(by)
+		}
+		iy, sy := quantize(by + (g.y-g.baseline)*scale)
 		if g.face.hasColorBitmaps() {
 			// Colour emoji keep their own colours and, as in the browser, get no stroke.
 			if c := l.colorGlyphImage(g, scale, sx, sy); c != nil {
@@ -275,16 +416,18 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 			}
 			continue
 		}
-		if hasFill {
+		if hasFill && fillColor.A > 0 {
 			if m := l.glyphMask(g, scale, sx, sy, 0, true); m != nil {
 				fills = append(fills, placedMask{m, ix, iy})
+				fillColors = append(fillColors, fillColor)
 				r := m.img.Rect
 				grow(float64(ix+r.Min.X), float64(iy+r.Min.Y), float64(ix+r.Max.X), float64(iy+r.Max.Y))
 			}
 		}
-		if hasStroke {
-			if m := l.glyphMask(g, scale, sx, sy, strokeRadius, roundJoin); m != nil {
+		if hasStroke && strokeColor.A > 0 {
+			if m := l.glyphMask(g, scale, sx, sy, radius, roundJoin); m != nil {
 				strokes = append(strokes, placedMask{m, ix, iy})
+				strokeColors = append(strokeColors, strokeColor)
 				r := m.img.Rect
 				grow(float64(ix+r.Min.X), float64(iy+r.Min.Y), float64(ix+r.Max.X), float64(iy+r.Max.Y))
 			}
@@ -327,20 +470,31 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 		z.Draw(img, img.Bounds(), image.Opaque, image.Point{})
 		bgCov = img.Pix
 	}
-	strokeCov := unionMasks(strokes, ox, oy, w, h)
-	fillCov := unionMasks(fills, ox, oy, w, h)
-
 	out := image.NewRGBA(image.Rect(0, 0, w, h))
 	paint(out.Pix, bgCov, st.Background)
-	if hasStroke {
-		paint(out.Pix, strokeCov, &Background{Color: st.StrokeColor})
-	}
-	if hasFill {
-		paint(out.Pix, fillCov, &Background{Color: st.Color})
-	}
+	// Strokes under fills; one union per colour, painted in order of first appearance.
+	paintGroups(out.Pix, strokes, strokeColors, ox, oy, w, h)
+	paintGroups(out.Pix, fills, fillColors, ox, oy, w, h)
 	drawColorGlyphs(out, colors, ox, oy)
 	layer.Image = out
 	return layer, nil
+}
+
+// paintGroups paints masks grouped by colour (cs[i] is the colour of ms[i]): one coverage
+// union per colour, in order of first appearance.
+func paintGroups(pix []uint8, ms []placedMask, cs []color.NRGBA, ox, oy, w, h int) {
+	var order []color.NRGBA
+	groups := map[color.NRGBA][]placedMask{}
+	for i, m := range ms {
+		c := cs[i]
+		if _, ok := groups[c]; !ok {
+			order = append(order, c)
+		}
+		groups[c] = append(groups[c], m)
+	}
+	for _, c := range order {
+		paint(pix, unionMasks(groups[c], ox, oy, w, h), &Background{Color: c})
+	}
 }
 
 // unionMasks combines glyph coverages into one w*h coverage buffer with the source-over
@@ -421,4 +575,37 @@ func paint(pix []uint8, cov []uint8, c *Background) {
 func div255(v uint32) uint32 {
 	v += 128
 	return (v + v>>8) >> 8
+}
+
+// Metrics describe a laid-out text without rasterising it.
+type Metrics struct {
+	// Lines is the number of line boxes and Height their total height in composition pixels.
+	Lines  int
+	Height float64
+	// Width is the widest line's advance in composition pixels (hanging spaces excluded).
+	Width float64
+}
+
+// Measure lays t out (cached like Render; Spans are ignored) and returns its metrics.
+func (l *Library) Measure(t Text) (m Metrics, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			m, err = Metrics{}, &Error{Code: CodeInternal, Msg: fmt.Sprintf("layout failed: %v", r)}
+		}
+	}()
+	t, err = normalize(t)
+	if err != nil {
+		return Metrics{}, err
+	}
+	lay, err := l.layoutText(t)
+	if err != nil {
+		return Metrics{}, err
+	}
+	m = Metrics{Lines: len(lay.lines), Height: lay.height}
+	for _, ln := range lay.lines {
+		if ln.hasContent {
+			m.Width = math.Max(m.Width, ln.right-ln.left)
+		}
+	}
+	return m, nil
 }

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Video clips benchmark (issue 9): 1080p30, 60 s, two H.264 clips joined by a 1 s
+# crossfade, with music (-6 dB, 2 s fade in and out), rendered by `cutroom export` and by
+# ffmpeg alone (one filtergraph, same x264 veryfast crf 20 and AAC 192 kb/s). Prints wall
+# time, CPU time (user+sys) and peak RSS of each (/usr/bin/time) and the ratios.
+#
+# usage: bench/video-clips.sh [--seconds 60] [--threads 2]
+#
+# Result (2 shared vCPUs, one run each, 2026-11-21; clips are testsrc2/testsrc 1080p30):
+#   cutroom  wall 115.7 s  cpu 115.2 s  peak RSS 578 MiB
+#   ffmpeg   wall 108.7 s  cpu  73.4 s  peak RSS 377 MiB
+#   cutroom/ffmpeg: wall 1.06x  cpu 1.57x  peak RSS 1.53x
+# Both outputs: h264 1800 frames 60.000 s, aac LC 48 kHz stereo 60.000 s.
+set -euo pipefail
+cd "$(dirname "$0")"
+SECS=60 THREADS=2
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--seconds) SECS=$2; shift 2 ;;
+	--threads) THREADS=$2; shift 2 ;;
+	*) echo "unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+[ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install -y time" >&2; exit 1; }
+D=out/clips-$SECS
+mkdir -p "$D"
+(cd .. && go build -tags extlib,pkgconfig -o bench/out/cutroom .)
+HALF=$((SECS / 2))
+CLIP=$((HALF + 1)) # each clip plays 0.5 s past the cut
+if [ ! -f "$D/a.mp4" ] || [ ! -f "$D/b.mp4" ] || [ ! -f "$D/music.mp3" ]; then
+	ffmpeg -nostdin -v error -y -f lavfi -i "testsrc2=s=1920x1080:r=30:d=$CLIP" -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$D/a.mp4"
+	ffmpeg -nostdin -v error -y -f lavfi -i "testsrc=s=1920x1080:r=30:d=$CLIP" -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$D/b.mp4"
+	ffmpeg -nostdin -v error -y -f lavfi -i "sine=f=220:d=$SECS:sample_rate=44100" -f lavfi -i "sine=f=330:d=$SECS:sample_rate=44100" \
+		-filter_complex "[0][1]amix=inputs=2,aformat=channel_layouts=stereo" -c:a libmp3lame -b:a 192k "$D/music.mp3"
+fi
+TB=240000
+python3 - "$D/state.json" "$SECS" <<'PY'
+import json, sys
+path, secs = sys.argv[1], int(sys.argv[2])
+tb, half = 240000, secs // 2
+def anim(v): return {"value": v, "keyframes": []}
+def item(i, typ, asset, start, dur, extra):
+    m = {"id": i, "type": typ, "assetId": asset, "startTicks": start, "durationTicks": dur,
+         "isDraggingInTimeline": False, "left": anim(0), "top": anim(0), "width": anim(1920), "height": anim(1080),
+         "scaleX": anim(1), "scaleY": anim(1), "opacity": anim(1), "rotation": anim(0),
+         "decibelAdjustment": anim(0), "playbackRate": 1, "audioFadeInDurationInSeconds": 0,
+         "audioFadeOutDurationInSeconds": 0}
+    m.update(extra)
+    return m
+vid = {"keepAspectRatio": False, "borderRadius": anim(0), "videoStartFromInSeconds": 0}
+def vasset(i, f, d):
+    return {"id": i, "type": "video", "filename": f, "size": 1, "remoteUrl": None, "remoteKey": f,
+            "mimeType": "video/mp4", "durationInSeconds": d, "hasAudioTrack": False, "width": 1920, "height": 1080}
+st = {"compositionWidth": 1920, "compositionHeight": 1080, "timebaseTicksPerSecond": tb,
+      "tracks": [{"id": "music", "hidden": False, "muted": False, "items": ["m"]},
+                 {"id": "video", "hidden": False, "muted": False, "items": ["a", "b"]}],
+      "assets": {"a": vasset("a", "a.mp4", half + 1), "b": vasset("b", "b.mp4", half + 1),
+                 "music": {"id": "music", "type": "audio", "filename": "music.mp3", "size": 1, "remoteUrl": None,
+                           "remoteKey": "music.mp3", "mimeType": "audio/mpeg", "durationInSeconds": secs}},
+      "items": {"a": item("a", "video", "a", 0, half * tb, vid),
+                "b": item("b", "video", "b", half * tb, (secs - half) * tb, dict(vid, videoStartFromInSeconds=0.5)),
+                "m": item("m", "audio", "music", 0, secs * tb, {"audioStartFromInSeconds": 0,
+                          "decibelAdjustment": anim(-6), "audioFadeInDurationInSeconds": 2, "audioFadeOutDurationInSeconds": 2})},
+      "transitions": {"x": {"id": "x", "trackId": "video", "fromClipId": "a", "toClipId": "b", "type": "fade",
+                            "durationTicks": tb}},
+      "globalBackground": {"type": "color", "color": "#000000", "gradient": None}}
+json.dump(st, open(path, "w"))
+PY
+OFF=$(echo "$HALF - 0.5" | bc)
+GRAPH="[0:v]trim=0:$((HALF))+0.5,setpts=PTS-STARTPTS[a];[1:v]setpts=PTS-STARTPTS[b];\
+[a][b]xfade=transition=fade:duration=1:offset=$OFF,format=yuv420p[v];\
+[2:a]volume=-6dB,afade=t=in:d=2,afade=t=out:st=$((SECS - 2)):d=2,aresample=48000[m]"
+GRAPH=${GRAPH//\+0.5/.5}
+run() {
+	local name=$1; shift
+	/usr/bin/time -f "$name %e %U %S %M" -o out/clips-time.txt "$@" >/dev/null 2>out/clips-$name.log
+	cat out/clips-time.txt
+}
+{
+	run cutroom out/cutroom export "$D/state.json" -o "$D/cutroom.mp4" --assets "$D" --fps 30 \
+		--preset veryfast --crf 20 --threads "$THREADS" --progress none
+	run ffmpeg ffmpeg -nostdin -v error -y -i "$D/a.mp4" -i "$D/b.mp4" -i "$D/music.mp3" -filter_complex "$GRAPH" \
+		-map "[v]" -map "[m]" -t "$SECS" -c:v libx264 -preset veryfast -crf 20 -g 150 -threads "$THREADS" \
+		-c:a aac -b:a 192k "$D/ffmpeg.mp4"
+} | tee out/clips-results.txt
+python3 - out/clips-results.txt <<'PY'
+import sys
+r = {}
+for line in open(sys.argv[1]):
+    n, e, u, s, m = line.split()
+    r[n] = (float(e), float(u) + float(s), int(m) / 1024)
+for n, (e, c, m) in r.items():
+    print(f"{n:8s} wall {e:7.1f} s  cpu {c:7.1f} s  peak RSS {m:6.0f} MiB")
+if len(r) == 2:
+    a, b = r["cutroom"], r["ffmpeg"]
+    print(f"cutroom/ffmpeg: wall {a[0]/b[0]:.2f}x  cpu {a[1]/b[1]:.2f}x  peak RSS {a[2]/b[2]:.2f}x")
+PY

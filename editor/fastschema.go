@@ -1,0 +1,693 @@
+package editor
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"unicode/utf8"
+)
+
+// This file holds a compiled fast path for the schema check. It evaluates the draft-07
+// keywords the embedded schema uses (type, enum, const, minimum, maximum, minLength,
+// minItems, minProperties, required, properties, additionalProperties, items, allOf,
+// oneOf, if/then/else, $ref to a definition) directly on the decoded document, in one
+// walk without allocating, and answers pass, fail or unknown. It only ever decides that a
+// document passes: anything else (fail or unknown) is checked by the jsonschema library,
+// which stays the source of truth for every issue (code, path, message). A pass is only
+// answered when every keyword was decided exactly, so that it equals the library's
+// verdict; TestFastSchemaMatchesLibrary and FuzzFastSchema prove that on fixtures and on
+// random and fuzzed documents.
+
+// fastResult is the verdict of the fast path on one value. The verdict of several
+// keywords that must all hold is their maximum.
+type fastResult uint8
+
+const (
+	fastPass fastResult = iota
+	fastUnknown
+	fastFail
+)
+
+// JSON types as a bit set.
+const (
+	tNull uint8 = 1 << iota
+	tBool
+	tNumber
+	tInteger
+	tString
+	tArray
+	tObject
+)
+
+// fastNode is one compiled schema. A nil *fastNode accepts everything.
+type fastNode struct {
+	unsupported bool      // a keyword the fast path does not evaluate: always unknown
+	never       bool      // the false schema
+	ref         *fastNode // draft-07: a $ref replaces every sibling keyword
+	types       uint8     // 0: any type
+	enum        []any     // string or json.Number members; nil when absent
+	hasEnum     bool
+	minimum     *decimal // nil when absent
+	maximum     *decimal
+	minLength   int // -1 when absent
+	minItems    int
+	minProps    int
+	required    []string
+	props       map[string]*fastNode
+	// reqProps is the number of required names that are in props; reqIn tells which
+	// props are required. reqOut lists the required names that are not in props.
+	reqProps  int
+	reqIn     map[string]bool
+	reqOut    []string
+	addlFalse bool
+	addl      *fastNode
+	items     *fastNode
+	allOf     []*fastNode
+	// dispatch holds the members of allOf of the form {if: {required: [dispatchProp],
+	// properties: {dispatchProp: {const: c}}}, then: S} (what discriminate writes) as S by
+	// c: on an object only the branch named by its member applies.
+	dispatchProp string
+	dispatch     map[string]*fastNode
+	oneOf        []*fastNode
+	ifS          *fastNode
+	thenS        *fastNode
+	elseS        *fastNode
+}
+
+// fastCompiler compiles schema documents as decoded by jsonschema.UnmarshalJSON
+// (numbers are json.Number).
+type fastCompiler struct {
+	defs map[string]any
+	done map[string]*fastNode
+}
+
+// compileFast compiles the root schema document root. It never fails: what it cannot
+// evaluate exactly becomes an unsupported node, whose verdict is unknown.
+func compileFast(root map[string]any) *fastNode {
+	defs, _ := root["definitions"].(map[string]any)
+	c := &fastCompiler{defs: defs, done: map[string]*fastNode{}}
+	return c.compile(root)
+}
+
+func (c *fastCompiler) compile(s any) *fastNode {
+	switch x := s.(type) {
+	case bool:
+		if x {
+			return nil
+		}
+		return &fastNode{never: true}
+	case map[string]any:
+		return c.compileObject(x)
+	}
+	return &fastNode{unsupported: true}
+}
+
+func (c *fastCompiler) compileObject(s map[string]any) *fastNode {
+	n := &fastNode{minLength: -1, minItems: -1, minProps: -1}
+	if ref, ok := s["$ref"]; ok {
+		r, _ := ref.(string)
+		name, ok := strings.CutPrefix(r, "#/definitions/")
+		def, found := c.defs[name]
+		if !ok || !found || strings.ContainsAny(name, "~/%") {
+			n.unsupported = true
+			return n
+		}
+		if d, ok := c.done[name]; ok {
+			n.ref = d
+			return n
+		}
+		d := &fastNode{}
+		c.done[name] = d
+		*d = *c.compile(def).orTrue()
+		n.ref = d
+		return n
+	}
+	for k, v := range s {
+		ok := true
+		switch k {
+		case "$schema", "$id", "$comment", "title", "description", "definitions", "examples", "default":
+		case "type":
+			n.types, ok = fastTypes(v)
+		case "enum":
+			n.enum, ok = fastEnum(v)
+			n.hasEnum = true
+		case "const":
+			n.enum, ok = fastEnum([]any{v})
+			n.hasEnum = true
+		case "minimum":
+			n.minimum, ok = fastNumberLit(v)
+		case "maximum":
+			n.maximum, ok = fastNumberLit(v)
+		case "minLength":
+			n.minLength, ok = fastCount(v)
+		case "minItems":
+			n.minItems, ok = fastCount(v)
+		case "minProperties":
+			n.minProps, ok = fastCount(v)
+		case "required":
+			arr, isArr := v.([]any)
+			ok = isArr
+			for _, r := range arr {
+				rs, isStr := r.(string)
+				ok = ok && isStr
+				n.required = append(n.required, rs)
+			}
+		case "properties":
+			m, isMap := v.(map[string]any)
+			ok = isMap
+			n.props = make(map[string]*fastNode, len(m))
+			for name, ps := range m {
+				n.props[name] = c.compile(ps)
+			}
+		case "additionalProperties":
+			if b, isBool := v.(bool); isBool {
+				n.addlFalse = !b
+			} else {
+				n.addl = c.compile(v)
+			}
+		case "items":
+			_, isMap := v.(map[string]any)
+			_, isBool := v.(bool)
+			ok = isMap || isBool // the array form is not used by the schema
+			n.items = c.compile(v)
+		case "allOf", "oneOf":
+			arr, isArr := v.([]any)
+			ok = isArr && len(arr) > 0
+			if k == "allOf" {
+				n.dispatchProp, n.dispatch, arr = c.splitDispatch(arr)
+			}
+			var subs []*fastNode
+			for _, b := range arr {
+				subs = append(subs, c.compile(b))
+			}
+			if k == "allOf" {
+				n.allOf = subs
+			} else {
+				n.oneOf = subs
+			}
+		case "if":
+			n.ifS = c.compile(v).orTrue()
+		case "then":
+			n.thenS = c.compile(v)
+		case "else":
+			n.elseS = c.compile(v)
+		default:
+			if !strings.HasPrefix(k, "x-") {
+				ok = false
+			}
+		}
+		if !ok {
+			n.unsupported = true
+		}
+	}
+	n.reqIn = map[string]bool{}
+	for _, name := range n.required {
+		if n.reqIn[name] {
+			continue // a repeated name
+		}
+		if _, ok := n.props[name]; ok {
+			n.reqIn[name] = true
+			n.reqProps++
+		} else if !containsString(n.reqOut, name) {
+			n.reqOut = append(n.reqOut, name)
+		}
+	}
+	return n
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// splitDispatch takes the if/then members that dispatch on one member's string const out
+// of an allOf, and returns them by const with the members left.
+func (c *fastCompiler) splitDispatch(all []any) (string, map[string]*fastNode, []any) {
+	prop := ""
+	dispatch := map[string]*fastNode{}
+	var rest []any
+	for _, m := range all {
+		if p, cst, then, ok := dispatchBranch(m); ok && (prop == "" || p == prop) && dispatch[cst] == nil {
+			prop = p
+			dispatch[cst] = c.compile(then).orTrue()
+			continue
+		}
+		rest = append(rest, m)
+	}
+	if len(dispatch) < 2 {
+		return "", nil, all
+	}
+	return prop, dispatch, rest
+}
+
+// dispatchBranch matches {if: {required: [p], properties: {p: {const: c}}}, then: S} with
+// a string c.
+func dispatchBranch(m any) (p, c string, then any, ok bool) {
+	mm, _ := m.(map[string]any)
+	iff, _ := mm["if"].(map[string]any)
+	then, hasThen := mm["then"]
+	req, _ := iff["required"].([]any)
+	props, _ := iff["properties"].(map[string]any)
+	if len(mm) != 2 || !hasThen || len(iff) != 2 || len(req) != 1 || len(props) != 1 {
+		return "", "", nil, false
+	}
+	p, _ = req[0].(string)
+	ps, _ := props[p].(map[string]any)
+	c, isStr := ps["const"].(string)
+	if p == "" || len(ps) != 1 || !isStr {
+		return "", "", nil, false
+	}
+	return p, c, then, true
+}
+
+// orTrue returns n, or the node of the true schema for nil.
+func (n *fastNode) orTrue() *fastNode {
+	if n == nil {
+		return &fastNode{minLength: -1, minItems: -1, minProps: -1}
+	}
+	return n
+}
+
+func fastTypes(v any) (uint8, bool) {
+	one := func(s any) (uint8, bool) {
+		switch s {
+		case "null":
+			return tNull, true
+		case "boolean":
+			return tBool, true
+		case "number":
+			return tNumber, true
+		case "integer":
+			return tInteger, true
+		case "string":
+			return tString, true
+		case "array":
+			return tArray, true
+		case "object":
+			return tObject, true
+		}
+		return 0, false
+	}
+	if arr, ok := v.([]any); ok {
+		var t uint8
+		for _, x := range arr {
+			b, ok := one(x)
+			if !ok {
+				return 0, false
+			}
+			t |= b
+		}
+		return t, t != 0
+	}
+	return one(v)
+}
+
+func fastEnum(v any) ([]any, bool) {
+	arr, ok := v.([]any)
+	if !ok || len(arr) == 0 {
+		return nil, false
+	}
+	for _, e := range arr {
+		switch x := e.(type) {
+		case string:
+		case json.Number:
+			if _, ok := splitDecimal(string(x)); !ok {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
+	return arr, true
+}
+
+func fastNumberLit(v any) (*decimal, bool) {
+	x, ok := v.(json.Number)
+	if !ok {
+		return nil, false
+	}
+	d, ok := splitDecimal(string(x))
+	return &d, ok
+}
+
+func fastCount(v any) (int, bool) {
+	x, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	d, ok := splitDecimal(string(x))
+	if !ok || d.neg || d.frac != "" || len(d.int) > 6 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range d.int {
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// decimal is a number literal without exponent, as sign, integer digits without leading
+// zeros and fraction digits without trailing zeros; zero is {false, "", ""}.
+type decimal struct {
+	neg       bool
+	int, frac string
+}
+
+// splitDecimal splits a JSON number literal; it reports false for literals with an
+// exponent (the fast path leaves those to the library).
+func splitDecimal(s string) (decimal, bool) {
+	var d decimal
+	if strings.HasPrefix(s, "-") {
+		d.neg, s = true, s[1:]
+	}
+	if s == "" {
+		return d, false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && c != '.' {
+			return d, false
+		}
+	}
+	ip, fp, _ := strings.Cut(s, ".")
+	if strings.Contains(fp, ".") {
+		return d, false
+	}
+	d.int = strings.TrimLeft(ip, "0")
+	d.frac = strings.TrimRight(fp, "0")
+	if d.int == "" && d.frac == "" {
+		d.neg = false
+	}
+	return d, true
+}
+
+// cmpDecimal compares two decimals exactly.
+func cmpDecimal(a, b decimal) int {
+	az := a.int == "" && a.frac == ""
+	bz := b.int == "" && b.frac == ""
+	switch {
+	case az && bz:
+		return 0
+	case a.neg != b.neg:
+		if a.neg {
+			return -1
+		}
+		return 1
+	}
+	// Same sign (zero counts as positive here and is smaller than any positive magnitude).
+	m := cmpMagnitude(a, b)
+	if a.neg {
+		return -m
+	}
+	return m
+}
+
+func cmpMagnitude(a, b decimal) int {
+	if len(a.int) != len(b.int) {
+		if len(a.int) < len(b.int) {
+			return -1
+		}
+		return 1
+	}
+	if c := strings.Compare(a.int, b.int); c != 0 {
+		return c
+	}
+	return strings.Compare(a.frac, b.frac) // no trailing zeros: lexical order is numeric order
+}
+
+// fastRun is the state of one check: verdicts on small objects by schema and object
+// identity (decodeJSON shares identical short objects, so most repeat).
+type fastRun struct {
+	memo map[fastMemoKey]fastResult
+}
+
+type fastMemoKey struct {
+	n   *fastNode
+	obj uintptr
+}
+
+// maxMemoMembers is the size of the largest object whose verdict is remembered.
+const maxMemoMembers = 4
+
+// check returns the verdict of n on v.
+func (n *fastNode) check(v any) fastResult {
+	run := fastRun{memo: map[fastMemoKey]fastResult{}}
+	return n.eval(&run, v)
+}
+
+func (n *fastNode) eval(run *fastRun, v any) fastResult {
+	if n == nil {
+		return fastPass
+	}
+	if n.ref != nil {
+		return n.ref.eval(run, v)
+	}
+	if n.unsupported {
+		return fastUnknown
+	}
+	if n.never {
+		return fastFail
+	}
+	if x, ok := v.(map[string]any); ok {
+		if len(x) <= maxMemoMembers && len(x) > 0 {
+			key := fastMemoKey{n, reflect.ValueOf(x).Pointer()}
+			if got, ok := run.memo[key]; ok {
+				return got
+			}
+			got := n.evalObject(run, x)
+			run.memo[key] = got
+			return got
+		}
+		return n.evalObject(run, x)
+	}
+	r := fastPass
+	// A number's decimal form is only needed for integer types, numeric enums and bounds.
+	var num decimal
+	numOK, isNum := false, false
+	if x, ok := v.(json.Number); ok {
+		isNum = true
+		if n.minimum != nil || n.maximum != nil || n.hasEnum || (n.types&tInteger != 0 && n.types&tNumber == 0) {
+			num, numOK = splitDecimal(string(x))
+		}
+	}
+	if n.types != 0 {
+		if r = max(r, n.checkType(v, isNum, num, numOK)); r == fastFail {
+			return r
+		}
+	}
+	if n.hasEnum {
+		if r = max(r, n.checkEnum(v, isNum, num, numOK)); r == fastFail {
+			return r
+		}
+	}
+	switch x := v.(type) {
+	case json.Number:
+		if n.minimum != nil || n.maximum != nil {
+			if !numOK {
+				r = max(r, fastUnknown)
+			} else {
+				if n.minimum != nil && cmpDecimal(num, *n.minimum) < 0 {
+					return fastFail
+				}
+				if n.maximum != nil && cmpDecimal(num, *n.maximum) > 0 {
+					return fastFail
+				}
+			}
+		}
+	case string:
+		if n.minLength >= 0 && utf8.RuneCountInString(x) < n.minLength {
+			return fastFail
+		}
+	case []any:
+		if n.minItems >= 0 && len(x) < n.minItems {
+			return fastFail
+		}
+		if n.items != nil {
+			for _, e := range x {
+				if r = max(r, n.items.eval(run, e)); r == fastFail {
+					return r
+				}
+			}
+		}
+	case nil, bool:
+	default:
+		return fastUnknown // not a value decodeJSON produces
+	}
+	return n.evalApplicators(run, v, r)
+}
+
+// evalObject evaluates n's object keywords and applicators on x.
+func (n *fastNode) evalObject(run *fastRun, x map[string]any) fastResult {
+	r := fastPass
+	if n.types != 0 && n.types&tObject == 0 {
+		return fastFail
+	}
+	if n.hasEnum {
+		return fastFail // enum members are strings and numbers
+	}
+	if n.minProps >= 0 && len(x) < n.minProps {
+		return fastFail
+	}
+	for _, name := range n.reqOut {
+		if _, ok := x[name]; !ok {
+			return fastFail
+		}
+	}
+	if !n.addlFalse && n.addl == nil && 2*len(n.props) < len(x) {
+		// Only the listed members are constrained, and there are fewer of them than
+		// members (the dispatch's if schemas list one): look them up.
+		for k, ps := range n.props {
+			if e, ok := x[k]; ok {
+				if r = max(r, ps.eval(run, e)); r == fastFail {
+					return r
+				}
+			} else if n.reqIn[k] {
+				return fastFail
+			}
+		}
+	} else {
+		required := 0
+		for k, e := range x {
+			if ps, ok := n.props[k]; ok {
+				if n.reqProps > 0 && n.reqIn[k] {
+					required++
+				}
+				r = max(r, ps.eval(run, e))
+			} else if n.addlFalse {
+				return fastFail
+			} else if n.addl != nil {
+				r = max(r, n.addl.eval(run, e))
+			}
+			if r == fastFail {
+				return r
+			}
+		}
+		if required < n.reqProps {
+			return fastFail
+		}
+	}
+	return n.evalApplicators(run, x, r)
+}
+
+// evalApplicators combines r with the verdicts of allOf, oneOf and if/then/else.
+func (n *fastNode) evalApplicators(run *fastRun, v any, r fastResult) fastResult {
+	for _, s := range n.allOf {
+		if r = max(r, s.eval(run, v)); r == fastFail {
+			return r
+		}
+	}
+	if n.dispatch != nil {
+		x, isObj := v.(map[string]any)
+		if !isObj {
+			// required and properties ignore other values: every if passes.
+			for _, s := range n.dispatch {
+				if r = max(r, s.eval(run, v)); r == fastFail {
+					return r
+				}
+			}
+		} else if s, ok := x[n.dispatchProp].(string); ok {
+			if then := n.dispatch[s]; then != nil {
+				if r = max(r, then.eval(run, x)); r == fastFail {
+					return r
+				}
+			}
+		}
+	}
+	if n.oneOf != nil {
+		if r = max(r, n.checkOneOf(run, v)); r == fastFail {
+			return r
+		}
+	}
+	if n.ifS != nil {
+		switch n.ifS.eval(run, v) {
+		case fastPass:
+			r = max(r, n.thenS.eval(run, v))
+		case fastFail:
+			r = max(r, n.elseS.eval(run, v))
+		default:
+			r = max(r, fastUnknown)
+		}
+	}
+	return r
+}
+
+func (n *fastNode) checkType(v any, isNum bool, num decimal, numOK bool) fastResult {
+	var t uint8
+	switch v.(type) {
+	case nil:
+		t = tNull
+	case bool:
+		t = tBool
+	case json.Number:
+		t = tNumber
+	case string:
+		t = tString
+	case []any:
+		t = tArray
+	case map[string]any:
+		t = tObject
+	default:
+		return fastUnknown
+	}
+	if n.types&t != 0 {
+		return fastPass
+	}
+	if isNum && n.types&tInteger != 0 {
+		if !numOK {
+			return fastUnknown // an exponent: leave integrality to the library
+		}
+		if num.frac == "" {
+			return fastPass
+		}
+	}
+	return fastFail
+}
+
+func (n *fastNode) checkEnum(v any, isNum bool, num decimal, numOK bool) fastResult {
+	r := fastFail
+	for _, e := range n.enum {
+		switch x := e.(type) {
+		case string:
+			if s, ok := v.(string); ok && s == x {
+				return fastPass
+			}
+		case json.Number:
+			if !isNum {
+				continue
+			}
+			if !numOK {
+				r = fastUnknown
+				continue
+			}
+			b, _ := splitDecimal(string(x))
+			if cmpDecimal(num, b) == 0 {
+				return fastPass
+			}
+		}
+	}
+	return r
+}
+
+func (n *fastNode) checkOneOf(run *fastRun, v any) fastResult {
+	passed, unknown := 0, 0
+	for _, s := range n.oneOf {
+		switch s.eval(run, v) {
+		case fastPass:
+			passed++
+		case fastUnknown:
+			unknown++
+		}
+	}
+	switch {
+	case passed > 1:
+		return fastFail
+	case passed == 1 && unknown == 0:
+		return fastPass
+	case passed == 0 && unknown == 0:
+		return fastFail
+	}
+	return fastUnknown
+}
