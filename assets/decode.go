@@ -105,7 +105,7 @@ func openPureAudio(path string, format audioFormat, start float64) (*pureAudio, 
 	if err != nil {
 		return nil, err
 	}
-	dec, err := newPCMDecoder(f, format, start)
+	dec, err := safeNewPCMDecoder(f, format, start)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -124,6 +124,26 @@ func openPureAudio(path string, format audioFormat, start float64) (*pureAudio, 
 }
 
 func (p *pureAudio) close() error { return p.file.Close() }
+
+// read fills dst with 48 kHz stereo samples. A panic inside a third-party decoder on
+// crafted input becomes an ASSET_INVALID error.
+func (p *pureAudio) read(dst []float32) (n int, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			n, err = 0, invalid("the audio file is damaged (decoder failure: %v)", r)
+		}
+	}()
+	return p.out.readStereo(dst)
+}
+
+func safeNewPCMDecoder(f *os.File, format audioFormat, start float64) (d pcmDecoder, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			d, err = nil, invalid("the audio file is damaged (decoder failure: %v)", r)
+		}
+	}()
+	return newPCMDecoder(f, format, start)
+}
 
 func newPCMDecoder(f *os.File, format audioFormat, start float64) (pcmDecoder, error) {
 	switch format {

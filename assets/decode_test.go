@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -344,5 +345,47 @@ func BenchmarkDecodeAudio(b *testing.B) {
 			}
 			b.ReportMetric(2*float64(b.N)/b.Elapsed().Seconds(), "audio-s/s")
 		})
+	}
+}
+
+// TestPureAudioDamagedFiles feeds truncated and corrupted files to the decoders: they
+// must end with io.EOF or an error, never panic or loop.
+func TestPureAudioDamagedFiles(t *testing.T) {
+	ff := testFFmpeg(t)
+	dir := t.TempDir()
+	for _, c := range []toneCase{toneCases[0], toneCases[6], toneCases[8], toneCases[10]} {
+		p := makeTone(t, ff, dir, c)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, cut := range []int{len(data) / 2, 200, 60} {
+			for _, corrupt := range []bool{false, true} {
+				b := append([]byte(nil), data[:cut]...)
+				if corrupt {
+					for j := 100; j < len(b); j += 97 {
+						b[j] ^= 0x5a
+					}
+				}
+				q := filepath.Join(dir, c.name+"-damaged-"+itoa(i))
+				if err := os.WriteFile(q, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				s, err := OpenAudioFile(q, 0.1)
+				if err != nil {
+					continue
+				}
+				buf := make([]float32, 4096)
+				for k := 0; ; k++ {
+					if k > 10000 {
+						t.Fatalf("%s cut %d: decoding does not end", c.name, cut)
+					}
+					if _, err := s.Read(buf); err != nil {
+						break
+					}
+				}
+				s.Close()
+			}
+		}
 	}
 }

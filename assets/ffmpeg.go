@@ -192,7 +192,7 @@ func (f *FFmpeg) OpenAudio(ctx context.Context, path string, start, rate float64
 // failure is returned as an error.
 func (s *AudioStream) Read(dst []float32) (int, error) {
 	if s.pure != nil && !s.done {
-		n, err := s.pure.out.readStereo(dst[:len(dst)/AudioChannels*AudioChannels])
+		n, err := s.pure.read(dst[:len(dst)/AudioChannels*AudioChannels])
 		if err != nil {
 			s.done = true
 			if !isEOF(err) {
