@@ -30,14 +30,20 @@ const (
 )
 
 // sniffAudio tells the format of an audio file from its first bytes (at least 64 are
-// wanted). Opus in Ogg, AAC, M4A and anything unknown are formatOther.
+// wanted). Opus in Ogg, Vorbis with more than two channels, AAC, M4A and anything
+// unknown are formatOther.
 func sniffAudio(b []byte) audioFormat {
 	switch {
 	case len(b) >= 12 && (string(b[:4]) == "RIFF" || string(b[:4]) == "RF64") && string(b[8:12]) == "WAVE":
 		return formatWAV
 	case len(b) >= 4 && string(b[:4]) == "fLaC":
 		return formatFLAC
-	case len(b) >= 35 && string(b[:4]) == "OggS" && string(b[28:35]) == "\x01vorbis":
+	case len(b) >= 40 && string(b[:4]) == "OggS" && string(b[28:35]) == "\x01vorbis":
+		if b[39] > 2 {
+			// jfreymuth/vorbis v1.0.2 fails on libvorbis 5.1 streams: ffmpeg decodes
+			// multichannel Vorbis.
+			return formatOther
+		}
 		return formatVorbis
 	case len(b) >= 10 && string(b[:3]) == "ID3":
 		// An ID3v2 tag; what follows it decides (FLAC files may carry one too).
@@ -177,8 +183,8 @@ type stereoMix struct {
 
 // mixMatrix returns per-channel (left, right) weights. Multichannel layouts follow the
 // WAV/FLAC default order (FL FR FC LFE BL BR SL SR) or Vorbis order; centre and
-// surrounds enter at -3 dB, LFE is dropped, and the result is scaled so a row's weights
-// sum to at most 1 (no clipping), as ffmpeg's rematrix does.
+// surrounds enter at -3 dB and LFE is dropped, unnormalized, as ffmpeg's rematrix does
+// for float output (the ffmpeg path): the mix may exceed 1.0 and is limited downstream.
 func mixMatrix(ch int, vorbis bool) [][2]float32 {
 	const c3 = 0.70710678
 	m := make([][2]float32, ch)
@@ -216,7 +222,6 @@ func mixMatrix(ch int, vorbis bool) [][2]float32 {
 			8: {fl, fr, fc, lfe, bl, br, sl, sr},
 		}[ch]
 	}
-	var sumL float32
 	for i := 0; i < ch; i++ {
 		r := other
 		if i < len(order) {
@@ -233,13 +238,6 @@ func mixMatrix(ch int, vorbis bool) [][2]float32 {
 			m[i] = [2]float32{c3, 0}
 		case br, sr:
 			m[i] = [2]float32{0, c3}
-		}
-		sumL += m[i][0]
-	}
-	if sumL > 1 {
-		for i := range m {
-			m[i][0] /= sumL
-			m[i][1] /= sumL
 		}
 	}
 	return m

@@ -250,7 +250,8 @@ func TestSniffAudio(t *testing.T) {
 	}{
 		{"RIFF\x00\x00\x00\x00WAVEfmt ", formatWAV},
 		{"fLaC\x00\x00\x00\x22", formatFLAC},
-		{"OggS\x00\x02" + string(make([]byte, 22)) + "\x01vorbis\x00", formatVorbis},
+		{"OggS\x00\x02" + string(make([]byte, 22)) + "\x01vorbis\x00\x00\x00\x00\x02", formatVorbis},
+		{"OggS\x00\x02" + string(make([]byte, 22)) + "\x01vorbis\x00\x00\x00\x00\x06", formatOther},
 		{"OggS\x00\x02" + string(make([]byte, 22)) + "OpusHead", formatOther},
 		{"\xff\xfb\x90\x64\x00", formatMP3},
 		{"\xff\xf1\x50\x80\x00", formatOther}, // ADTS AAC
@@ -387,5 +388,77 @@ func TestPureAudioDamagedFiles(t *testing.T) {
 				s.Close()
 			}
 		}
+	}
+}
+
+// TestPureAudioMultichannel checks the stereo downmix of multichannel files against
+// ffmpeg's -ac 2 (the ffmpeg path), with each channel a different tone.
+func TestPureAudioMultichannel(t *testing.T) {
+	ff := testFFmpeg(t)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name   string
+		layout string
+		n      int
+		codec  []string
+		format string
+	}{
+		{"wav-5.1", "5.1", 6, []string{"-c:a", "pcm_s16le"}, "wav"},
+		{"wav-quad", "quad", 4, []string{"-c:a", "pcm_f32le"}, "wav"},
+		{"wav-3.0", "3.0", 3, []string{"-c:a", "pcm_s24le"}, "wav"},
+		{"flac-5.1", "5.1", 6, []string{"-c:a", "flac"}, "flac"},
+		{"ogg-5.1", "5.1", 6, []string{"-c:a", "libvorbis"}, "ogg"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, tc.name)
+			args := []string{"-nostdin", "-v", "error", "-y"}
+			join := ""
+			for i := 0; i < tc.n; i++ {
+				args = append(args, "-f", "lavfi", "-i", "sine=frequency="+itoa(300+200*i)+":sample_rate=48000:duration=1")
+				join += "[" + itoa(i) + ":a]"
+			}
+			args = append(args, "-filter_complex", join+"join=inputs="+itoa(tc.n)+":channel_layout="+tc.layout+"[a]", "-map", "[a]")
+			args = append(args, tc.codec...)
+			args = append(args, "-f", tc.format, p)
+			if out, err := exec.Command(ff.FFmpegPath, args...).CombinedOutput(); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			fs, err := ff.OpenAudio(context.Background(), p, 0, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := readAllAudio(t, fs)
+			if tc.format == "ogg" {
+				// Multichannel Vorbis is routed to ffmpeg.
+				if _, err := OpenAudioFile(p, 0); err == nil {
+					t.Fatal("multichannel Vorbis decoded in-process")
+				}
+				m := Media{FFmpeg: ff, Resolve: func(*editor.Asset) (string, error) { return p, nil }}
+				s, err := m.OpenAudio(context.Background(), &editor.Asset{ID: "a"}, 0, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s.pure != nil {
+					t.Fatal("multichannel Vorbis not decoded by ffmpeg")
+				}
+				s.Close()
+				return
+			}
+			ps, err := OpenAudioFile(p, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := readAllAudio(t, ps)
+			if len(got) != len(ref) {
+				t.Errorf("%d values, ffmpeg %d", len(got), len(ref))
+			}
+			for ch := 0; ch < 2; ch++ {
+				rr, rd := compare(channel(ref, ch), channel(got, ch), 0, 200)
+				t.Logf("ch%d: rms ref %.4f diff %.6f (%.4f%%)", ch, rr, rd, 100*rd/rr)
+				if rd > 0.01*rr {
+					t.Errorf("ch%d: rms difference %.5f is over 1%% of the signal's %.4f", ch, rd, rr)
+				}
+			}
+		})
 	}
 }

@@ -273,7 +273,11 @@ func (m Media) OpenAudio(ctx context.Context, a *editor.Asset, start, rate float
 		return nil, errorf(CodeNotFound, "asset %q: %v", a.ID, err)
 	}
 	if format != formatOther && rate == 1 {
-		return OpenAudioFile(p, start)
+		s, err := OpenAudioFile(p, start)
+		if err == nil || m.FFmpeg == nil {
+			return s, err
+		}
+		// A file the in-process decoder rejects may still be decodable by ffmpeg.
 	}
 	if m.FFmpeg == nil {
 		if format != formatOther {
