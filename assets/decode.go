@@ -122,7 +122,7 @@ func openPureAudio(path string, format audioFormat, start float64) (*pureAudio, 
 		rs := newResampler(src, dec.rate(), AudioRate)
 		if start > 0 {
 			x := start * float64(dec.rate())
-			rs.offset = int64(math.Round((x - float64(startFrame(start, dec.rate()))) * AudioRate))
+			rs.offset = rs.snapOffset(int64(math.Round((x - float64(startFrame(start, dec.rate()))) * AudioRate)))
 		}
 		src = rs
 	}

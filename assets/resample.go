@@ -4,11 +4,14 @@ import "math"
 
 // Resampler quality. The kernel is a Kaiser-windowed sinc (beta 9, about 90 dB of
 // stopband attenuation) with resamplerZeros zero crossings on each side of its centre,
-// tabulated at resamplerPhases sub-sample phases and linearly interpolated between
-// neighbouring phases. The passband reaches resamplerCutoff of the lower Nyquist
+// tabulated exactly at every phase the rate ratio reaches when that is at most 4096
+// phases (44.1 -> 48 kHz needs 160), otherwise at resamplerPhases sub-sample phases
+// linearly interpolated. The passband reaches resamplerCutoff of the lower Nyquist
 // frequency; when downsampling the kernel is widened by inRate/outRate so that the
 // anti-aliasing filter keeps the same steepness. This is the same class of filter as
-// ffmpeg's default swresample (a windowed sinc of 32 taps per side).
+// ffmpeg's default swresample (a windowed sinc of 32 taps per side). Measured
+// (TestResamplerResponse): 1 kHz passes at -0.0007 dB, 20 kHz from 44.1 kHz at -0.3 dB,
+// and a 30 kHz tone resampled from 96 kHz (which would alias to 18 kHz) at -98 dB.
 const (
 	resamplerZeros  = 32
 	resamplerPhases = 512
@@ -30,6 +33,8 @@ type resampler struct {
 	inRate  int64
 	outRate int64
 	half    int       // kernel half-width in input frames
+	phases  int64     // table rows per input frame
+	exact   bool      // one row per reachable phase: no interpolation between rows
 	table   []float32 // (phases+1) rows of 2*half taps
 	scale   float64   // table units per input frame of distance
 
@@ -52,12 +57,17 @@ func newResampler(src frameSource, inRate, outRate int) *resampler {
 		width = 1 / ratio
 	}
 	half := int(math.Ceil(resamplerZeros * width))
-	r := &resampler{src: src, inRate: int64(inRate), outRate: int64(outRate), half: half}
+	r := &resampler{src: src, inRate: int64(inRate), outRate: int64(outRate), half: half, phases: resamplerPhases}
+	// With a rational ratio of small denominator (44.1 -> 48 kHz: 160) every output
+	// frame falls on one of outRate/gcd phases: tabulate exactly those.
+	if q := int64(outRate) / gcd(int64(inRate), int64(outRate)); q <= 4096 {
+		r.phases, r.exact = q, true
+	}
 	taps := 2 * half
-	r.table = make([]float32, (resamplerPhases+1)*taps)
+	r.table = make([]float32, (r.phases+1)*int64(taps))
 	i0 := besselI0(resamplerBeta)
-	for p := 0; p <= resamplerPhases; p++ {
-		f := float64(p) / resamplerPhases
+	for p := 0; p <= int(r.phases); p++ {
+		f := float64(p) / float64(r.phases)
 		for j := 0; j < taps; j++ {
 			// Tap j weighs input frame base-half+1+j; its distance from the output
 			// position base+f is x.
@@ -72,6 +82,13 @@ func newResampler(src frameSource, inRate, outRate int) *resampler {
 		}
 	}
 	return r
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 func sinc(x float64) float64 {
@@ -132,13 +149,45 @@ func (r *resampler) readStereo(dst []float32) (int, error) {
 			r.buf = r.buf[:len(r.buf)-n]
 			r.bufStart += drop
 		}
-		pf := frac * resamplerPhases
-		p := int(pf)
-		a := float32(pf - float64(p))
+		var p int
+		var a float32
+		if r.exact {
+			p = int((num % r.outRate) * r.phases / r.outRate)
+		} else {
+			pf := frac * float64(r.phases)
+			p = int(pf)
+			a = float32(pf - float64(p))
+		}
 		row0 := r.table[p*taps : (p+1)*taps]
 		row1 := r.table[(p+1)*taps : (p+2)*taps]
 		var l, rr float32
 		first := base - int64(r.half) + 1
+		if i0 := first - r.bufStart; r.exact && i0 >= 0 && (i0+int64(taps))*2 <= int64(len(r.buf)) {
+			// Interior, exact phase: a plain dot product.
+			in := r.buf[i0*2 : (i0+int64(taps))*2]
+			row0 = row0[:len(in)/2]
+			for j, w := range row0 {
+				l += w * in[2*j]
+				rr += w * in[2*j+1]
+			}
+			dst[out], dst[out+1] = l, rr
+			out += 2
+			r.n++
+			continue
+		}
+		if i0 := first - r.bufStart; i0 >= 0 && (i0+int64(taps))*2 <= int64(len(r.buf)) {
+			// Interior: every tap has an input frame.
+			in := r.buf[i0*2 : (i0+int64(taps))*2]
+			for j := range taps {
+				w := row0[j] + a*(row1[j]-row0[j])
+				l += w * in[2*j]
+				rr += w * in[2*j+1]
+			}
+			dst[out], dst[out+1] = l, rr
+			out += 2
+			r.n++
+			continue
+		}
 		for j := 0; j < taps; j++ {
 			idx := first + int64(j) - r.bufStart
 			if idx < 0 || idx*2+1 >= int64(len(r.buf)) {
@@ -159,4 +208,14 @@ func (r *resampler) readStereo(dst []float32) (int, error) {
 		return 0, errEOF
 	}
 	return out, nil
+}
+
+// snapOffset rounds an input offset (in 1/outRate input frames) to a tabulated phase
+// when the table is exact.
+func (r *resampler) snapOffset(off int64) int64 {
+	if !r.exact {
+		return off
+	}
+	step := r.outRate / r.phases
+	return (off + step/2) / step * step
 }
