@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cutroom/cutroom/editor"
@@ -33,6 +34,7 @@ var toneCases = []toneCase{
 	{"wav-f64-22k-stereo", "wav", []string{"-c:a", "pcm_f64le"}, 22050, true, 0},
 	{"mp3-44k-mono", "mp3", []string{"-c:a", "libmp3lame", "-b:a", "128k"}, 44100, false, 0},
 	{"mp3-48k-stereo", "mp3", []string{"-c:a", "libmp3lame", "-b:a", "192k"}, 48000, true, 0},
+	{"mp3-noxing-44k-mono", "mp3", []string{"-c:a", "libmp3lame", "-write_xing", "0"}, 44100, false, 0},
 	{"flac-44k-mono", "flac", []string{"-c:a", "flac"}, 44100, false, 0},
 	{"flac-48k-stereo-s24", "flac", []string{"-c:a", "flac", "-sample_fmt", "s32"}, 48000, true, 0},
 	{"ogg-44k-mono", "ogg", []string{"-c:a", "libvorbis", "-q:a", "6"}, 44100, false, 0},
@@ -132,11 +134,23 @@ func compare(ref, got []float64, lag, edge int) (rmsRef, rmsDiff float64) {
 	return math.Sqrt(rmsRef / float64(n)), math.Sqrt(rmsDiff / float64(n))
 }
 
+// zeroCrossings counts sign changes, with hysteresis so that near-silent noise (an MP3
+// decoder's delay) does not count.
 func zeroCrossings(x []float64) int {
-	n := 0
-	for i := 1; i < len(x); i++ {
-		if (x[i-1] < 0) != (x[i] < 0) {
-			n++
+	const th = 0.01
+	n, sign := 0, 0
+	for _, v := range x {
+		s := 0
+		if v > th {
+			s = 1
+		} else if v < -th {
+			s = -1
+		}
+		if s != 0 {
+			if sign != 0 && s != sign {
+				n++
+			}
+			sign = s
 		}
 	}
 	return n
@@ -184,8 +198,8 @@ func TestPureAudioMatchesFFmpeg(t *testing.T) {
 					}
 					// Frequency: crossings per second over the common length.
 					n := min(len(r), len(g)-max(lag, 0))
-					fr := float64(zeroCrossings(r[:n])) / 2 / (float64(n) / AudioRate)
-					fg := float64(zeroCrossings(g[max(lag, 0):][:n])) / 2 / (float64(n) / AudioRate)
+					fr := crossingFreq(r[:n])
+					fg := crossingFreq(g[max(lag, 0):][:n])
 					if math.Abs(fr-fg) > 2 {
 						t.Errorf("ch%d: frequency %.1f Hz, ffmpeg %.1f Hz", ch, fg, fr)
 					}
@@ -201,7 +215,7 @@ func TestPureAudioMatchesFFmpeg(t *testing.T) {
 						t.Errorf("ch%d: length %d frames, ffmpeg %d (over 1 ms apart)", ch, len(g), len(r))
 					}
 					wantLen := int((2 - start) * AudioRate)
-					if d := len(g) - max(lag, 0) - wantLen; d > AudioRate/1000 || d < -AudioRate/1000 {
+					if d := len(g) - max(lag, 0) - wantLen; !strings.Contains(c.name, "noxing") && (d > AudioRate/1000 || d < -AudioRate/1000) {
 						t.Errorf("ch%d: length %d frames after start %.2f, want %d", ch, len(g), start, wantLen)
 					}
 				}
@@ -333,7 +347,7 @@ func (s *sineSource) readStereo(dst []float32) (int, error) {
 func BenchmarkDecodeAudio(b *testing.B) {
 	ff := testFFmpeg(b)
 	dir := b.TempDir()
-	for _, c := range []toneCase{toneCases[0], toneCases[6], toneCases[8], toneCases[11]} {
+	for _, c := range tonesNamed(b, "wav-s16-44k-mono", "mp3-44k-mono", "flac-44k-mono", "ogg-48k-stereo") {
 		c.secs = 60
 		c.name += "-60s"
 		p := makeTone(b, ff, dir, c)
@@ -365,7 +379,7 @@ func BenchmarkDecodeAudio(b *testing.B) {
 func TestPureAudioDamagedFiles(t *testing.T) {
 	ff := testFFmpeg(t)
 	dir := t.TempDir()
-	for _, c := range []toneCase{toneCases[0], toneCases[6], toneCases[8], toneCases[10]} {
+	for _, c := range tonesNamed(t, "wav-s16-44k-mono", "mp3-44k-mono", "flac-44k-mono", "ogg-44k-mono") {
 		p := makeTone(t, ff, dir, c)
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -487,4 +501,48 @@ func drainAudio(b *testing.B, s *AudioStream) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// crossingFreq estimates the frequency of a tone at AudioRate from the span between its
+// first and last zero crossings (with the same hysteresis as zeroCrossings).
+func crossingFreq(x []float64) float64 {
+	const th = 0.01
+	first, last, n, sign := -1, -1, 0, 0
+	for i, v := range x {
+		s := 0
+		if v > th {
+			s = 1
+		} else if v < -th {
+			s = -1
+		}
+		if s != 0 {
+			if sign != 0 && s != sign {
+				if first < 0 {
+					first = i
+				}
+				last = i
+				n++
+			}
+			sign = s
+		}
+	}
+	if n < 2 {
+		return 0
+	}
+	return float64(n-1) / 2 / (float64(last-first) / AudioRate)
+}
+
+func tonesNamed(t testing.TB, names ...string) []toneCase {
+	var out []toneCase
+	for _, n := range names {
+		for _, c := range toneCases {
+			if c.name == n {
+				out = append(out, c)
+			}
+		}
+	}
+	if len(out) != len(names) {
+		t.Fatalf("tone cases %v not all found", names)
+	}
+	return out
 }
