@@ -165,12 +165,7 @@ func (r *resampler) readStereo(dst []float32) (int, error) {
 		if i0 := first - r.bufStart; r.exact && i0 >= 0 && (i0+int64(taps))*2 <= int64(len(r.buf)) {
 			// Interior, exact phase: a plain dot product.
 			in := r.buf[i0*2 : (i0+int64(taps))*2]
-			row0 = row0[:len(in)/2]
-			for j, w := range row0 {
-				l += w * in[2*j]
-				rr += w * in[2*j+1]
-			}
-			dst[out], dst[out+1] = l, rr
+			dst[out], dst[out+1] = dotStereo(row0, in)
 			out += 2
 			r.n++
 			continue
@@ -218,4 +213,29 @@ func (r *resampler) snapOffset(off int64) int64 {
 	}
 	step := r.outRate / r.phases
 	return (off + step/2) / step * step
+}
+
+// dotStereo returns the dot products of w with the left and right samples of in
+// (interleaved, len(in) == 2*len(w)), with four accumulators per side so that the
+// additions do not wait on each other.
+func dotStereo(w, in []float32) (float32, float32) {
+	var l0, l1, l2, l3, r0, r1, r2, r3 float32
+	j := 0
+	for ; j+4 <= len(w); j += 4 {
+		x := in[2*j : 2*j+8 : 2*j+8]
+		ww := w[j : j+4 : j+4]
+		l0 += ww[0] * x[0]
+		r0 += ww[0] * x[1]
+		l1 += ww[1] * x[2]
+		r1 += ww[1] * x[3]
+		l2 += ww[2] * x[4]
+		r2 += ww[2] * x[5]
+		l3 += ww[3] * x[6]
+		r3 += ww[3] * x[7]
+	}
+	for ; j < len(w); j++ {
+		l0 += w[j] * in[2*j]
+		r0 += w[j] * in[2*j+1]
+	}
+	return (l0 + l1) + (l2 + l3), (r0 + r1) + (r2 + r3)
 }
