@@ -127,9 +127,9 @@ func (f *FFmpeg) audioChannels(ctx context.Context, path string) (int, error) {
 	return n, nil
 }
 
-// AudioStream is the sound of one asset decoded by an ffmpeg child process to 48 kHz
-// stereo float32 samples, read in order. Close stops the process; a canceled context
-// kills it.
+// AudioStream is the sound of one asset decoded to 48 kHz stereo float32 samples, read
+// in order: in-process (OpenAudioFile) or by an ffmpeg child process. Close stops the
+// decoder (and the process; a canceled context kills it).
 type AudioStream struct {
 	cmd    *exec.Cmd
 	out    io.ReadCloser
