@@ -127,9 +127,9 @@ func (f *FFmpeg) audioChannels(ctx context.Context, path string) (int, error) {
 	return n, nil
 }
 
-// AudioStream is the sound of one asset decoded by an ffmpeg child process to 48 kHz
-// stereo float32 samples, read in order. Close stops the process; a canceled context
-// kills it.
+// AudioStream is the sound of one asset decoded to 48 kHz stereo float32 samples, read
+// in order: in-process (OpenAudioFile) or by an ffmpeg child process. Close stops the
+// decoder (and the process; a canceled context kills it).
 type AudioStream struct {
 	cmd    *exec.Cmd
 	out    io.ReadCloser
@@ -138,6 +138,7 @@ type AudioStream struct {
 	raw    []byte
 	done   bool
 	err    error
+	pure   *pureAudio // set when decoded in-process instead of by ffmpeg
 }
 
 // OpenAudio starts decoding the file at path from start (seconds of the source) at
@@ -190,6 +191,18 @@ func (f *FFmpeg) OpenAudio(ctx context.Context, path string, start, rate float64
 // (always whole sample pairs). At the end of the sound it returns 0, io.EOF; a decoder
 // failure is returned as an error.
 func (s *AudioStream) Read(dst []float32) (int, error) {
+	if s.pure != nil && !s.done {
+		n, err := s.pure.read(dst[:len(dst)/AudioChannels*AudioChannels])
+		if err != nil {
+			s.done = true
+			if !isEOF(err) {
+				s.err = err
+			}
+			_ = s.pure.close()
+			return 0, s.endErr()
+		}
+		return n, nil
+	}
 	if s.done {
 		return 0, s.endErr()
 	}
@@ -226,6 +239,10 @@ func (s *AudioStream) endErr() error {
 
 // Close stops the decoder and waits for its process. It is safe to call more than once.
 func (s *AudioStream) Close() error {
+	if s != nil && s.pure != nil {
+		s.done = true
+		return s.pure.close()
+	}
 	if s == nil || s.cmd == nil {
 		return nil
 	}
@@ -239,11 +256,11 @@ func (s *AudioStream) Close() error {
 }
 
 // OpenAudio decodes the sound of an audio or video asset from start (seconds of the
-// source) at playback rate rate, as 48 kHz stereo float32. It needs m.FFmpeg.
+// source) at playback rate rate, as 48 kHz stereo float32. WAV, MP3, FLAC and Ogg
+// Vorbis files (told by their bytes, not their names) played at rate 1 are decoded
+// in-process; everything else, and any rate other than 1 (tempo change with pitch
+// kept), needs m.FFmpeg.
 func (m Media) OpenAudio(ctx context.Context, a *editor.Asset, start, rate float64) (*AudioStream, error) {
-	if m.FFmpeg == nil {
-		return nil, errorf(CodeDecoderMissing, "asset %q: decoding audio needs ffmpeg, which is not available", a.ID)
-	}
 	if m.Resolve == nil {
 		return nil, errorf(CodeNotFound, "no media source for asset %q", a.ID)
 	}
@@ -251,5 +268,40 @@ func (m Media) OpenAudio(ctx context.Context, a *editor.Asset, start, rate float
 	if err != nil {
 		return nil, err
 	}
+	format, err := sniffFile(p)
+	if err != nil {
+		return nil, errorf(CodeNotFound, "asset %q: %v", a.ID, err)
+	}
+	if format != formatOther && rate == 1 {
+		s, err := OpenAudioFile(p, start)
+		if err == nil || m.FFmpeg == nil {
+			return s, err
+		}
+		// A file the in-process decoder rejects may still be decodable by ffmpeg.
+	}
+	if m.FFmpeg == nil {
+		if format != formatOther {
+			return nil, errorf(CodeDecoderMissing, "asset %q: a playbackRate other than 1 needs ffmpeg (tempo change with pitch kept), which is not available", a.ID)
+		}
+		return nil, errorf(CodeDecoderMissing, "asset %q: decoding this audio needs ffmpeg, which is not available", a.ID)
+	}
 	return m.FFmpeg.OpenAudio(ctx, p, start, rate)
+}
+
+// OpenAudioFile decodes a WAV, MP3, FLAC or Ogg Vorbis file in-process from start
+// (seconds) as 48 kHz stereo float32, streaming with bounded memory. Other formats fail
+// with CodeDecoderMissing (they need ffmpeg).
+func OpenAudioFile(path string, start float64) (*AudioStream, error) {
+	format, err := sniffFile(path)
+	if err != nil {
+		return nil, errorf(CodeNotFound, "%v", err)
+	}
+	if format == formatOther {
+		return nil, errorf(CodeDecoderMissing, "%s: this audio format needs ffmpeg", path)
+	}
+	pa, err := openPureAudio(path, format, start)
+	if err != nil {
+		return nil, err
+	}
+	return &AudioStream{pure: pa}, nil
 }
