@@ -25,12 +25,12 @@ type templateLayer struct {
 func nodeAnimationAt(n *editor.TemplateNode, lt, dur int64, w, h float64) animState {
 	st := animState{opacity: 1, zoom: 1}
 	if in := n.Animations.In; in != nil && in.DurationTicks > 0 && lt < in.DurationTicks {
-		p := ease(in.Easing, float64(lt)/float64(in.DurationTicks))
+		p := in.Easing.Apply(float64(lt) / float64(in.DurationTicks))
 		applyAnimation(&st, in, 1-p, true, w, h)
 	}
 	if out := n.Animations.Out; out != nil && out.DurationTicks > 0 {
 		if startOut := dur - out.DurationTicks; lt >= startOut {
-			applyAnimation(&st, out, ease(out.Easing, float64(lt-startOut)/float64(out.DurationTicks)), false, w, h)
+			applyAnimation(&st, out, out.Easing.Apply(float64(lt-startOut)/float64(out.DurationTicks)), false, w, h)
 		}
 	}
 	return st
@@ -64,17 +64,8 @@ func (t *TextItems) renderTemplate(it *editor.Item, lt int64, scale float64) (*i
 		switch n.Type {
 		case editor.TemplateNodeText:
 			st := t.style(it, &n.Style)
-			tx := text.Text{Content: n.Text, Style: st, BoxWidth: n.Width, Scale: scale * k}
-			if hasCaptionAnimations(n.CaptionAnimations) {
-				ranges := wordRanges(tx.Content)
-				words := make([]wordPaint, len(ranges))
-				for j := range words {
-					words[j] = wordPaint{color: st.Color, scale: 1}
-				}
-				animateWordPaints(n.CaptionAnimations, float64(lt), 0, float64(it.DurationTicks),
-					func(d int64) float64 { return float64(d) }, words, st.Size)
-				tx.Spans = wordSpans(ranges, words)
-			}
+			tx := text.Text{Content: n.Text, Style: st, BoxWidth: n.Width, Scale: scale * k,
+				Spans: animatedWordSpans(n.CaptionAnimations, n.Text, st, lt, it.DurationTicks)}
 			l, err := t.lib.Render(tx)
 			if err != nil {
 				return nil, 0, 0, fmt.Errorf("node %q: %w", n.ID, err)

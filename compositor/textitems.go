@@ -64,17 +64,8 @@ func (t *TextItems) RenderText(it *editor.Item, localTicks int64, scale float64)
 		return nil, 0, 0, nil
 	}
 	st := t.style(it, &it.Text.TextStyle)
-	tx := text.Text{Content: it.Text.Text, Style: st, BoxWidth: it.Width.At(localTicks), Scale: scale}
-	if hasCaptionAnimations(it.CaptionAnimations) {
-		ranges := wordRanges(tx.Content)
-		words := make([]wordPaint, len(ranges))
-		for i := range words {
-			words[i] = wordPaint{color: st.Color, scale: 1}
-		}
-		animateWordPaints(it.CaptionAnimations, float64(localTicks), 0, float64(it.DurationTicks),
-			func(d int64) float64 { return float64(d) }, words, st.Size)
-		tx.Spans = wordSpans(ranges, words)
-	}
+	tx := text.Text{Content: it.Text.Text, Style: st, BoxWidth: it.Width.At(localTicks), Scale: scale,
+		Spans: animatedWordSpans(it.CaptionAnimations, it.Text.Text, st, localTicks, it.DurationTicks)}
 	layer, err := t.lib.Render(tx)
 	if err != nil {
 		return nil, 0, 0, err
@@ -83,6 +74,21 @@ func (t *TextItems) RenderText(it *editor.Item, localTicks int64, scale float64)
 		return nil, 0, 0, nil
 	}
 	return layer.Image, layer.OffsetX, layer.OffsetY, nil
+}
+
+// animatedWordSpans paints each word of content by the caption animations running at local
+// tick lt of an item (or template node) lasting dur ticks; nil when there are none.
+func animatedWordSpans(anims editor.CaptionAnimations, content string, st text.Style, lt, dur int64) []text.Span {
+	if !hasCaptionAnimations(anims) {
+		return nil
+	}
+	ranges := wordRanges(content)
+	words := make([]wordPaint, len(ranges))
+	for i := range words {
+		words[i] = wordPaint{color: st.Color, scale: 1}
+	}
+	animateWordPaints(anims, float64(lt), 0, float64(dur), func(d int64) float64 { return float64(d) }, words, st.Size)
+	return wordSpans(ranges, words)
 }
 
 // style maps an editor text style onto the text engine's.
