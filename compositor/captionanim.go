@@ -216,12 +216,12 @@ func animateWordPaints(a editor.CaptionAnimations, now, start, end float64, toUn
 	}
 	if s := a.In; s != nil && s.DurationTicks > 0 {
 		if d := toUnit(s.DurationTicks); d > 0 && now-start < d {
-			applyCaptionAnimation(s.Type, phaseIn, ease(s.Easing, (now-start)/d), 0, words, size)
+			applyCaptionAnimation(s.Type, phaseIn, s.Easing.Apply((now-start)/d), 0, words, size)
 		}
 	}
 	if s := a.Out; s != nil && s.DurationTicks > 0 {
 		if d := toUnit(s.DurationTicks); d > 0 && end-now <= d {
-			applyCaptionAnimation(s.Type, phaseOut, ease(s.Easing, 1-(end-now)/d), 0, words, size)
+			applyCaptionAnimation(s.Type, phaseOut, s.Easing.Apply(1-(end-now)/d), 0, words, size)
 		}
 	}
 }

@@ -324,7 +324,7 @@ func chartProgress(ch *editor.ChartProps, lt int64) float64 {
 	if ch.AnimationDurationTicks <= 0 {
 		return 1
 	}
-	return ease(editor.EaseOut, float64(lt)/float64(ch.AnimationDurationTicks))
+	return editor.EaseOut.Apply(float64(lt) / float64(ch.AnimationDurationTicks))
 }
 
 // renderChart draws a chart item's box (w x h composition px) into a pw x ph raster at

@@ -306,7 +306,7 @@ func (c *Compositor) backCovers(ctx context.Context, t int64, dst *image.RGBA) (
 				if tr.tr.Type != "fade" || !cheapToPrepare(tr.from) || !cheapToPrepare(tr.to) {
 					return false, nil
 				}
-				p := ease(tr.tr.Easing, float64(t-tr.start)/float64(tr.tr.DurationTicks))
+				p := tr.tr.Easing.Apply(float64(t-tr.start) / float64(tr.tr.DurationTicks))
 				var a, b prepared
 				if err := c.prepareItem(ctx, tr.from, t-tr.from.StartTicks, dst, &extra{m: identity, opacity: 1 - p}, &a); err != nil {
 					return false, err
@@ -689,7 +689,7 @@ func pixelSize(v float64) int {
 // for what each type looks like.
 func (c *Compositor) drawTransition(ctx context.Context, tp *transPlan, t int64, dst *image.RGBA, sc *scratch, seq int) error {
 	tr := tp.tr
-	p := ease(tr.Easing, float64(t-tp.start)/float64(tr.DurationTicks))
+	p := tr.Easing.Apply(float64(t-tp.start) / float64(tr.DurationTicks))
 	fromLT, toLT := t-tp.from.StartTicks, t-tp.to.StartTicks
 	W, H := c.compW, c.compH
 	outEx := &extra{m: identity, opacity: 1}
@@ -880,7 +880,7 @@ func (c *Compositor) applyEffect(it *editor.Item, t int64, dst *image.RGBA, sc *
 		sigma := paramFloat(e.Params, "radius", effectSigma) * in
 		blurRGBA(dst, dst.Rect, sigma*scale, &sc.blur)
 	case "blurred-opening":
-		sigma := paramFloat(e.Params, "radius", 2*effectSigma) * in * (1 - ease(editor.EaseOut, p))
+		sigma := paramFloat(e.Params, "radius", 2*effectSigma) * in * (1 - editor.EaseOut.Apply(p))
 		blurRGBA(dst, dst.Rect, sigma*scale, &sc.blur)
 	}
 }

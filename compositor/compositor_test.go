@@ -27,14 +27,14 @@ func TestCubicBezierEasings(t *testing.T) {
 		{editor.EaseIn, 0, 0},
 		{editor.EaseOut, 1, 1},
 	} {
-		if got := ease(tc.e, tc.x); math.Abs(got-tc.y) > 2e-4 {
-			t.Errorf("ease(%s, %v) = %.5f, want %.4f", tc.e, tc.x, got, tc.y)
+		if got := tc.e.Apply(tc.x); math.Abs(got-tc.y) > 2e-4 {
+			t.Errorf("%s.Apply(%v) = %.5f, want %.4f", tc.e, tc.x, got, tc.y)
 		}
 	}
 	// monotonic and within 0..1
 	prev := 0.0
 	for i := 0; i <= 1000; i++ {
-		v := ease(editor.EaseInOut, float64(i)/1000)
+		v := editor.EaseInOut.Apply(float64(i) / 1000)
 		if v < prev-1e-12 || v < 0 || v > 1 {
 			t.Fatalf("ease-in-out not monotonic at %d: %v after %v", i, v, prev)
 		}

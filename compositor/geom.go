@@ -56,66 +56,6 @@ func (m aff) invert() (aff, bool) {
 	}, true
 }
 
-// ease maps linear progress p in 0..1 through the named easing curve.
-func ease(e editor.Easing, p float64) float64 {
-	p = clamp01(p)
-	switch e {
-	case editor.EaseIn:
-		return cubicBezier(0.42, 0, 1, 1, p)
-	case editor.EaseOut:
-		return cubicBezier(0, 0, 0.58, 1, p)
-	case editor.EaseInOut:
-		return cubicBezier(0.42, 0, 0.58, 1, p)
-	}
-	return p
-}
-
-// cubicBezier evaluates the CSS cubic-bezier(x1, y1, x2, y2) timing function at x: it solves
-// x(t) = x for the curve parameter t (Newton steps, then bisection as a fallback) and returns y(t).
-func cubicBezier(x1, y1, x2, y2, x float64) float64 {
-	if x <= 0 {
-		return 0
-	}
-	if x >= 1 {
-		return 1
-	}
-	cx := 3 * x1
-	bx := 3*(x2-x1) - cx
-	ax := 1 - cx - bx
-	cy := 3 * y1
-	by := 3*(y2-y1) - cy
-	ay := 1 - cy - by
-	sx := func(t float64) float64 { return ((ax*t+bx)*t + cx) * t }
-	dx := func(t float64) float64 { return (3*ax*t+2*bx)*t + cx }
-	t := x
-	for i := 0; i < 8; i++ {
-		e := sx(t) - x
-		if math.Abs(e) < 1e-9 {
-			return ((ay*t+by)*t + cy) * t
-		}
-		d := dx(t)
-		if math.Abs(d) < 1e-9 {
-			break
-		}
-		t -= e / d
-	}
-	lo, hi := 0.0, 1.0
-	t = x
-	for i := 0; i < 60; i++ {
-		v := sx(t)
-		if math.Abs(v-x) < 1e-9 {
-			break
-		}
-		if v < x {
-			lo = t
-		} else {
-			hi = t
-		}
-		t = (lo + hi) / 2
-	}
-	return ((ay*t+by)*t + cy) * t
-}
-
 // placement is an item's resolved geometry at one instant, in composition pixels.
 type placement struct {
 	left, top, width, height   float64 // the full box
@@ -160,13 +100,13 @@ func paramFloat(p editor.Params, key string, def float64) float64 {
 func animationAt(it *editor.Item, lt int64, compW, compH float64) animState {
 	st := animState{opacity: 1, zoom: 1}
 	if in := it.Animations.In; in != nil && in.DurationTicks > 0 && lt < in.DurationTicks {
-		p := ease(in.Easing, float64(lt)/float64(in.DurationTicks))
+		p := in.Easing.Apply(float64(lt) / float64(in.DurationTicks))
 		applyAnimation(&st, in, 1-p, true, compW, compH)
 	}
 	if out := it.Animations.Out; out != nil && out.DurationTicks > 0 {
 		startOut := it.DurationTicks - out.DurationTicks
 		if lt >= startOut {
-			q := ease(out.Easing, float64(lt-startOut)/float64(out.DurationTicks))
+			q := out.Easing.Apply(float64(lt-startOut) / float64(out.DurationTicks))
 			applyAnimation(&st, out, q, false, compW, compH)
 		}
 	}
