@@ -131,6 +131,20 @@ type scratch struct {
 	layer2 *image.RGBA
 	blur   blurScratch
 	occ    []occluder // this frame's opaque regions (see collectOccluders)
+	// clip: the destination pixels this frame draws (the whole frame but for RenderRect)
+	clip image.Rectangle
+	// skip: items left out of this frame (the moving items, when drawing a plate)
+	skip []*editor.Item
+}
+
+// skips reports whether the frame being drawn leaves it out.
+func (sc *scratch) skips(it *editor.Item) bool {
+	for _, s := range sc.skip {
+		if s == it {
+			return true
+		}
+	}
+	return false
 }
 
 // New prepares a compositor for a parsed (and validated) state.
@@ -267,22 +281,35 @@ func (c *Compositor) RenderFrame(ctx context.Context, n int64, fps int, dst *ima
 		dst = &image.RGBA{Pix: dst.Pix, Stride: dst.Stride, Rect: image.Rect(0, 0, c.outW, c.outH)}
 	}
 	t := c.st.FrameTicks(n, int64(fps))
+	sc := c.getScratch()
+	defer c.pool.Put(sc)
+	return c.render(ctx, t, dst, sc)
+}
+
+// getScratch returns pooled scratch set up to draw whole frames.
+func (c *Compositor) getScratch() *scratch {
 	sc, _ := c.pool.Get().(*scratch)
 	if sc == nil {
 		sc = &scratch{occ: make([]occluder, 0, 16)}
 	}
-	defer c.pool.Put(sc)
 	sc.occ = sc.occ[:0] // pooled: no occluders from another frame
+	sc.clip = image.Rect(0, 0, c.outW, c.outH)
+	sc.skip = sc.skip[:0]
+	return sc
+}
 
+// render draws the frame at tick t into dst (zero origin, output size) within sc.clip,
+// leaving out the items in sc.skip.
+func (c *Compositor) render(ctx context.Context, t int64, dst *image.RGBA, sc *scratch) error {
 	bg := c.st.GlobalBackground
 	if bg.Type == editor.BackgroundBlur {
 		return c.renderBlurred(ctx, t, dst, sc, bg.Level)
 	}
 	// the background is skipped when the back-most content hides it entirely
-	if covered, err := c.backCovers(ctx, t, dst); err != nil {
+	if covered, err := c.backCovers(ctx, t, dst, sc); err != nil {
 		return err
 	} else if !covered {
-		if err := c.drawBackground(ctx, dst); err != nil {
+		if err := c.drawBackground(ctx, dst, sc.clip); err != nil {
 			return err
 		}
 	}
@@ -295,7 +322,7 @@ func (c *Compositor) RenderFrame(ctx context.Context, n int64, fps int, dst *ima
 // backCovers reports whether the back-most visible content at tick t paints every pixel of
 // dst opaquely, so nothing behind it (the background) can show: an opaque image or solid
 // covering the frame at full opacity on whole pixels, or a fade between two such clips.
-func (c *Compositor) backCovers(ctx context.Context, t int64, dst *image.RGBA) (bool, error) {
+func (c *Compositor) backCovers(ctx context.Context, t int64, dst *image.RGBA, sc *scratch) (bool, error) {
 	for ti := len(c.tracks) - 1; ti >= 0; ti-- {
 		tp := &c.tracks[ti]
 		if tp.hidden {
@@ -320,7 +347,7 @@ func (c *Compositor) backCovers(ctx context.Context, t int64, dst *image.RGBA) (
 			}
 		}
 		for _, it := range tp.items {
-			if !it.ActiveAt(t) {
+			if !it.ActiveAt(t) || sc.skips(it) {
 				continue
 			}
 			if it.Type != editor.ItemImage && it.Type != editor.ItemSolid {
@@ -395,7 +422,7 @@ func (c *Compositor) drawTrack(ctx context.Context, tp *trackPlan, t int64, dst 
 			}
 			continue
 		}
-		if !it.ActiveAt(t) {
+		if !it.ActiveAt(t) || sc.skips(it) {
 			continue
 		}
 		switch it.Type {
@@ -404,7 +431,7 @@ func (c *Compositor) drawTrack(ctx context.Context, tp *trackPlan, t int64, dst 
 		case editor.ItemFilter:
 			c.applyFilter(it, dst)
 		default:
-			if _, err := c.drawItem(ctx, it, t-it.StartTicks, dst, nil); err != nil {
+			if _, err := c.drawItem(ctx, it, t-it.StartTicks, dst, nil, sc.clip); err != nil {
 				return err
 			}
 		}
@@ -420,18 +447,22 @@ type extra struct {
 	add     bool // plus-lighter instead of source-over
 }
 
-// drawItem draws one item at local tick lt and returns the destination rectangle it touched.
-func (c *Compositor) drawItem(ctx context.Context, it *editor.Item, lt int64, dst *image.RGBA, ex *extra) (image.Rectangle, error) {
+// drawItem draws one item at local tick lt within clip and returns the destination
+// rectangle it touched.
+func (c *Compositor) drawItem(ctx context.Context, it *editor.Item, lt int64, dst *image.RGBA, ex *extra, clip image.Rectangle) (image.Rectangle, error) {
 	var pr prepared
 	if err := c.prepareItem(ctx, it, lt, dst, ex, &pr); err != nil || pr.bb.Empty() {
 		return pr.bb, err
 	}
+	if pr.bb = pr.bb.Intersect(clip); pr.bb.Empty() {
+		return pr.bb, nil
+	}
 	switch {
 	case ex != nil && ex.add:
-		drawAdd(dst, dst.Rect, &pr.op, &pr.src)
-	case c.drawCached(dst, &pr):
+		drawAdd(dst, clip, &pr.op, &pr.src)
+	case c.drawCached(dst, &pr, clip):
 	default:
-		draw(dst, dst.Rect, &pr.op, &pr.src)
+		draw(dst, clip, &pr.op, &pr.src)
 	}
 	return pr.bb, nil
 }
@@ -444,6 +475,23 @@ type prepared struct {
 	bb  image.Rectangle
 	// stable: the source's pixels never change for the Compositor's life (sprite-cacheable)
 	stable bool
+}
+
+// placeOp resolves an item's placement at local tick lt with a transition's extra (nil
+// for none): the draw of its visible box, before the source is known. ok is false when
+// nothing is visible.
+func (c *Compositor) placeOp(it *editor.Item, lt int64, ex *extra) (pl placement, op drawOp, ok bool) {
+	pl = place(it, lt, c.compW, c.compH)
+	fwd := c.view
+	op = drawOp{alpha: pl.opacity, radius: pl.radius}
+	if ex != nil {
+		fwd = fwd.mul(ex.m)
+		op.alpha *= ex.opacity
+		op.mask = ex.mask
+	}
+	op.fwd = fwd.mul(pl.local)
+	op.w, op.h = pl.visible()
+	return pl, op, op.alpha > 0 && op.w > 0 && op.h > 0
 }
 
 // prepareItem resolves an item's placement and source at local tick lt (loading media).
@@ -469,20 +517,11 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 		// video, lottie and chart items are drawn by later issues; audio has no pixels
 		return nil
 	}
-	pl := place(it, lt, c.compW, c.compH)
-	fwd := c.view
-	op := drawOp{alpha: pl.opacity, radius: pl.radius}
-	if ex != nil {
-		fwd = fwd.mul(ex.m)
-		op.alpha *= ex.opacity
-		op.mask = ex.mask
-	}
-	fwd = fwd.mul(pl.local)
-	op.fwd = fwd
-	op.w, op.h = pl.visible()
-	if op.alpha <= 0 || op.w <= 0 || op.h <= 0 {
+	pl, op, ok := c.placeOp(it, lt, ex)
+	if !ok {
 		return nil
 	}
+	fwd := op.fwd
 	// destination pixels per local unit along each box axis
 	pxU, pxV := math.Hypot(fwd.a, fwd.d), math.Hypot(fwd.b, fwd.e)
 	var src source
@@ -730,12 +769,12 @@ func (c *Compositor) drawTransition(ctx context.Context, tp *transPlan, t int64,
 		}
 	}
 	if drawOut {
-		if _, err := c.drawItem(ctx, tp.from, fromLT, dst, outEx); err != nil {
+		if _, err := c.drawItem(ctx, tp.from, fromLT, dst, outEx, dst.Rect); err != nil {
 			return err
 		}
 	}
 	if drawIn {
-		if _, err := c.drawItem(ctx, tp.to, toLT, dst, inEx); err != nil {
+		if _, err := c.drawItem(ctx, tp.to, toLT, dst, inEx, dst.Rect); err != nil {
 			return err
 		}
 	}
@@ -902,8 +941,12 @@ func (c *Compositor) applyFilter(it *editor.Item, dst *image.RGBA) {
 // backgroundSigma is the blur of each background blur level, in composition pixels.
 var backgroundSigma = [5]float64{0, 10, 20, 40, 60}
 
-// drawBackground fills dst with the (static) global background.
-func (c *Compositor) drawBackground(ctx context.Context, dst *image.RGBA) error {
+// drawBackground fills the clip rectangle of dst with the (static) global background.
+func (c *Compositor) drawBackground(ctx context.Context, dst *image.RGBA, clip image.Rectangle) error {
+	clip = clip.Intersect(dst.Rect)
+	if clip.Empty() {
+		return nil
+	}
 	bg := c.st.GlobalBackground
 	switch bg.Type {
 	case editor.BackgroundColor, editor.BackgroundImage:
@@ -911,16 +954,28 @@ func (c *Compositor) drawBackground(ctx context.Context, dst *image.RGBA) error 
 		if c.bgErr != nil {
 			return c.bgErr
 		}
-		if dst.Stride == c.bgImg.Stride {
+		if clip == dst.Rect && dst.Stride == c.bgImg.Stride {
 			copy(dst.Pix, c.bgImg.Pix[:len(c.bgImg.Pix)-c.bgImg.Stride+c.outW*4])
 			return nil
 		}
-		for y := 0; y < c.outH; y++ {
-			copy(dst.Pix[y*dst.Stride:y*dst.Stride+c.outW*4], c.bgImg.Pix[y*c.bgImg.Stride:])
+		n := clip.Dx() * 4
+		for y := clip.Min.Y; y < clip.Max.Y; y++ {
+			i, j := dst.PixOffset(clip.Min.X, y), c.bgImg.PixOffset(clip.Min.X, y)
+			copy(dst.Pix[i:i+n], c.bgImg.Pix[j:j+n])
 		}
 		return nil
 	}
-	fillBlack(dst)
+	if clip == dst.Rect {
+		fillBlack(dst)
+		return nil
+	}
+	n := clip.Dx() * 4
+	for y := clip.Min.Y; y < clip.Max.Y; y++ {
+		row := dst.Pix[dst.PixOffset(clip.Min.X, y):][:n]
+		for i := 0; i < n; i += 4 {
+			row[i], row[i+1], row[i+2], row[i+3] = 0, 0, 0, 255
+		}
+	}
 	return nil
 }
 

@@ -412,7 +412,7 @@ func TestBackCovers(t *testing.T) {
 		}
 		dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
 		frame := int64(27)
-		got, err := c.backCovers(context.Background(), st.FrameTicks(frame, fps), dst)
+		got, err := c.backCovers(context.Background(), st.FrameTicks(frame, fps), dst, c.getScratch())
 		if err != nil || got != tc.want {
 			t.Errorf("%s: backCovers = %v, %v; want %v", tc.name, got, err, tc.want)
 		}
@@ -421,10 +421,10 @@ func TestBackCovers(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := image.NewRGBA(dst.Rect)
-		if err := c.drawBackground(context.Background(), want); err != nil {
+		if err := c.drawBackground(context.Background(), want, want.Rect); err != nil {
 			t.Fatal(err)
 		}
-		sc := &scratch{}
+		sc := c.getScratch()
 		if err := c.drawTracks(context.Background(), st.FrameTicks(frame, fps), want, sc); err != nil {
 			t.Fatal(err)
 		}

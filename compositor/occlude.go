@@ -84,7 +84,7 @@ func (c *Compositor) collectOccluders(ctx context.Context, t int64, dst *image.R
 		}
 		for _, it := range tp.items {
 			seq++
-			if !it.ActiveAt(t) || (active != nil && (it == active.from || it == active.to)) {
+			if !it.ActiveAt(t) || sc.skips(it) || (active != nil && (it == active.from || it == active.to)) {
 				continue
 			}
 			switch it.Type {

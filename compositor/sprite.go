@@ -121,9 +121,9 @@ func fastDrawable(op *drawOp, src *source) bool {
 	return true
 }
 
-// drawCached draws a prepared item source-over through the sprite cache when its source is
-// stable, and reports whether it drew.
-func (c *Compositor) drawCached(dst *image.RGBA, pr *prepared) bool {
+// drawCached draws a prepared item source-over within clip through the sprite cache when
+// its source is stable, and reports whether it drew.
+func (c *Compositor) drawCached(dst *image.RGBA, pr *prepared, clip image.Rectangle) bool {
 	if !pr.stable || c.sprites == nil || fastDrawable(&pr.op, &pr.src) {
 		return false
 	}
@@ -139,7 +139,7 @@ func (c *Compositor) drawCached(dst *image.RGBA, pr *prepared) bool {
 		}
 		c.sprites.put(&k, sp)
 	}
-	sp.over(dst)
+	sp.over(dst, clip)
 	return true
 }
 
@@ -196,9 +196,10 @@ func buildSprite(frame image.Rectangle, op *drawOp, src *source) *sprite {
 	return sp
 }
 
-// over lays the sprite over dst (source-over), touching only its non-transparent extent.
-func (sp *sprite) over(dst *image.RGBA) {
-	r := sp.img.Rect.Intersect(dst.Rect)
+// over lays the sprite over dst (source-over) within clip, touching only its
+// non-transparent extent.
+func (sp *sprite) over(dst *image.RGBA, clip image.Rectangle) {
+	r := sp.img.Rect.Intersect(dst.Rect).Intersect(clip)
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		ext := sp.rows[y-sp.img.Rect.Min.Y]
 		x0, x1 := max(int(ext[0]), r.Min.X), min(int(ext[1]), r.Max.X)

@@ -28,8 +28,8 @@ func TestSpritesMatchDirect(t *testing.T) {
 		first := image.NewRGBA(image.Rect(0, 0, w, h))
 		if ref.st.GlobalBackground.Type == editor.BackgroundBlur {
 			err = ref.RenderFrame(context.Background(), frame, fps, first)
-		} else if err = ref.drawBackground(context.Background(), first); err == nil {
-			err = ref.drawTracks(context.Background(), ref.st.FrameTicks(frame, fps), first, &scratch{})
+		} else if err = ref.drawBackground(context.Background(), first, first.Rect); err == nil {
+			err = ref.drawTracks(context.Background(), ref.st.FrameTicks(frame, fps), first, ref.getScratch())
 		}
 		if err != nil {
 			t.Fatal(err)
