@@ -35,6 +35,7 @@ type exportFlags struct {
 	maxSide  int
 	progress string
 	cpuProf  string
+	whole    bool
 	// workspace resolves uploaded assets from the data dir (server stopped)
 	workspace string
 	fonts     []string
@@ -79,6 +80,8 @@ func newExportCmd(g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.ffmpeg, "ffmpeg", "", "ffmpeg program that decodes video and compressed audio assets (default: ffmpeg on PATH)")
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the render to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
+	fl.BoolVar(&f.whole, "whole-frames", false, "draw every frame whole instead of reusing still parts (same output; for bench/)")
+	_ = fl.MarkHidden("whole-frames")
 	return cmd
 }
 

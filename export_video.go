@@ -62,7 +62,7 @@ func exportVideo(ctx context.Context, raw []byte, st *editor.State, media compos
 	if am, ok := media.(assets.Media); ok {
 		ff = am.FFmpeg
 	}
-	p := export.NewPipeline(export.PipelineConfig{Media: media, Text: txt, FFmpeg: ff, Workers: f.workers,
+	p := export.NewPipeline(export.PipelineConfig{Media: media, Text: txt, FFmpeg: ff, Workers: f.workers, WholeFrames: f.whole,
 		EncoderThreads: f.threads, Preset: f.preset, CRF: f.crf, MaxOutputSide: f.maxSide})
 	// What the pipeline renders: with ffmpeg that includes video and audio items.
 	warnMissing(st, p.Features())

@@ -94,16 +94,76 @@ func RGBAToI420(dst *I420, src *image.RGBA, workers int) error {
 	return nil
 }
 
+// RGBAToI420Rect converts the pixels of src inside r into dst, like RGBAToI420 but leaving
+// the rest of dst as it is. r is in src's coordinates (relative to its bounds) and is first
+// widened to even edges, since each chroma sample covers a 2x2 block; src's bounds must
+// have dst's size. It runs on the calling goroutine and does not allocate.
+func RGBAToI420Rect(dst *I420, src *image.RGBA, r image.Rectangle) error {
+	if src == nil || !dst.valid() {
+		return errorf(CodeInvalidFrame, "nil or malformed frame")
+	}
+	b := src.Bounds()
+	if b.Dx() != dst.Width || b.Dy() != dst.Height {
+		return errorf(CodeInvalidFrame, "frame is %dx%d, want %dx%d", b.Dx(), b.Dy(), dst.Width, dst.Height)
+	}
+	if rowLen := 4 * dst.Width; src.Stride < rowLen || len(src.Pix) < rowLen || (dst.Height-1) > (len(src.Pix)-rowLen)/src.Stride {
+		return errorf(CodeInvalidFrame, "rgba pixel buffer is too small")
+	}
+	r = EvenRect(r).Intersect(image.Rect(0, 0, dst.Width, dst.Height))
+	if r.Empty() {
+		return nil
+	}
+	convertRect(dst, src, r.Min.Y/2, r.Max.Y/2, r.Min.X/2, r.Max.X/2)
+	return nil
+}
+
+// EvenRect returns the smallest rectangle with even edges that contains r: the chroma
+// blocks of an I420 frame that r touches.
+func EvenRect(r image.Rectangle) image.Rectangle {
+	if r.Empty() {
+		return image.Rectangle{}
+	}
+	floor := func(v int) int { return v &^ 1 }
+	ceil := func(v int) int { return (v + 1) &^ 1 }
+	return image.Rect(floor(r.Min.X), floor(r.Min.Y), ceil(r.Max.X), ceil(r.Max.Y))
+}
+
+// CopyFrom copies src's pixels into f; both must have the same size.
+func (f *I420) CopyFrom(src *I420) error {
+	if !f.valid() || !src.valid() || f.Width != src.Width || f.Height != src.Height {
+		return errorf(CodeInvalidFrame, "copy between frames of different or malformed sizes")
+	}
+	copyPlane(f.Y, f.YStride, src.Y, src.YStride, f.Width, f.Height)
+	copyPlane(f.Cb, f.CStride, src.Cb, src.CStride, f.Width/2, f.Height/2)
+	copyPlane(f.Cr, f.CStride, src.Cr, src.CStride, f.Width/2, f.Height/2)
+	return nil
+}
+
+func copyPlane(dst []byte, dstStride int, src []byte, srcStride, w, h int) {
+	if dstStride == srcStride && dstStride == w {
+		copy(dst[:w*h], src[:w*h])
+		return
+	}
+	for y := 0; y < h; y++ {
+		copy(dst[y*dstStride:y*dstStride+w], src[y*srcStride:y*srcStride+w])
+	}
+}
+
 // convertRows converts row pairs [p0, p1) (luma rows 2*p0 .. 2*p1-1).
+func convertRows(dst *I420, src *image.RGBA, p0, p1 int) {
+	convertRect(dst, src, p0, p1, 0, dst.Width/2)
+}
+
+// convertRect converts row pairs [p0, p1), chroma columns [c0, c1) (luma columns 2*c0 ..
+// 2*c1-1).
 //
 // It reads two RGBA pixels as one little-endian uint64 and computes their two luma values
 // in the two 32-bit halves of one 64-bit sum (SWAR): every product and sum stays below
 // 2^32 (at most (yR+yG+yB)*255 + yOff < 2^24), so the lanes never carry into each other,
 // and the results are bit-identical to the per-pixel formula.
-func convertRows(dst *I420, src *image.RGBA, p0, p1 int) {
-	w := dst.Width
-	cw := w / 2
-	min := src.Rect.Min
+func convertRect(dst *I420, src *image.RGBA, p0, p1, c0, c1 int) {
+	w := 2 * (c1 - c0)
+	min := src.Rect.Min.Add(image.Pt(2*c0, 0))
 	const (
 		lanes = 0x000000ff_000000ff
 		yOff  = 16<<16 + 1<<15
@@ -116,10 +176,10 @@ func convertRows(dst *I420, src *image.RGBA, p0, p1 int) {
 		o1 := o0 + src.Stride
 		s0 := src.Pix[o0 : o0+4*w]
 		s1 := src.Pix[o1 : o1+4*w]
-		l0 := dst.Y[y*dst.YStride : y*dst.YStride+w]
-		l1 := dst.Y[(y+1)*dst.YStride : (y+1)*dst.YStride+w]
-		cb := dst.Cb[p*dst.CStride : p*dst.CStride+cw]
-		cr := dst.Cr[p*dst.CStride : p*dst.CStride+cw]
+		l0 := dst.Y[y*dst.YStride+2*c0 : y*dst.YStride+2*c1]
+		l1 := dst.Y[(y+1)*dst.YStride+2*c0 : (y+1)*dst.YStride+2*c1]
+		cb := dst.Cb[p*dst.CStride+c0 : p*dst.CStride+c1]
+		cr := dst.Cr[p*dst.CStride+c0 : p*dst.CStride+c1]
 		for i := range cb {
 			if 8*i+8 > len(s0) || 8*i+8 > len(s1) || 2*i+2 > len(l0) || 2*i+2 > len(l1) || i >= len(cr) {
 				break

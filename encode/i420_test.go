@@ -179,3 +179,65 @@ func TestRGBAToI420MatchesScalarFormula(t *testing.T) {
 		}
 	}
 }
+
+// TestRGBAToI420RectConvertsOnlyItsBlocks: converting a rectangle writes exactly the
+// chroma blocks it touches (odd edges widened), with the same values a whole-frame
+// conversion gives, and leaves every other sample alone; CopyFrom copies a frame.
+func TestRGBAToI420RectConvertsOnlyItsBlocks(t *testing.T) {
+	const w, h = 64, 38
+	big := testPattern(w+8, h+6, 5)
+	src := big.SubImage(image.Rect(4, 2, 4+w, 2+h)).(*image.RGBA) // non-zero origin
+	whole := NewI420(w, h)
+	if err := RGBAToI420(whole, src, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []image.Rectangle{
+		image.Rect(0, 0, w, h), image.Rect(3, 5, 17, 9), image.Rect(1, 1, 2, 2),
+		image.Rect(-4, -4, 7, 100), image.Rect(40, 30, 40, 36), image.Rect(62, 36, 64, 38),
+	} {
+		got := NewI420(w, h)
+		for i := range got.Y {
+			got.Y[i] = 1
+		}
+		for i := range got.Cb {
+			got.Cb[i], got.Cr[i] = 2, 3
+		}
+		if err := RGBAToI420Rect(got, src, r); err != nil {
+			t.Fatal(err)
+		}
+		e := EvenRect(r).Intersect(image.Rect(0, 0, w, h))
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				in := image.Pt(x, y).In(e)
+				if v := got.Y[y*got.YStride+x]; (in && v != whole.Y[y*whole.YStride+x]) || (!in && v != 1) {
+					t.Fatalf("rect %v: luma (%d,%d) = %d, inside %v", r, x, y, v, in)
+				}
+			}
+		}
+		for y := 0; y < h/2; y++ {
+			for x := 0; x < w/2; x++ {
+				in := image.Pt(2*x, 2*y).In(e)
+				i := y*got.CStride + x
+				if (in && (got.Cb[i] != whole.Cb[i] || got.Cr[i] != whole.Cr[i])) || (!in && (got.Cb[i] != 2 || got.Cr[i] != 3)) {
+					t.Fatalf("rect %v: chroma (%d,%d) = %d,%d, inside %v", r, x, y, got.Cb[i], got.Cr[i], in)
+				}
+			}
+		}
+	}
+	if got := EvenRect(image.Rect(3, 5, 17, 9)); got != image.Rect(2, 4, 18, 10) {
+		t.Errorf("EvenRect = %v", got)
+	}
+	cp := NewI420(w, h)
+	if err := cp.CopyFrom(whole); err != nil {
+		t.Fatal(err)
+	}
+	if string(cp.Y) != string(whole.Y) || string(cp.Cb) != string(whole.Cb) || string(cp.Cr) != string(whole.Cr) {
+		t.Error("CopyFrom: planes differ")
+	}
+	if err := cp.CopyFrom(NewI420(w, h+2)); err == nil {
+		t.Error("CopyFrom accepted a frame of another size")
+	}
+	if err := RGBAToI420Rect(NewI420(w, h+2), src, image.Rect(0, 0, 4, 4)); err == nil {
+		t.Error("RGBAToI420Rect accepted a size mismatch")
+	}
+}

@@ -56,6 +56,9 @@ type PipelineConfig struct {
 	MaxOutputSide int
 	// Logger receives compositor warnings and a summary per render; nil discards them.
 	Logger *slog.Logger
+	// WholeFrames draws and converts every frame whole instead of reusing plates of the
+	// items that stay put (see plates.go); the output is the same. For comparisons.
+	WholeFrames bool
 	// FFmpeg decodes video and compressed audio (assets.FindFFmpeg). It is given to the
 	// job's media when that is an assets.Media without one. Nil: states with video or
 	// audio items are refused (Features leaves them out).
@@ -65,7 +68,9 @@ type PipelineConfig struct {
 // Pipeline renders export jobs to video files: K compositor workers, each drawing one
 // frame at a time into its own RGBA buffer and converting it to I420 in a pooled frame
 // buffer, feed an in-order encode loop (encoder -> muxer -> temporary file in the output
-// directory -> fsync -> rename, done by encode.Writer).
+// directory -> fsync -> rename, done by encode.Writer). Where only some items move, a
+// worker copies the kept I420 plate of the others and draws and converts only the moving
+// items' rectangle (plates.go).
 //
 // Memory is bounded by K RGBA buffers (plus the compositor's per-worker scratch), a pool
 // of K+2 I420 buffers, and the encoder's lookahead, never by the video's length: the
@@ -144,6 +149,8 @@ type renderStats struct {
 	poolSize     int
 	frameBuffers int // I420 buffers ever allocated
 	rgbaBuffers  int // RGBA buffers ever allocated
+	platesBuilt  int // plates drawn (plates.go)
+	platesReused int // frames that copied a plate drawn for an earlier frame
 	frames       int64
 }
 
@@ -297,6 +304,10 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 	work := make(chan *frameSlot)           // frame numbers with their buffers, in order
 	done := make(chan *frameSlot, poolSize) // converted frames, any order
 	var allocMu sync.Mutex                  // guards stats counters touched by workers
+	maker := &frameMaker{comp: comp, fps: pl.fps, w: pl.outW, h: pl.outH}
+	if !p.cfg.WholeFrames {
+		maker.plates = &plateCache{}
+	}
 
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -343,14 +354,10 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 					stats.rgbaBuffers++
 					allocMu.Unlock()
 				}
-				if err := comp.RenderFrame(rctx, s.n, pl.fps, rgba); err != nil {
+				if err := maker.make(rctx, s.n, rgba, s.yuv); err != nil {
 					if rctx.Err() == nil {
 						cancel(fmt.Errorf("frame %d: %w", s.n, err))
 					}
-					return
-				}
-				if err := encode.RGBAToI420(s.yuv, rgba, 1); err != nil {
-					cancel(fmt.Errorf("frame %d: %w", s.n, err))
 					return
 				}
 				select {
@@ -421,6 +428,9 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 		return stats, encErr
 	}
 	wg.Wait() // all frames were taken: the dispatcher and the workers have ended
+	if maker.plates != nil {
+		stats.platesBuilt, stats.platesReused = maker.plates.built, maker.plates.reused
+	}
 	p.log.Debug("export: rendered", "frames", pl.frames, "size", fmt.Sprintf("%dx%d", pl.outW, pl.outH), "fps", pl.fps)
 	return stats, nil
 }

@@ -1,0 +1,137 @@
+package export
+
+import (
+	"context"
+	"image"
+	"sync"
+
+	"github.com/cutroom/cutroom/compositor"
+	"github.com/cutroom/cutroom/encode"
+)
+
+// Frames are made from plates where they can be (see compositor.Split): the picture of the
+// items that stay put is drawn and converted to I420 once, kept, and copied into every frame
+// that has it; only the rectangle the moving items touch is drawn and converted per frame.
+// The result is bit-identical to drawing and converting the whole frame. A frame is drawn
+// whole when it cannot be split (transitions, effects, filters, blurred backgrounds), when
+// its damage covers half the frame or more, and for the rest of a render once plates turn
+// out not to be reused (each is built for few frames).
+
+// maxPlates is how many plates a render keeps (most recently used first).
+const maxPlates = 2
+
+// plateEntry is one plate's I420 picture; ready is closed once yuv or err is set.
+type plateEntry struct {
+	plate compositor.Plate
+	yuv   *encode.I420
+	err   error
+	ready chan struct{}
+}
+
+// plateCache holds the last plates of one render, shared by its workers. A plate evicted
+// while a worker still copies from it stays valid: buffers are never reused.
+type plateCache struct {
+	mu      sync.Mutex
+	entries []*plateEntry
+	built   int // plates built
+	reused  int // frames that took an existing plate
+	off     bool
+}
+
+// get returns the picture of plate, building it with build (into a new buffer) when it is
+// not held. Several workers asking for a plate being built wait for it.
+func (pc *plateCache) get(plate compositor.Plate, w, h int, build func(*encode.I420) error) (*encode.I420, error) {
+	pc.mu.Lock()
+	for i, e := range pc.entries {
+		if e.plate.Equal(plate) {
+			copy(pc.entries[1:i+1], pc.entries[:i])
+			pc.entries[0] = e
+			pc.reused++
+			pc.mu.Unlock()
+			<-e.ready
+			return e.yuv, e.err
+		}
+	}
+	e := &plateEntry{plate: plate, ready: make(chan struct{})}
+	if len(pc.entries) < maxPlates {
+		pc.entries = append(pc.entries, nil)
+	}
+	copy(pc.entries[1:], pc.entries)
+	pc.entries[0] = e
+	pc.built++
+	// Plates that serve few frames cost more than they save: stop after a few such.
+	if pc.built >= 4 && pc.reused < 2*pc.built {
+		pc.off = true
+	}
+	pc.mu.Unlock()
+
+	yuv := encode.NewI420(w, h)
+	err := build(yuv)
+	if err != nil {
+		yuv = nil
+	}
+	e.yuv, e.err = yuv, err
+	close(e.ready)
+	if err != nil {
+		pc.mu.Lock()
+		for i, x := range pc.entries {
+			if x == e {
+				pc.entries = append(pc.entries[:i], pc.entries[i+1:]...)
+				break
+			}
+		}
+		pc.mu.Unlock()
+	}
+	return yuv, err
+}
+
+// disabled reports whether plates stopped paying off in this render.
+func (pc *plateCache) disabled() bool {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return pc.off
+}
+
+// frameMaker draws frames into I420 buffers for one render.
+type frameMaker struct {
+	comp   *compositor.Compositor
+	fps    int
+	w, h   int
+	plates *plateCache // nil: every frame whole
+}
+
+// make draws frame n into yuv, using rgba (output size) as its drawing buffer.
+func (m *frameMaker) make(ctx context.Context, n int64, rgba *image.RGBA, yuv *encode.I420) error {
+	if m.plates != nil && !m.plates.disabled() {
+		s, err := m.comp.Split(ctx, n, m.fps)
+		if err != nil {
+			return err
+		}
+		if d := s.Damage; s.OK && 2*d.Dx()*d.Dy() < m.w*m.h {
+			plate, err := m.plates.get(s.Plate, m.w, m.h, func(dst *encode.I420) error {
+				if err := m.comp.RenderPlate(ctx, s, rgba); err != nil {
+					return err
+				}
+				return encode.RGBAToI420(dst, rgba, 1)
+			})
+			if err != nil {
+				return err
+			}
+			if err := yuv.CopyFrom(plate); err != nil {
+				return err
+			}
+			if d.Empty() {
+				return nil
+			}
+			r := encode.EvenRect(d)
+			if err := m.comp.RenderRect(ctx, n, m.fps, rgba, r); err != nil {
+				return err
+			}
+			return encode.RGBAToI420Rect(yuv, rgba, r)
+		}
+	}
+	if err := m.comp.RenderFrame(ctx, n, m.fps, rgba); err != nil {
+		return err
+	}
+	return encode.RGBAToI420(yuv, rgba, 1)
+}

@@ -1,0 +1,115 @@
+package export
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/cutroom/cutroom/compositor"
+	"github.com/cutroom/cutroom/encode"
+)
+
+// stillScene is testScene with its motion stopping at 40% of the video, so that later
+// frames have nothing moving but the fader's fade (up to 50%).
+func stillScene(t *testing.T, w, h int, seconds float64) []byte {
+	t.Helper()
+	var st map[string]any
+	if err := json.Unmarshal(testScene(w, h, seconds, -1), &st); err != nil {
+		t.Fatal(err)
+	}
+	stop := float64(int64(seconds*pipeTBPS) * 2 / 5)
+	mover := st["items"].(map[string]any)["mover"].(map[string]any)
+	W, H := float64(w), float64(h)
+	mover["left"] = anim(0, [2]float64{0, 0}, [2]float64{stop, W / 2})
+	mover["top"] = anim(0, [2]float64{0, 0}, [2]float64{stop, H / 3})
+	mover["scaleX"] = anim(1, [2]float64{0, 0.6}, [2]float64{stop, 0.8})
+	mover["scaleY"] = anim(1, [2]float64{0, 0.6}, [2]float64{stop, 0.8})
+	raw, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// TestFramesFromPlatesMatchWholeFrames makes every frame of two scenes (one moving image
+// and one fading until the middle, a fade transition, still items) from plates, by two
+// goroutines sharing one plate cache as the pipeline's workers do, and compares each I420
+// frame byte for byte with the frame drawn and converted whole.
+func TestFramesFromPlatesMatchWholeFrames(t *testing.T) {
+	for _, raw := range [][]byte{testScene(320, 180, 3, -1), stillScene(t, 320, 180, 3)} {
+		job := jobFor(t, raw, 30, 1, "mp4", filepath.Join(t.TempDir(), "x.mp4"))
+		w, h := job.OutputWidth, job.OutputHeight
+		comp, err := compositor.New(job.Parsed, compositor.Options{Media: gradMedia{}, Width: w, Height: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := &frameMaker{comp: comp, fps: 30, w: w, h: h}
+		plated := &frameMaker{comp: comp, fps: 30, w: w, h: h, plates: &plateCache{}}
+		var wg sync.WaitGroup
+		errs := make(chan error, 2)
+		for g := range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rgbaA := image.NewRGBA(image.Rect(0, 0, w, h))
+				rgbaB := image.NewRGBA(image.Rect(0, 0, w, h))
+				a, b := encode.NewI420(w, h), encode.NewI420(w, h)
+				for n := int64(g); n < job.Frames; n += 2 {
+					if err := whole.make(context.Background(), n, rgbaA, a); err != nil {
+						errs <- err
+						return
+					}
+					if err := plated.make(context.Background(), n, rgbaB, b); err != nil {
+						errs <- err
+						return
+					}
+					if !bytes.Equal(a.Y, b.Y) || !bytes.Equal(a.Cb, b.Cb) || !bytes.Equal(a.Cr, b.Cr) {
+						t.Errorf("frame %d made from a plate differs from the whole frame", n)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		pc := plated.plates
+		t.Logf("%d frames: %d plates built, %d reused", job.Frames, pc.built, pc.reused)
+		if pc.built < 2 || pc.reused < int(job.Frames)/3 || pc.off {
+			t.Errorf("%d plates built, %d reused (off %v): plates were not used", pc.built, pc.reused, pc.off)
+		}
+	}
+}
+
+// TestPlateCacheStopsWhenPlatesDoNotPay: plates used once each switch the cache off.
+func TestPlateCacheStopsWhenPlatesDoNotPay(t *testing.T) {
+	raw := stillScene(t, 96, 54, 1)
+	job := jobFor(t, raw, 30, 1, "mp4", filepath.Join(t.TempDir(), "x.mp4"))
+	pc := &plateCache{}
+	builds := 0
+	for range 4 {
+		// a compositor of its own decodes its own images: a plate no other has
+		comp, err := compositor.New(job.Parsed, compositor.Options{Media: gradMedia{}, Width: 96, Height: 54})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := comp.Split(context.Background(), 0, 30)
+		if err != nil || !s.OK {
+			t.Fatalf("split %v %v", s.OK, err)
+		}
+		if pc.disabled() {
+			t.Fatalf("cache off after %d plates", pc.built)
+		}
+		if _, err := pc.get(s.Plate, 96, 54, func(*encode.I420) error { builds++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !pc.disabled() || builds != 4 {
+		t.Errorf("after %d plates built (%d builds run) and %d reused the cache is still on", pc.built, builds, pc.reused)
+	}
+}
