@@ -135,6 +135,9 @@ type scratch struct {
 	clip image.Rectangle
 	// skip: items left out of this frame (the moving items, when drawing a plate)
 	skip []*editor.Item
+	// fadeOnly: when set, an active fade transition draws only this clip of its two, at
+	// full opacity (one picture of a blended plate pair)
+	fadeOnly *editor.Item
 }
 
 // skips reports whether the frame being drawn leaves it out.
@@ -295,6 +298,7 @@ func (c *Compositor) getScratch() *scratch {
 	sc.occ = sc.occ[:0] // pooled: no occluders from another frame
 	sc.clip = image.Rect(0, 0, c.outW, c.outH)
 	sc.skip = sc.skip[:0]
+	sc.fadeOnly = nil
 	return sc
 }
 
@@ -416,6 +420,13 @@ func (c *Compositor) drawTrack(ctx context.Context, tp *trackPlan, t int64, dst 
 		*seq++
 		if active != nil && (it == active.from || it == active.to) {
 			if it == active.from {
+				if sc.fadeOnly == active.from || sc.fadeOnly == active.to {
+					clip := sc.fadeOnly
+					if _, err := c.drawItem(ctx, clip, t-clip.StartTicks, dst, &extra{m: identity, opacity: 1}, sc.clip); err != nil {
+						return err
+					}
+					continue
+				}
 				if err := c.drawTransition(ctx, active, t, dst, sc, *seq); err != nil {
 					return err
 				}
@@ -844,7 +855,7 @@ func (c *Compositor) drawCrossfade(ctx context.Context, tp *transPlan, fromLT, t
 			if fa.k+fb.k > 256 {
 				fb.k = 256 - fa.k
 			}
-			crossfadeCovered(dst, &fa, &fb, sc.occ, seq)
+			crossfadeCovered(dst, sc.clip, &fa, &fb, sc.occ, seq)
 			return nil
 		}
 	}

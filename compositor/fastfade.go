@@ -80,13 +80,13 @@ func mix32(a, b uint32, ka, kb uint32) uint32 {
 // equal to drawing both into a transparent layer (the second added) and laying the layer
 // over dst. The opacities must sum to at most 256.
 func crossfadeFast(dst *image.RGBA, a, b *fastRect) {
-	crossfadeCovered(dst, a, b, nil, 0)
+	crossfadeCovered(dst, dst.Rect, a, b, nil, 0)
 }
 
-// crossfadeCovered is crossfadeFast skipping the pixels that occluders drawn after seq
-// (in front) paint opaquely: what is drawn there now is replaced later anyway.
-func crossfadeCovered(dst *image.RGBA, a, b *fastRect, occ []occluder, seq int) {
-	u := a.rect.Union(b.rect).Intersect(dst.Rect)
+// crossfadeCovered is crossfadeFast within clip, skipping the pixels that occluders drawn
+// after seq (in front) paint opaquely: what is drawn there now is replaced later anyway.
+func crossfadeCovered(dst *image.RGBA, clip image.Rectangle, a, b *fastRect, occ []occluder, seq int) {
+	u := a.rect.Union(b.rect).Intersect(dst.Rect).Intersect(clip)
 	var buf [maxRowCover][2]int
 	for y := u.Min.Y; y < u.Max.Y; y++ {
 		x := u.Min.X

@@ -18,9 +18,15 @@ import (
 // Both halves are drawn by the same code as RenderFrame, on the same pixels, so a frame
 // assembled from its plate and its damage rectangle is bit-identical to RenderFrame's.
 //
-// A frame is not split (Split.OK false) when it has an active transition, an effect or a
-// filter item, or a blurred background: those touch the whole frame or read neighbouring
-// pixels.
+// During a fade between two still clips that each cover the frame opaquely (full-frame
+// photos), the frame outside the damage rectangle is the mix of two plates, one with each
+// clip at full opacity: a crossfade is a per-pixel weighted sum, and so is everything
+// drawn over it (source-over is linear in what is below). The mix is computed by the
+// caller (in I420) and equals drawing the frame up to rounding (one step of 255).
+//
+// A frame is not split (Split.OK false) when it has an effect or a filter item, a blurred
+// background (those touch the whole frame or read neighbouring pixels), or an active
+// transition other than such a fade.
 
 // Split is frame n divided into a plate and a damage rectangle.
 type Split struct {
@@ -31,9 +37,16 @@ type Split struct {
 	// Damage holds every pixel of the frame that may differ from the plate's picture (in
 	// output pixels; empty when nothing moves).
 	Damage image.Rectangle
+	// Blend is set in a fade between two opaque full-frame clips: outside Damage the frame
+	// is (Plate * (256-BlendK) + Plate2 * BlendK) / 256, where Plate has the fade's outgoing
+	// clip at full opacity and Plate2 its incoming clip (RenderPlate with second set).
+	Blend  bool
+	Plate2 Plate
+	BlendK int
 
 	t    int64
 	skip []*editor.Item // the moving items, left out of the plate
+	fade *transPlan     // the blended fade (Blend)
 }
 
 // Plate identifies the picture of a set of items each drawn in a fixed way. Equal plates
@@ -61,9 +74,9 @@ func (p Plate) Equal(q Plate) bool {
 	return true
 }
 
-// splittable reports whether the frame at tick t may be drawn as a plate plus a rectangle:
-// no blurred background, and no active transition, effect or filter on a visible track.
-func (c *Compositor) splittable(t int64) bool {
+// clippable reports whether the frame at tick t can be drawn within a rectangle alone: no
+// blurred background, effect or filter (which read or change the whole frame).
+func (c *Compositor) clippable(t int64) bool {
 	if c.st.GlobalBackground.Type == editor.BackgroundBlur {
 		return false
 	}
@@ -72,11 +85,6 @@ func (c *Compositor) splittable(t int64) bool {
 		if tp.hidden {
 			continue
 		}
-		for i := range tp.trans {
-			if tp.trans[i].start <= t && t < tp.trans[i].end {
-				return false
-			}
-		}
 		for _, it := range tp.items {
 			if (it.Type == editor.ItemEffect || it.Type == editor.ItemFilter) && it.ActiveAt(t) {
 				return false
@@ -84,6 +92,28 @@ func (c *Compositor) splittable(t int64) bool {
 		}
 	}
 	return true
+}
+
+// splitFade returns the frame's one active transition when it is a fade between two
+// images or solids; ok is false when the frame cannot be split (another transition, or
+// more than one).
+func (c *Compositor) splitFade(t int64) (fade *transPlan, ok bool) {
+	for ti := range c.tracks {
+		tp := &c.tracks[ti]
+		if tp.hidden {
+			continue
+		}
+		for i := range tp.trans {
+			tr := &tp.trans[i]
+			if tr.start <= t && t < tr.end {
+				if fade != nil || tr.tr.Type != "fade" || !cheapToPrepare(tr.from) || !cheapToPrepare(tr.to) {
+					return nil, false
+				}
+				fade = tr
+			}
+		}
+	}
+	return fade, true
 }
 
 // Split divides frame n at fps frames per second into a plate and a damage rectangle. An
@@ -96,7 +126,8 @@ func (c *Compositor) Split(ctx context.Context, n int64, fps int) (Split, error)
 		return Split{}, errf(CodeBadOutput, "frame %d at %d fps is out of range", n, fps)
 	}
 	t := c.st.FrameTicks(n, int64(fps))
-	if !c.splittable(t) {
+	fade, ok := c.splitFade(t)
+	if !ok || !c.clippable(t) {
 		return Split{}, nil
 	}
 	prev, next := int64(-1), c.st.FrameTicks(n+1, int64(fps))
@@ -114,6 +145,21 @@ func (c *Compositor) Split(ctx context.Context, n int64, fps int) (Split, error)
 		}
 		for _, it := range tp.items {
 			seq++
+			if fade != nil && (it == fade.from || it == fade.to) {
+				if it != fade.from {
+					continue
+				}
+				ka, kb, ok, err := c.splitFadeClips(ctx, fade, t, prev, next, frame)
+				if err != nil || !ok {
+					return Split{}, err
+				}
+				// the clips hide everything behind them
+				s.Damage = image.Rectangle{}
+				s.Blend, s.BlendK, s.fade = true, 256-int(ka), fade
+				s.Plate.items = append(s.Plate.items, plateItem{seq: seq, key: kb[0]})
+				s.Plate2.items = append(s.Plate2.items, plateItem{seq: seq, key: kb[1]})
+				continue
+			}
 			if !it.ActiveAt(t) {
 				continue
 			}
@@ -156,6 +202,9 @@ func (c *Compositor) Split(ctx context.Context, n int64, fps int) (Split, error)
 			}
 			if still {
 				s.Plate.items = append(s.Plate.items, plateItem{seq: seq, key: k})
+				if fade != nil {
+					s.Plate2.items = append(s.Plate2.items, plateItem{seq: seq, key: k})
+				}
 				continue
 			}
 			s.skip = append(s.skip, it)
@@ -163,6 +212,69 @@ func (c *Compositor) Split(ctx context.Context, n int64, fps int) (Split, error)
 		}
 	}
 	return s, nil
+}
+
+// splitFadeClips checks that both clips of a fade at tick t cover the frame opaquely at
+// full opacity with fixed sources, drawn the same in a neighbouring frame (prev, next; -1
+// for none), and returns the outgoing clip's weight ka (0..256, as the crossfade draws it)
+// and the draws of the two clips at full opacity.
+func (c *Compositor) splitFadeClips(ctx context.Context, fade *transPlan, t, prev, next int64, frame *image.RGBA) (ka uint64, keys [2]spriteKey, ok bool, err error) {
+	full := &extra{m: identity, opacity: 1}
+	for i, clip := range [2]*editor.Item{fade.from, fade.to} {
+		var pr prepared
+		if err := c.prepareItem(ctx, clip, t-clip.StartTicks, frame, full, &pr); err != nil {
+			return 0, keys, false, err
+		}
+		if !c.coversFrame(&pr) || !c.fixedSource(clip, &pr) {
+			return 0, keys, false, nil
+		}
+		keys[i] = spriteKey{op: pr.op, src: pr.src, w: c.outW, h: c.outH}
+		still := false
+		for _, t2 := range [2]int64{prev, next} {
+			if t2 < 0 {
+				continue
+			}
+			var p2 prepared
+			if err := c.prepareItem(ctx, clip, t2-clip.StartTicks, frame, full, &p2); err != nil {
+				return 0, keys, false, err
+			}
+			if p2.bb == pr.bb && (spriteKey{op: p2.op, src: p2.src, w: c.outW, h: c.outH}) == keys[i] {
+				still = true
+				break
+			}
+		}
+		if !still {
+			return 0, keys, false, nil
+		}
+	}
+	p := fade.tr.Easing.Apply(float64(t-fade.start) / float64(fade.tr.DurationTicks))
+	return uint64(clamp01(1-p)*256 + 0.5), keys, true, nil
+}
+
+// coversFrame reports whether a prepared item paints every pixel of the frame opaquely: an
+// opaque source through an axis-aligned box without rounded corners or mask, at full
+// opacity, reaching past every edge of the frame (so every pixel has full coverage).
+func (c *Compositor) coversFrame(pr *prepared) bool {
+	op := &pr.op
+	switch pr.src.kind {
+	case srcSolid:
+		if pr.src.ca != 255 {
+			return false
+		}
+	case srcImage:
+		if !pr.src.opaque {
+			return false
+		}
+	default:
+		return false
+	}
+	f := op.fwd
+	if op.radius > 0 || op.mask.kind != maskNone || op.alpha < 1 || f.b != 0 || f.d != 0 || f.a <= 0 || f.e <= 0 {
+		return false
+	}
+	x0, y0 := f.apply(0, 0)
+	x1, y1 := f.apply(op.w, op.h)
+	return x0 <= 0 && y0 <= 0 && x1 >= float64(c.outW) && y1 >= float64(c.outH)
 }
 
 // fixedSource reports whether the pixels behind a prepared item's source never change
@@ -181,8 +293,9 @@ func (c *Compositor) fixedSource(it *editor.Item, pr *prepared) bool {
 }
 
 // RenderPlate draws the plate of s (a Split of this Compositor with OK set) into dst: the
-// frame without its moving items. dst's bounds must be the output size.
-func (c *Compositor) RenderPlate(ctx context.Context, s Split, dst *image.RGBA) error {
+// frame without its moving items; with second set (s.Blend only), Plate2's picture. dst's
+// bounds must be the output size.
+func (c *Compositor) RenderPlate(ctx context.Context, s Split, second bool, dst *image.RGBA) error {
 	if !s.OK {
 		return errf(CodeBadOutput, "the frame has no plate")
 	}
@@ -196,12 +309,20 @@ func (c *Compositor) RenderPlate(ctx context.Context, s Split, dst *image.RGBA) 
 	sc := c.getScratch()
 	defer c.pool.Put(sc)
 	sc.skip = append(sc.skip, s.skip...)
+	if s.Blend {
+		sc.fadeOnly = s.fade.from
+		if second {
+			sc.fadeOnly = s.fade.to
+		}
+	} else if second {
+		return errf(CodeBadOutput, "the frame has one plate")
+	}
 	return c.render(ctx, s.t, dst, sc)
 }
 
 // RenderRect draws frame n like RenderFrame, but only the pixels in r need be drawn:
-// pixels of dst outside r are left as they are when the frame can be split (see Split),
-// and drawn too when it cannot.
+// pixels of dst outside r are left as they are, or drawn (a transition draws its clips
+// whole; a frame with an effect, a filter or a blurred background is drawn whole).
 func (c *Compositor) RenderRect(ctx context.Context, n int64, fps int, dst *image.RGBA, r image.Rectangle) error {
 	if dst == nil || dst.Rect.Dx() != c.outW || dst.Rect.Dy() != c.outH {
 		return errf(CodeBadOutput, "destination must be %dx%d", c.outW, c.outH)
@@ -216,7 +337,7 @@ func (c *Compositor) RenderRect(ctx context.Context, n int64, fps int, dst *imag
 	t := c.st.FrameTicks(n, int64(fps))
 	sc := c.getScratch()
 	defer c.pool.Put(sc)
-	if c.splittable(t) {
+	if c.clippable(t) {
 		sc.clip = sc.clip.Intersect(r)
 		if sc.clip.Empty() {
 			return nil

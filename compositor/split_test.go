@@ -4,16 +4,19 @@ import (
 	"bytes"
 	"context"
 	"image"
+	"image/png"
 	"testing"
 
 	"github.com/cutroom/cutroom/editor"
 )
 
 // splitFrames renders every frame of c both ways: whole (RenderFrame) and assembled from a
-// plate and a damage rectangle, the plate drawn for the first frame that had it and reused
-// for later frames with an equal plate, as the export pipeline does. It fails on any byte
-// that differs and returns how many frames were assembled and how many reused a plate.
-func splitFrames(t *testing.T, name string, c *Compositor, frames int64) (split, reused int) {
+// plate (or the mix of two, in a fade) and a damage rectangle, each plate drawn for the
+// first frame that had it and reused for later frames with an equal plate, as the export
+// pipeline does. Frames from one plate must be byte for byte equal; mixed ones within one
+// step of rounding per channel. It returns how many frames were assembled, how many reused
+// a plate and how many were mixed.
+func splitFrames(t *testing.T, name string, c *Compositor, frames int64) (split, reused, mixed int) {
 	t.Helper()
 	ctx := context.Background()
 	w, h := c.Size()
@@ -21,6 +24,24 @@ func splitFrames(t *testing.T, name string, c *Compositor, frames int64) (split,
 	got := image.NewRGBA(image.Rect(0, 0, w, h))
 	var plates []Plate
 	var plateImgs []*image.RGBA
+	plate := func(s Split, second bool) *image.RGBA {
+		p := s.Plate
+		if second {
+			p = s.Plate2
+		}
+		for i, q := range plates {
+			if q.Equal(p) {
+				reused++
+				return plateImgs[i]
+			}
+		}
+		img := image.NewRGBA(image.Rect(0, 0, w, h))
+		if err := c.RenderPlate(ctx, s, second, img); err != nil {
+			t.Fatal(err)
+		}
+		plates, plateImgs = append(plates, p), append(plateImgs, img)
+		return img
+	}
 	for n := int64(0); n < frames; n++ {
 		if err := c.RenderFrame(ctx, n, fps, want); err != nil {
 			t.Fatal(err)
@@ -32,31 +53,28 @@ func splitFrames(t *testing.T, name string, c *Compositor, frames int64) (split,
 		if !s.OK {
 			continue
 		}
-		var plate *image.RGBA
-		for i, p := range plates {
-			if p.Equal(s.Plate) {
-				plate = plateImgs[i]
-				reused++
+		a := plate(s, false)
+		tol := 0
+		if s.Blend {
+			b, k := plate(s, true), uint32(s.BlendK)
+			for i := range got.Pix {
+				got.Pix[i] = uint8((uint32(a.Pix[i])*(256-k) + uint32(b.Pix[i])*k + 128) >> 8)
 			}
+			tol = 2
+			mixed++
+		} else {
+			copy(got.Pix, a.Pix)
 		}
-		if plate == nil {
-			plate = image.NewRGBA(image.Rect(0, 0, w, h))
-			if err := c.RenderPlate(ctx, s, plate); err != nil {
-				t.Fatal(err)
-			}
-			plates, plateImgs = append(plates, s.Plate), append(plateImgs, plate)
-		}
-		copy(got.Pix, plate.Pix)
 		if err := c.RenderRect(ctx, n, fps, got, s.Damage); err != nil {
 			t.Fatal(err)
 		}
 		split++
-		if !bytes.Equal(got.Pix, want.Pix) {
-			t.Fatalf("%s: frame %d assembled from its plate and damage %v differs from RenderFrame: %v",
-				name, n, s.Damage, compareImages(got, want, 0))
+		if tol == 0 && !bytes.Equal(got.Pix, want.Pix) || tol > 0 && compareImages(got, want, tol) != nil {
+			t.Fatalf("%s: frame %d assembled from its plate and damage %v (blend %v) differs from RenderFrame: %v",
+				name, n, s.Damage, s.Blend, compareImages(got, want, tol))
 		}
 	}
-	return split, reused
+	return split, reused, mixed
 }
 
 // TestSplitMatchesRenderFrame assembles every frame of every golden case (item types,
@@ -64,7 +82,7 @@ func splitFrames(t *testing.T, name string, c *Compositor, frames int64) (split,
 // damage rectangles and compares them with RenderFrame byte for byte.
 func TestSplitMatchesRenderFrame(t *testing.T) {
 	files := testFiles(t)
-	split, reused, cases := 0, 0, 0
+	split, reused, mixed, cases := 0, 0, 0, 0
 	for _, tc := range append(testCases(), textCases()...) {
 		st, err := editor.Parse(tc.b.json())
 		if err != nil {
@@ -79,10 +97,10 @@ func TestSplitMatchesRenderFrame(t *testing.T) {
 			t.Fatal(err)
 		}
 		frames := min(editor.FrameCount(st.DurationTicks(), fps, st.TimebaseTicksPerSecond), 75)
-		s, r := splitFrames(t, tc.name, c, frames)
-		split, reused, cases = split+s, reused+r, cases+1
+		s, r, m := splitFrames(t, tc.name, c, frames)
+		split, reused, mixed, cases = split+s, reused+r, mixed+m, cases+1
 	}
-	t.Logf("%d cases: %d frames assembled, %d of them from a reused plate", cases, split, reused)
+	t.Logf("%d cases: %d frames assembled, %d of them from a reused plate, %d mixed", cases, split, reused, mixed)
 	if split == 0 || reused == 0 {
 		t.Fatalf("no frame was assembled (%d) or no plate reused (%d): the check checked nothing", split, reused)
 	}
@@ -141,26 +159,59 @@ func TestSplitMovingItem(t *testing.T) {
 	if !s.Damage.Empty() || len(s.Plate.items) != 4 {
 		t.Errorf("frame 45: damage %v and %d plate items, want none and all four", s.Damage, len(s.Plate.items))
 	}
-	split, reused := splitFrames(t, "moving", c, 2*fps)
+	split, reused, _ := splitFrames(t, "moving", c, 2*fps)
 	if split != 2*fps || reused < 2*fps-4 {
 		t.Errorf("%d frames split, %d plates reused; want every frame split and all but a few plates reused", split, reused)
 	}
-	// a transition is not split
-	b.add(3, imageItem("bg2", "big", 2*sec, 2*sec, 0, 0, tW, tH)).transition("x", 3, "bg", "bg2", "fade", sec/2, "linear", nil)
-	st, err = editor.Parse(b.json())
-	if err != nil {
+	// a fade between two full-frame photos (one scaled to cover, one a solid) is a mix of two
+	// plates; a slide is not split
+	photo := patternImage(320, 180)
+	for i := 3; i < len(photo.Pix); i += 4 {
+		photo.Pix[i] = 255
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, photo); err != nil {
 		t.Fatal(err)
 	}
-	if c, err = New(st, Options{Media: &testMedia{files: files}}); err != nil {
+	files["photo.png"] = buf.Bytes()
+	b.assets["photo"] = map[string]any{"id": "photo", "type": "image", "filename": "photo.png", "size": buf.Len(),
+		"remoteUrl": nil, "remoteKey": "photo.png", "mimeType": "image/png", "width": 320, "height": 180}
+	b.items["bg"] = imageItem("bg", "photo", 0, 2*sec, -3, -2, tW+6, tH+4)
+	b.add(3, solid("bg2", 2*sec, 2*sec, 0, 0, tW, tH, "#336699", "rectangle")).transition("x", 3, "bg", "bg2", "fade", sec/2, "linear", nil)
+	if c, err = New(parseValid(t, b.json()), Options{Media: &testMedia{files: files}, Text: NewTextItems(sharedLibrary(t), nil)}); err != nil {
+		t.Fatal(err)
+	}
+	s, err = c.Split(ctx, 2*fps, fps)
+	if err != nil || !s.OK || !s.Blend || s.Plate.Equal(s.Plate2) || s.BlendK < 100 || s.BlendK > 156 {
+		t.Errorf("frame in the middle of a fade: split %v blend %v k %d (%v), want a mix of two plates, half each", s.OK, s.Blend, s.BlendK, err)
+	}
+	if _, _, mixed := splitFrames(t, "fade", c, 4*fps); mixed < fps/2-2 {
+		t.Errorf("%d frames mixed, want the fade's %d", mixed, fps/2)
+	}
+	b.transitions["x"].(map[string]any)["type"] = "slide"
+	if c, err = New(parseValid(t, b.json()), Options{Media: &testMedia{files: files}}); err != nil {
 		t.Fatal(err)
 	}
 	if s, err := c.Split(ctx, 2*fps, fps); err != nil || s.OK {
-		t.Errorf("frame in a fade: split %v (%v), want a whole frame", s.OK, err)
+		t.Errorf("frame in a slide: split %v (%v), want a whole frame", s.OK, err)
 	}
 	if _, err := c.Split(ctx, -1, fps); err == nil {
 		t.Error("negative frame: no error")
 	}
-	if err := c.RenderPlate(ctx, Split{}, image.NewRGBA(image.Rect(0, 0, tW, tH))); err == nil {
+	if err := c.RenderPlate(ctx, Split{}, false, image.NewRGBA(image.Rect(0, 0, tW, tH))); err == nil {
 		t.Error("RenderPlate of an unsplit frame: no error")
 	}
+}
+
+// parseValid validates and parses a test state.
+func parseValid(t *testing.T, raw []byte) *editor.State {
+	t.Helper()
+	if res := editor.Validate(raw); !res.Valid {
+		t.Fatalf("test state invalid: %v", res.Errors)
+	}
+	st, err := editor.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

@@ -139,6 +139,45 @@ func (f *I420) CopyFrom(src *I420) error {
 	return nil
 }
 
+// MixI420 sets dst to the weighted mean (a*(256-k) + b*k)/256 of two frames of its size,
+// sample by sample (k in 0..256): a crossfade, computed in YCbCr since the conversion from
+// RGB is affine.
+func MixI420(dst, a, b *I420, k int) error {
+	if !dst.valid() || !a.valid() || !b.valid() || a.Width != dst.Width || b.Width != dst.Width ||
+		a.Height != dst.Height || b.Height != dst.Height {
+		return errorf(CodeInvalidFrame, "mix of frames of different or malformed sizes")
+	}
+	if k < 0 || k > 256 {
+		return errorf(CodeInvalidFrame, "mix weight %d is outside 0..256", k)
+	}
+	mixPlane(dst.Y, dst.YStride, a.Y, a.YStride, b.Y, b.YStride, dst.Width, dst.Height, uint64(k))
+	cw, ch := dst.Width/2, dst.Height/2
+	mixPlane(dst.Cb, dst.CStride, a.Cb, a.CStride, b.Cb, b.CStride, cw, ch, uint64(k))
+	mixPlane(dst.Cr, dst.CStride, a.Cr, a.CStride, b.Cr, b.CStride, cw, ch, uint64(k))
+	return nil
+}
+
+// mixPlane mixes w x h samples, four at a time in 16-bit lanes.
+func mixPlane(dst []byte, ds int, a []byte, as int, b []byte, bs int, w, h int, k uint64) {
+	const lanes = 0x00ff00ff00ff00ff
+	const half = 0x0080008000800080
+	ik := 256 - k
+	for y := 0; y < h; y++ {
+		d, ra, rb := dst[y*ds:y*ds+w], a[y*as:y*as+w], b[y*bs:y*bs+w]
+		x := 0
+		for ; x+8 <= w; x += 8 {
+			va := binary.LittleEndian.Uint64(ra[x:])
+			vb := binary.LittleEndian.Uint64(rb[x:])
+			lo := ((va&lanes)*ik + (vb&lanes)*k + half) >> 8 & lanes
+			hi := ((va>>8&lanes)*ik + (vb>>8&lanes)*k + half) & (lanes << 8)
+			binary.LittleEndian.PutUint64(d[x:], lo|hi)
+		}
+		for ; x < w; x++ {
+			d[x] = uint8((uint64(ra[x])*ik + uint64(rb[x])*k + 128) >> 8)
+		}
+	}
+}
+
 func copyPlane(dst []byte, dstStride int, src []byte, srcStride, w, h int) {
 	if dstStride == srcStride && dstStride == w {
 		copy(dst[:w*h], src[:w*h])

@@ -241,3 +241,40 @@ func TestRGBAToI420RectConvertsOnlyItsBlocks(t *testing.T) {
 		t.Error("RGBAToI420Rect accepted a size mismatch")
 	}
 }
+
+// TestMixI420: every sample is the rounded weighted mean of the two frames' samples (the
+// eight-at-a-time loop and the tail agree with the formula), the ends of the range give
+// the frames themselves, and mismatched sizes or weights are refused.
+func TestMixI420(t *testing.T) {
+	const w, h = 70, 38 // rows of 70 and 35: both the wide loop and the tail
+	a, b := NewI420(w, h), NewI420(w, h)
+	if err := RGBAToI420(a, testPattern(w, h, 3), 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := RGBAToI420(b, testPattern(w, h, 11), 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{0, 1, 77, 128, 255, 256} {
+		got := NewI420(w, h)
+		if err := MixI420(got, a, b, k); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range [][3][]byte{{got.Y, a.Y, b.Y}, {got.Cb, a.Cb, b.Cb}, {got.Cr, a.Cr, b.Cr}} {
+			for i := range p[0] {
+				want := (int(p[1][i])*(256-k) + int(p[2][i])*k + 128) >> 8
+				if int(p[0][i]) != want {
+					t.Fatalf("k=%d sample %d: %d, want %d", k, i, p[0][i], want)
+				}
+			}
+		}
+		if k == 0 && string(got.Y) != string(a.Y) || k == 256 && string(got.Cr) != string(b.Cr) {
+			t.Errorf("k=%d is not the frame itself", k)
+		}
+	}
+	if err := MixI420(NewI420(w, h), a, NewI420(w, h+2), 10); err == nil {
+		t.Error("frames of different sizes mixed")
+	}
+	if err := MixI420(NewI420(w, h), a, b, 257); err == nil {
+		t.Error("weight 257 accepted")
+	}
+}

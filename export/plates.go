@@ -12,13 +12,16 @@ import (
 // Frames are made from plates where they can be (see compositor.Split): the picture of the
 // items that stay put is drawn and converted to I420 once, kept, and copied into every frame
 // that has it; only the rectangle the moving items touch is drawn and converted per frame.
-// The result is bit-identical to drawing and converting the whole frame. A frame is drawn
-// whole when it cannot be split (transitions, effects, filters, blurred backgrounds), when
-// its damage covers half the frame or more, and for the rest of a render once plates turn
-// out not to be reused (each is built for few frames).
+// The result is bit-identical to drawing and converting the whole frame, except in a fade
+// between two full-frame clips, where the two plates are mixed in I420 (one step of
+// rounding from drawing the fade in RGB). A frame is drawn whole when it cannot be split
+// (other transitions, effects, filters, blurred backgrounds), when its damage covers half
+// the frame or more, and for the rest of a render once plates turn out not to be reused
+// (each is built for few frames).
 
-// maxPlates is how many plates a render keeps (most recently used first).
-const maxPlates = 2
+// maxPlates is how many plates a render keeps (most recently used first): the two of a
+// fade and the one before or after it.
+const maxPlates = 3
 
 // plateEntry is one plate's I420 picture; ready is closed once yuv or err is set.
 type plateEntry struct {
@@ -108,16 +111,32 @@ func (m *frameMaker) make(ctx context.Context, n int64, rgba *image.RGBA, yuv *e
 			return err
 		}
 		if d := s.Damage; s.OK && 2*d.Dx()*d.Dy() < m.w*m.h {
-			plate, err := m.plates.get(s.Plate, m.w, m.h, func(dst *encode.I420) error {
-				if err := m.comp.RenderPlate(ctx, s, rgba); err != nil {
-					return err
+			plate := func(second bool) (*encode.I420, error) {
+				p := s.Plate
+				if second {
+					p = s.Plate2
 				}
-				return encode.RGBAToI420(dst, rgba, 1)
-			})
+				return m.plates.get(p, m.w, m.h, func(dst *encode.I420) error {
+					if err := m.comp.RenderPlate(ctx, s, second, rgba); err != nil {
+						return err
+					}
+					return encode.RGBAToI420(dst, rgba, 1)
+				})
+			}
+			a, err := plate(false)
 			if err != nil {
 				return err
 			}
-			if err := yuv.CopyFrom(plate); err != nil {
+			if s.Blend {
+				b, err := plate(true)
+				if err != nil {
+					return err
+				}
+				err = encode.MixI420(yuv, a, b, s.BlendK)
+			} else {
+				err = yuv.CopyFrom(a)
+			}
+			if err != nil {
 				return err
 			}
 			if d.Empty() {

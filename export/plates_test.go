@@ -7,6 +7,7 @@ import (
 	"image"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cutroom/cutroom/compositor"
@@ -36,9 +37,10 @@ func stillScene(t *testing.T, w, h int, seconds float64) []byte {
 }
 
 // TestFramesFromPlatesMatchWholeFrames makes every frame of two scenes (one moving image
-// and one fading until the middle, a fade transition, still items) from plates, by two
-// goroutines sharing one plate cache as the pipeline's workers do, and compares each I420
-// frame byte for byte with the frame drawn and converted whole.
+// and one fading until the middle, a fade transition between full-frame images, still
+// items) from plates, by two goroutines sharing one plate cache as the pipeline's workers
+// do, and compares each I420 frame with the frame drawn and converted whole: byte for byte,
+// or within two steps where the fade is mixed from two plates.
 func TestFramesFromPlatesMatchWholeFrames(t *testing.T) {
 	for _, raw := range [][]byte{testScene(320, 180, 3, -1), stillScene(t, 320, 180, 3)} {
 		job := jobFor(t, raw, 30, 1, "mp4", filepath.Join(t.TempDir(), "x.mp4"))
@@ -50,6 +52,7 @@ func TestFramesFromPlatesMatchWholeFrames(t *testing.T) {
 		whole := &frameMaker{comp: comp, fps: 30, w: w, h: h}
 		plated := &frameMaker{comp: comp, fps: 30, w: w, h: h, plates: &plateCache{}}
 		var wg sync.WaitGroup
+		var blended atomic.Int64
 		errs := make(chan error, 2)
 		for g := range 2 {
 			wg.Add(1)
@@ -67,7 +70,18 @@ func TestFramesFromPlatesMatchWholeFrames(t *testing.T) {
 						errs <- err
 						return
 					}
-					if !bytes.Equal(a.Y, b.Y) || !bytes.Equal(a.Cb, b.Cb) || !bytes.Equal(a.Cr, b.Cr) {
+					s, err := comp.Split(context.Background(), n, 30)
+					if err != nil {
+						errs <- err
+						return
+					}
+					if s.OK && s.Blend {
+						// a fade mixed in I420: within rounding of the fade drawn in RGB
+						blended.Add(1)
+						if d := maxDiff(a, b); d > 2 {
+							t.Errorf("frame %d mixed from two plates differs by %d from the whole frame", n, d)
+						}
+					} else if !bytes.Equal(a.Y, b.Y) || !bytes.Equal(a.Cb, b.Cb) || !bytes.Equal(a.Cr, b.Cr) {
 						t.Errorf("frame %d made from a plate differs from the whole frame", n)
 					}
 				}
@@ -79,11 +93,22 @@ func TestFramesFromPlatesMatchWholeFrames(t *testing.T) {
 			t.Fatal(err)
 		}
 		pc := plated.plates
-		t.Logf("%d frames: %d plates built, %d reused", job.Frames, pc.built, pc.reused)
-		if pc.built < 2 || pc.reused < int(job.Frames)/3 || pc.off {
-			t.Errorf("%d plates built, %d reused (off %v): plates were not used", pc.built, pc.reused, pc.off)
+		t.Logf("%d frames: %d plates built, %d reused, %d frames mixed", job.Frames, pc.built, pc.reused, blended.Load())
+		if pc.built < 2 || pc.reused < int(job.Frames)/3 || pc.off || blended.Load() < 10 {
+			t.Errorf("%d plates built, %d reused (off %v), %d mixed: plates were not used", pc.built, pc.reused, pc.off, blended.Load())
 		}
 	}
+}
+
+// maxDiff returns the largest difference between two frames' samples.
+func maxDiff(a, b *encode.I420) int {
+	d := 0
+	for _, p := range [][2][]byte{{a.Y, b.Y}, {a.Cb, b.Cb}, {a.Cr, b.Cr}} {
+		for i := range p[0] {
+			d = max(d, int(p[0][i])-int(p[1][i]), int(p[1][i])-int(p[0][i]))
+		}
+	}
+	return d
 }
 
 // TestPlateCacheStopsWhenPlatesDoNotPay: plates used once each switch the cache off.
