@@ -17,10 +17,6 @@ import (
 	"github.com/cutroom/cutroom/encode"
 )
 
-// workerNice is how much lower than the rest of the process the compositor workers' threads
-// run (nice +workerNice, Linux).
-const workerNice = 10
-
 // DefaultMaxOutputSide is the longest output side a Pipeline renders when
 // PipelineConfig.MaxOutputSide is 0.
 const DefaultMaxOutputSide = 3840
@@ -350,11 +346,6 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 		wg.Add(1)
 		go func() { // compositor worker
 			defer wg.Done()
-			// On a thread of its own at a lower priority: the encoder's threads, the
-			// bottleneck, take the cores first and compositing fills the gaps. Never
-			// unlocked: the thread ends with the worker.
-			runtime.LockOSThread()
-			lowerThreadPriority()
 			var rgba *image.RGBA
 			for s := range work {
 				if rgba == nil {
