@@ -19,46 +19,54 @@ import (
 // the frame or more, and for the rest of a render once plates turn out not to be reused
 // (each is built for few frames).
 
-// maxPlates is how many plates a render keeps (most recently used first): the two of a
-// fade and the one before or after it.
-const maxPlates = 3
+// maxPlates is how many plates a render keeps (most recently used first): two workers on
+// either side of a change in a fade need four.
+const maxPlates = 4
 
 // plateEntry is one plate's I420 picture; ready is closed once yuv or err is set.
 type plateEntry struct {
-	plate compositor.Plate
-	yuv   *encode.I420
-	err   error
-	ready chan struct{}
+	plate   compositor.Plate
+	yuv     *encode.I420
+	err     error
+	ready   chan struct{}
+	users   int  // workers holding the picture (pc.mu)
+	evicted bool // out of the cache: the buffer is reused once users drops to 0
 }
 
 // plateCache holds the last plates of one render, shared by its workers. A plate evicted
-// while a worker still copies from it stays valid: buffers are never reused.
+// while a worker still reads it stays valid until the worker releases it; then its buffer
+// is reused for a later plate (a render allocates at most a few plate buffers, so no
+// garbage piles up between collections).
 type plateCache struct {
 	mu      sync.Mutex
 	entries []*plateEntry
-	built   int // plates built
-	reused  int // frames that took an existing plate
+	spare   []*encode.I420 // buffers of released evicted plates
+	built   int            // plates built
+	reused  int            // frames that took an existing plate
 	off     bool
 }
 
-// get returns the picture of plate, building it with build (into a new buffer) when it is
-// not held. Several workers asking for a plate being built wait for it.
-func (pc *plateCache) get(plate compositor.Plate, w, h int, build func(*encode.I420) error) (*encode.I420, error) {
+// get returns the entry of plate with its picture, building it with build (into a spare
+// or new buffer) when it is not held. Several workers asking for a plate being built wait
+// for it. The caller must release the entry when done with the picture (also on error).
+func (pc *plateCache) get(plate compositor.Plate, w, h int, build func(*encode.I420) error) (*plateEntry, error) {
 	pc.mu.Lock()
 	for i, e := range pc.entries {
 		if e.plate.Equal(plate) {
 			copy(pc.entries[1:i+1], pc.entries[:i])
 			pc.entries[0] = e
 			pc.reused++
+			e.users++
 			pc.mu.Unlock()
 			<-e.ready
-			return e.yuv, e.err
+			return e, e.err
 		}
 	}
-	e := &plateEntry{plate: plate, ready: make(chan struct{})}
-	if len(pc.entries) < maxPlates {
-		pc.entries = append(pc.entries, nil)
+	e := &plateEntry{plate: plate, ready: make(chan struct{}), users: 1}
+	if len(pc.entries) == maxPlates {
+		pc.evict(pc.entries[maxPlates-1])
 	}
+	pc.entries = append(pc.entries, nil)
 	copy(pc.entries[1:], pc.entries)
 	pc.entries[0] = e
 	pc.built++
@@ -66,13 +74,16 @@ func (pc *plateCache) get(plate compositor.Plate, w, h int, build func(*encode.I
 	if pc.built >= 4 && pc.reused < 2*pc.built {
 		pc.off = true
 	}
+	var yuv *encode.I420
+	if n := len(pc.spare); n > 0 {
+		yuv, pc.spare = pc.spare[n-1], pc.spare[:n-1]
+	}
 	pc.mu.Unlock()
 
-	yuv := encode.NewI420(w, h)
-	err := build(yuv)
-	if err != nil {
-		yuv = nil
+	if yuv == nil {
+		yuv = encode.NewI420(w, h)
 	}
+	err := build(yuv)
 	e.yuv, e.err = yuv, err
 	close(e.ready)
 	if err != nil {
@@ -80,12 +91,39 @@ func (pc *plateCache) get(plate compositor.Plate, w, h int, build func(*encode.I
 		for i, x := range pc.entries {
 			if x == e {
 				pc.entries = append(pc.entries[:i], pc.entries[i+1:]...)
+				e.evicted = true
 				break
 			}
 		}
 		pc.mu.Unlock()
 	}
-	return yuv, err
+	return e, err
+}
+
+// evict takes e out of the cache (pc.mu held); its buffer becomes spare once unused.
+func (pc *plateCache) evict(e *plateEntry) {
+	for i, x := range pc.entries {
+		if x == e {
+			pc.entries = append(pc.entries[:i], pc.entries[i+1:]...)
+			break
+		}
+	}
+	e.evicted = true
+	if e.users == 0 && e.yuv != nil {
+		pc.spare = append(pc.spare, e.yuv)
+		e.yuv = nil
+	}
+}
+
+// release says a worker is done with e's picture.
+func (pc *plateCache) release(e *plateEntry) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	e.users--
+	if e.users == 0 && e.evicted && e.yuv != nil {
+		pc.spare = append(pc.spare, e.yuv)
+		e.yuv = nil
+	}
 }
 
 // disabled reports whether plates stopped paying off in this render.
@@ -111,7 +149,7 @@ func (m *frameMaker) make(ctx context.Context, n int64, rgba *image.RGBA, yuv *e
 			return err
 		}
 		if d := s.Damage; s.OK && 2*d.Dx()*d.Dy() < m.w*m.h {
-			plate := func(second bool) (*encode.I420, error) {
+			plate := func(second bool) (*plateEntry, error) {
 				p := s.Plate
 				if second {
 					p = s.Plate2
@@ -124,17 +162,19 @@ func (m *frameMaker) make(ctx context.Context, n int64, rgba *image.RGBA, yuv *e
 				})
 			}
 			a, err := plate(false)
+			defer m.plates.release(a)
 			if err != nil {
 				return err
 			}
 			if s.Blend {
 				b, err := plate(true)
+				defer m.plates.release(b)
 				if err != nil {
 					return err
 				}
-				err = encode.MixI420(yuv, a, b, s.BlendK)
+				err = encode.MixI420(yuv, a.yuv, b.yuv, s.BlendK)
 			} else {
-				err = yuv.CopyFrom(a)
+				err = yuv.CopyFrom(a.yuv)
 			}
 			if err != nil {
 				return err

@@ -138,3 +138,46 @@ func TestPlateCacheStopsWhenPlatesDoNotPay(t *testing.T) {
 		t.Errorf("after %d plates built (%d builds run) and %d reused the cache is still on", pc.built, builds, pc.reused)
 	}
 }
+
+// TestPlateBuffersAreReused: plates built one after another reuse the buffers of evicted,
+// released plates, and a plate still held by a worker keeps its pixels after eviction.
+func TestPlateBuffersAreReused(t *testing.T) {
+	raw := stillScene(t, 96, 54, 1)
+	job := jobFor(t, raw, 30, 1, "mp4", filepath.Join(t.TempDir(), "x.mp4"))
+	pc := &plateCache{}
+	bufs := map[*encode.I420]bool{}
+	var held *plateEntry
+	for i := range 12 {
+		comp, err := compositor.New(job.Parsed, compositor.Options{Media: gradMedia{}, Width: 96, Height: 54})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := comp.Split(context.Background(), 0, 30)
+		if err != nil || !s.OK {
+			t.Fatalf("split %v %v", s.OK, err)
+		}
+		e, err := pc.get(s.Plate, 96, 54, func(dst *encode.I420) error {
+			bufs[dst] = true
+			dst.Y[0] = byte(i)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			held = e // kept by a slow worker while later plates evict it
+			continue
+		}
+		pc.release(e)
+	}
+	if held.yuv == nil || held.yuv.Y[0] != 0 {
+		t.Error("a plate held by a worker lost its picture when it was evicted")
+	}
+	if len(bufs) > maxPlates+2 {
+		t.Errorf("%d plate buffers allocated for 12 plates, want at most %d", len(bufs), maxPlates+2)
+	}
+	pc.release(held)
+	if len(pc.spare) == 0 {
+		t.Error("the released evicted plate's buffer was not kept for reuse")
+	}
+}
