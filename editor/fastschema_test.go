@@ -46,11 +46,12 @@ func newFastOracle(t testing.TB) *fastOracle {
 // decides differently from either. It returns the fast verdict (fastUnknown for non-JSON).
 func (o *fastOracle) compare(t testing.TB, raw []byte) fastResult {
 	t.Helper()
-	val, err := decodeJSON(raw)
+	tp, err := decodeTape(raw)
 	if err != nil {
 		return fastUnknown
 	}
-	got := o.fast.check(val)
+	got := o.fast.check(tp)
+	val := tp.tree(tp.root)
 	slowValid := o.slow.ValidateSchema(raw).Valid
 	origValid := o.original.Validate(val) == nil
 	if slowValid != origValid {
@@ -109,11 +110,11 @@ func TestFastSchemaPassesValidStates(t *testing.T) {
 			t.Errorf("seed %d: the fast path does not decide a valid state", i)
 		}
 	}
-	val, err := decodeJSON(bigState(t, 5000)) // valid: see TestBigStateValid
+	tp, err := decodeTape(bigState(t, 5000)) // valid: see TestBigStateValid
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := o.fast.check(val); got != fastPass {
+	if got := o.fast.check(tp); got != fastPass {
 		t.Errorf("the fast path does not decide the benchmark state: %v", got)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-// The wire types below mirror the JSON shape (see wireFromDoc). Numbers are float64 and
+// The wire types below mirror the JSON shape (see wireFromTape). Numbers are float64 and
 // converted, so that integer members written as 1.0 (which the schema accepts) still work.
 
 type wireKeyframe struct {
@@ -303,15 +303,14 @@ func (p *Params) UnmarshalJSON(b []byte) error {
 // member of the wrong JSON type reads as absent. Unknown members are ignored. Parse never
 // panics.
 func Parse(raw []byte) (*State, error) {
-	v, err := decodeJSON(raw)
+	t, err := decodeTape(raw)
 	if err != nil {
 		return nil, &Error{Code: CodeInvalidJSON, Msg: "editor state is not valid JSON: " + err.Error()}
 	}
-	doc, ok := v.(map[string]any)
-	if !ok {
+	if t.nodes[t.root].kind != kindObject {
 		return nil, &Error{Code: CodeInvalidJSON, Msg: "editor state must be a JSON object"}
 	}
-	return build(wireFromDoc(doc)), nil
+	return build(wireFromTape(t)), nil
 }
 
 // toTicks converts a JSON number to integer ticks, truncating and clamping to int64.
