@@ -16,12 +16,14 @@ import (
 // tapeReader reads one tape. Identical short objects share a node, so it reads each
 // shared animated number once (the wire values are only read by build).
 type tapeReader struct {
-	t     *tape
-	anims map[uint32]*wireAnimated
+	t       *tape
+	anims   map[uint32]*wireAnimated
+	items   *itemBuilder
+	scratch wireItem // the item being read (items are built as they are read)
 }
 
 func newTapeReader(t *tape) *tapeReader {
-	return &tapeReader{t: t, anims: map[uint32]*wireAnimated{}}
+	return &tapeReader{t: t, anims: map[uint32]*wireAnimated{}, items: newItemBuilder()}
 }
 
 func (r *tapeReader) kind(v uint32) uint8 { return r.t.nodes[v].kind }
@@ -383,10 +385,9 @@ func (r *tapeReader) chartData(v uint32, d *wireChartData) {
 	})
 }
 
-// item reads an item object. It reads every member the view uses for any item type;
-// build only uses those of the item's type.
-func (r *tapeReader) item(v uint32) *wireItem {
-	w := &wireItem{}
+// item reads an item object into w (which is zero). It reads every member the view uses
+// for any item type; itemBuilder.build only uses those of the item's type.
+func (r *tapeReader) item(v uint32, w *wireItem) {
 	r.each(v, func(name string, x uint32) {
 		switch name {
 		case "id":
@@ -512,7 +513,6 @@ func (r *tapeReader) item(v uint32) *wireItem {
 			r.textStyleMember(&w.wireTextStyle, name, x)
 		}
 	})
-	return w
 }
 
 func (r *tapeReader) asset(v uint32) *wireAsset {
@@ -627,13 +627,18 @@ func wireFromTape(t *tape) *wireState {
 		case "items":
 			if r.isObj(x) {
 				m := t.members(x)
-				w.Items = make(map[string]*wireItem, len(m)/2)
+				w.built = make(map[string]*Item, len(m)/2)
+				slab := make([]Item, len(m)/2)
 				for j := 0; j < len(m); j += 2 {
-					var it *wireItem
+					it, key := &slab[j/2], t.text(m[j])
 					if r.isObj(m[j+1]) {
-						it = r.item(m[j+1])
+						r.scratch = wireItem{}
+						r.item(m[j+1], &r.scratch)
+						r.items.build(&r.scratch, it)
+					} else {
+						*it = placeholderItem(key)
 					}
-					w.Items[t.text(m[j])] = it
+					w.built[key] = it
 				}
 			}
 		case "transitions":

@@ -111,22 +111,28 @@ func (v *Validator) Check(raw []byte) (*State, Result) {
 	if t.nodes[t.root].kind != kindObject {
 		return nil, result(v.schemaIssues(t))
 	}
-	// The typed view is built in its own goroutine while the schema is checked (both
-	// only read t).
+	// The typed view is built and its semantic rules checked in their own goroutine while
+	// the schema is checked (both only read t).
 	var s *State
+	var semantic []Issue
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		defer func() { _ = recover() }() // a bug must not take the process down: s stays nil
+		defer func() {
+			// A bug must not take the process down.
+			if r := recover(); r != nil {
+				semantic = []Issue{internalIssue("checking the semantic rules")}
+			}
+		}()
 		s = build(wireFromTape(t))
+		semantic = semanticIssues(s)
 	}()
 	issues := v.schemaIssues(t)
 	<-done
 	if s == nil {
 		return nil, result(append(issues, internalIssue("building the typed view")))
 	}
-	issues = append(issues, semanticIssues(s)...)
-	return s, result(issues)
+	return s, result(append(issues, semantic...))
 }
 
 func invalidJSON(err error) []Issue {
