@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"hash/maphash"
 	"strconv"
@@ -232,7 +233,7 @@ type tapeDecoder struct {
 	stack []uint32          // children of the open containers
 	trees map[string]uint32 // short objects and arrays by their text (see container)
 	lits  [3]uint32         // the shared null, false and true nodes
-	dup   []uint32          // hash table of dedupe
+	dup   []uint32          // hash table of hasDuplicate
 	seed  maphash.Seed
 }
 
@@ -477,7 +478,8 @@ func (d *tapeDecoder) hasDuplicate(m []uint32) bool {
 		}
 		return false
 	}
-	// An open-addressing table of member indexes by name hash, at most half full.
+	// An open-addressing table of member indexes by name hash (seeded, so that no
+	// document can make the names collide), at most half full.
 	size := 16
 	for size < 2*n {
 		size *= 2
@@ -488,10 +490,10 @@ func (d *tapeDecoder) hasDuplicate(m []uint32) bool {
 	}
 	tab := d.dup[:size]
 	clear(tab)
-	mask := uint64(size - 1)
+	mask := uint(size - 1)
 	for j := 0; j < len(m); j += 2 {
 		name := d.text(m[j])
-		for h := maphash.String(d.seed, name) & mask; ; h = (h + 1) & mask {
+		for h := uint(maphash.String(d.seed, name)) & mask; ; h = (h + 1) & mask {
 			if tab[h] == 0 {
 				tab[h] = uint32(j) + 1
 				break
@@ -508,8 +510,20 @@ func (d *tapeDecoder) hasDuplicate(m []uint32) bool {
 func (d *tapeDecoder) str() (uint32, error) {
 	start := d.pos + 1
 	i := start
+	// Skip eight bytes at a time while none is a quote, a backslash, a control character
+	// or non-ASCII (the tests may report a byte after the first such byte too; the loop
+	// below decides).
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(d.data) {
+		x := binary.LittleEndian.Uint64(d.data[i:])
+		q, b := x^(ones*'"'), x^(ones*'\\')
+		if ((q-ones)&^q|(b-ones)&^b|(x-ones*0x20)&^x|x)&highs != 0 {
+			break
+		}
+		i += 8
+	}
 	// Fast path: no escapes, no control characters, valid UTF-8.
-	var high byte // the OR of all bytes: below utf8.RuneSelf means ASCII
+	var high byte // the OR of the bytes from i: below utf8.RuneSelf means ASCII
 	for i < len(d.data) {
 		c := d.data[i]
 		high |= c
