@@ -57,6 +57,7 @@ type fastNode struct {
 	// props are required. reqOut lists the required names that are not in props.
 	reqProps  int
 	reqIn     map[string]bool
+	members   map[string]fastMember // props with reqIn, for one lookup per member
 	reqOut    []string
 	addlFalse bool
 	addl      *fastNode
@@ -71,6 +72,12 @@ type fastNode struct {
 	ifS          *fastNode
 	thenS        *fastNode
 	elseS        *fastNode
+}
+
+// fastMember is the schema of a member and whether the member is required.
+type fastMember struct {
+	node     *fastNode
+	required bool
 }
 
 // fastCompiler compiles schema documents as decoded by jsonschema.UnmarshalJSON
@@ -210,6 +217,10 @@ func (c *fastCompiler) compileObject(s map[string]any) *fastNode {
 		} else if !containsString(n.reqOut, name) {
 			n.reqOut = append(n.reqOut, name)
 		}
+	}
+	n.members = make(map[string]fastMember, len(n.props))
+	for name, ps := range n.props {
+		n.members[name] = fastMember{ps, n.reqIn[name]}
 	}
 	return n
 }
@@ -552,11 +563,11 @@ func (n *fastNode) evalObject(run *fastRun, x uint32) fastResult {
 		required := 0
 		for j := 0; j < len(m); j += 2 {
 			k, e := t.text(m[j]), m[j+1]
-			if ps, ok := n.props[k]; ok {
-				if n.reqProps > 0 && n.reqIn[k] {
+			if ps, ok := n.members[k]; ok {
+				if ps.required {
 					required++
 				}
-				r = max(r, ps.eval(run, e))
+				r = max(r, ps.node.eval(run, e))
 			} else if n.addlFalse {
 				return fastFail
 			} else if n.addl != nil {
