@@ -123,13 +123,15 @@ func semanticIssues(s *State) []Issue {
 	}
 	c.ids()
 	c.tracks()
-	for _, k := range sortedKeys(s.Items) {
-		if it := s.Items[k]; !it.broken {
+	// The rules of one item or asset do not depend on the others, and callers sort the
+	// issues, so the maps are walked in any order.
+	for k, it := range s.Items {
+		if !it.broken {
 			c.item(k, it)
 		}
 	}
-	for _, k := range sortedKeys(s.Assets) {
-		if a := s.Assets[k]; !a.broken {
+	for k, a := range s.Assets {
+		if !a.broken {
 			c.asset(k, a)
 		}
 	}
@@ -179,14 +181,13 @@ func (c *semChecker) tracks() {
 			if l := c.listed[id]; len(l) == 0 || l[len(l)-1] != ti {
 				c.listed[id] = append(l, ti)
 			}
-			p := pointer("tracks", itoa(ti), "items", itoa(j))
 			it := s.Items[id]
 			if it == nil {
-				c.add(CodeTrackItemNotFound, p, "track lists "+strconv.Quote(id)+", which is not in items")
+				c.add(CodeTrackItemNotFound, pointer("tracks", itoa(ti), "items", itoa(j)), "track lists "+strconv.Quote(id)+", which is not in items")
 				continue
 			}
 			if first, ok := listed[id]; ok {
-				c.add(CodeTrackItemDuplicate, p, "item "+strconv.Quote(id)+" is already listed at "+pointer("tracks", itoa(first.track), "items", itoa(first.index)))
+				c.add(CodeTrackItemDuplicate, pointer("tracks", itoa(ti), "items", itoa(j)), "item "+strconv.Quote(id)+" is already listed at "+pointer("tracks", itoa(first.track), "items", itoa(first.index)))
 				continue
 			}
 			listed[id] = listing{ti, j}
@@ -364,14 +365,14 @@ func (c *semChecker) assetRef(k string, it *Item) {
 	if want == nil {
 		return
 	}
-	p := pointer("items", k, "assetId")
+	p := func() string { return pointer("items", k, "assetId") }
 	if c.deleted[it.AssetID] {
-		c.add(CodeAssetDeleted, p, "asset "+strconv.Quote(it.AssetID)+" was deleted (it is in deletedAssets)")
+		c.add(CodeAssetDeleted, p(), "asset "+strconv.Quote(it.AssetID)+" was deleted (it is in deletedAssets)")
 		return
 	}
 	a := c.s.Assets[it.AssetID]
 	if a == nil {
-		c.add(CodeAssetNotFound, p, "asset "+strconv.Quote(it.AssetID)+" is not in assets")
+		c.add(CodeAssetNotFound, p(), "asset "+strconv.Quote(it.AssetID)+" is not in assets")
 		return
 	}
 	if a.broken {
@@ -382,7 +383,7 @@ func (c *semChecker) assetRef(k string, it *Item) {
 			return
 		}
 	}
-	c.add(CodeAssetTypeMismatch, p, string(it.Type)+" item cannot show "+strconv.Quote(string(a.Type))+" asset "+strconv.Quote(it.AssetID))
+	c.add(CodeAssetTypeMismatch, p(), string(it.Type)+" item cannot show "+strconv.Quote(string(a.Type))+" asset "+strconv.Quote(it.AssetID))
 }
 
 func (c *semChecker) chart(k string, it *Item, ch *ChartProps) {
@@ -450,13 +451,12 @@ func (c *semChecker) transitions() {
 			it     *Item
 			id, nm string
 		}{{from, t.FromClipID, "fromClipId"}, {to, t.ToClipID, "toClipId"}} {
-			p := pointer("transitions", k, e.nm)
 			switch {
 			case e.it == nil:
-				c.add(CodeTransitionClipNotFound, p, "clip "+strconv.Quote(e.id)+" is not in items")
+				c.add(CodeTransitionClipNotFound, pointer("transitions", k, e.nm), "clip "+strconv.Quote(e.id)+" is not in items")
 				ok = false
 			case !has(c.listed[e.id], ti):
-				c.add(CodeTransitionClipNotInTrack, p, "clip "+strconv.Quote(e.id)+" is not in track "+strconv.Quote(t.TrackID))
+				c.add(CodeTransitionClipNotInTrack, pointer("transitions", k, e.nm), "clip "+strconv.Quote(e.id)+" is not in track "+strconv.Quote(t.TrackID))
 				ok = false
 			case e.it.broken:
 				ok = false
