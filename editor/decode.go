@@ -235,6 +235,9 @@ type tapeDecoder struct {
 	lits  [3]uint32         // the shared null, false and true nodes
 	dup   []uint32          // hash table of hasDuplicate
 	seed  maphash.Seed
+	// unique holds lists of names of objects without duplicates (see hasDuplicate).
+	unique     [8][]string
+	nextUnique int
 }
 
 // internLimit bounds the table of shared containers.
@@ -299,10 +302,21 @@ func (d *tapeDecoder) literal(lit string, kind uint8) (uint32, error) {
 const maxSharedLen = 128
 
 // container decodes an object or array. When its text is short and was seen before, it
-// returns the earlier node and drops what it decoded.
+// returns the earlier node without decoding it again.
 func (d *tapeDecoder) container(c byte, depth int) (uint32, error) {
+	end := -1
+	if depth < maxDepth-maxSharedLen {
+		// Within maxDepth-maxSharedLen, a value of at most maxSharedLen bytes decodes
+		// the same at every depth.
+		end = scanShort(d.data, d.pos)
+		if end > 0 {
+			if j, ok := d.trees[d.t.src[d.pos:end]]; ok {
+				d.pos = end
+				return j, nil
+			}
+		}
+	}
 	start := d.pos
-	nodes, kids, esc, trees := len(d.t.nodes), len(d.t.kids), len(d.esc), len(d.trees)
 	var i uint32
 	var err error
 	if c == '{' {
@@ -313,27 +327,39 @@ func (d *tapeDecoder) container(c byte, depth int) (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
-	if d.pos-start <= maxSharedLen {
-		text := d.t.src[start:d.pos]
-		if j, ok := d.trees[text]; ok {
-			if len(d.trees) == trees {
-				// Nothing decoded since start is referred to by the table: drop it.
-				d.t.nodes, d.t.kids, d.esc = d.t.nodes[:nodes], d.t.kids[:kids], d.esc[:esc]
-			}
-			return j, nil
-		}
-		if c == '{' {
-			d.dedupe(i)
-		}
-		if len(d.trees) < internLimit {
-			d.trees[text] = i
-		}
-		return i, nil
-	}
 	if c == '{' {
 		d.dedupe(i)
 	}
+	if end > 0 && d.pos == end && len(d.trees) < internLimit {
+		d.trees[d.t.src[start:end]] = i
+	}
 	return i, nil
+}
+
+// scanShort returns the offset just past the object or array starting at b[start] when
+// it ends within maxSharedLen bytes (counting brackets outside strings; the text is only
+// a key of the table of shared containers, decoding checks it), and -1 otherwise.
+func scanShort(b []byte, start int) int {
+	level := 0
+	end := min(len(b), start+maxSharedLen)
+	for i := start; i < end; i++ {
+		switch b[i] {
+		case '{', '[':
+			level++
+		case '}', ']':
+			level--
+			if level == 0 {
+				return i + 1
+			}
+		case '"':
+			for i++; i < end && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		}
+	}
+	return -1
 }
 
 // close adds a container node whose children are the stack from base.
@@ -478,6 +504,13 @@ func (d *tapeDecoder) hasDuplicate(m []uint32) bool {
 		}
 		return false
 	}
+	// Objects of one kind (items of one type, say) list the same names in the same order:
+	// a list of names equal to one seen without duplicates has none.
+	for _, names := range d.unique {
+		if len(names) == n && d.sameNames(m, names) {
+			return false
+		}
+	}
 	// An open-addressing table of member indexes by name hash (seeded, so that no
 	// document can make the names collide), at most half full.
 	size := 16
@@ -503,7 +536,30 @@ func (d *tapeDecoder) hasDuplicate(m []uint32) bool {
 			}
 		}
 	}
+	if n <= maxUniqueNames {
+		// Remember the names, replacing the oldest list when the cache is full.
+		slot := d.nextUnique % len(d.unique)
+		d.nextUnique++
+		names := d.unique[slot][:0]
+		for j := 0; j < len(m); j += 2 {
+			names = append(names, d.text(m[j]))
+		}
+		d.unique[slot] = names
+	}
 	return false
+}
+
+// maxUniqueNames is the length of the longest list of names hasDuplicate remembers.
+const maxUniqueNames = 128
+
+// sameNames reports whether the member names in m are names, in order.
+func (d *tapeDecoder) sameNames(m []uint32, names []string) bool {
+	for j, name := range names {
+		if d.text(m[2*j]) != name {
+			return false
+		}
+	}
+	return true
 }
 
 // str decodes a string starting at the opening quote.
