@@ -204,7 +204,7 @@ func decodeTape(data []byte) (*tape, error) {
 	if len(data) >= maxTapeLen {
 		return nil, &syntaxError{msg: "document too large", pos: 0}
 	}
-	d := tapeDecoder{data: data, trees: map[string]uint32{}}
+	d := tapeDecoder{data: data}
 	d.t.src = string(data)
 	d.t.nodes = make([]tnode, 0, len(data)/16+16)
 	d.t.kids = make([]uint32, 0, len(data)/16+16)
@@ -229,11 +229,11 @@ type tapeDecoder struct {
 	data  []byte
 	pos   int
 	t     tape
-	esc   []byte            // becomes t.esc
-	stack []uint32          // children of the open containers
-	trees map[string]uint32 // short objects and arrays by their text (see container)
-	lits  [3]uint32         // the shared null, false and true nodes
-	dup   []uint32          // hash table of hasDuplicate
+	esc   []byte     // becomes t.esc
+	stack []uint32   // children of the open containers
+	trees shareTable // short objects and arrays by their text (see container)
+	lits  [3]uint32  // the shared null, false and true nodes
+	dup   []uint32   // hash table of hasDuplicate
 	seed  maphash.Seed
 	// unique holds lists of names of objects without duplicates (see hasDuplicate).
 	unique     [8][]string
@@ -242,6 +242,71 @@ type tapeDecoder struct {
 
 // internLimit bounds the table of shared containers.
 const internLimit = 1 << 16
+
+// shareTable maps the texts of short containers (slices of the document) to their
+// nodes: an open-addressing hash table, at most half full, without pointers for the
+// garbage collector to follow.
+type shareTable struct {
+	seed  maphash.Seed
+	slots []shareSlot // a power of two of them
+	count int
+}
+
+type shareSlot struct {
+	hash       uint64 // 0: empty
+	start, end uint32 // the text is src[start:end]
+	node       uint32
+}
+
+// hash returns the (non-zero) hash of a container's text.
+func (t *shareTable) hash(text string) uint64 {
+	if t.slots == nil {
+		t.seed = maphash.MakeSeed()
+		t.slots = make([]shareSlot, 1024)
+	}
+	return maphash.String(t.seed, text) | 1
+}
+
+// get returns the node of the text src[start:end] with the given hash.
+func (t *shareTable) get(src string, hash uint64, start, end int) (uint32, bool) {
+	mask := uint64(len(t.slots) - 1)
+	for i := hash & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.hash == 0 {
+			return 0, false
+		}
+		if s.hash == hash && int(s.end-s.start) == end-start && src[s.start:s.end] == src[start:end] {
+			return s.node, true
+		}
+	}
+}
+
+// put adds the node of a text that get did not find.
+func (t *shareTable) put(hash uint64, start, end int, node uint32) {
+	if t.count >= internLimit {
+		return
+	}
+	if 2*(t.count+1) > len(t.slots) {
+		old := t.slots
+		t.slots = make([]shareSlot, 2*len(old))
+		for _, s := range old {
+			if s.hash != 0 {
+				t.insert(s)
+			}
+		}
+	}
+	t.insert(shareSlot{hash: hash, start: uint32(start), end: uint32(end), node: node})
+	t.count++
+}
+
+func (t *shareTable) insert(s shareSlot) {
+	mask := uint64(len(t.slots) - 1)
+	i := s.hash & mask
+	for t.slots[i].hash != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = s
+}
 
 type syntaxError struct {
 	msg string
@@ -305,12 +370,14 @@ const maxSharedLen = 128
 // returns the earlier node without decoding it again.
 func (d *tapeDecoder) container(c byte, depth int) (uint32, error) {
 	end := -1
+	var hash uint64
 	if depth < maxDepth-maxSharedLen {
 		// Within maxDepth-maxSharedLen, a value of at most maxSharedLen bytes decodes
 		// the same at every depth.
 		end = scanShort(d.data, d.pos)
 		if end > 0 {
-			if j, ok := d.trees[d.t.src[d.pos:end]]; ok {
+			hash = d.trees.hash(d.t.src[d.pos:end])
+			if j, ok := d.trees.get(d.t.src, hash, d.pos, end); ok {
 				d.pos = end
 				return j, nil
 			}
@@ -330,8 +397,8 @@ func (d *tapeDecoder) container(c byte, depth int) (uint32, error) {
 	if c == '{' {
 		d.dedupe(i)
 	}
-	if end > 0 && d.pos == end && len(d.trees) < internLimit {
-		d.trees[d.t.src[start:end]] = i
+	if end > 0 && d.pos == end {
+		d.trees.put(hash, start, end, i)
 	}
 	return i, nil
 }
