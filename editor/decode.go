@@ -78,19 +78,6 @@ func canonicalNumber(lit string) (string, bool) {
 	return sign + digits + "e" + strconv.Itoa(q-len(digits)), true
 }
 
-// decodeJSON decodes one JSON value into the generic form the schema validator takes:
-// map[string]any, []any, string, json.Number, bool and nil, like encoding/json with
-// UseNumber (duplicate keys: the last wins; invalid UTF-8 becomes U+FFFD; numbers as
-// canonicalNumber writes them). The validator only builds this form when the fast path
-// does not pass a document (see decodeTape).
-func decodeJSON(data []byte) (any, error) {
-	t, err := decodeTape(data)
-	if err != nil {
-		return nil, err
-	}
-	return t.tree(t.root), nil
-}
-
 // Kinds of tape nodes.
 const (
 	kindNull uint8 = iota
@@ -103,7 +90,8 @@ const (
 )
 
 // tape is one decoded JSON document in flat arrays, which the fast schema check and the
-// typed view both read (neither allocates per value): node i is nodes[i], the root is
+// typed view both read (the strings of a State built from it are slices of src, so a
+// State keeps one copy of the document's text alive): node i is nodes[i], the root is
 // nodes[root], and containers list their children in kids. Identical short objects and
 // arrays share one node (editor states repeat small objects such as
 // {"value":1,"keyframes":[]} thousands of times). Objects have no duplicate member names:
@@ -168,7 +156,10 @@ func (t *tape) member(i uint32, name string) (uint32, bool) {
 	return 0, false
 }
 
-// tree returns node i in the generic form of decodeJSON.
+// tree returns node i in the generic form the schema library takes: map[string]any, []any,
+// string, json.Number, bool and nil, like encoding/json with UseNumber (duplicate names:
+// the last wins; invalid UTF-8 becomes U+FFFD; numbers as canonicalNumber writes them).
+// The validator only builds it when the fast path does not pass a document.
 func (t *tape) tree(i uint32) any {
 	n := &t.nodes[i]
 	switch n.kind {
@@ -197,9 +188,10 @@ func (t *tape) tree(i uint32) any {
 	return nil
 }
 
-// decodeTape decodes one JSON value (with the errors and limits of decodeJSON). It scans
-// the text once; strings without escapes and numbers are not copied (they are slices of
-// one copy of data).
+// decodeTape decodes one JSON value, like encoding/json but with a depth limit (maxDepth)
+// and a length limit on number literals (maxNumberLen); syntax errors give the byte
+// offset. It scans the text once; strings without escapes and numbers are not copied
+// (they are slices of one copy of data).
 func decodeTape(data []byte) (*tape, error) {
 	if len(data) >= maxTapeLen {
 		return nil, &syntaxError{msg: "document too large", pos: 0}

@@ -13,6 +13,15 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
+// decodeJSON decodes data into the generic form of tape.tree.
+func decodeJSON(data []byte) (any, error) {
+	t, err := decodeTape(data)
+	if err != nil {
+		return nil, err
+	}
+	return t.tree(t.root), nil
+}
+
 // checkDecodeLikeStdlib compares decodeJSON with encoding/json (UseNumber, through the
 // schema library's UnmarshalJSON).
 func checkDecodeLikeStdlib(t *testing.T, in []byte) {
