@@ -366,11 +366,12 @@ func animated(w *wireAnimated, def float64) AnimatedNumber {
 			}
 		}
 		if !sorted {
-			a.docIndex = make([]int, len(a.Keyframes))
-			for i := range a.docIndex {
-				a.docIndex[i] = i
+			idx := make([]int, len(a.Keyframes))
+			for i := range idx {
+				idx[i] = i
 			}
-			sort.Stable(byTime{a.Keyframes, a.docIndex})
+			sort.Stable(byTime{a.Keyframes, idx})
+			a.docIndex = &idx
 		}
 	}
 	return a

@@ -241,8 +241,8 @@ func appendAnimatedMembers(out []animatedMember, it *Item) []animatedMember {
 
 // docIdx returns the document index of sorted keyframe i.
 func (a *AnimatedNumber) docIdx(i int) int {
-	if a.docIndex != nil && i < len(a.docIndex) {
-		return a.docIndex[i]
+	if a.docIndex != nil && i < len(*a.docIndex) {
+		return (*a.docIndex)[i]
 	}
 	return i
 }
