@@ -221,11 +221,12 @@ type tapeDecoder struct {
 	data  []byte
 	pos   int
 	t     tape
-	esc   []byte     // becomes t.esc
-	stack []uint32   // children of the open containers
-	trees shareTable // short objects and arrays by their text (see container)
-	lits  [3]uint32  // the shared null, false and true nodes
-	dup   []uint32   // hash table of hasDuplicate
+	esc   []byte             // becomes t.esc
+	stack []uint32           // children of the open containers
+	trees shareTable         // short objects and arrays by their text (see container)
+	long  [maxDepth + 1]bool // whether the last container decoded at a depth was long
+	lits  [3]uint32          // the shared null, false and true nodes
+	dup   []uint32           // hash table of hasDuplicate
 	seed  maphash.Seed
 	// unique holds lists of names of objects without duplicates (see hasDuplicate).
 	unique     [8][]string
@@ -363,11 +364,16 @@ const maxSharedLen = 128
 func (d *tapeDecoder) container(c byte, depth int) (uint32, error) {
 	end := -1
 	var hash uint64
-	if depth < maxDepth-maxSharedLen {
-		// Within maxDepth-maxSharedLen, a value of at most maxSharedLen bytes decodes
-		// the same at every depth.
+	// Within maxDepth-maxSharedLen, a value of at most maxSharedLen bytes decodes the
+	// same at every depth.
+	shared := depth < maxDepth-maxSharedLen
+	if shared && !d.long[depth] {
 		end = scanShort(d.data, d.pos)
-		if end > 0 {
+		if end < 0 {
+			// Its next siblings are likely long too (items in items, say): decode them
+			// without looking for their end first.
+			d.long[depth] = true
+		} else {
 			hash = d.trees.hash(d.t.src[d.pos:end])
 			if j, ok := d.trees.get(d.t.src, hash, d.pos, end); ok {
 				d.pos = end
@@ -389,8 +395,17 @@ func (d *tapeDecoder) container(c byte, depth int) (uint32, error) {
 	if c == '{' {
 		d.dedupe(i)
 	}
-	if end > 0 && d.pos == end {
+	switch {
+	case end > 0 && d.pos == end:
 		d.trees.put(hash, start, end, i)
+	case shared && end < 0 && d.pos-start <= maxSharedLen:
+		// A short one after long ones: look for the ends of the next ones again, and
+		// share this one from now on.
+		d.long[depth] = false
+		hash = d.trees.hash(d.t.src[start:d.pos])
+		if _, ok := d.trees.get(d.t.src, hash, start, d.pos); !ok {
+			d.trees.put(hash, start, d.pos, i)
+		}
 	}
 	return i, nil
 }
