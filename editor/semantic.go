@@ -93,8 +93,8 @@ type semChecker struct {
 	s       *State
 	out     []Issue
 	deleted map[string]bool
-	listed  map[string][]int // item id -> indexes of the tracks listing it
-	trackID map[string]int   // track id -> index of the first track with it
+	listed  map[string]listInfo // item id -> the tracks listing it
+	trackID map[string]int      // track id -> index of the first track with it
 }
 
 func (c *semChecker) add(code, path, msg string) {
@@ -115,7 +115,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 func ticks(t int64) string { return strconv.FormatInt(t, 10) }
 
 func semanticIssues(s *State) []Issue {
-	c := &semChecker{s: s, deleted: map[string]bool{}, listed: make(map[string][]int, len(s.Items))}
+	c := &semChecker{s: s, deleted: map[string]bool{}, listed: make(map[string]listInfo, len(s.Items))}
 	for _, d := range s.DeletedAssets {
 		if d.AssetID != "" {
 			c.deleted[d.AssetID] = true
@@ -161,11 +161,24 @@ func (c *semChecker) ids() {
 
 type listing struct{ track, index int }
 
+// listInfo tells which tracks list an id.
+type listInfo struct {
+	track int     // the first track listing it
+	more  []int   // the other tracks listing it, in order
+	first listing // where it is first listed, when found
+	found bool    // it is in items
+}
+
+// inTrack reports whether track ti lists the id.
+func (c *semChecker) inTrack(id string, ti int) bool {
+	l, ok := c.listed[id]
+	return ok && (l.track == ti || has(l.more, ti))
+}
+
 func (c *semChecker) tracks() {
 	s := c.s
 	trackIDs := map[string]int{}
 	c.trackID = trackIDs
-	listed := make(map[string]listing, len(s.Items))
 	for ti, tr := range s.Tracks {
 		if first, ok := trackIDs[tr.ID]; ok {
 			c.add(CodeTrackIDDuplicate, pointer("tracks", itoa(ti), "id"), "track id "+strconv.Quote(tr.ID)+" is also used by track "+itoa(first))
@@ -178,19 +191,26 @@ func (c *semChecker) tracks() {
 		}
 		var entries []entry
 		for j, id := range tr.ItemIDs {
-			if l := c.listed[id]; len(l) == 0 || l[len(l)-1] != ti {
-				c.listed[id] = append(l, ti)
+			l, seen := c.listed[id]
+			switch {
+			case !seen:
+				l.track = ti
+			case ti != l.track && (len(l.more) == 0 || l.more[len(l.more)-1] != ti):
+				l.more = append(l.more, ti)
 			}
 			it := s.Items[id]
 			if it == nil {
+				c.listed[id] = l
 				c.add(CodeTrackItemNotFound, pointer("tracks", itoa(ti), "items", itoa(j)), "track lists "+strconv.Quote(id)+", which is not in items")
 				continue
 			}
-			if first, ok := listed[id]; ok {
-				c.add(CodeTrackItemDuplicate, pointer("tracks", itoa(ti), "items", itoa(j)), "item "+strconv.Quote(id)+" is already listed at "+pointer("tracks", itoa(first.track), "items", itoa(first.index)))
+			if l.found {
+				c.listed[id] = l
+				c.add(CodeTrackItemDuplicate, pointer("tracks", itoa(ti), "items", itoa(j)), "item "+strconv.Quote(id)+" is already listed at "+pointer("tracks", itoa(l.first.track), "items", itoa(l.first.index)))
 				continue
 			}
-			listed[id] = listing{ti, j}
+			l.first, l.found = listing{ti, j}, true
+			c.listed[id] = l
 			if !it.broken {
 				entries = append(entries, entry{it, j})
 			}
@@ -210,7 +230,7 @@ func (c *semChecker) tracks() {
 		}
 	}
 	for k := range s.Items {
-		if _, ok := listed[k]; !ok {
+		if !c.listed[k].found {
 			c.add(CodeItemNotInTrack, pointer("items", k), "item "+strconv.Quote(k)+" is not listed in any track")
 		}
 	}
@@ -455,7 +475,7 @@ func (c *semChecker) transitions() {
 			case e.it == nil:
 				c.add(CodeTransitionClipNotFound, pointer("transitions", k, e.nm), "clip "+strconv.Quote(e.id)+" is not in items")
 				ok = false
-			case !has(c.listed[e.id], ti):
+			case !c.inTrack(e.id, ti):
 				c.add(CodeTransitionClipNotInTrack, pointer("transitions", k, e.nm), "clip "+strconv.Quote(e.id)+" is not in track "+strconv.Quote(t.TrackID))
 				ok = false
 			case e.it.broken:
