@@ -105,7 +105,7 @@ type tape struct {
 	root  uint32
 }
 
-// tnode is one value of a tape. A string's name and a number's canonical literal (see
+// tnode is one value of a tape. A string's text and a number's canonical literal (see
 // canonicalNumber) are n bytes at offset a of src, or of esc when esc is set; an array
 // has n elements and an object n members, listed from kids[a].
 type tnode struct {
