@@ -458,7 +458,11 @@ func (c *semChecker) asset(k string, a *Asset) {
 func (c *semChecker) transitions() {
 	s := c.s
 	pairs := map[[2]string]string{}
-	for _, k := range sortedKeys(s.Transitions) {
+	keys := s.transitionsOrder // sorted by build
+	if len(keys) != len(s.Transitions) {
+		keys = sortedKeys(s.Transitions) // a State not made by build
+	}
+	for _, k := range keys {
 		t := s.Transitions[k]
 		ti, found := c.trackID[t.TrackID]
 		if !found {
