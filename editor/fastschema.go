@@ -40,6 +40,7 @@ const (
 
 // fastNode is one compiled schema. A nil *fastNode accepts everything.
 type fastNode struct {
+	id          uint32    // unique among the nodes of one compiled schema (see numberNodes)
 	unsupported bool      // a keyword the fast path does not evaluate: always unknown
 	never       bool      // the false schema
 	ref         *fastNode // draft-07: a $ref replaces every sibling keyword
@@ -92,7 +93,30 @@ type fastCompiler struct {
 func compileFast(root map[string]any) *fastNode {
 	defs, _ := root["definitions"].(map[string]any)
 	c := &fastCompiler{defs: defs, done: map[string]*fastNode{}}
-	return c.compile(root)
+	n := c.compile(root)
+	numberNodes(n, map[*fastNode]bool{})
+	return n
+}
+
+// numberNodes gives every node reachable from n a distinct id.
+func numberNodes(n *fastNode, seen map[*fastNode]bool) {
+	if n == nil || seen[n] {
+		return
+	}
+	seen[n] = true
+	n.id = uint32(len(seen))
+	kids := []*fastNode{n.ref, n.addl, n.items, n.ifS, n.thenS, n.elseS}
+	kids = append(kids, n.allOf...)
+	kids = append(kids, n.oneOf...)
+	for _, k := range sortedKeys(n.props) {
+		kids = append(kids, n.props[k])
+	}
+	for _, k := range sortedKeys(n.dispatch) {
+		kids = append(kids, n.dispatch[k])
+	}
+	for _, k := range kids {
+		numberNodes(k, seen)
+	}
 }
 
 func (c *fastCompiler) compile(s any) *fastNode {
@@ -432,12 +456,7 @@ func cmpMagnitude(a, b decimal) int {
 // schema and node (decodeTape shares identical short objects, so most repeat).
 type fastRun struct {
 	t    *tape
-	memo map[fastMemoKey]fastResult
-}
-
-type fastMemoKey struct {
-	n   *fastNode
-	obj uint32
+	memo map[uint64]fastResult // by node id << 32 | document node
 }
 
 // maxMemoMembers is the size of the largest object whose verdict is remembered.
@@ -445,7 +464,7 @@ const maxMemoMembers = 4
 
 // check returns the verdict of n on the document t.
 func (n *fastNode) check(t *tape) fastResult {
-	run := fastRun{t: t, memo: map[fastMemoKey]fastResult{}}
+	run := fastRun{t: t, memo: map[uint64]fastResult{}}
 	return n.eval(&run, t.root)
 }
 
@@ -466,7 +485,7 @@ func (n *fastNode) eval(run *fastRun, v uint32) fastResult {
 	kind := t.nodes[v].kind
 	if kind == kindObject {
 		if size := t.nodes[v].n; size <= maxMemoMembers && size > 0 {
-			key := fastMemoKey{n, v}
+			key := uint64(n.id)<<32 | uint64(v)
 			if got, ok := run.memo[key]; ok {
 				return got
 			}

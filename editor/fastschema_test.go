@@ -285,3 +285,45 @@ func parseFloat(s string) float64 {
 	f, _ := number(json.Number(s))
 	return f
 }
+
+// TestFastNodeIDs checks that every node of the compiled fast path has its own id (the
+// verdict memo is keyed by it).
+func TestFastNodeIDs(t *testing.T) {
+	root := newValidator(t).schema.fast
+	ids := map[uint32]*fastNode{}
+	var walk func(n *fastNode)
+	walk = func(n *fastNode) {
+		if n == nil {
+			return
+		}
+		if other, ok := ids[n.id]; ok {
+			if other != n {
+				t.Fatalf("id %d is used by two nodes", n.id)
+			}
+			return
+		}
+		if n.id == 0 {
+			t.Fatal("a node has no id")
+		}
+		ids[n.id] = n
+		for _, k := range []*fastNode{n.ref, n.addl, n.items, n.ifS, n.thenS, n.elseS} {
+			walk(k)
+		}
+		for _, k := range append(append([]*fastNode{}, n.allOf...), n.oneOf...) {
+			walk(k)
+		}
+		for _, k := range n.props {
+			walk(k)
+		}
+		for _, m := range n.members {
+			walk(m.node)
+		}
+		for _, k := range n.dispatch {
+			walk(k)
+		}
+	}
+	walk(root)
+	if len(ids) < 100 {
+		t.Fatalf("only %d nodes", len(ids))
+	}
+}
