@@ -215,7 +215,7 @@ func BenchmarkDecode5000Items(b *testing.B) {
 	b.ReportAllocs()
 	start := cpuTime(b)
 	for b.Loop() {
-		if _, err := decodeJSON(raw); err != nil {
+		if _, err := decodeTape(raw); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -223,7 +223,7 @@ func BenchmarkDecode5000Items(b *testing.B) {
 }
 
 func BenchmarkFastSchema5000Items(b *testing.B) {
-	val, err := decodeJSON(bigState(b, 5000))
+	t, err := decodeTape(bigState(b, 5000))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func BenchmarkFastSchema5000Items(b *testing.B) {
 	b.ReportAllocs()
 	start := cpuTime(b)
 	for b.Loop() {
-		if r := v.schema.fast.check(val); r != fastPass {
+		if r := v.schema.fast.check(t); r != fastPass {
 			b.Fatal(r)
 		}
 	}
@@ -242,15 +242,14 @@ func BenchmarkFastSchema5000Items(b *testing.B) {
 }
 
 func BenchmarkBuild5000Items(b *testing.B) {
-	val, err := decodeJSON(bigState(b, 5000))
+	t, err := decodeTape(bigState(b, 5000))
 	if err != nil {
 		b.Fatal(err)
 	}
-	doc := val.(map[string]any)
 	b.ReportAllocs()
 	start := cpuTime(b)
 	for b.Loop() {
-		if s := build(wireFromDoc(doc)); s == nil {
+		if s := build(wireFromTape(t)); s == nil {
 			b.Fatal("no state")
 		}
 	}

@@ -1,7 +1,9 @@
 package editor
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"hash/maphash"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -76,16 +78,133 @@ func canonicalNumber(lit string) (string, bool) {
 	return sign + digits + "e" + strconv.Itoa(q-len(digits)), true
 }
 
-// decodeJSON decodes one JSON value into the generic form the schema validator takes:
-// map[string]any, []any, string, json.Number, bool and nil, like encoding/json with
-// UseNumber (duplicate keys: the last wins; invalid UTF-8 becomes U+FFFD). It is faster
-// and allocates less than encoding/json because it scans once and shares repeated keys,
-// short strings, numbers, and short objects and arrays within one document (the values
-// are never modified).
-func decodeJSON(data []byte) (any, error) {
-	d := decoder{data: data, keys: map[string]string{}, vals: map[string]any{}, trees: map[string]any{}}
+// Kinds of tape nodes.
+const (
+	kindNull uint8 = iota
+	kindFalse
+	kindTrue
+	kindNumber
+	kindString
+	kindArray
+	kindObject
+)
+
+// tape is one decoded JSON document in flat arrays, which the fast schema check and the
+// typed view both read (the strings of a State built from it are slices of src, so a
+// State keeps one copy of the document's text alive): node i is nodes[i], the root is
+// nodes[root], and containers list their children in kids. Identical short objects and
+// arrays share one node (editor states repeat small objects such as
+// {"value":1,"keyframes":[]} thousands of times). Objects have no duplicate member names:
+// like encoding/json, the last member with a name wins (see dedupe). A tape is never
+// modified after decodeTape.
+type tape struct {
+	src   string   // the document text
+	esc   string   // the text of strings with escapes or invalid UTF-8, and rewritten numbers
+	nodes []tnode  // every value, each container after its children
+	kids  []uint32 // an array's elements, or an object's name and value nodes alternating
+	root  uint32
+}
+
+// tnode is one value of a tape. A string's text and a number's canonical literal (see
+// canonicalNumber) are n bytes at offset a of src, or of esc when esc is set; an array
+// has n elements and an object n members, listed from kids[a].
+type tnode struct {
+	kind uint8
+	esc  bool
+	n    uint32
+	a    uint32
+}
+
+// maxTapeLen bounds the size of a document decodeTape accepts (offsets are 32 bits).
+const maxTapeLen = 1 << 31
+
+// text returns the text of a string node or the literal of a number node.
+func (t *tape) text(i uint32) string {
+	n := &t.nodes[i]
+	if n.esc {
+		return t.esc[n.a : n.a+n.n]
+	}
+	return t.src[n.a : n.a+n.n]
+}
+
+// members returns an object's name and value nodes, alternating (nil for other kinds).
+func (t *tape) members(i uint32) []uint32 {
+	n := &t.nodes[i]
+	if n.kind != kindObject {
+		return nil
+	}
+	return t.kids[n.a : n.a+2*n.n : n.a+2*n.n]
+}
+
+// elems returns an array's elements (nil for other kinds).
+func (t *tape) elems(i uint32) []uint32 {
+	n := &t.nodes[i]
+	if n.kind != kindArray {
+		return nil
+	}
+	return t.kids[n.a : n.a+n.n : n.a+n.n]
+}
+
+// member returns the value of the object i's member name.
+func (t *tape) member(i uint32, name string) (uint32, bool) {
+	m := t.members(i)
+	for j := 0; j < len(m); j += 2 {
+		if t.text(m[j]) == name {
+			return m[j+1], true
+		}
+	}
+	return 0, false
+}
+
+// tree returns node i in the generic form the schema library takes: map[string]any, []any,
+// string, json.Number, bool and nil, like encoding/json with UseNumber (duplicate names:
+// the last wins; invalid UTF-8 becomes U+FFFD; numbers as canonicalNumber writes them).
+// The validator only builds it when the fast path does not pass a document.
+func (t *tape) tree(i uint32) any {
+	n := &t.nodes[i]
+	switch n.kind {
+	case kindFalse:
+		return false
+	case kindTrue:
+		return true
+	case kindNumber:
+		return json.Number(t.text(i))
+	case kindString:
+		return t.text(i)
+	case kindArray:
+		a := make([]any, n.n)
+		for j, e := range t.elems(i) {
+			a[j] = t.tree(e)
+		}
+		return a
+	case kindObject:
+		m := t.members(i)
+		o := make(map[string]any, len(m)/2)
+		for j := 0; j < len(m); j += 2 {
+			o[t.text(m[j])] = t.tree(m[j+1])
+		}
+		return o
+	}
+	return nil
+}
+
+// decodeTape decodes one JSON value, like encoding/json but with a depth limit (maxDepth)
+// and a length limit on number literals (maxNumberLen); syntax errors give the byte
+// offset. It scans the text once; strings without escapes and numbers are not copied
+// (they are slices of one copy of data).
+func decodeTape(data []byte) (*tape, error) {
+	if len(data) >= maxTapeLen {
+		return nil, &syntaxError{msg: "document too large", pos: 0}
+	}
+	d := tapeDecoder{data: data}
+	d.t.src = string(data)
+	d.t.nodes = make([]tnode, 0, len(data)/16+16)
+	d.t.kids = make([]uint32, 0, len(data)/16+16)
+	for k := range d.lits { // nodes 0, 1 and 2: null, false and true
+		d.lits[k] = d.add(tnode{kind: uint8(k)})
+	}
 	d.skipSpace()
-	v, err := d.value(0)
+	root, err := d.value(0)
 	if err != nil {
 		return nil, err
 	}
@@ -93,20 +212,94 @@ func decodeJSON(data []byte) (any, error) {
 	if d.pos != len(d.data) {
 		return nil, d.errorf("invalid character after top-level value")
 	}
-	return v, nil
+	d.t.root = root
+	d.t.esc = string(d.esc)
+	return &d.t, nil
 }
 
-type decoder struct {
+type tapeDecoder struct {
 	data  []byte
 	pos   int
-	hint  [maxDepth + 2]int // member count of the last object at each depth (a size hint)
-	keys  map[string]string // interned object keys
-	vals  map[string]any    // interned boxed short strings ("s" + text) and numbers ("n" + text)
-	trees map[string]any    // decoded short objects and arrays by their text (see container)
+	t     tape
+	esc   []byte             // becomes t.esc
+	stack []uint32           // children of the open containers
+	trees shareTable         // short objects and arrays by their text (see container)
+	long  [maxDepth + 1]bool // whether the last container decoded at a depth was long
+	lits  [3]uint32          // the shared null, false and true nodes
+	dup   []uint32           // hash table of hasDuplicate
+	seed  maphash.Seed
+	// unique holds lists of names of objects without duplicates (see hasDuplicate).
+	unique     [8][]string
+	nextUnique int
 }
 
-// internLimit bounds each intern table.
+// internLimit bounds the table of shared containers.
 const internLimit = 1 << 16
+
+// shareTable maps the texts of short containers (slices of the document) to their
+// nodes: an open-addressing hash table, at most half full, without pointers for the
+// garbage collector to follow.
+type shareTable struct {
+	seed  maphash.Seed
+	slots []shareSlot // a power of two of them
+	count int
+}
+
+type shareSlot struct {
+	hash       uint64 // 0: empty
+	start, end uint32 // the text is src[start:end]
+	node       uint32
+}
+
+// hash returns the (non-zero) hash of a container's text.
+func (t *shareTable) hash(text string) uint64 {
+	if t.slots == nil {
+		t.seed = maphash.MakeSeed()
+		t.slots = make([]shareSlot, 1024)
+	}
+	return maphash.String(t.seed, text) | 1
+}
+
+// get returns the node of the text src[start:end] with the given hash.
+func (t *shareTable) get(src string, hash uint64, start, end int) (uint32, bool) {
+	mask := uint64(len(t.slots) - 1)
+	for i := hash & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.hash == 0 {
+			return 0, false
+		}
+		if s.hash == hash && int(s.end-s.start) == end-start && src[s.start:s.end] == src[start:end] {
+			return s.node, true
+		}
+	}
+}
+
+// put adds the node of a text that get did not find.
+func (t *shareTable) put(hash uint64, start, end int, node uint32) {
+	if t.count >= internLimit {
+		return
+	}
+	if 2*(t.count+1) > len(t.slots) {
+		old := t.slots
+		t.slots = make([]shareSlot, 2*len(old))
+		for _, s := range old {
+			if s.hash != 0 {
+				t.insert(s)
+			}
+		}
+	}
+	t.insert(shareSlot{hash: hash, start: uint32(start), end: uint32(end), node: node})
+	t.count++
+}
+
+func (t *shareTable) insert(s shareSlot) {
+	mask := uint64(len(t.slots) - 1)
+	i := s.hash & mask
+	for t.slots[i].hash != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = s
+}
 
 type syntaxError struct {
 	msg string
@@ -115,9 +308,9 @@ type syntaxError struct {
 
 func (e *syntaxError) Error() string { return e.msg + " at offset " + strconv.Itoa(e.pos) }
 
-func (d *decoder) errorf(msg string) error { return &syntaxError{msg: msg, pos: d.pos} }
+func (d *tapeDecoder) errorf(msg string) error { return &syntaxError{msg: msg, pos: d.pos} }
 
-func (d *decoder) skipSpace() {
+func (d *tapeDecoder) skipSpace() {
 	for d.pos < len(d.data) {
 		switch d.data[d.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -128,63 +321,98 @@ func (d *decoder) skipSpace() {
 	}
 }
 
-func (d *decoder) value(depth int) (any, error) {
+func (d *tapeDecoder) add(n tnode) uint32 {
+	d.t.nodes = append(d.t.nodes, n)
+	return uint32(len(d.t.nodes) - 1)
+}
+
+func (d *tapeDecoder) value(depth int) (uint32, error) {
 	if d.pos >= len(d.data) {
-		return nil, d.errorf("unexpected end of JSON input")
+		return 0, d.errorf("unexpected end of JSON input")
 	}
 	switch c := d.data[d.pos]; {
 	case c == '{' || c == '[':
 		return d.container(c, depth)
 	case c == '"':
-		return d.strValue()
+		return d.str()
 	case c == '-' || (c >= '0' && c <= '9'):
 		return d.number()
 	case c == 't':
-		return true, d.literal("true")
+		return d.literal("true", kindTrue)
 	case c == 'f':
-		return false, d.literal("false")
+		return d.literal("false", kindFalse)
 	case c == 'n':
-		return nil, d.literal("null")
+		return d.literal("null", kindNull)
 	}
-	return nil, d.errorf("invalid character looking for beginning of value")
+	return 0, d.errorf("invalid character looking for beginning of value")
 }
 
-// maxSharedLen is the length of the longest object or array text whose decoded value is
-// shared by every identical occurrence in the document (editor states repeat small
-// objects such as {"value":1,"keyframes":[]} thousands of times).
-const maxSharedLen = 256
+func (d *tapeDecoder) literal(lit string, kind uint8) (uint32, error) {
+	if len(d.data)-d.pos < len(lit) || string(d.data[d.pos:d.pos+len(lit)]) != lit {
+		return 0, d.errorf("invalid literal")
+	}
+	d.pos += len(lit)
+	return d.lits[kind], nil
+}
 
-// container decodes an object or array, sharing the value of a short text seen before.
-func (d *decoder) container(c byte, depth int) (any, error) {
+// maxSharedLen is the length of the longest object or array text whose node is shared by
+// every identical occurrence in the document.
+const maxSharedLen = 128
+
+// container decodes an object or array. When its text is short and was seen before, it
+// returns the earlier node without decoding it again.
+func (d *tapeDecoder) container(c byte, depth int) (uint32, error) {
 	end := -1
-	if depth < maxDepth-maxSharedLen {
-		// Within maxDepth-maxSharedLen, a value of at most maxSharedLen bytes decodes
-		// the same at every depth.
+	var hash uint64
+	// Within maxDepth-maxSharedLen, a value of at most maxSharedLen bytes decodes the
+	// same at every depth.
+	shared := depth < maxDepth-maxSharedLen
+	if shared && !d.long[depth] {
 		end = scanShort(d.data, d.pos)
-		if end > 0 {
-			if v, ok := d.trees[string(d.data[d.pos:end])]; ok {
+		if end < 0 {
+			// Its next siblings are likely long too (items in items, say): decode them
+			// without looking for their end first.
+			d.long[depth] = true
+		} else {
+			hash = d.trees.hash(d.t.src[d.pos:end])
+			if j, ok := d.trees.get(d.t.src, hash, d.pos, end); ok {
 				d.pos = end
-				return v, nil
+				return j, nil
 			}
 		}
 	}
 	start := d.pos
-	var v any
+	var i uint32
 	var err error
 	if c == '{' {
-		v, err = d.object(depth + 1)
+		i, err = d.object(depth + 1)
 	} else {
-		v, err = d.array(depth + 1)
+		i, err = d.array(depth + 1)
 	}
-	if err == nil && end > 0 && d.pos == end && len(d.trees) < internLimit {
-		d.trees[string(d.data[start:end])] = v
+	if err != nil {
+		return 0, err
 	}
-	return v, err
+	if c == '{' {
+		d.dedupe(i)
+	}
+	switch {
+	case end > 0 && d.pos == end:
+		d.trees.put(hash, start, end, i)
+	case shared && end < 0 && d.pos-start <= maxSharedLen:
+		// A short one after long ones: look for the ends of the next ones again, and
+		// share this one from now on.
+		d.long[depth] = false
+		hash = d.trees.hash(d.t.src[start:d.pos])
+		if _, ok := d.trees.get(d.t.src, hash, start, d.pos); !ok {
+			d.trees.put(hash, start, d.pos, i)
+		}
+	}
+	return i, nil
 }
 
 // scanShort returns the offset just past the object or array starting at b[start] when
 // it ends within maxSharedLen bytes (counting brackets outside strings; the text is only
-// a cache key, decoding checks it), and -1 otherwise.
+// a key of the table of shared containers, decoding checks it), and -1 otherwise.
 func scanShort(b []byte, start int) int {
 	level := 0
 	end := min(len(b), start+maxSharedLen)
@@ -208,141 +436,233 @@ func scanShort(b []byte, start int) int {
 	return -1
 }
 
-func (d *decoder) literal(lit string) error {
-	if len(d.data)-d.pos < len(lit) || string(d.data[d.pos:d.pos+len(lit)]) != lit {
-		return d.errorf("invalid literal")
-	}
-	d.pos += len(lit)
-	return nil
+// close adds a container node whose children are the stack from base.
+func (d *tapeDecoder) close(kind uint8, base int, n int) uint32 {
+	a := len(d.t.kids)
+	d.t.kids = append(d.t.kids, d.stack[base:]...)
+	d.stack = d.stack[:base]
+	return d.add(tnode{kind: kind, n: uint32(n), a: uint32(a)})
 }
 
-func (d *decoder) object(depth int) (any, error) {
+func (d *tapeDecoder) object(depth int) (uint32, error) {
 	if depth > maxDepth {
-		return nil, d.errorf("exceeded max depth")
+		return 0, d.errorf("exceeded max depth")
 	}
 	d.pos++ // {
-	m := make(map[string]any, d.hint[depth])
+	base := len(d.stack)
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
-		return m, nil
+		return d.close(kindObject, base, 0), nil
 	}
 	for {
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-			return nil, d.errorf("expected object key")
+			return 0, d.errorf("expected object key")
 		}
 		k, err := d.str()
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-			return nil, d.errorf("expected ':' after object key")
+			return 0, d.errorf("expected ':' after object key")
 		}
 		d.pos++
 		d.skipSpace()
 		v, err := d.value(depth)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
-		m[k] = v
+		d.stack = append(d.stack, k, v)
 		d.skipSpace()
 		if d.pos >= len(d.data) {
-			return nil, d.errorf("unexpected end of JSON input")
+			return 0, d.errorf("unexpected end of JSON input")
 		}
 		switch d.data[d.pos] {
 		case ',':
 			d.pos++
 		case '}':
 			d.pos++
-			d.hint[depth] = min(len(m), 64)
-			return m, nil
+			return d.close(kindObject, base, (len(d.stack)-base)/2), nil
 		default:
-			return nil, d.errorf("expected ',' or '}' after object value")
+			return 0, d.errorf("expected ',' or '}' after object value")
 		}
 	}
 }
 
-func (d *decoder) array(depth int) (any, error) {
+func (d *tapeDecoder) array(depth int) (uint32, error) {
 	if depth > maxDepth {
-		return nil, d.errorf("exceeded max depth")
+		return 0, d.errorf("exceeded max depth")
 	}
 	d.pos++ // [
-	a := []any{}
+	base := len(d.stack)
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == ']' {
 		d.pos++
-		return a, nil
+		return d.close(kindArray, base, 0), nil
 	}
 	for {
 		d.skipSpace()
 		v, err := d.value(depth)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
-		a = append(a, v)
+		d.stack = append(d.stack, v)
 		d.skipSpace()
 		if d.pos >= len(d.data) {
-			return nil, d.errorf("unexpected end of JSON input")
+			return 0, d.errorf("unexpected end of JSON input")
 		}
 		switch d.data[d.pos] {
 		case ',':
 			d.pos++
 		case ']':
 			d.pos++
-			return a, nil
+			return d.close(kindArray, base, len(d.stack)-base), nil
 		default:
-			return nil, d.errorf("expected ',' or ']' after array element")
+			return 0, d.errorf("expected ',' or ']' after array element")
 		}
 	}
 }
 
-// strValue decodes a string value, sharing the boxed value of repeated short strings.
-func (d *decoder) strValue() (any, error) {
-	start := d.pos
-	s, err := d.str()
-	if err != nil || len(s) > 32 {
-		return s, err
+// dedupe removes, from the object node i whose members are the last entries of kids,
+// every member whose name occurs again later, keeping its place for the last value (a
+// JSON object decodes to a map in which the last member with a name wins).
+func (d *tapeDecoder) dedupe(i uint32) {
+	nd := &d.t.nodes[i]
+	n := int(nd.n)
+	if n < 2 {
+		return
 	}
-	raw := d.data[start:d.pos] // the quoted form identifies the value
-	if v, ok := d.vals[string(raw)]; ok {
-		return v, nil
+	m := d.t.kids[nd.a : nd.a+2*nd.n]
+	if !d.hasDuplicate(m) {
+		return
 	}
-	var v any = s
-	if len(d.vals) < internLimit {
-		d.vals[string(raw)] = v
+	at := make(map[string]int, n) // name -> index in out
+	out := make([]uint32, 0, len(m))
+	for j := 0; j < len(m); j += 2 {
+		name := d.text(m[j])
+		if k, ok := at[name]; ok {
+			out[k+1] = m[j+1]
+			continue
+		}
+		at[name] = len(out)
+		out = append(out, m[j], m[j+1])
 	}
-	return v, nil
+	copy(m, out)
+	d.t.kids = d.t.kids[:int(nd.a)+len(out)]
+	nd.n = uint32(len(out) / 2)
 }
 
-// str decodes a string starting at the opening quote. Short strings without escapes are
-// shared (object keys repeat in every item).
-func (d *decoder) str() (string, error) {
+// text is tape.text during decoding (esc is not a string yet).
+func (d *tapeDecoder) text(i uint32) string {
+	n := &d.t.nodes[i]
+	if n.esc {
+		return string(d.esc[n.a : n.a+n.n])
+	}
+	return d.t.src[n.a : n.a+n.n]
+}
+
+// hasDuplicate reports whether two of the member names in m (names and values
+// alternating) are equal.
+func (d *tapeDecoder) hasDuplicate(m []uint32) bool {
+	n := len(m) / 2
+	if n <= 8 {
+		for j := 2; j < len(m); j += 2 {
+			name := d.text(m[j])
+			for k := 0; k < j; k += 2 {
+				if d.text(m[k]) == name {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	// Objects of one kind (items of one type, say) list the same names in the same order:
+	// a list of names equal to one seen without duplicates has none.
+	for _, names := range d.unique {
+		if len(names) == n && d.sameNames(m, names) {
+			return false
+		}
+	}
+	// An open-addressing table of member indexes by name hash (seeded, so that no
+	// document can make the names collide), at most half full.
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	if cap(d.dup) < size {
+		d.dup = make([]uint32, size)
+		d.seed = maphash.MakeSeed()
+	}
+	tab := d.dup[:size]
+	clear(tab)
+	mask := uint(size - 1)
+	for j := 0; j < len(m); j += 2 {
+		name := d.text(m[j])
+		for h := uint(maphash.String(d.seed, name)) & mask; ; h = (h + 1) & mask {
+			if tab[h] == 0 {
+				tab[h] = uint32(j) + 1
+				break
+			}
+			if d.text(m[tab[h]-1]) == name {
+				return true
+			}
+		}
+	}
+	if n <= maxUniqueNames {
+		// Remember the names, replacing the oldest list when the cache is full.
+		slot := d.nextUnique % len(d.unique)
+		d.nextUnique++
+		names := d.unique[slot][:0]
+		for j := 0; j < len(m); j += 2 {
+			names = append(names, d.text(m[j]))
+		}
+		d.unique[slot] = names
+	}
+	return false
+}
+
+// maxUniqueNames is the length of the longest list of names hasDuplicate remembers.
+const maxUniqueNames = 128
+
+// sameNames reports whether the member names in m are names, in order.
+func (d *tapeDecoder) sameNames(m []uint32, names []string) bool {
+	for j, name := range names {
+		if d.text(m[2*j]) != name {
+			return false
+		}
+	}
+	return true
+}
+
+// str decodes a string starting at the opening quote.
+func (d *tapeDecoder) str() (uint32, error) {
 	start := d.pos + 1
 	i := start
+	// Skip eight bytes at a time while none is a quote, a backslash, a control character
+	// or non-ASCII (the tests may report a byte after the first such byte too; the loop
+	// below decides).
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(d.data) {
+		x := binary.LittleEndian.Uint64(d.data[i:])
+		q, b := x^(ones*'"'), x^(ones*'\\')
+		if ((q-ones)&^q|(b-ones)&^b|(x-ones*0x20)&^x|x)&highs != 0 {
+			break
+		}
+		i += 8
+	}
 	// Fast path: no escapes, no control characters, valid UTF-8.
-	var high byte // the OR of all bytes: below utf8.RuneSelf means ASCII
+	var high byte // the OR of the bytes from i: below utf8.RuneSelf means ASCII
 	for i < len(d.data) {
 		c := d.data[i]
 		high |= c
 		if c == '"' {
-			raw := d.data[start:i]
 			d.pos = i + 1
-			if high >= utf8.RuneSelf && !utf8.Valid(raw) {
+			if high >= utf8.RuneSelf && !utf8.Valid(d.data[start:i]) {
 				return d.slowString(start)
 			}
-			if len(raw) <= 32 {
-				if s, ok := d.keys[string(raw)]; ok {
-					return s, nil
-				}
-				s := string(raw)
-				if len(d.keys) < internLimit {
-					d.keys[s] = s
-				}
-				return s, nil
-			}
-			return string(raw), nil
+			return d.add(tnode{kind: kindString, n: uint32(i - start), a: uint32(start)}), nil
 		}
 		if c == '\\' || c < 0x20 {
 			break
@@ -352,27 +672,30 @@ func (d *decoder) str() (string, error) {
 	return d.slowString(start)
 }
 
-// slowString decodes a string with escapes or invalid UTF-8, starting after the quote.
-func (d *decoder) slowString(start int) (string, error) {
-	buf := make([]byte, 0, 64)
+// slowString decodes a string with escapes or invalid UTF-8, starting after the quote,
+// into esc.
+func (d *tapeDecoder) slowString(start int) (uint32, error) {
+	buf := d.esc
+	from := len(buf)
 	i := start
 	for {
 		if i >= len(d.data) {
 			d.pos = i
-			return "", d.errorf("unexpected end of JSON input in string")
+			return 0, d.errorf("unexpected end of JSON input in string")
 		}
 		c := d.data[i]
 		switch {
 		case c == '"':
 			d.pos = i + 1
-			return string(buf), nil
+			d.esc = buf
+			return d.add(tnode{kind: kindString, esc: true, n: uint32(len(buf) - from), a: uint32(from)}), nil
 		case c < 0x20:
 			d.pos = i
-			return "", d.errorf("invalid control character in string")
+			return 0, d.errorf("invalid control character in string")
 		case c == '\\':
 			if i+1 >= len(d.data) {
 				d.pos = i
-				return "", d.errorf("unexpected end of JSON input in string")
+				return 0, d.errorf("unexpected end of JSON input in string")
 			}
 			e := d.data[i+1]
 			i += 2
@@ -393,7 +716,7 @@ func (d *decoder) slowString(start int) (string, error) {
 				r, ok := hex4(d.data, i)
 				if !ok {
 					d.pos = i
-					return "", d.errorf("invalid \\u escape in string")
+					return 0, d.errorf("invalid \\u escape in string")
 				}
 				i += 4
 				if utf16.IsSurrogate(r) {
@@ -410,7 +733,7 @@ func (d *decoder) slowString(start int) (string, error) {
 				buf = utf8.AppendRune(buf, r)
 			default:
 				d.pos = i - 1
-				return "", d.errorf("invalid escape in string")
+				return 0, d.errorf("invalid escape in string")
 			}
 		case c < utf8.RuneSelf:
 			buf = append(buf, c)
@@ -425,6 +748,69 @@ func (d *decoder) slowString(start int) (string, error) {
 			i += size
 		}
 	}
+}
+
+// number scans a JSON number. Literals with a large exponent are rewritten (see
+// canonicalNumber).
+func (d *tapeDecoder) number() (uint32, error) {
+	start := d.pos
+	i := d.pos
+	n := len(d.data)
+	if i < n && d.data[i] == '-' {
+		i++
+	}
+	switch {
+	case i < n && d.data[i] == '0':
+		i++
+	case i < n && d.data[i] >= '1' && d.data[i] <= '9':
+		for i < n && d.data[i] >= '0' && d.data[i] <= '9' {
+			i++
+		}
+	default:
+		d.pos = i
+		return 0, d.errorf("invalid number")
+	}
+	if i < n && d.data[i] == '.' {
+		i++
+		if i >= n || d.data[i] < '0' || d.data[i] > '9' {
+			d.pos = i
+			return 0, d.errorf("invalid number")
+		}
+		for i < n && d.data[i] >= '0' && d.data[i] <= '9' {
+			i++
+		}
+	}
+	exp := false
+	if i < n && (d.data[i] == 'e' || d.data[i] == 'E') {
+		exp = true
+		i++
+		if i < n && (d.data[i] == '+' || d.data[i] == '-') {
+			i++
+		}
+		if i >= n || d.data[i] < '0' || d.data[i] > '9' {
+			d.pos = i
+			return 0, d.errorf("invalid number")
+		}
+		for i < n && d.data[i] >= '0' && d.data[i] <= '9' {
+			i++
+		}
+	}
+	d.pos = i
+	if !exp && i-start <= maxNumberLen {
+		return d.add(tnode{kind: kindNumber, n: uint32(i - start), a: uint32(start)}), nil
+	}
+	lit := d.t.src[start:i]
+	c, ok := canonicalNumber(lit)
+	if !ok {
+		d.pos = start
+		return 0, d.errorf("number literal longer than " + strconv.Itoa(maxNumberLen) + " characters")
+	}
+	if c == lit {
+		return d.add(tnode{kind: kindNumber, n: uint32(len(lit)), a: uint32(start)}), nil
+	}
+	from := len(d.esc)
+	d.esc = append(d.esc, c...)
+	return d.add(tnode{kind: kindNumber, esc: true, n: uint32(len(c)), a: uint32(from)}), nil
 }
 
 func hex4(b []byte, i int) (rune, bool) {
@@ -446,64 +832,4 @@ func hex4(b []byte, i int) (rune, bool) {
 		r = r*16 + rune(c)
 	}
 	return r, true
-}
-
-// number scans a JSON number and returns it as a (shared) boxed json.Number.
-func (d *decoder) number() (any, error) {
-	start := d.pos
-	i := d.pos
-	n := len(d.data)
-	if i < n && d.data[i] == '-' {
-		i++
-	}
-	switch {
-	case i < n && d.data[i] == '0':
-		i++
-	case i < n && d.data[i] >= '1' && d.data[i] <= '9':
-		for i < n && d.data[i] >= '0' && d.data[i] <= '9' {
-			i++
-		}
-	default:
-		d.pos = i
-		return nil, d.errorf("invalid number")
-	}
-	if i < n && d.data[i] == '.' {
-		i++
-		if i >= n || d.data[i] < '0' || d.data[i] > '9' {
-			d.pos = i
-			return nil, d.errorf("invalid number")
-		}
-		for i < n && d.data[i] >= '0' && d.data[i] <= '9' {
-			i++
-		}
-	}
-	if i < n && (d.data[i] == 'e' || d.data[i] == 'E') {
-		i++
-		if i < n && (d.data[i] == '+' || d.data[i] == '-') {
-			i++
-		}
-		if i >= n || d.data[i] < '0' || d.data[i] > '9' {
-			d.pos = i
-			return nil, d.errorf("invalid number")
-		}
-		for i < n && d.data[i] >= '0' && d.data[i] <= '9' {
-			i++
-		}
-	}
-	d.pos = i
-	raw := d.data[start:i]
-	if v, ok := d.vals[string(raw)]; ok { // numbers never start with '"', strings always do
-		return v, nil
-	}
-	s := string(raw)
-	lit, ok := canonicalNumber(s)
-	if !ok {
-		d.pos = start
-		return nil, d.errorf("number literal longer than " + strconv.Itoa(maxNumberLen) + " characters")
-	}
-	var v any = json.Number(lit)
-	if len(d.vals) < internLimit {
-		d.vals[s] = v
-	}
-	return v, nil
 }

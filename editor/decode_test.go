@@ -13,6 +13,15 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
+// decodeJSON decodes data into the generic form of tape.tree.
+func decodeJSON(data []byte) (any, error) {
+	t, err := decodeTape(data)
+	if err != nil {
+		return nil, err
+	}
+	return t.tree(t.root), nil
+}
+
 // checkDecodeLikeStdlib compares decodeJSON with encoding/json (UseNumber, through the
 // schema library's UnmarshalJSON).
 func checkDecodeLikeStdlib(t *testing.T, in []byte) {
@@ -55,6 +64,13 @@ func TestDecodeJSON(t *testing.T) {
 		`{"a":1,"a":2}`, `"\u00e9\ud83d\ude00\ud800x\u0041\n\t\\\/\""`, "\"\xff\xfeok\"", `"é"`,
 		`01`, `1.`, `.5`, `-`, `1e`, `+1`, `{"a"}`, `{"a":}`, `[1,]`, `{,}`, `[1 2]`, `{"a":1}x`, `"\x"`, "\"a\x01\"",
 		`"\u12"`, `tru`, `nul`, `[`, `{"a":[`, `"abc`, ``, `   `,
+		// Duplicate names in small and large objects, also spelled with escapes, and
+		// strings around the eight-byte scanning steps.
+		`{"a":1,"b":2,"\u0061":3}`, `[{"k":1,"k":2},{"k":1,"k":2},{"k":1}]`,
+		`{"m0":0,"m1":1,"m2":2,"m3":3,"m4":4,"m5":5,"m6":6,"m7":7,"m8":8,"m9":9,"m3":"x","m\u0039":"y"}`,
+		`{"m0":0,"m1":1,"m2":2,"m3":3,"m4":4,"m5":5,"m6":6,"m7":7,"m8":8,"m9":9}`,
+		`["1234567","12345678","123456789\"","abcdefgh\u00e9ijklmnop","abcdefghijklmno\u0001"]`,
+		"[\"abcdefgh\x7f\xc3\xa9ijklmnopq\",\"0123456789abcdef\xffx\"]", "[\"abcdefghij\x01\"]",
 	}
 	for _, c := range cases {
 		checkDecodeLikeStdlib(t, []byte(c))

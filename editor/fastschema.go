@@ -2,7 +2,6 @@ package editor
 
 import (
 	"encoding/json"
-	"reflect"
 	"strings"
 	"unicode/utf8"
 )
@@ -10,13 +9,13 @@ import (
 // This file holds a compiled fast path for the schema check. It evaluates the draft-07
 // keywords the embedded schema uses (type, enum, const, minimum, maximum, minLength,
 // minItems, minProperties, required, properties, additionalProperties, items, allOf,
-// oneOf, if/then/else, $ref to a definition) directly on the decoded document, in one
-// walk without allocating, and answers pass, fail or unknown. It only ever decides that a
-// document passes: anything else (fail or unknown) is checked by the jsonschema library,
-// which stays the source of truth for every issue (code, path, message). A pass is only
-// answered when every keyword was decided exactly, so that it equals the library's
-// verdict; TestFastSchemaMatchesLibrary and FuzzFastSchema prove that on fixtures and on
-// random and fuzzed documents.
+// oneOf, if/then/else, $ref to a definition) directly on the decoded document (a tape,
+// see decodeTape), in one walk without allocating, and answers pass, fail or unknown. It
+// only ever decides that a document passes: anything else (fail or unknown) is checked by
+// the jsonschema library, which stays the source of truth for every issue (code, path,
+// message). A pass is only answered when every keyword was decided exactly, so that it
+// equals the library's verdict; TestFastSchemaMatchesLibrary and FuzzFastSchema prove that
+// on fixtures and on random and fuzzed documents.
 
 // fastResult is the verdict of the fast path on one value. The verdict of several
 // keywords that must all hold is their maximum.
@@ -41,6 +40,7 @@ const (
 
 // fastNode is one compiled schema. A nil *fastNode accepts everything.
 type fastNode struct {
+	id          uint32    // unique among the nodes of one compiled schema (see numberNodes)
 	unsupported bool      // a keyword the fast path does not evaluate: always unknown
 	never       bool      // the false schema
 	ref         *fastNode // draft-07: a $ref replaces every sibling keyword
@@ -58,6 +58,7 @@ type fastNode struct {
 	// props are required. reqOut lists the required names that are not in props.
 	reqProps  int
 	reqIn     map[string]bool
+	members   map[string]fastMember // props with reqIn, for one lookup per member
 	reqOut    []string
 	addlFalse bool
 	addl      *fastNode
@@ -74,6 +75,12 @@ type fastNode struct {
 	elseS        *fastNode
 }
 
+// fastMember is the schema of a member and whether the member is required.
+type fastMember struct {
+	node     *fastNode
+	required bool
+}
+
 // fastCompiler compiles schema documents as decoded by jsonschema.UnmarshalJSON
 // (numbers are json.Number).
 type fastCompiler struct {
@@ -86,7 +93,30 @@ type fastCompiler struct {
 func compileFast(root map[string]any) *fastNode {
 	defs, _ := root["definitions"].(map[string]any)
 	c := &fastCompiler{defs: defs, done: map[string]*fastNode{}}
-	return c.compile(root)
+	n := c.compile(root)
+	numberNodes(n, map[*fastNode]bool{})
+	return n
+}
+
+// numberNodes gives every node reachable from n a distinct id.
+func numberNodes(n *fastNode, seen map[*fastNode]bool) {
+	if n == nil || seen[n] {
+		return
+	}
+	seen[n] = true
+	n.id = uint32(len(seen))
+	kids := []*fastNode{n.ref, n.addl, n.items, n.ifS, n.thenS, n.elseS}
+	kids = append(kids, n.allOf...)
+	kids = append(kids, n.oneOf...)
+	for _, k := range sortedKeys(n.props) {
+		kids = append(kids, n.props[k])
+	}
+	for _, k := range sortedKeys(n.dispatch) {
+		kids = append(kids, n.dispatch[k])
+	}
+	for _, k := range kids {
+		numberNodes(k, seen)
+	}
 }
 
 func (c *fastCompiler) compile(s any) *fastNode {
@@ -211,6 +241,10 @@ func (c *fastCompiler) compileObject(s map[string]any) *fastNode {
 		} else if !containsString(n.reqOut, name) {
 			n.reqOut = append(n.reqOut, name)
 		}
+	}
+	n.members = make(map[string]fastMember, len(n.props))
+	for name, ps := range n.props {
+		n.members[name] = fastMember{ps, n.reqIn[name]}
 	}
 	return n
 }
@@ -418,27 +452,23 @@ func cmpMagnitude(a, b decimal) int {
 	return strings.Compare(a.frac, b.frac) // no trailing zeros: lexical order is numeric order
 }
 
-// fastRun is the state of one check: verdicts on small objects by schema and object
-// identity (decodeJSON shares identical short objects, so most repeat).
+// fastRun is the state of one check: the document, and verdicts on small objects by
+// schema and node (decodeTape shares identical short objects, so most repeat).
 type fastRun struct {
-	memo map[fastMemoKey]fastResult
-}
-
-type fastMemoKey struct {
-	n   *fastNode
-	obj uintptr
+	t    *tape
+	memo map[uint64]fastResult // by node id << 32 | document node
 }
 
 // maxMemoMembers is the size of the largest object whose verdict is remembered.
 const maxMemoMembers = 4
 
-// check returns the verdict of n on v.
-func (n *fastNode) check(v any) fastResult {
-	run := fastRun{memo: map[fastMemoKey]fastResult{}}
-	return n.eval(&run, v)
+// check returns the verdict of n on the document t.
+func (n *fastNode) check(t *tape) fastResult {
+	run := fastRun{t: t, memo: map[uint64]fastResult{}}
+	return n.eval(&run, t.root)
 }
 
-func (n *fastNode) eval(run *fastRun, v any) fastResult {
+func (n *fastNode) eval(run *fastRun, v uint32) fastResult {
 	if n == nil {
 		return fastPass
 	}
@@ -451,40 +481,39 @@ func (n *fastNode) eval(run *fastRun, v any) fastResult {
 	if n.never {
 		return fastFail
 	}
-	if x, ok := v.(map[string]any); ok {
-		if len(x) <= maxMemoMembers && len(x) > 0 {
-			key := fastMemoKey{n, reflect.ValueOf(x).Pointer()}
+	t := run.t
+	kind := t.nodes[v].kind
+	if kind == kindObject {
+		if size := t.nodes[v].n; size <= maxMemoMembers && size > 0 {
+			key := uint64(n.id)<<32 | uint64(v)
 			if got, ok := run.memo[key]; ok {
 				return got
 			}
-			got := n.evalObject(run, x)
+			got := n.evalObject(run, v)
 			run.memo[key] = got
 			return got
 		}
-		return n.evalObject(run, x)
+		return n.evalObject(run, v)
 	}
 	r := fastPass
 	// A number's decimal form is only needed for integer types, numeric enums and bounds.
 	var num decimal
-	numOK, isNum := false, false
-	if x, ok := v.(json.Number); ok {
-		isNum = true
-		if n.minimum != nil || n.maximum != nil || n.hasEnum || (n.types&tInteger != 0 && n.types&tNumber == 0) {
-			num, numOK = splitDecimal(string(x))
-		}
+	numOK, isNum := false, kind == kindNumber
+	if isNum && (n.minimum != nil || n.maximum != nil || n.hasEnum || (n.types&tInteger != 0 && n.types&tNumber == 0)) {
+		num, numOK = splitDecimal(t.text(v))
 	}
 	if n.types != 0 {
-		if r = max(r, n.checkType(v, isNum, num, numOK)); r == fastFail {
+		if r = max(r, n.checkType(kind, isNum, num, numOK)); r == fastFail {
 			return r
 		}
 	}
 	if n.hasEnum {
-		if r = max(r, n.checkEnum(v, isNum, num, numOK)); r == fastFail {
+		if r = max(r, n.checkEnum(t, v, isNum, num, numOK)); r == fastFail {
 			return r
 		}
 	}
-	switch x := v.(type) {
-	case json.Number:
+	switch kind {
+	case kindNumber:
 		if n.minimum != nil || n.maximum != nil {
 			if !numOK {
 				r = max(r, fastUnknown)
@@ -497,30 +526,28 @@ func (n *fastNode) eval(run *fastRun, v any) fastResult {
 				}
 			}
 		}
-	case string:
-		if n.minLength >= 0 && utf8.RuneCountInString(x) < n.minLength {
+	case kindString:
+		if n.minLength >= 0 && utf8.RuneCountInString(t.text(v)) < n.minLength {
 			return fastFail
 		}
-	case []any:
-		if n.minItems >= 0 && len(x) < n.minItems {
+	case kindArray:
+		elems := t.elems(v)
+		if n.minItems >= 0 && len(elems) < n.minItems {
 			return fastFail
 		}
 		if n.items != nil {
-			for _, e := range x {
+			for _, e := range elems {
 				if r = max(r, n.items.eval(run, e)); r == fastFail {
 					return r
 				}
 			}
 		}
-	case nil, bool:
-	default:
-		return fastUnknown // not a value decodeJSON produces
 	}
 	return n.evalApplicators(run, v, r)
 }
 
-// evalObject evaluates n's object keywords and applicators on x.
-func (n *fastNode) evalObject(run *fastRun, x map[string]any) fastResult {
+// evalObject evaluates n's object keywords and applicators on the object x.
+func (n *fastNode) evalObject(run *fastRun, x uint32) fastResult {
 	r := fastPass
 	if n.types != 0 && n.types&tObject == 0 {
 		return fastFail
@@ -528,19 +555,22 @@ func (n *fastNode) evalObject(run *fastRun, x map[string]any) fastResult {
 	if n.hasEnum {
 		return fastFail // enum members are strings and numbers
 	}
-	if n.minProps >= 0 && len(x) < n.minProps {
+	t := run.t
+	m := t.members(x)
+	size := len(m) / 2
+	if n.minProps >= 0 && size < n.minProps {
 		return fastFail
 	}
 	for _, name := range n.reqOut {
-		if _, ok := x[name]; !ok {
+		if _, ok := t.member(x, name); !ok {
 			return fastFail
 		}
 	}
-	if !n.addlFalse && n.addl == nil && 2*len(n.props) < len(x) {
+	if !n.addlFalse && n.addl == nil && 2*len(n.props) < size {
 		// Only the listed members are constrained, and there are fewer of them than
 		// members (the dispatch's if schemas list one): look them up.
 		for k, ps := range n.props {
-			if e, ok := x[k]; ok {
+			if e, ok := t.member(x, k); ok {
 				if r = max(r, ps.eval(run, e)); r == fastFail {
 					return r
 				}
@@ -550,12 +580,13 @@ func (n *fastNode) evalObject(run *fastRun, x map[string]any) fastResult {
 		}
 	} else {
 		required := 0
-		for k, e := range x {
-			if ps, ok := n.props[k]; ok {
-				if n.reqProps > 0 && n.reqIn[k] {
+		for j := 0; j < len(m); j += 2 {
+			k, e := t.text(m[j]), m[j+1]
+			if ps, ok := n.members[k]; ok {
+				if ps.required {
 					required++
 				}
-				r = max(r, ps.eval(run, e))
+				r = max(r, ps.node.eval(run, e))
 			} else if n.addlFalse {
 				return fastFail
 			} else if n.addl != nil {
@@ -572,25 +603,25 @@ func (n *fastNode) evalObject(run *fastRun, x map[string]any) fastResult {
 	return n.evalApplicators(run, x, r)
 }
 
-// evalApplicators combines r with the verdicts of allOf, oneOf and if/then/else.
-func (n *fastNode) evalApplicators(run *fastRun, v any, r fastResult) fastResult {
+// evalApplicators combines r with the verdicts of allOf, oneOf and if/then/else on v.
+func (n *fastNode) evalApplicators(run *fastRun, v uint32, r fastResult) fastResult {
 	for _, s := range n.allOf {
 		if r = max(r, s.eval(run, v)); r == fastFail {
 			return r
 		}
 	}
 	if n.dispatch != nil {
-		x, isObj := v.(map[string]any)
-		if !isObj {
+		t := run.t
+		if t.nodes[v].kind != kindObject {
 			// required and properties ignore other values: every if passes.
 			for _, s := range n.dispatch {
 				if r = max(r, s.eval(run, v)); r == fastFail {
 					return r
 				}
 			}
-		} else if s, ok := x[n.dispatchProp].(string); ok {
-			if then := n.dispatch[s]; then != nil {
-				if r = max(r, then.eval(run, x)); r == fastFail {
+		} else if e, ok := t.member(v, n.dispatchProp); ok && t.nodes[e].kind == kindString {
+			if then := n.dispatch[t.text(e)]; then != nil {
+				if r = max(r, then.eval(run, v)); r == fastFail {
 					return r
 				}
 			}
@@ -614,22 +645,28 @@ func (n *fastNode) evalApplicators(run *fastRun, v any, r fastResult) fastResult
 	return r
 }
 
-func (n *fastNode) checkType(v any, isNum bool, num decimal, numOK bool) fastResult {
-	var t uint8
-	switch v.(type) {
-	case nil:
-		t = tNull
-	case bool:
-		t = tBool
-	case json.Number:
-		t = tNumber
-	case string:
-		t = tString
-	case []any:
-		t = tArray
-	case map[string]any:
-		t = tObject
-	default:
+// kindType returns the JSON type bit of a tape kind.
+func kindType(kind uint8) uint8 {
+	switch kind {
+	case kindNull:
+		return tNull
+	case kindFalse, kindTrue:
+		return tBool
+	case kindNumber:
+		return tNumber
+	case kindString:
+		return tString
+	case kindArray:
+		return tArray
+	case kindObject:
+		return tObject
+	}
+	return 0
+}
+
+func (n *fastNode) checkType(kind uint8, isNum bool, num decimal, numOK bool) fastResult {
+	t := kindType(kind)
+	if t == 0 {
 		return fastUnknown
 	}
 	if n.types&t != 0 {
@@ -646,12 +683,13 @@ func (n *fastNode) checkType(v any, isNum bool, num decimal, numOK bool) fastRes
 	return fastFail
 }
 
-func (n *fastNode) checkEnum(v any, isNum bool, num decimal, numOK bool) fastResult {
+func (n *fastNode) checkEnum(t *tape, v uint32, isNum bool, num decimal, numOK bool) fastResult {
 	r := fastFail
+	isStr := t.nodes[v].kind == kindString
 	for _, e := range n.enum {
 		switch x := e.(type) {
 		case string:
-			if s, ok := v.(string); ok && s == x {
+			if isStr && t.text(v) == x {
 				return fastPass
 			}
 		case json.Number:
@@ -671,7 +709,7 @@ func (n *fastNode) checkEnum(v any, isNum bool, num decimal, numOK bool) fastRes
 	return r
 }
 
-func (n *fastNode) checkOneOf(run *fastRun, v any) fastResult {
+func (n *fastNode) checkOneOf(run *fastRun, v uint32) fastResult {
 	passed, unknown := 0, 0
 	for _, s := range n.oneOf {
 		switch s.eval(run, v) {

@@ -46,11 +46,12 @@ func newFastOracle(t testing.TB) *fastOracle {
 // decides differently from either. It returns the fast verdict (fastUnknown for non-JSON).
 func (o *fastOracle) compare(t testing.TB, raw []byte) fastResult {
 	t.Helper()
-	val, err := decodeJSON(raw)
+	tp, err := decodeTape(raw)
 	if err != nil {
 		return fastUnknown
 	}
-	got := o.fast.check(val)
+	got := o.fast.check(tp)
+	val := tp.tree(tp.root)
 	slowValid := o.slow.ValidateSchema(raw).Valid
 	origValid := o.original.Validate(val) == nil
 	if slowValid != origValid {
@@ -109,11 +110,11 @@ func TestFastSchemaPassesValidStates(t *testing.T) {
 			t.Errorf("seed %d: the fast path does not decide a valid state", i)
 		}
 	}
-	val, err := decodeJSON(bigState(t, 5000)) // valid: see TestBigStateValid
+	tp, err := decodeTape(bigState(t, 5000)) // valid: see TestBigStateValid
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := o.fast.check(val); got != fastPass {
+	if got := o.fast.check(tp); got != fastPass {
 		t.Errorf("the fast path does not decide the benchmark state: %v", got)
 	}
 }
@@ -283,4 +284,46 @@ func TestDecimalCompare(t *testing.T) {
 func parseFloat(s string) float64 {
 	f, _ := number(json.Number(s))
 	return f
+}
+
+// TestFastNodeIDs checks that every node of the compiled fast path has its own id (the
+// verdict memo is keyed by it).
+func TestFastNodeIDs(t *testing.T) {
+	root := newValidator(t).schema.fast
+	ids := map[uint32]*fastNode{}
+	var walk func(n *fastNode)
+	walk = func(n *fastNode) {
+		if n == nil {
+			return
+		}
+		if other, ok := ids[n.id]; ok {
+			if other != n {
+				t.Fatalf("id %d is used by two nodes", n.id)
+			}
+			return
+		}
+		if n.id == 0 {
+			t.Fatal("a node has no id")
+		}
+		ids[n.id] = n
+		for _, k := range []*fastNode{n.ref, n.addl, n.items, n.ifS, n.thenS, n.elseS} {
+			walk(k)
+		}
+		for _, k := range append(append([]*fastNode{}, n.allOf...), n.oneOf...) {
+			walk(k)
+		}
+		for _, k := range n.props {
+			walk(k)
+		}
+		for _, m := range n.members {
+			walk(m.node)
+		}
+		for _, k := range n.dispatch {
+			walk(k)
+		}
+	}
+	walk(root)
+	if len(ids) < 100 {
+		t.Fatalf("only %d nodes", len(ids))
+	}
 }

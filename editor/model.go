@@ -110,7 +110,9 @@ type Keyframe struct {
 type AnimatedNumber struct {
 	Value     float64
 	Keyframes []Keyframe
-	docIndex  []int // document index of each keyframe; nil when the document was sorted
+	// docIndex holds the document index of each keyframe; nil when the document had them
+	// sorted (a pointer keeps AnimatedNumber, of which an Item has thirteen, small).
+	docIndex *[]int
 }
 
 // Const returns an AnimatedNumber that is v at all times.

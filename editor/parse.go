@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-// The wire types below mirror the JSON shape (see wireFromDoc). Numbers are float64 and
+// The wire types below mirror the JSON shape (see wireFromTape). Numbers are float64 and
 // converted, so that integer members written as 1.0 (which the schema accepts) still work.
 
 type wireKeyframe struct {
@@ -268,6 +268,8 @@ type wireState struct {
 	GlobalBackground       *wireBackground            `json:"globalBackground"`
 	BrandRuntime           *wireBrandRuntime          `json:"brandRuntime"`
 	DeletedAssets          []wireDeletedAsset         `json:"deletedAssets"`
+
+	built map[string]*Item // the items, already built (then Items is nil)
 }
 
 // UnmarshalJSON decodes a JSON object of primitives into p. Strings keep their text; other
@@ -303,15 +305,14 @@ func (p *Params) UnmarshalJSON(b []byte) error {
 // member of the wrong JSON type reads as absent. Unknown members are ignored. Parse never
 // panics.
 func Parse(raw []byte) (*State, error) {
-	v, err := decodeJSON(raw)
+	t, err := decodeTape(raw)
 	if err != nil {
 		return nil, &Error{Code: CodeInvalidJSON, Msg: "editor state is not valid JSON: " + err.Error()}
 	}
-	doc, ok := v.(map[string]any)
-	if !ok {
+	if t.nodes[t.root].kind != kindObject {
 		return nil, &Error{Code: CodeInvalidJSON, Msg: "editor state must be a JSON object"}
 	}
-	return build(wireFromDoc(doc)), nil
+	return build(wireFromTape(t)), nil
 }
 
 // toTicks converts a JSON number to integer ticks, truncating and clamping to int64.
@@ -365,11 +366,12 @@ func animated(w *wireAnimated, def float64) AnimatedNumber {
 			}
 		}
 		if !sorted {
-			a.docIndex = make([]int, len(a.Keyframes))
-			for i := range a.docIndex {
-				a.docIndex[i] = i
+			idx := make([]int, len(a.Keyframes))
+			for i := range idx {
+				idx[i] = i
 			}
-			sort.Stable(byTime{a.Keyframes, a.docIndex})
+			sort.Stable(byTime{a.Keyframes, idx})
+			a.docIndex = &idx
 		}
 	}
 	return a
@@ -428,8 +430,33 @@ func textStyle(w *wireTextStyle) TextStyle {
 	return ts
 }
 
-func buildItem(w *wireItem) *Item {
-	it := &Item{
+// itemBuilder turns wire items into Items. The keyframes of a wireAnimated shared by
+// several items (see tapeReader) are converted once, and the Items share them (a State is
+// read-only).
+type itemBuilder struct {
+	anims map[*wireAnimated]AnimatedNumber
+}
+
+func newItemBuilder() *itemBuilder {
+	return &itemBuilder{anims: map[*wireAnimated]AnimatedNumber{}}
+}
+
+func (b *itemBuilder) animated(w *wireAnimated, def float64) AnimatedNumber {
+	if w == nil || len(w.Keyframes) == 0 {
+		return animated(w, def)
+	}
+	if a, ok := b.anims[w]; ok {
+		return a
+	}
+	a := animated(w, def)
+	b.anims[w] = a
+	return a
+}
+
+// build fills *it from w.
+func (b *itemBuilder) build(w *wireItem, it *Item) {
+	animated := b.animated
+	*it = Item{
 		ID:                w.ID,
 		Type:              ItemType(w.Type),
 		StartTicks:        toTicks(w.StartTicks),
@@ -552,7 +579,6 @@ func buildItem(w *wireItem) *Item {
 	case ItemChart:
 		it.Chart = buildChart(w)
 	}
-	return it
 }
 
 func buildChart(w *wireItem) *ChartProps {
@@ -633,6 +659,12 @@ func buildAsset(w *wireAsset) *Asset {
 	return a
 }
 
+// placeholderItem is the Item for a member of items that is not an object; the semantic
+// rules skip it.
+func placeholderItem(key string) Item { return Item{ID: key, trackIndex: -1, broken: true} }
+
+// build turns w into a State. Its items are w.built when set (see wireFromTape), and
+// otherwise built from w.Items.
 func build(w *wireState) *State {
 	s := &State{
 		CompositionWidth:       toInt(w.CompositionWidth),
@@ -641,7 +673,7 @@ func build(w *wireState) *State {
 		OutputRatio:            w.OutputRatio,
 		Tracks:                 make([]Track, len(w.Tracks)),
 		Assets:                 make(map[string]*Asset, len(w.Assets)),
-		Items:                  make(map[string]*Item, len(w.Items)),
+		Items:                  make(map[string]*Item, len(w.Items)+len(w.built)),
 		Transitions:            make(map[string]*Transition, len(w.Transitions)),
 		GlobalBackground:       Background{Type: BackgroundNone},
 	}
@@ -655,12 +687,22 @@ func build(w *wireState) *State {
 		}
 		s.Assets[k] = buildAsset(a)
 	}
-	for k, it := range w.Items {
-		if it == nil {
-			s.Items[k] = &Item{ID: k, trackIndex: -1, broken: true}
-			continue
+	if w.built != nil {
+		s.Items = w.built
+	} else {
+		b := newItemBuilder()
+		slab := make([]Item, len(w.Items))
+		i := 0
+		for k, wi := range w.Items {
+			it := &slab[i]
+			i++
+			if wi == nil {
+				*it = placeholderItem(k)
+			} else {
+				b.build(wi, it)
+			}
+			s.Items[k] = it
 		}
-		s.Items[k] = buildItem(it)
 	}
 	for k, t := range w.Transitions {
 		if t == nil {

@@ -172,6 +172,13 @@ func ruleCases() []ruleCase {
 		{"transition track not found", func(s obj) { at(s, "transitions", "tr")["trackId"] = "nope" }, []Issue{{CodeTransitionTrackNotFound, "/transitions/tr/trackId", ""}}},
 		{"transition clip not found", func(s obj) { at(s, "transitions", "tr")["fromClipId"] = "ghost" }, []Issue{{CodeTransitionClipNotFound, "/transitions/tr/fromClipId", ""}}},
 		{"transition clip not in track", func(s obj) { at(s, "transitions", "tr")["toClipId"] = "c" }, []Issue{{CodeTransitionClipNotInTrack, "/transitions/tr/toClipId", ""}}},
+		{"transition clip in no track", func(s obj) {
+			// The transition's track is the first one (index 0); the clip is listed nowhere.
+			d := cloneJSON(at(s, "items", "b"))
+			d["id"], d["startTicks"] = "d", 200
+			s["items"].(obj)["d"] = d
+			at(s, "transitions", "tr")["toClipId"] = "d"
+		}, []Issue{{CodeItemNotInTrack, "/items/d", ""}, {CodeTransitionClipNotInTrack, "/transitions/tr/toClipId", ""}}},
 		{"transition clips with a gap", func(s obj) { at(s, "items", "b")["startTicks"] = 150 }, []Issue{{CodeTransitionClipNotAdjacent, "/transitions/tr/toClipId", ""}}},
 		{"transition clips reversed", func(s obj) {
 			at(s, "transitions", "tr")["fromClipId"], at(s, "transitions", "tr")["toClipId"] = "b", "a"

@@ -93,8 +93,8 @@ type semChecker struct {
 	s       *State
 	out     []Issue
 	deleted map[string]bool
-	listed  map[string][]int // item id -> indexes of the tracks listing it
-	trackID map[string]int   // track id -> index of the first track with it
+	listed  map[string]listInfo // item id -> the tracks listing it
+	trackID map[string]int      // track id -> index of the first track with it
 }
 
 func (c *semChecker) add(code, path, msg string) {
@@ -115,7 +115,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 func ticks(t int64) string { return strconv.FormatInt(t, 10) }
 
 func semanticIssues(s *State) []Issue {
-	c := &semChecker{s: s, deleted: map[string]bool{}, listed: make(map[string][]int, len(s.Items))}
+	c := &semChecker{s: s, deleted: map[string]bool{}, listed: make(map[string]listInfo, len(s.Items))}
 	for _, d := range s.DeletedAssets {
 		if d.AssetID != "" {
 			c.deleted[d.AssetID] = true
@@ -123,13 +123,15 @@ func semanticIssues(s *State) []Issue {
 	}
 	c.ids()
 	c.tracks()
-	for _, k := range sortedKeys(s.Items) {
-		if it := s.Items[k]; !it.broken {
+	// The rules of one item or asset do not depend on the others, and callers sort the
+	// issues, so the maps are walked in any order.
+	for k, it := range s.Items {
+		if !it.broken {
 			c.item(k, it)
 		}
 	}
-	for _, k := range sortedKeys(s.Assets) {
-		if a := s.Assets[k]; !a.broken {
+	for k, a := range s.Assets {
+		if !a.broken {
 			c.asset(k, a)
 		}
 	}
@@ -159,11 +161,24 @@ func (c *semChecker) ids() {
 
 type listing struct{ track, index int }
 
+// listInfo tells which tracks list an id.
+type listInfo struct {
+	track int     // the first track listing it
+	more  []int   // the other tracks listing it, in order
+	first listing // where it is first listed, when found
+	found bool    // it is in items
+}
+
+// inTrack reports whether track ti lists the id.
+func (c *semChecker) inTrack(id string, ti int) bool {
+	l, ok := c.listed[id]
+	return ok && (l.track == ti || has(l.more, ti))
+}
+
 func (c *semChecker) tracks() {
 	s := c.s
 	trackIDs := map[string]int{}
 	c.trackID = trackIDs
-	listed := make(map[string]listing, len(s.Items))
 	for ti, tr := range s.Tracks {
 		if first, ok := trackIDs[tr.ID]; ok {
 			c.add(CodeTrackIDDuplicate, pointer("tracks", itoa(ti), "id"), "track id "+strconv.Quote(tr.ID)+" is also used by track "+itoa(first))
@@ -176,20 +191,26 @@ func (c *semChecker) tracks() {
 		}
 		var entries []entry
 		for j, id := range tr.ItemIDs {
-			if l := c.listed[id]; len(l) == 0 || l[len(l)-1] != ti {
-				c.listed[id] = append(l, ti)
+			l, seen := c.listed[id]
+			switch {
+			case !seen:
+				l.track = ti
+			case ti != l.track && (len(l.more) == 0 || l.more[len(l.more)-1] != ti):
+				l.more = append(l.more, ti)
 			}
-			p := pointer("tracks", itoa(ti), "items", itoa(j))
 			it := s.Items[id]
 			if it == nil {
-				c.add(CodeTrackItemNotFound, p, "track lists "+strconv.Quote(id)+", which is not in items")
+				c.listed[id] = l
+				c.add(CodeTrackItemNotFound, pointer("tracks", itoa(ti), "items", itoa(j)), "track lists "+strconv.Quote(id)+", which is not in items")
 				continue
 			}
-			if first, ok := listed[id]; ok {
-				c.add(CodeTrackItemDuplicate, p, "item "+strconv.Quote(id)+" is already listed at "+pointer("tracks", itoa(first.track), "items", itoa(first.index)))
+			if l.found {
+				c.listed[id] = l
+				c.add(CodeTrackItemDuplicate, pointer("tracks", itoa(ti), "items", itoa(j)), "item "+strconv.Quote(id)+" is already listed at "+pointer("tracks", itoa(l.first.track), "items", itoa(l.first.index)))
 				continue
 			}
-			listed[id] = listing{ti, j}
+			l.first, l.found = listing{ti, j}, true
+			c.listed[id] = l
 			if !it.broken {
 				entries = append(entries, entry{it, j})
 			}
@@ -209,7 +230,7 @@ func (c *semChecker) tracks() {
 		}
 	}
 	for k := range s.Items {
-		if _, ok := listed[k]; !ok {
+		if !c.listed[k].found {
 			c.add(CodeItemNotInTrack, pointer("items", k), "item "+strconv.Quote(k)+" is not listed in any track")
 		}
 	}
@@ -240,8 +261,8 @@ func appendAnimatedMembers(out []animatedMember, it *Item) []animatedMember {
 
 // docIdx returns the document index of sorted keyframe i.
 func (a *AnimatedNumber) docIdx(i int) int {
-	if a.docIndex != nil && i < len(a.docIndex) {
-		return a.docIndex[i]
+	if a.docIndex != nil && i < len(*a.docIndex) {
+		return (*a.docIndex)[i]
 	}
 	return i
 }
@@ -364,14 +385,14 @@ func (c *semChecker) assetRef(k string, it *Item) {
 	if want == nil {
 		return
 	}
-	p := pointer("items", k, "assetId")
+	p := func() string { return pointer("items", k, "assetId") }
 	if c.deleted[it.AssetID] {
-		c.add(CodeAssetDeleted, p, "asset "+strconv.Quote(it.AssetID)+" was deleted (it is in deletedAssets)")
+		c.add(CodeAssetDeleted, p(), "asset "+strconv.Quote(it.AssetID)+" was deleted (it is in deletedAssets)")
 		return
 	}
 	a := c.s.Assets[it.AssetID]
 	if a == nil {
-		c.add(CodeAssetNotFound, p, "asset "+strconv.Quote(it.AssetID)+" is not in assets")
+		c.add(CodeAssetNotFound, p(), "asset "+strconv.Quote(it.AssetID)+" is not in assets")
 		return
 	}
 	if a.broken {
@@ -382,7 +403,7 @@ func (c *semChecker) assetRef(k string, it *Item) {
 			return
 		}
 	}
-	c.add(CodeAssetTypeMismatch, p, string(it.Type)+" item cannot show "+strconv.Quote(string(a.Type))+" asset "+strconv.Quote(it.AssetID))
+	c.add(CodeAssetTypeMismatch, p(), string(it.Type)+" item cannot show "+strconv.Quote(string(a.Type))+" asset "+strconv.Quote(it.AssetID))
 }
 
 func (c *semChecker) chart(k string, it *Item, ch *ChartProps) {
@@ -437,7 +458,11 @@ func (c *semChecker) asset(k string, a *Asset) {
 func (c *semChecker) transitions() {
 	s := c.s
 	pairs := map[[2]string]string{}
-	for _, k := range sortedKeys(s.Transitions) {
+	keys := s.transitionsOrder // sorted by build
+	if len(keys) != len(s.Transitions) {
+		keys = sortedKeys(s.Transitions) // a State not made by build
+	}
+	for _, k := range keys {
 		t := s.Transitions[k]
 		ti, found := c.trackID[t.TrackID]
 		if !found {
@@ -450,13 +475,12 @@ func (c *semChecker) transitions() {
 			it     *Item
 			id, nm string
 		}{{from, t.FromClipID, "fromClipId"}, {to, t.ToClipID, "toClipId"}} {
-			p := pointer("transitions", k, e.nm)
 			switch {
 			case e.it == nil:
-				c.add(CodeTransitionClipNotFound, p, "clip "+strconv.Quote(e.id)+" is not in items")
+				c.add(CodeTransitionClipNotFound, pointer("transitions", k, e.nm), "clip "+strconv.Quote(e.id)+" is not in items")
 				ok = false
-			case !has(c.listed[e.id], ti):
-				c.add(CodeTransitionClipNotInTrack, p, "clip "+strconv.Quote(e.id)+" is not in track "+strconv.Quote(t.TrackID))
+			case !c.inTrack(e.id, ti):
+				c.add(CodeTransitionClipNotInTrack, pointer("transitions", k, e.nm), "clip "+strconv.Quote(e.id)+" is not in track "+strconv.Quote(t.TrackID))
 				ok = false
 			case e.it.broken:
 				ok = false

@@ -93,54 +93,67 @@ func (v *Validator) Validate(raw []byte) Result {
 // ValidateSchema checks raw against the JSON Schema only. Project create and sync use it:
 // they reject schema violations but store states that break semantic rules.
 func (v *Validator) ValidateSchema(raw []byte) Result {
-	_, issues := v.schemaIssues(raw, nil)
-	return result(issues)
+	t, err := decodeTape(raw)
+	if err != nil {
+		return result(invalidJSON(err))
+	}
+	return result(v.schemaIssues(t))
 }
 
 // Check validates raw like Validate and also returns the parsed state. The state is nil
 // when raw is not a JSON object; it is non-nil but incomplete when the schema failed.
 // Callers must not render a state whose Result is not Valid.
 func (v *Validator) Check(raw []byte) (*State, Result) {
-	var s *State
-	doc, issues := v.schemaIssues(raw, func(doc map[string]any) { s = build(wireFromDoc(doc)) })
-	if doc == nil {
-		return nil, result(issues)
+	t, err := decodeTape(raw)
+	if err != nil {
+		return nil, result(invalidJSON(err))
 	}
+	if t.nodes[t.root].kind != kindObject {
+		return nil, result(v.schemaIssues(t))
+	}
+	// The typed view is built and its semantic rules checked in their own goroutine while
+	// the schema is checked (both only read t).
+	var s *State
+	var semantic []Issue
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			// A bug must not take the process down.
+			if r := recover(); r != nil {
+				semantic = []Issue{internalIssue("checking the semantic rules")}
+			}
+		}()
+		s = build(wireFromTape(t))
+		semantic = semanticIssues(s)
+	}()
+	issues := v.schemaIssues(t)
+	<-done
 	if s == nil {
 		return nil, result(append(issues, internalIssue("building the typed view")))
 	}
-	issues = append(issues, semanticIssues(s)...)
-	return s, result(issues)
+	return s, result(append(issues, semantic...))
 }
 
-// schemaIssues decodes raw and validates it against the schema. doc is nil when raw is not
-// JSON or not an object. If also is not nil and raw is an object, also(doc) runs in its
-// own goroutine while the schema is checked (both only read doc); it has finished by the
-// time schemaIssues returns.
-func (v *Validator) schemaIssues(raw []byte, also func(doc map[string]any)) (map[string]any, []Issue) {
-	val, err := decodeJSON(raw)
-	if err != nil {
-		return nil, []Issue{{Code: CodeInvalidJSON, Path: "", Message: "not valid JSON: " + err.Error()}}
-	}
-	doc, isObj := val.(map[string]any)
-	if isObj && also != nil {
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			defer func() { _ = recover() }() // a bug must not take the process down; see Check
-			also(doc)
-		}()
-		defer func() { <-done }()
-	}
-	if isObj && v.schema.fast != nil && v.schema.fast.check(val) == fastPass {
+func invalidJSON(err error) []Issue {
+	return []Issue{{Code: CodeInvalidJSON, Path: "", Message: "not valid JSON: " + err.Error()}}
+}
+
+// schemaIssues validates a decoded document against the schema: with the fast path, and
+// when that does not pass it, with the library on the generic form of the document.
+func (v *Validator) schemaIssues(t *tape) []Issue {
+	isObj := t.nodes[t.root].kind == kindObject
+	if isObj && v.schema.fast != nil && v.schema.fast.check(t) == fastPass {
 		// The library would report nothing (see fastNode).
-		return doc, nil
+		return nil
 	}
+	val := t.tree(t.root)
 	var c collector
 	c.validate(v.schema.root, val)
 	if !isObj {
-		return nil, c.issues
+		return c.issues
 	}
+	doc := val.(map[string]any)
 	// The root schema checks that each item and asset is an object with a known type; its
 	// branch is checked here (see splitDispatch), in parallel for large states.
 	var jobs []branchJob
@@ -151,18 +164,18 @@ func (v *Validator) schemaIssues(raw []byte, also func(doc map[string]any)) (map
 		m, _ := doc[member.name].(map[string]any)
 		for k, x := range m {
 			obj, _ := x.(map[string]any)
-			t, _ := obj["type"].(string)
-			if sch := member.branches[t]; sch != nil {
-				j := branchJob{sch: sch, val: obj, typ: t, prefix: []string{member.name, k}}
+			typ, _ := obj["type"].(string)
+			if sch := member.branches[typ]; sch != nil {
+				j := branchJob{sch: sch, val: obj, typ: typ, prefix: []string{member.name, k}}
 				if member.name == "items" {
-					j.members = v.schema.props[t]
+					j.members = v.schema.props[typ]
 				}
 				jobs = append(jobs, j)
 			}
 		}
 	}
 	c.issues = append(c.issues, v.runBranchJobs(jobs)...)
-	return doc, c.issues
+	return c.issues
 }
 
 // internalIssue reports a failure of the validator itself (a recovered panic), so that the

@@ -7,7 +7,9 @@ import (
 	"strconv"
 )
 
-// The functions below read the generic decoded JSON (see decodeJSON) into the wire types
+// This file keeps the first reader of the typed view, over the generic decoded JSON
+// (map[string]any and friends), as the reference that wireFromTape must agree with (see
+// TestTypedViewMatchesReference). It reads the generic decoded JSON into the wire types
 // that build turns into a State. They are lenient: a member of the wrong JSON type reads
 // as absent (zero), so that a state with schema errors still yields a view for the
 // semantic rules. A map entry that is not an object becomes nil, which build turns into a

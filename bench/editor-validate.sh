@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Validating a 5 MB editor state with 5,000 items (issue 3: under 100 ms), optionally
+# interleaved with the same benchmark at another git revision:
+#
+#   bench/editor-validate.sh [--rounds N] [--against REV]
+#
+# Each round runs BenchmarkValidate5000Items (10 operations) once per build and the script
+# prints, per build, the minimum and median over the rounds of ms/op (wall) and cpu-ms/op
+# (process CPU time per operation, all goroutines). On a shared machine cpu-ms/op is the
+# steadier number; wall time includes waiting for a core. The stage benchmarks
+# (BenchmarkDecode5000Items, ...FastSchema..., ...Build..., ...Semantic...) time the parts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=8
+against=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--rounds) rounds="$2"; shift 2 ;;
+	--against) against="$2"; shift 2 ;;
+	*) echo "usage: $0 [--rounds N] [--against REV]" >&2; exit 2 ;;
+	esac
+done
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+go test -c -o "$tmp/this.test" ./editor/
+builds=(this)
+if [ -n "$against" ]; then
+	mkdir "$tmp/src"
+	git archive "$against" | tar -x -C "$tmp/src"
+	(cd "$tmp/src" && go test -c -o "$tmp/that.test" ./editor/)
+	builds+=(that)
+fi
+for ((r = 0; r < rounds; r++)); do
+	for b in "${builds[@]}"; do
+		(cd editor && "$tmp/$b.test" -test.run '^$' -test.bench '^BenchmarkValidate5000Items$' \
+			-test.benchtime 10x -test.count 1 -test.benchmem) |
+			awk -v b="$b" '/^Benchmark/ { for (i = 1; i <= NF; i++) if ($i == "cpu-ms/op") c = $(i-1); print b, $3 / 1e6, c }'
+	done
+done >"$tmp/runs"
+stat() { sort -n | awk '{ a[NR] = $1 } END { printf "min %6.1f  median %6.1f", a[1], a[int((NR + 1) / 2)] }'; }
+for b in "${builds[@]}"; do
+	name="working tree"
+	[ "$b" = that ] && name="$against"
+	printf '%-14s ms/op: %s   cpu-ms/op: %s\n' "$name" \
+		"$(awk -v b="$b" '$1 == b { print $2 }' "$tmp/runs" | stat)" \
+		"$(awk -v b="$b" '$1 == b { print $3 }' "$tmp/runs" | stat)"
+done
