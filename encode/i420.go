@@ -128,6 +128,27 @@ func EvenRect(r image.Rectangle) image.Rectangle {
 	return image.Rect(floor(r.Min.X), floor(r.Min.Y), ceil(r.Max.X), ceil(r.Max.Y))
 }
 
+// CopyRect copies the samples of src inside r (widened to even edges, clipped to the frame)
+// into dst; both must have the same size.
+func CopyRect(dst, src *I420, r image.Rectangle) error {
+	if !dst.valid() || !src.valid() || dst.Width != src.Width || dst.Height != src.Height {
+		return errorf(CodeInvalidFrame, "copy between frames of different or malformed sizes")
+	}
+	r = EvenRect(r).Intersect(image.Rect(0, 0, dst.Width, dst.Height))
+	if r.Empty() {
+		return nil
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		copy(dst.Y[y*dst.YStride+r.Min.X:y*dst.YStride+r.Max.X], src.Y[y*src.YStride+r.Min.X:])
+	}
+	x0, x1 := r.Min.X/2, r.Max.X/2
+	for y := r.Min.Y / 2; y < r.Max.Y/2; y++ {
+		copy(dst.Cb[y*dst.CStride+x0:y*dst.CStride+x1], src.Cb[y*src.CStride+x0:])
+		copy(dst.Cr[y*dst.CStride+x0:y*dst.CStride+x1], src.Cr[y*src.CStride+x0:])
+	}
+	return nil
+}
+
 // CopyFrom copies src's pixels into f; both must have the same size.
 func (f *I420) CopyFrom(src *I420) error {
 	if !f.valid() || !src.valid() || f.Width != src.Width || f.Height != src.Height {

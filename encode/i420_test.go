@@ -224,6 +224,26 @@ func TestRGBAToI420RectConvertsOnlyItsBlocks(t *testing.T) {
 			}
 		}
 	}
+	// CopyRect moves exactly the blocks of a rectangle from one frame to another
+	cr := NewI420(w, h)
+	if err := CopyRect(cr, whole, image.Rect(3, 5, 17, 9)); err != nil {
+		t.Fatal(err)
+	}
+	e := image.Rect(2, 4, 18, 10)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			want := byte(0)
+			if image.Pt(x, y).In(e) {
+				want = whole.Y[y*whole.YStride+x]
+			}
+			if cr.Y[y*cr.YStride+x] != want {
+				t.Fatalf("CopyRect: luma (%d,%d) = %d, want %d", x, y, cr.Y[y*cr.YStride+x], want)
+			}
+			if i := y/2*cr.CStride + x/2; cr.Cb[i] != map[bool]byte{true: whole.Cb[i], false: 0}[image.Pt(x, y).In(e)] {
+				t.Fatalf("CopyRect: chroma of (%d,%d) = %d", x, y, cr.Cb[i])
+			}
+		}
+	}
 	if got := EvenRect(image.Rect(3, 5, 17, 9)); got != image.Rect(2, 4, 18, 10) {
 		t.Errorf("EvenRect = %v", got)
 	}

@@ -232,8 +232,9 @@ func (p *Pipeline) planJob(job RenderJob) (plan, error) {
 
 // frameSlot is a pooled I420 frame with the number of the frame it holds.
 type frameSlot struct {
-	n   int64
-	yuv *encode.I420
+	n    int64
+	yuv  *encode.I420
+	held heldPlate // what yuv holds besides its last frame's damage (plates.go)
 }
 
 func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done, total int64)) (renderStats, error) {
@@ -354,7 +355,7 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 					stats.rgbaBuffers++
 					allocMu.Unlock()
 				}
-				if err := maker.make(rctx, s.n, rgba, s.yuv); err != nil {
+				if err := maker.make(rctx, s.n, rgba, s.yuv, &s.held); err != nil {
 					if rctx.Err() == nil {
 						cancel(fmt.Errorf("frame %d: %w", s.n, err))
 					}

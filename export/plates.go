@@ -141,8 +141,19 @@ type frameMaker struct {
 	plates *plateCache // nil: every frame whole
 }
 
-// make draws frame n into yuv, using rgba (output size) as its drawing buffer.
-func (m *frameMaker) make(ctx context.Context, n int64, rgba *image.RGBA, yuv *encode.I420) error {
+// heldPlate records that a pooled frame buffer holds a plate's picture outside a damage
+// rectangle (the last frame drawn into it), so that the next frame from the same plate only
+// restores that rectangle instead of copying the whole plate.
+type heldPlate struct {
+	plate  *plateEntry // nil: unknown content
+	damage image.Rectangle
+}
+
+// make draws frame n into yuv, using rgba (output size) as its drawing buffer; held says
+// what yuv holds from its previous frame and is updated.
+func (m *frameMaker) make(ctx context.Context, n int64, rgba *image.RGBA, yuv *encode.I420, held *heldPlate) error {
+	last := *held
+	*held = heldPlate{}
 	if m.plates != nil && !m.plates.disabled() {
 		s, err := m.comp.Split(ctx, n, m.fps)
 		if err != nil {
@@ -173,20 +184,28 @@ func (m *frameMaker) make(ctx context.Context, n int64, rgba *image.RGBA, yuv *e
 					return err
 				}
 				err = encode.MixI420(yuv, a.yuv, b.yuv, s.BlendK)
+			} else if last.plate == a {
+				// the buffer holds this plate but for the last frame's damage
+				err = encode.CopyRect(yuv, a.yuv, last.damage)
 			} else {
 				err = yuv.CopyFrom(a.yuv)
 			}
 			if err != nil {
 				return err
 			}
-			if d.Empty() {
-				return nil
-			}
 			r := encode.EvenRect(d)
-			if err := m.comp.RenderRect(ctx, n, m.fps, rgba, r); err != nil {
-				return err
+			if !r.Empty() {
+				if err := m.comp.RenderRect(ctx, n, m.fps, rgba, r); err != nil {
+					return err
+				}
+				if err := encode.RGBAToI420Rect(yuv, rgba, r); err != nil {
+					return err
+				}
 			}
-			return encode.RGBAToI420Rect(yuv, rgba, r)
+			if !s.Blend {
+				*held = heldPlate{plate: a, damage: r}
+			}
+			return nil
 		}
 	}
 	if err := m.comp.RenderFrame(ctx, n, m.fps, rgba); err != nil {

@@ -61,12 +61,13 @@ func TestFramesFromPlatesMatchWholeFrames(t *testing.T) {
 				rgbaA := image.NewRGBA(image.Rect(0, 0, w, h))
 				rgbaB := image.NewRGBA(image.Rect(0, 0, w, h))
 				a, b := encode.NewI420(w, h), encode.NewI420(w, h)
+				var heldA, heldB heldPlate // each buffer is reused frame after frame
 				for n := int64(g); n < job.Frames; n += 2 {
-					if err := whole.make(context.Background(), n, rgbaA, a); err != nil {
+					if err := whole.make(context.Background(), n, rgbaA, a, &heldA); err != nil {
 						errs <- err
 						return
 					}
-					if err := plated.make(context.Background(), n, rgbaB, b); err != nil {
+					if err := plated.make(context.Background(), n, rgbaB, b, &heldB); err != nil {
 						errs <- err
 						return
 					}
