@@ -780,12 +780,12 @@ func (c *Compositor) drawTransition(ctx context.Context, tp *transPlan, t int64,
 		}
 	}
 	if drawOut {
-		if _, err := c.drawItem(ctx, tp.from, fromLT, dst, outEx, dst.Rect); err != nil {
+		if _, err := c.drawItem(ctx, tp.from, fromLT, dst, outEx, sc.clip); err != nil {
 			return err
 		}
 	}
 	if drawIn {
-		if _, err := c.drawItem(ctx, tp.to, toLT, dst, inEx, dst.Rect); err != nil {
+		if _, err := c.drawItem(ctx, tp.to, toLT, dst, inEx, sc.clip); err != nil {
 			return err
 		}
 	}
@@ -861,12 +861,12 @@ func (c *Compositor) drawCrossfade(ctx context.Context, tp *transPlan, fromLT, t
 	}
 	lay := ensureLayer(&sc.layer, c.outW, c.outH)
 	if !a.bb.Empty() {
-		draw(lay, lay.Rect, &a.op, &a.src)
+		draw(lay, sc.clip, &a.op, &a.src)
 	}
 	if !b.bb.Empty() {
-		drawAdd(lay, lay.Rect, &b.op, &b.src)
+		drawAdd(lay, sc.clip, &b.op, &b.src)
 	}
-	u := a.bb.Union(b.bb)
+	u := a.bb.Union(b.bb).Intersect(sc.clip)
 	compositeOver(dst, lay, u)
 	clearRect(lay, u)
 	return nil

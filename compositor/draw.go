@@ -237,11 +237,11 @@ func drawRows(dst *image.RGBA, y0, y1, bx0, bx1 int, inv, S aff, op *drawOp, src
 		if hasMask || xi0 >= xi1 {
 			xi0, xi1 = x1, x1
 		}
-		fx0 := float64(x0) + 0.5
-		u := u0 + inv.a*fx0
-		v := v0 + inv.d*fx0
-		sx := int(math.Floor((S.a*fx0 + S.b*py + S.c - 0.5) * one))
-		sy := int(math.Floor((S.d*fx0 + S.e*py + S.f - 0.5) * one))
+		// Sample positions and local coordinates are functions of the pixel alone, not of
+		// where the run starts, so that drawing within any clip (a damage rectangle, a
+		// strip) gives the same pixels as drawing the whole item.
+		sx := int(math.Floor((S.a*0.5+S.b*py+S.c-0.5)*one)) + dsx*x0
+		sy := int(math.Floor((S.d*0.5+S.e*py+S.f-0.5)*one)) + dsy*x0
 		di := dst.PixOffset(x0, y)
 		d := dst.Pix[di : di+(x1-x0)*4 : di+(x1-x0)*4]
 		x := x0
@@ -249,8 +249,6 @@ func drawRows(dst *image.RGBA, y0, y1, bx0, bx1 int, inv, S aff, op *drawOp, src
 			if x == xi0 && src.kind == srcSolid && !add {
 				n := xi1 - xi0
 				blendSolidRow(d[i:i+n*4], src.cr, src.cg, src.cb, src.ca, uint32(kAlpha))
-				u += inv.a * float64(n)
-				v += inv.d * float64(n)
 				sx += dsx * n
 				sy += dsy * n
 				i += (n - 1) * 4
@@ -263,8 +261,6 @@ func drawRows(dst *image.RGBA, y0, y1, bx0, bx1 int, inv, S aff, op *drawOp, src
 				imageSpan(d[i:i+n*4], pix, stride, sw, sh, sx, sy, dsx, dsy, uint32(kAlpha))
 				sx += dsx * n
 				sy += dsy * n
-				u += inv.a * float64(n)
-				v += inv.d * float64(n)
 				i += (n - 1) * 4
 				x += n - 1
 				continue
@@ -272,6 +268,8 @@ func drawRows(dst *image.RGBA, y0, y1, bx0, bx1 int, inv, S aff, op *drawOp, src
 			k := kAlpha
 			if x < xi0 || x >= xi1 {
 				// coverage of the rounded visible box
+				fx := float64(x) + 0.5
+				u, v := u0+inv.a*fx, v0+inv.d*fx
 				cu := clamp01(math.Min(u, w-u)*pu + 0.5)
 				cv := clamp01(math.Min(v, h-v)*pv + 0.5)
 				cov := cu * cv
@@ -296,8 +294,6 @@ func drawRows(dst *image.RGBA, y0, y1, bx0, bx1 int, inv, S aff, op *drawOp, src
 				}
 				k = uint64(cov*alpha*256 + 0.5)
 			}
-			u += inv.a
-			v += inv.d
 			if k == 0 {
 				sx += dsx
 				sy += dsy

@@ -215,3 +215,49 @@ func parseValid(t *testing.T, raw []byte) *editor.State {
 	}
 	return st
 }
+
+// TestRenderRectMatchesInside draws a rectangle of frames of every golden case (every
+// transition type among them) over garbage and compares it with RenderFrame, byte for
+// byte inside the rectangle.
+func TestRenderRectMatchesInside(t *testing.T) {
+	files := testFiles(t)
+	ctx := context.Background()
+	r := image.Rect(tW/4+1, tH/4, 3*tW/4, 3*tH/4+1)
+	checked := 0
+	for _, tc := range append(testCases(), textCases()...) {
+		st, err := editor.Parse(tc.b.json())
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{Media: &testMedia{files: files}, Illustrations: testIllustrations}
+		if tc.text {
+			opts.Text = NewTextItems(sharedLibrary(t), nil)
+		}
+		c, err := New(st, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, h := c.Size()
+		want, got := image.NewRGBA(image.Rect(0, 0, w, h)), image.NewRGBA(image.Rect(0, 0, w, h))
+		frames := editor.FrameCount(st.DurationTicks(), fps, st.TimebaseTicksPerSecond)
+		for _, n := range []int64{0, tc.frame, frames / 2, frames - 1} {
+			if err := c.RenderFrame(ctx, n, fps, want); err != nil {
+				t.Fatal(err)
+			}
+			for i := range got.Pix {
+				got.Pix[i] = 0x5a
+			}
+			if err := c.RenderRect(ctx, n, fps, got, r); err != nil {
+				t.Fatal(err)
+			}
+			for y := r.Min.Y; y < r.Max.Y; y++ {
+				i := want.PixOffset(r.Min.X, y)
+				if !bytes.Equal(got.Pix[i:i+4*r.Dx()], want.Pix[i:i+4*r.Dx()]) {
+					t.Fatalf("%s frame %d: row %d of the rectangle differs from RenderFrame", tc.name, n, y)
+				}
+			}
+			checked++
+		}
+	}
+	t.Logf("%d frames checked", checked)
+}
