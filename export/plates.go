@@ -4,6 +4,7 @@ import (
 	"context"
 	"image"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/encode"
@@ -139,7 +140,18 @@ type frameMaker struct {
 	fps    int
 	w, h   int
 	plates *plateCache // nil: every frame whole
+	// misses counts frames in a row that could not use a plate; past missLimit only every
+	// missProbe-th frame is split, so that a state where everything moves does not pay
+	// for splitting every frame (one success starts over).
+	misses atomic.Int64
+	splits atomic.Int64 // frames split (for tests)
 }
+
+// missLimit and missProbe: see frameMaker.misses.
+const (
+	missLimit = 30
+	missProbe = 8
+)
 
 // heldPlate records that a pooled frame buffer holds a plate's picture outside a damage
 // rectangle (the last frame drawn into it), so that the next frame from the same plate only
@@ -154,12 +166,16 @@ type heldPlate struct {
 func (m *frameMaker) make(ctx context.Context, n int64, rgba *image.RGBA, yuv *encode.I420, held *heldPlate) error {
 	last := *held
 	*held = heldPlate{}
-	if m.plates != nil && !m.plates.disabled() {
+	if m.plates != nil && !m.plates.disabled() && (m.misses.Load() < missLimit || n%missProbe == 0) {
+		m.splits.Add(1)
 		s, err := m.comp.Split(ctx, n, m.fps)
 		if err != nil {
 			return err
 		}
-		if d := s.Damage; s.OK && 2*d.Dx()*d.Dy() < m.w*m.h {
+		if d := s.Damage; !s.OK || 2*d.Dx()*d.Dy() >= m.w*m.h {
+			m.misses.Add(1)
+		} else {
+			m.misses.Store(0)
 			plate := func(second bool) (*plateEntry, error) {
 				p := s.Plate
 				if second {

@@ -182,3 +182,45 @@ func TestPlateBuffersAreReused(t *testing.T) {
 		t.Error("the released evicted plate's buffer was not kept for reuse")
 	}
 }
+
+// TestSplittingBacksOffWhenEverythingMoves: when frame after frame has damage over half the
+// frame, only every few frames are split (whole frames cost no splitting then), and the
+// frames are still right.
+func TestSplittingBacksOffWhenEverythingMoves(t *testing.T) {
+	var st map[string]any
+	if err := json.Unmarshal(testScene(160, 90, 4, -1), &st); err != nil {
+		t.Fatal(err)
+	}
+	// the mover covers more than the frame all the time
+	mover := st["items"].(map[string]any)["mover"].(map[string]any)
+	mover["width"], mover["height"] = anim(200), anim(120)
+	mover["scaleX"], mover["scaleY"] = anim(1.5), anim(1.5)
+	raw, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := jobFor(t, raw, 30, 1, "mp4", filepath.Join(t.TempDir(), "x.mp4"))
+	comp, err := compositor.New(job.Parsed, compositor.Options{Media: gradMedia{}, Width: 160, Height: 90})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := &frameMaker{comp: comp, fps: 30, w: 160, h: 90}
+	plated := &frameMaker{comp: comp, fps: 30, w: 160, h: 90, plates: &plateCache{}}
+	rgba := image.NewRGBA(image.Rect(0, 0, 160, 90))
+	a, b := encode.NewI420(160, 90), encode.NewI420(160, 90)
+	var ha, hb heldPlate
+	for n := range job.Frames {
+		if err := whole.make(context.Background(), n, rgba, a, &ha); err != nil {
+			t.Fatal(err)
+		}
+		if err := plated.make(context.Background(), n, rgba, b, &hb); err != nil {
+			t.Fatal(err)
+		}
+		if maxDiff(a, b) > 2 {
+			t.Fatalf("frame %d differs", n)
+		}
+	}
+	if got, max := plated.splits.Load(), int64(missLimit+job.Frames/missProbe+2); got > max {
+		t.Errorf("%d of %d frames split, want at most %d", got, job.Frames, max)
+	}
+}
