@@ -270,23 +270,19 @@ func parseFloat(s string) (float64, error) { return strconv.ParseFloat(strings.T
 // output size (see Size). It is deterministic, and safe to call from several goroutines for
 // different frames and buffers.
 func (c *Compositor) RenderFrame(ctx context.Context, n int64, fps int, dst *image.RGBA) error {
+	return c.RenderRect(ctx, n, fps, dst, image.Rect(0, 0, c.outW, c.outH))
+}
+
+// checkFrame checks the arguments of a frame to draw: a destination of the output size and a
+// frame number and rate in range, before ctx is done.
+func (c *Compositor) checkFrame(ctx context.Context, n int64, fps int, dst *image.RGBA) error {
 	if dst == nil || dst.Rect.Dx() != c.outW || dst.Rect.Dy() != c.outH {
 		return errf(CodeBadOutput, "destination must be %dx%d", c.outW, c.outH)
 	}
 	if fps <= 0 || n < 0 {
 		return errf(CodeBadOutput, "frame %d at %d fps is out of range", n, fps)
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	// work in a zero-origin view of dst
-	if dst.Rect.Min != (image.Point{}) {
-		dst = &image.RGBA{Pix: dst.Pix, Stride: dst.Stride, Rect: image.Rect(0, 0, c.outW, c.outH)}
-	}
-	t := c.st.FrameTicks(n, int64(fps))
-	sc := c.getScratch()
-	defer c.pool.Put(sc)
-	return c.render(ctx, t, dst, sc)
+	return ctx.Err()
 }
 
 // getScratch returns pooled scratch set up to draw whole frames.

@@ -324,13 +324,7 @@ func (c *Compositor) RenderPlate(ctx context.Context, s Split, second bool, dst 
 // pixels of dst outside r are left as they are, or drawn (a transition draws its clips
 // whole; a frame with an effect, a filter or a blurred background is drawn whole).
 func (c *Compositor) RenderRect(ctx context.Context, n int64, fps int, dst *image.RGBA, r image.Rectangle) error {
-	if dst == nil || dst.Rect.Dx() != c.outW || dst.Rect.Dy() != c.outH {
-		return errf(CodeBadOutput, "destination must be %dx%d", c.outW, c.outH)
-	}
-	if fps <= 0 || n < 0 {
-		return errf(CodeBadOutput, "frame %d at %d fps is out of range", n, fps)
-	}
-	if err := ctx.Err(); err != nil {
+	if err := c.checkFrame(ctx, n, fps, dst); err != nil {
 		return err
 	}
 	dst = zeroOrigin(dst, c.outW, c.outH)

@@ -77,6 +77,25 @@ func splitFrames(t *testing.T, name string, c *Compositor, frames int64) (split,
 	return split, reused, mixed
 }
 
+// caseCompositor parses a golden case and returns its state and a compositor for it (with
+// the text engine for text cases).
+func caseCompositor(t *testing.T, tc testCase, files map[string][]byte) (*editor.State, *Compositor) {
+	t.Helper()
+	st, err := editor.Parse(tc.b.json())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Media: &testMedia{files: files}, Illustrations: testIllustrations}
+	if tc.text {
+		opts.Text = NewTextItems(sharedLibrary(t), nil)
+	}
+	c, err := New(st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, c
+}
+
 // TestSplitMatchesRenderFrame assembles every frame of every golden case (item types,
 // animations, keyframes, transitions, effects, filters, backgrounds, text) from plates and
 // damage rectangles and compares them with RenderFrame byte for byte.
@@ -84,18 +103,7 @@ func TestSplitMatchesRenderFrame(t *testing.T) {
 	files := testFiles(t)
 	split, reused, mixed, cases := 0, 0, 0, 0
 	for _, tc := range append(testCases(), textCases()...) {
-		st, err := editor.Parse(tc.b.json())
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts := Options{Media: &testMedia{files: files}, Illustrations: testIllustrations}
-		if tc.text {
-			opts.Text = NewTextItems(sharedLibrary(t), nil)
-		}
-		c, err := New(st, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st, c := caseCompositor(t, tc, files)
 		frames := min(editor.FrameCount(st.DurationTicks(), fps, st.TimebaseTicksPerSecond), 75)
 		s, r, m := splitFrames(t, tc.name, c, frames)
 		split, reused, mixed, cases = split+s, reused+r, mixed+m, cases+1
@@ -225,18 +233,7 @@ func TestRenderRectMatchesInside(t *testing.T) {
 	r := image.Rect(tW/4+1, tH/4, 3*tW/4, 3*tH/4+1)
 	checked := 0
 	for _, tc := range append(testCases(), textCases()...) {
-		st, err := editor.Parse(tc.b.json())
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts := Options{Media: &testMedia{files: files}, Illustrations: testIllustrations}
-		if tc.text {
-			opts.Text = NewTextItems(sharedLibrary(t), nil)
-		}
-		c, err := New(st, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st, c := caseCompositor(t, tc, files)
 		w, h := c.Size()
 		want, got := image.NewRGBA(image.Rect(0, 0, w, h)), image.NewRGBA(image.Rect(0, 0, w, h))
 		frames := editor.FrameCount(st.DurationTicks(), fps, st.TimebaseTicksPerSecond)

@@ -61,16 +61,8 @@ const (
 // goroutines (which have returned when the call does); 0 or 1 converts on the calling
 // goroutine without allocating.
 func RGBAToI420(dst *I420, src *image.RGBA, workers int) error {
-	if src == nil || !dst.valid() {
-		return errorf(CodeInvalidFrame, "nil or malformed frame")
-	}
-	b := src.Bounds()
-	if b.Dx() != dst.Width || b.Dy() != dst.Height {
-		return errorf(CodeInvalidFrame, "frame is %dx%d, want %dx%d", b.Dx(), b.Dy(), dst.Width, dst.Height)
-	}
-	// Row y starts at y*Stride (relative to Rect.Min); check without overflowing.
-	if rowLen := 4 * dst.Width; src.Stride < rowLen || len(src.Pix) < rowLen || (dst.Height-1) > (len(src.Pix)-rowLen)/src.Stride {
-		return errorf(CodeInvalidFrame, "rgba pixel buffer is too small")
+	if err := checkConvert(dst, src); err != nil {
+		return err
 	}
 	pairs := dst.Height / 2
 	if workers > pairs {
@@ -99,6 +91,19 @@ func RGBAToI420(dst *I420, src *image.RGBA, workers int) error {
 // widened to even edges, since each chroma sample covers a 2x2 block; src's bounds must
 // have dst's size. It runs on the calling goroutine and does not allocate.
 func RGBAToI420Rect(dst *I420, src *image.RGBA, r image.Rectangle) error {
+	if err := checkConvert(dst, src); err != nil {
+		return err
+	}
+	r = EvenRect(r).Intersect(image.Rect(0, 0, dst.Width, dst.Height))
+	if r.Empty() {
+		return nil
+	}
+	convertRect(dst, src, r.Min.Y/2, r.Max.Y/2, r.Min.X/2, r.Max.X/2)
+	return nil
+}
+
+// checkConvert checks that src can be converted into dst: both well formed, same size.
+func checkConvert(dst *I420, src *image.RGBA) error {
 	if src == nil || !dst.valid() {
 		return errorf(CodeInvalidFrame, "nil or malformed frame")
 	}
@@ -106,14 +111,10 @@ func RGBAToI420Rect(dst *I420, src *image.RGBA, r image.Rectangle) error {
 	if b.Dx() != dst.Width || b.Dy() != dst.Height {
 		return errorf(CodeInvalidFrame, "frame is %dx%d, want %dx%d", b.Dx(), b.Dy(), dst.Width, dst.Height)
 	}
+	// Row y starts at y*Stride (relative to Rect.Min); check without overflowing.
 	if rowLen := 4 * dst.Width; src.Stride < rowLen || len(src.Pix) < rowLen || (dst.Height-1) > (len(src.Pix)-rowLen)/src.Stride {
 		return errorf(CodeInvalidFrame, "rgba pixel buffer is too small")
 	}
-	r = EvenRect(r).Intersect(image.Rect(0, 0, dst.Width, dst.Height))
-	if r.Empty() {
-		return nil
-	}
-	convertRect(dst, src, r.Min.Y/2, r.Max.Y/2, r.Min.X/2, r.Max.X/2)
 	return nil
 }
 

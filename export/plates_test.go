@@ -112,6 +112,21 @@ func maxDiff(a, b *encode.I420) int {
 	return d
 }
 
+// distinctPlate splits frame 0 of job (96x54) with a compositor of its own, which decodes
+// its own images: a plate no other call returns.
+func distinctPlate(t *testing.T, job RenderJob) compositor.Split {
+	t.Helper()
+	comp, err := compositor.New(job.Parsed, compositor.Options{Media: gradMedia{}, Width: 96, Height: 54})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := comp.Split(context.Background(), 0, 30)
+	if err != nil || !s.OK {
+		t.Fatalf("split %v %v", s.OK, err)
+	}
+	return s
+}
+
 // TestPlateCacheStopsWhenPlatesDoNotPay: plates used once each switch the cache off.
 func TestPlateCacheStopsWhenPlatesDoNotPay(t *testing.T) {
 	raw := stillScene(t, 96, 54, 1)
@@ -119,15 +134,7 @@ func TestPlateCacheStopsWhenPlatesDoNotPay(t *testing.T) {
 	pc := &plateCache{}
 	builds := 0
 	for range 4 {
-		// a compositor of its own decodes its own images: a plate no other has
-		comp, err := compositor.New(job.Parsed, compositor.Options{Media: gradMedia{}, Width: 96, Height: 54})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := comp.Split(context.Background(), 0, 30)
-		if err != nil || !s.OK {
-			t.Fatalf("split %v %v", s.OK, err)
-		}
+		s := distinctPlate(t, job)
 		if pc.disabled() {
 			t.Fatalf("cache off after %d plates", pc.built)
 		}
@@ -149,14 +156,7 @@ func TestPlateBuffersAreReused(t *testing.T) {
 	bufs := map[*encode.I420]bool{}
 	var held *plateEntry
 	for i := range 12 {
-		comp, err := compositor.New(job.Parsed, compositor.Options{Media: gradMedia{}, Width: 96, Height: 54})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := comp.Split(context.Background(), 0, 30)
-		if err != nil || !s.OK {
-			t.Fatalf("split %v %v", s.OK, err)
-		}
+		s := distinctPlate(t, job)
 		e, err := pc.get(s.Plate, 96, 54, func(dst *encode.I420) error {
 			bufs[dst] = true
 			dst.Y[0] = byte(i)
