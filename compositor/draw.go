@@ -367,7 +367,8 @@ func addSat(p uint32, c uint64) uint32 {
 	return compress(s)
 }
 
-// bilinearRGBA64 is bilinearRGBA returning 16-bit lanes.
+// bilinearRGBA64 samples a premultiplied RGBA buffer at 16.16 fixed-point (x, y), where the
+// integer part is the top-left texel of the quad (edges clamp), returning 16-bit lanes.
 func bilinearRGBA64(pix []uint8, stride, w, h, fx, fy int) uint64 {
 	x0, y0 := fx>>16, fy>>16
 	wx, wy := uint64(fx>>8)&0xff, uint64(fy>>8)&0xff
@@ -401,54 +402,7 @@ func bilinearRGBA64(pix []uint8, stride, w, h, fx, fy int) uint64 {
 	return ((top*(256-wy) + bot*wy + laneHalf) >> 8) & laneMask
 }
 
-// bilinearRGBA samples a premultiplied RGBA buffer at 16.16 fixed-point (x, y), where the
-// integer part is the top-left texel of the quad; edges clamp.
-func bilinearRGBA(pix []uint8, stride, w, h, fx, fy int) (r, g, b, a uint32) {
-	x0, y0 := fx>>16, fy>>16
-	wx, wy := uint32(fx>>8)&0xff, uint32(fy>>8)&0xff
-	x1, y1 := x0+1, y0+1
-	if x0 < 0 {
-		x0, x1, wx = 0, 0, 0
-	} else if x1 >= w {
-		x1 = w - 1
-		if x0 > x1 {
-			x0 = x1
-		}
-	}
-	if y0 < 0 {
-		y0, y1, wy = 0, 0, 0
-	} else if y1 >= h {
-		y1 = h - 1
-		if y0 > y1 {
-			y0 = y1
-		}
-	}
-	i00 := y0*stride + x0*4
-	if wx == 0 && wy == 0 {
-		p := pix[i00 : i00+4 : i00+4]
-		return uint32(p[0]), uint32(p[1]), uint32(p[2]), uint32(p[3])
-	}
-	i10 := y0*stride + x1*4
-	i01 := y1*stride + x0*4
-	i11 := y1*stride + x1*4
-	p00 := pix[i00 : i00+4 : i00+4]
-	p10 := pix[i10 : i10+4 : i10+4]
-	p01 := pix[i01 : i01+4 : i01+4]
-	p11 := pix[i11 : i11+4 : i11+4]
-	ix, iy := 256-wx, 256-wy
-	t0 := uint32(p00[0])*ix + uint32(p10[0])*wx
-	b0 := uint32(p01[0])*ix + uint32(p11[0])*wx
-	t1 := uint32(p00[1])*ix + uint32(p10[1])*wx
-	b1 := uint32(p01[1])*ix + uint32(p11[1])*wx
-	t2 := uint32(p00[2])*ix + uint32(p10[2])*wx
-	b2 := uint32(p01[2])*ix + uint32(p11[2])*wx
-	t3 := uint32(p00[3])*ix + uint32(p10[3])*wx
-	b3 := uint32(p01[3])*ix + uint32(p11[3])*wx
-	return (t0*iy + b0*wy + 32768) >> 16, (t1*iy + b1*wy + 32768) >> 16,
-		(t2*iy + b2*wy + 32768) >> 16, (t3*iy + b3*wy + 32768) >> 16
-}
-
-// bilinearAlpha samples an alpha buffer like bilinearRGBA.
+// bilinearAlpha samples an alpha buffer like bilinearRGBA64.
 func bilinearAlpha(pix []uint8, stride, w, h, fx, fy int) uint32 {
 	x0, y0 := fx>>16, fy>>16
 	wx, wy := uint32(fx>>8)&0xff, uint32(fy>>8)&0xff

@@ -1,6 +1,7 @@
 package compositor
 
 import (
+	"encoding/binary"
 	"image"
 	"math"
 )
@@ -82,8 +83,7 @@ func enlarge(small, dst *image.RGBA, r image.Rectangle, f int) {
 		i := dst.PixOffset(r.Min.X, y)
 		for x := r.Min.X; x < r.Max.X; x++ {
 			sx := int(math.Floor(((float64(x-r.Min.X)+0.5)*inv - 0.5) * 65536))
-			cr, cg, cb, ca := bilinearRGBA(small.Pix, small.Stride, sw, sh, sx, sy)
-			dst.Pix[i], dst.Pix[i+1], dst.Pix[i+2], dst.Pix[i+3] = uint8(cr), uint8(cg), uint8(cb), uint8(ca)
+			binary.LittleEndian.PutUint32(dst.Pix[i:], compress(bilinearRGBA64(small.Pix, small.Stride, sw, sh, sx, sy)))
 			i += 4
 		}
 	}
