@@ -225,7 +225,7 @@ func BenchmarkCrossfade1080p(b *testing.B) {
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		crossfadeFast(dst, &fa, &fb)
+		crossfadeCovered(dst, dst.Rect, &fa, &fb, nil, 0)
 	}
 	b.StopTimer()
 	b.ReportMetric((cpuTime()-cpu0).Seconds()*1e9/float64(b.N)/(W*H), "cpu-ns/px")

@@ -320,7 +320,7 @@ func TestCrossfadeFastMatchesLayer(t *testing.T) {
 			}
 			got := image.NewRGBA(bg.Rect)
 			copy(got.Pix, bg.Pix)
-			crossfadeFast(got, &fa, &fb)
+			crossfadeCovered(got, got.Rect, &fa, &fb, nil, 0)
 			want := image.NewRGBA(bg.Rect)
 			copy(want.Pix, bg.Pix)
 			lay := image.NewRGBA(bg.Rect)

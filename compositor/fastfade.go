@@ -76,15 +76,11 @@ func mix32(a, b uint32, ka, kb uint32) uint32 {
 	return rb | ga
 }
 
-// crossfadeFast composites the plus-lighter sum of two fastRects over dst in one pass,
-// equal to drawing both into a transparent layer (the second added) and laying the layer
-// over dst. The opacities must sum to at most 256.
-func crossfadeFast(dst *image.RGBA, a, b *fastRect) {
-	crossfadeCovered(dst, dst.Rect, a, b, nil, 0)
-}
-
-// crossfadeCovered is crossfadeFast within clip, skipping the pixels that occluders drawn
-// after seq (in front) paint opaquely: what is drawn there now is replaced later anyway.
+// crossfadeCovered composites the plus-lighter sum of two fastRects over dst within clip in
+// one pass, equal to drawing both into a transparent layer (the second added) and laying
+// the layer over dst; the opacities must sum to at most 256. It skips the pixels that
+// occluders drawn after seq (in front) paint opaquely: what is drawn there now is replaced
+// later anyway.
 func crossfadeCovered(dst *image.RGBA, clip image.Rectangle, a, b *fastRect, occ []occluder, seq int) {
 	u := a.rect.Union(b.rect).Intersect(dst.Rect).Intersect(clip)
 	var buf [maxRowCover][2]int
