@@ -620,18 +620,7 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 		if a == nil {
 			return errf(CodeMedia, "item %q: asset %q not found", it.ID, it.AssetID)
 		}
-		mt := 0.0
-		rate := 1.0
-		if it.Media != nil {
-			mt = it.Media.StartFromSeconds
-			if it.Media.PlaybackRate > 0 {
-				rate = it.Media.PlaybackRate
-			}
-		}
-		mt += float64(lt) / float64(c.st.TimebaseTicksPerSecond) * rate
-		if mt < 0 {
-			mt = 0
-		}
+		mt := max(c.mediaSeconds(it, lt), 0)
 		fr, err := c.opts.Media.(VideoFrames).VideoFrame(ctx, a, time.Duration(mt*float64(time.Second)))
 		if err != nil {
 			if ctx.Err() != nil {
@@ -659,16 +648,7 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 			pw, ph := pixelSize(pl.width*pxU), pixelSize(pl.height*pxV)
 			img = e.svgRaster(pw, ph)
 		case e.gif != nil:
-			mt := 0.0
-			rate := 1.0
-			if it.Media != nil {
-				mt = it.Media.StartFromSeconds
-				if it.Media.PlaybackRate > 0 {
-					rate = it.Media.PlaybackRate
-				}
-			}
-			mt += float64(lt) / float64(c.st.TimebaseTicksPerSecond) * rate
-			img = e.gif.frameAt(mt)
+			img = e.gif.frameAt(c.mediaSeconds(it, lt))
 		default:
 			img = e.img
 			mips = &e.mips
@@ -697,6 +677,19 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 	}
 	out.op, out.src, out.bb, out.stable = op, src, bb, stable
 	return nil
+}
+
+// mediaSeconds is the time within a video or gif item's media shown at local tick lt: its
+// start offset plus the local time at its playback rate.
+func (c *Compositor) mediaSeconds(it *editor.Item, lt int64) float64 {
+	mt, rate := 0.0, 1.0
+	if it.Media != nil {
+		mt = it.Media.StartFromSeconds
+		if it.Media.PlaybackRate > 0 {
+			rate = it.Media.PlaybackRate
+		}
+	}
+	return mt + float64(lt)/float64(c.st.TimebaseTicksPerSecond)*rate
 }
 
 // gifMip returns a reduced level of one gif frame (levels cached per frame).
