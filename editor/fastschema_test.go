@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"slices"
 	"bytes"
 	"encoding/json"
 	"math/rand"
@@ -71,20 +72,9 @@ func (o *fastOracle) compare(t testing.TB, raw []byte) fastResult {
 }
 
 func equalResults(a, b Result) bool {
-	return a.Valid == b.Valid && equalIssuesFull(a.Errors, b.Errors)
+	return a.Valid == b.Valid && slices.Equal(a.Errors, b.Errors)
 }
 
-func equalIssuesFull(a, b []Issue) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 func clip(raw []byte) string {
 	if len(raw) > 2000 {

@@ -46,16 +46,10 @@ type memberSchema struct {
 // flattenAllOf (merging allOf of plain object schemas), and splitDispatch (items and
 // assets are checked against their own branch by the caller, not by the root schema).
 func compileSchema() (*compiledSchema, error) {
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(schemaJSON))
+	root, err := rewrittenSchema()
 	if err != nil {
-		return nil, fmt.Errorf("editor: embedded schema: %w", err)
+		return nil, err
 	}
-	root, ok := doc.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("editor: embedded schema is not an object")
-	}
-	discriminate(root)
-	flattenAllOf(root)
 	fast, err := compileFastSchema()
 	if err != nil {
 		return nil, err
@@ -114,10 +108,9 @@ func compileSchema() (*compiledSchema, error) {
 	return cs, nil
 }
 
-// compileFastSchema compiles the fast path from the embedded schema with the first two
-// rewrites of compileSchema (discriminate and flattenAllOf; the dispatch and member splits
-// only serve the library's error reporting).
-func compileFastSchema() (*fastNode, error) {
+// rewrittenSchema parses the embedded schema afresh with the rewrites both compilations
+// share (discriminate, flattenAllOf).
+func rewrittenSchema() (map[string]any, error) {
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(schemaJSON))
 	if err != nil {
 		return nil, fmt.Errorf("editor: embedded schema: %w", err)
@@ -128,6 +121,17 @@ func compileFastSchema() (*fastNode, error) {
 	}
 	discriminate(root)
 	flattenAllOf(root)
+	return root, nil
+}
+
+// compileFastSchema compiles the fast path from the embedded schema with the first two
+// rewrites of compileSchema (discriminate and flattenAllOf; the dispatch and member splits
+// only serve the library's error reporting).
+func compileFastSchema() (*fastNode, error) {
+	root, err := rewrittenSchema()
+	if err != nil {
+		return nil, err
+	}
 	return compileFast(root), nil
 }
 

@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"slices"
 	"encoding/json"
 	"runtime"
 	"sort"
@@ -564,7 +565,7 @@ func (c *collector) collectAlternatives(e *jsonschema.ValidationError) {
 // has the wrong JSON type.
 func typeRejection(b *jsonschema.ValidationError, loc []string) *kind.Type {
 	for b != nil {
-		if t, ok := b.ErrorKind.(*kind.Type); ok && sameLoc(b.InstanceLocation, loc) {
+		if t, ok := b.ErrorKind.(*kind.Type); ok && slices.Equal(b.InstanceLocation, loc) {
 			return t
 		}
 		if len(b.Causes) != 1 {
@@ -573,18 +574,6 @@ func typeRejection(b *jsonschema.ValidationError, loc []string) *kind.Type {
 		b = b.Causes[0]
 	}
 	return nil
-}
-
-func sameLoc(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func dedupe(s []string) []string {
