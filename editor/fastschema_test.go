@@ -1,11 +1,11 @@
 package editor
 
 import (
-	"slices"
 	"bytes"
 	"encoding/json"
 	"math/rand"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -74,7 +74,6 @@ func (o *fastOracle) compare(t testing.TB, raw []byte) fastResult {
 func equalResults(a, b Result) bool {
 	return a.Valid == b.Valid && slices.Equal(a.Errors, b.Errors)
 }
-
 
 func clip(raw []byte) string {
 	if len(raw) > 2000 {

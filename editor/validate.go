@@ -1,9 +1,9 @@
 package editor
 
 import (
-	"slices"
 	"encoding/json"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
