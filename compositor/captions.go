@@ -231,14 +231,7 @@ func (t *TextItems) renderCaptions(it *editor.Item, localTicks, ticksPerSecond i
 	} else if active >= 0 {
 		tx.Spans = []text.Span{{Start: p.words[active].start, End: p.words[active].end, Color: hc}}
 	}
-	layer, err := t.lib.Render(tx)
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	if layer == nil || layer.Image == nil {
-		return nil, 0, 0, nil
-	}
-	return layer.Image, layer.OffsetX, layer.OffsetY, nil
+	return t.render(tx)
 }
 
 // assetGranularity returns the caption asset's timingGranularity ("word" when unknown).

@@ -98,6 +98,22 @@ type trackPlan struct {
 	trans  []transPlan
 }
 
+// progress is how far the transition is at tick t, eased (0..1 over its window).
+func (tp *transPlan) progress(t int64) float64 {
+	return tp.tr.Easing.Apply(float64(t-tp.start) / float64(tp.tr.DurationTicks))
+}
+
+// activeAt returns the track's transition drawn at tick t (the first whose window holds t),
+// or nil.
+func (tp *trackPlan) activeAt(t int64) *transPlan {
+	for i := range tp.trans {
+		if tp.trans[i].start <= t && t < tp.trans[i].end {
+			return &tp.trans[i]
+		}
+	}
+	return nil
+}
+
 // Compositor renders frames of one editor state. It is safe for concurrent RenderFrame calls.
 type Compositor struct {
 	st         *editor.State
@@ -328,23 +344,21 @@ func (c *Compositor) backCovers(ctx context.Context, t int64, dst *image.RGBA, s
 		if tp.hidden {
 			continue
 		}
-		for i := range tp.trans {
-			if tr := &tp.trans[i]; tr.start <= t && t < tr.end {
-				if tr.tr.Type != "fade" || !cheapToPrepare(tr.from) || !cheapToPrepare(tr.to) {
-					return false, nil
-				}
-				p := tr.tr.Easing.Apply(float64(t-tr.start) / float64(tr.tr.DurationTicks))
-				var a, b prepared
-				if err := c.prepareItem(ctx, tr.from, t-tr.from.StartTicks, dst, &extra{m: identity, opacity: 1 - p}, &a); err != nil {
-					return false, err
-				}
-				if err := c.prepareItem(ctx, tr.to, t-tr.to.StartTicks, dst, &extra{m: identity, opacity: p}, &b); err != nil {
-					return false, err
-				}
-				fa, ok1 := c.opaqueCover(&a, dst)
-				fb, ok2 := c.opaqueCover(&b, dst)
-				return ok1 && ok2 && fa.k+fb.k >= 256, nil
+		if tr := tp.activeAt(t); tr != nil {
+			if tr.tr.Type != "fade" || !cheapToPrepare(tr.from) || !cheapToPrepare(tr.to) {
+				return false, nil
 			}
+			p := tr.progress(t)
+			var a, b prepared
+			if err := c.prepareItem(ctx, tr.from, t-tr.from.StartTicks, dst, &extra{m: identity, opacity: 1 - p}, &a); err != nil {
+				return false, err
+			}
+			if err := c.prepareItem(ctx, tr.to, t-tr.to.StartTicks, dst, &extra{m: identity, opacity: p}, &b); err != nil {
+				return false, err
+			}
+			fa, ok1 := c.opaqueCover(&a, dst)
+			fb, ok2 := c.opaqueCover(&b, dst)
+			return ok1 && ok2 && fa.k+fb.k >= 256, nil
 		}
 		for _, it := range tp.items {
 			if !it.ActiveAt(t) || sc.skips(it) {
@@ -405,13 +419,7 @@ func (c *Compositor) drawTracks(ctx context.Context, t int64, dst *image.RGBA, s
 }
 
 func (c *Compositor) drawTrack(ctx context.Context, tp *trackPlan, t int64, dst *image.RGBA, sc *scratch, seq *int) error {
-	var active *transPlan
-	for i := range tp.trans {
-		if tp.trans[i].start <= t && t < tp.trans[i].end {
-			active = &tp.trans[i]
-			break
-		}
-	}
+	active := tp.activeAt(t)
 	for _, it := range tp.items {
 		*seq++
 		if active != nil && (it == active.from || it == active.to) {
@@ -728,7 +736,7 @@ func pixelSize(v float64) int {
 // for what each type looks like.
 func (c *Compositor) drawTransition(ctx context.Context, tp *transPlan, t int64, dst *image.RGBA, sc *scratch, seq int) error {
 	tr := tp.tr
-	p := tr.Easing.Apply(float64(t-tp.start) / float64(tr.DurationTicks))
+	p := tp.progress(t)
 	fromLT, toLT := t-tp.from.StartTicks, t-tp.to.StartTicks
 	W, H := c.compW, c.compH
 	outEx := &extra{m: identity, opacity: 1}

@@ -75,13 +75,7 @@ func (c *Compositor) collectOccluders(ctx context.Context, t int64, dst *image.R
 		if tp.hidden {
 			continue
 		}
-		var active *transPlan
-		for i := range tp.trans {
-			if tp.trans[i].start <= t && t < tp.trans[i].end {
-				active = &tp.trans[i]
-				break
-			}
-		}
+		active := tp.activeAt(t)
 		for _, it := range tp.items {
 			seq++
 			if !it.ActiveAt(t) || sc.skips(it) || (active != nil && (it == active.from || it == active.to)) {

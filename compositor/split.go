@@ -96,21 +96,18 @@ func (c *Compositor) clippable(t int64) bool {
 
 // splitFade returns the frame's one active transition when it is a fade between two
 // images or solids; ok is false when the frame cannot be split (another transition, or
-// more than one).
+// transitions on more than one track).
 func (c *Compositor) splitFade(t int64) (fade *transPlan, ok bool) {
 	for ti := range c.tracks {
 		tp := &c.tracks[ti]
 		if tp.hidden {
 			continue
 		}
-		for i := range tp.trans {
-			tr := &tp.trans[i]
-			if tr.start <= t && t < tr.end {
-				if fade != nil || tr.tr.Type != "fade" || !cheapToPrepare(tr.from) || !cheapToPrepare(tr.to) {
-					return nil, false
-				}
-				fade = tr
+		if tr := tp.activeAt(t); tr != nil {
+			if fade != nil || tr.tr.Type != "fade" || !cheapToPrepare(tr.from) || !cheapToPrepare(tr.to) {
+				return nil, false
 			}
+			fade = tr
 		}
 	}
 	return fade, true
@@ -247,7 +244,7 @@ func (c *Compositor) splitFadeClips(ctx context.Context, fade *transPlan, t, pre
 			return 0, keys, false, nil
 		}
 	}
-	p := fade.tr.Easing.Apply(float64(t-fade.start) / float64(fade.tr.DurationTicks))
+	p := fade.progress(t)
 	return uint64(clamp01(1-p)*256 + 0.5), keys, true, nil
 }
 

@@ -66,14 +66,7 @@ func (t *TextItems) RenderText(it *editor.Item, localTicks int64, scale float64)
 	st := t.style(it, &it.Text.TextStyle)
 	tx := text.Text{Content: it.Text.Text, Style: st, BoxWidth: it.Width.At(localTicks), Scale: scale,
 		Spans: animatedWordSpans(it.CaptionAnimations, it.Text.Text, st, localTicks, it.DurationTicks)}
-	layer, err := t.lib.Render(tx)
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	if layer == nil || layer.Image == nil {
-		return nil, 0, 0, nil
-	}
-	return layer.Image, layer.OffsetX, layer.OffsetY, nil
+	return t.render(tx)
 }
 
 // animatedWordSpans paints each word of content by the caption animations running at local
@@ -178,4 +171,14 @@ func (t *TextItems) chartLabel(s string, size float64, c color.NRGBA, scale, dx 
 	}
 	l, err := t.lib.Render(tx)
 	return l, text.Metrics{}, err
+}
+
+// render draws tx with the library and returns the layer as a TextRenderer does (nil when
+// there is nothing to draw).
+func (t *TextItems) render(tx text.Text) (*image.RGBA, float64, float64, error) {
+	layer, err := t.lib.Render(tx)
+	if err != nil || layer == nil || layer.Image == nil {
+		return nil, 0, 0, err
+	}
+	return layer.Image, layer.OffsetX, layer.OffsetY, nil
 }
