@@ -303,11 +303,8 @@ func (db *DB) Keys(workspaceRef string) ([]APIKey, error) {
 
 // RevokeKey revokes an API key by id; revoking twice is harmless.
 func (db *DB) RevokeKey(id string) (APIKey, error) {
-	var raw []byte
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
-		raw = copyBytes(tx.Bucket(bucketKeys).Get([]byte(id)))
-		return nil
-	}); err != nil {
+	raw, err := db.read(bucketKeys, []byte(id))
+	if err != nil {
 		return APIKey{}, err
 	}
 	if raw == nil {

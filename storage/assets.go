@@ -289,11 +289,8 @@ func (db *DB) EachProjectState(workspaceID string, fn func(projectID string, sta
 		return err
 	}
 	for _, id := range ids {
-		var state []byte
-		if err := db.bolt.View(func(tx *bolt.Tx) error {
-			state = copyBytes(tx.Bucket(bucketProjectState).Get([]byte(id)))
-			return nil
-		}); err != nil {
+		state, err := db.read(bucketProjectState, []byte(id))
+		if err != nil {
 			return err
 		}
 		if state == nil {
@@ -324,11 +321,8 @@ func deleteBindings(tx *bolt.Tx, projectID string) error {
 // use, so that what it signs stays valid across restarts.
 func (db *DB) Secret(name string, size int) ([]byte, error) {
 	key := []byte("secret:" + name)
-	var out []byte
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
-		out = copyBytes(tx.Bucket(bucketMeta).Get(key))
-		return nil
-	}); err != nil {
+	out, err := db.read(bucketMeta, key)
+	if err != nil {
 		return nil, err
 	}
 	if len(out) > 0 {
@@ -338,7 +332,7 @@ func (db *DB) Secret(name string, size int) ([]byte, error) {
 	if _, err := rand.Read(fresh); err != nil {
 		return nil, err
 	}
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
+	err = db.bolt.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketMeta)
 		if cur := b.Get(key); len(cur) > 0 { // another caller won the race
 			out = copyBytes(cur)

@@ -163,6 +163,17 @@ func errorf(code, format string, args ...any) error {
 }
 
 // copyBytes returns a copy of b that outlives the transaction it came from.
+// read returns a copy of the value of key in bucket (nil when absent), in a read
+// transaction of its own.
+func (db *DB) read(bucket, key []byte) ([]byte, error) {
+	var v []byte
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		v = copyBytes(tx.Bucket(bucket).Get(key))
+		return nil
+	})
+	return v, err
+}
+
 func copyBytes(b []byte) []byte {
 	if b == nil {
 		return nil

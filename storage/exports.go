@@ -270,11 +270,8 @@ func (db *DB) ExportTask(workspaceID, id string) (ExportTask, error) {
 
 // ExportTaskByID returns a task of any workspace.
 func (db *DB) ExportTaskByID(id string) (ExportTask, error) {
-	var raw []byte
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
-		raw = copyBytes(tx.Bucket(bucketExports).Get([]byte(id)))
-		return nil
-	}); err != nil {
+	raw, err := db.read(bucketExports, []byte(id))
+	if err != nil {
 		return ExportTask{}, err
 	}
 	return decodeTask(raw, id)
@@ -368,11 +365,8 @@ var ErrNoChange = errors.New("no change")
 // is returned as it is, without a write; any other error is returned as is.
 func (db *DB) UpdateExport(id string, change func(t *ExportTask) ([]WebhookDelivery, error)) (ExportTask, error) {
 	for attempt := 0; ; attempt++ {
-		var raw []byte
-		if err := db.bolt.View(func(tx *bolt.Tx) error {
-			raw = copyBytes(tx.Bucket(bucketExports).Get([]byte(id)))
-			return nil
-		}); err != nil {
+		raw, err := db.read(bucketExports, []byte(id))
+		if err != nil {
 			return ExportTask{}, err
 		}
 		old, err := decodeTask(raw, id)

@@ -130,11 +130,8 @@ func (db *DB) CreateProject(p Project, state []byte, idem *IdempotencyRecord) er
 
 // Project returns a project of a workspace, without its state.
 func (db *DB) Project(workspaceID, id string) (Project, error) {
-	var raw []byte
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
-		raw = copyBytes(tx.Bucket(bucketProjects).Get([]byte(id)))
-		return nil
-	}); err != nil {
+	raw, err := db.read(bucketProjects, []byte(id))
+	if err != nil {
 		return Project{}, err
 	}
 	return decodeProject(raw, workspaceID, id)
@@ -206,11 +203,8 @@ func (db *DB) ListProjects(workspaceID string, pageSize int, cursor string) ([]P
 // inside the writing transaction.
 func (db *DB) modifyProject(workspaceID, id string, change func(p *Project), also func(tx *bolt.Tx) error) (Project, error) {
 	for attempt := 0; ; attempt++ {
-		var raw []byte
-		if err := db.bolt.View(func(tx *bolt.Tx) error {
-			raw = copyBytes(tx.Bucket(bucketProjects).Get([]byte(id)))
-			return nil
-		}); err != nil {
+		raw, err := db.read(bucketProjects, []byte(id))
+		if err != nil {
 			return Project{}, err
 		}
 		p, err := decodeProject(raw, workspaceID, id)
