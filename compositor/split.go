@@ -131,8 +131,7 @@ func (c *Compositor) Split(ctx context.Context, n int64, fps int) (Split, error)
 	if n > 0 {
 		prev = c.st.FrameTicks(n-1, int64(fps))
 	}
-	frame := image.NewRGBA(image.Rectangle{}) // only its bounds are read
-	frame.Rect = image.Rect(0, 0, c.outW, c.outH)
+	frame := &image.RGBA{Rect: image.Rect(0, 0, c.outW, c.outH)} // only its bounds are read
 	s := Split{OK: true, t: t}
 	seq := 0
 	for ti := len(c.tracks) - 1; ti >= 0; ti-- {

@@ -266,11 +266,17 @@ func (l *Library) AddFontFile(path string) error {
 	if err := l.addData(data, path, sourceAdded, false); err != nil {
 		return err
 	}
+	l.fontsAdded()
+	return nil
+}
+
+// fontsAdded rebuilds the fallback order and forgets every layout, layer and per-rune face
+// choice made with the fonts there were before.
+func (l *Library) fontsAdded() {
 	l.rebuildFallback()
 	l.layouts.clear()
 	l.layers.clear()
 	l.runeFaces.Range(func(k, _ any) bool { l.runeFaces.Delete(k); return true })
-	return nil
 }
 
 // AddFontData registers a font from memory (TTF, OTF or TTC bytes); name identifies it in
@@ -279,10 +285,7 @@ func (l *Library) AddFontData(name string, data []byte) error {
 	if err := l.addData(bytes.Clone(data), name, sourceAdded, false); err != nil {
 		return err
 	}
-	l.rebuildFallback()
-	l.layouts.clear()
-	l.layers.clear()
-	l.runeFaces.Range(func(k, _ any) bool { l.runeFaces.Delete(k); return true })
+	l.fontsAdded()
 	return nil
 }
 
