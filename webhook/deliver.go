@@ -90,6 +90,9 @@ type Deliverer struct {
 
 	mu       sync.Mutex
 	inFlight map[string]bool // task ids with a delivery in progress
+	// finished counts attempts that have ended; an outbox read before one ended may
+	// still show that attempt's delivery as due
+	finished uint64
 }
 
 // NewDeliverer returns a deliverer over store.
@@ -166,6 +169,9 @@ func (d *Deliverer) Run(ctx context.Context) error {
 // dispatch starts every due delivery that is first in its task's order and returns how
 // long to wait before the next one is due.
 func (d *Deliverer) dispatch(ctx context.Context, wg *sync.WaitGroup, sem chan struct{}) time.Duration {
+	d.mu.Lock()
+	epoch := d.finished
+	d.mu.Unlock()
 	pending, err := d.store.PendingWebhooks()
 	if err != nil {
 		d.log.Error("webhook outbox", "err", err)
@@ -181,10 +187,15 @@ func (d *Deliverer) dispatch(ctx context.Context, wg *sync.WaitGroup, sem chan s
 		}
 		seen[p.TaskID] = true
 		d.mu.Lock()
-		busy := d.inFlight[p.TaskID]
+		busy, stale := d.inFlight[p.TaskID], d.finished != epoch
 		d.mu.Unlock()
 		if busy {
 			continue
+		}
+		if stale {
+			// an attempt ended after the outbox was read: p may be the delivery it just
+			// recorded (failed, with a later retry time); read the outbox again now
+			return 0
 		}
 		if due := p.NextAttemptAt.Sub(now); due > 0 {
 			wait = min(wait, due)
@@ -205,6 +216,7 @@ func (d *Deliverer) dispatch(ctx context.Context, wg *sync.WaitGroup, sem chan s
 			d.attempt(ctx, p)
 			d.mu.Lock()
 			delete(d.inFlight, p.TaskID)
+			d.finished++
 			d.mu.Unlock()
 			d.Notify()
 		}(p)
