@@ -25,8 +25,6 @@ type fastOracle struct {
 func newFastOracle(t testing.TB) *fastOracle {
 	t.Helper()
 	v := newValidator(t)
-	cs := *v.schema
-	cs.fast = nil
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft7)
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(schemaJSON))
@@ -40,7 +38,7 @@ func newFastOracle(t testing.TB) *fastOracle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fastOracle{fast: v.schema.fast, slow: &Validator{schema: &cs}, original: orig}
+	return &fastOracle{fast: v.fast, slow: &Validator{lib: v.lib}, original: orig}
 }
 
 // compare checks raw with the fast path and both oracles and fails when the fast path
@@ -278,7 +276,7 @@ func parseFloat(s string) float64 {
 // TestFastNodeIDs checks that every node of the compiled fast path has its own id (the
 // verdict memo is keyed by it).
 func TestFastNodeIDs(t *testing.T) {
-	root := newValidator(t).schema.fast
+	root := newValidator(t).fast
 	ids := map[uint32]*fastNode{}
 	var walk func(n *fastNode)
 	walk = func(n *fastNode) {

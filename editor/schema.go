@@ -26,9 +26,6 @@ type compiledSchema struct {
 	root   *jsonschema.Schema
 	items  map[string]*jsonschema.Schema // by item "type"
 	assets map[string]*jsonschema.Schema // by asset "type"
-	// fast is the fast path for the whole schema (see fastNode): when it passes a
-	// document, the library would report no issue either.
-	fast *fastNode
 	// props holds, by item type, the member schemas split out of the item's branch
 	// schema (see splitProperties); the caller checks them and reuses the result for
 	// identical member values.
@@ -47,10 +44,6 @@ type memberSchema struct {
 // assets are checked against their own branch by the caller, not by the root schema).
 func compileSchema() (*compiledSchema, error) {
 	root, err := rewrittenSchema()
-	if err != nil {
-		return nil, err
-	}
-	fast, err := compileFastSchema()
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +75,7 @@ func compileSchema() (*compiledSchema, error) {
 	if err := c.AddResource(schemaURL, root); err != nil {
 		return nil, fmt.Errorf("editor: add schema: %w", err)
 	}
-	cs := &compiledSchema{fast: fast, items: map[string]*jsonschema.Schema{}, assets: map[string]*jsonschema.Schema{}, props: map[string][]memberSchema{}}
+	cs := &compiledSchema{items: map[string]*jsonschema.Schema{}, assets: map[string]*jsonschema.Schema{}, props: map[string][]memberSchema{}}
 	if cs.root, err = c.Compile(schemaURL); err != nil {
 		return nil, fmt.Errorf("editor: compile schema: %w", err)
 	}

@@ -41,20 +41,31 @@ func (r Result) Err() error {
 	return &Error{Code: first.Code, Msg: msg, Path: first.Path}
 }
 
-// Validator checks editor states against the JSON Schema and the semantic rules. Its schema
-// is compiled once by NewValidator; a Validator is immutable and safe for concurrent use.
+// Validator checks editor states against the JSON Schema and the semantic rules. Its fast
+// path is compiled by NewValidator and the library's schema on first need; a Validator is
+// immutable and safe for concurrent use.
 type Validator struct {
-	schema *compiledSchema
+	// fast decides most documents (see fastNode); nil turns the fast path off.
+	fast *fastNode
+	// lib returns the library's compilation of the schema, which reports every issue of a
+	// document the fast path does not pass. It is compiled on first need (about 20 times
+	// the fast path's cost), so a process that only sees valid states never pays for it.
+	lib func() (*compiledSchema, error)
 }
 
-// NewValidator compiles the embedded schema. It fails only if the embedded schema is broken.
+// NewValidator compiles the embedded schema's fast path; the library's compilation, needed
+// only to report the issues of a document that does not pass it, is shared by every
+// Validator and compiled on first need. It fails only if the embedded schema is broken.
 func NewValidator() (*Validator, error) {
-	sch, err := compileSchema()
+	fast, err := compileFastSchema()
 	if err != nil {
 		return nil, err
 	}
-	return &Validator{schema: sch}, nil
+	return &Validator{fast: fast, lib: librarySchema}, nil
 }
+
+// librarySchema compiles the library's schema once per process; it is immutable after.
+var librarySchema = sync.OnceValues(compileSchema)
 
 // defaultValidator compiles the schema on first use. The compiled Validator is immutable
 // after creation, so sharing it is safe; like the illustration library, it is built once
@@ -144,13 +155,17 @@ func invalidJSON(err error) []Issue {
 // when that does not pass it, with the library on the generic form of the document.
 func (v *Validator) schemaIssues(t *tape) []Issue {
 	isObj := t.nodes[t.root].kind == kindObject
-	if isObj && v.schema.fast != nil && v.schema.fast.check(t) == fastPass {
+	if isObj && v.fast != nil && v.fast.check(t) == fastPass {
 		// The library would report nothing (see fastNode).
 		return nil
 	}
+	schema, err := v.lib()
+	if err != nil {
+		return []Issue{{Code: CodeSchemaInvalid, Message: "the embedded schema does not compile: " + err.Error()}}
+	}
 	val := t.tree(t.root)
 	var c collector
-	c.validate(v.schema.root, val)
+	c.validate(schema.root, val)
 	if !isObj {
 		return c.issues
 	}
@@ -161,7 +176,7 @@ func (v *Validator) schemaIssues(t *tape) []Issue {
 	for _, member := range []struct {
 		name     string
 		branches map[string]*jsonschema.Schema
-	}{{"items", v.schema.items}, {"assets", v.schema.assets}} {
+	}{{"items", schema.items}, {"assets", schema.assets}} {
 		m, _ := doc[member.name].(map[string]any)
 		for k, x := range m {
 			obj, _ := x.(map[string]any)
@@ -169,7 +184,7 @@ func (v *Validator) schemaIssues(t *tape) []Issue {
 			if sch := member.branches[typ]; sch != nil {
 				j := branchJob{sch: sch, val: obj, typ: typ, prefix: []string{member.name, k}}
 				if member.name == "items" {
-					j.members = v.schema.props[typ]
+					j.members = schema.props[typ]
 				}
 				jobs = append(jobs, j)
 			}
