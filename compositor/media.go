@@ -11,6 +11,7 @@ import (
 	"image/gif"
 	"math"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -380,4 +381,54 @@ func solidRGBA(c Color, w, h int) *image.RGBA {
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	imgdraw.Draw(img, img.Rect, image.NewUniform(color.NRGBA{c.R, c.G, c.B, c.A}), image.Point{}, imgdraw.Src)
 	return img
+}
+
+// Preload decodes, in parallel on up to GOMAXPROCS goroutines, the media of the image, gif
+// and SVG items visible in frame n at fps frames per second, and of an image background.
+// Drawing the first frame otherwise decodes them one after another (a frame prepares its
+// items in order, and other frames wait for the same decodes), while the encoder waits.
+// Errors are not returned: they are kept with the asset and reported by the frames that
+// draw it. Preload returns when every decode has ended.
+func (c *Compositor) Preload(ctx context.Context, n int64, fps int) {
+	if fps <= 0 || n < 0 {
+		return
+	}
+	t := c.st.FrameTicks(n, int64(fps))
+	type job struct {
+		e    *mediaEntry
+		kind editor.ItemType
+	}
+	var jobs []job
+	seen := map[*mediaEntry]bool{}
+	add := func(id string, kind editor.ItemType) {
+		if e := c.media[id]; e != nil && !seen[e] {
+			seen[e] = true
+			jobs = append(jobs, job{e, kind})
+		}
+	}
+	if bg := c.st.GlobalBackground; bg.Type == editor.BackgroundImage && bg.ImageAssetID != "" {
+		add(bg.ImageAssetID, editor.ItemImage)
+	}
+	for i := range c.tracks {
+		tp := &c.tracks[i]
+		if tp.hidden {
+			continue
+		}
+		for _, it := range tp.items {
+			if (it.Type == editor.ItemImage || it.Type == editor.ItemGif) && it.ActiveAt(t) {
+				add(it.AssetID, it.Type)
+			}
+		}
+	}
+	sem := make(chan struct{}, max(1, min(runtime.GOMAXPROCS(0), len(jobs))))
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			_ = j.e.load(ctx, c.opts.Media, j.kind, c.opts.MaxMediaBytes)
+		}()
+	}
+	wg.Wait()
 }

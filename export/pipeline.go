@@ -312,6 +312,11 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 
 	var wg sync.WaitGroup
 	wg.Add(1)
+	go func() { // the first frame's images decode in parallel while the workers start
+		defer wg.Done()
+		comp.Preload(rctx, 0, pl.fps)
+	}()
+	wg.Add(1)
 	go func() { // dispatcher
 		defer wg.Done()
 		defer close(work)
