@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	"os"
 	"path/filepath"
 
 	"github.com/cutroom/cutroom/compositor/text"
@@ -17,7 +18,7 @@ func newTextLibrary(dataDir string, extra []string, log *slog.Logger) (*text.Lib
 		dirs = append(dirs, filepath.Join(dataDir, "fonts"))
 	}
 	dirs = append(dirs, extra...)
-	lib, err := text.NewLibrary(text.LibraryOptions{Dirs: dirs, IncludeSystem: true})
+	lib, err := text.NewLibrary(text.LibraryOptions{Dirs: dirs, IncludeSystem: true, CacheFile: fontCacheFile()})
 	if err != nil {
 		return nil, err
 	}
@@ -34,4 +35,16 @@ func addFonts(lib *text.Library, paths []string, log *slog.Logger) {
 			log.Warn("font file not usable", "path", p, "err", err)
 		}
 	}
+}
+
+// fontCacheFile is where the descriptions of the scanned font files are kept between runs,
+// so that a run reads only the font files added or changed since the last (see
+// text.LibraryOptions.CacheFile): fonts.json in the user's cache directory
+// ($XDG_CACHE_HOME/cutroom or ~/.cache/cutroom). Empty, and no cache, when there is none.
+func fontCacheFile() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "cutroom", "fonts.json")
 }

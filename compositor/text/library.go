@@ -35,6 +35,11 @@ type LibraryOptions struct {
 	IncludeSystem bool
 	// SystemDirs overrides the list of system font directories used when IncludeSystem is set.
 	SystemDirs []string
+	// CacheFile, when set, names a file that keeps the descriptions of the fonts found in
+	// Dirs and the system directories between processes, so that a later library reads only
+	// the files added or changed since (their size or modification time differ). A missing,
+	// unreadable or outdated cache is rebuilt; one that cannot be written is not an error.
+	CacheFile string
 	// LayerCacheBytes bounds the memory of cached rendered layers; 0 means 128 MiB.
 	LayerCacheBytes int64
 	// MaskCacheBytes bounds the memory of cached glyph masks; 0 means 64 MiB.
@@ -236,8 +241,13 @@ func NewLibrary(opts LibraryOptions) (*Library, error) {
 		}
 		l.register(entries)
 	}
+	var cache *fontCache
+	if opts.CacheFile != "" {
+		cache = loadFontCache(opts.CacheFile)
+		defer cache.save()
+	}
 	for _, dir := range opts.Dirs {
-		l.scanDir(dir, sourceDir)
+		l.scanDir(dir, sourceDir, cache)
 	}
 	if opts.IncludeSystem {
 		dirs := opts.SystemDirs
@@ -248,7 +258,7 @@ func NewLibrary(opts LibraryOptions) (*Library, error) {
 			}
 		}
 		for _, dir := range dirs {
-			l.scanDir(dir, sourceSystem)
+			l.scanDir(dir, sourceSystem, cache)
 		}
 	}
 	l.rebuildFallback()
@@ -392,8 +402,12 @@ func (l *Library) register(entries []*faceEntry) {
 	}
 }
 
-// scanDir registers every font file under dir; faces are parsed lazily.
-func (l *Library) scanDir(dir string, src source) {
+// scanDir registers every font file under dir, described through cache when it is not nil;
+// faces are parsed lazily.
+func (l *Library) scanDir(dir string, src source, cache *fontCache) {
+	if cache != nil {
+		cache.scanning(dir)
+	}
 	var entries []*faceEntry
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -409,7 +423,11 @@ func (l *Library) scanDir(dir string, src source) {
 		if ext != ".ttf" && ext != ".otf" && ext != ".ttc" && ext != ".otc" && ext != ".woff" {
 			return nil
 		}
-		entries = append(entries, describeFile(path, src)...)
+		if cache != nil {
+			entries = append(entries, cache.describe(path, d, src)...)
+		} else {
+			entries = append(entries, describeFile(path, src)...)
+		}
 		return nil
 	})
 	if len(entries) > 0 {
