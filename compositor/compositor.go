@@ -650,37 +650,41 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 			return errf(CodeMedia, "item %q: %v", it.ID, err)
 		}
 		var img *image.RGBA
-		var mips *[]*image.RGBA
+		sw, sh := e.w, e.h // a still image: its full size (the picture may have been released)
 		switch {
 		case e.svg != nil:
 			pw, ph := pixelSize(pl.width*pxU), pixelSize(pl.height*pxV)
 			img = e.svgRaster(pw, ph)
 		case e.gif != nil:
 			img = e.gif.frameAt(c.mediaSeconds(it, lt))
-		default:
-			img = e.img
-			mips = &e.mips
 		}
-		sw, sh := float64(img.Rect.Dx()), float64(img.Rect.Dy())
-		toSrc := boxToSrc(ox, oy, pl.width, pl.height, int(sw), int(sh))
+		if img != nil {
+			sw, sh = img.Rect.Dx(), img.Rect.Dy()
+		}
+		toSrc := boxToSrc(ox, oy, pl.width, pl.height, sw, sh)
 		inv, ok := fwd.invert()
 		if !ok {
 			return nil
 		}
 		S := toSrc.mul(inv)
 		per := math.Min(math.Hypot(S.a, S.d), math.Hypot(S.b, S.e))
-		if per >= 2 {
-			var f float64
-			if mips != nil {
-				img, f = mipFor(&e.mu, mips, img, per)
-			} else if e.gif != nil {
-				img, f = c.gifMip(e, img, per)
+		f := 1.0
+		switch {
+		case img == nil:
+			var err error
+			if img, f, err = e.still(ctx, c, it.Type, per, it.StartTicks+lt); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return errf(CodeMedia, "item %q: %v", it.ID, err)
 			}
-			if f > 1 {
-				toSrc = aff{a: toSrc.a / f, c: toSrc.c / f, e: toSrc.e / f, f: toSrc.f / f}
-			}
+		case per >= 2 && e.gif != nil:
+			img, f = c.gifMip(e, img, per)
 		}
-		src = source{kind: srcImage, img: img, toSrc: toSrc, opaque: e.img != nil && e.opaque}
+		if f > 1 {
+			toSrc = aff{a: toSrc.a / f, c: toSrc.c / f, e: toSrc.e / f, f: toSrc.f / f}
+		}
+		src = source{kind: srcImage, img: img, toSrc: toSrc, opaque: e.opaque}
 		stable = true
 	}
 	out.op, out.src, out.bb, out.stable = op, src, bb, stable
@@ -1024,22 +1028,26 @@ func (c *Compositor) renderBackground(ctx context.Context) (*image.RGBA, error) 
 		if err := e.load(ctx, c.opts.Media, editor.ItemImage, c.opts.MaxMediaBytes); err != nil {
 			return nil, errf(CodeMedia, "background: %v", err)
 		}
-		var src *image.RGBA
+		sw, sh := float64(e.w), float64(e.h)
 		if e.svg != nil {
-			src = e.svgRaster(c.outW, c.outH)
-		} else {
-			src = e.img
+			sw, sh = float64(c.outW), float64(c.outH)
 		}
 		// background-size: cover, centred
-		sw, sh := float64(src.Rect.Dx()), float64(src.Rect.Dy())
 		k := math.Max(float64(c.outW)/sw, float64(c.outH)/sh)
 		ox, oy := (float64(c.outW)-sw*k)/2, (float64(c.outH)-sh*k)/2
 		op := drawOp{fwd: aff{a: k, c: ox, e: k, f: oy}, w: sw, h: sh, alpha: 1}
-		s := source{kind: srcImage, img: src, toSrc: identity}
-		if 1/k >= 2 {
+		s := source{kind: srcImage, toSrc: identity}
+		if e.svg != nil {
+			s.img = e.svgRaster(c.outW, c.outH)
+		} else {
 			var f float64
-			s.img, f = mipFor(&e.mu, &e.mips, src, 1/k)
-			s.toSrc = aff{a: 1 / f, e: 1 / f}
+			var err error
+			if s.img, f, err = e.still(ctx, c, editor.ItemImage, 1/k, 0); err != nil {
+				return nil, errf(CodeMedia, "background: %v", err)
+			}
+			if f > 1 {
+				s.toSrc = aff{a: 1 / f, e: 1 / f}
+			}
 		}
 		draw(img, img.Rect, &op, &s)
 	}

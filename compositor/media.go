@@ -95,9 +95,16 @@ type mediaEntry struct {
 	mu     sync.Mutex
 	loaded bool
 	err    error
-	img    *image.RGBA // still image
+	img    *image.RGBA // still image at full size; nil once released (see TrimMedia)
 	opaque bool        // every pixel of img has alpha 255
 	mips   []*image.RGBA
+	// still images: the full size, which outlives img; the tick of the last frame that read
+	// img (to build a mip level or to sample it); whether img was released, and whether it
+	// must stay (it was decoded again after a release, so it is not released twice)
+	w, h     int
+	fullAt   int64
+	released bool
+	keep     bool
 	gif    *gifAnim
 	svg    *oksvg.SvgIcon
 	svgFit bool                          // preserveAspectRatio="none": stretch to the box
@@ -169,6 +176,7 @@ func (e *mediaEntry) decode(ctx context.Context, m Media, kind editor.ItemType, 
 		}
 		e.img = toRGBA(img)
 		e.opaque = isOpaque(e.img)
+		e.w, e.h = e.img.Rect.Dx(), e.img.Rect.Dy()
 	}
 	return nil
 }
@@ -318,6 +326,55 @@ func mipFor(mu *sync.Mutex, levels *[]*image.RGBA, img *image.RGBA, srcPerDst fl
 	}
 	// the factor must match the actual ratio of sizes (odd sizes round up)
 	return cur, float64(img.Rect.Dx()) / float64(cur.Rect.Dx())
+}
+
+// still returns what to sample of a still image asset drawn at srcPerDst source pixels per
+// destination pixel in the frame at tick t: the mip level mipFor would pick when it exists,
+// else the full-size image (decoded again if TrimMedia released it, and then kept), and the
+// factor by which it is reduced. e must be loaded without error and hold a still image.
+func (e *mediaEntry) still(ctx context.Context, c *Compositor, kind editor.ItemType, srcPerDst float64, t int64) (*image.RGBA, float64, error) {
+	e.mu.Lock()
+	if srcPerDst >= 2 && e.w >= 2 && e.h >= 2 {
+		want := min(int(math.Floor(math.Log2(srcPerDst))), 12)
+		if want <= len(e.mips) {
+			lv := e.mips[want-1]
+			e.mu.Unlock()
+			return lv, float64(e.w) / float64(lv.Rect.Dx()), nil
+		}
+	}
+	if e.img == nil {
+		if err := e.decode(ctx, c.opts.Media, kind, c.opts.MaxMediaBytes); err != nil {
+			e.mu.Unlock()
+			return nil, 0, err
+		}
+		e.keep = true
+	}
+	e.fullAt = max(e.fullAt, t)
+	img := e.img
+	e.mu.Unlock()
+	if srcPerDst >= 2 {
+		lv, f := mipFor(&e.mu, &e.mips, img, srcPerDst)
+		return lv, f, nil
+	}
+	return img, 1, nil
+}
+
+// TrimMedia releases the full-size pictures of still images that no frame has read since
+// tick t-keep: frames that show them reduced use their mip levels, and a frame that needs
+// one again decodes it again (once; then it stays). A render calls it as it advances, so
+// that a large photo shown small, or an image only drawn into a kept plate, does not hold
+// its full size for the rest of the render. It returns the bytes released.
+func (c *Compositor) TrimMedia(t, keep int64) int64 {
+	var n int64
+	for _, e := range c.media {
+		e.mu.Lock()
+		if e.img != nil && !e.keep && e.fullAt < t-keep {
+			n += int64(len(e.img.Pix))
+			e.img, e.released = nil, true
+		}
+		e.mu.Unlock()
+	}
+	return n
 }
 
 // halve reduces an image to half size (rounding up) with a 2x2 box filter.

@@ -237,6 +237,10 @@ type frameSlot struct {
 	held heldPlate // what yuv holds besides its last frame's damage (plates.go)
 }
 
+// mediaKeepSeconds is how long (in the video's time) a still image's full-size picture stays
+// decoded after the last frame that read it (see compositor.TrimMedia).
+const mediaKeepSeconds = 2
+
 func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done, total int64)) (renderStats, error) {
 	var stats renderStats
 	pl, err := p.planJob(job)
@@ -404,6 +408,15 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 				}
 				next++
 				free <- s // never blocks: at most poolSize buffers exist
+				if next%int64(pl.fps) == 0 {
+					// Every frame in flight is at or after next: release the full-size
+					// pictures no frame read in the last mediaKeepSeconds, and collect them
+					// now so that the images decoded next reuse their memory.
+					keep := mediaKeepSeconds * pl.state.TimebaseTicksPerSecond
+					if comp.TrimMedia(pl.state.FrameTicks(next, int64(pl.fps)), keep) > 0 {
+						go runtime.GC()
+					}
+				}
 				if progress != nil {
 					progress(next, pl.frames)
 				}

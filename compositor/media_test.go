@@ -19,7 +19,7 @@ type countingMedia struct {
 	mu            sync.Mutex
 	calls         map[string]int
 	running, peak int
-	both          chan struct{} // closed when two decodes run at once
+	both          chan struct{} // when set, closed once two decodes run at once
 }
 
 func (m *countingMedia) Image(ctx context.Context, a *editor.Asset) (image.Image, error) {
@@ -28,7 +28,7 @@ func (m *countingMedia) Image(ctx context.Context, a *editor.Asset) (image.Image
 	m.running++
 	if m.running > m.peak {
 		m.peak = m.running
-		if m.peak == 2 {
+		if m.peak == 2 && m.both != nil {
 			close(m.both)
 		}
 	}
@@ -38,10 +38,12 @@ func (m *countingMedia) Image(ctx context.Context, a *editor.Asset) (image.Image
 		m.running--
 		m.mu.Unlock()
 	}()
-	// wait (briefly) for a second decode, so that a parallel preload shows as a peak of 2
-	select {
-	case <-m.both:
-	case <-time.After(2 * time.Second):
+	if m.both != nil {
+		// wait (briefly) for a second decode, so that a parallel preload shows as a peak of 2
+		select {
+		case <-m.both:
+		case <-time.After(2 * time.Second):
+		}
 	}
 	return m.testMedia.Image(ctx, a)
 }
@@ -104,5 +106,58 @@ func TestPreloadLeavesErrorsToTheFrame(t *testing.T) {
 	err = c.RenderFrame(context.Background(), 0, 30, image.NewRGBA(image.Rect(0, 0, tW, tH)))
 	if !errors.As(err, &ce) || ce.ErrorCode() != CodeMedia {
 		t.Fatalf("frame after a failed preload: %v, want code %s", err, CodeMedia)
+	}
+}
+
+func TestTrimMediaReleasesFullSizePictures(t *testing.T) {
+	files := testFiles(t)
+	// "big" (640x360) drawn at 40x22: sampled from a mip level; "pattern" (64x36) at 80x45:
+	// sampled at full size
+	raw := newBuilder().
+		add(0, imageItem("small", "big", 0, 4*sec, 10, 10, 40, 22.5)).
+		add(1, imageItem("p", "pattern", 0, 4*sec, 60, 30, 80, 45)).json()
+	st, err := editor.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &countingMedia{testMedia: testMedia{files: files}, calls: map[string]int{}}
+	c, err := New(st, Options{Media: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := New(st, Options{Media: &testMedia{files: files}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := func(c *Compositor, n int64) []byte {
+		t.Helper()
+		dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
+		if err := c.RenderFrame(context.Background(), n, 30, dst); err != nil {
+			t.Fatal(err)
+		}
+		return dst.Pix
+	}
+	frame(c, 0)
+	tick := func(n int64) int64 { return st.FrameTicks(n, 30) }
+	// both were read at frame 0, within a second of frame 20
+	if n := c.TrimMedia(tick(20), tick(30)); n != 0 {
+		t.Fatalf("released %d bytes of pictures read within the keep window", n)
+	}
+	want := int64(640*360*4 + 64*36*4)
+	if n := c.TrimMedia(tick(60), tick(30)); n != want {
+		t.Fatalf("released %d bytes, want %d (both full-size pictures)", n, want)
+	}
+	// the mip level serves the small drawing; the full-size one is decoded again, and kept
+	if !bytes.Equal(frame(c, 61), frame(ref, 61)) {
+		t.Fatal("frame after the release differs")
+	}
+	if m.calls["big"] != 1 || m.calls["pattern"] != 2 {
+		t.Fatalf("decodes %v, want big once (its mip level is kept) and pattern twice", m.calls)
+	}
+	if n := c.TrimMedia(tick(119), tick(30)); n != 0 {
+		t.Fatalf("released %d bytes: the picture decoded again must stay", n)
+	}
+	if !bytes.Equal(frame(c, 119), frame(ref, 119)) {
+		t.Fatal("later frame differs")
 	}
 }
