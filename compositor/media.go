@@ -105,11 +105,11 @@ type mediaEntry struct {
 	fullAt   int64
 	released bool
 	keep     bool
-	gif    *gifAnim
-	svg    *oksvg.SvgIcon
-	svgFit bool                          // preserveAspectRatio="none": stretch to the box
-	sized  map[[2]int]*image.RGBA        // SVG rasters by pixel size
-	gmips  map[*image.RGBA][]*image.RGBA // mip levels of gif frames
+	gif      *gifAnim
+	svg      *oksvg.SvgIcon
+	svgFit   bool                          // preserveAspectRatio="none": stretch to the box
+	sized    map[[2]int]*image.RGBA        // SVG rasters by pixel size
+	gmips    map[*image.RGBA][]*image.RGBA // mip levels of gif frames
 }
 
 const maxSizedRasters = 8
