@@ -99,17 +99,16 @@ type mediaEntry struct {
 	opaque bool        // every pixel of img has alpha 255
 	mips   []*image.RGBA
 	// still images: the full size, which outlives img; the tick of the last frame that read
-	// img (to build a mip level or to sample it); whether img was released, and whether it
-	// must stay (it was decoded again after a release, so it is not released twice)
-	w, h     int
-	fullAt   int64
-	released bool
-	keep     bool
-	gif      *gifAnim
-	svg      *oksvg.SvgIcon
-	svgFit   bool                          // preserveAspectRatio="none": stretch to the box
-	sized    map[[2]int]*image.RGBA        // SVG rasters by pixel size
-	gmips    map[*image.RGBA][]*image.RGBA // mip levels of gif frames
+	// img (to build a mip level or to sample it); whether img must stay (it was decoded
+	// again after a release, so it is not released twice)
+	w, h   int
+	fullAt int64
+	keep   bool
+	gif    *gifAnim
+	svg    *oksvg.SvgIcon
+	svgFit bool                          // preserveAspectRatio="none": stretch to the box
+	sized  map[[2]int]*image.RGBA        // SVG rasters by pixel size
+	gmips  map[*image.RGBA][]*image.RGBA // mip levels of gif frames
 }
 
 const maxSizedRasters = 8
@@ -370,7 +369,7 @@ func (c *Compositor) TrimMedia(t, keep int64) int64 {
 		e.mu.Lock()
 		if e.img != nil && !e.keep && e.fullAt < t-keep {
 			n += int64(len(e.img.Pix))
-			e.img, e.released = nil, true
+			e.img = nil
 		}
 		e.mu.Unlock()
 	}
