@@ -192,6 +192,37 @@ func defaultFallbackFamilies() []string {
 	}
 }
 
+// embeddedFaces describes the faces of the embedded fonts, so that a library knows them
+// without reading the files: a face's bytes are read (and parsed) on its first use only.
+// TestEmbeddedFacesDescribeTheFiles checks it against the files.
+var embeddedFaces = []struct {
+	file, family string
+	weight       int
+	italic       bool
+	stretch      float64
+	index        int
+}{
+	{"fonts/NotoSans-Bold.ttf", "Noto Sans", 700, false, 1, 0},
+	{"fonts/NotoSans-BoldItalic.ttf", "Noto Sans", 700, true, 1, 0},
+	{"fonts/NotoSans-Italic.ttf", "Noto Sans", 400, true, 1, 0},
+	{"fonts/NotoSans-Regular.ttf", "Noto Sans", 400, false, 1, 0},
+	{"fonts/NotoSans-SemiBold.ttf", "Noto Sans", 600, false, 1, 0},
+	{"fonts/NotoSansArabic-Bold.ttf", "Noto Sans Arabic", 700, false, 1, 0},
+	{"fonts/NotoSansArabic-Regular.ttf", "Noto Sans Arabic", 400, false, 1, 0},
+	{"fonts/NotoSansCJKsc-Subset-Bold.otf", "Noto Sans CJK SC", 700, false, 1, 0},
+	{"fonts/NotoSansCJKsc-Subset-Regular.otf", "Noto Sans CJK SC", 400, false, 1, 0},
+	{"fonts/NotoSansDevanagari-Bold.ttf", "Noto Sans Devanagari", 700, false, 1, 0},
+	{"fonts/NotoSansDevanagari-Regular.ttf", "Noto Sans Devanagari", 400, false, 1, 0},
+	{"fonts/NotoSansHebrew-Bold.ttf", "Noto Sans Hebrew", 700, false, 1, 0},
+	{"fonts/NotoSansHebrew-Regular.ttf", "Noto Sans Hebrew", 400, false, 1, 0},
+	{"fonts/NotoSansMono-Bold.ttf", "Noto Sans Mono", 700, false, 1, 0},
+	{"fonts/NotoSansMono-Regular.ttf", "Noto Sans Mono", 400, false, 1, 0},
+	{"fonts/NotoSerif-Bold.ttf", "Noto Serif", 700, false, 1, 0},
+	{"fonts/NotoSerif-Italic.ttf", "Noto Serif", 400, true, 1, 0},
+	{"fonts/NotoSerif-Regular.ttf", "Noto Serif", 400, false, 1, 0},
+	{"fonts/Symbola.ttf", "Symbola", 400, false, 0.875, 0},
+}
+
 // genericFamilies maps CSS generic family names to embedded families.
 func genericFamily(key string) string {
 	switch key {
@@ -209,8 +240,8 @@ func genericFamily(key string) string {
 
 // NewLibrary returns a Library with the embedded fonts, the fonts in opts.Dirs and, when
 // opts.IncludeSystem is set, the system fonts. A directory that does not exist is skipped;
-// a font file that cannot be parsed is skipped. It fails only when the embedded fonts
-// cannot be read.
+// a font file that cannot be parsed is skipped. Nothing makes it fail today (the embedded
+// fonts are described in the binary); the error is kept for sources that may.
 func NewLibrary(opts LibraryOptions) (*Library, error) {
 	l := &Library{
 		byFamily: map[string][]*faceEntry{},
@@ -225,22 +256,13 @@ func NewLibrary(opts LibraryOptions) (*Library, error) {
 			return int64(len(c.img.Pix)) + 48
 		}),
 	}
-	names, err := fs.Glob(embeddedFonts, "fonts/*")
-	if err != nil {
-		return nil, err
+	embedded := make([]*faceEntry, 0, len(embeddedFaces))
+	for _, f := range embeddedFaces {
+		embedded = append(embedded, &faceEntry{family: f.family, key: familyKey(f.family), weight: f.weight,
+			italic: f.italic, stretch: f.stretch, src: sourceEmbedded, path: "embedded:" + f.file, index: f.index,
+			embedded: f.file})
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		lower := strings.ToLower(name)
-		if !strings.HasSuffix(lower, ".ttf") && !strings.HasSuffix(lower, ".otf") {
-			continue
-		}
-		entries, err := describeEmbedded(name)
-		if err != nil {
-			return nil, fmt.Errorf("text: embedded font %s: %w", name, err)
-		}
-		l.register(entries)
-	}
+	l.register(embedded)
 	var cache *fontCache
 	if opts.CacheFile != "" {
 		cache = loadFontCache(opts.CacheFile)
@@ -433,37 +455,6 @@ func (l *Library) scanDir(dir string, src source, cache *fontCache) {
 	if len(entries) > 0 {
 		l.register(entries)
 	}
-}
-
-// describeEmbedded reads the metadata of an embedded font file without copying it.
-func describeEmbedded(name string) ([]*faceEntry, error) {
-	f, err := embeddedFonts.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	res, ok := f.(font.Resource)
-	if !ok {
-		return nil, fmt.Errorf("embedded file is not seekable")
-	}
-	lds, err := ot.NewLoaders(res)
-	if err != nil {
-		return nil, err
-	}
-	var out []*faceEntry
-	for i, ld := range lds {
-		desc, _ := font.Describe(ld, nil)
-		if desc.Family == "" {
-			continue
-		}
-		e := newEntry(desc, sourceEmbedded, "embedded:"+name, i)
-		e.embedded = name
-		out = append(out, e)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no usable face")
-	}
-	return out, nil
 }
 
 // describeFile reads the metadata of the faces in one font file; it returns nothing when the
