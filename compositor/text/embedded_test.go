@@ -42,7 +42,6 @@ func describeEmbedded(name string) ([]*faceEntry, error) {
 	return out, nil
 }
 
-
 func TestEmbeddedFacesDescribeTheFiles(t *testing.T) {
 	names, err := fs.Glob(embeddedFonts, "fonts/*")
 	if err != nil {
