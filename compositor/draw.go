@@ -258,7 +258,7 @@ func drawRows(dst *image.RGBA, y0, y1, bx0, bx1 int, inv, S aff, op *drawOp, src
 			if x == xi0 && src.kind == srcImage && !add {
 				// the interior: constant opacity, no edges; a tight bilinear loop
 				n := xi1 - xi0
-				imageSpan(d[i:i+n*4], pix, stride, sw, sh, sx, sy, dsx, dsy, uint32(kAlpha))
+				imageSpan(d[i:i+n*4], pix, stride, sw, sh, sx, sy, dsx, dsy, uint32(kAlpha), src.opaque)
 				sx += dsx * n
 				sy += dsy * n
 				i += (n - 1) * 4
@@ -598,7 +598,7 @@ func blendSolidRow(d []uint8, r, g, b, a, ki uint32) {
 
 // imageSpan draws a run of destination pixels d from a premultiplied RGBA source sampled
 // bilinearly at 16.16 (sx, sy) stepping (dsx, dsy), at opacity k/256, source-over.
-func imageSpan(d, pix []uint8, stride, w, h, sx, sy, dsx, dsy int, k uint32) {
+func imageSpan(d, pix []uint8, stride, w, h, sx, sy, dsx, dsy int, k uint32, opaque bool) {
 	if dsy == 0 && dsx > 0 {
 		// an axis-aligned row: one pair of source rows, and the columns only grow
 		if y0 := sy >> 16; uint(y0) < uint(h-1) {
@@ -614,7 +614,12 @@ func imageSpan(d, pix []uint8, stride, w, h, sx, sy, dsx, dsy int, k uint32) {
 			}
 			if i1-i0 >= 8 {
 				imageSpanGeneral(d[:i0*4], pix, stride, w, h, sx, sy, dsx, dsy, k)
-				imageRow(d[i0*4:i1*4], pix[y0*stride:], pix[(y0+1)*stride:], sx+i0*dsx, dsx, uint64(sy>>8)&0xff, k)
+				r0, r1, wy := pix[y0*stride:], pix[(y0+1)*stride:], uint64(sy>>8)&0xff
+				if opaque {
+					bilinearRow(d[i0*4:i1*4], r0, r1, sx+i0*dsx, dsx, wy, k)
+				} else {
+					imageRow(d[i0*4:i1*4], r0, r1, sx+i0*dsx, dsx, wy, k)
+				}
 				imageSpanGeneral(d[i1*4:], pix, stride, w, h, sx+i1*dsx, sy, dsx, dsy, k)
 				return
 			}

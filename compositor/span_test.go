@@ -28,7 +28,15 @@ func spanSource(opaque bool) *image.RGBA {
 // random runs partly outside the source, up- and downscaling, any opacity, over random
 // destination pixels.
 func TestImageSpanRowMatchesGeneral(t *testing.T) {
-	src := spanSource(false)
+	for _, opaque := range []bool{false, true} {
+		testImageSpanRowMatchesGeneral(t, opaque)
+	}
+}
+
+// testImageSpanRowMatchesGeneral: see TestImageSpanRowMatchesGeneral; an opaque source
+// at full opacity takes bilinearRow.
+func testImageSpanRowMatchesGeneral(t *testing.T, opaque bool) {
+	src := spanSource(opaque)
 	r := rand.New(rand.NewSource(2))
 	for it := 0; it < 20000; it++ {
 		n := r.Intn(700)
@@ -36,16 +44,19 @@ func TestImageSpanRowMatchesGeneral(t *testing.T) {
 		sy := r.Intn(600<<16) - 30<<16
 		dsx := r.Intn(3<<16) + 1
 		k := uint32(r.Intn(257))
+		if opaque && it%2 == 0 {
+			k = 256
+		}
 		a := make([]uint8, n*4)
 		for i := range a {
 			a[i] = uint8(r.Intn(256))
 		}
 		b := append([]uint8(nil), a...)
-		imageSpan(a, src.Pix, src.Stride, 960, 540, sx, sy, dsx, 0, k)
+		imageSpan(a, src.Pix, src.Stride, 960, 540, sx, sy, dsx, 0, k, opaque)
 		imageSpanGeneral(b, src.Pix, src.Stride, 960, 540, sx, sy, dsx, 0, k)
 		for i := range a {
 			if a[i] != b[i] {
-				t.Fatalf("iter %d: byte %d differs %d vs %d (sx %d sy %d dsx %d k %d n %d)", it, i, a[i], b[i], sx, sy, dsx, k, n)
+				t.Fatalf("opaque %v iter %d: byte %d differs %d vs %d (sx %d sy %d dsx %d k %d n %d)", opaque, it, i, a[i], b[i], sx, sy, dsx, k, n)
 			}
 		}
 	}
@@ -57,7 +68,7 @@ func BenchmarkImageSpan640(b *testing.B) {
 	src := spanSource(true)
 	d := make([]uint8, 640*4)
 	for b.Loop() {
-		imageSpan(d, src.Pix, src.Stride, 960, 540, 1<<16, 100<<16+3000, 98304, 0, 256)
+		imageSpan(d, src.Pix, src.Stride, 960, 540, 1<<16, 100<<16+3000, 98304, 0, 256, true)
 	}
 }
 
