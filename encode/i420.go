@@ -2,6 +2,7 @@ package encode
 
 import (
 	"encoding/binary"
+	"github.com/cutroom/cutroom/encode/internal/yuv"
 	"image"
 	"sync"
 )
@@ -215,6 +216,16 @@ func convertRows(dst *I420, src *image.RGBA, p0, p1 int) {
 	convertRect(dst, src, p0, p1, 0, dst.Width/2)
 }
 
+// convertBlocks converts the leading blocks of 8x2 pixels of a row pair like convertRect
+// and returns how many it converted (each gives 4 chroma columns); convertRect does the
+// rest. It is yuv.Blocks (AVX2) where that exists, and converts none elsewhere.
+var convertBlocks = func() func(s0, s1, y0, y1, cb, cr []uint8) int {
+	if yuv.Blocks != nil {
+		return yuv.Blocks
+	}
+	return func(s0, s1, y0, y1, cb, cr []uint8) int { return 0 }
+}()
+
 // convertRect converts row pairs [p0, p1), chroma columns [c0, c1) (luma columns 2*c0 ..
 // 2*c1-1).
 //
@@ -241,7 +252,7 @@ func convertRect(dst *I420, src *image.RGBA, p0, p1, c0, c1 int) {
 		l1 := dst.Y[(y+1)*dst.YStride+2*c0 : (y+1)*dst.YStride+2*c1]
 		cb := dst.Cb[p*dst.CStride+c0 : p*dst.CStride+c1]
 		cr := dst.Cr[p*dst.CStride+c0 : p*dst.CStride+c1]
-		for i := range cb {
+		for i := 4 * convertBlocks(s0, s1, l0, l1, cb, cr); i < len(cb); i++ {
 			if 8*i+8 > len(s0) || 8*i+8 > len(s1) || 2*i+2 > len(l0) || 2*i+2 > len(l1) || i >= len(cr) {
 				break
 			}

@@ -1,12 +1,15 @@
 package encode
 
 import (
+	"bytes"
 	"image"
 	"image/color"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/cutroom/cutroom/encode/internal/yuv"
 )
 
 // refYCbCr is the float BT.709 limited-range reference.
@@ -296,5 +299,41 @@ func TestMixI420(t *testing.T) {
 	}
 	if err := MixI420(NewI420(w, h), a, b, 257); err == nil {
 		t.Error("weight 257 accepted")
+	}
+}
+
+// TestConvertBlocksMatchGo: the conversion in use (the AVX2 blocks where the CPU has AVX2,
+// then Go for the remaining columns) gives the Go conversion's bytes for random pixels,
+// frame sizes and rectangles.
+func TestConvertBlocksMatchGo(t *testing.T) {
+	if yuv.Blocks == nil {
+		t.Skip("no conversion kernel on this CPU or architecture: Go converts everything")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	goOnly := func(s0, s1, y0, y1, cb, cr []uint8) int { return 0 }
+	for range 300 {
+		w, h := 2*(1+rng.IntN(120)), 2*(1+rng.IntN(20))
+		src := image.NewRGBA(image.Rect(0, 0, w, h))
+		for i := range src.Pix {
+			src.Pix[i] = uint8(rng.Uint32())
+		}
+		r := image.Rect(rng.IntN(w), rng.IntN(h), rng.IntN(w+1), rng.IntN(h+1)).Canon()
+		if rng.IntN(3) == 0 {
+			r = src.Rect
+		}
+		got, want := NewI420(w, h), NewI420(w, h)
+		if err := RGBAToI420Rect(got, src, r); err != nil {
+			t.Fatal(err)
+		}
+		saved := convertBlocks
+		convertBlocks = goOnly
+		err := RGBAToI420Rect(want, src, r)
+		convertBlocks = saved
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Y, want.Y) || !bytes.Equal(got.Cb, want.Cb) || !bytes.Equal(got.Cr, want.Cr) {
+			t.Fatalf("%dx%d rect %v: the blocks differ from the Go conversion", w, h, r)
+		}
 	}
 }
