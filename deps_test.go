@@ -15,17 +15,17 @@ const module = "github.com/cutroom/cutroom"
 func TestImportDirections(t *testing.T) {
 	// allowed lists, per package, the project packages it may import.
 	allowed := map[string][]string{
-		"editor":          {},
-		"encode":          {"encode/internal/yuv"},
+		"editor": {},
+		"encode": {"encode/internal/yuv"},
 		// encode/internal/yuv: encode's assembly conversion kernels (a package cannot have
 		// both cgo and assembly files)
 		"encode/internal/yuv": {},
-		"storage":         {"editor"},
-		"assets":          {"editor", "storage"},
-		"compositor":      {"editor", "compositor/text"},
-		"compositor/text": {},
-		"webhook":         {"editor", "storage"},
-		"export":          {"editor", "storage", "assets", "compositor", "compositor/text", "encode", "webhook"},
+		"storage":             {"editor"},
+		"assets":              {"editor", "storage"},
+		"compositor":          {"editor", "compositor/text"},
+		"compositor/text":     {},
+		"webhook":             {"editor", "storage"},
+		"export":              {"editor", "storage", "assets", "compositor", "compositor/text", "encode", "webhook"},
 		// exporttest: a solid-colour test renderer for export tests and bench/ (never wired by serve).
 		"export/exporttest": {"editor", "encode", "export"},
 		"server":            {"editor", "storage", "assets", "export", "webhook", "compositor/text"},
