@@ -1028,18 +1028,22 @@ func (c *Compositor) renderBackground(ctx context.Context) (*image.RGBA, error) 
 		if err := e.load(ctx, c.opts.Media, editor.ItemImage, c.opts.MaxMediaBytes); err != nil {
 			return nil, errf(CodeMedia, "background: %v", err)
 		}
+		s := source{kind: srcImage, toSrc: identity}
 		sw, sh := float64(e.w), float64(e.h)
-		if e.svg != nil {
-			sw, sh = float64(c.outW), float64(c.outH)
+		switch {
+		case e.svg != nil:
+			s.img = e.svgRaster(c.outW, c.outH)
+		case e.gif != nil: // drawn once: its first frame
+			s.img = e.gif.frameAt(0)
+		}
+		if s.img != nil {
+			sw, sh = float64(s.img.Rect.Dx()), float64(s.img.Rect.Dy())
 		}
 		// background-size: cover, centred
 		k := math.Max(float64(c.outW)/sw, float64(c.outH)/sh)
 		ox, oy := (float64(c.outW)-sw*k)/2, (float64(c.outH)-sh*k)/2
 		op := drawOp{fwd: aff{a: k, c: ox, e: k, f: oy}, w: sw, h: sh, alpha: 1}
-		s := source{kind: srcImage, toSrc: identity}
-		if e.svg != nil {
-			s.img = e.svgRaster(c.outW, c.outH)
-		} else {
+		if s.img == nil {
 			var f float64
 			var err error
 			if s.img, f, err = e.still(ctx, c, editor.ItemImage, 1/k, 0); err != nil {

@@ -346,6 +346,10 @@ func (e *mediaEntry) still(ctx context.Context, c *Compositor, kind editor.ItemT
 			e.mu.Unlock()
 			return nil, 0, err
 		}
+		if e.img == nil {
+			e.mu.Unlock()
+			return nil, 0, fmt.Errorf("asset %q is not a still image", e.asset.ID)
+		}
 		e.keep = true
 	}
 	e.fullAt = max(e.fullAt, t)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"image"
+	"image/gif"
+	"image/png"
 	"runtime"
 	"sync"
 	"testing"
@@ -159,5 +161,43 @@ func TestTrimMediaReleasesFullSizePictures(t *testing.T) {
 	}
 	if !bytes.Equal(frame(c, 119), frame(ref, 119)) {
 		t.Fatal("later frame differs")
+	}
+}
+
+// TestGifBackgroundDrawsItsFirstFrame: a gif asset as the background image is drawn with
+// its first frame (the background is drawn once), like a still image of that frame.
+func TestGifBackgroundDrawsItsFirstFrame(t *testing.T) {
+	files := testFiles(t)
+	g, err := gif.DecodeAll(bytes.NewReader(files["anim.gif"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first bytes.Buffer
+	if err := png.Encode(&first, g.Image[0]); err != nil {
+		t.Fatal(err)
+	}
+	files["first.png"] = first.Bytes()
+	render := func(asset string) []byte {
+		t.Helper()
+		b := newBuilder().add(0, solid("s", 0, sec, 10, 10, 20, 20, "#ff0000", "rectangle"))
+		b.assets["first"] = map[string]any{"id": "first", "type": "image", "filename": "first.png", "size": 300,
+			"remoteUrl": nil, "remoteKey": "first.png", "mimeType": "image/png", "width": 32, "height": 32}
+		b.bg = map[string]any{"type": "image", "imageAssetId": asset, "imageUrl": asset, "source": "custom"}
+		st, err := editor.Parse(b.json())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := New(st, Options{Media: &testMedia{files: files}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
+		if err := c.RenderFrame(context.Background(), 0, 30, dst); err != nil {
+			t.Fatalf("background %s: %v", asset, err)
+		}
+		return dst.Pix
+	}
+	if !bytes.Equal(render("anim"), render("first")) {
+		t.Fatal("a gif background differs from a still of its first frame")
 	}
 }
