@@ -117,6 +117,12 @@ for t in ("cutroom", "ffmpeg", "encoder"):
 c, f, e = med["cutroom"], med["ffmpeg"], med["encoder"]
 print(f"cutroom / ffmpeg:        wall {c[0]/f[0]:.2f}x  cpu {c[1]/f[1]:.2f}x  rss {c[2]/f[2]:.2f}x")
 print(f"cutroom / encoder alone: wall {c[0]/e[0]:.2f}x  cpu {c[1]/e[1]:.2f}x")
+# The machine's speed drifts between rounds: the ratios within each round (the three
+# commands ran back to back) are steadier than ratios of medians.
+def paired(a, b, i):
+    return statistics.median(x[i] / y[i] for x, y in zip(rows[a], rows[b]))
+print(f"median of per-round ratios: cutroom/ffmpeg wall {paired('cutroom', 'ffmpeg', 0):.2f}x, "
+      f"cutroom/encoder wall {paired('cutroom', 'encoder', 0):.2f}x cpu {paired('cutroom', 'encoder', 1):.2f}x")
 PY
 
 if [ "$HYPERFINE" = 1 ]; then
