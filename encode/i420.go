@@ -180,6 +180,15 @@ func MixI420(dst, a, b *I420, k int) error {
 	return nil
 }
 
+// mixRow mixes the leading samples of a row like mixPlane and returns how many it mixed:
+// yuv.Mix (AVX2) where that exists, none elsewhere.
+var mixRow = func() func(dst, a, b []uint8, k uint64) int {
+	if yuv.Mix != nil {
+		return yuv.Mix
+	}
+	return func(dst, a, b []uint8, k uint64) int { return 0 }
+}()
+
 // mixPlane mixes w x h samples, four at a time in 16-bit lanes.
 func mixPlane(dst []byte, ds int, a []byte, as int, b []byte, bs int, w, h int, k uint64) {
 	const lanes = 0x00ff00ff00ff00ff
@@ -187,7 +196,7 @@ func mixPlane(dst []byte, ds int, a []byte, as int, b []byte, bs int, w, h int, 
 	ik := 256 - k
 	for y := 0; y < h; y++ {
 		d, ra, rb := dst[y*ds:y*ds+w], a[y*as:y*as+w], b[y*bs:y*bs+w]
-		x := 0
+		x := mixRow(d, ra, rb, k)
 		for ; x+8 <= w; x += 8 {
 			va := binary.LittleEndian.Uint64(ra[x:])
 			vb := binary.LittleEndian.Uint64(rb[x:])

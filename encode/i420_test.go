@@ -337,3 +337,29 @@ func TestConvertBlocksMatchGo(t *testing.T) {
 		}
 	}
 }
+
+// TestMixI420RandomSamples checks every sample of mixes of random frames (the AVX2 runs of
+// 16 samples where the CPU has them, then the Go loops) against the formula.
+func TestMixI420RandomSamples(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 50 {
+		w, h := 2*(1+rng.IntN(200)), 2*(1+rng.IntN(8))
+		a, b, got := NewI420(w, h), NewI420(w, h), NewI420(w, h)
+		for _, p := range [][]byte{a.Y, a.Cb, a.Cr, b.Y, b.Cb, b.Cr} {
+			for i := range p {
+				p[i] = uint8(rng.Uint32())
+			}
+		}
+		k := rng.IntN(257)
+		if err := MixI420(got, a, b, k); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range [][3][]byte{{got.Y, a.Y, b.Y}, {got.Cb, a.Cb, b.Cb}, {got.Cr, a.Cr, b.Cr}} {
+			for i := range p[0] {
+				if want := (int(p[1][i])*(256-k) + int(p[2][i])*k + 128) >> 8; int(p[0][i]) != want {
+					t.Fatalf("%dx%d k=%d sample %d: %d, want %d", w, h, k, i, p[0][i], want)
+				}
+			}
+		}
+	}
+}

@@ -7,6 +7,7 @@ import "golang.org/x/sys/cpu"
 func init() {
 	if cpu.X86.HasAVX2 {
 		Blocks = blocks
+		Mix = mix
 	}
 }
 
@@ -22,4 +23,19 @@ func blocks(s0, s1, y0, y1, cb, cr []uint8) int {
 		blocksAVX2(&s0[0], &s1[0], &y0[0], &y1[0], &cb[0], &cr[0], n)
 	}
 	return n
+}
+
+// mixAVX2 mixes 16*n samples (see blocks_amd64.s).
+//
+//go:noescape
+func mixAVX2(dst, a, b *uint8, n int, k uint64)
+
+// mix is Mix with AVX2, as many runs of 16 samples as every slice holds.
+func mix(dst, a, b []uint8, k uint64) int {
+	n := min(len(dst), len(a), len(b)) / 16
+	if n > 0 && k <= 256 {
+		mixAVX2(&dst[0], &a[0], &b[0], n, k)
+		return 16 * n
+	}
+	return 0
 }

@@ -123,3 +123,43 @@ loop:
 
 	VZEROUPPER
 	RET
+
+// func mixAVX2(dst, a, b *uint8, n int, k uint64)
+//
+// dst[i] = (a[i]*(256-k) + b[i]*k + 128) >> 8 for 16*n samples, in 16-bit lanes (every sum
+// is below 65536), as encode's mixPlane computes it.
+TEXT ·mixAVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), BX
+	MOVQ n+24(FP), CX
+	MOVQ k+32(FP), AX
+	VMOVQ AX, X15
+	VPBROADCASTW X15, Y15
+	MOVQ $256, DX
+	SUBQ AX, DX
+	VMOVQ DX, X14
+	VPBROADCASTW X14, Y14
+	MOVQ $128, DX
+	VMOVQ DX, X13
+	VPBROADCASTW X13, Y13
+
+mixloop:
+	VPMOVZXBW (SI), Y0
+	VPMOVZXBW (BX), Y1
+	VPMULLW Y14, Y0, Y0
+	VPMULLW Y15, Y1, Y1
+	VPADDW Y1, Y0, Y0
+	VPADDW Y13, Y0, Y0
+	VPSRLW $8, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPACKUSWB X1, X0, X0
+	VMOVDQU X0, (DI)
+	ADDQ $16, SI
+	ADDQ $16, BX
+	ADDQ $16, DI
+	DECQ CX
+	JNZ mixloop
+
+	VZEROUPPER
+	RET

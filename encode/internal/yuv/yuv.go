@@ -7,3 +7,7 @@ package yuv
 // bit-identical to encode's Go conversion, and returns how many blocks it converted. It is
 // nil where no kernel applies (see Available).
 var Blocks func(s0, s1, y0, y1, cb, cr []uint8) int
+
+// Mix sets the leading samples of dst to (a*(256-k) + b*k + 128) >> 8, k in 0..256, and
+// returns how many it set (a multiple of 16). It is nil where no kernel applies.
+var Mix func(dst, a, b []uint8, k uint64) int
