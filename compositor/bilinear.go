@@ -8,27 +8,10 @@ import "encoding/binary"
 // such a source; it is bilinearRowAVX2 on amd64 CPUs with AVX2 and bilinearRowGo elsewhere.
 var bilinearRow = bilinearRowGo
 
-// bilinearRowGo is bilinearRow in Go: at full opacity, imageRow without the compositing
-// (every sample of an opaque source is opaque, so it is stored as it is); otherwise imageRow.
+// bilinearRowGo is bilinearRow in Go: imageRow, which stores every sample of an opaque
+// source at full opacity as it is.
 func bilinearRowGo(d, r0, r1 []uint8, sx, dsx int, wy uint64, k uint32) {
-	if k < 256 {
-		imageRow(d, r0, r1, sx, dsx, wy, k)
-		return
-	}
-	iy := 256 - wy
-	for i := 0; i+4 <= len(d); i += 4 {
-		o := (sx >> 16) * 4
-		wx := uint64(sx>>8) & 0xff
-		sx += dsx
-		a := binary.LittleEndian.Uint64(r0[o:])
-		b := binary.LittleEndian.Uint64(r1[o:])
-		rb := ((a&laneMask)*iy + (b&laneMask)*wy + laneHalf) >> 8 & laneMask
-		ga := (((a>>8)&laneMask)*iy + ((b>>8)&laneMask)*wy + laneHalf) >> 8 & laneMask
-		l := rb&0xffffffff | ga<<32
-		r := rb>>32 | ga>>32<<32
-		s := (l*(256-wx) + r*wx + laneHalf) >> 8 & laneMask
-		binary.LittleEndian.PutUint32(d[i:], uint32(s&0x00ff00ff)|uint32(s>>32&0x00ff00ff)<<8)
-	}
+	imageRow(d, r0, r1, sx, dsx, wy, k)
 }
 
 // bilinearWeights holds, for each horizontal weight wx, the 16-bit lane weights of a texel

@@ -270,3 +270,22 @@ func BenchmarkSemantic5000Items(b *testing.B) {
 	}
 	reportCPU(b, start)
 }
+
+// BenchmarkNewValidator measures what a process pays to validate its first state: the fast
+// path's compilation (NewValidator), and the library's, paid only when a state fails it.
+func BenchmarkNewValidator(b *testing.B) {
+	b.Run("FastPath", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := NewValidator(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Library", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := compileSchema(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

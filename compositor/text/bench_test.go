@@ -2,6 +2,8 @@ package text
 
 import (
 	"image/color"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -88,5 +90,32 @@ func BenchmarkNewLibrary(b *testing.B) {
 		if _, err := NewLibrary(LibraryOptions{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkNewLibrarySystemFonts measures a library with the system's font directories,
+// reading every file (NoCache) or through a font cache written before the loop (Cache).
+func BenchmarkNewLibrarySystemFonts(b *testing.B) {
+	if _, err := os.Stat("/usr/share/fonts"); err != nil {
+		b.Skip("no /usr/share/fonts")
+	}
+	cache := filepath.Join(b.TempDir(), "fonts.json")
+	for _, bc := range []struct {
+		name string
+		opts LibraryOptions
+	}{
+		{"NoCache", LibraryOptions{IncludeSystem: true}},
+		{"Cache", LibraryOptions{IncludeSystem: true, CacheFile: cache}},
+	} {
+		if _, err := NewLibrary(bc.opts); err != nil { // fills the cache
+			b.Fatal(err)
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := NewLibrary(bc.opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

