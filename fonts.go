@@ -39,12 +39,12 @@ func addFonts(lib *text.Library, paths []string, log *slog.Logger) {
 
 // fontCacheFile is where the descriptions of the scanned font files are kept between runs,
 // so that a run reads only the font files added or changed since the last (see
-// text.LibraryOptions.CacheFile): fonts.json in the user's cache directory
+// text.LibraryOptions.CacheFile): fonts.cache in the user's cache directory
 // ($XDG_CACHE_HOME/cutroom or ~/.cache/cutroom). Empty, and no cache, when there is none.
 func fontCacheFile() string {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(dir, "cutroom", "fonts.json")
+	return filepath.Join(dir, "cutroom", "fonts.cache")
 }

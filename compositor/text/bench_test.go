@@ -99,7 +99,7 @@ func BenchmarkNewLibrarySystemFonts(b *testing.B) {
 	if _, err := os.Stat("/usr/share/fonts"); err != nil {
 		b.Skip("no /usr/share/fonts")
 	}
-	cache := filepath.Join(b.TempDir(), "fonts.json")
+	cache := filepath.Join(b.TempDir(), "fonts.cache")
 	for _, bc := range []struct {
 		name string
 		opts LibraryOptions

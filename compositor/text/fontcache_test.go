@@ -86,7 +86,7 @@ func writeCache(t *testing.T, path string, f fontCacheFile) {
 
 func TestFontCacheGivesTheScannedFaces(t *testing.T) {
 	dir := fontTree(t)
-	cache := filepath.Join(t.TempDir(), "cache", "fonts.json")
+	cache := filepath.Join(t.TempDir(), "cache", "fonts.cache")
 	plain := LibraryOptions{IncludeSystem: true, SystemDirs: []string{dir}}
 	cached := plain
 	cached.CacheFile = cache
@@ -118,7 +118,7 @@ func TestFontCacheGivesTheScannedFaces(t *testing.T) {
 
 func TestFontCacheRereadsChangedFiles(t *testing.T) {
 	dir := fontTree(t)
-	cache := filepath.Join(t.TempDir(), "fonts.json")
+	cache := filepath.Join(t.TempDir(), "fonts.cache")
 	opts := LibraryOptions{IncludeSystem: true, SystemDirs: []string{dir}, CacheFile: cache}
 	newLib(t, opts)
 	a := filepath.Join(dir, "a.ttf")
@@ -177,7 +177,7 @@ func TestFontCacheRereadsChangedFiles(t *testing.T) {
 
 func TestFontCacheKeepsOtherDirectories(t *testing.T) {
 	one, two := fontTree(t), fontTree(t)
-	cache := filepath.Join(t.TempDir(), "fonts.json")
+	cache := filepath.Join(t.TempDir(), "fonts.cache")
 	newLib(t, LibraryOptions{IncludeSystem: true, SystemDirs: []string{one}, CacheFile: cache})
 	newLib(t, LibraryOptions{IncludeSystem: true, SystemDirs: []string{two}, CacheFile: cache})
 	f := readCache(t, cache)
@@ -191,7 +191,7 @@ func TestFontCacheKeepsOtherDirectories(t *testing.T) {
 	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l := newLib(t, LibraryOptions{IncludeSystem: true, SystemDirs: []string{one}, CacheFile: filepath.Join(blocker, "fonts.json")})
+	l := newLib(t, LibraryOptions{IncludeSystem: true, SystemDirs: []string{one}, CacheFile: filepath.Join(blocker, "fonts.cache")})
 	if !slices.Contains(l.Families(), "Noto Serif") {
 		t.Fatal("library without a writable cache lost fonts")
 	}
