@@ -289,86 +289,50 @@ func openWAV(f *os.File, start float64) (*wavDecoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	size := st.Size()
-	var hdr [12]byte
-	if _, err := f.ReadAt(hdr[:], 0); err != nil {
-		return nil, invalid("the WAV header is truncated")
-	}
-	rf64 := string(hdr[:4]) == "RF64"
 	d := &wavDecoder{}
-	var ds64Data int64 = -1
-	haveFmt := false
-	off := int64(12)
-	for i := 0; i < 1000 && off+8 <= size; i++ {
-		var c [8]byte
-		if _, err := f.ReadAt(c[:], off); err != nil {
-			return nil, err
+	body, data, err := wavChunks(f, st.Size(), func(body, n int64) error {
+		var b [40]byte
+		k, _ := f.ReadAt(b[:], body)
+		if k < 16 || n < 16 {
+			return invalid("the WAV fmt chunk is too short")
 		}
-		id, n := string(c[:4]), int64(binary.LittleEndian.Uint32(c[4:]))
-		body := off + 8
-		switch id {
-		case "ds64":
-			var b [16]byte
-			if _, err := f.ReadAt(b[:], body); err == nil {
-				ds64Data = int64(binary.LittleEndian.Uint64(b[8:]))
-			}
-		case "fmt ":
-			var b [40]byte
-			k, _ := f.ReadAt(b[:], body)
-			if k < 16 || n < 16 {
-				return nil, invalid("the WAV fmt chunk is too short")
-			}
-			tag := binary.LittleEndian.Uint16(b[0:])
-			d.ch = int(binary.LittleEndian.Uint16(b[2:]))
-			d.sr = int(binary.LittleEndian.Uint32(b[4:]))
-			d.blockLen = int(binary.LittleEndian.Uint16(b[12:]))
-			d.bits = int(binary.LittleEndian.Uint16(b[14:]))
-			if tag == 0xfffe && k >= 26 && n >= 26 {
-				tag = binary.LittleEndian.Uint16(b[24:]) // extensible: sub-format GUID
-			}
-			switch tag {
-			case 1:
-				if d.bits != 8 && d.bits != 16 && d.bits != 24 && d.bits != 32 {
-					return nil, invalid("WAV PCM with %d bits per sample is not supported", d.bits)
-				}
-			case 3:
-				if d.bits != 32 && d.bits != 64 {
-					return nil, invalid("WAV float with %d bits per sample is not supported", d.bits)
-				}
-				d.float = true
-			default:
-				return nil, invalid("WAV format tag %#x is not supported (PCM and IEEE float are)", tag)
-			}
-			if d.ch < 1 || d.ch > 32 || d.sr < 1000 || d.sr > 768000 || d.blockLen != d.ch*d.bits/8 {
-				return nil, invalid("the WAV fmt chunk is inconsistent")
-			}
-			haveFmt = true
-		case "data":
-			if !haveFmt {
-				return nil, invalid("the WAV file has no usable fmt chunk before its data")
-			}
-			data := n
-			if rf64 && ds64Data >= 0 && n == 0xffffffff {
-				data = ds64Data
-			}
-			if rest := size - body; data > rest || data == 0 || n == 0xffffffff {
-				data = rest
-			}
-			data -= data % int64(d.blockLen)
-			skip := startFrame(start, d.sr) * int64(d.blockLen)
-			if skip > data {
-				skip = data
-			}
-			if _, err := f.Seek(body+skip, io.SeekStart); err != nil {
-				return nil, err
-			}
-			d.left = data - skip
-			d.r = bufio.NewReaderSize(f, 64<<10)
-			return d, nil
+		tag := binary.LittleEndian.Uint16(b[0:])
+		d.ch = int(binary.LittleEndian.Uint16(b[2:]))
+		d.sr = int(binary.LittleEndian.Uint32(b[4:]))
+		d.blockLen = int(binary.LittleEndian.Uint16(b[12:]))
+		d.bits = int(binary.LittleEndian.Uint16(b[14:]))
+		if tag == 0xfffe && k >= 26 && n >= 26 {
+			tag = binary.LittleEndian.Uint16(b[24:]) // extensible: sub-format GUID
 		}
-		off = body + n + n&1
+		switch tag {
+		case 1:
+			if d.bits != 8 && d.bits != 16 && d.bits != 24 && d.bits != 32 {
+				return invalid("WAV PCM with %d bits per sample is not supported", d.bits)
+			}
+		case 3:
+			if d.bits != 32 && d.bits != 64 {
+				return invalid("WAV float with %d bits per sample is not supported", d.bits)
+			}
+			d.float = true
+		default:
+			return invalid("WAV format tag %#x is not supported (PCM and IEEE float are)", tag)
+		}
+		if d.ch < 1 || d.ch > 32 || d.sr < 1000 || d.sr > 768000 || d.blockLen != d.ch*d.bits/8 {
+			return invalid("the WAV fmt chunk is inconsistent")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return nil, invalid("the WAV file has no data chunk")
+	data -= data % int64(d.blockLen)
+	skip := min(startFrame(start, d.sr)*int64(d.blockLen), data)
+	if _, err := f.Seek(body+skip, io.SeekStart); err != nil {
+		return nil, err
+	}
+	d.left = data - skip
+	d.r = bufio.NewReaderSize(f, 64<<10)
+	return d, nil
 }
 
 func (d *wavDecoder) rate() int         { return d.sr }
