@@ -1030,14 +1030,9 @@ func (c *Compositor) renderBackground(ctx context.Context) (*image.RGBA, error) 
 		}
 		s := source{kind: srcImage, toSrc: identity}
 		sw, sh := float64(e.w), float64(e.h)
-		switch {
-		case e.svg != nil:
+		if e.svg != nil {
 			s.img = e.svgRaster(c.outW, c.outH)
-		case e.gif != nil: // drawn once: its first frame
-			s.img = e.gif.frameAt(0)
-		}
-		if s.img != nil {
-			sw, sh = float64(s.img.Rect.Dx()), float64(s.img.Rect.Dy())
+			sw, sh = float64(c.outW), float64(c.outH)
 		}
 		// background-size: cover, centred
 		k := math.Max(float64(c.outW)/sw, float64(c.outH)/sh)

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"image"
-	"image/gif"
-	"image/png"
 	"runtime"
 	"sync"
 	"testing"
@@ -80,15 +78,7 @@ func TestPreloadDecodesTheFirstFrameInParallel(t *testing.T) {
 		t.Fatalf("the frame decoded again: %v", m.calls)
 	}
 	// the frame is the one drawn without a preload
-	fresh, err := New(st, Options{Media: &testMedia{files: files}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := image.NewRGBA(image.Rect(0, 0, tW, tH))
-	if err := fresh.RenderFrame(context.Background(), 0, 30, want); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Pix, want.Pix) {
+	if !bytes.Equal(got.Pix, renderState(t, raw, 0, files).Pix) {
 		t.Fatal("frame 0 after Preload differs from frame 0 without it")
 	}
 }
@@ -127,10 +117,6 @@ func TestTrimMediaReleasesFullSizePictures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := New(st, Options{Media: &testMedia{files: files}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	frame := func(c *Compositor, n int64) []byte {
 		t.Helper()
 		dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
@@ -150,7 +136,7 @@ func TestTrimMediaReleasesFullSizePictures(t *testing.T) {
 		t.Fatalf("released %d bytes, want %d (both full-size pictures)", n, want)
 	}
 	// the mip level serves the small drawing; the full-size one is decoded again, and kept
-	if !bytes.Equal(frame(c, 61), frame(ref, 61)) {
+	if !bytes.Equal(frame(c, 61), renderState(t, raw, 61, files).Pix) {
 		t.Fatal("frame after the release differs")
 	}
 	if m.calls["big"] != 1 || m.calls["pattern"] != 2 {
@@ -159,45 +145,27 @@ func TestTrimMediaReleasesFullSizePictures(t *testing.T) {
 	if n := c.TrimMedia(tick(119), tick(30)); n != 0 {
 		t.Fatalf("released %d bytes: the picture decoded again must stay", n)
 	}
-	if !bytes.Equal(frame(c, 119), frame(ref, 119)) {
+	if !bytes.Equal(frame(c, 119), renderState(t, raw, 119, files).Pix) {
 		t.Fatal("later frame differs")
 	}
 }
 
-// TestGifBackgroundDrawsItsFirstFrame: a gif asset as the background image is drawn with
-// its first frame (the background is drawn once), like a still image of that frame.
-func TestGifBackgroundDrawsItsFirstFrame(t *testing.T) {
-	files := testFiles(t)
-	g, err := gif.DecodeAll(bytes.NewReader(files["anim.gif"]))
+// TestGifBackgroundIsAnError: validation refuses a gif as the background image; a state
+// rendered without validation gets a media error for it, not a crash.
+func TestGifBackgroundIsAnError(t *testing.T) {
+	b := newBuilder().add(0, solid("s", 0, sec, 10, 10, 20, 20, "#ff0000", "rectangle"))
+	b.bg = map[string]any{"type": "image", "imageAssetId": "anim", "imageUrl": "anim.gif", "source": "custom"}
+	st, err := editor.Parse(b.json())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var first bytes.Buffer
-	if err := png.Encode(&first, g.Image[0]); err != nil {
+	c, err := New(st, Options{Media: &testMedia{files: testFiles(t)}})
+	if err != nil {
 		t.Fatal(err)
 	}
-	files["first.png"] = first.Bytes()
-	render := func(asset string) []byte {
-		t.Helper()
-		b := newBuilder().add(0, solid("s", 0, sec, 10, 10, 20, 20, "#ff0000", "rectangle"))
-		b.assets["first"] = map[string]any{"id": "first", "type": "image", "filename": "first.png", "size": 300,
-			"remoteUrl": nil, "remoteKey": "first.png", "mimeType": "image/png", "width": 32, "height": 32}
-		b.bg = map[string]any{"type": "image", "imageAssetId": asset, "imageUrl": asset, "source": "custom"}
-		st, err := editor.Parse(b.json())
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := New(st, Options{Media: &testMedia{files: files}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
-		if err := c.RenderFrame(context.Background(), 0, 30, dst); err != nil {
-			t.Fatalf("background %s: %v", asset, err)
-		}
-		return dst.Pix
-	}
-	if !bytes.Equal(render("anim"), render("first")) {
-		t.Fatal("a gif background differs from a still of its first frame")
+	var ce *Error
+	err = c.RenderFrame(context.Background(), 0, 30, image.NewRGBA(image.Rect(0, 0, tW, tH)))
+	if !errors.As(err, &ce) || ce.ErrorCode() != CodeMedia {
+		t.Fatalf("gif background: %v, want code %s", err, CodeMedia)
 	}
 }
