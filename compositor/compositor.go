@@ -672,7 +672,7 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 		switch {
 		case img == nil:
 			var err error
-			if img, f, err = e.still(ctx, c, it.Type, per, it.StartTicks+lt); err != nil {
+			if img, f, err = e.still(ctx, c, per, it.StartTicks+lt); err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
@@ -1041,7 +1041,7 @@ func (c *Compositor) renderBackground(ctx context.Context) (*image.RGBA, error) 
 		if s.img == nil {
 			var f float64
 			var err error
-			if s.img, f, err = e.still(ctx, c, editor.ItemImage, 1/k, 0); err != nil {
+			if s.img, f, err = e.still(ctx, c, 1/k, 0); err != nil {
 				return nil, errf(CodeMedia, "background: %v", err)
 			}
 			if f > 1 {

@@ -165,19 +165,32 @@ func (e *mediaEntry) decode(ctx context.Context, m Media, kind editor.ItemType, 
 		e.svgFit = bytes.Contains(src, []byte(`preserveAspectRatio="none"`))
 		e.sized = map[[2]int]*image.RGBA{}
 	default:
-		img, err := m.Image(ctx, a)
+		img, err := e.decodeStill(ctx, m, maxBytes)
 		if err != nil {
-			return fmt.Errorf("image asset %q: %w", name, err)
+			return err
 		}
-		b := img.Bounds()
-		if int64(b.Dx())*int64(b.Dy())*4 > maxBytes {
-			return fmt.Errorf("image asset %q: %dx%d is too large", name, b.Dx(), b.Dy())
-		}
-		e.img = toRGBA(img)
+		e.img = img
 		e.opaque = isOpaque(e.img)
 		e.w, e.h = e.img.Rect.Dx(), e.img.Rect.Dy()
 	}
 	return nil
+}
+
+// decodeStill decodes a still image asset's full-size picture.
+func (e *mediaEntry) decodeStill(ctx context.Context, m Media, maxBytes int64) (*image.RGBA, error) {
+	name := e.asset.ID
+	if name == "" {
+		name = e.asset.RemoteURL
+	}
+	img, err := m.Image(ctx, e.asset)
+	if err != nil {
+		return nil, fmt.Errorf("image asset %q: %w", name, err)
+	}
+	b := img.Bounds()
+	if int64(b.Dx())*int64(b.Dy())*4 > maxBytes {
+		return nil, fmt.Errorf("image asset %q: %dx%d is too large", name, b.Dx(), b.Dy())
+	}
+	return toRGBA(img), nil
 }
 
 var (
@@ -331,7 +344,10 @@ func mipFor(mu *sync.Mutex, levels *[]*image.RGBA, img *image.RGBA, srcPerDst fl
 // destination pixel in the frame at tick t: the mip level mipFor would pick when it exists,
 // else the full-size image (decoded again if TrimMedia released it, and then kept), and the
 // factor by which it is reduced. e must be loaded without error and hold a still image.
-func (e *mediaEntry) still(ctx context.Context, c *Compositor, kind editor.ItemType, srcPerDst float64, t int64) (*image.RGBA, float64, error) {
+func (e *mediaEntry) still(ctx context.Context, c *Compositor, srcPerDst float64, t int64) (*image.RGBA, float64, error) {
+	if e.gif != nil || e.svg != nil { // set once by load, then only read
+		return nil, 0, fmt.Errorf("asset %q is not a still image", e.asset.ID)
+	}
 	e.mu.Lock()
 	if srcPerDst >= 2 && e.w >= 2 && e.h >= 2 {
 		want := min(int(math.Floor(math.Log2(srcPerDst))), 12)
@@ -342,15 +358,14 @@ func (e *mediaEntry) still(ctx context.Context, c *Compositor, kind editor.ItemT
 		}
 	}
 	if e.img == nil {
-		if err := e.decode(ctx, c.opts.Media, kind, c.opts.MaxMediaBytes); err != nil {
+		// released by TrimMedia: decode the picture again (its size, opacity and mip
+		// levels are the same, and stay as they are: frames read them without the lock)
+		img, err := e.decodeStill(ctx, c.opts.Media, c.opts.MaxMediaBytes)
+		if err != nil {
 			e.mu.Unlock()
 			return nil, 0, err
 		}
-		if e.img == nil {
-			e.mu.Unlock()
-			return nil, 0, fmt.Errorf("asset %q is not a still image", e.asset.ID)
-		}
-		e.keep = true
+		e.img, e.keep = img, true
 	}
 	e.fullAt = max(e.fullAt, t)
 	img := e.img

@@ -135,8 +135,22 @@ func TestTrimMediaReleasesFullSizePictures(t *testing.T) {
 	if n := c.TrimMedia(tick(60), tick(30)); n != want {
 		t.Fatalf("released %d bytes, want %d (both full-size pictures)", n, want)
 	}
-	// the mip level serves the small drawing; the full-size one is decoded again, and kept
-	if !bytes.Equal(frame(c, 61), renderState(t, raw, 61, files).Pix) {
+	// The mip level serves the small drawing; the full-size one is decoded again, and kept.
+	// Two frames draw at once, so one decodes while the other prepares (race detector).
+	var wg sync.WaitGroup
+	var pix [2][]byte
+	for i := range pix {
+		wg.Go(func() {
+			dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
+			if err := c.RenderFrame(context.Background(), 61, 30, dst); err != nil {
+				t.Error(err)
+			}
+			pix[i] = dst.Pix
+		})
+	}
+	wg.Wait()
+	want61 := renderState(t, raw, 61, files).Pix
+	if !bytes.Equal(pix[0], want61) || !bytes.Equal(pix[1], want61) {
 		t.Fatal("frame after the release differs")
 	}
 	if m.calls["big"] != 1 || m.calls["pattern"] != 2 {
