@@ -59,7 +59,7 @@ func TestEmbeddedFacesDescribeTheFiles(t *testing.T) {
 		}
 	}
 	for _, f := range embeddedFaces {
-		got = append(got, fmt.Sprintf("%s %q %d %v %g %d", f.file, f.family, f.weight, f.italic, f.stretch, f.index))
+		got = append(got, fmt.Sprintf("%s %q %d %v %g %d", f.file, f.face.Family, f.face.Weight, f.face.Italic, f.face.Stretch, f.face.Index))
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("embeddedFaces:\n%v\nthe files describe:\n%v", got, want)

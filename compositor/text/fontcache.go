@@ -42,6 +42,12 @@ type faceRecord struct {
 	Index   int
 }
 
+// entry is the face entry a record describes, found at path.
+func (f faceRecord) entry(src source, path string) *faceEntry {
+	return &faceEntry{family: f.Family, key: familyKey(f.Family), weight: f.Weight, italic: f.Italic,
+		stretch: f.Stretch, src: src, path: path, index: f.Index}
+}
+
 type fontCacheFile struct {
 	Version int
 	Files   map[string]fontFileRecord
@@ -90,8 +96,7 @@ func (c *fontCache) describe(path string, d fs.DirEntry, src source) []*faceEntr
 		c.new[key] = r
 		out := make([]*faceEntry, 0, len(r.Faces))
 		for _, f := range r.Faces {
-			out = append(out, &faceEntry{family: f.Family, key: familyKey(f.Family), weight: f.Weight,
-				italic: f.Italic, stretch: f.Stretch, src: src, path: path, index: f.Index})
+			out = append(out, f.entry(src, path))
 		}
 		return out
 	}

@@ -196,31 +196,28 @@ func defaultFallbackFamilies() []string {
 // without reading the files: a face's bytes are read (and parsed) on its first use only.
 // TestEmbeddedFacesDescribeTheFiles checks it against the files.
 var embeddedFaces = []struct {
-	file, family string
-	weight       int
-	italic       bool
-	stretch      float64
-	index        int
+	file string
+	face faceRecord
 }{
-	{"fonts/NotoSans-Bold.ttf", "Noto Sans", 700, false, 1, 0},
-	{"fonts/NotoSans-BoldItalic.ttf", "Noto Sans", 700, true, 1, 0},
-	{"fonts/NotoSans-Italic.ttf", "Noto Sans", 400, true, 1, 0},
-	{"fonts/NotoSans-Regular.ttf", "Noto Sans", 400, false, 1, 0},
-	{"fonts/NotoSans-SemiBold.ttf", "Noto Sans", 600, false, 1, 0},
-	{"fonts/NotoSansArabic-Bold.ttf", "Noto Sans Arabic", 700, false, 1, 0},
-	{"fonts/NotoSansArabic-Regular.ttf", "Noto Sans Arabic", 400, false, 1, 0},
-	{"fonts/NotoSansCJKsc-Subset-Bold.otf", "Noto Sans CJK SC", 700, false, 1, 0},
-	{"fonts/NotoSansCJKsc-Subset-Regular.otf", "Noto Sans CJK SC", 400, false, 1, 0},
-	{"fonts/NotoSansDevanagari-Bold.ttf", "Noto Sans Devanagari", 700, false, 1, 0},
-	{"fonts/NotoSansDevanagari-Regular.ttf", "Noto Sans Devanagari", 400, false, 1, 0},
-	{"fonts/NotoSansHebrew-Bold.ttf", "Noto Sans Hebrew", 700, false, 1, 0},
-	{"fonts/NotoSansHebrew-Regular.ttf", "Noto Sans Hebrew", 400, false, 1, 0},
-	{"fonts/NotoSansMono-Bold.ttf", "Noto Sans Mono", 700, false, 1, 0},
-	{"fonts/NotoSansMono-Regular.ttf", "Noto Sans Mono", 400, false, 1, 0},
-	{"fonts/NotoSerif-Bold.ttf", "Noto Serif", 700, false, 1, 0},
-	{"fonts/NotoSerif-Italic.ttf", "Noto Serif", 400, true, 1, 0},
-	{"fonts/NotoSerif-Regular.ttf", "Noto Serif", 400, false, 1, 0},
-	{"fonts/Symbola.ttf", "Symbola", 400, false, 0.875, 0},
+	{"fonts/NotoSans-Bold.ttf", faceRecord{"Noto Sans", 700, false, 1, 0}},
+	{"fonts/NotoSans-BoldItalic.ttf", faceRecord{"Noto Sans", 700, true, 1, 0}},
+	{"fonts/NotoSans-Italic.ttf", faceRecord{"Noto Sans", 400, true, 1, 0}},
+	{"fonts/NotoSans-Regular.ttf", faceRecord{"Noto Sans", 400, false, 1, 0}},
+	{"fonts/NotoSans-SemiBold.ttf", faceRecord{"Noto Sans", 600, false, 1, 0}},
+	{"fonts/NotoSansArabic-Bold.ttf", faceRecord{"Noto Sans Arabic", 700, false, 1, 0}},
+	{"fonts/NotoSansArabic-Regular.ttf", faceRecord{"Noto Sans Arabic", 400, false, 1, 0}},
+	{"fonts/NotoSansCJKsc-Subset-Bold.otf", faceRecord{"Noto Sans CJK SC", 700, false, 1, 0}},
+	{"fonts/NotoSansCJKsc-Subset-Regular.otf", faceRecord{"Noto Sans CJK SC", 400, false, 1, 0}},
+	{"fonts/NotoSansDevanagari-Bold.ttf", faceRecord{"Noto Sans Devanagari", 700, false, 1, 0}},
+	{"fonts/NotoSansDevanagari-Regular.ttf", faceRecord{"Noto Sans Devanagari", 400, false, 1, 0}},
+	{"fonts/NotoSansHebrew-Bold.ttf", faceRecord{"Noto Sans Hebrew", 700, false, 1, 0}},
+	{"fonts/NotoSansHebrew-Regular.ttf", faceRecord{"Noto Sans Hebrew", 400, false, 1, 0}},
+	{"fonts/NotoSansMono-Bold.ttf", faceRecord{"Noto Sans Mono", 700, false, 1, 0}},
+	{"fonts/NotoSansMono-Regular.ttf", faceRecord{"Noto Sans Mono", 400, false, 1, 0}},
+	{"fonts/NotoSerif-Bold.ttf", faceRecord{"Noto Serif", 700, false, 1, 0}},
+	{"fonts/NotoSerif-Italic.ttf", faceRecord{"Noto Serif", 400, true, 1, 0}},
+	{"fonts/NotoSerif-Regular.ttf", faceRecord{"Noto Serif", 400, false, 1, 0}},
+	{"fonts/Symbola.ttf", faceRecord{"Symbola", 400, false, 0.875, 0}},
 }
 
 // genericFamilies maps CSS generic family names to embedded families.
@@ -258,9 +255,9 @@ func NewLibrary(opts LibraryOptions) (*Library, error) {
 	}
 	embedded := make([]*faceEntry, 0, len(embeddedFaces))
 	for _, f := range embeddedFaces {
-		embedded = append(embedded, &faceEntry{family: f.family, key: familyKey(f.family), weight: f.weight,
-			italic: f.italic, stretch: f.stretch, src: sourceEmbedded, path: "embedded:" + f.file, index: f.index,
-			embedded: f.file})
+		e := f.face.entry(sourceEmbedded, "embedded:"+f.file)
+		e.embedded = f.file
+		embedded = append(embedded, e)
 	}
 	l.register(embedded)
 	var cache *fontCache
