@@ -180,15 +180,6 @@ func MixI420(dst, a, b *I420, k int) error {
 	return nil
 }
 
-// mixRow mixes the leading samples of a row like mixPlane and returns how many it mixed:
-// yuv.Mix (AVX2) where that exists, none elsewhere.
-var mixRow = func() func(dst, a, b []uint8, k uint64) int {
-	if yuv.Mix != nil {
-		return yuv.Mix
-	}
-	return func(dst, a, b []uint8, k uint64) int { return 0 }
-}()
-
 // mixPlane mixes w x h samples, four at a time in 16-bit lanes.
 func mixPlane(dst []byte, ds int, a []byte, as int, b []byte, bs int, w, h int, k uint64) {
 	const lanes = 0x00ff00ff00ff00ff
@@ -196,7 +187,7 @@ func mixPlane(dst []byte, ds int, a []byte, as int, b []byte, bs int, w, h int, 
 	ik := 256 - k
 	for y := 0; y < h; y++ {
 		d, ra, rb := dst[y*ds:y*ds+w], a[y*as:y*as+w], b[y*bs:y*bs+w]
-		x := mixRow(d, ra, rb, k)
+		x := yuv.Mix(d, ra, rb, k) // the leading samples, where the CPU has AVX2
 		for ; x+8 <= w; x += 8 {
 			va := binary.LittleEndian.Uint64(ra[x:])
 			vb := binary.LittleEndian.Uint64(rb[x:])
@@ -227,13 +218,8 @@ func convertRows(dst *I420, src *image.RGBA, p0, p1 int) {
 
 // convertBlocks converts the leading blocks of 8x2 pixels of a row pair like convertRect
 // and returns how many it converted (each gives 4 chroma columns); convertRect does the
-// rest. It is yuv.Blocks (AVX2) where that exists, and converts none elsewhere.
-var convertBlocks = func() func(s0, s1, y0, y1, cb, cr []uint8) int {
-	if yuv.Blocks != nil {
-		return yuv.Blocks
-	}
-	return func(s0, s1, y0, y1, cb, cr []uint8) int { return 0 }
-}()
+// rest (yuv.Blocks: AVX2 where the CPU has it, none elsewhere).
+var convertBlocks = yuv.Blocks
 
 // convertRect converts row pairs [p0, p1), chroma columns [c0, c1) (luma columns 2*c0 ..
 // 2*c1-1).

@@ -6,8 +6,7 @@ import "golang.org/x/sys/cpu"
 
 func init() {
 	if cpu.X86.HasAVX2 {
-		Blocks = blocks
-		Mix = mix
+		Blocks, Mix, Kernels = blocks, mix, true
 	}
 }
 
