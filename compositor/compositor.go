@@ -119,7 +119,8 @@ type Compositor struct {
 	st         *editor.State
 	opts       Options
 	outW, outH int
-	vx, vy     float64 // output pixels per composition pixel
+	frame      image.Rectangle // (0, 0, outW, outH): the frame in output pixels
+	vx, vy     float64         // output pixels per composition pixel
 	compW      float64
 	compH      float64
 	view       aff
@@ -202,6 +203,7 @@ func New(st *editor.State, opts Options) (*Compositor, error) {
 	if c.outW < 1 || c.outH < 1 || c.outW > 16384 || c.outH > 16384 {
 		return nil, errf(CodeBadOutput, "output size %dx%d is out of range (1..16384)", c.outW, c.outH)
 	}
+	c.frame = image.Rect(0, 0, c.outW, c.outH)
 	c.vx, c.vy = float64(c.outW)/c.compW, float64(c.outH)/c.compH
 	c.view = aff{a: c.vx, e: c.vy}
 	c.masks = newMaskCache(64)
@@ -286,19 +288,38 @@ func parseFloat(s string) (float64, error) { return strconv.ParseFloat(strings.T
 // output size (see Size). It is deterministic, and safe to call from several goroutines for
 // different frames and buffers.
 func (c *Compositor) RenderFrame(ctx context.Context, n int64, fps int, dst *image.RGBA) error {
-	return c.RenderRect(ctx, n, fps, dst, image.Rect(0, 0, c.outW, c.outH))
-}
-
-// checkFrame checks the arguments of a frame to draw: a destination of the output size and a
-// frame number and rate in range, before ctx is done.
-func (c *Compositor) checkFrame(ctx context.Context, n int64, fps int, dst *image.RGBA) error {
-	if dst == nil || dst.Rect.Dx() != c.outW || dst.Rect.Dy() != c.outH {
+	if dst != nil && (dst.Rect.Dx() != c.outW || dst.Rect.Dy() != c.outH) {
 		return errf(CodeBadOutput, "destination must be %dx%d", c.outW, c.outH)
 	}
+	return c.RenderRect(ctx, n, fps, dst, c.frame)
+}
+
+// checkFrame checks a frame number and rate, before ctx is done.
+func (c *Compositor) checkFrame(ctx context.Context, n int64, fps int) error {
 	if fps <= 0 || n < 0 {
 		return errf(CodeBadOutput, "frame %d at %d fps is out of range", n, fps)
 	}
 	return ctx.Err()
+}
+
+// destination checks a destination (see RenderRect) and returns it in frame coordinates: a
+// frame-sized dst with its origin moved to (0, 0), or a window of the frame as it is.
+func (c *Compositor) destination(dst *image.RGBA) (out *image.RGBA, window bool, err error) {
+	if dst == nil {
+		return nil, false, errf(CodeBadOutput, "no destination")
+	}
+	w, h := dst.Rect.Dx(), dst.Rect.Dy()
+	if w <= 0 || h <= 0 || dst.Stride < 4*w || (h-1) > (len(dst.Pix)-4*w)/dst.Stride {
+		return nil, false, errf(CodeBadOutput, "destination %v has no pixels or too few", dst.Rect)
+	}
+	if w == c.outW && h == c.outH {
+		return zeroOrigin(dst, c.outW, c.outH), false, nil
+	}
+	if !dst.Rect.In(c.frame) {
+		return nil, false, errf(CodeBadOutput, "destination must be %dx%d or a window inside (0,0)-(%d,%d), not %v",
+			c.outW, c.outH, c.outW, c.outH, dst.Rect)
+	}
+	return dst, true, nil
 }
 
 // getScratch returns pooled scratch set up to draw whole frames.
@@ -314,31 +335,31 @@ func (c *Compositor) getScratch() *scratch {
 	return sc
 }
 
-// render draws the frame at tick t into dst (zero origin, output size) within sc.clip,
-// leaving out the items in sc.skip.
+// render draws the frame at tick t into dst (in frame coordinates: the frame, or a window
+// of it when the frame is clippable) within sc.clip, leaving out the items in sc.skip.
 func (c *Compositor) render(ctx context.Context, t int64, dst *image.RGBA, sc *scratch) error {
 	bg := c.st.GlobalBackground
 	if bg.Type == editor.BackgroundBlur {
 		return c.renderBlurred(ctx, t, dst, sc, bg.Level)
 	}
 	// the background is skipped when the back-most content hides it entirely
-	if covered, err := c.backCovers(ctx, t, dst, sc); err != nil {
+	if covered, err := c.backCovers(ctx, t, sc); err != nil {
 		return err
 	} else if !covered {
 		if err := c.drawBackground(ctx, dst, sc.clip); err != nil {
 			return err
 		}
 	}
-	if err := c.collectOccluders(ctx, t, dst, sc); err != nil {
+	if err := c.collectOccluders(ctx, t, sc); err != nil {
 		return err
 	}
 	return c.drawTracks(ctx, t, dst, sc)
 }
 
 // backCovers reports whether the back-most visible content at tick t paints every pixel of
-// dst opaquely, so nothing behind it (the background) can show: an opaque image or solid
+// the frame opaquely, so nothing behind it (the background) can show: an opaque image or solid
 // covering the frame at full opacity on whole pixels, or a fade between two such clips.
-func (c *Compositor) backCovers(ctx context.Context, t int64, dst *image.RGBA, sc *scratch) (bool, error) {
+func (c *Compositor) backCovers(ctx context.Context, t int64, sc *scratch) (bool, error) {
 	for ti := len(c.tracks) - 1; ti >= 0; ti-- {
 		tp := &c.tracks[ti]
 		if tp.hidden {
@@ -350,14 +371,14 @@ func (c *Compositor) backCovers(ctx context.Context, t int64, dst *image.RGBA, s
 			}
 			p := tr.progress(t)
 			var a, b prepared
-			if err := c.prepareItem(ctx, tr.from, t-tr.from.StartTicks, dst, &extra{m: identity, opacity: 1 - p}, &a); err != nil {
+			if err := c.prepareItem(ctx, tr.from, t-tr.from.StartTicks, &extra{m: identity, opacity: 1 - p}, &a); err != nil {
 				return false, err
 			}
-			if err := c.prepareItem(ctx, tr.to, t-tr.to.StartTicks, dst, &extra{m: identity, opacity: p}, &b); err != nil {
+			if err := c.prepareItem(ctx, tr.to, t-tr.to.StartTicks, &extra{m: identity, opacity: p}, &b); err != nil {
 				return false, err
 			}
-			fa, ok1 := c.opaqueCover(&a, dst)
-			fb, ok2 := c.opaqueCover(&b, dst)
+			fa, ok1 := c.opaqueCover(&a)
+			fb, ok2 := c.opaqueCover(&b)
 			return ok1 && ok2 && fa.k+fb.k >= 256, nil
 		}
 		for _, it := range tp.items {
@@ -368,24 +389,24 @@ func (c *Compositor) backCovers(ctx context.Context, t int64, dst *image.RGBA, s
 				return false, nil // effects, filters, and items not worth preparing twice
 			}
 			var pr prepared
-			if err := c.prepareItem(ctx, it, t-it.StartTicks, dst, nil, &pr); err != nil {
+			if err := c.prepareItem(ctx, it, t-it.StartTicks, nil, &pr); err != nil {
 				return false, err
 			}
-			fr, ok := c.opaqueCover(&pr, dst)
+			fr, ok := c.opaqueCover(&pr)
 			return ok && fr.k >= 256, nil
 		}
 	}
 	return false, nil
 }
 
-// opaqueCover reports whether a prepared item is a fastRect covering all of dst with an
-// opaque source.
-func (c *Compositor) opaqueCover(pr *prepared, dst *image.RGBA) (fastRect, bool) {
+// opaqueCover reports whether a prepared item is a fastRect covering the whole frame with
+// an opaque source.
+func (c *Compositor) opaqueCover(pr *prepared) (fastRect, bool) {
 	if pr.bb.Empty() {
 		return fastRect{}, false
 	}
-	fr, ok := asFast(&pr.op, &pr.src, dst.Rect)
-	if !ok || fr.rect != dst.Rect {
+	fr, ok := asFast(&pr.op, &pr.src, c.frame)
+	if !ok || fr.rect != c.frame {
 		return fr, false
 	}
 	switch pr.src.kind {
@@ -466,7 +487,7 @@ type extra struct {
 // rectangle it touched.
 func (c *Compositor) drawItem(ctx context.Context, it *editor.Item, lt int64, dst *image.RGBA, ex *extra, clip image.Rectangle) (image.Rectangle, error) {
 	var pr prepared
-	if err := c.prepareItem(ctx, it, lt, dst, ex, &pr); err != nil || pr.bb.Empty() {
+	if err := c.prepareItem(ctx, it, lt, ex, &pr); err != nil || pr.bb.Empty() {
 		return pr.bb, err
 	}
 	if pr.bb = pr.bb.Intersect(clip); pr.bb.Empty() {
@@ -510,7 +531,7 @@ func (c *Compositor) placeOp(it *editor.Item, lt int64, ex *extra) (pl placement
 }
 
 // prepareItem resolves an item's placement and source at local tick lt (loading media).
-func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64, dst *image.RGBA, ex *extra, out *prepared) error {
+func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64, ex *extra, out *prepared) error {
 	if !it.HasGeometry {
 		return nil
 	}
@@ -567,7 +588,7 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 		}
 		src = source{kind: srcImage, img: layer, toSrc: aff{a: s, e: s}}
 	}
-	bb := op.bounds(dst.Rect)
+	bb := op.bounds(c.frame)
 	if bb.Empty() {
 		return nil
 	}
@@ -835,18 +856,18 @@ func flipMatrix(vertical bool, k, W, H float64) aff {
 // background showing through.
 func (c *Compositor) drawCrossfade(ctx context.Context, tp *transPlan, fromLT, toLT int64, p float64, dst *image.RGBA, sc *scratch, seq int) error {
 	var a, b prepared
-	if err := c.prepareItem(ctx, tp.from, fromLT, dst, &extra{m: identity, opacity: 1 - p}, &a); err != nil {
+	if err := c.prepareItem(ctx, tp.from, fromLT, &extra{m: identity, opacity: 1 - p}, &a); err != nil {
 		return err
 	}
-	if err := c.prepareItem(ctx, tp.to, toLT, dst, &extra{m: identity, opacity: p}, &b); err != nil {
+	if err := c.prepareItem(ctx, tp.to, toLT, &extra{m: identity, opacity: p}, &b); err != nil {
 		return err
 	}
 	if a.bb.Empty() && b.bb.Empty() {
 		return nil
 	}
 	// one pass when both are plain unscaled rectangles (full-frame clips, typically)
-	if fa, ok := asFast(&a.op, &a.src, dst.Rect); ok || a.bb.Empty() {
-		if fb, ok := asFast(&b.op, &b.src, dst.Rect); ok || b.bb.Empty() {
+	if fa, ok := asFast(&a.op, &a.src, c.frame); ok || a.bb.Empty() {
+		if fb, ok := asFast(&b.op, &b.src, c.frame); ok || b.bb.Empty() {
 			if a.bb.Empty() {
 				fa = fastRect{}
 			}
@@ -860,7 +881,7 @@ func (c *Compositor) drawCrossfade(ctx context.Context, tp *transPlan, fromLT, t
 			return nil
 		}
 	}
-	lay := ensureLayer(&sc.layer, c.outW, c.outH)
+	lay := ensureLayer(&sc.layer, dst.Rect)
 	if !a.bb.Empty() {
 		draw(lay, sc.clip, &a.op, &a.src)
 	}
@@ -873,10 +894,16 @@ func (c *Compositor) drawCrossfade(ctx context.Context, tp *transPlan, fromLT, t
 	return nil
 }
 
-// ensureLayer returns a transparent w x h layer, allocating it on first use.
-func ensureLayer(p **image.RGBA, w, h int) *image.RGBA {
-	if *p == nil || (*p).Rect.Dx() != w || (*p).Rect.Dy() != h {
-		*p = image.NewRGBA(image.Rect(0, 0, w, h))
+// ensureLayer returns a transparent layer with bounds r (the destination's: the frame, or
+// the window of it being drawn), reusing the memory of *p when it is large enough. A layer's
+// pixels are all zero between uses (its users clear what they drew), whatever bounds it had.
+func ensureLayer(p **image.RGBA, r image.Rectangle) *image.RGBA {
+	n := 4 * r.Dx() * r.Dy()
+	if *p == nil || cap((*p).Pix) < n {
+		*p = image.NewRGBA(r)
+	}
+	if (*p).Rect != r {
+		*p = &image.RGBA{Pix: (*p).Pix[:n:cap((*p).Pix)], Stride: 4 * r.Dx(), Rect: r}
 	}
 	return *p
 }
@@ -966,7 +993,7 @@ func (c *Compositor) drawBackground(ctx context.Context, dst *image.RGBA, clip i
 		if c.bgErr != nil {
 			return c.bgErr
 		}
-		if clip == dst.Rect && dst.Stride == c.bgImg.Stride {
+		if clip == c.frame && dst.Rect == c.frame && dst.Stride == c.bgImg.Stride {
 			copy(dst.Pix, c.bgImg.Pix[:len(c.bgImg.Pix)-c.bgImg.Stride+c.outW*4])
 			return nil
 		}
@@ -1056,7 +1083,7 @@ func (c *Compositor) renderBackground(ctx context.Context) (*image.RGBA, error) 
 // renderBlurred draws the tracks, then puts behind them their content scaled to cover the
 // frame and blurred (global background "blur").
 func (c *Compositor) renderBlurred(ctx context.Context, t int64, dst *image.RGBA, sc *scratch, level int) error {
-	lay := ensureLayer(&sc.layer2, c.outW, c.outH)
+	lay := ensureLayer(&sc.layer2, c.frame)
 	clear(lay.Pix)
 	if err := c.drawTracks(ctx, t, lay, sc); err != nil {
 		return err

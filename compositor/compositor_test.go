@@ -412,7 +412,7 @@ func TestBackCovers(t *testing.T) {
 		}
 		dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
 		frame := int64(27)
-		got, err := c.backCovers(context.Background(), st.FrameTicks(frame, fps), dst, c.getScratch())
+		got, err := c.backCovers(context.Background(), st.FrameTicks(frame, fps), c.getScratch())
 		if err != nil || got != tc.want {
 			t.Errorf("%s: backCovers = %v, %v; want %v", tc.name, got, err, tc.want)
 		}

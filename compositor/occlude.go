@@ -67,7 +67,7 @@ func rowCover(occ []occluder, seq, y int, buf *[maxRowCover][2]int) [][2]int {
 // collectOccluders fills sc.occ with the opaque regions of the items drawn at tick t, in
 // the order drawTracks draws them. Only cheap-to-prepare items count: images, solids,
 // illustrations and gifs, outside transitions.
-func (c *Compositor) collectOccluders(ctx context.Context, t int64, dst *image.RGBA, sc *scratch) error {
+func (c *Compositor) collectOccluders(ctx context.Context, t int64, sc *scratch) error {
 	sc.occ = sc.occ[:0]
 	seq := 0
 	for ti := len(c.tracks) - 1; ti >= 0; ti-- {
@@ -93,14 +93,14 @@ func (c *Compositor) collectOccluders(ctx context.Context, t int64, dst *image.R
 				continue
 			}
 			var pr prepared
-			if err := c.prepareItem(ctx, it, t-it.StartTicks, dst, nil, &pr); err != nil {
+			if err := c.prepareItem(ctx, it, t-it.StartTicks, nil, &pr); err != nil {
 				return err
 			}
 			if pr.bb.Empty() {
 				continue
 			}
 			if fastDrawable(&pr.op, &pr.src) {
-				fr, ok := asFast(&pr.op, &pr.src, dst.Rect)
+				fr, ok := asFast(&pr.op, &pr.src, c.frame)
 				opaque := (pr.src.kind == srcSolid && pr.src.ca == 255) || (pr.src.kind == srcImage && pr.src.opaque)
 				if ok && opaque && fr.k >= 256 && !fr.rect.Empty() {
 					sc.occ = append(sc.occ, occluder{seq: seq, rect: fr.rect})
@@ -108,7 +108,7 @@ func (c *Compositor) collectOccluders(ctx context.Context, t int64, dst *image.R
 				continue
 			}
 			if pr.stable && c.sprites != nil {
-				k := spriteKey{op: pr.op, src: pr.src, w: dst.Rect.Dx(), h: dst.Rect.Dy()}
+				k := spriteKey{op: pr.op, src: pr.src, w: c.outW, h: c.outH}
 				if sp := c.sprites.peek(&k); sp != nil && sp.hasOpaque {
 					sc.occ = append(sc.occ, occluder{seq: seq, sp: sp})
 				}

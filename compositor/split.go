@@ -131,7 +131,6 @@ func (c *Compositor) Split(ctx context.Context, n int64, fps int) (Split, error)
 	if n > 0 {
 		prev = c.st.FrameTicks(n-1, int64(fps))
 	}
-	frame := &image.RGBA{Rect: image.Rect(0, 0, c.outW, c.outH)} // only its bounds are read
 	s := Split{OK: true, t: t}
 	seq := 0
 	for ti := len(c.tracks) - 1; ti >= 0; ti-- {
@@ -145,7 +144,7 @@ func (c *Compositor) Split(ctx context.Context, n int64, fps int) (Split, error)
 				if it != fade.from {
 					continue
 				}
-				ka, kb, ok, err := c.splitFadeClips(ctx, fade, t, prev, next, frame)
+				ka, kb, ok, err := c.splitFadeClips(ctx, fade, t, prev, next)
 				if err != nil || !ok {
 					return Split{}, err
 				}
@@ -165,7 +164,7 @@ func (c *Compositor) Split(ctx context.Context, n int64, fps int) (Split, error)
 					continue
 				}
 				if _, op, ok := c.placeOp(it, t-it.StartTicks, nil); ok {
-					if bb := op.bounds(frame.Rect); !bb.Empty() {
+					if bb := op.bounds(c.frame); !bb.Empty() {
 						s.skip = append(s.skip, it)
 						s.Damage = s.Damage.Union(bb)
 					}
@@ -173,7 +172,7 @@ func (c *Compositor) Split(ctx context.Context, n int64, fps int) (Split, error)
 				continue
 			}
 			var pr prepared
-			if err := c.prepareItem(ctx, it, t-it.StartTicks, frame, nil, &pr); err != nil {
+			if err := c.prepareItem(ctx, it, t-it.StartTicks, nil, &pr); err != nil {
 				return Split{}, err
 			}
 			if pr.bb.Empty() {
@@ -187,7 +186,7 @@ func (c *Compositor) Split(ctx context.Context, n int64, fps int) (Split, error)
 						continue
 					}
 					var p2 prepared
-					if err := c.prepareItem(ctx, it, t2-it.StartTicks, frame, nil, &p2); err != nil {
+					if err := c.prepareItem(ctx, it, t2-it.StartTicks, nil, &p2); err != nil {
 						return Split{}, err
 					}
 					if p2.bb == pr.bb && (spriteKey{op: p2.op, src: p2.src, w: c.outW, h: c.outH}) == k {
@@ -214,11 +213,11 @@ func (c *Compositor) Split(ctx context.Context, n int64, fps int) (Split, error)
 // full opacity with fixed sources, drawn the same in a neighbouring frame (prev, next; -1
 // for none), and returns the outgoing clip's weight ka (0..256, as the crossfade draws it)
 // and the draws of the two clips at full opacity.
-func (c *Compositor) splitFadeClips(ctx context.Context, fade *transPlan, t, prev, next int64, frame *image.RGBA) (ka uint64, keys [2]spriteKey, ok bool, err error) {
+func (c *Compositor) splitFadeClips(ctx context.Context, fade *transPlan, t, prev, next int64) (ka uint64, keys [2]spriteKey, ok bool, err error) {
 	full := &extra{m: identity, opacity: 1}
 	for i, clip := range [2]*editor.Item{fade.from, fade.to} {
 		var pr prepared
-		if err := c.prepareItem(ctx, clip, t-clip.StartTicks, frame, full, &pr); err != nil {
+		if err := c.prepareItem(ctx, clip, t-clip.StartTicks, full, &pr); err != nil {
 			return 0, keys, false, err
 		}
 		if !c.coversFrame(&pr) || !c.fixedSource(clip, &pr) {
@@ -231,7 +230,7 @@ func (c *Compositor) splitFadeClips(ctx context.Context, fade *transPlan, t, pre
 				continue
 			}
 			var p2 prepared
-			if err := c.prepareItem(ctx, clip, t2-clip.StartTicks, frame, full, &p2); err != nil {
+			if err := c.prepareItem(ctx, clip, t2-clip.StartTicks, full, &p2); err != nil {
 				return 0, keys, false, err
 			}
 			if p2.bb == pr.bb && (spriteKey{op: p2.op, src: p2.src, w: c.outW, h: c.outH}) == keys[i] {
@@ -289,21 +288,22 @@ func (c *Compositor) fixedSource(it *editor.Item, pr *prepared) bool {
 }
 
 // RenderPlate draws the plate of s (a Split of this Compositor with OK set) into dst: the
-// frame without its moving items; with second set (s.Blend only), Plate2's picture. dst's
-// bounds must be the output size.
+// frame without its moving items; with second set (s.Blend only), Plate2's picture. dst is
+// frame-sized or a window of the frame, as for RenderRect.
 func (c *Compositor) RenderPlate(ctx context.Context, s Split, second bool, dst *image.RGBA) error {
 	if !s.OK {
 		return errf(CodeBadOutput, "the frame has no plate")
 	}
-	if dst == nil || dst.Rect.Dx() != c.outW || dst.Rect.Dy() != c.outH {
-		return errf(CodeBadOutput, "destination must be %dx%d", c.outW, c.outH)
+	dst, _, err := c.destination(dst)
+	if err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	dst = zeroOrigin(dst, c.outW, c.outH)
 	sc := c.getScratch()
 	defer c.pool.Put(sc)
+	sc.clip = dst.Rect
 	sc.skip = append(sc.skip, s.skip...)
 	if s.Blend {
 		sc.fadeOnly = s.fade.from
@@ -316,22 +316,47 @@ func (c *Compositor) RenderPlate(ctx context.Context, s Split, second bool, dst 
 	return c.render(ctx, s.t, dst, sc)
 }
 
+// Windowed reports whether frame n at fps can be drawn into a window of the frame
+// (RenderRect, RenderPlate): it has no effect or filter item and the background is not
+// blurred, since those read or change the whole frame. Frames that Split divides always
+// can.
+func (c *Compositor) Windowed(n int64, fps int) bool {
+	if fps <= 0 || n < 0 {
+		return false
+	}
+	return c.clippable(c.st.FrameTicks(n, int64(fps)))
+}
+
 // RenderRect draws frame n like RenderFrame, but only the pixels in r need be drawn:
-// pixels of dst outside r are left as they are, or drawn (a transition draws its clips
-// whole; a frame with an effect, a filter or a blurred background is drawn whole).
+// pixels of dst outside r are left as they are, or drawn (a frame with an effect, a filter
+// or a blurred background is drawn whole).
+//
+// dst is either of the output size (its origin does not matter: its top-left pixel is the
+// frame's) or a window of the frame: bounds smaller than the frame and inside (0,0)-Size(),
+// in the frame's coordinates (a SubImage of a frame-sized image, or an image made with
+// such bounds). Into a window only r's pixels inside the window are drawn, and the frame
+// must be Windowed. Every pixel is computed the same way whatever the destination, so a
+// frame drawn window by window equals the frame drawn whole.
 func (c *Compositor) RenderRect(ctx context.Context, n int64, fps int, dst *image.RGBA, r image.Rectangle) error {
-	if err := c.checkFrame(ctx, n, fps, dst); err != nil {
+	if err := c.checkFrame(ctx, n, fps); err != nil {
 		return err
 	}
-	dst = zeroOrigin(dst, c.outW, c.outH)
+	dst, window, err := c.destination(dst)
+	if err != nil {
+		return err
+	}
 	t := c.st.FrameTicks(n, int64(fps))
 	sc := c.getScratch()
 	defer c.pool.Put(sc)
-	if c.clippable(t) {
-		sc.clip = sc.clip.Intersect(r)
+	switch {
+	case c.clippable(t):
+		sc.clip = sc.clip.Intersect(r).Intersect(dst.Rect)
 		if sc.clip.Empty() {
 			return nil
 		}
+	case window:
+		return errf(CodeBadOutput, "frame %d has an effect, a filter or a blurred background: draw it into a %dx%d destination, not a window",
+			n, c.outW, c.outH)
 	}
 	return c.render(ctx, t, dst, sc)
 }

@@ -3,7 +3,9 @@ package compositor
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image"
+	"image/color"
 	"image/png"
 	"testing"
 
@@ -257,4 +259,133 @@ func TestRenderRectMatchesInside(t *testing.T) {
 		}
 	}
 	t.Logf("%d frames checked", checked)
+}
+
+// drawWindows draws a frame band by band (bands of rows each, every band its own buffer
+// over garbage, as a pipeline with a small buffer does) with draw and assembles the bands
+// into a frame-sized image.
+func drawWindows(t *testing.T, w, h, rows int, draw func(win *image.RGBA) error) *image.RGBA {
+	t.Helper()
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	buf := make([]uint8, 4*w*rows)
+	for y0 := 0; y0 < h; y0 += rows {
+		y1 := min(y0+rows, h)
+		for i := range buf {
+			buf[i] = 0x5a
+		}
+		win := &image.RGBA{Pix: buf[:4*w*(y1-y0)], Stride: 4 * w, Rect: image.Rect(0, y0, w, y1)}
+		if err := draw(win); err != nil {
+			t.Fatal(err)
+		}
+		copy(out.Pix[out.PixOffset(0, y0):], win.Pix)
+	}
+	return out
+}
+
+// TestWindowsMatchRenderFrame draws frames of every golden case into windows of the frame
+// (bands of rows, and a window narrower than the frame) and compares them with RenderFrame
+// byte for byte; plates likewise with RenderPlate into the whole frame. Frames that cannot
+// be drawn in windows (effects, filters, blurred backgrounds) must say so and refuse a
+// window.
+func TestWindowsMatchRenderFrame(t *testing.T) {
+	files := testFiles(t)
+	ctx := context.Background()
+	windowed, whole, plates := 0, 0, 0
+	for _, tc := range append(testCases(), textCases()...) {
+		st, c := caseCompositor(t, tc, files)
+		w, h := c.Size()
+		want := image.NewRGBA(image.Rect(0, 0, w, h))
+		frames := editor.FrameCount(st.DurationTicks(), fps, st.TimebaseTicksPerSecond)
+		for _, n := range []int64{0, tc.frame, frames / 2, frames - 1} {
+			if err := c.RenderFrame(ctx, n, fps, want); err != nil {
+				t.Fatal(err)
+			}
+			if !c.Windowed(n, fps) {
+				whole++
+				win := image.NewRGBA(image.Rect(0, 0, w, 8))
+				var ce *Error
+				if err := c.RenderRect(ctx, n, fps, win, win.Rect); !errors.As(err, &ce) || ce.Code != CodeBadOutput {
+					t.Fatalf("%s frame %d is not Windowed, but RenderRect into a window gave %v", tc.name, n, err)
+				}
+				continue
+			}
+			windowed++
+			for _, rows := range []int{7, 16, h - 1} {
+				got := drawWindows(t, w, h, rows, func(win *image.RGBA) error {
+					return c.RenderRect(ctx, n, fps, win, c.frame)
+				})
+				if err := compareImages(got, want, 0); err != nil {
+					t.Fatalf("%s frame %d drawn in bands of %d rows differs from RenderFrame: %v", tc.name, n, rows, err)
+				}
+			}
+			// a window narrower than the frame, drawing a rectangle that sticks out of it
+			inner := image.Rect(w/5, h/3, w-w/4, h/3+9)
+			win := image.NewRGBA(inner)
+			if err := c.RenderRect(ctx, n, fps, win, image.Rect(0, 0, w-w/3, h)); err != nil {
+				t.Fatal(err)
+			}
+			for y := inner.Min.Y; y < inner.Max.Y; y++ {
+				for x := inner.Min.X; x < inner.Max.X; x++ {
+					drawn := x < w-w/3
+					if g, e := win.RGBAAt(x, y), want.RGBAAt(x, y); drawn && g != e || !drawn && g != (color.RGBA{}) {
+						t.Fatalf("%s frame %d: pixel (%d,%d) of a narrow window is %v; RenderFrame's is %v", tc.name, n, x, y, g, e)
+					}
+				}
+			}
+			s, err := c.Split(ctx, n, fps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !s.OK {
+				continue
+			}
+			for _, second := range []bool{false, true}[:1+btoi(s.Blend)] {
+				plate := image.NewRGBA(image.Rect(0, 0, w, h))
+				if err := c.RenderPlate(ctx, s, second, plate); err != nil {
+					t.Fatal(err)
+				}
+				got := drawWindows(t, w, h, 10, func(win *image.RGBA) error { return c.RenderPlate(ctx, s, second, win) })
+				if err := compareImages(got, plate, 0); err != nil {
+					t.Fatalf("%s frame %d: the plate drawn in bands differs: %v", tc.name, n, err)
+				}
+				plates++
+			}
+		}
+	}
+	t.Logf("%d frames drawn in windows, %d plates, %d frames that must be drawn whole", windowed, plates, whole)
+	if windowed == 0 || whole == 0 || plates == 0 {
+		t.Fatal("the cases did not cover windowed frames, plates and whole frames")
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestWindowDestinationChecked: destinations that are neither the frame's size nor a window
+// inside it, or whose pixels are too few, are refused with CodeBadOutput, not a panic.
+func TestWindowDestinationChecked(t *testing.T) {
+	st := parseValid(t, newBuilder().add(0, solid("s", 0, sec, 10, 10, 50, 50, "#ff0000", "rectangle")).json())
+	c, err := New(st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h := c.Size()
+	for name, dst := range map[string]*image.RGBA{
+		"nil":              nil,
+		"outside":          image.NewRGBA(image.Rect(w-4, 0, w+4, 8)),
+		"negative":         image.NewRGBA(image.Rect(-2, -2, 6, 6)),
+		"empty":            {Rect: image.Rect(0, 0, 0, 0)},
+		"short pixels":     {Pix: make([]uint8, 10), Stride: 4 * w, Rect: image.Rect(0, 0, w, 4)},
+		"short stride":     {Pix: make([]uint8, 4*w*4), Stride: 8, Rect: image.Rect(0, 0, w, 4)},
+		"frame, few pixel": {Pix: make([]uint8, 4*w), Stride: 4 * w, Rect: image.Rect(0, 0, w, h)},
+	} {
+		var ce *Error
+		if err := c.RenderRect(context.Background(), 0, fps, dst, image.Rect(0, 0, w, h)); !errors.As(err, &ce) || ce.Code != CodeBadOutput {
+			t.Errorf("%s: RenderRect gave %v, want %s", name, err, CodeBadOutput)
+		}
+	}
 }

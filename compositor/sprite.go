@@ -127,13 +127,13 @@ func (c *Compositor) drawCached(dst *image.RGBA, pr *prepared, clip image.Rectan
 	if !pr.stable || c.sprites == nil || fastDrawable(&pr.op, &pr.src) {
 		return false
 	}
-	k := spriteKey{op: pr.op, src: pr.src, w: dst.Rect.Dx(), h: dst.Rect.Dy()}
+	k := spriteKey{op: pr.op, src: pr.src, w: c.outW, h: c.outH}
 	sp, build := c.sprites.lookup(&k)
 	if sp == nil {
 		if !build {
 			return false
 		}
-		sp = buildSprite(dst.Rect, &pr.op, &pr.src)
+		sp = buildSprite(c.frame, &pr.op, &pr.src)
 		if sp == nil {
 			return true // nothing to draw
 		}

@@ -85,7 +85,7 @@ func TestSpritesMatchDirect(t *testing.T) {
 			}
 			check(t, c, fps)
 			sc := &scratch{}
-			if err := c.collectOccluders(context.Background(), st.FrameTicks(fps, fps), image.NewRGBA(image.Rect(0, 0, tW, tH)), sc); err != nil {
+			if err := c.collectOccluders(context.Background(), st.FrameTicks(fps, fps), sc); err != nil {
 				t.Fatal(err)
 			}
 			if !blur && len(sc.occ) < 3 {
