@@ -99,7 +99,32 @@ func RGBAToI420Rect(dst *I420, src *image.RGBA, r image.Rectangle) error {
 	if r.Empty() {
 		return nil
 	}
-	convertRect(dst, src, r.Min.Y/2, r.Max.Y/2, r.Min.X/2, r.Max.X/2)
+	convertRect(dst, src, src.Rect.Min, r.Min.Y/2, r.Max.Y/2, r.Min.X/2, r.Max.X/2)
+	return nil
+}
+
+// RGBAWindowToI420 converts the pixels of r from src, a window of a frame of dst's size,
+// into dst, leaving the rest of dst as it is. src.Rect is the part of the frame src holds, in
+// the frame's coordinates (image.RGBA.SubImage of a frame gives such bounds), with even
+// edges; r, in the frame's coordinates, is widened to even edges and limited to src.Rect.
+// A frame drawn window by window is converted window by window without a frame-sized RGBA
+// buffer. It runs on the calling goroutine and does not allocate.
+func RGBAWindowToI420(dst *I420, src *image.RGBA, r image.Rectangle) error {
+	if src == nil || !dst.valid() {
+		return errorf(CodeInvalidFrame, "nil or malformed frame")
+	}
+	b := src.Rect
+	if b.Empty() || !b.In(image.Rect(0, 0, dst.Width, dst.Height)) || EvenRect(b) != b {
+		return errorf(CodeInvalidFrame, "window %v is empty, not inside the %dx%d frame or has odd edges", b, dst.Width, dst.Height)
+	}
+	if rowLen := 4 * b.Dx(); src.Stride < rowLen || len(src.Pix) < rowLen || (b.Dy()-1) > (len(src.Pix)-rowLen)/src.Stride {
+		return errorf(CodeInvalidFrame, "rgba pixel buffer is too small")
+	}
+	r = EvenRect(r).Intersect(b)
+	if r.Empty() {
+		return nil
+	}
+	convertRect(dst, src, image.Point{}, r.Min.Y/2, r.Max.Y/2, r.Min.X/2, r.Max.X/2)
 	return nil
 }
 
@@ -213,7 +238,7 @@ func copyPlane(dst []byte, dstStride int, src []byte, srcStride, w, h int) {
 
 // convertRows converts row pairs [p0, p1) (luma rows 2*p0 .. 2*p1-1).
 func convertRows(dst *I420, src *image.RGBA, p0, p1 int) {
-	convertRect(dst, src, p0, p1, 0, dst.Width/2)
+	convertRect(dst, src, src.Rect.Min, p0, p1, 0, dst.Width/2)
 }
 
 // convertBlocks converts the leading blocks of 8x2 pixels of a row pair like convertRect
@@ -222,15 +247,16 @@ func convertRows(dst *I420, src *image.RGBA, p0, p1 int) {
 var convertBlocks = yuv.Blocks
 
 // convertRect converts row pairs [p0, p1), chroma columns [c0, c1) (luma columns 2*c0 ..
-// 2*c1-1).
+// 2*c1-1); the frame's pixel (x, y) is src's pixel org+(x, y) (org is src.Rect.Min for a
+// frame-sized src and (0, 0) for a window of the frame).
 //
 // It reads two RGBA pixels as one little-endian uint64 and computes their two luma values
 // in the two 32-bit halves of one 64-bit sum (SWAR): every product and sum stays below
 // 2^32 (at most (yR+yG+yB)*255 + yOff < 2^24), so the lanes never carry into each other,
 // and the results are bit-identical to the per-pixel formula.
-func convertRect(dst *I420, src *image.RGBA, p0, p1, c0, c1 int) {
+func convertRect(dst *I420, src *image.RGBA, org image.Point, p0, p1, c0, c1 int) {
 	w := 2 * (c1 - c0)
-	min := src.Rect.Min.Add(image.Pt(2*c0, 0))
+	min := org.Add(image.Pt(2*c0, 0))
 	const (
 		lanes = 0x000000ff_000000ff
 		yOff  = 16<<16 + 1<<15

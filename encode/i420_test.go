@@ -2,6 +2,7 @@ package encode
 
 import (
 	"bytes"
+	"errors"
 	"image"
 	"image/color"
 	"math"
@@ -360,6 +361,63 @@ func TestMixI420RandomSamples(t *testing.T) {
 					t.Fatalf("%dx%d k=%d sample %d: %d, want %d", w, h, k, i, p[0][i], want)
 				}
 			}
+		}
+	}
+}
+
+// TestRGBAWindowToI420: a frame converted window by window (bands of rows held in their
+// own buffers, and a window narrower than the frame) gives the bytes of the whole frame's
+// conversion, touching nothing outside the windows; windows with odd edges, outside the
+// frame or with too few pixels are refused.
+func TestRGBAWindowToI420(t *testing.T) {
+	const w, h = 70, 38
+	src := testPattern(w, h, 9)
+	whole := NewI420(w, h)
+	if err := RGBAToI420(whole, src, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, rows := range []int{2, 6, 16, h} {
+		got := NewI420(w, h)
+		for y0 := 0; y0 < h; y0 += rows {
+			band := image.NewRGBA(image.Rect(0, y0, w, min(y0+rows, h)))
+			copy(band.Pix, src.Pix[src.PixOffset(0, y0):])
+			if err := RGBAWindowToI420(got, band, image.Rect(-5, -5, w+5, h+5)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(got.Y, whole.Y) || !bytes.Equal(got.Cb, whole.Cb) || !bytes.Equal(got.Cr, whole.Cr) {
+			t.Fatalf("bands of %d rows: the conversion differs from the whole frame's", rows)
+		}
+	}
+	// a narrow window converts r's blocks inside it and nothing else
+	win := src.SubImage(image.Rect(10, 8, 40, 20)).(*image.RGBA)
+	got := NewI420(w, h)
+	if err := RGBAWindowToI420(got, win, image.Rect(13, 0, 60, 15)); err != nil {
+		t.Fatal(err)
+	}
+	e := image.Rect(12, 8, 40, 16)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			want := byte(0)
+			if image.Pt(x, y).In(e) {
+				want = whole.Y[y*whole.YStride+x]
+			}
+			if v := got.Y[y*got.YStride+x]; v != want {
+				t.Fatalf("narrow window: luma (%d,%d) = %d, want %d", x, y, v, want)
+			}
+		}
+	}
+	for name, bad := range map[string]*image.RGBA{
+		"odd edge":    image.NewRGBA(image.Rect(0, 1, w, 5)),
+		"outside":     image.NewRGBA(image.Rect(0, h-2, w, h+2)),
+		"empty":       image.NewRGBA(image.Rect(0, 0, 0, 0)),
+		"few pixels":  {Pix: make([]uint8, 8), Stride: 4 * w, Rect: image.Rect(0, 0, w, 4)},
+		"nil":         nil,
+		"short lines": {Pix: make([]uint8, 4*w*4), Stride: 4, Rect: image.Rect(0, 0, w, 4)},
+	} {
+		var e *Error
+		if err := RGBAWindowToI420(NewI420(w, h), bad, image.Rect(0, 0, w, h)); !errors.As(err, &e) || e.Code != CodeInvalidFrame {
+			t.Errorf("%s: got %v, want %s", name, err, CodeInvalidFrame)
 		}
 	}
 }
