@@ -155,6 +155,42 @@ type scratch struct {
 	// fadeOnly: when set, an active fade transition draws only this clip of its two, at
 	// full opacity (one picture of a blended plate pair)
 	fadeOnly *editor.Item
+	// memo: the frame is drawn window by window (drawWindows), and prep holds its items as
+	// prepared for the first window, so that each is prepared once per frame
+	memo bool
+	prep []preparedItem
+}
+
+// preparedItem is an item prepared for the frame being drawn (scratch.prep).
+type preparedItem struct {
+	it    *editor.Item
+	lt    int64
+	ex    extra
+	hasEx bool
+	pr    prepared
+}
+
+// prepare is prepareItem, through the frame's memo when it is drawn window by window.
+func (c *Compositor) prepare(ctx context.Context, sc *scratch, it *editor.Item, lt int64, ex *extra, out *prepared) error {
+	if !sc.memo {
+		return c.prepareItem(ctx, it, lt, ex, out)
+	}
+	k := preparedItem{it: it, lt: lt}
+	if ex != nil {
+		k.ex, k.hasEx = *ex, true
+	}
+	for i := range sc.prep {
+		if p := &sc.prep[i]; p.it == k.it && p.lt == k.lt && p.hasEx == k.hasEx && p.ex == k.ex {
+			*out = p.pr
+			return nil
+		}
+	}
+	if err := c.prepareItem(ctx, it, lt, ex, out); err != nil {
+		return err
+	}
+	k.pr = *out
+	sc.prep = append(sc.prep, k)
+	return nil
 }
 
 // skips reports whether the frame being drawn leaves it out.
@@ -371,10 +407,10 @@ func (c *Compositor) backCovers(ctx context.Context, t int64, sc *scratch) (bool
 			}
 			p := tr.progress(t)
 			var a, b prepared
-			if err := c.prepareItem(ctx, tr.from, t-tr.from.StartTicks, &extra{m: identity, opacity: 1 - p}, &a); err != nil {
+			if err := c.prepare(ctx, sc, tr.from, t-tr.from.StartTicks, &extra{m: identity, opacity: 1 - p}, &a); err != nil {
 				return false, err
 			}
-			if err := c.prepareItem(ctx, tr.to, t-tr.to.StartTicks, &extra{m: identity, opacity: p}, &b); err != nil {
+			if err := c.prepare(ctx, sc, tr.to, t-tr.to.StartTicks, &extra{m: identity, opacity: p}, &b); err != nil {
 				return false, err
 			}
 			fa, ok1 := c.opaqueCover(&a)
@@ -389,7 +425,7 @@ func (c *Compositor) backCovers(ctx context.Context, t int64, sc *scratch) (bool
 				return false, nil // effects, filters, and items not worth preparing twice
 			}
 			var pr prepared
-			if err := c.prepareItem(ctx, it, t-it.StartTicks, nil, &pr); err != nil {
+			if err := c.prepare(ctx, sc, it, t-it.StartTicks, nil, &pr); err != nil {
 				return false, err
 			}
 			fr, ok := c.opaqueCover(&pr)
@@ -447,7 +483,7 @@ func (c *Compositor) drawTrack(ctx context.Context, tp *trackPlan, t int64, dst 
 			if it == active.from {
 				if sc.fadeOnly == active.from || sc.fadeOnly == active.to {
 					clip := sc.fadeOnly
-					if _, err := c.drawItem(ctx, clip, t-clip.StartTicks, dst, &extra{m: identity, opacity: 1}, sc.clip); err != nil {
+					if _, err := c.drawItem(ctx, sc, clip, t-clip.StartTicks, dst, &extra{m: identity, opacity: 1}, sc.clip); err != nil {
 						return err
 					}
 					continue
@@ -467,7 +503,7 @@ func (c *Compositor) drawTrack(ctx context.Context, tp *trackPlan, t int64, dst 
 		case editor.ItemFilter:
 			c.applyFilter(it, dst)
 		default:
-			if _, err := c.drawItem(ctx, it, t-it.StartTicks, dst, nil, sc.clip); err != nil {
+			if _, err := c.drawItem(ctx, sc, it, t-it.StartTicks, dst, nil, sc.clip); err != nil {
 				return err
 			}
 		}
@@ -485,9 +521,9 @@ type extra struct {
 
 // drawItem draws one item at local tick lt within clip and returns the destination
 // rectangle it touched.
-func (c *Compositor) drawItem(ctx context.Context, it *editor.Item, lt int64, dst *image.RGBA, ex *extra, clip image.Rectangle) (image.Rectangle, error) {
+func (c *Compositor) drawItem(ctx context.Context, sc *scratch, it *editor.Item, lt int64, dst *image.RGBA, ex *extra, clip image.Rectangle) (image.Rectangle, error) {
 	var pr prepared
-	if err := c.prepareItem(ctx, it, lt, ex, &pr); err != nil || pr.bb.Empty() {
+	if err := c.prepare(ctx, sc, it, lt, ex, &pr); err != nil || pr.bb.Empty() {
 		return pr.bb, err
 	}
 	if pr.bb = pr.bb.Intersect(clip); pr.bb.Empty() {
@@ -802,12 +838,12 @@ func (c *Compositor) drawTransition(ctx context.Context, tp *transPlan, t int64,
 		}
 	}
 	if drawOut {
-		if _, err := c.drawItem(ctx, tp.from, fromLT, dst, outEx, sc.clip); err != nil {
+		if _, err := c.drawItem(ctx, sc, tp.from, fromLT, dst, outEx, sc.clip); err != nil {
 			return err
 		}
 	}
 	if drawIn {
-		if _, err := c.drawItem(ctx, tp.to, toLT, dst, inEx, sc.clip); err != nil {
+		if _, err := c.drawItem(ctx, sc, tp.to, toLT, dst, inEx, sc.clip); err != nil {
 			return err
 		}
 	}
@@ -856,10 +892,10 @@ func flipMatrix(vertical bool, k, W, H float64) aff {
 // background showing through.
 func (c *Compositor) drawCrossfade(ctx context.Context, tp *transPlan, fromLT, toLT int64, p float64, dst *image.RGBA, sc *scratch, seq int) error {
 	var a, b prepared
-	if err := c.prepareItem(ctx, tp.from, fromLT, &extra{m: identity, opacity: 1 - p}, &a); err != nil {
+	if err := c.prepare(ctx, sc, tp.from, fromLT, &extra{m: identity, opacity: 1 - p}, &a); err != nil {
 		return err
 	}
-	if err := c.prepareItem(ctx, tp.to, toLT, &extra{m: identity, opacity: p}, &b); err != nil {
+	if err := c.prepare(ctx, sc, tp.to, toLT, &extra{m: identity, opacity: p}, &b); err != nil {
 		return err
 	}
 	if a.bb.Empty() && b.bb.Empty() {

@@ -93,7 +93,7 @@ func (c *Compositor) collectOccluders(ctx context.Context, t int64, sc *scratch)
 				continue
 			}
 			var pr prepared
-			if err := c.prepareItem(ctx, it, t-it.StartTicks, nil, &pr); err != nil {
+			if err := c.prepare(ctx, sc, it, t-it.StartTicks, nil, &pr); err != nil {
 				return err
 			}
 			if pr.bb.Empty() {

@@ -316,6 +316,84 @@ func (c *Compositor) RenderPlate(ctx context.Context, s Split, second bool, dst 
 	return c.render(ctx, s.t, dst, sc)
 }
 
+// RenderPlateWindows draws the plate of s like RenderPlate, window by window (see
+// RenderWindows), over the whole frame.
+func (c *Compositor) RenderPlateWindows(ctx context.Context, s Split, second bool, buf []uint8, emit func(win *image.RGBA) error) error {
+	if !s.OK {
+		return errf(CodeBadOutput, "the frame has no plate")
+	}
+	if second && !s.Blend {
+		return errf(CodeBadOutput, "the frame has one plate")
+	}
+	sc := c.getScratch()
+	defer c.pool.Put(sc)
+	sc.skip = append(sc.skip, s.skip...)
+	if s.Blend {
+		sc.fadeOnly = s.fade.from
+		if second {
+			sc.fadeOnly = s.fade.to
+		}
+	}
+	return c.drawWindows(ctx, s.t, sc, c.frame, buf, emit)
+}
+
+// RenderWindows draws the pixels of r of frame n (as RenderRect would) window by window
+// in buf, calling emit with each window once it is drawn. The windows are bands of r
+// (widened to even edges, within the frame) top to bottom, each as many rows as fit in buf
+// (an even number); their edges are even but where they meet the frame's, so that each can
+// be converted to I420 on its own (encode.RGBAWindowToI420). Items are prepared once for
+// all the windows of the frame. The frame must be Windowed, and buf must hold two rows of
+// r (8*r.Dx() bytes). A window is valid until emit returns.
+//
+// An export draws its frames this way in a buffer of a few rows instead of one of the
+// frame's size.
+func (c *Compositor) RenderWindows(ctx context.Context, n int64, fps int, r image.Rectangle, buf []uint8, emit func(win *image.RGBA) error) error {
+	if err := c.checkFrame(ctx, n, fps); err != nil {
+		return err
+	}
+	t := c.st.FrameTicks(n, int64(fps))
+	if !c.clippable(t) {
+		return errf(CodeBadOutput, "frame %d has an effect, a filter or a blurred background: it cannot be drawn in windows", n)
+	}
+	sc := c.getScratch()
+	defer c.pool.Put(sc)
+	return c.drawWindows(ctx, t, sc, r, buf, emit)
+}
+
+// drawWindows draws the frame at tick t window by window (see RenderWindows) with sc's
+// skip and fade settings, within sc.clip and r.
+func (c *Compositor) drawWindows(ctx context.Context, t int64, sc *scratch, r image.Rectangle, buf []uint8, emit func(win *image.RGBA) error) error {
+	r = image.Rect(r.Min.X&^1, r.Min.Y&^1, (r.Max.X+1)&^1, (r.Max.Y+1)&^1).Intersect(c.frame).Intersect(sc.clip)
+	if r.Empty() {
+		return nil
+	}
+	row := 4 * r.Dx()
+	rows := len(buf) / row &^ 1
+	if rows < 2 {
+		return errf(CodeBadOutput, "a window buffer of %d bytes holds fewer than two rows of %d pixels", len(buf), r.Dx())
+	}
+	sc.memo = true
+	defer func() {
+		clear(sc.prep) // the pooled scratch must not keep pictures alive
+		sc.prep, sc.memo = sc.prep[:0], false
+	}()
+	for y0 := r.Min.Y; y0 < r.Max.Y; y0 += rows {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		y1 := min(y0+rows, r.Max.Y)
+		win := &image.RGBA{Pix: buf[: row*(y1-y0) : row*(y1-y0)], Stride: row, Rect: image.Rect(r.Min.X, y0, r.Max.X, y1)}
+		sc.clip = win.Rect
+		if err := c.render(ctx, t, win, sc); err != nil {
+			return err
+		}
+		if err := emit(win); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Windowed reports whether frame n at fps can be drawn into a window of the frame
 // (RenderRect, RenderPlate): it has no effect or filter item and the background is not
 // blurred, since those read or change the whole frame. Frames that Split divides always

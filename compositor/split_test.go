@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -307,6 +308,10 @@ func TestWindowsMatchRenderFrame(t *testing.T) {
 				if err := c.RenderRect(ctx, n, fps, win, win.Rect); !errors.As(err, &ce) || ce.Code != CodeBadOutput {
 					t.Fatalf("%s frame %d is not Windowed, but RenderRect into a window gave %v", tc.name, n, err)
 				}
+				err := c.RenderWindows(ctx, n, fps, c.frame, make([]uint8, 4*w*h), func(*image.RGBA) error { return nil })
+				if !errors.As(err, &ce) || ce.Code != CodeBadOutput {
+					t.Fatalf("%s frame %d is not Windowed, but RenderWindows gave %v", tc.name, n, err)
+				}
 				continue
 			}
 			windowed++
@@ -316,6 +321,22 @@ func TestWindowsMatchRenderFrame(t *testing.T) {
 				})
 				if err := compareImages(got, want, 0); err != nil {
 					t.Fatalf("%s frame %d drawn in bands of %d rows differs from RenderFrame: %v", tc.name, n, rows, err)
+				}
+			}
+			for _, rows := range []int{2, 12, h + 1} {
+				got := image.NewRGBA(image.Rect(0, 0, w, h))
+				r := image.Rect(0, 0, w, h)
+				if rows == 12 {
+					r = image.Rect(w/3+1, h/5, w-7, h-3) // odd edges: widened to even ones
+				}
+				err := c.RenderWindows(ctx, n, fps, r, make([]uint8, 4*r.Dx()*rows+5), func(win *image.RGBA) error {
+					return pasteWindow(got, win, rows)
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := compareInside(got, want, image.Rect(r.Min.X&^1, r.Min.Y&^1, (r.Max.X+1)&^1, (r.Max.Y+1)&^1)); err != nil {
+					t.Fatalf("%s frame %d drawn by RenderWindows (%d rows each) differs from RenderFrame: %v", tc.name, n, rows, err)
 				}
 			}
 			// a window narrower than the frame, drawing a rectangle that sticks out of it
@@ -348,6 +369,16 @@ func TestWindowsMatchRenderFrame(t *testing.T) {
 				if err := compareImages(got, plate, 0); err != nil {
 					t.Fatalf("%s frame %d: the plate drawn in bands differs: %v", tc.name, n, err)
 				}
+				got = image.NewRGBA(image.Rect(0, 0, w, h))
+				err := c.RenderPlateWindows(ctx, s, second, make([]uint8, 4*w*6), func(win *image.RGBA) error {
+					return pasteWindow(got, win, 6)
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := compareImages(got, plate, 0); err != nil {
+					t.Fatalf("%s frame %d: the plate drawn by RenderPlateWindows differs: %v", tc.name, n, err)
+				}
 				plates++
 			}
 		}
@@ -356,6 +387,33 @@ func TestWindowsMatchRenderFrame(t *testing.T) {
 	if windowed == 0 || whole == 0 || plates == 0 {
 		t.Fatal("the cases did not cover windowed frames, plates and whole frames")
 	}
+}
+
+// pasteWindow copies a window emitted by RenderWindows into a frame-sized image, checking
+// its shape: even edges but at the frame's edge, at most rows rows.
+func pasteWindow(dst, win *image.RGBA, rows int) error {
+	r := win.Rect
+	even := func(v, edge int) bool { return v%2 == 0 || v == edge }
+	if r.Empty() || !r.In(dst.Rect) || r.Dy() > rows || !even(r.Min.X, 0) || !even(r.Min.Y, 0) ||
+		!even(r.Max.X, dst.Rect.Max.X) || !even(r.Max.Y, dst.Rect.Max.Y) {
+		return fmt.Errorf("window %v (at most %d rows)", r, rows)
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		copy(dst.Pix[dst.PixOffset(r.Min.X, y):dst.PixOffset(r.Max.X, y)], win.Pix[win.PixOffset(r.Min.X, y):])
+	}
+	return nil
+}
+
+// compareInside compares two frames inside r, byte for byte.
+func compareInside(got, want *image.RGBA, r image.Rectangle) error {
+	r = r.Intersect(want.Rect)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		i, j := got.PixOffset(r.Min.X, y), want.PixOffset(r.Min.X, y)
+		if !bytes.Equal(got.Pix[i:i+4*r.Dx()], want.Pix[j:j+4*r.Dx()]) {
+			return fmt.Errorf("row %d of %v differs", y, r)
+		}
+	}
+	return nil
 }
 
 func btoi(b bool) int {
@@ -387,5 +445,48 @@ func TestWindowDestinationChecked(t *testing.T) {
 		if err := c.RenderRect(context.Background(), 0, fps, dst, image.Rect(0, 0, w, h)); !errors.As(err, &ce) || ce.Code != CodeBadOutput {
 			t.Errorf("%s: RenderRect gave %v, want %s", name, err, CodeBadOutput)
 		}
+	}
+}
+
+// countingText counts the calls of a TextRenderer.
+type countingText struct {
+	TextRenderer
+	calls int
+}
+
+func (ct *countingText) RenderText(it *editor.Item, lt int64, scale float64) (*image.RGBA, float64, float64, error) {
+	ct.calls++
+	return ct.TextRenderer.RenderText(it, lt, scale)
+}
+
+// TestRenderWindowsPreparesOnce: drawn window by window, a frame prepares each item once
+// (a text item is laid out once, not once per window), and a buffer smaller than two rows
+// is refused.
+func TestRenderWindowsPreparesOnce(t *testing.T) {
+	files := testFiles(t)
+	st := parseValid(t, newBuilder().stack(textItem("t", "Windows", sec), imageItem("i", "pattern", 0, sec, 10, 5, 140, 80)).json())
+	ct := &countingText{TextRenderer: NewTextItems(sharedLibrary(t), nil)}
+	c, err := New(st, Options{Media: &testMedia{files: files}, Text: ct})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h := c.Size()
+	ctx := context.Background()
+	windows := 0
+	if err := c.RenderWindows(ctx, 3, fps, c.frame, make([]uint8, 8*w), func(*image.RGBA) error { windows++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if windows != h/2 || ct.calls != 1 {
+		t.Fatalf("%d windows of 2 rows (want %d), text rendered %d times (want 1)", windows, h/2, ct.calls)
+	}
+	var ce *Error
+	if err := c.RenderWindows(ctx, 3, fps, c.frame, make([]uint8, 8*w-1), func(*image.RGBA) error { return nil }); !errors.As(err, &ce) || ce.Code != CodeBadOutput {
+		t.Fatalf("a buffer of less than two rows gave %v", err)
+	}
+	// an error from emit stops the drawing and comes back as it is
+	stop := errors.New("stop")
+	windows = 0
+	if err := c.RenderWindows(ctx, 3, fps, c.frame, make([]uint8, 8*w), func(*image.RGBA) error { windows++; return stop }); err != stop || windows != 1 {
+		t.Fatalf("emit's error: got %v after %d windows", err, windows)
 	}
 }
