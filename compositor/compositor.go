@@ -157,8 +157,9 @@ type scratch struct {
 	fadeOnly *editor.Item
 	// memo: the frame is drawn window by window (drawWindows), and prep holds its items as
 	// prepared for the first window, so that each is prepared once per frame
-	memo bool
-	prep []preparedItem
+	memo    bool
+	prep    []preparedItem
+	sprites []frameSprite // the frame's sprite lookups, when drawn window by window
 }
 
 // preparedItem is an item prepared for the frame being drawn (scratch.prep).
@@ -532,7 +533,7 @@ func (c *Compositor) drawItem(ctx context.Context, sc *scratch, it *editor.Item,
 	switch {
 	case ex != nil && ex.add:
 		drawAdd(dst, clip, &pr.op, &pr.src)
-	case c.drawCached(dst, &pr, clip):
+	case c.drawCached(dst, &pr, clip, sc):
 	default:
 		draw(dst, clip, &pr.op, &pr.src)
 	}

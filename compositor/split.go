@@ -375,7 +375,8 @@ func (c *Compositor) drawWindows(ctx context.Context, t int64, sc *scratch, r im
 	sc.memo = true
 	defer func() {
 		clear(sc.prep) // the pooled scratch must not keep pictures alive
-		sc.prep, sc.memo = sc.prep[:0], false
+		clear(sc.sprites)
+		sc.prep, sc.sprites, sc.memo = sc.prep[:0], sc.sprites[:0], false
 	}()
 	for y0 := r.Min.Y; y0 < r.Max.Y; y0 += rows {
 		if err := ctx.Err(); err != nil {

@@ -464,7 +464,8 @@ func (ct *countingText) RenderText(it *editor.Item, lt int64, scale float64) (*i
 // is refused.
 func TestRenderWindowsPreparesOnce(t *testing.T) {
 	files := testFiles(t)
-	st := parseValid(t, newBuilder().stack(textItem("t", "Windows", sec), imageItem("i", "pattern", 0, sec, 10, 5, 140, 80)).json())
+	st := parseValid(t, newBuilder().stack(textItem("t", "Windows", sec),
+		with(imageItem("i", "pattern", 0, sec, 10, 5, 140, 80), "rotation", an(8))).json())
 	ct := &countingText{TextRenderer: NewTextItems(sharedLibrary(t), nil)}
 	c, err := New(st, Options{Media: &testMedia{files: files}, Text: ct})
 	if err != nil {
@@ -478,6 +479,17 @@ func TestRenderWindowsPreparesOnce(t *testing.T) {
 	}
 	if windows != h/2 || ct.calls != 1 {
 		t.Fatalf("%d windows of 2 rows (want %d), text rendered %d times (want 1)", windows, h/2, ct.calls)
+	}
+	// the still, rotated image is seen once per frame, not once per window: its sprite is
+	// built when a second frame draws it
+	if n := len(c.sprites.m); n != 0 {
+		t.Fatalf("%d sprites after one frame", n)
+	}
+	if err := c.RenderWindows(ctx, 4, fps, c.frame, make([]uint8, 8*w), func(*image.RGBA) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(c.sprites.m); n != 1 {
+		t.Fatalf("%d sprites after two frames, want 1", n)
 	}
 	var ce *Error
 	if err := c.RenderWindows(ctx, 3, fps, c.frame, make([]uint8, 8*w-1), func(*image.RGBA) error { return nil }); !errors.As(err, &ce) || ce.Code != CodeBadOutput {

@@ -122,25 +122,52 @@ func fastDrawable(op *drawOp, src *source) bool {
 }
 
 // drawCached draws a prepared item source-over within clip through the sprite cache when
-// its source is stable, and reports whether it drew.
-func (c *Compositor) drawCached(dst *image.RGBA, pr *prepared, clip image.Rectangle) bool {
+// its source is stable, and reports whether it drew. A frame drawn window by window looks
+// each draw up once (sc.sprites), so that its windows do not count as sightings of their
+// own.
+func (c *Compositor) drawCached(dst *image.RGBA, pr *prepared, clip image.Rectangle, sc *scratch) bool {
 	if !pr.stable || c.sprites == nil || fastDrawable(&pr.op, &pr.src) {
 		return false
 	}
 	k := spriteKey{op: pr.op, src: pr.src, w: c.outW, h: c.outH}
-	sp, build := c.sprites.lookup(&k)
-	if sp == nil {
-		if !build {
-			return false
+	var sp *sprite
+	looked := false
+	if sc.memo {
+		for i := range sc.sprites {
+			if sc.sprites[i].key == k {
+				sp, looked = sc.sprites[i].sp, true
+				break
+			}
 		}
-		sp = buildSprite(c.frame, &pr.op, &pr.src)
-		if sp == nil {
-			return true // nothing to draw
-		}
-		c.sprites.put(&k, sp)
 	}
-	sp.over(dst, clip)
+	if !looked {
+		var build bool
+		sp, build = c.sprites.lookup(&k)
+		if sp == nil && build {
+			if sp = buildSprite(c.frame, &pr.op, &pr.src); sp != nil {
+				c.sprites.put(&k, sp)
+			} else {
+				sp = &sprite{} // nothing to draw
+			}
+		}
+		if sc.memo {
+			sc.sprites = append(sc.sprites, frameSprite{key: k, sp: sp})
+		}
+	}
+	if sp == nil {
+		return false
+	}
+	if sp.img != nil {
+		sp.over(dst, clip)
+	}
 	return true
+}
+
+// frameSprite is the sprite (nil: none, draw directly) of one draw of the frame being
+// drawn window by window.
+type frameSprite struct {
+	key spriteKey
+	sp  *sprite
 }
 
 // buildSprite draws op/src on transparent pixels covering its bounding box within frame.
