@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image"
 	"log/slog"
 	"math"
 	"runtime"
@@ -66,17 +65,21 @@ type PipelineConfig struct {
 }
 
 // Pipeline renders export jobs to video files: K compositor workers, each drawing one
-// frame at a time into its own RGBA buffer and converting it to I420 in a pooled frame
-// buffer, feed an in-order encode loop (encoder -> muxer -> temporary file in the output
-// directory -> fsync -> rename, done by encode.Writer). Where only some items move, a
-// worker copies the kept I420 plate of the others and draws and converts only the moving
+// frame at a time and converting it to I420 in a pooled frame buffer, feed an in-order
+// encode loop (encoder -> muxer -> temporary file in the output directory -> fsync ->
+// rename, done by encode.Writer). A worker draws a frame window by window (bands of rows)
+// in a buffer of 2 MiB, converting each window as it is drawn; only frames with an effect,
+// a filter or a blurred background, which read or change the whole frame, are drawn into
+// a frame-sized buffer, made when the first such frame comes. Where only some items move,
+// a worker copies the kept I420 plate of the others and draws and converts only the moving
 // items' rectangle (plates.go).
 //
-// Memory is bounded by K RGBA buffers (plus the compositor's per-worker scratch), a pool
-// of K+2 I420 buffers, and the encoder's lookahead, never by the video's length: the
-// dispatcher takes a free I420 buffer before it hands out a frame number, always in frame
-// order, so the lowest frame not yet encoded always has its buffer and the encode loop can
-// never wait on a frame that waits for memory.
+// Memory is bounded by K window buffers (K frame-sized RGBA buffers at most, for frames
+// drawn whole), the compositor's per-worker scratch, a pool of K+2 I420 buffers, a few
+// plates, and the encoder's lookahead, never by the video's length: the dispatcher takes a
+// free I420 buffer before it hands out a frame number, always in frame order, so the
+// lowest frame not yet encoded always has its buffer and the encode loop can never wait on
+// a frame that waits for memory.
 //
 // Threads: on a machine with C cores the default is K = GOMAXPROCS (= C) compositor
 // workers and C encoder threads. Compositing and x264 then share the cores through the OS
@@ -148,7 +151,8 @@ type renderStats struct {
 	workers      int
 	poolSize     int
 	frameBuffers int // I420 buffers ever allocated
-	rgbaBuffers  int // RGBA buffers ever allocated
+	rgbaBuffers  int // frame-sized RGBA buffers ever allocated (frames drawn whole)
+	bandBuffers  int // window buffers ever allocated (frames drawn window by window)
 	platesBuilt  int // plates drawn (plates.go)
 	platesReused int // frames that copied a plate drawn for an earlier frame
 	frames       int64
@@ -356,15 +360,17 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 		wg.Add(1)
 		go func() { // compositor worker
 			defer wg.Done()
-			var rgba *image.RGBA
-			for s := range work {
-				if rgba == nil {
-					rgba = image.NewRGBA(image.Rect(0, 0, pl.outW, pl.outH))
-					allocMu.Lock()
-					stats.rgbaBuffers++
-					allocMu.Unlock()
+			var bufs drawBuffers
+			defer func() {
+				allocMu.Lock()
+				stats.rgbaBuffers += bufs.fulls
+				if bufs.band != nil {
+					stats.bandBuffers++
 				}
-				if err := maker.make(rctx, s.n, rgba, s.yuv, &s.held); err != nil {
+				allocMu.Unlock()
+			}()
+			for s := range work {
+				if err := maker.make(rctx, s.n, &bufs, s.yuv, &s.held); err != nil {
 					if rctx.Err() == nil {
 						cancel(fmt.Errorf("frame %d: %w", s.n, err))
 					}

@@ -373,7 +373,8 @@ func TestPipelineOutputs(t *testing.T) {
 }
 
 // TestPipelineBoundedBuffers renders 300 frames and checks no more than K+2 frame buffers
-// and K RGBA buffers were ever allocated, whatever the video's length.
+// and K window buffers were ever allocated, whatever the video's length, and no
+// frame-sized RGBA buffer.
 func TestPipelineBoundedBuffers(t *testing.T) {
 	raw := testScene(96, 54, 10, -1)
 	dir := t.TempDir()
@@ -387,8 +388,11 @@ func TestPipelineBoundedBuffers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if stats.workers != k || stats.frameBuffers > k+2 || stats.rgbaBuffers > k {
-			t.Errorf("K=%d: %d frame buffers, %d RGBA buffers allocated (max %d, %d)", k, stats.frameBuffers, stats.rgbaBuffers, k+2, k)
+		if stats.workers != k || stats.frameBuffers > k+2 || stats.bandBuffers > k {
+			t.Errorf("K=%d: %d frame buffers, %d window buffers allocated (max %d, %d)", k, stats.frameBuffers, stats.bandBuffers, k+2, k)
+		}
+		if stats.rgbaBuffers != 0 {
+			t.Errorf("K=%d: %d frame-sized RGBA buffers for a scene drawn window by window", k, stats.rgbaBuffers)
 		}
 	}
 }
@@ -533,4 +537,47 @@ func BenchmarkPipeline(b *testing.B) {
 	}
 	b.ReportMetric(float64(frames)/b.Elapsed().Seconds(), "frames/s")
 	b.ReportMetric(float64(bufs), "buffers")
+}
+
+// TestPipelineDrawsEffectFramesWhole: frames with an effect (a blur reads neighbouring
+// pixels) are drawn into frame-sized buffers, at most one per worker, made when the first
+// such frame comes; the others window by window. Frames of both kinds in the file match the
+// compositor's.
+func TestPipelineDrawsEffectFramesWhole(t *testing.T) {
+	needFFmpeg(t)
+	var st map[string]any
+	if err := json.Unmarshal(testScene(640, 360, 2, -1), &st); err != nil {
+		t.Fatal(err)
+	}
+	st["items"].(map[string]any)["blur"] = map[string]any{"id": "blur", "type": "effect", "effectType": "blur", "intensity": 0.8,
+		"startTicks": pipeTBPS / 2, "durationTicks": pipeTBPS / 2, "isDraggingInTimeline": false}
+	st["tracks"] = append([]any{map[string]any{"id": "fx", "hidden": false, "muted": false, "items": []string{"blur"}}}, st["tracks"].([]any)...)
+	raw, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "fx.mp4")
+	job := jobFor(t, raw, 30, 1, "mp4", out)
+	stats, err := NewPipeline(PipelineConfig{Media: gradMedia{}, Workers: 2}).render(context.Background(), job, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.rgbaBuffers < 1 || stats.rgbaBuffers > 2 || stats.bandBuffers < 1 || stats.bandBuffers > 2 {
+		t.Errorf("%d frame-sized and %d window buffers, want 1-2 of each", stats.rgbaBuffers, stats.bandBuffers)
+	}
+	comp, err := compositor.New(job.Parsed, compositor.Options{Media: gradMedia{}, Width: 640, Height: 360})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int64{5, 20, 40} { // before, in and after the blur
+		ref := image.NewRGBA(image.Rect(0, 0, 640, 360))
+		if err := comp.RenderFrame(context.Background(), k, 30, ref); err != nil {
+			t.Fatal(err)
+		}
+		q := psnr(ref, decodeFrame(t, out, k, 640, 360))
+		t.Logf("frame %d: PSNR %.1f dB", k, q)
+		if q < 35 {
+			t.Errorf("frame %d: PSNR %.1f dB < 35", k, q)
+		}
+	}
 }

@@ -161,11 +161,36 @@ type heldPlate struct {
 	damage image.Rectangle
 }
 
-// make draws frame n into yuv, using rgba (output size) as its drawing buffer; held says
-// what yuv holds from its previous frame and is updated.
-func (m *frameMaker) make(ctx context.Context, n int64, rgba *image.RGBA, yuv *encode.I420, held *heldPlate) error {
+// windowBytes is the size of a worker's drawing buffer for frames drawn window by window
+// (compositor.RenderWindows): 2 MiB, 272 rows of a 1920-pixel frame, 136 of a 3840-pixel
+// one; at least two rows.
+const windowBytes = 2 << 20
+
+// drawBuffers are one worker's RGBA drawing buffers: a band of a few rows for the frames and
+// plates drawn window by window (nearly all), and a frame-sized one, made on first need,
+// for frames that must be drawn whole (an effect, a filter or a blurred background).
+type drawBuffers struct {
+	band  []uint8
+	full  *image.RGBA
+	fulls int // frame-sized buffers made (for tests)
+}
+
+// bandFor returns the band buffer for frames w pixels wide.
+func (b *drawBuffers) bandFor(w int) []uint8 {
+	if b.band == nil {
+		b.band = make([]uint8, max(windowBytes, 8*w))
+	}
+	return b.band
+}
+
+// make draws frame n into yuv, using bufs to draw in; held says what yuv holds from its
+// previous frame and is updated.
+func (m *frameMaker) make(ctx context.Context, n int64, bufs *drawBuffers, yuv *encode.I420, held *heldPlate) error {
 	last := *held
 	*held = heldPlate{}
+	into := func(dst *encode.I420) func(win *image.RGBA) error {
+		return func(win *image.RGBA) error { return encode.RGBAWindowToI420(dst, win, win.Rect) }
+	}
 	if m.plates != nil && !m.plates.disabled() && (m.misses.Load() < missLimit || n%missProbe == 0) {
 		m.splits.Add(1)
 		s, err := m.comp.Split(ctx, n, m.fps)
@@ -182,10 +207,7 @@ func (m *frameMaker) make(ctx context.Context, n int64, rgba *image.RGBA, yuv *e
 					p = s.Plate2
 				}
 				return m.plates.get(p, m.w, m.h, func(dst *encode.I420) error {
-					if err := m.comp.RenderPlate(ctx, s, second, rgba); err != nil {
-						return err
-					}
-					return encode.RGBAToI420(dst, rgba, 1)
+					return m.comp.RenderPlateWindows(ctx, s, second, bufs.bandFor(m.w), into(dst))
 				})
 			}
 			a, err := plate(false)
@@ -211,10 +233,7 @@ func (m *frameMaker) make(ctx context.Context, n int64, rgba *image.RGBA, yuv *e
 			}
 			r := encode.EvenRect(d)
 			if !r.Empty() {
-				if err := m.comp.RenderRect(ctx, n, m.fps, rgba, r); err != nil {
-					return err
-				}
-				if err := encode.RGBAToI420Rect(yuv, rgba, r); err != nil {
+				if err := m.comp.RenderWindows(ctx, n, m.fps, r, bufs.bandFor(m.w), into(yuv)); err != nil {
 					return err
 				}
 			}
@@ -224,8 +243,15 @@ func (m *frameMaker) make(ctx context.Context, n int64, rgba *image.RGBA, yuv *e
 			return nil
 		}
 	}
-	if err := m.comp.RenderFrame(ctx, n, m.fps, rgba); err != nil {
+	if m.comp.Windowed(n, m.fps) {
+		return m.comp.RenderWindows(ctx, n, m.fps, image.Rect(0, 0, m.w, m.h), bufs.bandFor(m.w), into(yuv))
+	}
+	if bufs.full == nil {
+		bufs.full = image.NewRGBA(image.Rect(0, 0, m.w, m.h))
+		bufs.fulls++
+	}
+	if err := m.comp.RenderFrame(ctx, n, m.fps, bufs.full); err != nil {
 		return err
 	}
-	return encode.RGBAToI420(yuv, rgba, 1)
+	return encode.RGBAToI420(yuv, bufs.full, 1)
 }

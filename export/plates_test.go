@@ -38,9 +38,10 @@ func stillScene(t *testing.T, w, h int, seconds float64) []byte {
 
 // TestFramesFromPlatesMatchWholeFrames makes every frame of two scenes (one moving image
 // and one fading until the middle, a fade transition between full-frame images, still
-// items) from plates, by two goroutines sharing one plate cache as the pipeline's workers
-// do, and compares each I420 frame with the frame drawn and converted whole: byte for byte,
-// or within two steps where the fade is mixed from two plates.
+// items) window by window, and from plates, by two goroutines sharing one plate cache as
+// the pipeline's workers do, and compares each I420 frame with the frame drawn
+// (RenderFrame) and converted whole: byte for byte, or within two steps where the fade is
+// mixed from two plates.
 func TestFramesFromPlatesMatchWholeFrames(t *testing.T) {
 	for _, raw := range [][]byte{testScene(320, 180, 3, -1), stillScene(t, 320, 180, 3)} {
 		job := jobFor(t, raw, 30, 1, "mp4", filepath.Join(t.TempDir(), "x.mp4"))
@@ -58,16 +59,28 @@ func TestFramesFromPlatesMatchWholeFrames(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				rgbaA := image.NewRGBA(image.Rect(0, 0, w, h))
-				rgbaB := image.NewRGBA(image.Rect(0, 0, w, h))
-				a, b := encode.NewI420(w, h), encode.NewI420(w, h)
+				// small window buffers: several windows per frame
+				bufsA, bufsB := drawBuffers{band: make([]uint8, 4*w*20)}, drawBuffers{band: make([]uint8, 4*w*14)}
+				rgba := image.NewRGBA(image.Rect(0, 0, w, h))
+				ref, a, b := encode.NewI420(w, h), encode.NewI420(w, h), encode.NewI420(w, h)
 				var heldA, heldB heldPlate // each buffer is reused frame after frame
 				for n := int64(g); n < job.Frames; n += 2 {
-					if err := whole.make(context.Background(), n, rgbaA, a, &heldA); err != nil {
+					if err := comp.RenderFrame(context.Background(), n, 30, rgba); err != nil {
 						errs <- err
 						return
 					}
-					if err := plated.make(context.Background(), n, rgbaB, b, &heldB); err != nil {
+					if err := encode.RGBAToI420(ref, rgba, 1); err != nil {
+						errs <- err
+						return
+					}
+					if err := whole.make(context.Background(), n, &bufsA, a, &heldA); err != nil {
+						errs <- err
+						return
+					}
+					if !bytes.Equal(a.Y, ref.Y) || !bytes.Equal(a.Cb, ref.Cb) || !bytes.Equal(a.Cr, ref.Cr) {
+						t.Errorf("frame %d drawn window by window differs from the whole frame", n)
+					}
+					if err := plated.make(context.Background(), n, &bufsB, b, &heldB); err != nil {
 						errs <- err
 						return
 					}
@@ -206,14 +219,14 @@ func TestSplittingBacksOffWhenEverythingMoves(t *testing.T) {
 	}
 	whole := &frameMaker{comp: comp, fps: 30, w: 160, h: 90}
 	plated := &frameMaker{comp: comp, fps: 30, w: 160, h: 90, plates: &plateCache{}}
-	rgba := image.NewRGBA(image.Rect(0, 0, 160, 90))
+	var bufs drawBuffers
 	a, b := encode.NewI420(160, 90), encode.NewI420(160, 90)
 	var ha, hb heldPlate
 	for n := range job.Frames {
-		if err := whole.make(context.Background(), n, rgba, a, &ha); err != nil {
+		if err := whole.make(context.Background(), n, &bufs, a, &ha); err != nil {
 			t.Fatal(err)
 		}
-		if err := plated.make(context.Background(), n, rgba, b, &hb); err != nil {
+		if err := plated.make(context.Background(), n, &bufs, b, &hb); err != nil {
 			t.Fatal(err)
 		}
 		if maxDiff(a, b) > 2 {
