@@ -98,11 +98,12 @@ type mediaEntry struct {
 	img    *image.RGBA // still image at full size; nil once released (see TrimMedia)
 	opaque bool        // every pixel of img has alpha 255
 	mips   []*image.RGBA
-	// still images: the full size, which outlives img; the tick of the last frame that read
-	// img (to build a mip level or to sample it); whether img must stay (it was decoded
+	// still images: the full size, which outlives img; the tick of the last frame that
+	// drew img at full size, and whether any did; whether img must stay (it was decoded
 	// again after a release, so it is not released twice)
 	w, h   int
 	fullAt int64
+	drawn  bool
 	keep   bool
 	gif    *gifAnim
 	svg    *oksvg.SvgIcon
@@ -341,40 +342,64 @@ func mipFor(mu *sync.Mutex, levels *[]*image.RGBA, img *image.RGBA, srcPerDst fl
 }
 
 // still returns what to sample of a still image asset drawn at srcPerDst source pixels per
-// destination pixel in the frame at tick t: the mip level mipFor would pick when it exists,
-// else the full-size image (decoded again if TrimMedia released it, and then kept), and the
-// factor by which it is reduced. e must be loaded without error and hold a still image.
+// destination pixel in the frame at tick t: the mip level mipFor would pick, else the
+// full-size image, and the factor by which it is reduced. e must be loaded without error and
+// hold a still image.
+//
+// Mip levels are built on first need, each from the one before (the first from the full
+// picture). A full picture no frame has drawn at full size is released as soon as its
+// first level exists: a photo shown small holds a quarter of its size, not all of it. A
+// frame that then draws it at full size decodes it again, once (it is kept from then on);
+// TrimMedia releases full pictures that frames stopped drawing.
 func (e *mediaEntry) still(ctx context.Context, c *Compositor, srcPerDst float64, t int64) (*image.RGBA, float64, error) {
 	if e.gif != nil || e.svg != nil { // set once by load, then only read
 		return nil, 0, fmt.Errorf("asset %q is not a still image", e.asset.ID)
 	}
 	e.mu.Lock()
+	defer e.mu.Unlock()
+	want := 0
 	if srcPerDst >= 2 && e.w >= 2 && e.h >= 2 {
-		want := min(int(math.Floor(math.Log2(srcPerDst))), 12)
-		if want <= len(e.mips) {
-			lv := e.mips[want-1]
-			e.mu.Unlock()
-			return lv, float64(e.w) / float64(lv.Rect.Dx()), nil
-		}
+		want = min(int(math.Floor(math.Log2(srcPerDst))), 12)
+	}
+	if want > 0 && len(e.mips) > 0 {
+		lv := e.mipLevel(want)
+		return lv, float64(e.w) / float64(lv.Rect.Dx()), nil
 	}
 	if e.img == nil {
-		// released by TrimMedia: decode the picture again (its size, opacity and mip
-		// levels are the same, and stay as they are: frames read them without the lock)
+		// released: decode the picture again (its size, opacity and mip levels are the
+		// same, and stay as they are: frames read them without the lock)
 		img, err := e.decodeStill(ctx, c.opts.Media, c.opts.MaxMediaBytes)
 		if err != nil {
-			e.mu.Unlock()
 			return nil, 0, err
 		}
 		e.img, e.keep = img, true
 	}
-	e.fullAt = max(e.fullAt, t)
-	img := e.img
-	e.mu.Unlock()
-	if srcPerDst >= 2 {
-		lv, f := mipFor(&e.mu, &e.mips, img, srcPerDst)
-		return lv, f, nil
+	if want == 0 {
+		e.fullAt, e.drawn = max(e.fullAt, t), true
+		return e.img, 1, nil
 	}
-	return img, 1, nil
+	lv := e.mipLevel(want)
+	if !e.drawn && !e.keep {
+		e.img = nil
+	}
+	return lv, float64(e.w) / float64(lv.Rect.Dx()), nil
+}
+
+// mipLevel returns mip level want (1: half size), or the smallest level when the image
+// cannot be halved that often, building the missing levels from the deepest one (the first
+// from the full picture, which must then be held). e.mu held.
+func (e *mediaEntry) mipLevel(want int) *image.RGBA {
+	for len(e.mips) < want {
+		cur := e.img
+		if n := len(e.mips); n > 0 {
+			cur = e.mips[n-1]
+		}
+		if cur.Rect.Dx() < 2 || cur.Rect.Dy() < 2 {
+			break
+		}
+		e.mips = append(e.mips, halve(cur))
+	}
+	return e.mips[min(want, len(e.mips))-1]
 }
 
 // TrimMedia releases the full-size pictures of still images that no frame has read since
@@ -386,7 +411,7 @@ func (c *Compositor) TrimMedia(t, keep int64) int64 {
 	var n int64
 	for _, e := range c.media {
 		e.mu.Lock()
-		if e.img != nil && !e.keep && e.fullAt < t-keep {
+		if e.img != nil && !e.keep && (e.drawn && e.fullAt < t-keep || !e.drawn && len(e.mips) > 0) {
 			n += int64(len(e.img.Pix))
 			e.img = nil
 		}

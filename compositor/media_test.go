@@ -101,13 +101,18 @@ func TestPreloadLeavesErrorsToTheFrame(t *testing.T) {
 	}
 }
 
+// TestTrimMediaReleasesFullSizePictures: a full-size picture only drawn reduced is
+// released as soon as its mip level is built; one drawn at full size is released by
+// TrimMedia once no frame drew it for the keep window; either is decoded again (once, then
+// kept) when a frame draws it at full size, and frames are unchanged throughout.
 func TestTrimMediaReleasesFullSizePictures(t *testing.T) {
 	files := testFiles(t)
-	// "big" (640x360) drawn at 40x22: sampled from a mip level; "pattern" (64x36) at 80x45:
-	// sampled at full size
+	// "big" (640x360) drawn at 40x22 all along (sampled from a mip level), and from 2 s also
+	// at 400x225 (at full size); "pattern" (64x36) at 80x45 (at full size)
 	raw := newBuilder().
 		add(0, imageItem("small", "big", 0, 4*sec, 10, 10, 40, 22.5)).
-		add(1, imageItem("p", "pattern", 0, 4*sec, 60, 30, 80, 45)).json()
+		add(1, imageItem("p", "pattern", 0, 4*sec, 60, 30, 80, 45)).
+		add(2, imageItem("large", "big", 2*sec, 2*sec, -100, -50, 400, 225)).json()
 	st, err := editor.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
@@ -127,16 +132,15 @@ func TestTrimMediaReleasesFullSizePictures(t *testing.T) {
 	}
 	frame(c, 0)
 	tick := func(n int64) int64 { return st.FrameTicks(n, 30) }
-	// both were read at frame 0, within a second of frame 20
+	// pattern was drawn at frame 0, within a second of frame 20; big is already released
 	if n := c.TrimMedia(tick(20), tick(30)); n != 0 {
-		t.Fatalf("released %d bytes of pictures read within the keep window", n)
+		t.Fatalf("released %d bytes of pictures drawn within the keep window", n)
 	}
-	want := int64(640*360*4 + 64*36*4)
-	if n := c.TrimMedia(tick(60), tick(30)); n != want {
-		t.Fatalf("released %d bytes, want %d (both full-size pictures)", n, want)
+	if n, want := c.TrimMedia(tick(60), tick(30)), int64(64*36*4); n != want {
+		t.Fatalf("released %d bytes, want %d (pattern's full-size picture; big's went at frame 0)", n, want)
 	}
-	// The mip level serves the small drawing; the full-size one is decoded again, and kept.
-	// Two frames draw at once, so one decodes while the other prepares (race detector).
+	// Both are decoded again for frame 61, which draws them at full size, and kept. Two
+	// frames draw at once, so one decodes while the other prepares (race detector).
 	var wg sync.WaitGroup
 	var pix [2][]byte
 	for i := range pix {
@@ -153,14 +157,48 @@ func TestTrimMediaReleasesFullSizePictures(t *testing.T) {
 	if !bytes.Equal(pix[0], want61) || !bytes.Equal(pix[1], want61) {
 		t.Fatal("frame after the release differs")
 	}
-	if m.calls["big"] != 1 || m.calls["pattern"] != 2 {
-		t.Fatalf("decodes %v, want big once (its mip level is kept) and pattern twice", m.calls)
+	if m.calls["big"] != 2 || m.calls["pattern"] != 2 {
+		t.Fatalf("decodes %v, want each twice", m.calls)
 	}
 	if n := c.TrimMedia(tick(119), tick(30)); n != 0 {
-		t.Fatalf("released %d bytes: the picture decoded again must stay", n)
+		t.Fatalf("released %d bytes: pictures decoded again must stay", n)
 	}
-	if !bytes.Equal(frame(c, 119), renderState(t, raw, 119, files).Pix) {
+	if !bytes.Equal(frame(c, 119), renderState(t, raw, 119, files).Pix) || !bytes.Equal(frame(c, 5), renderState(t, raw, 5, files).Pix) {
 		t.Fatal("later frame differs")
+	}
+	if m.calls["big"] != 2 || m.calls["pattern"] != 2 {
+		t.Fatalf("decodes %v, want each twice", m.calls)
+	}
+}
+
+// TestShrinkingImageAfterRelease: an image shown smaller and smaller needs deeper mip
+// levels after its full-size picture was released; they are built from the levels it has,
+// without decoding it again, and frames match a fresh compositor's.
+func TestShrinkingImageAfterRelease(t *testing.T) {
+	files := testFiles(t)
+	shrink := [2]float64{float64(sec - 1), 0.1}
+	raw := newBuilder().add(0, with(imageItem("small", "big", 0, sec, 10, 10, 80, 45),
+		"scaleX", an(1, [2]float64{0, 1}, shrink), "scaleY", an(1, [2]float64{0, 1}, shrink))).json()
+	st, err := editor.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &countingMedia{testMedia: testMedia{files: files}, calls: map[string]int{}}
+	c, err := New(st, Options{Media: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int64{0, 10, 20, 29, 3} {
+		dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
+		if err := c.RenderFrame(context.Background(), n, 30, dst); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(dst.Pix, renderState(t, raw, n, files).Pix) {
+			t.Fatalf("frame %d differs from a fresh compositor's", n)
+		}
+	}
+	if e := c.media["big"]; m.calls["big"] != 1 || e.img != nil || len(e.mips) < 5 {
+		t.Fatalf("big decoded %d times (want 1), full picture held %v, %d mip levels (want 5 or more)", m.calls["big"], e.img != nil, len(e.mips))
 	}
 }
 
