@@ -303,7 +303,37 @@ func New(st *editor.State, opts Options) (*Compositor, error) {
 	for i := range c.tracks {
 		sort.SliceStable(c.tracks[i].trans, func(a, b int) bool { return c.tracks[i].trans[a].start < c.tracks[i].trans[b].start })
 	}
+	c.planMediaUse()
 	return c, nil
+}
+
+// planMediaUse sets the last tick at which each asset can be drawn: the end of the last
+// item showing it, or of the transition out of that item (which draws it past its end);
+// a background image is drawn to the end.
+func (c *Compositor) planMediaUse() {
+	for _, tp := range c.tracks {
+		for _, it := range tp.items {
+			e := c.media[it.AssetID]
+			if e == nil || it.AssetID == "" {
+				continue
+			}
+			end := it.EndTicks()
+			for _, tr := range tp.trans {
+				if tr.from == it {
+					end = max(end, tr.end)
+				}
+			}
+			e.lastUse = max(e.lastUse, end)
+		}
+	}
+	bg := c.st.GlobalBackground
+	if bg.Type == editor.BackgroundImage {
+		for _, id := range []string{bg.ImageAssetID, ""} {
+			if e := c.media[id]; e != nil {
+				e.lastUse = math.MaxInt64
+			}
+		}
+	}
 }
 
 // parseColor parses a CSS colour; like a browser, an invalid one draws nothing.

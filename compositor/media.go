@@ -105,11 +105,13 @@ type mediaEntry struct {
 	fullAt int64
 	drawn  bool
 	keep   bool
-	gif    *gifAnim
-	svg    *oksvg.SvgIcon
-	svgFit bool                          // preserveAspectRatio="none": stretch to the box
-	sized  map[[2]int]*image.RGBA        // SVG rasters by pixel size
-	gmips  map[*image.RGBA][]*image.RGBA // mip levels of gif frames
+	// lastUse: the last tick a frame can draw the asset (see planMediaUse)
+	lastUse int64
+	gif     *gifAnim
+	svg     *oksvg.SvgIcon
+	svgFit  bool                          // preserveAspectRatio="none": stretch to the box
+	sized   map[[2]int]*image.RGBA        // SVG rasters by pixel size
+	gmips   map[*image.RGBA][]*image.RGBA // mip levels of gif frames
 }
 
 const maxSizedRasters = 8
@@ -402,11 +404,15 @@ func (e *mediaEntry) mipLevel(want int) *image.RGBA {
 	return e.mips[min(want, len(e.mips))-1]
 }
 
-// TrimMedia releases the full-size pictures of still images that no frame has read since
-// tick t-keep: frames that show them reduced use their mip levels, and a frame that needs
-// one again decodes it again (once; then it stays). A render calls it as it advances, so
-// that a large photo shown small, or an image only drawn into a kept plate, does not hold
-// its full size for the rest of the render. It returns the bytes released.
+// TrimMedia releases what frames at tick t and later will not draw: the full-size
+// pictures of still images that no frame has drawn at full size since tick t-keep (frames
+// that show them reduced use their mip levels; still releases those never drawn at full size
+// at once), and every picture and mip level of still images whose items have all ended
+// before t. A frame that needs a released picture decodes it again (once; then it stays). A
+// render calls it as it advances (every frame in flight at or after t), so that a large
+// photo shown small, an image only drawn into a kept plate, or the photos of a long
+// slideshow, do not hold their memory for the rest of the render. It returns the bytes
+// released.
 func (c *Compositor) TrimMedia(t, keep int64) int64 {
 	var n int64
 	for _, e := range c.media {
@@ -414,6 +420,16 @@ func (c *Compositor) TrimMedia(t, keep int64) int64 {
 		if e.img != nil && !e.keep && (e.drawn && e.fullAt < t-keep || !e.drawn && len(e.mips) > 0) {
 			n += int64(len(e.img.Pix))
 			e.img = nil
+		}
+		if e.lastUse < t && e.gif == nil && e.svg == nil {
+			if e.img != nil {
+				n += int64(len(e.img.Pix))
+				e.img = nil
+			}
+			for _, m := range e.mips {
+				n += int64(len(m.Pix))
+			}
+			e.mips = nil
 		}
 		e.mu.Unlock()
 	}

@@ -202,6 +202,56 @@ func TestShrinkingImageAfterRelease(t *testing.T) {
 	}
 }
 
+// TestTrimMediaReleasesEndedImages: once every item showing an image has ended (and the
+// transition out of it, which draws it past its end), TrimMedia releases its mip levels
+// too; an image still to come or still shown keeps them. A frame that draws it anyway
+// decodes it again and is unchanged.
+func TestTrimMediaReleasesEndedImages(t *testing.T) {
+	files := testFiles(t)
+	// "big" shown small on track 0 until 1 s, then "pattern"; a 0.5 s fade between them
+	raw := newBuilder().add(0,
+		imageItem("a", "big", 0, sec, 10, 10, 40, 22.5),
+		imageItem("b", "pattern", sec, sec, 10, 10, 40, 22.5),
+	).transition("x", 0, "a", "b", "fade", sec/2, "", nil).json()
+	st, err := editor.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &countingMedia{testMedia: testMedia{files: files}, calls: map[string]int{}}
+	c, err := New(st, Options{Media: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int64{0, 30} { // big alone, then both in the fade
+		if err := c.RenderFrame(context.Background(), n, 30, image.NewRGBA(image.Rect(0, 0, tW, tH))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mips := int64(0)
+	for _, lv := range c.media["big"].mips {
+		mips += int64(len(lv.Pix))
+	}
+	tick := func(n int64) int64 { return st.FrameTicks(n, 30) }
+	// the fade draws "a" until 1.25 s (frame 37.5): nothing of big goes before
+	if n := c.TrimMedia(tick(37), tick(60)); n != 0 || mips == 0 {
+		t.Fatalf("released %d bytes during the fade out of big (%d bytes of mip levels)", n, mips)
+	}
+	if n := c.TrimMedia(tick(38), tick(60)); n != mips {
+		t.Fatalf("released %d bytes after big's last frame, want its %d bytes of mip levels", n, mips)
+	}
+	if e := c.media["pattern"]; e.img == nil {
+		t.Fatal("pattern, still shown, lost its picture")
+	}
+	// drawn anyway (out of order): decoded again, same pixels
+	dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
+	if err := c.RenderFrame(context.Background(), 5, 30, dst); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dst.Pix, renderState(t, raw, 5, files).Pix) || m.calls["big"] != 2 {
+		t.Fatalf("frame after the release differs, or big decoded %d times (want 2)", m.calls["big"])
+	}
+}
+
 // TestGifBackgroundIsAnError: validation refuses a gif as the background image; a state
 // rendered without validation gets a media error for it, not a crash.
 func TestGifBackgroundIsAnError(t *testing.T) {
