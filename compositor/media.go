@@ -415,23 +415,30 @@ func (e *mediaEntry) mipLevel(want int) *image.RGBA {
 // released.
 func (c *Compositor) TrimMedia(t, keep int64) int64 {
 	var n int64
+	gone := map[*image.RGBA]bool{}
+	release := func(img *image.RGBA) {
+		n += int64(len(img.Pix))
+		gone[img] = true
+	}
 	for _, e := range c.media {
 		e.mu.Lock()
 		if e.img != nil && !e.keep && (e.drawn && e.fullAt < t-keep || !e.drawn && len(e.mips) > 0) {
-			n += int64(len(e.img.Pix))
+			release(e.img)
 			e.img = nil
 		}
 		if e.lastUse < t && e.gif == nil && e.svg == nil {
 			if e.img != nil {
-				n += int64(len(e.img.Pix))
-				e.img = nil
+				release(e.img)
 			}
 			for _, m := range e.mips {
-				n += int64(len(m.Pix))
+				release(m)
 			}
-			e.mips = nil
+			e.img, e.mips = nil, nil
 		}
 		e.mu.Unlock()
+	}
+	if len(gone) > 0 && c.sprites != nil {
+		c.sprites.forget(gone) // sprites hold their source images
 	}
 	return n
 }

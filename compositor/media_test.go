@@ -208,9 +208,10 @@ func TestShrinkingImageAfterRelease(t *testing.T) {
 // decodes it again and is unchanged.
 func TestTrimMediaReleasesEndedImages(t *testing.T) {
 	files := testFiles(t)
-	// "big" shown small on track 0 until 1 s, then "pattern"; a 0.5 s fade between them
+	// "big" shown small and turned on track 0 until 1 s (a sprite from its second frame),
+	// then "pattern"; a 0.5 s fade between them
 	raw := newBuilder().add(0,
-		imageItem("a", "big", 0, sec, 10, 10, 40, 22.5),
+		with(imageItem("a", "big", 0, sec, 10, 10, 40, 22.5), "rotation", an(5)),
 		imageItem("b", "pattern", sec, sec, 10, 10, 40, 22.5),
 	).transition("x", 0, "a", "b", "fade", sec/2, "", nil).json()
 	st, err := editor.Parse(raw)
@@ -222,7 +223,7 @@ func TestTrimMediaReleasesEndedImages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []int64{0, 30} { // big alone, then both in the fade
+	for _, n := range []int64{0, 1, 30} { // big alone, then both in the fade
 		if err := c.RenderFrame(context.Background(), n, 30, image.NewRGBA(image.Rect(0, 0, tW, tH))); err != nil {
 			t.Fatal(err)
 		}
@@ -236,8 +237,14 @@ func TestTrimMediaReleasesEndedImages(t *testing.T) {
 	if n := c.TrimMedia(tick(37), tick(60)); n != 0 || mips == 0 {
 		t.Fatalf("released %d bytes during the fade out of big (%d bytes of mip levels)", n, mips)
 	}
+	if len(c.sprites.m) != 1 {
+		t.Fatalf("%d sprites, want big's", len(c.sprites.m))
+	}
 	if n := c.TrimMedia(tick(38), tick(60)); n != mips {
 		t.Fatalf("released %d bytes after big's last frame, want its %d bytes of mip levels", n, mips)
+	}
+	if len(c.sprites.m) != 0 || len(c.sprites.seen) != 0 {
+		t.Fatalf("%d sprites and %d sightings left: they hold big's mip levels", len(c.sprites.m), len(c.sprites.seen))
 	}
 	if e := c.media["pattern"]; e.img == nil {
 		t.Fatal("pattern, still shown, lost its picture")

@@ -102,6 +102,24 @@ func (sc *spriteCache) put(k *spriteKey, sp *sprite) {
 	sc.bytes += sp.size
 }
 
+// forget drops the sprites, and the sightings, of draws from the source images in gone
+// (released media), so that the cache does not keep those images alive.
+func (sc *spriteCache) forget(gone map[*image.RGBA]bool) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	for k, sp := range sc.m {
+		if gone[k.src.img] {
+			sc.bytes -= sp.size
+			delete(sc.m, k)
+		}
+	}
+	for k := range sc.seen {
+		if gone[k.src.img] {
+			delete(sc.seen, k)
+		}
+	}
+}
+
 // fastDrawable reports whether draw would take drawFast's row copy for op/src: such draws
 // are as cheap as laying a sprite over dst, so they are not cached.
 func fastDrawable(op *drawOp, src *source) bool {
