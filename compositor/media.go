@@ -408,7 +408,8 @@ func (e *mediaEntry) mipLevel(want int) *image.RGBA {
 // pictures of still images that no frame has drawn at full size since tick t-keep (frames
 // that show them reduced use their mip levels; still releases those never drawn at full size
 // at once), and every picture and mip level of still images whose items have all ended
-// before t. A frame that needs a released picture decodes it again (once; then it stays). A
+// before t; cached sprites drawn from what it releases go too. A frame that needs a
+// released picture decodes it again (once; then it stays). A
 // render calls it as it advances (every frame in flight at or after t), so that a large
 // photo shown small, an image only drawn into a kept plate, or the photos of a long
 // slideshow, do not hold their memory for the rest of the render. It returns the bytes
