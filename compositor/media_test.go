@@ -113,15 +113,7 @@ func TestTrimMediaReleasesFullSizePictures(t *testing.T) {
 		add(0, imageItem("small", "big", 0, 4*sec, 10, 10, 40, 22.5)).
 		add(1, imageItem("p", "pattern", 0, 4*sec, 60, 30, 80, 45)).
 		add(2, imageItem("large", "big", 2*sec, 2*sec, -100, -50, 400, 225)).json()
-	st, err := editor.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &countingMedia{testMedia: testMedia{files: files}, calls: map[string]int{}}
-	c, err := New(st, Options{Media: m})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, m, c := countingCompositor(t, raw, files)
 	frame := func(c *Compositor, n int64) []byte {
 		t.Helper()
 		dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
@@ -179,15 +171,7 @@ func TestShrinkingImageAfterRelease(t *testing.T) {
 	shrink := [2]float64{float64(sec - 1), 0.1}
 	raw := newBuilder().add(0, with(imageItem("small", "big", 0, sec, 10, 10, 80, 45),
 		"scaleX", an(1, [2]float64{0, 1}, shrink), "scaleY", an(1, [2]float64{0, 1}, shrink))).json()
-	st, err := editor.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &countingMedia{testMedia: testMedia{files: files}, calls: map[string]int{}}
-	c, err := New(st, Options{Media: m})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, m, c := countingCompositor(t, raw, files)
 	for _, n := range []int64{0, 10, 20, 29, 3} {
 		dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
 		if err := c.RenderFrame(context.Background(), n, 30, dst); err != nil {
@@ -214,15 +198,7 @@ func TestTrimMediaReleasesEndedImages(t *testing.T) {
 		with(imageItem("a", "big", 0, sec, 10, 10, 40, 22.5), "rotation", an(5)),
 		imageItem("b", "pattern", sec, sec, 10, 10, 40, 22.5),
 	).transition("x", 0, "a", "b", "fade", sec/2, "", nil).json()
-	st, err := editor.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &countingMedia{testMedia: testMedia{files: files}, calls: map[string]int{}}
-	c, err := New(st, Options{Media: m})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, m, c := countingCompositor(t, raw, files)
 	for _, n := range []int64{0, 1, 30} { // big alone, then both in the fade
 		if err := c.RenderFrame(context.Background(), n, 30, image.NewRGBA(image.Rect(0, 0, tW, tH))); err != nil {
 			t.Fatal(err)
@@ -257,6 +233,22 @@ func TestTrimMediaReleasesEndedImages(t *testing.T) {
 	if !bytes.Equal(dst.Pix, renderState(t, raw, 5, files).Pix) || m.calls["big"] != 2 {
 		t.Fatalf("frame after the release differs, or big decoded %d times (want 2)", m.calls["big"])
 	}
+}
+
+// countingCompositor parses raw and returns it with a compositor whose media counts the
+// decodes of each asset.
+func countingCompositor(t *testing.T, raw []byte, files map[string][]byte) (*editor.State, *countingMedia, *Compositor) {
+	t.Helper()
+	st, err := editor.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &countingMedia{testMedia: testMedia{files: files}, calls: map[string]int{}}
+	c, err := New(st, Options{Media: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, m, c
 }
 
 // TestGifBackgroundIsAnError: validation refuses a gif as the background image; a state
