@@ -415,11 +415,16 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 				next++
 				free <- s // never blocks: at most poolSize buffers exist
 				if next%int64(pl.fps) == 0 {
-					// Every frame in flight is at or after next: release the full-size
-					// pictures no frame read in the last mediaKeepSeconds, and collect them
-					// now so that the images decoded next reuse their memory.
+					// Every frame in flight is at or after next: release the pictures no
+					// frame drew in the last mediaKeepSeconds or will draw, and the plates
+					// no frame took (which refer to their pictures), and collect them now so
+					// that the images decoded next reuse their memory.
 					keep := mediaKeepSeconds * pl.state.TimebaseTicksPerSecond
-					if comp.TrimMedia(pl.state.FrameTicks(next, int64(pl.fps)), keep) > 0 {
+					released := comp.TrimMedia(pl.state.FrameTicks(next, int64(pl.fps)), keep) > 0
+					if maker.plates != nil && maker.plates.trim(next-mediaKeepSeconds*int64(pl.fps)) > 0 {
+						released = true
+					}
+					if released {
 						go runtime.GC()
 					}
 				}

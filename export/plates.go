@@ -30,8 +30,9 @@ type plateEntry struct {
 	yuv     *encode.I420
 	err     error
 	ready   chan struct{}
-	users   int  // workers holding the picture (pc.mu)
-	evicted bool // out of the cache: the buffer is reused once users drops to 0
+	users   int   // workers holding the picture (pc.mu)
+	evicted bool  // out of the cache: the buffer is reused once users drops to 0
+	used    int64 // the last frame that took it (pc.mu)
 }
 
 // plateCache holds the last plates of one render, shared by its workers. A plate evicted
@@ -47,10 +48,11 @@ type plateCache struct {
 	off     bool
 }
 
-// get returns the entry of plate with its picture, building it with build (into a spare
-// or new buffer) when it is not held. Several workers asking for a plate being built wait
-// for it. The caller must release the entry when done with the picture (also on error).
-func (pc *plateCache) get(plate compositor.Plate, w, h int, build func(*encode.I420) error) (*plateEntry, error) {
+// get returns the entry of plate with its picture for frame n, building it with build
+// (into a spare or new buffer) when it is not held. Several workers asking for a plate being
+// built wait for it. The caller must release the entry when done with the picture (also on
+// error).
+func (pc *plateCache) get(plate compositor.Plate, n int64, w, h int, build func(*encode.I420) error) (*plateEntry, error) {
 	pc.mu.Lock()
 	for i, e := range pc.entries {
 		if e.plate.Equal(plate) {
@@ -58,12 +60,13 @@ func (pc *plateCache) get(plate compositor.Plate, w, h int, build func(*encode.I
 			pc.entries[0] = e
 			pc.reused++
 			e.users++
+			e.used = max(e.used, n)
 			pc.mu.Unlock()
 			<-e.ready
 			return e, e.err
 		}
 	}
-	e := &plateEntry{plate: plate, ready: make(chan struct{}), users: 1}
+	e := &plateEntry{plate: plate, ready: make(chan struct{}), users: 1, used: n}
 	if len(pc.entries) == maxPlates {
 		pc.evict(pc.entries[maxPlates-1])
 	}
@@ -114,6 +117,26 @@ func (pc *plateCache) evict(e *plateEntry) {
 		pc.spare = append(pc.spare, e.yuv)
 		e.yuv = nil
 	}
+}
+
+// trim evicts the plates no frame took since frame before and lets the spare buffers go:
+// a plate of items that stopped showing holds 1.5 bytes a pixel, and the pictures it was
+// drawn from (its identity refers to them). It returns how many plates it evicted.
+func (pc *plateCache) trim(before int64) int {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	n := 0
+	for i := 0; i < len(pc.entries); {
+		if e := pc.entries[i]; e.used < before {
+			pc.evict(e)
+			n++
+			continue
+		}
+		i++
+	}
+	clear(pc.spare)
+	pc.spare = pc.spare[:0]
+	return n
 }
 
 // release says a worker is done with e's picture.
@@ -206,7 +229,7 @@ func (m *frameMaker) make(ctx context.Context, n int64, bufs *drawBuffers, yuv *
 				if second {
 					p = s.Plate2
 				}
-				return m.plates.get(p, m.w, m.h, func(dst *encode.I420) error {
+				return m.plates.get(p, n, m.w, m.h, func(dst *encode.I420) error {
 					return m.comp.RenderPlateWindows(ctx, s, second, bufs.bandFor(m.w), into(dst))
 				})
 			}

@@ -151,7 +151,7 @@ func TestPlateCacheStopsWhenPlatesDoNotPay(t *testing.T) {
 		if pc.disabled() {
 			t.Fatalf("cache off after %d plates", pc.built)
 		}
-		if _, err := pc.get(s.Plate, 96, 54, func(*encode.I420) error { builds++; return nil }); err != nil {
+		if _, err := pc.get(s.Plate, 0, 96, 54, func(*encode.I420) error { builds++; return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -170,7 +170,7 @@ func TestPlateBuffersAreReused(t *testing.T) {
 	var held *plateEntry
 	for i := range 12 {
 		s := distinctPlate(t, job)
-		e, err := pc.get(s.Plate, 96, 54, func(dst *encode.I420) error {
+		e, err := pc.get(s.Plate, int64(i), 96, 54, func(dst *encode.I420) error {
 			bufs[dst] = true
 			dst.Y[0] = byte(i)
 			return nil
@@ -193,6 +193,46 @@ func TestPlateBuffersAreReused(t *testing.T) {
 	pc.release(held)
 	if len(pc.spare) == 0 {
 		t.Error("the released evicted plate's buffer was not kept for reuse")
+	}
+}
+
+// TestPlateCacheTrim: trim evicts the plates no frame took since a frame, keeps the others,
+// and drops the spare buffers; a plate taken again after its eviction is built again, and
+// one held by a worker keeps its pixels until released.
+func TestPlateCacheTrim(t *testing.T) {
+	raw := stillScene(t, 96, 54, 1)
+	job := jobFor(t, raw, 30, 1, "mp4", filepath.Join(t.TempDir(), "x.mp4"))
+	pc := &plateCache{}
+	builds := 0
+	build := func(dst *encode.I420) error { builds++; dst.Y[0] = byte(builds); return nil }
+	old, held, recent := distinctPlate(t, job), distinctPlate(t, job), distinctPlate(t, job)
+	for _, p := range []struct {
+		s compositor.Split
+		n int64
+	}{{old, 0}, {held, 5}, {recent, 30}, {old, 3}} {
+		e, err := pc.get(p.s.Plate, p.n, 96, 54, build)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.s.Plate.Equal(held.Plate) {
+			defer func(e *plateEntry, y byte) {
+				if e.yuv == nil || e.yuv.Y[0] != y {
+					t.Error("a plate held by a worker lost its picture when trimmed")
+				}
+				pc.release(e)
+			}(e, e.yuv.Y[0])
+			continue
+		}
+		pc.release(e)
+	}
+	if n := pc.trim(10); n != 2 || len(pc.entries) != 1 || len(pc.spare) != 0 {
+		t.Fatalf("trim(10) evicted %d plates, kept %d, %d spare buffers; want 2, 1, 0", n, len(pc.entries), len(pc.spare))
+	}
+	if _, err := pc.get(recent.Plate, 31, 96, 54, build); err != nil || builds != 3 {
+		t.Fatalf("the kept plate was built again (%d builds), %v", builds, err)
+	}
+	if _, err := pc.get(old.Plate, 32, 96, 54, build); err != nil || builds != 4 {
+		t.Fatalf("the trimmed plate was not built again (%d builds), %v", builds, err)
 	}
 }
 
