@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
@@ -140,6 +141,8 @@ type Compositor struct {
 	bgErr  error
 
 	pool sync.Pool // *scratch
+
+	released atomic.Int64 // bytes of pictures released by frames (still), for TrimMedia
 }
 
 // scratch is per-frame working memory, pooled.

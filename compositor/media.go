@@ -382,6 +382,7 @@ func (e *mediaEntry) still(ctx context.Context, c *Compositor, srcPerDst float64
 	}
 	lv := e.mipLevel(want)
 	if !e.drawn && !e.keep {
+		c.released.Add(int64(len(e.img.Pix)))
 		e.img = nil
 	}
 	return lv, float64(e.w) / float64(lv.Rect.Dx()), nil
@@ -413,9 +414,9 @@ func (e *mediaEntry) mipLevel(want int) *image.RGBA {
 // render calls it as it advances (every frame in flight at or after t), so that a large
 // photo shown small, an image only drawn into a kept plate, or the photos of a long
 // slideshow, do not hold their memory for the rest of the render. It returns the bytes
-// released.
+// released, counting those frames released since the last call.
 func (c *Compositor) TrimMedia(t, keep int64) int64 {
-	var n int64
+	n := c.released.Swap(0)
 	gone := map[*image.RGBA]bool{}
 	release := func(img *image.RGBA) {
 		n += int64(len(img.Pix))

@@ -124,9 +124,10 @@ func TestTrimMediaReleasesFullSizePictures(t *testing.T) {
 	}
 	frame(c, 0)
 	tick := func(n int64) int64 { return st.FrameTicks(n, 30) }
-	// pattern was drawn at frame 0, within a second of frame 20; big is already released
-	if n := c.TrimMedia(tick(20), tick(30)); n != 0 {
-		t.Fatalf("released %d bytes of pictures drawn within the keep window", n)
+	// pattern was drawn at frame 0, within a second of frame 20; big was released by frame 0
+	// (counted by the next call)
+	if n := c.TrimMedia(tick(20), tick(30)); n != 640*360*4 {
+		t.Fatalf("released %d bytes, want big's full-size picture released by frame 0 (%d)", n, 640*360*4)
 	}
 	if n, want := c.TrimMedia(tick(60), tick(30)), int64(64*36*4); n != want {
 		t.Fatalf("released %d bytes, want %d (pattern's full-size picture; big's went at frame 0)", n, want)
@@ -209,8 +210,9 @@ func TestTrimMediaReleasesEndedImages(t *testing.T) {
 		mips += int64(len(lv.Pix))
 	}
 	tick := func(n int64) int64 { return st.FrameTicks(n, 30) }
-	// the fade draws "a" until 1.25 s (frame 37.5): nothing of big goes before
-	if n := c.TrimMedia(tick(37), tick(60)); n != 0 || mips == 0 {
+	// frame 0 released big's full-size picture (drawn reduced); the fade draws "a" until
+	// 1.25 s (frame 37.5): nothing more of big goes before
+	if n := c.TrimMedia(tick(37), tick(60)); n != 640*360*4 || mips == 0 {
 		t.Fatalf("released %d bytes during the fade out of big (%d bytes of mip levels)", n, mips)
 	}
 	if len(c.sprites.m) != 1 {

@@ -414,11 +414,13 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 				}
 				next++
 				free <- s // never blocks: at most poolSize buffers exist
-				if next%int64(pl.fps) == 0 {
+				if next == 1 || next%int64(pl.fps) == 0 {
 					// Every frame in flight is at or after next: release the pictures no
 					// frame drew in the last mediaKeepSeconds or will draw, and the plates
 					// no frame took (which refer to their pictures), and collect them now so
-					// that the images decoded next reuse their memory.
+					// that the images decoded next reuse their memory. After the first frame
+					// too: the full-size pictures of the images it shows reduced are gone,
+					// and the memory is reused by the rest of the start-up.
 					keep := mediaKeepSeconds * pl.state.TimebaseTicksPerSecond
 					released := comp.TrimMedia(pl.state.FrameTicks(next, int64(pl.fps)), keep) > 0
 					if maker.plates != nil && maker.plates.trim(next-mediaKeepSeconds*int64(pl.fps)) > 0 {
