@@ -31,6 +31,9 @@ const (
 	CodeTooLarge = "PAYLOAD_TOO_LARGE"
 	// CodeReferenced: the asset is still referenced and cannot be deleted (409).
 	CodeReferenced = "ASSET_REFERENCED"
+	// CodeBusy: the workspace's editor states kept changing while a delete checked them
+	// for references; retrying later succeeds (503).
+	CodeBusy = "ASSET_BUSY"
 	// CodeLinkInvalid: a signed link was tampered with or is malformed (403).
 	CodeLinkInvalid = "LINK_INVALID"
 	// CodeLinkExpired: a signed link's expiry has passed (403).

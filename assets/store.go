@@ -105,7 +105,8 @@ type Records interface {
 	Asset(workspaceID, id string) (storage.Asset, error)
 	AssetRecord(id string) (storage.Asset, error)
 	AssetIDs() (map[string]bool, error)
-	SoftDeleteAsset(workspaceID, id string) (storage.Asset, error)
+	ReferenceVersion(workspaceID string) (uint64, error)
+	SoftDeleteAssetIfUnchanged(workspaceID, id string, version uint64) (storage.Asset, error)
 	BindAsset(workspaceID, projectID, assetID string) error
 	UnbindAsset(workspaceID, projectID, assetID string) error
 	ListProjectAssets(workspaceID, projectID string, pageSize int, cursor string) ([]storage.Asset, string, error)
@@ -639,16 +640,42 @@ func stateReferences(state []byte, a storage.Asset) bool {
 
 // DeleteAsset soft-deletes a live asset of a workspace. It is refused with
 // ASSET_REFERENCED while the current state of one of the workspace's projects references
-// the asset or an active export does. The check and the delete are not one transaction:
-// a sync that adds a reference in between is not seen.
+// the asset or an active export does. The check reads the states outside of any write
+// transaction, and the delete commits only if no editor state of the workspace was written
+// since the check began (storage.ReferenceVersion); otherwise the check runs again, up to
+// deleteAttempts times, then the delete fails with ASSET_BUSY.
 func (s *Store) DeleteAsset(ctx context.Context, workspaceID, id string) error {
 	a, err := s.rec.Asset(workspaceID, id)
 	if err != nil {
 		return err
 	}
+	for range deleteAttempts {
+		version, err := s.rec.ReferenceVersion(workspaceID)
+		if err != nil {
+			return err
+		}
+		if err := s.unreferenced(ctx, workspaceID, a); err != nil {
+			return err
+		}
+		_, err = s.rec.SoftDeleteAssetIfUnchanged(workspaceID, id, version)
+		var se *storage.Error
+		if !errors.As(err, &se) || se.Code != storage.CodeReferencesChanged {
+			return err
+		}
+	}
+	return errorf(CodeBusy, "the projects and exports of workspace %s kept changing while asset %s was checked for references; try again", workspaceID, id)
+}
+
+// deleteAttempts is how many times DeleteAsset checks the references of an asset while
+// editor states keep being written.
+const deleteAttempts = 5
+
+// unreferenced checks that no project state of the workspace and no active export
+// references a, with ASSET_REFERENCED otherwise.
+func (s *Store) unreferenced(ctx context.Context, workspaceID string, a storage.Asset) error {
 	errFound := errors.New("found")
 	var project string
-	err = s.rec.EachProjectState(workspaceID, func(pid string, state []byte) error {
+	err := s.rec.EachProjectState(workspaceID, func(pid string, state []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -660,7 +687,7 @@ func (s *Store) DeleteAsset(ctx context.Context, workspaceID, id string) error {
 	})
 	switch {
 	case errors.Is(err, errFound):
-		return errorf(CodeReferenced, "asset %s is referenced by the current state of project %s; remove it from the state first", id, project)
+		return errorf(CodeReferenced, "asset %s is referenced by the current state of project %s; remove it from the state first", a.ID, project)
 	case err != nil:
 		return err
 	}
@@ -669,10 +696,9 @@ func (s *Store) DeleteAsset(ctx context.Context, workspaceID, id string) error {
 		return err
 	}
 	if busy {
-		return errorf(CodeReferenced, "asset %s is used by an active export; wait for it to finish or cancel it", id)
+		return errorf(CodeReferenced, "asset %s is used by an active export; wait for it to finish or cancel it", a.ID)
 	}
-	_, err = s.rec.SoftDeleteAsset(workspaceID, id)
-	return err
+	return nil
 }
 
 // Recover sweeps the files area after a crash: it removes every temp file, and every

@@ -764,3 +764,71 @@ func TestProbeFallbacks(t *testing.T) {
 		t.Fatalf("with ffprobe: %v", d)
 	}
 }
+
+// TestAssetDeleteRacingSync: a project sync that commits while a delete is checking the
+// states (after they were read, before the delete commits) is seen: a sync that adds a
+// reference makes the delete fail with ASSET_REFERENCED, one that does not only makes it
+// check again, and states that keep changing make it fail with ASSET_BUSY (503, retryable)
+// without deleting anything.
+func TestAssetDeleteRacingSync(t *testing.T) {
+	e := newEnv(t)
+	d := mustUpload(e, "a.png", "image/png", encodePNG(t, 4, 4))
+	id := d["assetId"].(string)
+	pid := createProject(t, e, e.keyA, "p")
+	sync := func(state string) {
+		if r := e.do("POST", "/v1/projects/"+pid+"/sync", e.keyA, `{"editorState":`+state+`}`); r.Status != 200 {
+			t.Errorf("sync: %d %s", r.Status, r.Body)
+		}
+	}
+	unrelated := func(n int) string {
+		return stateWithAsset(fmt.Sprintf("other-%d", n), "other", publicURL+"/files/assets/x/y/z.png", "assets/x/y/z.png")
+	}
+	checks := 0
+	race := func(state func(check int) string) func() {
+		return func() {
+			checks++
+			if s := state(checks); s != "" {
+				sync(s)
+			}
+		}
+	}
+
+	// a sync adding the reference lands during the first check
+	e.refs.during = race(func(n int) string {
+		if n == 1 {
+			return stateWithAsset(id, id, "", "")
+		}
+		return ""
+	})
+	// (the reference only exists after the first check read the states: the check that
+	// refuses is the second, which stops at the project before asking the exports)
+	e.do("DELETE", "/v1/assets/"+id, e.keyA, nil).Problem(409, "ASSET_REFERENCED")
+	if checks != 1 {
+		t.Fatalf("%d export checks, want 1", checks)
+	}
+	sync(unrelated(0))
+
+	// syncs that keep changing the states: busy, and nothing deleted
+	checks = 0
+	e.refs.during = race(unrelated)
+	e.do("DELETE", "/v1/assets/"+id, e.keyA, nil).Problem(503, "ASSET_BUSY")
+	if checks != 5 {
+		t.Fatalf("%d checks before giving up, want 5", checks)
+	}
+	if r := e.do("GET", "/v1/assets/"+id, e.keyA, nil); r.Status != 200 {
+		t.Fatalf("the busy delete deleted the asset: %d", r.Status)
+	}
+
+	// one unrelated sync during the first check: checked again, then deleted
+	checks = 0
+	e.refs.during = race(func(n int) string {
+		if n == 1 {
+			return unrelated(100)
+		}
+		return ""
+	})
+	if r := e.do("DELETE", "/v1/assets/"+id, e.keyA, nil); r.Status != 200 || checks != 2 {
+		t.Fatalf("delete after one racing sync: %d %s after %d checks", r.Status, r.Body, checks)
+	}
+	e.do("GET", "/v1/assets/"+id, e.keyA, nil).Problem(404, "ASSET_NOT_FOUND")
+}

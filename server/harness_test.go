@@ -53,12 +53,20 @@ type env struct {
 type fakeRefs struct {
 	mu   sync.Mutex
 	busy map[string]bool // asset id -> referenced by an active export
+	// during, when set, runs in each check, after the project states were read: a write
+	// that races with an asset delete
+	during func()
 }
 
 func (f *fakeRefs) ActiveExportReferences(_ context.Context, _, assetID, _ string) (bool, error) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.busy[assetID], nil
+	during := f.during
+	busy := f.busy[assetID]
+	f.mu.Unlock()
+	if during != nil {
+		during()
+	}
+	return busy, nil
 }
 
 func (f *fakeRefs) set(assetID string, busy bool) {

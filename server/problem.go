@@ -71,6 +71,7 @@ var codeStatus = map[string]int{
 	"API_KEY_NOT_FOUND":      http.StatusNotFound,
 	"INVALID_PAGE_CURSOR":    http.StatusBadRequest,
 	"ASSET_REFERENCED":       http.StatusConflict,
+	"ASSET_BUSY":             http.StatusServiceUnavailable,
 	"TASK_NOT_CANCELABLE":    http.StatusConflict,
 	"IDEMPOTENCY_KEY_EXISTS": http.StatusConflict,
 	"WORKSPACE_EXISTS":       http.StatusConflict,

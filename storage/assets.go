@@ -2,20 +2,24 @@ package storage
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
 
-// Buckets of migration 2 (assets).
+// Buckets of migration 3 (assets).
 var (
 	bucketAssets        = []byte("assets")         // asset id -> Asset
 	bucketProjectAssets = []byte("project_assets") // project id -> nested bucket: order key -> asset id
 	bucketProjectAsset  = []byte("project_asset")  // project id -> nested bucket: asset id -> order key
 )
 
-// migrateAssets is migration 2: the asset records and project bindings.
+// Bucket of migration 4: workspace id -> reference version (uint64, see ReferenceVersion).
+var bucketReferences = []byte("references")
+
+// migrateAssets is migration 3: the asset records and project bindings.
 func migrateAssets(tx *bolt.Tx) error {
 	for _, b := range [][]byte{bucketAssets, bucketProjectAssets, bucketProjectAsset} {
 		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
@@ -29,6 +33,9 @@ func migrateAssets(tx *bolt.Tx) error {
 const (
 	CodeAssetNotFound = "ASSET_NOT_FOUND"
 	CodeAssetNotBound = "ASSET_NOT_BOUND"
+	// CodeReferencesChanged: SoftDeleteAssetIfUnchanged found editor states written since
+	// the version it was given.
+	CodeReferencesChanged = "ASSET_REFERENCES_CHANGED"
 )
 
 // Asset is an uploaded file's record. The file itself lives on disk under FileKey (see
@@ -170,6 +177,11 @@ func (db *DB) AssetIDs() (map[string]bool, error) {
 // SoftDeleteAsset marks a live asset of a workspace deleted. The record and its file stay;
 // the asset is no longer found, listed, bound or served.
 func (db *DB) SoftDeleteAsset(workspaceID, id string) (Asset, error) {
+	return db.softDeleteAsset(workspaceID, id, nil)
+}
+
+// softDeleteAsset marks a live asset deleted once check (if set) passes in the same tx.
+func (db *DB) softDeleteAsset(workspaceID, id string, check func(tx *bolt.Tx) error) (Asset, error) {
 	raw, err := db.assetRaw(id)
 	if err != nil {
 		return Asset{}, err
@@ -189,9 +201,55 @@ func (db *DB) SoftDeleteAsset(workspaceID, id string) (Asset, error) {
 		if !liveAsset(b.Get([]byte(id)), workspaceID) {
 			return errorf(CodeAssetNotFound, "asset %s not found", id)
 		}
+		if check != nil {
+			if err := check(tx); err != nil {
+				return err
+			}
+		}
 		return b.Put([]byte(id), val)
 	})
 	return a, err
+}
+
+// ReferenceVersion returns the workspace's reference version: a counter that every write of
+// an editor state in the workspace advances (a project created or synced, an export task
+// created). A caller that checks the states for references to an asset, outside of any
+// transaction, deletes it with SoftDeleteAssetIfUnchanged at the version it read before the
+// check: no state written meanwhile can slip past the check.
+func (db *DB) ReferenceVersion(workspaceID string) (uint64, error) {
+	var v uint64
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		v = referenceVersion(tx, workspaceID)
+		return nil
+	})
+	return v, err
+}
+
+// SoftDeleteAssetIfUnchanged soft-deletes a live asset like SoftDeleteAsset if the
+// workspace's reference version is still version, and otherwise fails with
+// CodeReferencesChanged (check again, then retry).
+func (db *DB) SoftDeleteAssetIfUnchanged(workspaceID, id string, version uint64) (Asset, error) {
+	return db.softDeleteAsset(workspaceID, id, func(tx *bolt.Tx) error {
+		if v := referenceVersion(tx, workspaceID); v != version {
+			return errorf(CodeReferencesChanged, "workspace %s wrote editor states since version %d (now %d)", workspaceID, version, v)
+		}
+		return nil
+	})
+}
+
+// referenceVersion reads a workspace's reference version inside tx (0 before any write).
+func referenceVersion(tx *bolt.Tx, workspaceID string) uint64 {
+	if v := tx.Bucket(bucketReferences).Get([]byte(workspaceID)); len(v) == 8 {
+		return binary.BigEndian.Uint64(v)
+	}
+	return 0
+}
+
+// bumpReferences advances a workspace's reference version inside the tx that writes one of
+// its editor states.
+func bumpReferences(tx *bolt.Tx, workspaceID string) error {
+	v := referenceVersion(tx, workspaceID) + 1
+	return tx.Bucket(bucketReferences).Put([]byte(workspaceID), binary.BigEndian.AppendUint64(nil, v))
 }
 
 // BindAsset binds a live asset to a project of the same workspace. Binding an asset that

@@ -59,6 +59,10 @@ var migrations = []func(tx *bolt.Tx) error{
 		return nil
 	},
 	migrateAssets, // 3: assets and project bindings (assets.go)
+	func(tx *bolt.Tx) error { // 4: per-workspace reference versions (assets.go)
+		_, err := tx.CreateBucketIfNotExists(bucketReferences)
+		return err
+	},
 }
 
 // Options configure Open.

@@ -173,6 +173,9 @@ func (db *DB) CreateExport(t ExportTask, state []byte, idem *IdempotencyRecord, 
 		if err := tx.Bucket(bucketExportState).Put(id, state); err != nil {
 			return err
 		}
+		if err := bumpReferences(tx, t.WorkspaceID); err != nil {
+			return err
+		}
 		idx, err := tx.Bucket(bucketExportIndex).CreateBucketIfNotExists([]byte(t.WorkspaceID))
 		if err != nil {
 			return err

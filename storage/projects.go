@@ -120,6 +120,9 @@ func (db *DB) CreateProject(p Project, state []byte, idem *IdempotencyRecord) er
 		if err := tx.Bucket(bucketProjectState).Put([]byte(p.ID), state); err != nil {
 			return err
 		}
+		if err := bumpReferences(tx, p.WorkspaceID); err != nil {
+			return err
+		}
 		idx, err := tx.Bucket(bucketProjectIndex).CreateBucketIfNotExists([]byte(p.WorkspaceID))
 		if err != nil {
 			return err
@@ -269,6 +272,9 @@ func (db *DB) SyncProject(workspaceID, id string, state []byte, stateVersion str
 		p.StateVersion = stateVersion
 		p.UpdatedAt = now
 	}, func(tx *bolt.Tx) error {
+		if err := bumpReferences(tx, workspaceID); err != nil {
+			return err
+		}
 		return tx.Bucket(bucketProjectState).Put([]byte(id), state)
 	})
 }
