@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,6 +69,10 @@ type Config struct {
 	Timeout time.Duration
 	// Concurrency is how many deliveries run at once (default 4).
 	Concurrency int
+	// PerDestination is how many of them may go to one destination (scheme, host and port
+	// of the URL) at once (default half of Concurrency, at least 1), so that a receiver
+	// that hangs until the timeout holds up only its own deliveries.
+	PerDestination int
 	// Client sends the requests; by default Guard's client (no redirects, Timeout).
 	Client *http.Client
 	// Guard checks destinations at dial time when Client is nil; nil allows only public
@@ -90,6 +95,7 @@ type Deliverer struct {
 
 	mu       sync.Mutex
 	inFlight map[string]bool // task ids with a delivery in progress
+	toDest   map[string]int  // deliveries in progress per destination (see destination)
 	// finished counts attempts that have ended; an outbox read before one ended may
 	// still show that attempt's delivery as due
 	finished uint64
@@ -115,6 +121,9 @@ func NewDeliverer(cfg Config, store Store) *Deliverer {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 4
 	}
+	if cfg.PerDestination <= 0 {
+		cfg.PerDestination = max(1, cfg.Concurrency/2)
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -129,7 +138,7 @@ func NewDeliverer(cfg Config, store Store) *Deliverer {
 		client = cfg.Guard.Client(cfg.Timeout)
 	}
 	return &Deliverer{cfg: cfg, store: store, client: client, log: cfg.Logger,
-		wake: make(chan struct{}, 1), inFlight: map[string]bool{}}
+		wake: make(chan struct{}, 1), inFlight: map[string]bool{}, toDest: map[string]int{}}
 }
 
 // Notify wakes the deliverer to look at the outbox. It never blocks.
@@ -186,8 +195,10 @@ func (d *Deliverer) dispatch(ctx context.Context, wg *sync.WaitGroup, sem chan s
 			continue
 		}
 		seen[p.TaskID] = true
+		dest := destination(p.URL)
 		d.mu.Lock()
 		busy, stale := d.inFlight[p.TaskID], d.finished != epoch
+		full := d.toDest[dest] >= d.cfg.PerDestination
 		d.mu.Unlock()
 		if busy {
 			continue
@@ -201,6 +212,9 @@ func (d *Deliverer) dispatch(ctx context.Context, wg *sync.WaitGroup, sem chan s
 			wait = min(wait, due)
 			continue
 		}
+		if full {
+			continue // an attempt to the same destination ending wakes the dispatcher
+		}
 		select {
 		case sem <- struct{}{}:
 		default:
@@ -208,6 +222,7 @@ func (d *Deliverer) dispatch(ctx context.Context, wg *sync.WaitGroup, sem chan s
 		}
 		d.mu.Lock()
 		d.inFlight[p.TaskID] = true
+		d.toDest[dest]++
 		d.mu.Unlock()
 		wg.Add(1)
 		go func(p storage.WebhookDelivery) {
@@ -216,12 +231,25 @@ func (d *Deliverer) dispatch(ctx context.Context, wg *sync.WaitGroup, sem chan s
 			d.attempt(ctx, p)
 			d.mu.Lock()
 			delete(d.inFlight, p.TaskID)
+			if d.toDest[dest]--; d.toDest[dest] == 0 {
+				delete(d.toDest, dest)
+			}
 			d.finished++
 			d.mu.Unlock()
 			d.Notify()
 		}(p)
 	}
 	return wait
+}
+
+// destination is what PerDestination counts: the URL's scheme and host (with the port),
+// case-folded; the whole URL when it does not parse (such a delivery fails anyway).
+func destination(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return raw
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host)
 }
 
 // attempt makes one delivery attempt and records its outcome.

@@ -329,3 +329,56 @@ func TestReservedHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestHangingReceiverHoldsUpOnlyItsOwnDeliveries: with four deliveries to a receiver that
+// hangs (until the test lets it go, far beyond the time the test waits) and one to a
+// healthy receiver queued after them, the hanging receiver gets at most PerDestination
+// (2 of 4 workers) at once and the healthy one is served meanwhile.
+func TestHangingReceiverHoldsUpOnlyItsOwnDeliveries(t *testing.T) {
+	o := newOutbox(t, t.TempDir())
+	defer o.db.Close()
+	release := make(chan struct{})
+	var mu sync.Mutex
+	open, most := 0, 0
+	hang := &endpoint{respond: func(_ int, w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		open++
+		most = max(most, open)
+		mu.Unlock()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		mu.Lock()
+		open--
+		mu.Unlock()
+		w.WriteHeader(200)
+	}}
+	hsrv := httptest.NewServer(hang)
+	defer hsrv.Close()
+	defer close(release) // before the server closes: its handlers return
+	healthy := &endpoint{}
+	ok := httptest.NewServer(healthy)
+	defer ok.Close()
+	for range 4 {
+		o.enqueue(t, hsrv.URL, "EXPORT_STARTED")
+	}
+	o.enqueue(t, ok.URL, "EXPORT_STARTED")
+
+	g, _ := webhook.NewGuard([]string{"loopback"})
+	d := webhook.NewDeliverer(webhook.Config{HeaderPrefix: "X-Hook", Jitter: -1, Guard: g, Concurrency: 4,
+		Timeout: time.Minute, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, o.db)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = d.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	d.Notify()
+
+	waitFor(t, 10*time.Second, func() bool { return len(healthy.snapshot()) == 1 })
+	waitFor(t, 10*time.Second, func() bool { return len(hang.snapshot()) >= 2 })
+	mu.Lock()
+	defer mu.Unlock()
+	if most != 2 || open != 2 {
+		t.Fatalf("the hanging receiver had up to %d requests at once (%d now), want 2", most, open)
+	}
+}
