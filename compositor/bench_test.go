@@ -108,6 +108,30 @@ func BenchmarkRenderFrame1080pNoSprites(b *testing.B) {
 	benchSerial(b, c)
 }
 
+// BenchmarkRenderWindows1080p draws BenchmarkRenderFrame1080p's frame window by window in
+// a 2 MiB buffer (272 rows, 4 windows), as the export pipeline does: the cost of drawing in
+// windows against drawing the frame whole.
+func BenchmarkRenderWindows1080p(b *testing.B) {
+	c := newBench(b)
+	buf := make([]uint8, 2<<20)
+	ctx := context.Background()
+	windows := 0
+	emit := func(*image.RGBA) error { windows++; return nil }
+	for range 2 {
+		if err := c.RenderWindows(ctx, benchFrame, 30, c.frame, buf, emit); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := c.RenderWindows(ctx, benchFrame, 30, c.frame, buf, emit); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(windows)/float64(b.N+2), "windows/op")
+}
+
 func benchSerial(b *testing.B, c *Compositor) {
 	dst := image.NewRGBA(image.Rect(0, 0, 1920, 1080))
 	ctx := context.Background()

@@ -158,20 +158,20 @@ type scratch struct {
 	// fadeOnly: when set, an active fade transition draws only this clip of its two, at
 	// full opacity (one picture of a blended plate pair)
 	fadeOnly *editor.Item
-	// memo: the frame is drawn window by window (drawWindows), and prep holds its items as
-	// prepared for the first window, so that each is prepared once per frame
+	// memo: the frame is drawn window by window (drawWindows); prep holds its items as
+	// prepared for the first window and sprites its sprite lookups (nil: none, draw
+	// directly), so that each is done once per frame
 	memo    bool
-	prep    []preparedItem
-	sprites []frameSprite // the frame's sprite lookups, when drawn window by window
+	prep    map[prepKey]prepared
+	sprites map[spriteKey]*sprite
 }
 
-// preparedItem is an item prepared for the frame being drawn (scratch.prep).
-type preparedItem struct {
+// prepKey identifies an item prepared for the frame being drawn (scratch.prep).
+type prepKey struct {
 	it    *editor.Item
 	lt    int64
 	ex    extra
 	hasEx bool
-	pr    prepared
 }
 
 // prepare is prepareItem, through the frame's memo when it is drawn window by window.
@@ -179,21 +179,21 @@ func (c *Compositor) prepare(ctx context.Context, sc *scratch, it *editor.Item, 
 	if !sc.memo {
 		return c.prepareItem(ctx, it, lt, ex, out)
 	}
-	k := preparedItem{it: it, lt: lt}
+	k := prepKey{it: it, lt: lt}
 	if ex != nil {
 		k.ex, k.hasEx = *ex, true
 	}
-	for i := range sc.prep {
-		if p := &sc.prep[i]; p.it == k.it && p.lt == k.lt && p.hasEx == k.hasEx && p.ex == k.ex {
-			*out = p.pr
-			return nil
-		}
+	if pr, ok := sc.prep[k]; ok {
+		*out = pr
+		return nil
 	}
 	if err := c.prepareItem(ctx, it, lt, ex, out); err != nil {
 		return err
 	}
-	k.pr = *out
-	sc.prep = append(sc.prep, k)
+	if sc.prep == nil {
+		sc.prep = map[prepKey]prepared{}
+	}
+	sc.prep[k] = *out
 	return nil
 }
 

@@ -376,7 +376,7 @@ func (c *Compositor) drawWindows(ctx context.Context, t int64, sc *scratch, r im
 	defer func() {
 		clear(sc.prep) // the pooled scratch must not keep pictures alive
 		clear(sc.sprites)
-		sc.prep, sc.sprites, sc.memo = sc.prep[:0], sc.sprites[:0], false
+		sc.memo = false
 	}()
 	for y0 := r.Min.Y; y0 < r.Max.Y; y0 += rows {
 		if err := ctx.Err(); err != nil {

@@ -148,16 +148,7 @@ func (c *Compositor) drawCached(dst *image.RGBA, pr *prepared, clip image.Rectan
 		return false
 	}
 	k := spriteKey{op: pr.op, src: pr.src, w: c.outW, h: c.outH}
-	var sp *sprite
-	looked := false
-	if sc.memo {
-		for i := range sc.sprites {
-			if sc.sprites[i].key == k {
-				sp, looked = sc.sprites[i].sp, true
-				break
-			}
-		}
-	}
+	sp, looked := sc.sprites[k] // a nil map (not drawing in windows) holds nothing
 	if !looked {
 		var build bool
 		sp, build = c.sprites.lookup(&k)
@@ -169,7 +160,10 @@ func (c *Compositor) drawCached(dst *image.RGBA, pr *prepared, clip image.Rectan
 			}
 		}
 		if sc.memo {
-			sc.sprites = append(sc.sprites, frameSprite{key: k, sp: sp})
+			if sc.sprites == nil {
+				sc.sprites = map[spriteKey]*sprite{}
+			}
+			sc.sprites[k] = sp
 		}
 	}
 	if sp == nil {
@@ -179,13 +173,6 @@ func (c *Compositor) drawCached(dst *image.RGBA, pr *prepared, clip image.Rectan
 		sp.over(dst, clip)
 	}
 	return true
-}
-
-// frameSprite is the sprite (nil: none, draw directly) of one draw of the frame being
-// drawn window by window.
-type frameSprite struct {
-	key spriteKey
-	sp  *sprite
 }
 
 // buildSprite draws op/src on transparent pixels covering its bounding box within frame.
