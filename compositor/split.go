@@ -291,8 +291,8 @@ func (c *Compositor) fixedSource(it *editor.Item, pr *prepared) bool {
 // frame without its moving items; with second set (s.Blend only), Plate2's picture. dst is
 // frame-sized or a window of the frame, as for RenderRect.
 func (c *Compositor) RenderPlate(ctx context.Context, s Split, second bool, dst *image.RGBA) error {
-	if !s.OK {
-		return errf(CodeBadOutput, "the frame has no plate")
+	if err := checkPlate(s, second); err != nil {
+		return err
 	}
 	dst, _, err := c.destination(dst)
 	if err != nil {
@@ -301,32 +301,37 @@ func (c *Compositor) RenderPlate(ctx context.Context, s Split, second bool, dst 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	sc := c.getScratch()
+	sc := c.plateScratch(s, second)
 	defer c.pool.Put(sc)
 	sc.clip = dst.Rect
-	sc.skip = append(sc.skip, s.skip...)
-	if s.Blend {
-		sc.fadeOnly = s.fade.from
-		if second {
-			sc.fadeOnly = s.fade.to
-		}
-	} else if second {
-		return errf(CodeBadOutput, "the frame has one plate")
-	}
 	return c.render(ctx, s.t, dst, sc)
 }
 
 // RenderPlateWindows draws the plate of s like RenderPlate, window by window (see
 // RenderWindows), over the whole frame.
 func (c *Compositor) RenderPlateWindows(ctx context.Context, s Split, second bool, buf []uint8, emit func(win *image.RGBA) error) error {
-	if !s.OK {
-		return errf(CodeBadOutput, "the frame has no plate")
+	if err := checkPlate(s, second); err != nil {
+		return err
 	}
-	if second && !s.Blend {
+	sc := c.plateScratch(s, second)
+	defer c.pool.Put(sc)
+	return c.drawWindows(ctx, s.t, sc, c.frame, buf, emit)
+}
+
+// checkPlate checks that s has a plate, and a second one if second is set.
+func checkPlate(s Split, second bool) error {
+	switch {
+	case !s.OK:
+		return errf(CodeBadOutput, "the frame has no plate")
+	case second && !s.Blend:
 		return errf(CodeBadOutput, "the frame has one plate")
 	}
+	return nil
+}
+
+// plateScratch returns pooled scratch set up to draw a plate of s (see RenderPlate).
+func (c *Compositor) plateScratch(s Split, second bool) *scratch {
 	sc := c.getScratch()
-	defer c.pool.Put(sc)
 	sc.skip = append(sc.skip, s.skip...)
 	if s.Blend {
 		sc.fadeOnly = s.fade.from
@@ -334,7 +339,7 @@ func (c *Compositor) RenderPlateWindows(ctx context.Context, s Split, second boo
 			sc.fadeOnly = s.fade.to
 		}
 	}
-	return c.drawWindows(ctx, s.t, sc, c.frame, buf, emit)
+	return sc
 }
 
 // RenderWindows draws the pixels of r of frame n (as RenderRect would) window by window
