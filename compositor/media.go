@@ -99,8 +99,9 @@ type mediaEntry struct {
 	opaque bool        // every pixel of img has alpha 255
 	mips   []*image.RGBA
 	// still images: the full size, which outlives img; the tick of the last frame that
-	// drew img at full size, and whether any did; whether img must stay (it was decoded
-	// again after a release, so it is not released twice)
+	// drew img at full size (0 before any), and whether any did (until then still releases
+	// img once it has a mip level); whether img must stay (it was decoded again after a
+	// release, so it is not released twice)
 	w, h   int
 	fullAt int64
 	drawn  bool
@@ -407,8 +408,8 @@ func (e *mediaEntry) mipLevel(want int) *image.RGBA {
 
 // TrimMedia releases what frames at tick t and later will not draw: the full-size
 // pictures of still images that no frame has drawn at full size since tick t-keep (frames
-// that show them reduced use their mip levels; still releases those never drawn at full size
-// at once), and every picture and mip level of still images whose items have all ended
+// that show them reduced use their mip levels; still releases those at once when it builds
+// the first level), and every picture and mip level of still images whose items have all ended
 // before t; cached sprites drawn from what it releases go too. A frame that needs a
 // released picture decodes it again (once; then it stays). A
 // render calls it as it advances (every frame in flight at or after t), so that a large
@@ -424,7 +425,7 @@ func (c *Compositor) TrimMedia(t, keep int64) int64 {
 	}
 	for _, e := range c.media {
 		e.mu.Lock()
-		if e.img != nil && !e.keep && (e.drawn && e.fullAt < t-keep || !e.drawn && len(e.mips) > 0) {
+		if e.img != nil && !e.keep && e.fullAt < t-keep {
 			release(e.img)
 			e.img = nil
 		}

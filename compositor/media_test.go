@@ -237,6 +237,29 @@ func TestTrimMediaReleasesEndedImages(t *testing.T) {
 	}
 }
 
+// TestTrimMediaReleasesUndrawnPictures: an image decoded for the first frame (Preload)
+// whose item is off the frame there, and stays off it, is released once the keep window
+// has passed, like a picture drawn at full size and then no more.
+func TestTrimMediaReleasesUndrawnPictures(t *testing.T) {
+	files := testFiles(t)
+	raw := newBuilder().add(0, imageItem("off", "pattern", 0, 4*sec, -500, 10, 80, 45)).json()
+	st, m, c := countingCompositor(t, raw, files)
+	c.Preload(context.Background(), 0, 30)
+	if err := c.RenderFrame(context.Background(), 0, 30, image.NewRGBA(image.Rect(0, 0, tW, tH))); err != nil {
+		t.Fatal(err)
+	}
+	if m.calls["pattern"] != 1 {
+		t.Fatalf("pattern decoded %d times by the preload, want 1", m.calls["pattern"])
+	}
+	tick := func(n int64) int64 { return st.FrameTicks(n, 30) }
+	if n := c.TrimMedia(tick(20), tick(30)); n != 0 {
+		t.Fatalf("released %d bytes within the keep window", n)
+	}
+	if n, want := c.TrimMedia(tick(60), tick(30)), int64(64*36*4); n != want {
+		t.Fatalf("released %d bytes, want the undrawn picture's %d", n, want)
+	}
+}
+
 // countingCompositor parses raw and returns it with a compositor whose media counts the
 // decodes of each asset.
 func countingCompositor(t *testing.T, raw []byte, files map[string][]byte) (*editor.State, *countingMedia, *Compositor) {
