@@ -174,14 +174,25 @@ func (db *DB) AssetIDs() (map[string]bool, error) {
 	return ids, err
 }
 
-// SoftDeleteAsset marks a live asset of a workspace deleted. The record and its file stay;
-// the asset is no longer found, listed, bound or served.
-func (db *DB) SoftDeleteAsset(workspaceID, id string) (Asset, error) {
-	return db.softDeleteAsset(workspaceID, id, nil)
+// ReferenceVersion returns the workspace's reference version: a counter that every write of
+// an editor state in the workspace advances (a project created or synced, an export task
+// created). A caller that checks the states for references to an asset, outside of any
+// transaction, deletes it with SoftDeleteAssetIfUnchanged at the version it read before the
+// check: no state written meanwhile can slip past the check.
+func (db *DB) ReferenceVersion(workspaceID string) (uint64, error) {
+	var v uint64
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		v = referenceVersion(tx, workspaceID)
+		return nil
+	})
+	return v, err
 }
 
-// softDeleteAsset marks a live asset deleted once check (if set) passes in the same tx.
-func (db *DB) softDeleteAsset(workspaceID, id string, check func(tx *bolt.Tx) error) (Asset, error) {
+// SoftDeleteAssetIfUnchanged marks a live asset of a workspace deleted if the workspace's
+// reference version is still version, and otherwise fails with CodeReferencesChanged (check
+// again, then retry). The record and its file stay; the asset is no longer found, listed,
+// bound or served.
+func (db *DB) SoftDeleteAssetIfUnchanged(workspaceID, id string, version uint64) (Asset, error) {
 	raw, err := db.assetRaw(id)
 	if err != nil {
 		return Asset{}, err
@@ -201,40 +212,12 @@ func (db *DB) softDeleteAsset(workspaceID, id string, check func(tx *bolt.Tx) er
 		if !liveAsset(b.Get([]byte(id)), workspaceID) {
 			return errorf(CodeAssetNotFound, "asset %s not found", id)
 		}
-		if check != nil {
-			if err := check(tx); err != nil {
-				return err
-			}
+		if v := referenceVersion(tx, workspaceID); v != version {
+			return errorf(CodeReferencesChanged, "workspace %s wrote editor states since version %d (now %d)", workspaceID, version, v)
 		}
 		return b.Put([]byte(id), val)
 	})
 	return a, err
-}
-
-// ReferenceVersion returns the workspace's reference version: a counter that every write of
-// an editor state in the workspace advances (a project created or synced, an export task
-// created). A caller that checks the states for references to an asset, outside of any
-// transaction, deletes it with SoftDeleteAssetIfUnchanged at the version it read before the
-// check: no state written meanwhile can slip past the check.
-func (db *DB) ReferenceVersion(workspaceID string) (uint64, error) {
-	var v uint64
-	err := db.bolt.View(func(tx *bolt.Tx) error {
-		v = referenceVersion(tx, workspaceID)
-		return nil
-	})
-	return v, err
-}
-
-// SoftDeleteAssetIfUnchanged soft-deletes a live asset like SoftDeleteAsset if the
-// workspace's reference version is still version, and otherwise fails with
-// CodeReferencesChanged (check again, then retry).
-func (db *DB) SoftDeleteAssetIfUnchanged(workspaceID, id string, version uint64) (Asset, error) {
-	return db.softDeleteAsset(workspaceID, id, func(tx *bolt.Tx) error {
-		if v := referenceVersion(tx, workspaceID); v != version {
-			return errorf(CodeReferencesChanged, "workspace %s wrote editor states since version %d (now %d)", workspaceID, version, v)
-		}
-		return nil
-	})
 }
 
 // referenceVersion reads a workspace's reference version inside tx (0 before any write).
