@@ -87,22 +87,6 @@ func RGBAToI420(dst *I420, src *image.RGBA, workers int) error {
 	return nil
 }
 
-// RGBAToI420Rect converts the pixels of src inside r into dst, like RGBAToI420 but leaving
-// the rest of dst as it is. r is in src's coordinates (relative to its bounds) and is first
-// widened to even edges, since each chroma sample covers a 2x2 block; src's bounds must
-// have dst's size. It runs on the calling goroutine and does not allocate.
-func RGBAToI420Rect(dst *I420, src *image.RGBA, r image.Rectangle) error {
-	if err := checkConvert(dst, src); err != nil {
-		return err
-	}
-	r = EvenRect(r).Intersect(image.Rect(0, 0, dst.Width, dst.Height))
-	if r.Empty() {
-		return nil
-	}
-	convertRect(dst, src, src.Rect.Min, r.Min.Y/2, r.Max.Y/2, r.Min.X/2, r.Max.X/2)
-	return nil
-}
-
 // RGBAWindowToI420 converts the pixels of r from src, a window of a frame of dst's size,
 // into dst, leaving the rest of dst as it is. src.Rect is the part of the frame src holds, in
 // the frame's coordinates (image.RGBA.SubImage of a frame gives such bounds), with even
