@@ -148,7 +148,11 @@ func (c *Compositor) drawCached(dst *image.RGBA, pr *prepared, clip image.Rectan
 		return false
 	}
 	k := spriteKey{op: pr.op, src: pr.src, w: c.outW, h: c.outH}
-	sp, looked := sc.sprites[k] // a nil map (not drawing in windows) holds nothing
+	var sp *sprite
+	looked := false
+	if sc.memo {
+		sp, looked = sc.sprites[k]
+	}
 	if !looked {
 		var build bool
 		sp, build = c.sprites.lookup(&k)
