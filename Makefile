@@ -8,7 +8,7 @@ RACE_PKGS ?= ./server/ ./storage/ ./compositor/ ./export/ ./webhook/ ./assets/ .
 # also works (bundled copy, about 2x slower H.264); see encode/README.md.
 GOTAGS ?= extlib,pkgconfig
 
-.PHONY: run build deps test-deps test vet fmt-check bench browser-check
+.PHONY: run build deps test-deps test vet fmt-check bench browser-check fuzz
 
 ## run: install missing system packages, build, and serve on 127.0.0.1:8787 with data in ./data
 run: build
@@ -35,3 +35,9 @@ test: test-deps
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" >&2; exit 1)
 	$(GO) test -tags '$(GOTAGS)' -count=1 -timeout 30m ./...
 	$(GO) test -tags '$(GOTAGS)' -count=1 -race -timeout 20m $(RACE_PKGS)
+	@GO='$(GO)' GOTAGS='$(GOTAGS)' FUZZTIME='$(FUZZTIME)' ./scripts/fuzz-short.sh
+
+## fuzz: run every fuzz target for FUZZTIME (default 4s) each, after its checked-in corpus
+FUZZTIME ?= 4s
+fuzz:
+	@GO='$(GO)' GOTAGS='$(GOTAGS)' FUZZTIME='$(FUZZTIME)' ./scripts/fuzz-short.sh
