@@ -48,11 +48,12 @@ func CheckLength(frames int64, fps int, maxDuration time.Duration) error {
 	seconds := float64(frames) / float64(max(fps, 1))
 	if limit == MaxFrames && limit < int64(maxDuration.Seconds()*float64(fps)) {
 		return &Error{Code: CodeTooLong, Field: "editorState", Msg: fmt.Sprintf(
-			"the export would last %s (%d frames at %d fps); an export renders at most %d frames", fmtSeconds(seconds), frames, fps, limit)}
+			"the export would last %s (%d frames at %d fps), more than the %d frames an export may have: shorten the timeline",
+			fmtSeconds(seconds), frames, fps, limit)}
 	}
 	return &Error{Code: CodeTooLong, Field: "editorState", Msg: fmt.Sprintf(
-		"the export would last %s (%d frames at %d fps); this server exports at most %s (%d frames at %d fps): shorten the timeline",
-		fmtSeconds(seconds), frames, fps, fmtSeconds(maxDuration.Seconds()), limit, fps)}
+		"the export would last %s (%d frames at %d fps), longer than the limit of %s (%d frames): shorten the timeline",
+		fmtSeconds(seconds), frames, fps, fmtSeconds(maxDuration.Seconds()), limit)}
 }
 
 // fmtSeconds shows a duration in seconds and, when it fits, as hours, minutes and seconds:
