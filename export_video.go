@@ -54,6 +54,9 @@ func exportVideo(ctx context.Context, raw []byte, st *editor.State, media compos
 	if frames == 0 {
 		return errors.New("export: the timeline is empty (no items): nothing to render")
 	}
+	if err := export.CheckLength(frames, f.fps, f.maxDur); err != nil {
+		return fmt.Errorf("export: %w; --max-duration sets the limit", err)
+	}
 	out, err := filepath.Abs(f.out)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)

@@ -43,6 +43,7 @@ type serveFlags struct {
 	renderWorkers int
 	outputTTL     time.Duration
 	maxOutputSide int
+	maxDuration   time.Duration
 	headerPrefix  string
 	allowHosts    []string
 	limits        assets.Limits
@@ -80,6 +81,7 @@ desktop apps that bundle the server).`,
 	fl.IntVar(&f.renderWorkers, "render-workers", 0, "exports rendered at once (0: half the CPU cores, at least 1)")
 	fl.DurationVar(&f.outputTTL, "output-ttl", 72*time.Hour, "how long export download links work; the file is deleted after")
 	fl.IntVar(&f.maxOutputSide, "max-output-side", 3840, "largest export output side in pixels")
+	fl.DurationVar(&f.maxDuration, "max-duration", export.DefaultMaxDuration, "longest export video; a longer one is refused at create (422 EXPORT_TOO_LONG)")
 	fl.StringVar(&f.headerPrefix, "webhook-header-prefix", webhook.DefaultHeaderPrefix, "prefix of the webhook headers <prefix>-Timestamp, -Signature and -Event-Id")
 	fl.StringSliceVar(&f.allowHosts, "allow-hosts", nil, "outbound destinations (webhook callbacks) to allow besides public addresses: loopback, private, CIDRs, addresses or host names")
 	def := assets.DefaultLimits()
@@ -214,7 +216,7 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	}
 	deliverer := webhook.NewDeliverer(webhook.Config{HeaderPrefix: f.headerPrefix, Guard: guard, Logger: log}, db)
 	exports, err := export.New(export.Config{Workers: f.renderWorkers, OutputDir: filepath.Join(g.dataDir, "outputs"),
-		OutputTTL: f.outputTTL, MaxOutputSide: f.maxOutputSide, Links: export.NewLinks(base, signer),
+		OutputTTL: f.outputTTL, MaxOutputSide: f.maxOutputSide, MaxDuration: f.maxDuration, Links: export.NewLinks(base, signer),
 		Guard: guard, HeaderPrefix: f.headerPrefix, Notify: deliverer.Notify, Logger: log}, db, rend)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -46,6 +47,12 @@ func FuzzValidate(f *testing.F) {
 			}
 			if _, err := Parse(raw); err != nil {
 				t.Fatalf("valid state does not parse: %v", err)
+			}
+			// A valid state is within the limits, so its frame arithmetic cannot overflow.
+			if d := st.DurationTicks(); d > MaxTicks || d < 0 {
+				t.Fatalf("valid state lasts %d ticks, past MaxTicks", d)
+			} else if n := FrameCount(d, MaxFPS, st.TimebaseTicksPerSecond); d > 0 && (n <= 0 || n == math.MaxInt64) {
+				t.Fatalf("valid state of %d ticks has frame count %d", d, n)
 			}
 		} else if len(r.Errors) == 0 {
 			t.Fatal("invalid result without errors")

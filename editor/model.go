@@ -2,6 +2,7 @@ package editor
 
 import (
 	"encoding/json"
+	"math"
 	"sort"
 )
 
@@ -559,21 +560,33 @@ func (s *State) DurationTicks() int64 { return s.duration }
 func (s *State) FrameTicks(n, fps int64) int64 { return FrameTicks(n, fps, s.TimebaseTicksPerSecond) }
 
 // FrameTicks returns the tick at which frame n starts at fps frames per second:
-// n*tbps/fps, computed in integers (rounded down). It returns 0 when fps <= 0.
+// n*tbps/fps, computed in integers (rounded towards zero) without overflow; a result past
+// the int64 range saturates. It returns 0 when fps <= 0 or tbps <= 0.
 func FrameTicks(n, fps, tbps int64) int64 {
-	if fps <= 0 {
+	if fps <= 0 || tbps <= 0 {
 		return 0
 	}
-	return n * tbps / fps
+	if n < 0 {
+		if n == math.MinInt64 {
+			n++ // so that -n fits; the result saturates anyway
+		}
+		q, _ := MulDiv(-n, tbps, fps)
+		return -q
+	}
+	q, _ := MulDiv(n, tbps, fps)
+	return q
 }
 
 // FrameCount returns the number of frames of a state lasting durationTicks at fps: the
-// smallest n with FrameTicks(n, fps, tbps) >= durationTicks.
+// smallest n with FrameTicks(n, fps, tbps) >= durationTicks. It is computed without
+// overflow; a count past the int64 range saturates at math.MaxInt64, so callers compare it
+// with their limit (a state within MaxTicks at up to MaxFPS never comes near).
 func FrameCount(durationTicks, fps, tbps int64) int64 {
 	if fps <= 0 || tbps <= 0 || durationTicks <= 0 {
 		return 0
 	}
-	return (durationTicks*fps + tbps - 1) / tbps
+	n, _ := MulDivCeil(durationTicks, fps, tbps)
+	return n
 }
 
 // Apply maps linear progress p (0..1, clamped) through the easing curve: linear, or the CSS

@@ -2,6 +2,8 @@ package editor
 
 import (
 	"math"
+	"math/big"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -48,6 +50,90 @@ func TestFrameTicks(t *testing.T) {
 	}
 	if got := FrameCount(240001, 30, 240000); got != 31 {
 		t.Errorf("FrameCount just over 1s@30 = %d", got)
+	}
+}
+
+// bigMulDiv is a*b/c (c > 0) with big integers, rounded down or up, and whether it fits an int64.
+func bigMulDiv(a, b, c int64, up bool) (int64, bool) {
+	p := new(big.Int).Mul(big.NewInt(a), big.NewInt(b))
+	q, r := new(big.Int).QuoRem(p, big.NewInt(c), new(big.Int))
+	if up && r.Sign() > 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	if !q.IsInt64() {
+		return math.MaxInt64, false
+	}
+	return q.Int64(), true
+}
+
+func TestFrameArithmeticDoesNotOverflow(t *testing.T) {
+	// The product durationTicks*fps overflowed int64 here, and the state read as empty.
+	for _, c := range []struct{ dur, fps, tbps int64 }{
+		{math.MaxInt64, 30, 240000}, {math.MaxInt64, 60, 240000}, {MaxTicks, MaxFPS, 240000},
+		{math.MaxInt64 / 30, 31, 240000}, {math.MaxInt64, math.MaxInt64, 1}, {math.MaxInt64, 1, math.MaxInt64},
+	} {
+		want, _ := bigMulDiv(c.dur, c.fps, c.tbps, true)
+		if got := FrameCount(c.dur, c.fps, c.tbps); got != want || got <= 0 {
+			t.Errorf("FrameCount(%d, %d, %d) = %d, want %d", c.dur, c.fps, c.tbps, got, want)
+		}
+	}
+	for _, c := range []struct{ n, fps, tbps int64 }{
+		{math.MaxInt64, 30, 240000}, {1 << 50, 1, 240000}, {math.MaxInt64 / 240000, 1, 240000}, {-5, 30, 240000}, {math.MinInt64, 30, 240000},
+	} {
+		n := c.n
+		if n == math.MinInt64 {
+			n++
+		}
+		neg := n < 0
+		if neg {
+			n = -n
+		}
+		want, _ := bigMulDiv(n, c.tbps, c.fps, false)
+		if neg {
+			want = -want
+		}
+		if got := FrameTicks(c.n, c.fps, c.tbps); got != want {
+			t.Errorf("FrameTicks(%d, %d, %d) = %d, want %d", c.n, c.fps, c.tbps, got, want)
+		}
+	}
+	// A state at the tick limit has a frame count whose own ticks are in range again.
+	n := FrameCount(MaxTicks, MaxFPS, 240000)
+	if got := FrameTicks(n, MaxFPS, 240000); got < MaxTicks || got > MaxTicks+240000/MaxFPS {
+		t.Errorf("FrameTicks(FrameCount(MaxTicks)) = %d", got)
+	}
+}
+
+func TestMulDiv(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	vals := []int64{0, 1, 2, 30, 48000, 240000, MaxTicks, 1 << 62, math.MaxInt64 - 1, math.MaxInt64}
+	for i := 0; i < 20000; i++ {
+		pick := func() int64 {
+			if r.IntN(3) == 0 {
+				return vals[r.IntN(len(vals))]
+			}
+			return r.Int64N(math.MaxInt64) >> r.IntN(63)
+		}
+		a, b, c := pick(), pick(), pick()
+		if c == 0 {
+			c = 1
+		}
+		for _, up := range []bool{false, true} {
+			want, wok := bigMulDiv(a, b, c, up)
+			f := MulDiv
+			if up {
+				f = MulDivCeil
+			}
+			got, ok := f(a, b, c)
+			if got != want || ok != wok {
+				t.Fatalf("MulDiv(%d, %d, %d, up %v) = %d %v, want %d %v", a, b, c, up, got, ok, want, wok)
+			}
+		}
+	}
+	if _, ok := MulDiv(-1, 2, 3); ok {
+		t.Error("negative argument accepted")
+	}
+	if _, ok := MulDiv(1, 2, 0); ok {
+		t.Error("zero divisor accepted")
 	}
 }
 

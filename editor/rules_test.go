@@ -249,6 +249,28 @@ func ruleCases() []ruleCase {
 		{"wrong JSON type deep inside", func(s obj) { at(s, "items", "a")["startTicks"] = "zero" }, []Issue{{CodeSchemaInvalid, "/items/a/startTicks", ""}}},
 		{"text background wrong type", func(s obj) { at(s, "items", "c")["background"] = 5 }, []Issue{{CodeSchemaInvalid, "/items/c/background", ""}}},
 		{"text background missing member", func(s obj) { at(s, "items", "c")["background"] = obj{"color": "#000", "horizontalPadding": 1} }, []Issue{{CodeSchemaInvalid, "/items/c/background/borderRadius", ""}}},
+		{"durationTicks past the limit", func(s obj) { at(s, "items", "c")["durationTicks"] = float64(MaxTicks + 1) }, []Issue{{CodeValueOutOfRange, "/items/c/durationTicks", ""}}},
+		{"durationTicks at the limit", func(s obj) { at(s, "items", "c")["durationTicks"] = float64(MaxTicks) }, nil},
+		{"startTicks past the limit", func(s obj) { at(s, "items", "c")["startTicks"] = 1e300 }, []Issue{{CodeValueOutOfRange, "/items/c/startTicks", ""}}},
+		{"start plus duration past the limit", func(s obj) {
+			at(s, "items", "c")["startTicks"] = 1
+			at(s, "items", "c")["durationTicks"] = float64(MaxTicks)
+		}, []Issue{{CodeValueOutOfRange, "/items/c/durationTicks", ""}}},
+		{"keyframe time past the limit", func(s obj) {
+			at(s, "items", "c")["durationTicks"] = float64(MaxTicks)
+			at(s, "items", "c")["top"] = kf(0, 0, float64(1<<62), 5)
+		}, []Issue{{CodeKeyframeOutOfRange, "/items/c/top/keyframes/1/timeTicks", ""}, {CodeValueOutOfRange, "/items/c/top/keyframes/1/timeTicks", ""}}},
+		{"animation duration past the limit", func(s obj) { at(s, "items", "a", "animations", "in")["durationTicks"] = 1e19 }, []Issue{
+			{CodeAnimationTooLong, "/items/a/animations/in/durationTicks", ""}, {CodeValueOutOfRange, "/items/a/animations/in/durationTicks", ""}}},
+		{"caption loop animation past the limit", func(s obj) {
+			at(s, "items", "c")["captionAnimations"] = obj{"loop": obj{"type": "jitter", "durationTicks": 1e19}}
+		}, []Issue{{CodeValueOutOfRange, "/items/c/captionAnimations/loop/durationTicks", ""}}},
+		{"transition duration past the limit", func(s obj) { at(s, "transitions", "tr")["durationTicks"] = 1e19 }, []Issue{
+			{CodeTransitionTooLong, "/transitions/tr/durationTicks", ""}, {CodeValueOutOfRange, "/transitions/tr/durationTicks", ""}}},
+		{"chart animation past the limit", func(s obj) { at(s, "items", "ch")["animationDurationTicks"] = 1e19 }, []Issue{
+			{CodeChartAnimationTooLong, "/items/ch/animationDurationTicks", ""}, {CodeValueOutOfRange, "/items/ch/animationDurationTicks", ""}}},
+		{"timebase past the limit", func(s obj) { s["timebaseTicksPerSecond"] = 1e19 }, []Issue{
+			{CodeSchemaInvalid, "/timebaseTicksPerSecond", ""}, {CodeValueOutOfRange, "/timebaseTicksPerSecond", ""}}},
 		{"pointer escaping", func(s obj) {
 			d := cloneJSON(at(s, "items", "c"))
 			d["id"], d["startTicks"] = "x/y~z", 60

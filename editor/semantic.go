@@ -72,7 +72,7 @@ func SemanticCodes() []string {
 		CodeTransitionClipNotFound, CodeTransitionClipNotInTrack, CodeTransitionClipNotAdjacent,
 		CodeTransitionTooLong, CodeTransitionDuplicate, CodeCaptionEntryRange,
 		CodeChartSeriesDuplicate, CodeChartSeriesUnknown, CodeChartPieEmpty,
-		CodeChartAnimationTooLong, CodeTemplateNodeIDDuplicate,
+		CodeChartAnimationTooLong, CodeTemplateNodeIDDuplicate, CodeValueOutOfRange,
 	}
 	sort.Strings(c)
 	return c
@@ -122,6 +122,7 @@ func semanticIssues(s *State) []Issue {
 		}
 	}
 	c.ids()
+	c.ranges()
 	c.tracks()
 	// The rules of one item or asset do not depend on the others, and callers sort the
 	// issues, so the maps are walked in any order.
@@ -529,5 +530,76 @@ func (c *semChecker) background() {
 		c.add(CodeAssetNotFound, p, "asset "+strconv.Quote(b.ImageAssetID)+" is not in assets")
 	case !a.broken && a.Type != AssetImage:
 		c.add(CodeAssetTypeMismatch, p, "background image cannot be "+strconv.Quote(string(a.Type))+" asset "+strconv.Quote(b.ImageAssetID))
+	}
+}
+
+// tickRange reports a tick value (or another integer the server computes with) above
+// MaxTicks.
+func (c *semChecker) tickRange(v int64, what string, tokens ...string) {
+	if v > MaxTicks || v < -MaxTicks {
+		c.add(CodeValueOutOfRange, pointer(tokens...), what+" "+ticks(v)+" is past the largest value allowed ("+ticks(MaxTicks)+")")
+	}
+}
+
+// animationRange checks the durations of an in, out or loop animation.
+func (c *semChecker) animationRange(specs []*AnimationSpec, names []string, base ...string) {
+	for i, a := range specs {
+		if a != nil {
+			c.tickRange(a.DurationTicks, names[i]+" animation durationTicks", append(append([]string{}, base...), names[i], "durationTicks")...)
+		}
+	}
+}
+
+// ranges checks that every tick value and integer the server computes with is within the
+// limits (MaxTicks, MaxTimebase), so that frame, tick and sample arithmetic cannot overflow.
+// Values above them read as math.MaxInt64 (see toTicks), which is past every limit.
+func (c *semChecker) ranges() {
+	s := c.s
+	if tb := s.TimebaseTicksPerSecond; tb > MaxTimebase {
+		c.add(CodeValueOutOfRange, pointer("timebaseTicksPerSecond"), "timebaseTicksPerSecond "+ticks(tb)+" is past the largest value allowed ("+ticks(MaxTimebase)+")")
+	}
+	inOut := []string{"in", "out"}
+	inOutLoop := []string{"in", "out", "loop"}
+	var buf [14]animatedMember
+	for k, it := range s.Items {
+		if it.broken {
+			continue
+		}
+		switch {
+		case it.StartTicks > MaxTicks:
+			c.tickRange(it.StartTicks, "startTicks", "items", k, "startTicks")
+		case it.DurationTicks > MaxTicks:
+			c.tickRange(it.DurationTicks, "durationTicks", "items", k, "durationTicks")
+		case it.EndTicks() > MaxTicks:
+			c.add(CodeValueOutOfRange, pointer("items", k, "durationTicks"), "the item ends at "+ticks(it.EndTicks())+" ticks (startTicks "+
+				ticks(it.StartTicks)+" + durationTicks "+ticks(it.DurationTicks)+"), past the largest value allowed ("+ticks(MaxTicks)+")")
+		}
+		for _, m := range appendAnimatedMembers(buf[:0], it) {
+			for i, kf := range m.a.Keyframes {
+				c.tickRange(kf.TimeTicks, "keyframe timeTicks", "items", k, m.name, "keyframes", itoa(m.a.docIdx(i)), "timeTicks")
+			}
+		}
+		c.animationRange([]*AnimationSpec{it.Animations.In, it.Animations.Out}, inOut, "items", k, "animations")
+		ca := it.CaptionAnimations
+		c.animationRange([]*AnimationSpec{ca.In, ca.Out, ca.Loop}, inOutLoop, "items", k, "captionAnimations")
+		if ch := it.Chart; ch != nil {
+			c.tickRange(ch.AnimationDurationTicks, "animationDurationTicks", "items", k, "animationDurationTicks")
+		}
+		if im := it.Image; im != nil {
+			c.tickRange(im.StickerVersion, "stickerVersion", "items", k, "stickerVersion")
+		}
+		if tp := it.Template; tp != nil {
+			for i, n := range tp.Nodes {
+				c.animationRange([]*AnimationSpec{n.Animations.In, n.Animations.Out}, inOut, "items", k, "nodes", itoa(i), "animations")
+				na := n.CaptionAnimations
+				c.animationRange([]*AnimationSpec{na.In, na.Out, na.Loop}, inOutLoop, "items", k, "nodes", itoa(i), "captionAnimations")
+			}
+		}
+	}
+	for k, t := range s.Transitions {
+		c.tickRange(t.DurationTicks, "durationTicks", "transitions", k, "durationTicks")
+	}
+	if b := s.BrandRuntime; b != nil {
+		c.tickRange(b.IntroShiftInFrames, "introShiftInFrames", "brandRuntime", "introShiftInFrames")
 	}
 }

@@ -20,6 +20,9 @@
 //     Config.MaxOutputSide (default 3840, OUTPUT_SIZE_TOO_LARGE) and by the workspace's
 //     entitlement (OUTPUT_SIZE_NOT_ENTITLED). 60 fps needs the workspace's 60 fps
 //     entitlement (ENTITLEMENT_60FPS_REQUIRED). A state with no items is EXPORT_STATE_EMPTY.
+//   - Length: the video lasts until the end of the last item in a track,
+//     ceil(duration x fps) frames. Longer than Config.MaxDuration (default 4 h) or MaxFrames
+//     is EXPORT_TOO_LONG (see CheckLength), refused before anything is charged or stored.
 //   - Billing: see Billed. billedStandardSeconds = ceil(video seconds x factor), at least 1,
 //     factor = max(0.25, outW*outH / (1920*1080)) x fps/30. chargedCredits is 1 credit per
 //     billed standard second, always a whole number as a decimal string ("12").

@@ -180,7 +180,7 @@ func (m *mixer) gain(c *mixClip, s int64) float32 {
 	local := s - c.start
 	g := 1.0
 	if med.HasDecibelAdjustment {
-		db := med.DecibelAdjustment.At(local * m.tbps / sampleRate)
+		db := med.DecibelAdjustment.At(editor.FrameTicks(local, sampleRate, m.tbps)) // local*tbps/sampleRate, overflow-checked
 		if db <= silenceDB {
 			return 0
 		}

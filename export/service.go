@@ -51,6 +51,10 @@ type Config struct {
 	MaxActive int
 	// MaxOutputSide caps the longest side of an output in pixels (default 3840).
 	MaxOutputSide int
+	// MaxDuration is the longest video an export may produce (default DefaultMaxDuration,
+	// 4 h); a longer one is refused at create with EXPORT_TOO_LONG, before anything is
+	// charged or stored. The frame count is also capped at MaxFrames.
+	MaxDuration time.Duration
 	// ProgressInterval is the least time between progress writes of a task (default 500 ms).
 	ProgressInterval time.Duration
 	// PollInterval is how often the scheduler looks for pending tasks without being woken
@@ -104,6 +108,9 @@ func New(cfg Config, store Store, r Renderer) (*Service, error) {
 	}
 	if cfg.MaxOutputSide <= 0 {
 		cfg.MaxOutputSide = 3840
+	}
+	if cfg.MaxDuration <= 0 {
+		cfg.MaxDuration = DefaultMaxDuration
 	}
 	if cfg.ProgressInterval <= 0 {
 		cfg.ProgressInterval = 500 * time.Millisecond
@@ -217,6 +224,12 @@ func (s *Service) Create(ctx context.Context, p storage.Principal, projectID str
 	frames := editor.FrameCount(parsed.DurationTicks(), int64(fps), parsed.TimebaseTicksPerSecond)
 	if frames <= 0 {
 		return Created{}, fieldErr(CodeStateEmpty, "editorState", "the editor state has no items on its tracks, so there is nothing to render")
+	}
+	// The video lasts until the end of the last item in a track (trims and playback rates
+	// change what an item shows, not how long it lasts): refuse what is too long to render
+	// before anything is charged or stored.
+	if err := CheckLength(frames, fps, s.cfg.MaxDuration); err != nil {
+		return Created{}, err
 	}
 	outW, outH := evenRound(float64(compW)**req.Scale), evenRound(float64(compH)**req.Scale)
 	if side := max(outW, outH); side > s.cfg.MaxOutputSide {

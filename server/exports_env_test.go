@@ -53,6 +53,7 @@ type exportOpts struct {
 	schedule   []time.Duration
 	fail       error
 	ttl        time.Duration
+	maxDur     time.Duration // export.Config.MaxDuration
 }
 
 func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
@@ -109,7 +110,8 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	}
 	svc, err := export.New(export.Config{Workers: o.workers, OutputDir: filepath.Join(dir, "outputs"),
 		Links: export.NewLinks(public, signer), Guard: guard, Notify: dl.Notify, Now: clk.Now, OutputTTL: o.ttl,
-		ProgressInterval: 50 * time.Millisecond, PollInterval: 100 * time.Millisecond, JanitorInterval: 50 * time.Millisecond, Logger: quiet}, db, r)
+		ProgressInterval: 50 * time.Millisecond, PollInterval: 100 * time.Millisecond, JanitorInterval: 50 * time.Millisecond, Logger: quiet,
+		MaxDuration: o.maxDur}, db, r)
 	if err != nil {
 		t.Fatal(err)
 	}
