@@ -193,7 +193,7 @@ func (s *Server) unbindAsset(c *gin.Context) {
 }
 
 // serveFile answers a signed file link: no API key, the signature is the authorisation.
-// Range requests, conditional requests and HEAD are handled by http.ServeContent.
+// Range requests, conditional requests and HEAD are handled by serveContent.
 func (s *Server) serveFile(c *gin.Context) {
 	q := c.Request.URL.Query()
 	f, err := s.deps.Files.OpenFile(c.Request.Context(), c.Request.URL.EscapedPath(), q.Get("exp"), q.Get("sig"))
@@ -211,7 +211,7 @@ func (s *Server) serveFile(c *gin.Context) {
 	if !f.Inline {
 		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
 	}
-	http.ServeContent(c.Writer, c.Request, "", f.ModTime, f.Content)
+	s.serveContent(c, f.ModTime, f.Content)
 }
 
 // contentDisposition builds a Content-Disposition with an ASCII fallback filename and the

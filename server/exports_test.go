@@ -73,6 +73,14 @@ func TestExportStatelessEndToEnd(t *testing.T) {
 	if rr.Status != http.StatusPartialContent || len(rr.Body) != 100 {
 		t.Fatalf("range: %d, %d bytes", rr.Status, len(rr.Body))
 	}
+	// Range refusals are problems with Content-Range, like every error (parseRange).
+	far, _ := e.download(outURL, "Range", "bytes=999999999-")
+	far.Problem(416, "RANGE_NOT_SATISFIABLE")
+	if far.Header.Get("Content-Range") != fmt.Sprintf("bytes */%d", len(resp.Body)) || far.Header.Get("Content-Disposition") != "" {
+		t.Fatalf("416 headers: %v", far.Header)
+	}
+	many, _ := e.download(outURL, "Range", "bytes=0-0,2-2,4-4,6-6,8-8,10-10,12-12,14-14,16-16,18-18,20-20,22-22,24-24,26-26,28-28,30-30,32-32")
+	many.Problem(416, "RANGE_TOO_MANY")
 	// A tampered link is refused; another task id with the same signature too.
 	bad, _ := e.download(outURL[:len(outURL)-1] + "0")
 	if outURL[len(outURL)-1] == '0' {
