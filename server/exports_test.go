@@ -205,6 +205,12 @@ func TestExportFieldRules(t *testing.T) {
 		{"callback header value", exportBody(st, "callbackUrl", "https://93.184.215.14/x", "callbackHeaders", map[string]any{"X-A": 1}), 400, "INVALID_FIELD_TYPE", "callbackHeaders"},
 		{"filename format", exportBody(st, "filename", "a.webm"), 422, "FILENAME_INVALID", "filename"},
 		{"filename path", exportBody(st, "filename", "../a.mp4"), 422, "FILENAME_INVALID", "filename"},
+		{"filename RLO", exportBody(st, "filename", "evil\u202egnp4pm.mp4"), 422, "FILENAME_INVALID", "filename"},
+		{"filename LRM", exportBody(st, "filename", "a\u200e.mp4"), 422, "FILENAME_INVALID", "filename"},
+		{"filename isolate", exportBody(st, "filename", "\u2067a.mp4"), 422, "FILENAME_INVALID", "filename"},
+		{"filename BOM", exportBody(st, "filename", "\ufeffa.mp4"), 422, "FILENAME_INVALID", "filename"},
+		{"filename soft hyphen", exportBody(st, "filename", "a\u00adb.mp4"), 422, "FILENAME_INVALID", "filename"},
+		{"filename line separator", exportBody(st, "filename", "a\u2028b.mp4"), 422, "FILENAME_INVALID", "filename"},
 		{"state invalid", exportBody(`{"compositionWidth":10}`), 422, "EDITOR_SCHEMA_INVALID", ""},
 		{"state empty", exportBody(minimalState), 422, "EXPORT_STATE_EMPTY", "editorState"},
 	}
