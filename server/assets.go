@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/cutroom/cutroom/assets"
@@ -75,10 +74,13 @@ func (s *Server) upload(c *gin.Context) {
 		}
 		projectID = id.String()
 	}
-	// Uploads may be large and slow: give the body time, but not forever.
-	_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Now().Add(30 * time.Minute))
+	// Uploads may be large and slow: bodyDeadline cuts only a body slower than the minimum
+	// rate.
 	a, err := s.deps.Assets.Upload(c.Request.Context(), assets.Upload{WorkspaceID: principal(c).Workspace.ID, ProjectID: projectID,
 		FileName: name[0], ContentType: c.GetHeader("Content-Type"), Length: c.Request.ContentLength, Body: c.Request.Body})
+	if err != nil && bodyTimedOut(c) {
+		err = s.bodyTimeoutProblem()
+	}
 	if err != nil {
 		s.fail(c, err)
 		return
