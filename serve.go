@@ -31,6 +31,10 @@ type serveFlags struct {
 	publicURL     string
 	webhookSecret string
 	maxBody       int64
+	bodyBudget    int64
+	minBodyRate   int64
+	bodyGrace     time.Duration
+	headerTimeout time.Duration
 	syncRate      float64
 	syncBurst     int
 	shutdownGrace time.Duration
@@ -69,7 +73,11 @@ desktop apps that bundle the server).`,
 	fl.StringVar(&f.apiKey, "api-key", "", "make the default workspace accept this API key (16..256 characters)")
 	fl.StringVar(&f.publicURL, "public-url", "", "base URL of links the server hands out (default http://<addr>)")
 	fl.StringVar(&f.webhookSecret, "webhook-secret", "", "set the default workspace's webhook signing secret")
-	fl.Int64Var(&f.maxBody, "max-body-bytes", 32<<20, "largest JSON request body accepted")
+	fl.Int64Var(&f.maxBody, "max-body-bytes", server.DefaultMaxBodyBytes, "largest JSON request body accepted")
+	fl.Int64Var(&f.bodyBudget, "body-budget-bytes", server.DefaultBodyBudgetBytes, "most bytes of JSON request bodies read and decoded at once, across requests; more is 503 SERVER_BUSY (0: 4 x --max-body-bytes)")
+	fl.Int64Var(&f.minBodyRate, "min-body-rate", server.DefaultMinBodyRate, "slowest average rate, bytes per second, at which a request body (uploads included) may arrive after --body-grace")
+	fl.DurationVar(&f.bodyGrace, "body-grace", server.DefaultBodyGrace, "time a request body gets before --min-body-rate counts, and the longest it may stall")
+	fl.DurationVar(&f.headerTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "longest time to read a request's headers")
 	fl.Float64Var(&f.syncRate, "sync-rate", 2, "project sync rate limit: syncs per second per project")
 	fl.IntVar(&f.syncBurst, "sync-burst", 10, "project sync rate limit: burst size per project")
 	fl.StringVar(&f.preset, "preset", "veryfast", "x264 preset of exports (mapped to libvpx speeds for WebM)")
@@ -178,7 +186,8 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 		base = "http://" + ln.Addr().String()
 	}
 	base = strings.TrimRight(base, "/")
-	cfg := server.Config{PublicURL: base, MaxBodyBytes: f.maxBody, SyncRate: f.syncRate, SyncBurst: f.syncBurst, Logger: log}
+	cfg := server.Config{PublicURL: base, MaxBodyBytes: f.maxBody, BodyBudgetBytes: f.bodyBudget, MinBodyRate: f.minBodyRate,
+		BodyGrace: f.bodyGrace, ReadHeaderTimeout: f.headerTimeout, SyncRate: f.syncRate, SyncBurst: f.syncBurst, Logger: log}
 	if isLoopback(ln.Addr()) {
 		cfg.AllowedHosts = server.LoopbackHosts(base)
 	}

@@ -213,8 +213,9 @@ type Upload struct {
 }
 
 // CleanFileName makes an uploaded file name safe to keep and show: percent-decoded when it
-// decodes to UTF-8, invalid UTF-8 replaced, the last path element only, control and bidi
-// override characters removed, surrounding spaces trimmed; "file" when nothing is left.
+// decodes to UTF-8, invalid UTF-8 replaced, the last path element only, control, format
+// and bidi characters removed (UnsafeNameRune), surrounding spaces trimmed; "file" when
+// nothing is left.
 // It is never used as a path.
 func CleanFileName(name string) string {
 	if strings.Contains(name, "%") {
@@ -227,7 +228,7 @@ func CleanFileName(name string) string {
 		name = name[i+1:]
 	}
 	name = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0xfeff {
+		if UnsafeNameRune(r) {
 			return -1
 		}
 		return r

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/webhook"
 )
 
@@ -162,6 +163,13 @@ func checkFilename(name, format string) error {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) ||
 		strings.IndexFunc(name, func(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }) >= 0 {
 		return fieldErr(CodeFilenameInvalid, "filename", "filename must be a plain file name without directories or control characters")
+	}
+	// Bidi controls and other invisible format characters would make the name the client
+	// sees differ from the file's (evil\u202egnp.exe shows as evilexe.png).
+	if i := strings.IndexFunc(name, assets.UnsafeNameRune); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(name[i:])
+		return fieldErr(CodeFilenameInvalid, "filename", "filename must not contain control, format or bidi characters (U+%04X at character %d)",
+			r, utf8.RuneCountInString(name[:i])+1)
 	}
 	if ext := strings.ToLower(filepath.Ext(name)); ext != "."+format {
 		return fieldErr(CodeFilenameInvalid, "filename", "filename %q must end in .%s to match format %s", truncate(name, 64), format, format)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/cutroom/cutroom/assets"
@@ -75,10 +74,13 @@ func (s *Server) upload(c *gin.Context) {
 		}
 		projectID = id.String()
 	}
-	// Uploads may be large and slow: give the body time, but not forever.
-	_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Now().Add(30 * time.Minute))
+	// Uploads may be large and slow: bodyDeadline cuts only a body slower than the minimum
+	// rate.
 	a, err := s.deps.Assets.Upload(c.Request.Context(), assets.Upload{WorkspaceID: principal(c).Workspace.ID, ProjectID: projectID,
 		FileName: name[0], ContentType: c.GetHeader("Content-Type"), Length: c.Request.ContentLength, Body: c.Request.Body})
+	if err != nil && bodyTimedOut(c) {
+		err = s.bodyTimeoutProblem()
+	}
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -193,7 +195,7 @@ func (s *Server) unbindAsset(c *gin.Context) {
 }
 
 // serveFile answers a signed file link: no API key, the signature is the authorisation.
-// Range requests, conditional requests and HEAD are handled by http.ServeContent.
+// Range requests, conditional requests and HEAD are handled by serveContent.
 func (s *Server) serveFile(c *gin.Context) {
 	q := c.Request.URL.Query()
 	f, err := s.deps.Files.OpenFile(c.Request.Context(), c.Request.URL.EscapedPath(), q.Get("exp"), q.Get("sig"))
@@ -211,7 +213,7 @@ func (s *Server) serveFile(c *gin.Context) {
 	if !f.Inline {
 		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
 	}
-	http.ServeContent(c.Writer, c.Request, "", f.ModTime, f.Content)
+	s.serveContent(c, f.ModTime, f.Content)
 }
 
 // contentDisposition builds a Content-Disposition with an ASCII fallback filename and the

@@ -392,6 +392,8 @@ func TestUploadFileNames(t *testing.T) {
 		{"  spaced name.png  ", "spaced name.png"},
 		{"r%C3%A9sum%C3%A9.png", "résumé.png"},
 		{"evil\u202egnp.exe", "evilgnp.exe"},
+		{"a\u200eb\u00adc\u2066d\u061c\u200b.png", "abcd.png"},
+		{"\U0001F468\u200d\U0001F469 \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645.png", "\U0001F468\u200d\U0001F469 \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645.png"},
 	} {
 		d := mustUpload(e, tc.sent, "image/png", png4)
 		if d["filename"] != tc.want {

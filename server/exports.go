@@ -140,5 +140,5 @@ func (s *Server) getOutput(c *gin.Context) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": out.Name}))
 	h.Set("Cache-Control", "private, no-transform")
-	http.ServeContent(c.Writer, c.Request, "", out.ModTime, out)
+	s.serveContent(c, out.ModTime, out)
 }

@@ -73,6 +73,14 @@ func TestExportStatelessEndToEnd(t *testing.T) {
 	if rr.Status != http.StatusPartialContent || len(rr.Body) != 100 {
 		t.Fatalf("range: %d, %d bytes", rr.Status, len(rr.Body))
 	}
+	// Range refusals are problems with Content-Range, like every error (parseRange).
+	far, _ := e.download(outURL, "Range", "bytes=999999999-")
+	far.Problem(416, "RANGE_NOT_SATISFIABLE")
+	if far.Header.Get("Content-Range") != fmt.Sprintf("bytes */%d", len(resp.Body)) || far.Header.Get("Content-Disposition") != "" {
+		t.Fatalf("416 headers: %v", far.Header)
+	}
+	many, _ := e.download(outURL, "Range", "bytes=0-0,2-2,4-4,6-6,8-8,10-10,12-12,14-14,16-16,18-18,20-20,22-22,24-24,26-26,28-28,30-30,32-32")
+	many.Problem(416, "RANGE_TOO_MANY")
 	// A tampered link is refused; another task id with the same signature too.
 	bad, _ := e.download(outURL[:len(outURL)-1] + "0")
 	if outURL[len(outURL)-1] == '0' {
@@ -197,6 +205,12 @@ func TestExportFieldRules(t *testing.T) {
 		{"callback header value", exportBody(st, "callbackUrl", "https://93.184.215.14/x", "callbackHeaders", map[string]any{"X-A": 1}), 400, "INVALID_FIELD_TYPE", "callbackHeaders"},
 		{"filename format", exportBody(st, "filename", "a.webm"), 422, "FILENAME_INVALID", "filename"},
 		{"filename path", exportBody(st, "filename", "../a.mp4"), 422, "FILENAME_INVALID", "filename"},
+		{"filename RLO", exportBody(st, "filename", "evil\u202egnp4pm.mp4"), 422, "FILENAME_INVALID", "filename"},
+		{"filename LRM", exportBody(st, "filename", "a\u200e.mp4"), 422, "FILENAME_INVALID", "filename"},
+		{"filename isolate", exportBody(st, "filename", "\u2067a.mp4"), 422, "FILENAME_INVALID", "filename"},
+		{"filename BOM", exportBody(st, "filename", "\ufeffa.mp4"), 422, "FILENAME_INVALID", "filename"},
+		{"filename soft hyphen", exportBody(st, "filename", "a\u00adb.mp4"), 422, "FILENAME_INVALID", "filename"},
+		{"filename line separator", exportBody(st, "filename", "a\u2028b.mp4"), 422, "FILENAME_INVALID", "filename"},
 		{"state invalid", exportBody(`{"compositionWidth":10}`), 422, "EDITOR_SCHEMA_INVALID", ""},
 		{"state empty", exportBody(minimalState), 422, "EXPORT_STATE_EMPTY", "editorState"},
 	}

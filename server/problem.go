@@ -81,6 +81,8 @@ var codeStatus = map[string]int{
 	"LINK_EXPIRED":           http.StatusForbidden,
 	"FIELD_REQUIRED":         http.StatusBadRequest,
 	"INVALID_FIELD_TYPE":     http.StatusBadRequest,
+	"SERVER_BUSY":            http.StatusServiceUnavailable,
+	"BODY_TIMEOUT":           http.StatusRequestTimeout,
 
 	"OPEN_API_EXPORT_CONCURRENCY_LIMIT_EXCEEDED": http.StatusUnprocessableEntity,
 	"OPEN_API_PROJECT_SYNC_RATE_LIMITED":         http.StatusTooManyRequests,
@@ -90,7 +92,7 @@ var codeStatus = map[string]int{
 // problemTypes names each status in `type`, in the style of the interface's examples.
 var problemTypes = map[int]string{
 	400: "BAD_REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND",
-	405: "METHOD_NOT_ALLOWED", 409: "CONFLICT", 410: "GONE", 413: "PAYLOAD_TOO_LARGE",
+	405: "METHOD_NOT_ALLOWED", 408: "REQUEST_TIMEOUT", 409: "CONFLICT", 410: "GONE", 412: "PRECONDITION_FAILED", 413: "PAYLOAD_TOO_LARGE",
 	416: "RANGE_NOT_SATISFIABLE", 422: "UNPROCESSABLE_ENTITY", 429: "TOO_MANY_REQUESTS",
 	500: "INTERNAL_ERROR", 503: "SERVICE_UNAVAILABLE",
 }
@@ -146,6 +148,8 @@ func (s *Server) fail(c *gin.Context, err error) {
 	}
 	body, _ := json.Marshal(p)
 	c.Abort()
+	// Set, not defaulted: a file route may have set its file's Content-Type already.
+	c.Writer.Header().Set("Content-Type", "application/problem+json")
 	c.Data(p.Status, "application/problem+json", body)
 }
 

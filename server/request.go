@@ -25,6 +25,10 @@ func readBody(c *gin.Context) ([]byte, error) {
 		if errors.As(err, &mbe) {
 			return nil, err
 		}
+		var bt *errBodyTimeout
+		if errors.As(err, &bt) {
+			return nil, newError(http.StatusRequestTimeout, "BODY_TIMEOUT", "%v; the connection is closed", err)
+		}
 		return nil, newError(http.StatusBadRequest, "BODY_UNREADABLE", "could not read the request body: %v", err)
 	}
 	return body, nil

@@ -23,8 +23,22 @@ type Config struct {
 	// empty, every host is accepted; `serve` fills it when bound to loopback, to stop DNS
 	// rebinding.
 	AllowedHosts []string
-	// MaxBodyBytes caps JSON request bodies (default 32 MiB); larger bodies get 413.
+	// MaxBodyBytes caps JSON request bodies (default DefaultMaxBodyBytes); larger bodies get
+	// 413.
 	MaxBodyBytes int64
+	// BodyBudgetBytes is the most bytes of JSON request bodies the server reads and decodes
+	// at once, across requests (default 4 x MaxBodyBytes, DefaultBodyBudgetBytes with the
+	// default cap; raised to MaxBodyBytes if lower). A request that does not fit gets 503
+	// SERVER_BUSY with Retry-After.
+	BodyBudgetBytes int64
+	// MinBodyRate (bytes per second, default DefaultMinBodyRate) and BodyGrace (default
+	// DefaultBodyGrace) bound how slowly a request body may arrive: byte n must arrive by
+	// BodyGrace + n/MinBodyRate after the headers, and no read waits longer than BodyGrace;
+	// else 408 BODY_TIMEOUT and the connection is closed.
+	MinBodyRate int64
+	BodyGrace   time.Duration
+	// ReadHeaderTimeout bounds reading a request's headers (default DefaultReadHeaderTimeout).
+	ReadHeaderTimeout time.Duration
 	// SyncRate and SyncBurst are the per-project token bucket of the sync route (default 2
 	// per second, burst 10).
 	SyncRate  float64
@@ -89,6 +103,7 @@ type Server struct {
 	engine   *gin.Engine
 	limiter  *syncLimiter
 	inflight inflight
+	budget   *bodyBudget
 	hosts    map[string]bool
 	caps     editor.EditorCapabilities
 }
@@ -96,7 +111,20 @@ type Server struct {
 // New builds the server and its routes.
 func New(cfg Config, deps Deps) *Server {
 	if cfg.MaxBodyBytes <= 0 {
-		cfg.MaxBodyBytes = 32 << 20
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.BodyBudgetBytes <= 0 {
+		cfg.BodyBudgetBytes = 4 * cfg.MaxBodyBytes
+	}
+	cfg.BodyBudgetBytes = max(cfg.BodyBudgetBytes, cfg.MaxBodyBytes)
+	if cfg.MinBodyRate <= 0 {
+		cfg.MinBodyRate = DefaultMinBodyRate
+	}
+	if cfg.BodyGrace <= 0 {
+		cfg.BodyGrace = DefaultBodyGrace
+	}
+	if cfg.ReadHeaderTimeout <= 0 {
+		cfg.ReadHeaderTimeout = DefaultReadHeaderTimeout
 	}
 	if cfg.SyncRate <= 0 {
 		cfg.SyncRate = 2
@@ -115,7 +143,8 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, now: cfg.Now,
 		limiter:  newSyncLimiter(cfg.SyncRate, cfg.SyncBurst, cfg.Now),
-		inflight: inflight{keys: map[string]struct{}{}}, caps: editor.Capabilities(cfg.Features)}
+		inflight: inflight{keys: map[string]struct{}{}}, caps: editor.Capabilities(cfg.Features),
+		budget: &bodyBudget{limit: cfg.BodyBudgetBytes}}
 	if len(cfg.AllowedHosts) > 0 {
 		s.hosts = map[string]bool{}
 		for _, h := range cfg.AllowedHosts {
@@ -126,7 +155,7 @@ func New(cfg Config, deps Deps) *Server {
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
 	e.ContextWithFallback = true
-	e.Use(s.recoverer, s.logRequests, s.checkHost)
+	e.Use(s.recoverer, s.logRequests, s.bodyDeadline, s.checkHost)
 	e.NoRoute(func(c *gin.Context) {
 		s.fail(c, newError(http.StatusNotFound, "ROUTE_NOT_FOUND", "no route %s %s", c.Request.Method, c.Request.URL.Path))
 	})
@@ -141,12 +170,14 @@ func New(cfg Config, deps Deps) *Server {
 // Handler returns the HTTP handler.
 func (s *Server) Handler() http.Handler { return s.engine }
 
-// HTTPServer wraps the handler in an http.Server with timeouts fit to be left running.
+// HTTPServer wraps the handler in an http.Server with timeouts fit to be left running. There
+// is no ReadTimeout: request bodies get a deadline that moves with the bytes received
+// (bodyDeadline), so uploads of any size go through at a sane rate.
 func (s *Server) HTTPServer(addr string) *http.Server {
 	return &http.Server{
 		Addr:              addr,
 		Handler:           s.engine,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
@@ -224,12 +255,6 @@ func (s *Server) checkHost(c *gin.Context) {
 	if !s.hosts[strings.ToLower(strings.Trim(host, "[]"))] {
 		s.fail(c, newError(http.StatusForbidden, "HOST_NOT_ALLOWED", "host %q is not served here; use the address the server listens on or --public-url", c.Request.Host))
 	}
-}
-
-// limitBody caps the request body for JSON routes.
-func (s *Server) limitBody(c *gin.Context) {
-	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, s.cfg.MaxBodyBytes)
-	_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Now().Add(2 * time.Minute))
 }
 
 // LoopbackHosts returns the Host values a server bound to loopback answers to, plus the host

@@ -66,7 +66,7 @@ var (
 	privateRanges = mustPrefixes("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7", "100.64.0.0/10")
 	// refusedRanges are never reached unless allowed by an explicit prefix.
 	refusedRanges = mustPrefixes("0.0.0.0/8", "169.254.0.0/16", "fe80::/10", "224.0.0.0/4", "240.0.0.0/4",
-		"ff00::/8", "::/128", "192.0.0.0/24", "198.18.0.0/15", "64:ff9b::/96", "100::/64")
+		"ff00::/8", "::/128", "192.0.0.0/24", "198.18.0.0/15", "100::/64")
 )
 
 func mustPrefixes(ss ...string) []netip.Prefix {
@@ -99,12 +99,30 @@ func (e *NotAllowedError) ErrorCode() string { return "CALLBACK_URL_NOT_ALLOWED"
 // ErrorField returns callbackUrl.
 func (e *NotAllowedError) ErrorField() string { return "callbackUrl" }
 
-// CheckAddr returns a *NotAllowedError when a may not be reached.
+// CheckAddr returns a *NotAllowedError when a may not be reached. An IPv6 address that
+// embeds an IPv4 address (see EmbeddedIPv4) must pass the IPv4 rules for each address it
+// embeds as well as the IPv6 rules: 2002:7f00:1:: (6to4 of 127.0.0.1) is loopback.
 func (g *Guard) CheckAddr(a netip.Addr) error {
 	a = a.Unmap()
 	if inAny(a, g.prefixes) {
 		return nil
 	}
+	if err := g.checkOne(a); err != nil {
+		return err
+	}
+	for _, e := range EmbeddedIPv4(a) {
+		if inAny(e.Addr, g.prefixes) {
+			continue
+		}
+		if err := g.checkOne(e.Addr); err != nil {
+			return &NotAllowedError{Msg: fmt.Sprintf("address %s embeds %s (%s): %v", a, e.Addr, e.Form, err)}
+		}
+	}
+	return nil
+}
+
+// checkOne applies the rules to one address, without looking inside it.
+func (g *Guard) checkOne(a netip.Addr) error {
 	kind := ""
 	switch {
 	case !a.IsValid():
@@ -131,6 +149,57 @@ func (g *Guard) CheckAddr(a netip.Addr) error {
 		return nil
 	}
 	return &NotAllowedError{Msg: fmt.Sprintf("address %s is %s; the server does not send requests there unless the operator allows it (--allow-hosts)", a, kind)}
+}
+
+// Embedded is an IPv4 address found inside an IPv6 address, and the form that put it there.
+type Embedded struct {
+	Addr netip.Addr
+	Form string
+}
+
+var (
+	ipv4Compatible = netip.MustParsePrefix("::/96")
+	ipv4Translated = netip.MustParsePrefix("::ffff:0:0:0/96")
+	sixToFour      = netip.MustParsePrefix("2002::/16")
+	teredo         = netip.MustParsePrefix("2001::/32")
+	nat64          = netip.MustParsePrefix("64:ff9b::/96")
+	nat64Local     = netip.MustParsePrefix("64:ff9b:1::/48")
+)
+
+// EmbeddedIPv4 returns the IPv4 addresses an IPv6 address a carries, by which a packet to a
+// may end up at them: IPv4-compatible ::a.b.c.d (but :: and ::1), SIIT ::ffff:0:a.b.c.d,
+// 6to4 2002:AABB:CCDD::/48, Teredo 2001:0::/32 (the server in bits 32-63 and the client in
+// the last 32 bits, inverted), NAT64 64:ff9b::a.b.c.d, and local-use NAT64 64:ff9b:1::/48,
+// whose operator picks the prefix length: every RFC 6052 position inside the /48 (/48, /56,
+// /64 and /96) is returned, so all must pass. IPv4-mapped addresses are unmapped by callers
+// (netip.Addr.Unmap). An IPv4 address or any other IPv6 address embeds nothing.
+func EmbeddedIPv4(a netip.Addr) []Embedded {
+	if !a.Is6() || a.Is4In6() {
+		return nil
+	}
+	b := a.As16()
+	v4 := func(p []byte) netip.Addr { return netip.AddrFrom4([4]byte{p[0], p[1], p[2], p[3]}) }
+	switch {
+	case nat64.Contains(a):
+		return []Embedded{{v4(b[12:]), "NAT64 64:ff9b::/96"}}
+	case nat64Local.Contains(a):
+		return []Embedded{
+			{v4([]byte{b[6], b[7], b[9], b[10]}), "local-use NAT64 64:ff9b:1::/48 as a /48"},
+			{v4([]byte{b[7], b[9], b[10], b[11]}), "local-use NAT64 64:ff9b:1::/48 as a /56"},
+			{v4(b[9:13]), "local-use NAT64 64:ff9b:1::/48 as a /64"},
+			{v4(b[12:]), "local-use NAT64 64:ff9b:1::/48 as a /96"},
+		}
+	case sixToFour.Contains(a):
+		return []Embedded{{v4(b[2:6]), "6to4 2002::/16"}}
+	case teredo.Contains(a):
+		client := [4]byte{b[12] ^ 0xff, b[13] ^ 0xff, b[14] ^ 0xff, b[15] ^ 0xff}
+		return []Embedded{{v4(b[4:8]), "Teredo 2001::/32 server"}, {netip.AddrFrom4(client), "Teredo 2001::/32 client"}}
+	case ipv4Translated.Contains(a):
+		return []Embedded{{v4(b[12:]), "IPv4-translated ::ffff:0:0:0/96"}}
+	case ipv4Compatible.Contains(a) && !a.IsUnspecified() && !a.IsLoopback():
+		return []Embedded{{v4(b[12:]), "IPv4-compatible ::/96"}}
+	}
+	return nil
 }
 
 // hostAllowed reports whether host (a name, not an address) is allowed by name.
