@@ -33,6 +33,7 @@ type exportFlags struct {
 	threads  int
 	workers  int
 	maxSide  int
+	maxFrame float64
 	progress string
 	cpuProf  string
 	whole    bool
@@ -74,6 +75,7 @@ func newExportCmd(g *globalFlags) *cobra.Command {
 	fl.IntVar(&f.threads, "threads", 0, "encoder threads (default: every core)")
 	fl.IntVar(&f.workers, "workers", 0, "frames composited at once (default: GOMAXPROCS)")
 	fl.IntVar(&f.maxSide, "max-side", export.DefaultMaxOutputSide, "largest allowed output side in pixels")
+	fl.Float64Var(&f.maxFrame, "max-frame-seconds", export.DefaultMaxFrameSeconds, "watchdog: fail with EXPORT_FRAME_TIMEOUT when a frame takes longer to draw")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a bar on a terminal, else lines), bar, lines or none")
 	fl.StringVar(&f.workspace, "workspace", "", "resolve uploaded assets of this workspace id from --data-dir first (the server must be stopped)")
 	fl.StringSliceVar(&f.fonts, "fonts", nil, "extra directories of font files for text (besides the embedded and system fonts)")

@@ -34,6 +34,7 @@ type serveFlags struct {
 	syncRate      float64
 	syncBurst     int
 	shutdownGrace time.Duration
+	maxFrameSecs  float64
 	fontDirs      []string
 	preset        string
 	crf           int
@@ -76,7 +77,8 @@ desktop apps that bundle the server).`,
 	fl.IntVar(&f.frameWorkers, "frame-workers", 0, "frames composited at once per render (0: CPU cores - 1, at least 1, so the API keeps a core)")
 	fl.StringVar(&f.ffmpeg, "ffmpeg", "ffmpeg", "ffmpeg used to decode video items and compressed audio (empty: none; they are then unavailable)")
 	fl.StringSliceVar(&f.fontDirs, "fonts", nil, "extra directories of font files for text (besides <data-dir>/fonts and the system's)")
-	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")
+	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "hard bound on shutdown: requests in flight and renders (paused) get this long, then the process exits anyway")
+	fl.Float64Var(&f.maxFrameSecs, "max-frame-seconds", export.DefaultMaxFrameSeconds, "watchdog: a frame taking longer to draw fails its export with EXPORT_FRAME_TIMEOUT")
 	fl.IntVar(&f.renderWorkers, "render-workers", 0, "exports rendered at once (0: half the CPU cores, at least 1)")
 	fl.DurationVar(&f.outputTTL, "output-ttl", 72*time.Hour, "how long export download links work; the file is deleted after")
 	fl.IntVar(&f.maxOutputSide, "max-output-side", 3840, "largest export output side in pixels")
@@ -206,7 +208,7 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 		}
 	}
 	rend := newRenderer(store, fonts, renderSettings{preset: f.preset, crf: f.crf, frameWorkers: f.frameWorkers,
-		maxOutputSide: f.maxOutputSide, ffmpeg: ff}, log)
+		maxOutputSide: f.maxOutputSide, ffmpeg: ff, maxFrameSeconds: f.maxFrameSecs}, log)
 	cfg.Features = rend.Features()
 	guard, err := webhook.NewGuard(f.allowHosts)
 	if err != nil {
@@ -223,9 +225,16 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	srv := server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db, Exports: exports, Assets: store, Files: store, Fonts: fonts})
 	hs := srv.HTTPServer(f.addr)
 
+	// deadline bounds the waits of the deferred stops once a shutdown began (zero: none).
+	var deadline time.Time
 	var wg sync.WaitGroup
 	bg, cancelBG := context.WithCancel(context.Background())
-	defer func() { cancelBG(); wg.Wait() }()
+	defer func() {
+		cancelBG()
+		if !waitUntil(&wg, deadline) {
+			log.Warn("shutdown grace ran out: webhook deliveries in flight abandoned (they are retried at the next start)")
+		}
+	}()
 	wg.Add(2)
 	go func() { defer wg.Done(); sweepIdempotency(bg, db, log) }()
 	go func() { defer wg.Done(); _ = deliverer.Run(bg) }()
@@ -233,7 +242,7 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	// its renders as PAUSED.
 	var schedWG sync.WaitGroup
 	schedCtx, stopSched := context.WithCancel(context.Background())
-	defer func() { stopSched(); schedWG.Wait() }()
+	defer func() { stopSched(); waitUntil(&schedWG, deadline) }()
 	schedErr := make(chan error, 1)
 	schedWG.Add(1)
 	go func() { defer schedWG.Done(); schedErr <- exports.Run(schedCtx) }()
@@ -251,18 +260,46 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 		return fmt.Errorf("export scheduler: %w", err)
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownGrace)
+	// --shutdown-grace bounds the whole shutdown: the listener closes at once, renders are
+	// stopped (PAUSED) while the requests in flight finish, and what has not ended when the
+	// grace runs out is abandoned (logged) so that the process exits.
+	log.Info("shutting down", "grace", f.shutdownGrace)
+	deadline = time.Now().Add(f.shutdownGrace)
+	sctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
+	stopSched()
 	if err := hs.Shutdown(sctx); err != nil {
-		log.Warn("shutdown", "err", err)
+		log.Warn("shutdown grace ran out: requests in flight cut off", "err", err)
+		_ = hs.Close()
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	stopSched()
-	schedWG.Wait()
+	if !waitUntil(&schedWG, deadline) {
+		// The renders that did not stop in time are recorded PAUSED (resumed at the next
+		// start, not counted as crashes) and left behind.
+		log.Error("shutdown grace ran out: renders abandoned, paused for the next start", "tasks", exports.Abandon())
+	}
 	return nil
+}
+
+// waitUntil waits for wg until deadline (for ever when deadline is zero) and reports
+// whether wg finished.
+func waitUntil(wg *sync.WaitGroup, deadline time.Time) bool {
+	if deadline.IsZero() {
+		wg.Wait()
+		return true
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 func isLoopback(a net.Addr) bool {
