@@ -260,11 +260,21 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 		return fmt.Errorf("export scheduler: %w", err)
 	case <-ctx.Done():
 	}
-	// --shutdown-grace bounds the whole shutdown: the listener closes at once, renders are
-	// stopped (PAUSED) while the requests in flight finish, and what has not ended when the
-	// grace runs out is abandoned (logged) so that the process exits.
-	log.Info("shutting down", "grace", f.shutdownGrace)
-	deadline = time.Now().Add(f.shutdownGrace)
+	deadline, err = stopServing(log, f.shutdownGrace, hs, errc, stopSched, &schedWG, exports)
+	return err
+}
+
+// stopServing is the shutdown after SIGTERM, bounded by grace (--shutdown-grace): the
+// listener closes at once, renders are stopped (recorded PAUSED) while the requests in
+// flight finish, and what has not ended when the grace runs out is abandoned and logged
+// (requests cut off; renders recorded PAUSED by exports.Abandon, so the next start resumes
+// them and does not count them as crashes), so that the process can exit. served is the
+// result of hs.Serve; stopSched stops the scheduler, whose goroutine is in schedWG. It
+// returns the deadline, which also bounds the caller's remaining waits.
+func stopServing(log *slog.Logger, grace time.Duration, hs *http.Server, served <-chan error,
+	stopSched func(), schedWG *sync.WaitGroup, exports *export.Service) (time.Time, error) {
+	log.Info("shutting down", "grace", grace)
+	deadline := time.Now().Add(grace)
 	sctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	stopSched()
@@ -272,15 +282,13 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 		log.Warn("shutdown grace ran out: requests in flight cut off", "err", err)
 		_ = hs.Close()
 	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return deadline, err
 	}
-	if !waitUntil(&schedWG, deadline) {
-		// The renders that did not stop in time are recorded PAUSED (resumed at the next
-		// start, not counted as crashes) and left behind.
+	if !waitUntil(schedWG, deadline) {
 		log.Error("shutdown grace ran out: renders abandoned, paused for the next start", "tasks", exports.Abandon())
 	}
-	return nil
+	return deadline, nil
 }
 
 // waitUntil waits for wg until deadline (for ever when deadline is zero) and reports
