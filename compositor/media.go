@@ -23,8 +23,9 @@ import (
 
 // Media supplies decoded media for assets. The compositor never opens files; the caller
 // resolves each editor asset (see the export command or the assets package) and decodes it,
-// checking dimensions before decoding. Implementations must be safe for concurrent use; the
-// compositor calls each method at most once per asset and caches the result.
+// checking dimensions before decoding. Implementations must be safe for concurrent use and
+// return promptly (with ctx's error) once ctx ends; the compositor calls each method at
+// most once per asset and caches the result.
 //
 // Video frames come from the optional VideoFrames interface of the same value.
 type Media interface {

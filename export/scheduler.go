@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -332,7 +333,11 @@ func (s *Service) finish(id string, started time.Time, renderErr error) {
 func taskError(err error) string {
 	var coded interface{ ErrorCode() string }
 	if errors.As(err, &coded) && coded.ErrorCode() != "" {
-		return coded.ErrorCode() + ": " + err.Error()
+		msg := err.Error()
+		if strings.HasPrefix(msg, coded.ErrorCode()) {
+			return msg // the message starts with its code already (encode errors)
+		}
+		return coded.ErrorCode() + ": " + msg
 	}
 	return "render failed: " + err.Error()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/gif"
 	"regexp"
@@ -110,6 +111,8 @@ func TestTaskErrorCarriesCode(t *testing.T) {
 	}{
 		{&export.Error{Code: export.CodeFrameTimeout, Msg: "slow"}, "EXPORT_FRAME_TIMEOUT: slow"},
 		{errors.New("boom"), "render failed: boom"},
+		{fmt.Errorf("frame 3: %w", &export.Error{Code: "ENCODE_X", Msg: "ENCODE_X: bad"}), "ENCODE_X: frame 3: ENCODE_X: bad"},
+		{&export.Error{Code: "ENCODE_X", Msg: "ENCODE_X: bad"}, "ENCODE_X: bad"},
 	} {
 		dir := t.TempDir()
 		rn := start(t, dir, renderErr{c.err})
