@@ -66,7 +66,8 @@ func exportVideo(ctx context.Context, raw []byte, st *editor.State, media compos
 		ff = am.FFmpeg
 	}
 	p := export.NewPipeline(export.PipelineConfig{Media: media, Text: txt, FFmpeg: ff, Workers: f.workers, WholeFrames: f.whole,
-		EncoderThreads: f.threads, Preset: f.preset, CRF: f.crf, MaxOutputSide: f.maxSide})
+		EncoderThreads: f.threads, Preset: f.preset, CRF: f.crf, MaxOutputSide: f.maxSide,
+		MaxFrameSeconds: f.maxFrame})
 	// What the pipeline renders: with ffmpeg that includes video and audio items.
 	warnMissing(st, p.Features())
 	job := export.RenderJob{State: raw, Parsed: st, CompositionWidth: st.CompositionWidth,

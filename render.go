@@ -18,6 +18,8 @@ type renderSettings struct {
 	frameWorkers  int
 	maxOutputSide int
 	ffmpeg        *assets.FFmpeg // nil: no video items or compressed audio
+	// maxFrameSeconds is the frame watchdog (0: export.DefaultMaxFrameSeconds)
+	maxFrameSeconds float64
 }
 
 // newRenderer is the export pipeline as serve runs it: each task's media comes from its
@@ -37,12 +39,13 @@ func newRenderer(store *assets.Store, fonts *text.Library, rs renderSettings, lo
 		MediaFor: func(_ context.Context, job export.RenderJob) (compositor.Media, error) {
 			return store.MediaFor(job.WorkspaceID), nil
 		},
-		Text:          compositor.NewTextItems(fonts, log),
-		FFmpeg:        rs.ffmpeg,
-		Workers:       rs.frameWorkers,
-		Preset:        rs.preset,
-		CRF:           rs.crf,
-		MaxOutputSide: rs.maxOutputSide,
-		Logger:        log,
+		Text:            compositor.NewTextItems(fonts, log),
+		FFmpeg:          rs.ffmpeg,
+		Workers:         rs.frameWorkers,
+		Preset:          rs.preset,
+		CRF:             rs.crf,
+		MaxOutputSide:   rs.maxOutputSide,
+		MaxFrameSeconds: rs.maxFrameSeconds,
+		Logger:          log,
 	})
 }

@@ -38,6 +38,7 @@ type serveFlags struct {
 	syncRate      float64
 	syncBurst     int
 	shutdownGrace time.Duration
+	maxFrameSecs  float64
 	fontDirs      []string
 	preset        string
 	crf           int
@@ -85,7 +86,8 @@ desktop apps that bundle the server).`,
 	fl.IntVar(&f.frameWorkers, "frame-workers", 0, "frames composited at once per render (0: CPU cores - 1, at least 1, so the API keeps a core)")
 	fl.StringVar(&f.ffmpeg, "ffmpeg", "ffmpeg", "ffmpeg used to decode video items and compressed audio (empty: none; they are then unavailable)")
 	fl.StringSliceVar(&f.fontDirs, "fonts", nil, "extra directories of font files for text (besides <data-dir>/fonts and the system's)")
-	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")
+	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "hard bound on shutdown: requests in flight and renders (paused) get this long, then the process exits anyway")
+	fl.Float64Var(&f.maxFrameSecs, "max-frame-seconds", export.DefaultMaxFrameSeconds, "watchdog: a frame taking longer to draw fails its export with EXPORT_FRAME_TIMEOUT")
 	fl.IntVar(&f.renderWorkers, "render-workers", 0, "exports rendered at once (0: half the CPU cores, at least 1)")
 	fl.DurationVar(&f.outputTTL, "output-ttl", 72*time.Hour, "how long export download links work; the file is deleted after")
 	fl.IntVar(&f.maxOutputSide, "max-output-side", 3840, "largest export output side in pixels")
@@ -217,7 +219,7 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 		}
 	}
 	rend := newRenderer(store, fonts, renderSettings{preset: f.preset, crf: f.crf, frameWorkers: f.frameWorkers,
-		maxOutputSide: f.maxOutputSide, ffmpeg: ff}, log)
+		maxOutputSide: f.maxOutputSide, ffmpeg: ff, maxFrameSeconds: f.maxFrameSecs}, log)
 	cfg.Features = rend.Features()
 	guard, err := webhook.NewGuard(f.allowHosts)
 	if err != nil {
@@ -234,9 +236,16 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	srv := server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db, Exports: exports, Assets: store, Files: store, Fonts: fonts})
 	hs := srv.HTTPServer(f.addr)
 
+	// deadline bounds the waits of the deferred stops once a shutdown began (zero: none).
+	var deadline time.Time
 	var wg sync.WaitGroup
 	bg, cancelBG := context.WithCancel(context.Background())
-	defer func() { cancelBG(); wg.Wait() }()
+	defer func() {
+		cancelBG()
+		if !waitUntil(&wg, deadline) {
+			log.Warn("shutdown grace ran out: webhook deliveries in flight abandoned (they are retried at the next start)")
+		}
+	}()
 	wg.Add(2)
 	go func() { defer wg.Done(); sweepIdempotency(bg, db, log) }()
 	go func() { defer wg.Done(); _ = deliverer.Run(bg) }()
@@ -244,7 +253,7 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	// its renders as PAUSED.
 	var schedWG sync.WaitGroup
 	schedCtx, stopSched := context.WithCancel(context.Background())
-	defer func() { stopSched(); schedWG.Wait() }()
+	defer func() { stopSched(); waitUntil(&schedWG, deadline) }()
 	schedErr := make(chan error, 1)
 	schedWG.Add(1)
 	go func() { defer schedWG.Done(); schedErr <- exports.Run(schedCtx) }()
@@ -262,18 +271,54 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 		return fmt.Errorf("export scheduler: %w", err)
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownGrace)
+	deadline, err = stopServing(log, f.shutdownGrace, hs, errc, stopSched, &schedWG, exports)
+	return err
+}
+
+// stopServing is the shutdown after SIGTERM, bounded by grace (--shutdown-grace): the
+// listener closes at once, renders are stopped (recorded PAUSED) while the requests in
+// flight finish, and what has not ended when the grace runs out is abandoned and logged
+// (requests cut off; renders recorded PAUSED by exports.Abandon, so the next start resumes
+// them and does not count them as crashes), so that the process can exit. served is the
+// result of hs.Serve; stopSched stops the scheduler, whose goroutine is in schedWG. It
+// returns the deadline, which also bounds the caller's remaining waits.
+func stopServing(log *slog.Logger, grace time.Duration, hs *http.Server, served <-chan error,
+	stopSched func(), schedWG *sync.WaitGroup, exports *export.Service) (time.Time, error) {
+	log.Info("shutting down", "grace", grace)
+	deadline := time.Now().Add(grace)
+	sctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		log.Warn("shutdown", "err", err)
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
 	stopSched()
-	schedWG.Wait()
-	return nil
+	if err := hs.Shutdown(sctx); err != nil {
+		log.Warn("shutdown grace ran out: requests in flight cut off", "err", err)
+		_ = hs.Close()
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return deadline, err
+	}
+	if !waitUntil(schedWG, deadline) {
+		log.Error("shutdown grace ran out: renders abandoned, paused for the next start", "tasks", exports.Abandon())
+	}
+	return deadline, nil
+}
+
+// waitUntil waits for wg until deadline (for ever when deadline is zero) and reports
+// whether wg finished.
+func waitUntil(wg *sync.WaitGroup, deadline time.Time) bool {
+	if deadline.IsZero() {
+		wg.Wait()
+		return true
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 func isLoopback(a net.Addr) bool {

@@ -9,6 +9,7 @@ import (
 	"image/gif"
 	_ "image/jpeg" // still image decoders for rendering
 	_ "image/png"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -105,8 +106,9 @@ func (m Media) checkConfig(a *editor.Asset, data []byte, frames int) error {
 	return nil
 }
 
-// Image decodes a still image asset (png, jpeg, webp, a gif's first frame), upright.
-func (m Media) Image(_ context.Context, a *editor.Asset) (image.Image, error) {
+// Image decodes a still image asset (png, jpeg, webp, a gif's first frame), upright. It
+// stops with ctx's error when ctx ends (the decoder reads through a reader that checks it).
+func (m Media) Image(ctx context.Context, a *editor.Asset) (image.Image, error) {
 	data, err := m.read(a)
 	if err != nil {
 		return nil, err
@@ -114,7 +116,10 @@ func (m Media) Image(_ context.Context, a *editor.Asset) (image.Image, error) {
 	if err := m.checkConfig(a, data, 1); err != nil {
 		return nil, err
 	}
-	img, format, err := image.Decode(bytes.NewReader(data))
+	img, format, err := image.Decode(ctxReader{ctx, bytes.NewReader(data)})
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		return nil, errorf(CodeInvalid, "decode asset %q: %v", a.ID, err)
 	}
@@ -123,11 +128,11 @@ func (m Media) Image(_ context.Context, a *editor.Asset) (image.Image, error) {
 			img = orient(img, o)
 		}
 	}
-	return img, nil
+	return img, ctx.Err()
 }
 
-// GIF decodes every frame of a gif asset.
-func (m Media) GIF(_ context.Context, a *editor.Asset) (*gif.GIF, error) {
+// GIF decodes every frame of a gif asset, stopping with ctx's error when ctx ends.
+func (m Media) GIF(ctx context.Context, a *editor.Asset) (*gif.GIF, error) {
 	data, err := m.read(a)
 	if err != nil {
 		return nil, err
@@ -135,7 +140,10 @@ func (m Media) GIF(_ context.Context, a *editor.Asset) (*gif.GIF, error) {
 	if err := m.checkConfig(a, data, 1); err != nil {
 		return nil, err
 	}
-	g, err := gif.DecodeAll(bytes.NewReader(data))
+	g, err := gif.DecodeAll(ctxReader{ctx, bytes.NewReader(data)})
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		return nil, errorf(CodeInvalid, "decode gif asset %q: %v", a.ID, err)
 	}
@@ -189,6 +197,20 @@ func orient(src image.Image, o int) image.Image {
 		}
 	}
 	return dst
+}
+
+// ctxReader reads from r until ctx ends, then returns ctx's error, so a decoder reading it
+// stops at its next read.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // String describes the media source in logs.

@@ -461,6 +461,8 @@ func (d *videoDecoder) next(ctx context.Context) error {
 		}
 		return nil
 	}
+	// A decoder that stalls mid-frame is killed when ctx ends, which ends the waits below.
+	defer context.AfterFunc(ctx, d.close)()
 	<-d.tbReady
 	if fm.w <= 0 || fm.h <= 0 || fm.w > 16384 || fm.h > 16384 {
 		return fmt.Errorf("bad frame size %dx%d", fm.w, fm.h)

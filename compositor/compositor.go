@@ -605,6 +605,9 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 	if !it.HasGeometry {
 		return nil
 	}
+	if err := startItem(ctx, it); err != nil {
+		return err
+	}
 	switch it.Type {
 	case editor.ItemImage, editor.ItemGif, editor.ItemSolid, editor.ItemIllustration:
 	case editor.ItemVideo:
@@ -745,7 +748,10 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 		switch {
 		case e.svg != nil:
 			pw, ph := pixelSize(pl.width*pxU), pixelSize(pl.height*pxV)
-			img = e.svgRaster(pw, ph)
+			var err error
+			if img, err = e.svgRaster(ctx, pw, ph); err != nil {
+				return err
+			}
 		case e.gif != nil:
 			img = e.gif.frameAt(c.mediaSeconds(it, lt))
 		}
@@ -1128,7 +1134,10 @@ func (c *Compositor) renderBackground(ctx context.Context) (*image.RGBA, error) 
 		s := source{kind: srcImage, toSrc: identity}
 		sw, sh := float64(e.w), float64(e.h)
 		if e.svg != nil {
-			s.img = e.svgRaster(c.outW, c.outH)
+			var err error
+			if s.img, err = e.svgRaster(ctx, c.outW, c.outH); err != nil {
+				return nil, err
+			}
 			sw, sh = float64(c.outW), float64(c.outH)
 		}
 		// background-size: cover, centred

@@ -23,8 +23,9 @@ import (
 
 // Media supplies decoded media for assets. The compositor never opens files; the caller
 // resolves each editor asset (see the export command or the assets package) and decodes it,
-// checking dimensions before decoding. Implementations must be safe for concurrent use; the
-// compositor calls each method at most once per asset and caches the result.
+// checking dimensions before decoding. Implementations must be safe for concurrent use and
+// return promptly (with ctx's error) once ctx ends; the compositor calls each method at
+// most once per asset and caches the result.
 //
 // Video frames come from the optional VideoFrames interface of the same value.
 type Media interface {
@@ -148,7 +149,7 @@ func (e *mediaEntry) decode(ctx context.Context, m Media, kind editor.ItemType, 
 		if err != nil {
 			return fmt.Errorf("gif asset %q: %w", name, err)
 		}
-		anim, err := decodeGIF(g, a, maxBytes)
+		anim, err := decodeGIFCtx(ctx, g, a, maxBytes)
 		if err != nil {
 			return fmt.Errorf("gif asset %q: %w", name, err)
 		}
@@ -158,7 +159,7 @@ func (e *mediaEntry) decode(ctx context.Context, m Media, kind editor.ItemType, 
 		if err != nil {
 			return fmt.Errorf("svg asset %q: %w", name, err)
 		}
-		icon, err := oksvg.ReadIconStream(bytes.NewReader(fixSVG(src)), oksvg.IgnoreErrorMode)
+		icon, err := oksvg.ReadIconStream(ctxReader{ctx, bytes.NewReader(fixSVG(src))}, oksvg.IgnoreErrorMode)
 		if err != nil {
 			return fmt.Errorf("svg asset %q: %w", name, err)
 		}
@@ -194,7 +195,7 @@ func (e *mediaEntry) decodeStill(ctx context.Context, m Media, maxBytes int64) (
 	if int64(b.Dx())*int64(b.Dy())*4 > maxBytes {
 		return nil, fmt.Errorf("image asset %q: %dx%d is too large", name, b.Dx(), b.Dy())
 	}
-	return toRGBA(img), nil
+	return toRGBACtx(ctx, img)
 }
 
 var (
@@ -256,6 +257,11 @@ func toRGBA(img image.Image) *image.RGBA {
 // decodeGIF composites a gif's frames onto full canvases, honouring disposal, and applies
 // browser delay rules (a delay of 0 or 1 centisecond plays as 10).
 func decodeGIF(g *gif.GIF, a *editor.Asset, maxBytes int64) (*gifAnim, error) {
+	return decodeGIFCtx(context.Background(), g, a, maxBytes)
+}
+
+// decodeGIFCtx is decodeGIF, stopping with ctx's error when ctx ends.
+func decodeGIFCtx(ctx context.Context, g *gif.GIF, a *editor.Asset, maxBytes int64) (*gifAnim, error) {
 	if g == nil || len(g.Image) == 0 {
 		return nil, errors.New("no frames")
 	}
@@ -283,6 +289,9 @@ func decodeGIF(g *gif.GIF, a *editor.Asset, maxBytes int64) (*gifAnim, error) {
 	var prev *image.RGBA
 	t := 0.0
 	for i, f := range g.Image {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		disposal := byte(0)
 		if i < len(g.Disposal) {
 			disposal = g.Disposal[i]
@@ -365,7 +374,10 @@ func (e *mediaEntry) still(ctx context.Context, c *Compositor, srcPerDst float64
 		want = min(int(math.Floor(math.Log2(srcPerDst))), 12)
 	}
 	if want > 0 && len(e.mips) > 0 {
-		lv := e.mipLevel(want)
+		lv, err := e.mipLevel(ctx, want)
+		if err != nil {
+			return nil, 0, err
+		}
 		return lv, float64(e.w) / float64(lv.Rect.Dx()), nil
 	}
 	if e.img == nil {
@@ -381,7 +393,10 @@ func (e *mediaEntry) still(ctx context.Context, c *Compositor, srcPerDst float64
 		e.fullAt, e.drawn = max(e.fullAt, t), true
 		return e.img, 1, nil
 	}
-	lv := e.mipLevel(want)
+	lv, err := e.mipLevel(ctx, want)
+	if err != nil {
+		return nil, 0, err
+	}
 	if !e.drawn && !e.keep {
 		c.released.Add(int64(len(e.img.Pix)))
 		e.img = nil
@@ -391,8 +406,9 @@ func (e *mediaEntry) still(ctx context.Context, c *Compositor, srcPerDst float64
 
 // mipLevel returns mip level want (1: half size), or the smallest level when the image
 // cannot be halved that often, building the missing levels from the deepest one (the first
-// from the full picture, which must then be held). e.mu held.
-func (e *mediaEntry) mipLevel(want int) *image.RGBA {
+// from the full picture, which must then be held). It stops with ctx's error when ctx ends
+// (the levels built so far are kept). e.mu held.
+func (e *mediaEntry) mipLevel(ctx context.Context, want int) (*image.RGBA, error) {
 	for len(e.mips) < want {
 		cur := e.img
 		if n := len(e.mips); n > 0 {
@@ -401,9 +417,13 @@ func (e *mediaEntry) mipLevel(want int) *image.RGBA {
 		if cur.Rect.Dx() < 2 || cur.Rect.Dy() < 2 {
 			break
 		}
-		e.mips = append(e.mips, halve(cur))
+		lv, err := halveCtx(ctx, cur)
+		if err != nil {
+			return nil, err
+		}
+		e.mips = append(e.mips, lv)
 	}
-	return e.mips[min(want, len(e.mips))-1]
+	return e.mips[min(want, len(e.mips))-1], nil
 }
 
 // TrimMedia releases what frames at tick t and later will not draw: the full-size
@@ -448,10 +468,20 @@ func (c *Compositor) TrimMedia(t, keep int64) int64 {
 
 // halve reduces an image to half size (rounding up) with a 2x2 box filter.
 func halve(src *image.RGBA) *image.RGBA {
+	dst, _ := halveCtx(context.Background(), src)
+	return dst
+}
+
+// halveCtx is halve, stopping with ctx's error when ctx ends (checked every cancelRows
+// rows).
+func halveCtx(ctx context.Context, src *image.RGBA) (*image.RGBA, error) {
 	sw, sh := src.Rect.Dx(), src.Rect.Dy()
 	w, h := (sw+1)/2, (sh+1)/2
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
 	for y := 0; y < h; y++ {
+		if y%cancelRows == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		y0, y1 := 2*y, 2*y+1
 		if y1 >= sh {
 			y1 = sh - 1
@@ -470,18 +500,19 @@ func halve(src *image.RGBA) *image.RGBA {
 			}
 		}
 	}
-	return dst
+	return dst, nil
 }
 
 // svgRaster returns the SVG rasterised at w x h pixels (cached per size). Like a browser
 // drawing an <img> of an SVG with a viewBox, the drawing keeps its aspect ratio and is
-// centred (preserveAspectRatio xMidYMid meet) unless the document says "none".
-func (e *mediaEntry) svgRaster(w, h int) *image.RGBA {
+// centred (preserveAspectRatio xMidYMid meet) unless the document says "none". It stops
+// with ctx's error when ctx ends (checked between paths; nothing is cached then).
+func (e *mediaEntry) svgRaster(ctx context.Context, w, h int) (*image.RGBA, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	key := [2]int{w, h}
 	if r, ok := e.sized[key]; ok {
-		return r
+		return r, nil
 	}
 	if len(e.sized) >= maxSizedRasters {
 		clear(e.sized)
@@ -497,9 +528,15 @@ func (e *mediaEntry) svgRaster(w, h int) *image.RGBA {
 	}
 	e.svg.Transform = rasterx.Identity.Translate(ox, oy).Scale(sx, sy).Translate(-vb.X, -vb.Y)
 	scanner := rasterx.NewScannerGV(w, h, out, out.Rect)
-	e.svg.Draw(rasterx.NewDasher(w, h, scanner), 1)
+	dasher := rasterx.NewDasher(w, h, scanner)
+	for _, p := range e.svg.SVGPaths { // what e.svg.Draw does, with a check between paths
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p.DrawTransformed(dasher, 1, e.svg.Transform)
+	}
 	e.sized[key] = out
-	return out
+	return out, nil
 }
 
 // solidRGBA converts a colour to a uniform image (used by tests and backgrounds).

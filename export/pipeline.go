@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor"
@@ -19,6 +20,10 @@ import (
 // DefaultMaxOutputSide is the longest output side a Pipeline renders when
 // PipelineConfig.MaxOutputSide is 0.
 const DefaultMaxOutputSide = 3840
+
+// DefaultMaxFrameSeconds is how long drawing one frame may take when
+// PipelineConfig.MaxFrameSeconds is 0 (the watchdog, see PipelineConfig.MaxFrameSeconds).
+const DefaultMaxFrameSeconds = 30
 
 // Codes of pipeline errors (besides CodeOutputTooLarge and CodeStateEmpty). Errors from
 // the compositor and the encoder keep their own codes (COMPOSITOR_..., ENCODE_...).
@@ -53,6 +58,10 @@ type PipelineConfig struct {
 	Codec string
 	// MaxOutputSide caps the longest output side in pixels; 0 means DefaultMaxOutputSide.
 	MaxOutputSide int
+	// MaxFrameSeconds is the watchdog: a frame whose drawing (with the loading, decoding
+	// and rasterising of its items) takes longer fails the render with CodeFrameTimeout,
+	// naming the item it was preparing. 0 means DefaultMaxFrameSeconds.
+	MaxFrameSeconds float64
 	// Logger receives compositor warnings and a summary per render; nil discards them.
 	Logger *slog.Logger
 	// WholeFrames draws and converts every frame whole instead of reusing plates of the
@@ -100,6 +109,9 @@ func NewPipeline(cfg PipelineConfig) *Pipeline {
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	if !(cfg.MaxFrameSeconds > 0) {
+		cfg.MaxFrameSeconds = DefaultMaxFrameSeconds
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -241,6 +253,41 @@ type frameSlot struct {
 	held heldPlate // what yuv holds besides its last frame's damage (plates.go)
 }
 
+// errFrameTimeout is the cause of a frame context the watchdog ended.
+var errFrameTimeout = errors.New("frame timeout")
+
+// watchdog returns the context to draw frame n with: rctx with the MaxFrameSeconds
+// deadline and an item tracker. When the deadline passes, it cancels the render (cancel)
+// with a CodeFrameTimeout error naming the item the frame was preparing, at once, even if
+// the frame does not return. timedOut returns that error once the deadline passed (nil
+// before); stop releases the timer and must be called when the frame returns.
+func (p *Pipeline) watchdog(rctx context.Context, cancel context.CancelCauseFunc, n int64) (fctx context.Context, timedOut func() error, stop func()) {
+	limit := time.Duration(p.cfg.MaxFrameSeconds * float64(time.Second))
+	tr := &compositor.ItemTracker{}
+	fctx, fcancel := context.WithTimeoutCause(compositor.WithItemTracker(rctx, tr), limit, errFrameTimeout)
+	timedOut = func() error {
+		if context.Cause(fctx) != errFrameTimeout {
+			return nil
+		}
+		what := "while drawing it"
+		if it := tr.Item(); it != nil {
+			what = fmt.Sprintf("while preparing item %q (%s)", it.ID, it.Type)
+			if a := it.AssetID; a != "" {
+				what += fmt.Sprintf(" with asset %q", a)
+			}
+		}
+		return &Error{Code: CodeFrameTimeout, Msg: fmt.Sprintf("frame %d took longer than %gs %s; the render was stopped (max-frame-seconds)",
+			n, p.cfg.MaxFrameSeconds, what)}
+	}
+	stopAfter := context.AfterFunc(fctx, func() {
+		if err := timedOut(); err != nil {
+			p.log.Error("export: frame watchdog", "frame", n, "err", err)
+			cancel(err)
+		}
+	})
+	return fctx, timedOut, func() { stopAfter(); fcancel() }
+}
+
 // mediaKeepSeconds is how long (in the video's time) a still image's full-size picture stays
 // decoded after the last frame that read it (see compositor.TrimMedia).
 const mediaKeepSeconds = 2
@@ -370,8 +417,14 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 				allocMu.Unlock()
 			}()
 			for s := range work {
-				if err := maker.make(rctx, s.n, &bufs, s.yuv, &s.held); err != nil {
-					if rctx.Err() == nil {
+				fctx, timedOut, stop := p.watchdog(rctx, cancel, s.n)
+				err := maker.make(fctx, s.n, &bufs, s.yuv, &s.held)
+				stop()
+				if err != nil {
+					switch {
+					case timedOut() != nil:
+						cancel(timedOut())
+					case rctx.Err() == nil:
 						cancel(fmt.Errorf("frame %d: %w", s.n, err))
 					}
 					return

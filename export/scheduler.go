@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -61,16 +62,35 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 }
 
+// MaxCrashes is how many renders of one task a crash may interrupt: a task found
+// PROCESSING at a start for the MaxCrashes-th time is FAILED with CodeRenderCrashed (its
+// credits refunded) instead of rendered again, so a task that brings the server down cannot
+// do so at every start.
+const MaxCrashes = 2
+
 // recover moves PROCESSING and PAUSED tasks back to PENDING and removes their partial files.
+// A PROCESSING task is one a crash interrupted (a graceful stop records PAUSED); one
+// interrupted MaxCrashes times is FAILED instead, with its EXPORT_FAILED event.
 func (s *Service) recover() error {
 	ids, err := s.store.ActiveExports()
 	if err != nil {
 		return fmt.Errorf("export: list active tasks: %w", err)
 	}
+	notify := false
 	for _, id := range ids {
+		now := s.now().UTC()
 		t, err := s.store.UpdateExport(id, func(t *storage.ExportTask) ([]storage.WebhookDelivery, error) {
 			if t.Status != storage.StatusProcessing && t.Status != storage.StatusPaused {
 				return nil, storage.ErrNoChange
+			}
+			if t.Status == storage.StatusProcessing {
+				t.Crashes++
+				if t.Crashes >= MaxCrashes {
+					msg := taskError(&Error{Code: CodeRenderCrashed, Msg: "the render stopped the server twice; it is not rendered again"})
+					t.Status, t.Phase, t.Error, t.CompletedAt = storage.StatusFailed, "", &msg, &now
+					refund(t)
+					return s.event(t, EventFailed, now)
+				}
 			}
 			t.Status, t.Phase, t.Progress = storage.StatusPending, "", 0
 			return nil, nil
@@ -78,11 +98,50 @@ func (s *Service) recover() error {
 		if err != nil {
 			return fmt.Errorf("export: requeue task %s: %w", id, err)
 		}
-		if t.Status == storage.StatusPending {
+		switch t.Status {
+		case storage.StatusPending:
 			_ = os.RemoveAll(s.taskDir(id))
+		case storage.StatusFailed: // failed just now (ActiveExports lists active tasks only)
+			_ = os.RemoveAll(s.taskDir(id))
+			s.log.Error("export failed: a crash interrupted its render twice", "task", id, "attempts", t.Attempts)
+			notify = notify || t.CallbackURL != nil
 		}
 	}
+	if notify {
+		s.cfg.Notify()
+	}
 	return nil
+}
+
+// Abandon records every task whose render is still running as PAUSED, so the next start
+// resumes it and does not count it as a crash, and returns their ids. A shutdown calls it
+// when its grace ran out before the renders stopped (the process then exits without them);
+// a render that ends later changes nothing (its task is no longer PROCESSING).
+func (s *Service) Abandon() []string {
+	s.mu.Lock()
+	ids := make([]string, 0, len(s.running))
+	for id := range s.running {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	var out []string
+	for _, id := range ids {
+		t, err := s.store.UpdateExport(id, func(t *storage.ExportTask) ([]storage.WebhookDelivery, error) {
+			if t.Status != storage.StatusProcessing {
+				return nil, storage.ErrNoChange
+			}
+			t.Status, t.Phase = storage.StatusPaused, ""
+			return nil, nil
+		})
+		if err != nil {
+			s.log.Error("export: record an abandoned render as paused", "task", id, "err", err)
+			continue
+		}
+		if t.Status == storage.StatusPaused {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // fill starts pending tasks while workers are free.
@@ -247,7 +306,7 @@ func (s *Service) finish(id string, started time.Time, renderErr error) {
 		}
 		t.Phase, t.CompletedAt, t.RenderSeconds = "", &now, now.Sub(started).Seconds()
 		if renderErr != nil {
-			msg := "render failed: " + renderErr.Error()
+			msg := taskError(renderErr)
 			t.Status, t.Error = storage.StatusFailed, &msg
 			refund(t)
 			return s.event(t, EventFailed, now)
@@ -266,6 +325,21 @@ func (s *Service) finish(id string, started time.Time, renderErr error) {
 	if t.CallbackURL != nil {
 		s.cfg.Notify()
 	}
+}
+
+// taskError is the error a FAILED task shows: "<CODE>: <message>" for an error with a
+// stable code (export, compositor and encoder errors, see README's task errors), else
+// "render failed: <message>".
+func taskError(err error) string {
+	var coded interface{ ErrorCode() string }
+	if errors.As(err, &coded) && coded.ErrorCode() != "" {
+		msg := err.Error()
+		if strings.HasPrefix(msg, coded.ErrorCode()) {
+			return msg // the message starts with its code already (encode errors)
+		}
+		return coded.ErrorCode() + ": " + msg
+	}
+	return "render failed: " + err.Error()
 }
 
 // setPhase records a phase and progress of a PROCESSING task.

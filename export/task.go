@@ -105,6 +105,9 @@ const (
 	CodeTaskNotFound          = storage.CodeTaskNotFound
 	CodeOutputExpired         = "OUTPUT_EXPIRED" // 410
 	CodeLinkInvalid           = "LINK_INVALID"   // 403
+	// Codes in the error of a FAILED task (it reads "<CODE>: <message>").
+	CodeFrameTimeout  = "EXPORT_FRAME_TIMEOUT"  // a frame took longer than the watchdog allows
+	CodeRenderCrashed = "EXPORT_RENDER_CRASHED" // a crash interrupted the task's render MaxCrashes times
 )
 
 // Webhook event types.

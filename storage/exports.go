@@ -77,7 +77,11 @@ type ExportTask struct {
 	RenderSeconds         float64           `json:"renderSeconds"`
 	OutputExpiresAt       *time.Time        `json:"outputExpiresAt,omitempty"`
 	OutputPurged          bool              `json:"outputPurged,omitempty"`
-	Attempts              int               `json:"attempts"`
+	// Attempts counts the renders started (persisted with the claim, before the render
+	// runs); Crashes counts those a crash interrupted: the task was found PROCESSING at a
+	// start (a graceful stop records PAUSED instead).
+	Attempts int `json:"attempts"`
+	Crashes  int `json:"crashes,omitempty"`
 }
 
 // Active reports whether the task counts against the concurrency limit.

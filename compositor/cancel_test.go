@@ -1,0 +1,126 @@
+package compositor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"testing"
+	"time"
+
+	"github.com/cutroom/cutroom/editor"
+)
+
+// heavySVG is an SVG of full-viewport translucent circles: rasterising it at 1080p takes
+// about 90 ms a circle.
+func heavySVG(circles int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 160 90" width="160" height="90">`)
+	for i := range circles {
+		fmt.Fprintf(&b, `<circle cx="%d" cy="45" r="80" fill="#%06x" fill-opacity="0.5"/>`, 80+i%7, i*2654435%0xffffff)
+	}
+	b.WriteString(`</svg>`)
+	return b.Bytes()
+}
+
+// bigMedia serves "big.png" as a large non-RGBA picture (converted and reduced by the
+// compositor) and the other test files as testMedia does.
+type bigMedia struct {
+	testMedia
+	big image.Image
+}
+
+func (m *bigMedia) Image(ctx context.Context, a *editor.Asset) (image.Image, error) {
+	if a.ID == "big" {
+		return m.big, nil
+	}
+	return m.testMedia.Image(ctx, a)
+}
+
+// TestRenderStopsOnCancel: a frame that spends seconds in one item (rasterising a heavy
+// SVG; converting and reducing a large picture) returns the context's error soon after the
+// context ends, and the frame's ItemTracker names the item it was preparing.
+func TestRenderStopsOnCancel(t *testing.T) {
+	files := testFiles(t)
+	files["logo.svg"] = heavySVG(80)
+	big := image.NewNRGBA(image.Rect(0, 0, 6000, 4000))
+	for i := range big.Pix {
+		big.Pix[i] = uint8(i * 7)
+	}
+	cases := []struct {
+		name, item, asset string
+	}{
+		{"svg", "vector", "logo"},
+		{"big image", "photo", "big"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			raw := newBuilder().add(0, imageItem(c.item, c.asset, 0, tbps, 0, 0, tW, tH)).json()
+			st, err := editor.Parse(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			comp, err := New(st, Options{Media: &bigMedia{testMedia{files}, big}, Width: 1920, Height: 1080})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dst := image.NewRGBA(image.Rect(0, 0, 1920, 1080))
+			tr := &ItemTracker{}
+			ctx, cancel := context.WithCancel(WithItemTracker(context.Background(), tr))
+			defer cancel()
+			errc := make(chan error, 1)
+			go func() { errc <- comp.RenderFrame(ctx, 0, fps, dst) }()
+			time.Sleep(30 * time.Millisecond)
+			t0 := time.Now()
+			cancel()
+			select {
+			case err := <-errc:
+				took := time.Since(t0)
+				t.Logf("RenderFrame returned %v after the cancel", took)
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("err = %v, want context.Canceled", err)
+				}
+				if took > 2*time.Second { // generous: a check comes every ~90 ms of work at most
+					t.Fatalf("RenderFrame returned %v after the cancel", took)
+				}
+			case <-time.After(60 * time.Second):
+				t.Fatal("RenderFrame did not return within 60 s of the cancel")
+			}
+			if it := tr.Item(); it == nil || it.ID != c.item {
+				t.Fatalf("tracker item %v, want %s", it, c.item)
+			}
+		})
+	}
+}
+
+// TestCancellableHelpers: the reducing, converting and gif-compositing helpers stop with
+// the context's error, and give the same pixels as before when it does not end.
+func TestCancellableHelpers(t *testing.T) {
+	src := toRGBA(patternImage(640, 360))
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := halveCtx(done, src); !errors.Is(err, context.Canceled) {
+		t.Errorf("halveCtx: %v", err)
+	}
+	if _, err := toRGBACtx(done, patternImage(640, 360)); !errors.Is(err, context.Canceled) {
+		t.Errorf("toRGBACtx: %v", err)
+	}
+	if _, err := decodeGIFCtx(done, gifFrames(), nil, 1<<30); !errors.Is(err, context.Canceled) {
+		t.Errorf("decodeGIFCtx: %v", err)
+	}
+	n := patternImage(640, 360)
+	got, err := toRGBACtx(context.Background(), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for y := 0; y < 360; y += 7 {
+		for x := 0; x < 640; x += 5 {
+			r, g, b, a := n.At(x, y).RGBA()
+			if want := (color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), uint8(a >> 8)}); got.RGBAAt(x, y) != want {
+				t.Fatalf("toRGBACtx at %d,%d: %v, want %v", x, y, got.RGBAAt(x, y), want)
+			}
+		}
+	}
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/storage"
+)
+
+// deafRenderer is an export.Renderer that ignores its context: it renders until release
+// closes, as a render stuck in work that does not observe cancellation would.
+type deafRenderer struct {
+	started chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func (r *deafRenderer) Render(context.Context, export.RenderJob, func(done, total int64)) error {
+	r.once.Do(func() { close(r.started) })
+	<-r.release
+	return errors.New("released")
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestShutdownGraceIsAHardBound: a render that ignores its cancel does not hold the
+// shutdown past --shutdown-grace: stopServing returns when the grace runs out, logs the
+// abandoned task, and leaves it PAUSED (resumed at the next start, not counted as a crash).
+func TestShutdownGraceIsAHardBound(t *testing.T) {
+	dir := t.TempDir()
+	db, err := storage.Open(dir, storage.Options{LockTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ws, _, err := db.EnsureDefaultWorkspace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _, err := db.CreateKey(ws.ID, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := db.Secret("file-links", 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := assets.NewSigner(secret, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	r := &deafRenderer{started: make(chan struct{}), release: make(chan struct{})}
+	defer close(r.release)
+	exports, err := export.New(export.Config{Workers: 1, OutputDir: filepath.Join(dir, "outputs"),
+		Links: export.NewLinks("http://127.0.0.1:8787", signer), PollInterval: 20 * time.Millisecond, Logger: log}, db, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fps, ratio, scale, format, v1 := 30, "16:9", 0.6, "mp4", "v1"
+	req := &export.Request{EditorState: json.RawMessage(longState(2)), StateSchemaVersion: &v1, FPS: &fps,
+		Ratio: &ratio, Scale: &scale, Format: &format}
+	c, err := exports.Create(context.Background(), storage.Principal{Key: key, Workspace: ws}, "", req, nil,
+		func(r export.CreateResult) ([]byte, error) { return json.Marshal(r) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schedWG sync.WaitGroup
+	schedCtx, stopSched := context.WithCancel(context.Background())
+	schedWG.Add(1)
+	go func() { defer schedWG.Done(); _ = exports.Run(schedCtx) }()
+	<-r.started
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: http.NotFoundHandler()}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+
+	grace := 300 * time.Millisecond
+	t0 := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		_, err := stopServing(log, grace, hs, served, stopSched, &schedWG, exports)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		took := time.Since(t0)
+		t.Logf("shutdown returned after %v (grace %v)", took, grace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if took < grace || took > grace+2*time.Second {
+			t.Fatalf("shutdown took %v with a grace of %v", took, grace)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the shutdown waited for a render that does not stop")
+	}
+	tk, err := db.ExportTaskByID(c.Result.TaskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk.Status != storage.StatusPaused {
+		t.Fatalf("abandoned task is %s, want PAUSED", tk.Status)
+	}
+	if out := logs.String(); !strings.Contains(out, "renders abandoned") || !strings.Contains(out, c.Result.TaskID) {
+		t.Fatalf("the abandoned render is not logged:\n%s", out)
+	}
+}
