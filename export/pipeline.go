@@ -230,6 +230,11 @@ func (p *Pipeline) planJob(job RenderJob) (plan, error) {
 	if want <= 0 {
 		return pl, &Error{Code: CodeStateEmpty, Field: "editorState", Msg: "the timeline is empty: nothing to render"}
 	}
+	// Create refuses exports past the server's --max-duration; a task stored before that
+	// limit existed (or by a server with a larger one) still stops at MaxFrames here.
+	if err := CheckLength(want, pl.fps, math.MaxInt64); err != nil {
+		return pl, err
+	}
 	if job.Frames != 0 && job.Frames != want {
 		return pl, &Error{Code: CodeRenderInvalid, Msg: fmt.Sprintf(
 			"the job asks for %d frames but the timeline lasts %d frames at %d fps", job.Frames, want, pl.fps)}

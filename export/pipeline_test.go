@@ -508,6 +508,17 @@ func TestPipelineRefusals(t *testing.T) {
 	if !errors.As(err, &e) || e.Code != CodeStateEmpty {
 		t.Errorf("empty timeline: err = %v, want %s", err, CodeStateEmpty)
 	}
+	// A task stored before the length limit (a 1e9-second item) is refused, not rendered
+	// for years: the frame count is capped at MaxFrames whatever the server's limit.
+	long := `{"compositionWidth":64,"compositionHeight":36,"timebaseTicksPerSecond":240000,"tracks":[{"id":"t","items":["s"],"hidden":false,"muted":false}],"assets":{},"transitions":{},"globalBackground":{"type":"none"},
+"items":{"s":{"id":"s","type":"solid","shape":"rectangle","color":"#ffffff","startTicks":0,"durationTicks":240000000000000,"top":{"value":0,"keyframes":[]},"left":{"value":0,"keyframes":[]},"width":{"value":10,"keyframes":[]},"height":{"value":10,"keyframes":[]},"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},"opacity":{"value":1,"keyframes":[]},"isDraggingInTimeline":false,"rotation":{"value":0,"keyframes":[]}}}}`
+	if st, err = editor.Parse([]byte(long)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.planJob(RenderJob{Parsed: st, FPS: 30, Format: "mp4", OutputPath: filepath.Join(dir, "l.mp4"), Scale: 1})
+	if !errors.As(err, &e) || e.Code != CodeTooLong {
+		t.Errorf("a 1e9-second timeline: err = %v, want %s", err, CodeTooLong)
+	}
 }
 
 // The pipeline is a Renderer the scheduler can use.
