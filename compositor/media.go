@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/svgbudget"
 	"github.com/srwiley/oksvg"
 	"github.com/srwiley/rasterx"
 )
@@ -112,6 +113,7 @@ type mediaEntry struct {
 	svg     *oksvg.SvgIcon
 	svgFit  bool                          // preserveAspectRatio="none": stretch to the box
 	sized   map[[2]int]*image.RGBA        // SVG rasters by pixel size
+	svgLim  svgbudget.Limits              // the document budget of an SVG (Options.SVG)
 	gmips   map[*image.RGBA][]*image.RGBA // mip levels of gif frames
 }
 
@@ -156,6 +158,11 @@ func (e *mediaEntry) decode(ctx context.Context, m Media, kind editor.ItemType, 
 	case IsSVG(a):
 		src, err := m.SVG(ctx, a)
 		if err != nil {
+			return fmt.Errorf("svg asset %q: %w", name, err)
+		}
+		// measured before the SVG library expands it: files stored before uploads were
+		// measured, and files from --assets directories, are refused here
+		if err := checkSVG(src, e.svgLim); err != nil {
 			return fmt.Errorf("svg asset %q: %w", name, err)
 		}
 		icon, err := oksvg.ReadIconStream(bytes.NewReader(fixSVG(src)), oksvg.IgnoreErrorMode)
@@ -475,13 +482,15 @@ func halve(src *image.RGBA) *image.RGBA {
 
 // svgRaster returns the SVG rasterised at w x h pixels (cached per size). Like a browser
 // drawing an <img> of an SVG with a viewBox, the drawing keeps its aspect ratio and is
-// centred (preserveAspectRatio xMidYMid meet) unless the document says "none".
-func (e *mediaEntry) svgRaster(w, h int) *image.RGBA {
+// centred (preserveAspectRatio xMidYMid meet) unless the document says "none". Drawing
+// checks ctx between paths and stops with an error over the rasterising budgets (see
+// svgDraw).
+func (e *mediaEntry) svgRaster(ctx context.Context, w, h int) (*image.RGBA, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	key := [2]int{w, h}
 	if r, ok := e.sized[key]; ok {
-		return r
+		return r, nil
 	}
 	if len(e.sized) >= maxSizedRasters {
 		clear(e.sized)
@@ -496,10 +505,11 @@ func (e *mediaEntry) svgRaster(w, h int) *image.RGBA {
 		sx, sy = s, s
 	}
 	e.svg.Transform = rasterx.Identity.Translate(ox, oy).Scale(sx, sy).Translate(-vb.X, -vb.Y)
-	scanner := rasterx.NewScannerGV(w, h, out, out.Rect)
-	e.svg.Draw(rasterx.NewDasher(w, h, scanner), 1)
+	if err := svgDraw(ctx, e.svg, out); err != nil {
+		return nil, err
+	}
 	e.sized[key] = out
-	return out
+	return out, nil
 }
 
 // solidRGBA converts a colour to a uniform image (used by tests and backgrounds).
