@@ -165,7 +165,7 @@ func (e *mediaEntry) decode(ctx context.Context, m Media, kind editor.ItemType, 
 		if err := checkSVG(src, e.svgLim); err != nil {
 			return fmt.Errorf("svg asset %q: %w", name, err)
 		}
-		icon, err := oksvg.ReadIconStream(bytes.NewReader(fixSVG(src)), oksvg.IgnoreErrorMode)
+		icon, err := parseSVG(src)
 		if err != nil {
 			return fmt.Errorf("svg asset %q: %w", name, err)
 		}

@@ -1,6 +1,7 @@
 package compositor
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -148,8 +149,9 @@ func svgDraw(ctx context.Context, icon *oksvg.SvgIcon, dst *image.RGBA) (err err
 	defer func() {
 		if r := recover(); r != nil {
 			a, ok := r.(svgAbort)
-			if !ok {
-				panic(r)
+			if !ok { // a failure of the SVG library on a hostile document fails the asset, not the process
+				err = fmt.Errorf("the SVG library failed to draw the document: %v", r)
+				return
 			}
 			err = a.err
 		}
@@ -161,6 +163,17 @@ func svgDraw(ctx context.Context, icon *oksvg.SvgIcon, dst *image.RGBA) (err err
 		icon.SVGPaths[i].DrawTransformed(d, 1, icon.Transform)
 	}
 	return nil
+}
+
+// parseSVG parses an SVG document (measured by checkSVG first) with oksvg; a panic of the
+// library on a hostile document is an error, not the end of the process.
+func parseSVG(src []byte) (icon *oksvg.SvgIcon, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			icon, err = nil, fmt.Errorf("the SVG library failed to read the document: %v", r)
+		}
+	}()
+	return oksvg.ReadIconStream(bytes.NewReader(fixSVG(src)), oksvg.IgnoreErrorMode)
 }
 
 // checkSVG measures an SVG source against the document budget before it is parsed.
