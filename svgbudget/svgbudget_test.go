@@ -251,3 +251,26 @@ func TestLinear(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkNestedUse9 measures refusing the level-9 bomb (a billion paths once expanded).
+func BenchmarkNestedUse9(b *testing.B) {
+	src := nestedUse(9, 10)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := svgbudget.CheckBytes(src, svgbudget.Limits{}); err == nil {
+			b.Fatal("accepted")
+		}
+	}
+}
+
+// BenchmarkAccept measures a document within the budget: 2,000 referenced groups.
+func BenchmarkAccept(b *testing.B) {
+	src := nestedUse(3, 10)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(src)))
+	for i := 0; i < b.N; i++ {
+		if _, err := svgbudget.CheckBytes(src, svgbudget.Limits{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
