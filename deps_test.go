@@ -21,11 +21,14 @@ func TestImportDirections(t *testing.T) {
 		// both cgo and assembly files)
 		"encode/internal/yuv": {},
 		"storage":             {"editor"},
-		"assets":              {"editor", "storage"},
-		"compositor":          {"editor", "compositor/text"},
-		"compositor/text":     {},
-		"webhook":             {"editor", "storage"},
-		"export":              {"editor", "storage", "assets", "compositor", "compositor/text", "encode", "webhook"},
+		"assets":              {"editor", "storage", "svgbudget"},
+		"compositor":          {"editor", "compositor/text", "svgbudget"},
+		// svgbudget: the SVG document budget both the upload check (assets) and the
+		// renderer (compositor) apply; a standard-library leaf so neither imports the other.
+		"svgbudget":       {},
+		"compositor/text": {},
+		"webhook":         {"editor", "storage"},
+		"export":          {"editor", "storage", "assets", "compositor", "compositor/text", "encode", "webhook"},
 		// exporttest: a solid-colour test renderer for export tests and bench/ (never wired by serve).
 		"export/exporttest": {"editor", "encode", "export"},
 		"server":            {"editor", "storage", "assets", "export", "webhook", "compositor/text"},

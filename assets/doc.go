@@ -26,7 +26,27 @@
 // Compatible for what agrees. Bytes of no supported kind are ASSET_TYPE_UNKNOWN (422); bytes
 // of a known kind that do not parse are ASSET_INVALID (422); raster images (and svg and
 // lottie sizes) over the pixel limits are IMAGE_TOO_LARGE (422), decided from the header
-// with image.DecodeConfig before anything is decoded.
+// with image.DecodeConfig before anything is decoded. Within the limits, png, jpeg, webp
+// and gif pixel data is then decoded in full (two decodes at a time per store, read
+// through a buffer), so a file cut short or corrupt is ASSET_INVALID at upload rather
+// than a failed export later.
+//
+// # Structure budgets
+//
+// A small file can ask for unbounded rendering work, so structure is measured at upload
+// and refused with ASSET_TOO_COMPLEX (422; the problem's errors member is one
+// ComplexityDetail naming the measure, e.g. "svg.elements", and its limit):
+//
+//   - SVG: the svgbudget package's document budget (Limits.SVG): 20,000 elements after
+//     <use> expansion, depth 64, 2,000,000 path points, 1<<30 filter work. A <use> cycle is
+//     ASSET_INVALID. The compositor measures again before it parses (files stored earlier).
+//   - GIF: at most 5,000 frames (MaxGIFFrames), and frames x width x height at most
+//     MaxImagePixels (rendering decodes every frame).
+//   - Lottie: 10,000 layers after precomp expansion (a precomp layer counts its
+//     composition's layers each time; MaxLottieLayers), precomps nested 32 deep
+//     (MaxLottieDepth), 500,000 keyframes (MaxLottieKeyframes), op - ip at most 216,000
+//     frames (MaxLottieFrames). Precomps that refer to each other in a cycle are
+//     ASSET_INVALID.
 //
 // # Size caps
 //

@@ -3,6 +3,7 @@ package assets
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -55,6 +56,34 @@ func FuzzProbe(f *testing.F) {
 		case <-done:
 		case <-time.After(5 * time.Second):
 			t.Fatalf("probing %d bytes of %s takes over 5 s", len(b), format.Name)
+		}
+	})
+}
+
+// FuzzLottie feeds arbitrary JSON to the Lottie/captions probe with small budgets: nothing
+// may panic or run long, and an accepted Lottie animation is within the budgets (its
+// layers, counted again here by a plain decode, are at most the limit).
+func FuzzLottie(f *testing.F) {
+	f.Add([]byte(`{"v":"5","fr":30,"ip":0,"op":60,"w":9,"h":9,"layers":[{"ty":4,"ks":{"o":{"a":1,"k":[{"t":0,"s":[0]},{"t":9,"s":[100]}]}}}],"assets":[]}`))
+	f.Add([]byte(`{"v":"5","fr":30,"ip":0,"op":60,"assets":[{"id":"a","layers":[{"ty":0,"refId":"a"}]}],"layers":[{"ty":0,"refId":"a"}]}`))
+	f.Add([]byte(`{"captions":[{"text":"a","startMs":0,"endMs":1}]}`))
+	lim := DefaultLimits()
+	lim.MaxLottieLayers, lim.MaxLottieDepth, lim.MaxLottieKeyframes, lim.MaxLottieFrames = 50, 4, 50, 1000
+	f.Fuzz(func(t *testing.T, b []byte) {
+		start := time.Now()
+		info, err := classifyJSON(bytes.NewReader(b), lim)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Fatalf("classifying %d bytes took %v", len(b), d)
+		}
+		if err != nil || info.format.Type != TypeLottie {
+			return
+		}
+		var doc struct {
+			Layers []json.RawMessage `json:"layers"`
+			IP, OP float64
+		}
+		if json.Unmarshal(b, &doc) == nil && (len(doc.Layers) > 50 || doc.OP-doc.IP > 1000) {
+			t.Fatalf("accepted %d layers, frames %v..%v", len(doc.Layers), doc.IP, doc.OP)
 		}
 	})
 }

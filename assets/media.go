@@ -38,7 +38,7 @@ type Media struct {
 // MediaFor returns the media of a workspace's uploaded assets.
 func (s *Store) MediaFor(workspaceID string) Media {
 	return Media{Resolve: func(a *editor.Asset) (string, error) { return s.Resolve(workspaceID, a) },
-		MaxPixels: s.cfg.Limits.MaxImagePixels}
+		MaxPixels: s.lim.MaxImagePixels}
 }
 
 // DirResolver resolves an editor asset to a file under dir: a file:// remoteUrl, else its

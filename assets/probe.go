@@ -40,6 +40,9 @@ func (s *Store) probe(ctx context.Context, f *os.File, size int64, format Format
 		if err != nil {
 			return p, err
 		}
+		if err := s.decodeImage(ctx, rd(), format.Name); err != nil {
+			return p, err
+		}
 		if format.Name == "jpeg" && JPEGOrientation(rd()) >= 5 { // the size as displayed
 			w, h = h, w
 		}
@@ -54,12 +57,21 @@ func (s *Store) probe(ctx context.Context, f *os.File, size int64, format Format
 		if err != nil {
 			return p, err
 		}
+		if err := s.lim.checkGIF(w, h, frames); err != nil {
+			return p, err
+		}
+		if err := s.decodeImage(ctx, rd(), format.Name); err != nil {
+			return p, err
+		}
 		if frames > 1 {
 			p.duration = floatp(d)
 		}
 	case "svg":
 		w, h, ok, err := svgSize(rd())
 		if err != nil {
+			return p, err
+		}
+		if err := checkSVG(rd(), s.lim.SVG); err != nil {
 			return p, err
 		}
 		if ok {
@@ -129,7 +141,7 @@ func (s *Store) probe(ctx context.Context, f *os.File, size int64, format Format
 		}
 		p.duration = floatp(d)
 	case "json":
-		info, err := classifyJSON(rd())
+		info, err := classifyJSON(rd(), s.lim)
 		if err != nil {
 			return p, err
 		}

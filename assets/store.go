@@ -21,6 +21,7 @@ import (
 
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/storage"
+	"github.com/cutroom/cutroom/svgbudget"
 	"github.com/google/uuid"
 )
 
@@ -36,27 +37,57 @@ type Limits struct {
 	// image.DecodeConfig before anything decodes pixels.
 	MaxImagePixels int64
 	MaxImageSide   int
+	// SVG bounds an SVG document's structure (elements after <use> expansion, nesting,
+	// path points, filter work); zero fields take svgbudget's defaults. The compositor
+	// applies the same budget before it parses an SVG.
+	SVG svgbudget.Limits
+	// MaxGIFFrames bounds an animated GIF's frames (DefaultMaxGIFFrames); all its frames
+	// together are bounded by MaxImagePixels too (frames x width x height), as rendering
+	// decodes every frame.
+	MaxGIFFrames int
+	// Lottie budgets: layers after precomp expansion (a precomp layer counts its
+	// composition's layers each time it is used), precomp nesting, keyframes and the
+	// frame count (op - ip). Zero fields take the Default... constants.
+	MaxLottieLayers    int64
+	MaxLottieDepth     int
+	MaxLottieKeyframes int64
+	MaxLottieFrames    int64
 }
+
+// Default structure budgets of GIF and Lottie uploads (see Limits).
+const (
+	DefaultMaxGIFFrames       = 5000
+	DefaultMaxLottieLayers    = 10_000
+	DefaultMaxLottieDepth     = 32
+	DefaultMaxLottieKeyframes = 500_000
+	DefaultMaxLottieFrames    = 216_000 // one hour at 60 fps
+)
 
 // DefaultLimits returns the documented defaults: video 800 MiB, audio 25 MiB, image
 // 50 MiB, font 20 MiB, lottie 20 MiB, caption 10 MiB; images at most 100 megapixels and
-// 16384 pixels on a side.
+// 16384 pixels on a side; the SVG, GIF and Lottie structure budgets.
 func DefaultLimits() Limits {
 	return Limits{Image: 50 << 20, Video: 800 << 20, Audio: 25 << 20, Font: 20 << 20, Lottie: 20 << 20, Caption: 10 << 20,
-		MaxImagePixels: 100_000_000, MaxImageSide: 16384}
+		MaxImagePixels: 100_000_000, MaxImageSide: 16384, SVG: svgbudget.Limits{}.WithDefaults(),
+		MaxGIFFrames: DefaultMaxGIFFrames, MaxLottieLayers: DefaultMaxLottieLayers, MaxLottieDepth: DefaultMaxLottieDepth,
+		MaxLottieKeyframes: DefaultMaxLottieKeyframes, MaxLottieFrames: DefaultMaxLottieFrames}
 }
 
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
 	for _, p := range []struct{ v, def *int64 }{{&l.Image, &d.Image}, {&l.Video, &d.Video}, {&l.Audio, &d.Audio},
-		{&l.Font, &d.Font}, {&l.Lottie, &d.Lottie}, {&l.Caption, &d.Caption}, {&l.MaxImagePixels, &d.MaxImagePixels}} {
+		{&l.Font, &d.Font}, {&l.Lottie, &d.Lottie}, {&l.Caption, &d.Caption}, {&l.MaxImagePixels, &d.MaxImagePixels},
+		{&l.MaxLottieLayers, &d.MaxLottieLayers}, {&l.MaxLottieKeyframes, &d.MaxLottieKeyframes}, {&l.MaxLottieFrames, &d.MaxLottieFrames}} {
 		if *p.v <= 0 {
 			*p.v = *p.def
 		}
 	}
-	if l.MaxImageSide <= 0 {
-		l.MaxImageSide = d.MaxImageSide
+	for _, p := range []struct{ v, def *int }{{&l.MaxImageSide, &d.MaxImageSide}, {&l.MaxGIFFrames, &d.MaxGIFFrames}, {&l.MaxLottieDepth, &d.MaxLottieDepth}} {
+		if *p.v <= 0 {
+			*p.v = *p.def
+		}
 	}
+	l.SVG = l.SVG.WithDefaults()
 	return l
 }
 
@@ -154,6 +185,9 @@ type Store struct {
 	refs   ActiveReferences
 	log    *slog.Logger
 	now    func() time.Time
+	// decodes admits the full decodes of uploaded images one or two at a time, so the
+	// memory of decoding (bounded per image by the pixel limits) is bounded overall
+	decodes chan struct{}
 }
 
 // NewStore returns a store over rec and signer, creating the files area if needed.
@@ -172,7 +206,7 @@ func NewStore(cfg Config, rec Records, signer *Signer) (*Store, error) {
 	}
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
 	s := &Store{cfg: cfg, lim: cfg.Limits.withDefaults(), rec: rec, signer: signer, refs: cfg.References,
-		log: cfg.Logger, now: cfg.Now}
+		log: cfg.Logger, now: cfg.Now, decodes: make(chan struct{}, 2)}
 	if s.refs == nil {
 		s.refs = noReferences{}
 	}

@@ -25,16 +25,18 @@ type captionEntry struct {
 }
 
 // classifyJSON streams a JSON file's top level and decides what it is:
-//   - Lottie: an object with all of v, fr, ip, op and layers (the layers are skipped token by
-//     token, never held);
+//   - Lottie: an object with all of v, fr, ip, op and layers (the layers and assets are
+//     walked token by token, never held, counting layers, precomp references and keyframes
+//     for the Lottie budgets of lim);
 //   - captions: an object with a "captions" array (the editor's caption asset; an optional
 //     timingGranularity is word or line), or a top-level array of caption entries; every
 //     entry needs text, startMs and endMs with 0 <= startMs <= endMs.
 //
 // Anything else is ASSET_TYPE_UNKNOWN.
-func classifyJSON(r io.Reader) (jsonInfo, error) {
+func classifyJSON(r io.Reader, lim Limits) (jsonInfo, error) {
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
 	dec.UseNumber()
+	scan := newLottieScan(dec, lim)
 	tok, err := dec.Token()
 	if err != nil {
 		return jsonInfo{}, invalid("the JSON file is malformed: %v", err)
@@ -76,7 +78,19 @@ func classifyJSON(r io.Reader) (jsonInfo, error) {
 			}
 			if t == json.Delim('[') {
 				seen[key] = true
-				if err := skipRest(dec, 1); err != nil {
+				if err := scan.layersArray(); err != nil {
+					return jsonInfo{}, err
+				}
+			} else if err := skipValue(dec, t); err != nil {
+				return jsonInfo{}, err
+			}
+		case "assets":
+			t, err := dec.Token()
+			if err != nil {
+				return jsonInfo{}, invalid("the JSON file is malformed: %v", err)
+			}
+			if t == json.Delim('[') {
+				if err := scan.assetsArray(); err != nil {
 					return jsonInfo{}, err
 				}
 			} else if err := skipValue(dec, t); err != nil {
@@ -116,6 +130,9 @@ func classifyJSON(r io.Reader) (jsonInfo, error) {
 	}
 	switch {
 	case seen["v"] && seen["fr"] && seen["ip"] && seen["op"] && seen["layers"]:
+		if err := scan.check(nums["ip"], nums["op"]); err != nil {
+			return jsonInfo{}, err
+		}
 		info := jsonInfo{format: formats["lottie"], width: nums["w"], height: nums["h"]}
 		if fr := nums["fr"]; fr > 0 && nums["op"] > nums["ip"] {
 			info.duration = (nums["op"] - nums["ip"]) / fr

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/svgbudget"
 )
 
 // TextRenderer draws text-like items (text, captions, text-template) at the item's local
@@ -56,6 +57,9 @@ type Options struct {
 	Width, Height int
 	// MaxMediaBytes caps the decoded size of one asset (all frames of a gif); 0 means 512 MiB.
 	MaxMediaBytes int64
+	// SVG is the budget an SVG asset is measured against before it is parsed (the upload
+	// check's; zero fields mean svgbudget's defaults).
+	SVG svgbudget.Limits
 	// Logger receives warnings (unparseable colours and the like); nil discards them.
 	Logger *slog.Logger
 }
@@ -251,11 +255,11 @@ func New(st *editor.State, opts Options) (*Compositor, error) {
 	c.sprites = newSpriteCache(spriteBudget)
 	c.media = map[string]*mediaEntry{}
 	for id, a := range st.Assets {
-		c.media[id] = &mediaEntry{asset: a}
+		c.media[id] = &mediaEntry{asset: a, svgLim: opts.SVG}
 	}
 	bg := st.GlobalBackground
 	if bg.Type == editor.BackgroundImage && bg.ImageAssetID == "" && bg.ImageURL != "" && presetID(bg.ImageURL) == "" {
-		c.media[""] = &mediaEntry{asset: &editor.Asset{Type: editor.AssetImage, RemoteURL: bg.ImageURL, Filename: path.Base(bg.ImageURL)}}
+		c.media[""] = &mediaEntry{asset: &editor.Asset{Type: editor.AssetImage, RemoteURL: bg.ImageURL, Filename: path.Base(bg.ImageURL)}, svgLim: opts.SVG}
 	}
 	if bg.Type == editor.BackgroundColor {
 		c.bgColor = c.parseColor(bg.Color, "globalBackground.color")
@@ -750,7 +754,10 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 			pw, ph := pixelSize(pl.width*pxU), pixelSize(pl.height*pxV)
 			var err error
 			if img, err = e.svgRaster(ctx, pw, ph); err != nil {
-				return err
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return errf(CodeMedia, "item %q: svg asset %q: %v", it.ID, it.AssetID, err)
 			}
 		case e.gif != nil:
 			img = e.gif.frameAt(c.mediaSeconds(it, lt))
@@ -1136,7 +1143,10 @@ func (c *Compositor) renderBackground(ctx context.Context) (*image.RGBA, error) 
 		if e.svg != nil {
 			var err error
 			if s.img, err = e.svgRaster(ctx, c.outW, c.outH); err != nil {
-				return nil, err
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				return nil, errf(CodeMedia, "background: svg asset %q: %v", bg.ImageAssetID, err)
 			}
 			sw, sh = float64(c.outW), float64(c.outH)
 		}

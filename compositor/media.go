@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/svgbudget"
 	"github.com/srwiley/oksvg"
 	"github.com/srwiley/rasterx"
 )
@@ -113,6 +114,7 @@ type mediaEntry struct {
 	svg     *oksvg.SvgIcon
 	svgFit  bool                          // preserveAspectRatio="none": stretch to the box
 	sized   map[[2]int]*image.RGBA        // SVG rasters by pixel size
+	svgLim  svgbudget.Limits              // the document budget of an SVG (Options.SVG)
 	gmips   map[*image.RGBA][]*image.RGBA // mip levels of gif frames
 }
 
@@ -159,7 +161,12 @@ func (e *mediaEntry) decode(ctx context.Context, m Media, kind editor.ItemType, 
 		if err != nil {
 			return fmt.Errorf("svg asset %q: %w", name, err)
 		}
-		icon, err := oksvg.ReadIconStream(ctxReader{ctx, bytes.NewReader(fixSVG(src))}, oksvg.IgnoreErrorMode)
+		// measured before the SVG library expands it: files stored before uploads were
+		// measured, and files from --assets directories, are refused here
+		if err := checkSVG(src, e.svgLim); err != nil {
+			return fmt.Errorf("svg asset %q: %w", name, err)
+		}
+		icon, err := parseSVG(ctx, src)
 		if err != nil {
 			return fmt.Errorf("svg asset %q: %w", name, err)
 		}
@@ -505,8 +512,9 @@ func halveCtx(ctx context.Context, src *image.RGBA) (*image.RGBA, error) {
 
 // svgRaster returns the SVG rasterised at w x h pixels (cached per size). Like a browser
 // drawing an <img> of an SVG with a viewBox, the drawing keeps its aspect ratio and is
-// centred (preserveAspectRatio xMidYMid meet) unless the document says "none". It stops
-// with ctx's error when ctx ends (checked between paths; nothing is cached then).
+// centred (preserveAspectRatio xMidYMid meet) unless the document says "none". Drawing
+// checks ctx between paths and stops with an error over the rasterising budgets (see
+// svgDraw); nothing is cached then.
 func (e *mediaEntry) svgRaster(ctx context.Context, w, h int) (*image.RGBA, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -527,13 +535,8 @@ func (e *mediaEntry) svgRaster(ctx context.Context, w, h int) (*image.RGBA, erro
 		sx, sy = s, s
 	}
 	e.svg.Transform = rasterx.Identity.Translate(ox, oy).Scale(sx, sy).Translate(-vb.X, -vb.Y)
-	scanner := rasterx.NewScannerGV(w, h, out, out.Rect)
-	dasher := rasterx.NewDasher(w, h, scanner)
-	for _, p := range e.svg.SVGPaths { // what e.svg.Draw does, with a check between paths
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		p.DrawTransformed(dasher, 1, e.svg.Transform)
+	if err := svgDraw(ctx, e.svg, out); err != nil {
+		return nil, err
 	}
 	e.sized[key] = out
 	return out, nil

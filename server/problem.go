@@ -72,6 +72,7 @@ var codeStatus = map[string]int{
 	"INVALID_PAGE_CURSOR":    http.StatusBadRequest,
 	"ASSET_REFERENCED":       http.StatusConflict,
 	"ASSET_BUSY":             http.StatusServiceUnavailable,
+	"ASSET_TOO_COMPLEX":      http.StatusUnprocessableEntity,
 	"TASK_NOT_CANCELABLE":    http.StatusConflict,
 	"IDEMPOTENCY_KEY_EXISTS": http.StatusConflict,
 	"WORKSPACE_EXISTS":       http.StatusConflict,
