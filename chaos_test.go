@@ -41,7 +41,7 @@ func nestedUseSVG(levels int) string {
 // when image is not empty, that uploaded image asset over it.
 func chaosState(n int, image string) string {
 	const tb = 240000
-	ticks := (1 + n%2) * tb
+	ticks := (1 + n%4) * tb
 	assets, imgTrack, imgItem := `{}`, ``, ``
 	if image != "" {
 		assets = fmt.Sprintf(`{%q:{"id":%q,"type":"image","filename":"a.png","size":100,"remoteUrl":null,"remoteKey":null,"mimeType":"image/png","width":64,"height":64}}`, image, image)
@@ -204,7 +204,7 @@ func TestChaosSIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	completed := 0
+	completed, again, crashed := 0, 0, 0
 	for id := range ack.tasks {
 		task, err := db.ExportTaskByID(id)
 		if err != nil {
@@ -216,9 +216,18 @@ func TestChaosSIGKILL(t *testing.T) {
 		if task.Status == storage.StatusCompleted {
 			completed++
 		}
+		if task.Attempts > 1 {
+			again++
+		}
+		if task.Crashes >= 2 {
+			crashed++
+			if task.Status != storage.StatusFailed {
+				t.Errorf("task %s was interrupted by %d crashes and is %s, want FAILED", id, task.Crashes, task.Status)
+			}
+		}
 	}
-	t.Logf("%d rounds: %d projects, %d assets, %d tasks acknowledged (%d completed)",
-		rounds, len(ack.projects), len(ack.assets), len(ack.tasks), completed)
+	t.Logf("%d rounds: %d projects, %d assets, %d tasks acknowledged (%d completed, %d rendered again after a crash, %d failed by the crash-loop guard)",
+		rounds, len(ack.projects), len(ack.assets), len(ack.tasks), completed, again, crashed)
 	if len(ack.tasks) == 0 || len(ack.projects) == 0 || len(ack.assets) == 0 {
 		t.Fatalf("the chaos acknowledged too little to check: %d tasks, %d projects, %d assets",
 			len(ack.tasks), len(ack.projects), len(ack.assets))
