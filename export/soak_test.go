@@ -1,0 +1,226 @@
+package export_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/storage"
+)
+
+// tinyState is a 128x72 state of 3 frames at 30 fps: a solid moving over a colour.
+func tinyState() string {
+	const ticks = 3 * 240000 / 30
+	return fmt.Sprintf(`{"compositionWidth":128,"compositionHeight":72,"timebaseTicksPerSecond":240000,`+
+		`"tracks":[{"id":"t1","items":["s1"],"hidden":false,"muted":false}],"assets":{},`+
+		`"items":{"s1":{"id":"s1","type":"solid","startTicks":0,"durationTicks":%d,"shape":"rectangle","color":"#00ff00",`+
+		`"left":{"value":0,"keyframes":[{"timeTicks":0,"value":0},{"timeTicks":%d,"value":60}]},"top":{"value":10,"keyframes":[]},"width":{"value":40,"keyframes":[]},`+
+		`"height":{"value":30,"keyframes":[]},"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},`+
+		`"opacity":{"value":1,"keyframes":[]},"isDraggingInTimeline":false,"borderRadius":{"value":6,"keyframes":[]},`+
+		`"rotation":{"value":10,"keyframes":[]},"keepAspectRatio":false}},"transitions":{},`+
+		`"globalBackground":{"type":"color","color":"#102030","gradient":null},"deletedAssets":[]}`, ticks, ticks-1)
+}
+
+// openFDs counts the process's open file descriptors.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
+}
+
+// osThreads reads the process's thread count (the Go runtime's and the encoders').
+func osThreads(t *testing.T) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "Threads:"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatal("no Threads line in /proc/self/status")
+	return 0
+}
+
+// TestManyExportsLeaveNoGoroutinesOrFiles runs a few hundred exports (mp4 and webm
+// alternating, two at a time) through the export service with the real frame pipeline and
+// encoders, downloading each output through a signed link as the server does, and checks
+// that the goroutine and open-file counts after them are what they were after a warm-up
+// (anything a task leaves behind would grow them by one per task), and that the OS
+// threads did not grow either (an encoder left open keeps its threads).
+func TestManyExportsLeaveNoGoroutinesOrFiles(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("needs /proc/self/fd")
+	}
+	tasks := 240
+	if testing.Short() {
+		tasks = 60
+	}
+	dir := t.TempDir()
+	db, err := storage.Open(dir, storage.Options{LockTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc, err := export.New(export.Config{Workers: 2, OutputDir: filepath.Join(dir, "outputs"),
+		Links: export.NewLinks("http://127.0.0.1:8787", testSigner(t, db)), ProgressInterval: 10 * time.Millisecond,
+		PollInterval: 20 * time.Millisecond, Logger: quiet}, db,
+		export.NewPipeline(export.PipelineConfig{Workers: 2, Preset: "ultrafast", Logger: quiet}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); _ = svc.Run(ctx) }()
+	defer func() { cancel(); wg.Wait() }()
+
+	ws, _, err := db.EnsureDefaultWorkspace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.CreateKey(ws.ID, "k"); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := db.Keys(ws.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := storage.Principal{Key: keys[0], Workspace: ws}
+	state := json.RawMessage(tinyState())
+	made := 0
+	// exportPair creates two tasks (the workspace's limit of active ones), waits for both
+	// and reads both outputs through their links.
+	exportPair := func() {
+		ids := make([]string, 2)
+		for i := range ids {
+			fps, ratio, scale, format, v1 := 30, "custom", 1.0, []string{"mp4", "webm"}[made%2], "v1"
+			made++
+			req := &export.Request{EditorState: state, StateSchemaVersion: &v1, FPS: &fps, Ratio: &ratio, Scale: &scale, Format: &format}
+			c, err := svc.Create(context.Background(), p, "", req, nil, func(r export.CreateResult) ([]byte, error) { return json.Marshal(r) })
+			if err != nil {
+				t.Fatalf("create %d: %v", made, err)
+			}
+			ids[i] = c.Result.TaskID
+		}
+		for _, id := range ids {
+			tk := waitStatus(t, db, id, time.Minute, func(tk storage.ExportTask) bool { return !tk.Active() })
+			if tk.Status != storage.StatusCompleted {
+				t.Fatalf("task %s ended %s: %v", id, tk.Status, tk.Error)
+			}
+			u, err := url.Parse(*svc.View(&tk).OutputURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := svc.OpenOutput(id, path.Base(u.Path), u.Query().Get("exp"), u.Query().Get("sig"))
+			if err != nil {
+				t.Fatalf("open output of %s: %v", id, err)
+			}
+			n, err := io.Copy(io.Discard, out)
+			out.Close()
+			if err != nil || n == 0 || n != out.Size {
+				t.Fatalf("read output of %s: %d of %d bytes, %v", id, n, out.Size, err)
+			}
+		}
+	}
+	// settled waits until the counts are at most the given ones (the scheduler's and the
+	// runtime's goroutines wind down asynchronously) and returns them.
+	settled := func(maxG, maxF int) (int, int) {
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			runtime.GC()
+			g, f := runtime.NumGoroutine(), openFDs(t)
+			if (g <= maxG && f <= maxF) || time.Now().After(deadline) {
+				return g, f
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+
+	// stable waits until the counts hold still for a few readings and returns them.
+	stable := func() (int, int) {
+		pg, pf, same := -1, -1, 0
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			runtime.GC()
+			g, f := runtime.NumGoroutine(), openFDs(t)
+			if g == pg && f == pf {
+				same++
+			} else {
+				same = 0
+			}
+			if same >= 3 || time.Now().After(deadline) {
+				return g, f
+			}
+			pg, pf = g, f
+			time.Sleep(30 * time.Millisecond)
+		}
+	}
+
+	for i := 0; i < 10; i++ { // warm-up: pools, the database file, lazily started goroutines
+		exportPair()
+	}
+	g0, f0 := stable()
+	th0 := osThreads(t)
+	start := time.Now()
+	for made < 20+tasks {
+		exportPair()
+	}
+	elapsed := time.Since(start)
+	const tolG, tolF = 3, 2
+	g1, f1 := settled(g0+tolG, f0+tolF)
+	th1 := osThreads(t)
+	t.Logf("%d exports in %v; goroutines %d -> %d, open files %d -> %d, threads %d -> %d",
+		tasks, elapsed.Round(time.Millisecond), g0, g1, f0, f1, th0, th1)
+	// The runtime keeps the threads it started; a few more may come when the encoders'
+	// calls and the scheduler happen to block at once.
+	if th1 > th0+8 {
+		t.Errorf("OS threads grew from %d to %d over %d exports", th0, th1, tasks)
+	}
+	if g1 > g0+tolG {
+		var b strings.Builder
+		_ = pprof.Lookup("goroutine").WriteTo(&b, 1)
+		s := b.String()
+		if len(s) > 4000 {
+			s = s[:4000]
+		}
+		t.Errorf("goroutines grew from %d to %d over %d exports:\n%s", g0, g1, tasks, s)
+	}
+	if f1 > f0+tolF {
+		ents, _ := os.ReadDir("/proc/self/fd")
+		var names []string
+		for _, e := range ents {
+			if l, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil {
+				names = append(names, l)
+			}
+		}
+		if len(names) > 40 {
+			names = names[len(names)-40:]
+		}
+		t.Errorf("open files grew from %d to %d over %d exports; the last ones:\n%s", f0, f1, tasks, strings.Join(names, "\n"))
+	}
+}
