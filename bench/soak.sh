@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Soak test: runs N exports in a row through a real `cutroom serve` and prints the server's
 # memory, threads and open files every --every exports, then RSS@N / RSS@200 against the
-# target (within 15%).
+# target (within 15%). Each checkpoint (every --every exports, and at 200) is read once the
+# exports before it have finished and before the next ones start, so it shows what the
+# server holds between exports; VmHWM is the peak of the whole run, renders included.
 #
 #   bench/soak.sh [-n 2000] [--size 1280x720] [--seconds 4] [--concurrency 2]
 #                 [--formats mp4,webm] [--download] [--every 50] [--max-minutes 120]
@@ -18,8 +20,10 @@
 # --max-minutes, whichever comes first; a task that fails or takes over 10 minutes stops it.
 #
 # Output: one line per checkpoint
-#   exports  elapsed_s  VmRSS_MB  VmHWM_MB  threads  fds
-# (the Go runtime does not expose its goroutine count to the outside, so OS threads are shown).
+#   exports  elapsed_s  VmRSS_MB  VmHWM_MB  threads  fds  go_heap_MB
+# (the Go runtime does not expose its goroutine count to the outside, so OS threads are
+# shown; go_heap_MB is the live Go heap after the last collection, from GODEBUG=gctrace=1,
+# so RSS minus it is roughly the C side: encoders, malloc arenas, the binary's pages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -70,7 +74,8 @@ fi
 
 key=cutroom_sk_soak-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
 export XDG_CACHE_HOME=$work/cache
-"$bin" serve --addr 127.0.0.1:0 --data-dir "$work/data" --api-key "$key" --log-level warn \
+# gctrace: each collection prints the live heap, which the checkpoints show as go_heap_MB.
+GODEBUG=${GODEBUG:+$GODEBUG,}gctrace=1 "$bin" serve --addr 127.0.0.1:0 --data-dir "$work/data" --api-key "$key" --log-level warn \
 	--render-workers "$conc" >"$work/server.out" 2>"$work/server.err" &
 srv_pid=$!
 base=""
@@ -103,14 +108,15 @@ for f in "${fmts[@]}"; do
 		"$state" "$f" >"$work/body-$f.json"
 done
 
-# stat prints "VmRSS_MB VmHWM_MB threads fds" of the server.
+# stat prints "VmRSS_MB VmHWM_MB threads fds go_heap_MB" of the server.
 stat() {
-	local rss hwm thr fds
+	local rss hwm thr fds heap
 	rss=$(awk '/^VmRSS:/{print $2}' "/proc/$srv_pid/status")
 	hwm=$(awk '/^VmHWM:/{print $2}' "/proc/$srv_pid/status")
 	thr=$(awk '/^Threads:/{print $2}' "/proc/$srv_pid/status")
 	fds=$(find "/proc/$srv_pid/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
-	echo "$((rss / 1024)) $((hwm / 1024)) $thr $fds"
+	heap=$(grep '^gc ' "$work/server.err" | tail -1 | sed -n 's/.*->\([0-9]*\) MB,.*/\1/p')
+	echo "$((rss / 1024)) $((hwm / 1024)) $thr $fds ${heap:-0}"
 }
 
 create() { # create FORMAT -> prints the task id
@@ -126,17 +132,22 @@ create() { # create FORMAT -> prints the task id
 
 echo "cutroom soak: $n exports, $size, $seconds s at 30 fps, formats ${fmts[*]}, $conc at once; server pid $srv_pid"
 echo "binary $bin; MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-unset}"
-printf '%8s %9s %9s %9s %8s %6s\n' exports elapsed_s VmRSS_MB VmHWM_MB threads fds
+printf '%8s %9s %9s %9s %8s %6s %10s\n' exports elapsed_s VmRSS_MB VmHWM_MB threads fds go_heap_MB
 start=$(date +%s)
 deadline=$((start + maxmin * 60))
-read -r rss0 hwm0 thr0 fds0 <<<"$(stat)"
-printf '%8d %9d %9d %9d %8d %6d\n' 0 0 "$rss0" "$hwm0" "$thr0" "$fds0"
+read -r rss0 hwm0 thr0 fds0 heap0 <<<"$(stat)"
+printf '%8d %9d %9d %9d %8d %6d %10d\n' 0 0 "$rss0" "$hwm0" "$thr0" "$fds0" "$heap0"
 
 declare -a ids=() since=()
 created=0 done=0 rss200="" rssN="" last=0
 while [ "$done" -lt "$n" ]; do
 	# keep $conc tasks in flight
-	while [ "${#ids[@]}" -lt "$conc" ] && [ "$created" -lt "$n" ] && [ "$(date +%s)" -lt "$deadline" ]; do
+	# ... but none past the next checkpoint, so that each checkpoint is read with no render
+	# in flight: what the server keeps between exports, comparable from one to the next.
+	limit=$(((done / every + 1) * every))
+	[ "$done" -lt 200 ] && [ "$limit" -gt 200 ] && limit=200
+	[ "$limit" -gt "$n" ] && limit=$n
+	while [ "${#ids[@]}" -lt "$conc" ] && [ "$created" -lt "$limit" ] && [ "$(date +%s)" -lt "$deadline" ]; do
 		id=$(create "${fmts[$((created % ${#fmts[@]}))]}")
 		ids+=("$id"); since+=("$(date +%s)")
 		created=$((created + 1))
@@ -154,8 +165,8 @@ while [ "$done" -lt "$n" ]; do
 			fi
 			done=$((done + 1))
 			if [ $((done % every)) -eq 0 ] || [ "$done" -eq "$n" ] || [ "$done" -eq 200 ]; then
-				read -r rss hwm thr fds <<<"$(stat)"
-				printf '%8d %9d %9d %9d %8d %6d\n' "$done" $(($(date +%s) - start)) "$rss" "$hwm" "$thr" "$fds"
+				read -r rss hwm thr fds heap <<<"$(stat)"
+				printf '%8d %9d %9d %9d %8d %6d %10d\n' "$done" $(($(date +%s) - start)) "$rss" "$hwm" "$thr" "$fds" "$heap"
 				[ "$done" -eq 200 ] && rss200=$rss
 				rssN=$rss last=$done
 			fi
@@ -176,7 +187,7 @@ while [ "$done" -lt "$n" ]; do
 	ids=("${keep_ids[@]+"${keep_ids[@]}"}") since=("${keep_since[@]+"${keep_since[@]}"}")
 done
 
-read -r rss hwm thr fds <<<"$(stat)"
+read -r rss hwm thr fds heap <<<"$(stat)"
 echo "end: $done exports in $(($(date +%s) - start)) s; VmRSS $rss MB, VmHWM $hwm MB, threads $thr, fds $fds (start: $rss0 MB, $thr0 threads, $fds0 fds)"
 if [ -n "$rss200" ] && [ "$last" -gt 200 ]; then
 	ratio=$(awk -v a="$rssN" -v b="$rss200" 'BEGIN{printf "%.3f", a/b}')
