@@ -65,17 +65,25 @@ func osThreads(t *testing.T) int {
 	return 0
 }
 
+// liveHeap returns the bytes of the Go heap that a full collection keeps.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
 // TestManyExportsLeaveNoGoroutinesOrFiles runs a few hundred exports (mp4 and webm
 // alternating, two at a time) through the export service with the real frame pipeline and
 // encoders, downloading each output through a signed link as the server does, and checks
 // that the goroutine and open-file counts after them are what they were after a warm-up
-// (anything a task leaves behind would grow them by one per task), and that the OS
-// threads did not grow either (an encoder left open keeps its threads).
+// (anything a task leaves behind would grow them by one per task), and that neither the OS
+// threads (an encoder left open keeps its threads) nor the live Go heap grew.
 func TestManyExportsLeaveNoGoroutinesOrFiles(t *testing.T) {
 	if _, err := os.Stat("/proc/self/fd"); err != nil {
 		t.Skip("needs /proc/self/fd")
 	}
-	tasks := 240
+	tasks := 200
 	if testing.Short() {
 		tasks = 60
 	}
@@ -186,6 +194,7 @@ func TestManyExportsLeaveNoGoroutinesOrFiles(t *testing.T) {
 	}
 	g0, f0 := stable()
 	th0 := osThreads(t)
+	heap0 := liveHeap()
 	start := time.Now()
 	for made < 20+tasks {
 		exportPair()
@@ -194,6 +203,13 @@ func TestManyExportsLeaveNoGoroutinesOrFiles(t *testing.T) {
 	const tolG, tolF = 3, 2
 	g1, f1 := settled(g0+tolG, f0+tolF)
 	th1 := osThreads(t)
+	heap1 := liveHeap()
+	t.Logf("live Go heap %d KB -> %d KB", heap0>>10, heap1>>10)
+	// Something kept per task (a map entry, a cached state) grows the live heap with every
+	// task; 1 MB over a few hundred tasks allows for what the runtime itself keeps.
+	if heap1 > heap0+1<<20 {
+		t.Errorf("the live Go heap grew from %d KB to %d KB over %d exports", heap0>>10, heap1>>10, tasks)
+	}
 	t.Logf("%d exports in %v; goroutines %d -> %d, open files %d -> %d, threads %d -> %d",
 		tasks, elapsed.Round(time.Millisecond), g0, g1, f0, f1, th0, th1)
 	// The runtime keeps the threads it started; a few more may come when the encoders'
