@@ -22,17 +22,17 @@ import (
 	"github.com/cutroom/cutroom/storage"
 )
 
-// tinyState is a 128x72 state of 3 frames at 30 fps: a solid moving over a colour.
-func tinyState() string {
-	const ticks = 3 * 240000 / 30
-	return fmt.Sprintf(`{"compositionWidth":128,"compositionHeight":72,"timebaseTicksPerSecond":240000,`+
+// movingSolid is a w x h state of the given frames at 30 fps: a solid moving over a colour.
+func movingSolid(w, h, frames int) string {
+	ticks := frames * 240000 / 30
+	return fmt.Sprintf(`{"compositionWidth":%d,"compositionHeight":%d,"timebaseTicksPerSecond":240000,`+
 		`"tracks":[{"id":"t1","items":["s1"],"hidden":false,"muted":false}],"assets":{},`+
 		`"items":{"s1":{"id":"s1","type":"solid","startTicks":0,"durationTicks":%d,"shape":"rectangle","color":"#00ff00",`+
 		`"left":{"value":0,"keyframes":[{"timeTicks":0,"value":0},{"timeTicks":%d,"value":60}]},"top":{"value":10,"keyframes":[]},"width":{"value":40,"keyframes":[]},`+
 		`"height":{"value":30,"keyframes":[]},"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},`+
 		`"opacity":{"value":1,"keyframes":[]},"isDraggingInTimeline":false,"borderRadius":{"value":6,"keyframes":[]},`+
 		`"rotation":{"value":10,"keyframes":[]},"keepAspectRatio":false}},"transitions":{},`+
-		`"globalBackground":{"type":"color","color":"#102030","gradient":null},"deletedAssets":[]}`, ticks, ticks-1)
+		`"globalBackground":{"type":"color","color":"#102030","gradient":null},"deletedAssets":[]}`, w, h, ticks, ticks-1)
 }
 
 // openFDs counts the process's open file descriptors.
@@ -73,6 +73,45 @@ func liveHeap() uint64 {
 	return m.HeapAlloc
 }
 
+// soakService starts an export service with the real frame pipeline and encoders over a
+// database in a temporary directory, and returns it with a principal that may export.
+func soakService(t *testing.T) (*export.Service, *storage.DB, storage.Principal) {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := storage.Open(dir, storage.Options{LockTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc, err := export.New(export.Config{Workers: 2, OutputDir: filepath.Join(dir, "outputs"),
+		Links: export.NewLinks("http://127.0.0.1:8787", testSigner(t, db)), ProgressInterval: 10 * time.Millisecond,
+		PollInterval: 20 * time.Millisecond, Logger: quiet}, db,
+		export.NewPipeline(export.PipelineConfig{Workers: 2, Preset: "ultrafast", Logger: quiet}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); _ = svc.Run(ctx) }()
+	t.Cleanup(func() { cancel(); wg.Wait() })
+
+	ws, _, err := db.EnsureDefaultWorkspace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.CreateKey(ws.ID, "k"); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := db.Keys(ws.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := storage.Principal{Key: keys[0], Workspace: ws}
+	return svc, db, p
+}
+
 // TestManyExportsLeaveNoGoroutinesOrFiles runs a few hundred exports (mp4 and webm
 // alternating, two at a time) through the export service with the real frame pipeline and
 // encoders, downloading each output through a signed link as the server does, and checks
@@ -87,39 +126,8 @@ func TestManyExportsLeaveNoGoroutinesOrFiles(t *testing.T) {
 	if testing.Short() {
 		tasks = 60
 	}
-	dir := t.TempDir()
-	db, err := storage.Open(dir, storage.Options{LockTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc, err := export.New(export.Config{Workers: 2, OutputDir: filepath.Join(dir, "outputs"),
-		Links: export.NewLinks("http://127.0.0.1:8787", testSigner(t, db)), ProgressInterval: 10 * time.Millisecond,
-		PollInterval: 20 * time.Millisecond, Logger: quiet}, db,
-		export.NewPipeline(export.PipelineConfig{Workers: 2, Preset: "ultrafast", Logger: quiet}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); _ = svc.Run(ctx) }()
-	defer func() { cancel(); wg.Wait() }()
-
-	ws, _, err := db.EnsureDefaultWorkspace()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := db.CreateKey(ws.ID, "k"); err != nil {
-		t.Fatal(err)
-	}
-	keys, err := db.Keys(ws.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := storage.Principal{Key: keys[0], Workspace: ws}
-	state := json.RawMessage(tinyState())
+	svc, db, p := soakService(t)
+	state := json.RawMessage(movingSolid(128, 72, 3))
 	made := 0
 	// exportPair creates two tasks (the workspace's limit of active ones), waits for both
 	// and reads both outputs through their links.
@@ -238,5 +246,41 @@ func TestManyExportsLeaveNoGoroutinesOrFiles(t *testing.T) {
 			names = names[len(names)-40:]
 		}
 		t.Errorf("open files grew from %d to %d over %d exports; the last ones:\n%s", f0, f1, tasks, strings.Join(names, "\n"))
+	}
+}
+
+// TestIdleServiceReturnsFreedHeap: once its last render has ended, the service hands the
+// Go heap that the render's frames used back to the system, so an idle server holds the
+// same memory after every export (the runtime would otherwise keep it until later
+// collections, minutes apart on an idle server).
+func TestIdleServiceReturnsFreedHeap(t *testing.T) {
+	svc, db, p := soakService(t)
+	fps, ratio, scale, format, v1 := 30, "custom", 1.0, "mp4", "v1"
+	req := &export.Request{EditorState: json.RawMessage(movingSolid(1280, 720, 30)), StateSchemaVersion: &v1,
+		FPS: &fps, Ratio: &ratio, Scale: &scale, Format: &format}
+	c, err := svc.Create(context.Background(), p, "", req, nil, func(r export.CreateResult) ([]byte, error) { return json.Marshal(r) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := waitStatus(t, db, c.Result.TaskID, time.Minute, func(tk storage.ExportTask) bool { return !tk.Active() })
+	if tk.Status != storage.StatusCompleted {
+		t.Fatalf("task ended %s: %v", tk.Status, tk.Error)
+	}
+	// held is the heap memory the process keeps from the system: live and dead objects
+	// and free spans not yet returned.
+	var held uint64
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		held = m.HeapSys - m.HeapReleased
+		if held < 12<<20 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("Go heap held after a 720p export: %d KB", held>>10)
+	if held >= 12<<20 {
+		t.Fatalf("the idle service still holds %d MB of Go heap after a 720p export", held>>20)
 	}
 }
