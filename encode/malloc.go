@@ -12,7 +12,8 @@ static int cr_arenas_limited;
 
 // cr_limit_arenas caps glibc's malloc arenas before any thread exists: it is a constructor,
 // so it runs when the process starts, before the Go runtime starts its threads (an idle
-// server already had 7 arenas when main began). The environment's choice wins.
+// server had 5 arenas with the same call first thing in main, 2 with it here). The
+// environment's choice wins.
 __attribute__((constructor)) static void cr_limit_arenas(void) {
 	const char *t = getenv("GLIBC_TUNABLES");
 	if (getenv("MALLOC_ARENA_MAX") != NULL || (t != NULL && strstr(t, "glibc.malloc.arena_max") != NULL)) return;
@@ -53,8 +54,9 @@ import "C"
 // arenas hold the same allocations: the encoders allocate when they open, not per frame.
 //
 // The limit is set by a C constructor of this package, when the process starts: arenas are
-// created lazily by the first threads that contend, and the Go runtime's threads had made
-// seven of them by the time main ran, after which a limit no longer reduces them. Linking
+// created lazily by the first threads that contend, and the Go runtime's threads make
+// several before main runs (an idle server had 5 with the limit set first thing in main;
+// a limit removes no arena that exists). Linking
 // this package therefore limits the arenas of the whole process, which every program that
 // encodes video wants; a program that does not can set MALLOC_ARENA_MAX.
 func MallocArenas() int { return int(C.cr_malloc_arenas()) }
