@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Soak test: runs N exports in a row through a real `cutroom serve` and prints the server's
 # memory, threads and open files every --every exports, then RSS@N / RSS@200 against the
-# target (within 15%). Each checkpoint (every --every exports, and at 200) is read once the
-# exports before it have finished and before the next ones start, so it shows what the
+# target (within 15%). Each checkpoint (every --every exports, and at 200) is read 1 s after
+# the exports before it have finished and before the next ones start, so it shows what the
 # server holds between exports; VmHWM is the peak of the whole run, renders included.
 #
 #   bench/soak.sh [-n 2000] [--size 1280x720] [--seconds 4] [--concurrency 2]
@@ -165,6 +165,7 @@ while [ "$done" -lt "$n" ]; do
 			fi
 			done=$((done + 1))
 			if [ $((done % every)) -eq 0 ] || [ "$done" -eq "$n" ] || [ "$done" -eq 200 ]; then
+				sleep 1 # the task reads COMPLETED a moment before the server has let go of the render
 				read -r rss hwm thr fds heap <<<"$(stat)"
 				printf '%8d %9d %9d %9d %8d %6d %10d\n' "$done" $(($(date +%s) - start)) "$rss" "$hwm" "$thr" "$fds" "$heap"
 				[ "$done" -eq 200 ] && rss200=$rss
