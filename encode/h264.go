@@ -133,5 +133,6 @@ func (e *h264Encoder) close() {
 	if e.enc != nil {
 		x264c.EncoderClose(e.enc)
 		e.enc = nil
+		releaseFreedMemory()
 	}
 }

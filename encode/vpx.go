@@ -236,5 +236,6 @@ func (v *vpxEncoder) close() {
 	if v.e != nil {
 		C.cr_vpx_close(v.e)
 		v.e = nil
+		releaseFreedMemory()
 	}
 }

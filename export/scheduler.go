@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -189,8 +190,14 @@ func (s *Service) start(wg *sync.WaitGroup, id string) bool {
 	unregister := func() {
 		s.mu.Lock()
 		delete(s.running, id)
+		idle := len(s.running) == 0
 		s.mu.Unlock()
 		cancel(nil)
+		if idle {
+			// The last render ended: hand the heap it freed back to the system now rather
+			// than over minutes, so an idle server holds the same memory after every export.
+			debug.FreeOSMemory()
+		}
 	}
 	now := s.now().UTC()
 	claimed := false
