@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
-	"net/textproto"
 	"sort"
 	"strconv"
 	"strings"
@@ -141,23 +139,16 @@ func parseDigits(s string) (int64, bool) {
 	return n, true
 }
 
-// condResult is the outcome of one conditional header: absent, true or false.
-type condResult int
-
-const (
-	condNone condResult = iota
-	condTrue
-	condFalse
-)
-
-// serveContent answers a GET or HEAD for a file like http.ServeContent (Last-Modified,
-// If-Match, If-Unmodified-Since, If-None-Match, If-Modified-Since, If-Range, Range, HEAD),
-// with three differences: ranges are parsed by parseRange (at most MaxRanges, merged), every
-// error is a problem+json (416 with Content-Range: bytes */size, 412), and the Content-Type
-// must already be set by the caller. These routes set no ETag, so an entity tag in If-Match
-// or If-Range never matches and one in If-None-Match always does not match; "*" matches.
+// serveContent answers a GET or HEAD for a file with http.ServeContent (Last-Modified,
+// conditional requests, HEAD, single and multipart ranges), after checking the Range header
+// with parseRange: the ranges ServeContent sees are the merged ones (at most MaxRanges, so a
+// response never holds more bytes than the file), and every error it would answer in plain
+// text (416, 412) is a problem+json instead, 416 with Content-Range: bytes */size. The
+// caller sets the Content-Type. A Range that parseRange refuses is replaced by one no file
+// can satisfy, so that ServeContent still decides (If-Range) whether ranges apply at all:
+// when they do not, the whole file is served, as for any Range.
 func (s *Server) serveContent(c *gin.Context, modtime time.Time, content io.ReadSeeker) {
-	w, r := c.Writer, c.Request
+	r := c.Request
 	size, err := content.Seek(0, io.SeekEnd)
 	if err == nil {
 		_, err = content.Seek(0, io.SeekStart)
@@ -166,92 +157,70 @@ func (s *Server) serveContent(c *gin.Context, modtime time.Time, content io.Read
 		s.failFile(c, fmt.Errorf("seek: %w", err))
 		return
 	}
-	h := w.Header()
-	if !isZeroTime(modtime) {
-		h.Set("Last-Modified", modtime.UTC().Format(http.TimeFormat))
-	}
-	// Preconditions, in the order of RFC 9110 section 13.2.2.
-	ch := checkIfMatch(r)
-	if ch == condNone {
-		ch = checkIfUnmodifiedSince(r, modtime)
-	}
-	if ch == condFalse {
-		s.failFile(c, newError(http.StatusPreconditionFailed, "PRECONDITION_FAILED", "the file does not match If-Match or If-Unmodified-Since"))
-		return
-	}
-	notModified := false
-	switch checkIfNoneMatch(r) {
-	case condFalse:
-		notModified = true
-	case condNone:
-		notModified = checkIfModifiedSince(r, modtime) == condFalse
-	}
-	if notModified {
-		h.Del("Content-Type")
-		h.Del("Content-Length")
-		h.Del("Content-Encoding")
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	rangeHeader := r.Header.Get("Range")
-	if rangeHeader != "" && checkIfRange(r, modtime) == condFalse {
-		rangeHeader = ""
-	}
-	h.Set("Accept-Ranges", "bytes")
-	var ranges []byteRange
-	if rangeHeader != "" {
-		ranges, err = parseRange(rangeHeader, size)
-		if err != nil {
-			var re *rangeError
-			errors.As(err, &re)
-			h.Set("Content-Range", fmt.Sprintf("bytes */%d", size))
-			s.failFile(c, newError(http.StatusRequestedRangeNotSatisfiable, re.code, "%s", re.detail))
-			return
+	w := &problemWriter{ResponseWriter: c.Writer, s: s, c: c,
+		rangeErr: &rangeError{codeRangeNotSatisfiable, fmt.Sprintf("no requested range overlaps the %d bytes of the file", size)}}
+	if header := r.Header.Get("Range"); header != "" {
+		ranges, err := parseRange(header, size)
+		var re *rangeError
+		switch {
+		case errors.As(err, &re):
+			w.rangeErr = re
+			r.Header.Set("Range", fmt.Sprintf("bytes=%d-", size)) // past the end: 416
+		case ranges == nil: // a unit other than bytes: the whole file
+			r.Header.Del("Range")
+		default:
+			r.Header.Set("Range", rangeHeader(ranges))
 		}
 	}
-	status := http.StatusOK
-	var body io.Reader = io.LimitReader(content, size)
-	length := size
-	switch {
-	case len(ranges) == 1:
-		rg := ranges[0]
-		if _, err := content.Seek(rg.start, io.SeekStart); err != nil {
-			s.failFile(c, fmt.Errorf("seek: %w", err))
-			return
+	c.Writer.Header().Set("Accept-Ranges", "bytes")
+	http.ServeContent(w, r, "", modtime, content)
+}
+
+// rangeHeader writes ranges back as a Range header value.
+func rangeHeader(ranges []byteRange) string {
+	var b strings.Builder
+	b.WriteString("bytes=")
+	for i, rg := range ranges {
+		if i > 0 {
+			b.WriteByte(',')
 		}
-		length = rg.end - rg.start
-		body = io.LimitReader(content, length)
-		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", rg.start, rg.end-1, size))
-		status = http.StatusPartialContent
-	case len(ranges) > 1:
-		ctype := h.Get("Content-Type")
-		mw := multipart.NewWriter(w)
-		h.Set("Content-Type", "multipart/byteranges; boundary="+mw.Boundary())
-		h.Set("Content-Length", strconv.FormatInt(multipartSize(ranges, ctype, size, mw.Boundary()), 10))
-		w.WriteHeader(http.StatusPartialContent)
-		if r.Method == http.MethodHead {
-			return
-		}
-		for _, rg := range ranges {
-			part, err := mw.CreatePart(partHeader(rg, ctype, size))
-			if err != nil {
-				return
-			}
-			if _, err := content.Seek(rg.start, io.SeekStart); err != nil {
-				return
-			}
-			if _, err := io.CopyN(part, content, rg.end-rg.start); err != nil {
-				return
-			}
-		}
-		_ = mw.Close()
-		return
+		b.WriteString(strconv.FormatInt(rg.start, 10))
+		b.WriteByte('-')
+		b.WriteString(strconv.FormatInt(rg.end-1, 10))
 	}
-	h.Set("Content-Length", strconv.FormatInt(length, 10))
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		_, _ = io.CopyN(w, body, length)
+	return b.String()
+}
+
+// problemWriter passes http.ServeContent's answer through, except its error statuses: a 416
+// becomes the problem of rangeErr, a 412 PRECONDITION_FAILED, and the plain-text body
+// ServeContent writes after them is dropped.
+type problemWriter struct {
+	http.ResponseWriter
+	s        *Server
+	c        *gin.Context
+	rangeErr *rangeError
+	replaced bool
+}
+
+func (w *problemWriter) WriteHeader(code int) {
+	switch code {
+	case http.StatusRequestedRangeNotSatisfiable:
+		w.replaced = true
+		w.s.failFile(w.c, newError(code, w.rangeErr.code, "%s", w.rangeErr.detail))
+	case http.StatusPreconditionFailed:
+		w.replaced = true
+		w.Header().Del("Content-Range")
+		w.s.failFile(w.c, newError(code, "PRECONDITION_FAILED", "the file does not match If-Match or If-Unmodified-Since"))
+	default:
+		w.ResponseWriter.WriteHeader(code)
 	}
+}
+
+func (w *problemWriter) Write(p []byte) (int, error) {
+	if w.replaced {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
 }
 
 // failFile answers a file route with a problem: the file's own headers are dropped first.
@@ -261,121 +230,4 @@ func (s *Server) failFile(c *gin.Context, err error) {
 		h.Del(k)
 	}
 	s.fail(c, err)
-}
-
-func partHeader(rg byteRange, ctype string, size int64) textproto.MIMEHeader {
-	return textproto.MIMEHeader{
-		"Content-Range": {fmt.Sprintf("bytes %d-%d/%d", rg.start, rg.end-1, size)},
-		"Content-Type":  {ctype},
-	}
-}
-
-// multipartSize is the exact length of the multipart/byteranges body of ranges.
-func multipartSize(ranges []byteRange, ctype string, size int64, boundary string) int64 {
-	var cw countWriter
-	mw := multipart.NewWriter(&cw)
-	_ = mw.SetBoundary(boundary)
-	var n int64
-	for _, rg := range ranges {
-		_, _ = mw.CreatePart(partHeader(rg, ctype, size))
-		n += rg.end - rg.start
-	}
-	mw.Close()
-	return n + int64(cw)
-}
-
-type countWriter int64
-
-func (w *countWriter) Write(p []byte) (int, error) {
-	*w += countWriter(len(p))
-	return len(p), nil
-}
-
-var unixEpoch = time.Unix(0, 0)
-
-func isZeroTime(t time.Time) bool { return t.IsZero() || t.Equal(unixEpoch) }
-
-// etagListMatches reports whether a list of entity tags (If-Match, If-None-Match) holds
-// "*"; these routes have no ETag, so no other tag can match.
-func etagListMatches(list string) bool {
-	for _, e := range strings.Split(list, ",") {
-		if strings.TrimSpace(e) == "*" {
-			return true
-		}
-	}
-	return false
-}
-
-func checkIfMatch(r *http.Request) condResult {
-	im := r.Header.Get("If-Match")
-	if im == "" {
-		return condNone
-	}
-	if etagListMatches(im) {
-		return condTrue
-	}
-	return condFalse
-}
-
-func checkIfUnmodifiedSince(r *http.Request, modtime time.Time) condResult {
-	ius := r.Header.Get("If-Unmodified-Since")
-	if ius == "" || isZeroTime(modtime) {
-		return condNone
-	}
-	t, err := http.ParseTime(ius)
-	if err != nil {
-		return condNone
-	}
-	if modtime.Truncate(time.Second).Compare(t) <= 0 {
-		return condTrue
-	}
-	return condFalse
-}
-
-func checkIfNoneMatch(r *http.Request) condResult {
-	inm := r.Header.Get("If-None-Match")
-	if inm == "" {
-		return condNone
-	}
-	if etagListMatches(inm) {
-		return condFalse
-	}
-	return condTrue
-}
-
-func checkIfModifiedSince(r *http.Request, modtime time.Time) condResult {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return condNone
-	}
-	ims := r.Header.Get("If-Modified-Since")
-	if ims == "" || isZeroTime(modtime) {
-		return condNone
-	}
-	t, err := http.ParseTime(ims)
-	if err != nil {
-		return condNone
-	}
-	if modtime.Truncate(time.Second).Compare(t) <= 0 {
-		return condFalse
-	}
-	return condTrue
-}
-
-// checkIfRange: an entity tag never matches (no ETag here); a date must equal Last-Modified.
-func checkIfRange(r *http.Request, modtime time.Time) condResult {
-	ir := r.Header.Get("If-Range")
-	if ir == "" {
-		return condNone
-	}
-	if strings.HasPrefix(ir, `"`) || strings.HasPrefix(ir, `W/"`) || isZeroTime(modtime) {
-		return condFalse
-	}
-	t, err := http.ParseTime(ir)
-	if err != nil {
-		return condFalse
-	}
-	if t.Unix() == modtime.Unix() {
-		return condTrue
-	}
-	return condFalse
 }
