@@ -15,7 +15,7 @@ const module = "github.com/cutroom/cutroom"
 func TestImportDirections(t *testing.T) {
 	// allowed lists, per package, the project packages it may import.
 	allowed := map[string][]string{
-		"editor": {},
+		"editor": {"illustrations"},
 		// illustrations: the built-in illustration library (shapes as embedded data, search);
 		// a standard-library leaf that editor (validation), compositor (drawing) and server
 		// (search route) each use without importing one another.
@@ -26,7 +26,7 @@ func TestImportDirections(t *testing.T) {
 		"encode/internal/yuv": {},
 		"storage":             {"editor"},
 		"assets":              {"editor", "storage", "svgbudget"},
-		"compositor":          {"editor", "compositor/text", "svgbudget"},
+		"compositor":          {"editor", "compositor/text", "illustrations", "svgbudget"},
 		// svgbudget: the SVG document budget both the upload check (assets) and the
 		// renderer (compositor) apply; a standard-library leaf so neither imports the other.
 		"svgbudget":       {},
@@ -35,7 +35,7 @@ func TestImportDirections(t *testing.T) {
 		"export":          {"editor", "storage", "assets", "compositor", "compositor/text", "encode", "webhook"},
 		// exporttest: a solid-colour test renderer for export tests and bench/ (never wired by serve).
 		"export/exporttest": {"editor", "encode", "export"},
-		"server":            {"editor", "storage", "assets", "export", "webhook", "compositor/text"},
+		"server":            {"editor", "illustrations", "storage", "assets", "export", "webhook", "compositor/text"},
 	}
 	seen := 0
 	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {

@@ -68,8 +68,7 @@ func NewValidator() (*Validator, error) {
 var librarySchema = sync.OnceValues(compileSchema)
 
 // defaultValidator compiles the schema on first use. The compiled Validator is immutable
-// after creation, so sharing it is safe; like the illustration library, it is built once
-// and never modified.
+// after creation, so sharing it is safe; it is built once and never modified.
 var defaultValidator = sync.OnceValues(NewValidator)
 
 // Validate checks raw against the schema and the semantic rules, using a Validator compiled

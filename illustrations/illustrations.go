@@ -22,7 +22,9 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -110,6 +112,9 @@ func parseLibrary(data []byte) (*library, error) {
 	var list []Illustration
 	if err := dec.Decode(&list); err != nil {
 		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("data after the array")
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
 	l := &library{list: list, byName: make(map[string]int, len(list))}
