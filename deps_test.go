@@ -20,7 +20,12 @@ func TestImportDirections(t *testing.T) {
 		// a standard-library leaf that editor (validation), compositor (drawing) and server
 		// (search route) each use without importing one another.
 		"illustrations": {},
-		"encode":        {"encode/internal/yuv"},
+		// editor/internal/jsontape: editor's JSON decoder (the tape both the fast schema check
+		// and the typed view read); editor/internal/fastschema: the fast JSON-Schema path over
+		// that tape. Only editor uses them.
+		"editor/internal/jsontape":   {},
+		"editor/internal/fastschema": {"editor/internal/jsontape"},
+		"encode":                     {"encode/internal/yuv"},
 		// encode/internal/yuv: encode's assembly conversion kernels (a package cannot have
 		// both cgo and assembly files)
 		"encode/internal/yuv": {},

@@ -16,6 +16,10 @@
 //     An illustration name counts as supported when the built-in library (package
 //     illustrations) has it.
 //
+// Two internal packages serve Parse and the Validator: jsontape decodes a document once
+// into flat arrays both read, and fastschema decides most schema checks on that tape
+// without the schema library.
+//
 // The only cutroom package it imports is the leaf illustrations (to know the library's
 // names). Its one third-party dependency is github.com/santhosh-tekuri/jsonschema/v6 (JSON
 // Schema validation). It has no mutable package-level state: the embedded schema text is a
