@@ -15,14 +15,23 @@ const module = "github.com/cutroom/cutroom"
 func TestImportDirections(t *testing.T) {
 	// allowed lists, per package, the project packages it may import.
 	allowed := map[string][]string{
-		"editor": {},
-		"encode": {"encode/internal/yuv"},
+		"editor": {"illustrations"},
+		// illustrations: the built-in illustration library (shapes as embedded data, search);
+		// a standard-library leaf that editor (validation), compositor (drawing) and server
+		// (search route) each use without importing one another.
+		"illustrations": {},
+		// editor/internal/jsontape: editor's JSON decoder (the tape both the fast schema check
+		// and the typed view read); editor/internal/fastschema: the fast JSON-Schema path over
+		// that tape. Only editor uses them.
+		"editor/internal/jsontape":   {},
+		"editor/internal/fastschema": {"editor/internal/jsontape"},
+		"encode":                     {"encode/internal/yuv"},
 		// encode/internal/yuv: encode's assembly conversion kernels (a package cannot have
 		// both cgo and assembly files)
 		"encode/internal/yuv": {},
 		"storage":             {"editor"},
 		"assets":              {"editor", "storage", "svgbudget"},
-		"compositor":          {"editor", "compositor/text", "svgbudget"},
+		"compositor":          {"editor", "compositor/text", "illustrations", "svgbudget"},
 		// svgbudget: the SVG document budget both the upload check (assets) and the
 		// renderer (compositor) apply; a standard-library leaf so neither imports the other.
 		"svgbudget":       {},
@@ -31,7 +40,7 @@ func TestImportDirections(t *testing.T) {
 		"export":          {"editor", "storage", "assets", "compositor", "compositor/text", "encode", "webhook"},
 		// exporttest: a solid-colour test renderer for export tests and bench/ (never wired by serve).
 		"export/exporttest": {"editor", "encode", "export"},
-		"server":            {"editor", "storage", "assets", "export", "webhook", "compositor/text"},
+		"server":            {"editor", "illustrations", "storage", "assets", "export", "webhook", "compositor/text"},
 	}
 	seen := 0
 	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {

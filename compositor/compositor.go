@@ -48,7 +48,7 @@ type Options struct {
 	Media Media
 	// Text draws text, captions and text-template items; nil leaves them out.
 	Text TextRenderer
-	// Illustrations looks illustrations up by name; nil means the editor's built-in library
+	// Illustrations looks illustrations up by name; nil means the built-in library
 	// (LibraryIllustrations). An unknown name fails the frame.
 	Illustrations IllustrationFunc
 	// Scale multiplies the composition size into the output size; 0 means 1.

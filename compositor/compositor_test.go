@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/illustrations"
 )
 
 func TestCubicBezierEasings(t *testing.T) {
@@ -267,7 +268,7 @@ func TestOutputScale(t *testing.T) {
 // a plausible part of its box.
 func TestLibraryIllustrationsRasterise(t *testing.T) {
 	mc := newMaskCache(1000)
-	for _, name := range editor.IllustrationNames() {
+	for _, name := range illustrations.Names() {
 		m, err := mc.get(maskKey{"illustration", name, 48, 48}, func() (*image.Alpha, error) {
 			return mc.illustrationMask(LibraryIllustrations, name, 48, 48)
 		})

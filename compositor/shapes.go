@@ -7,7 +7,7 @@ import (
 	"math"
 	"sync"
 
-	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/illustrations"
 	"github.com/srwiley/oksvg"
 	"github.com/srwiley/rasterx"
 	"golang.org/x/image/vector"
@@ -110,10 +110,10 @@ func (c *maskCache) get(k maskKey, make func() (*image.Alpha, error)) (*image.Al
 // filled with currentColor), or false when the name is unknown.
 type IllustrationFunc func(name string) (svg []byte, ok bool)
 
-// LibraryIllustrations looks a name up in the editor's built-in illustration library
-// (editor.IllustrationByName). It is the default IllustrationFunc.
+// LibraryIllustrations looks a name up in the built-in illustration library
+// (illustrations.ByName). It is the default IllustrationFunc.
 func LibraryIllustrations(name string) ([]byte, bool) {
-	il, ok := editor.IllustrationByName(name)
+	il, ok := illustrations.ByName(name)
 	if !ok {
 		return nil, false
 	}

@@ -6,6 +6,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cutroom/cutroom/editor/internal/fastschema"
+	"github.com/cutroom/cutroom/editor/internal/jsontape"
 )
 
 // cpuTime returns the process's user+system CPU time so far.
@@ -215,7 +218,7 @@ func BenchmarkDecode5000Items(b *testing.B) {
 	b.ReportAllocs()
 	start := cpuTime(b)
 	for b.Loop() {
-		if _, err := decodeTape(raw); err != nil {
+		if _, err := jsontape.Decode(raw); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -223,7 +226,7 @@ func BenchmarkDecode5000Items(b *testing.B) {
 }
 
 func BenchmarkFastSchema5000Items(b *testing.B) {
-	t, err := decodeTape(bigState(b, 5000))
+	t, err := jsontape.Decode(bigState(b, 5000))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -234,7 +237,7 @@ func BenchmarkFastSchema5000Items(b *testing.B) {
 	b.ReportAllocs()
 	start := cpuTime(b)
 	for b.Loop() {
-		if r := v.fast.check(t); r != fastPass {
+		if r := v.fast.Check(t); r != fastschema.Pass {
 			b.Fatal(r)
 		}
 	}
@@ -242,7 +245,7 @@ func BenchmarkFastSchema5000Items(b *testing.B) {
 }
 
 func BenchmarkBuild5000Items(b *testing.B) {
-	t, err := decodeTape(bigState(b, 5000))
+	t, err := jsontape.Decode(bigState(b, 5000))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+
+	"github.com/cutroom/cutroom/illustrations"
 )
 
 // FeatureSet lists what a renderer can draw. Capabilities advertises only these, and
@@ -383,7 +385,7 @@ func UnsupportedFeatures(s *State, supported FeatureSet) []string {
 			case it.Chart != nil && !has(supported.ChartTypes, it.Chart.ChartType):
 				add("chart", string(it.Chart.ChartType))
 			case it.Illustration != nil:
-				if _, ok := IllustrationByName(it.Illustration.Name); !ok {
+				if _, ok := illustrations.ByName(it.Illustration.Name); !ok {
 					add("illustration", it.Illustration.Name)
 				}
 			case it.Template != nil:
@@ -397,7 +399,7 @@ func UnsupportedFeatures(s *State, supported FeatureSet) []string {
 					case !has(supported.TemplateImages, n.ImageType):
 						add("templateImage", n.ImageType)
 					case n.ImageType == "svg" && n.ImageComponentID != "":
-						if _, ok := IllustrationByName(n.ImageComponentID); !ok {
+						if _, ok := illustrations.ByName(n.ImageComponentID); !ok {
 							add("illustration", n.ImageComponentID)
 						}
 					}

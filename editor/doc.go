@@ -13,12 +13,16 @@
 //     by project create and sync.
 //   - Capabilities describes what the editor may use, restricted to a FeatureSet the
 //     renderer supports; UnsupportedFeatures names what a state uses beyond it.
-//   - A built-in library of vector illustrations (Illustrations, SearchIllustrations)
-//     with fill-only path data for the compositor.
+//     An illustration name counts as supported when the built-in library (package
+//     illustrations) has it.
 //
-// The package imports no other cutroom package. Its one third-party dependency is
-// github.com/santhosh-tekuri/jsonschema/v6 (JSON Schema validation). It has no mutable
-// package-level state: the embedded schema text is a constant string, and the default
-// Validator (used by Validate and ValidateSchema) and the illustration library are built
-// once on first use by sync.OnceValue(s) and never modified afterwards.
+// Two internal packages serve Parse and the Validator: jsontape decodes a document once
+// into flat arrays both read, and fastschema decides most schema checks on that tape
+// without the schema library.
+//
+// The only cutroom package it imports is the leaf illustrations (to know the library's
+// names). Its one third-party dependency is github.com/santhosh-tekuri/jsonschema/v6 (JSON
+// Schema validation). It has no mutable package-level state: the embedded schema text is a
+// constant string, and the default Validator (used by Validate and ValidateSchema) is built
+// once on first use by sync.OnceValues and never modified afterwards.
 package editor

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cutroom/cutroom/editor/internal/fastschema"
+	"github.com/cutroom/cutroom/editor/internal/jsontape"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -17,7 +19,7 @@ import (
 // Validator's own schema check with the fast path turned off (what callers saw before the
 // fast path existed), and the library on the embedded schema exactly as published.
 type fastOracle struct {
-	fast     *fastNode
+	fast     *fastschema.Node
 	slow     *Validator // the Validator without its fast path
 	original *jsonschema.Schema
 }
@@ -42,24 +44,24 @@ func newFastOracle(t testing.TB) *fastOracle {
 }
 
 // compare checks raw with the fast path and both oracles and fails when the fast path
-// decides differently from either. It returns the fast verdict (fastUnknown for non-JSON).
-func (o *fastOracle) compare(t testing.TB, raw []byte) fastResult {
+// decides differently from either. It returns the fast verdict (fastschema.Unknown for non-JSON).
+func (o *fastOracle) compare(t testing.TB, raw []byte) fastschema.Result {
 	t.Helper()
-	tp, err := decodeTape(raw)
+	tp, err := jsontape.Decode(raw)
 	if err != nil {
-		return fastUnknown
+		return fastschema.Unknown
 	}
-	got := o.fast.check(tp)
-	val := tp.tree(tp.root)
+	got := o.fast.Check(tp)
+	val := tp.Tree(tp.Root())
 	slowValid := o.slow.ValidateSchema(raw).Valid
 	origValid := o.original.Validate(val) == nil
 	if slowValid != origValid {
 		t.Fatalf("library verdicts differ (rewritten %v, original %v) on %s", slowValid, origValid, clip(raw))
 	}
 	switch {
-	case got == fastPass && !slowValid:
+	case got == fastschema.Pass && !slowValid:
 		t.Fatalf("fast path passes a state the library rejects: %+v\n%s", o.slow.ValidateSchema(raw).Errors, clip(raw))
-	case got == fastFail && slowValid:
+	case got == fastschema.Fail && slowValid:
 		t.Fatalf("fast path fails a state the library accepts:\n%s", clip(raw))
 	}
 	// The full Validator (with the fast path) must report exactly what it did without it.
@@ -93,15 +95,15 @@ func fastSeeds(t testing.TB) [][]byte {
 func TestFastSchemaPassesValidStates(t *testing.T) {
 	o := newFastOracle(t)
 	for i, raw := range fastSeeds(t) {
-		if o.slow.ValidateSchema(raw).Valid && o.compare(t, raw) != fastPass {
+		if o.slow.ValidateSchema(raw).Valid && o.compare(t, raw) != fastschema.Pass {
 			t.Errorf("seed %d: the fast path does not decide a valid state", i)
 		}
 	}
-	tp, err := decodeTape(bigState(t, 5000)) // valid: see TestBigStateValid
+	tp, err := jsontape.Decode(bigState(t, 5000)) // valid: see TestBigStateValid
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := o.fast.check(tp); got != fastPass {
+	if got := o.fast.Check(tp); got != fastschema.Pass {
 		t.Errorf("the fast path does not decide the benchmark state: %v", got)
 	}
 }
@@ -215,7 +217,7 @@ func TestFastSchemaMatchesLibrary(t *testing.T) {
 	if testing.Short() {
 		n = 300
 	}
-	counts := map[fastResult]int{}
+	counts := map[fastschema.Result]int{}
 	for i := 0; i < n; i++ {
 		doc := decodeNumbers(t, seeds[r.Intn(len(seeds))])
 		for k := r.Intn(3); k >= 0; k-- {
@@ -227,8 +229,8 @@ func TestFastSchemaMatchesLibrary(t *testing.T) {
 		}
 		counts[o.compare(t, raw)]++
 	}
-	t.Logf("pass %d, fail %d, unknown %d", counts[fastPass], counts[fastFail], counts[fastUnknown])
-	if counts[fastPass] == 0 || counts[fastFail] == 0 {
+	t.Logf("pass %d, fail %d, unknown %d", counts[fastschema.Pass], counts[fastschema.Fail], counts[fastschema.Unknown])
+	if counts[fastschema.Pass] == 0 || counts[fastschema.Fail] == 0 {
 		t.Errorf("mutations do not exercise both verdicts: %v", counts)
 	}
 }
@@ -243,74 +245,4 @@ func FuzzFastSchema(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		o.compare(t, raw)
 	})
-}
-
-func TestDecimalCompare(t *testing.T) {
-	lits := []string{"-10", "-1.5", "-1", "-0.01", "-0", "0", "0.0", "0.009", "0.01", "0.0100", "0.5", "1", "1.0", "1.5", "10", "1920", "1920.000001"}
-	for _, a := range lits {
-		for _, b := range lits {
-			da, _ := splitDecimal(a)
-			db, _ := splitDecimal(b)
-			fa, fb := parseFloat(a), parseFloat(b)
-			want := 0
-			if fa < fb {
-				want = -1
-			} else if fa > fb {
-				want = 1
-			}
-			if got := cmpDecimal(da, db); got != want {
-				t.Errorf("cmp(%s, %s) = %d, want %d", a, b, got, want)
-			}
-		}
-	}
-	if _, ok := splitDecimal("1e2"); ok {
-		t.Error("exponent accepted")
-	}
-}
-
-func parseFloat(s string) float64 {
-	f, _ := number(json.Number(s))
-	return f
-}
-
-// TestFastNodeIDs checks that every node of the compiled fast path has its own id (the
-// verdict memo is keyed by it).
-func TestFastNodeIDs(t *testing.T) {
-	root := newValidator(t).fast
-	ids := map[uint32]*fastNode{}
-	var walk func(n *fastNode)
-	walk = func(n *fastNode) {
-		if n == nil {
-			return
-		}
-		if other, ok := ids[n.id]; ok {
-			if other != n {
-				t.Fatalf("id %d is used by two nodes", n.id)
-			}
-			return
-		}
-		if n.id == 0 {
-			t.Fatal("a node has no id")
-		}
-		ids[n.id] = n
-		for _, k := range []*fastNode{n.ref, n.addl, n.items, n.ifS, n.thenS, n.elseS} {
-			walk(k)
-		}
-		for _, k := range append(append([]*fastNode{}, n.allOf...), n.oneOf...) {
-			walk(k)
-		}
-		for _, k := range n.props {
-			walk(k)
-		}
-		for _, m := range n.members {
-			walk(m.node)
-		}
-		for _, k := range n.dispatch {
-			walk(k)
-		}
-	}
-	walk(root)
-	if len(ids) < 100 {
-		t.Fatalf("only %d nodes", len(ids))
-	}
 }

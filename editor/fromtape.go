@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+
+	"github.com/cutroom/cutroom/editor/internal/jsontape"
 )
 
-// The methods below read a decoded document (see decodeTape) into the wire types that
+// The methods below read a decoded document (see jsontape.Decode) into the wire types that
 // build turns into a State. They are lenient: a member of the wrong JSON type reads as
 // absent (zero), so that a state with schema errors still yields a view for the semantic
 // rules. A map entry that is not an object becomes nil, which build turns into a
@@ -16,25 +18,25 @@ import (
 // tapeReader reads one tape. Identical short objects share a node, so it reads each
 // shared animated number once (the wire values are only read by build).
 type tapeReader struct {
-	t       *tape
+	t       *jsontape.Tape
 	anims   map[uint32]*wireAnimated
 	items   *itemBuilder
 	scratch wireItem // the item being read (items are built as they are read)
 }
 
-func newTapeReader(t *tape) *tapeReader {
+func newTapeReader(t *jsontape.Tape) *tapeReader {
 	return &tapeReader{t: t, anims: map[uint32]*wireAnimated{}, items: newItemBuilder()}
 }
 
-func (r *tapeReader) kind(v uint32) uint8 { return r.t.nodes[v].kind }
+func (r *tapeReader) kind(v uint32) uint8 { return r.t.Kind(v) }
 
 // num returns a number member's value (like strconv.ParseFloat on its literal, with
 // ±Inf for literals beyond the float64 range) and false for other kinds.
 func (r *tapeReader) num(v uint32) (float64, bool) {
-	if r.kind(v) != kindNumber {
+	if r.kind(v) != jsontape.Number {
 		return 0, false
 	}
-	return parseNumber(r.t.text(v))
+	return parseNumber(r.t.Text(v))
 }
 
 // parseNumber parses a JSON number literal; short integers take a fast path that gives
@@ -81,35 +83,35 @@ func (r *tapeReader) numPtr(v uint32) *float64 {
 }
 
 func (r *tapeReader) str(v uint32) string {
-	if r.kind(v) != kindString {
+	if r.kind(v) != jsontape.String {
 		return ""
 	}
-	return r.t.text(v)
+	return r.t.Text(v)
 }
 
 func (r *tapeReader) strPtr(v uint32) *string {
-	if r.kind(v) != kindString {
+	if r.kind(v) != jsontape.String {
 		return nil
 	}
-	s := r.t.text(v)
+	s := r.t.Text(v)
 	return &s
 }
 
-func (r *tapeReader) boolean(v uint32) bool { return r.kind(v) == kindTrue }
+func (r *tapeReader) boolean(v uint32) bool { return r.kind(v) == jsontape.True }
 
-func (r *tapeReader) isObj(v uint32) bool { return r.kind(v) == kindObject }
+func (r *tapeReader) isObj(v uint32) bool { return r.kind(v) == jsontape.Object }
 
 // each calls f with the name and value of each member of the object v (none for other
 // kinds).
 func (r *tapeReader) each(v uint32, f func(name string, val uint32)) {
-	m := r.t.members(v)
+	m := r.t.Members(v)
 	for j := 0; j < len(m); j += 2 {
-		f(r.t.text(m[j]), m[j+1])
+		f(r.t.Text(m[j]), m[j+1])
 	}
 }
 
 func (r *tapeReader) strings(v uint32) []string {
-	a := r.t.elems(v)
+	a := r.t.Elems(v)
 	if a == nil {
 		return nil
 	}
@@ -123,10 +125,10 @@ func (r *tapeReader) strings(v uint32) []string {
 // raw re-encodes a member that the view keeps as raw JSON (lottie documents); nil for
 // null.
 func (r *tapeReader) raw(v uint32) json.RawMessage {
-	if r.kind(v) == kindNull {
+	if r.kind(v) == jsontape.Null {
 		return nil
 	}
-	b, err := json.Marshal(r.t.tree(v))
+	b, err := json.Marshal(r.t.Tree(v))
 	if err != nil {
 		return nil
 	}
@@ -137,18 +139,18 @@ func (r *tapeReader) params(v uint32) Params {
 	if !r.isObj(v) {
 		return nil
 	}
-	m := r.t.members(v)
+	m := r.t.Members(v)
 	p := make(Params, len(m)/2)
 	for j := 0; j < len(m); j += 2 {
-		key, x := r.t.text(m[j]), m[j+1]
+		key, x := r.t.Text(m[j]), m[j+1]
 		switch r.kind(x) {
-		case kindString, kindNumber:
-			p[key] = r.t.text(x)
-		case kindTrue:
+		case jsontape.String, jsontape.Number:
+			p[key] = r.t.Text(x)
+		case jsontape.True:
 			p[key] = "true"
-		case kindFalse:
+		case jsontape.False:
 			p[key] = "false"
-		case kindNull:
+		case jsontape.Null:
 			p[key] = "null"
 		}
 	}
@@ -168,7 +170,7 @@ func (r *tapeReader) animated(v uint32) *wireAnimated {
 		case "value":
 			w.Value = r.fnum(x)
 		case "keyframes":
-			if ks := r.t.elems(x); len(ks) > 0 {
+			if ks := r.t.Elems(x); len(ks) > 0 {
 				w.Keyframes = make([]wireKeyframe, len(ks))
 				for i, k := range ks {
 					r.each(k, func(name string, y uint32) {
@@ -319,7 +321,7 @@ func (r *tapeReader) chartData(v uint32, d *wireChartData) {
 	r.each(v, func(name string, x uint32) {
 		switch name {
 		case "series":
-			for _, e := range r.t.elems(x) {
+			for _, e := range r.t.Elems(x) {
 				var s wireChartSeries
 				r.each(e, func(name string, y uint32) {
 					switch name {
@@ -332,7 +334,7 @@ func (r *tapeReader) chartData(v uint32, d *wireChartData) {
 				d.Series = append(d.Series, s)
 			}
 		case "rows":
-			for _, e := range r.t.elems(x) {
+			for _, e := range r.t.Elems(x) {
 				var row wireChartRow
 				r.each(e, func(name string, y uint32) {
 					switch name {
@@ -341,11 +343,11 @@ func (r *tapeReader) chartData(v uint32, d *wireChartData) {
 					case "values":
 						row.Values = nil
 						if r.isObj(y) {
-							m := r.t.members(y)
+							m := r.t.Members(y)
 							row.Values = make(map[string]float64, len(m)/2)
 							for j := 0; j < len(m); j += 2 {
 								if f, ok := r.num(m[j+1]); ok {
-									row.Values[r.t.text(m[j])] = f
+									row.Values[r.t.Text(m[j])] = f
 								}
 							}
 						}
@@ -354,7 +356,7 @@ func (r *tapeReader) chartData(v uint32, d *wireChartData) {
 				d.Rows = append(d.Rows, row)
 			}
 		case "slices":
-			for _, e := range r.t.elems(x) {
+			for _, e := range r.t.Elems(x) {
 				var s wireChartSlice
 				r.each(e, func(name string, y uint32) {
 					switch name {
@@ -367,7 +369,7 @@ func (r *tapeReader) chartData(v uint32, d *wireChartData) {
 				d.Slices = append(d.Slices, s)
 			}
 		case "points":
-			for _, e := range r.t.elems(x) {
+			for _, e := range r.t.Elems(x) {
 				var p wireChartPoint
 				r.each(e, func(name string, y uint32) {
 					switch name {
@@ -482,7 +484,7 @@ func (r *tapeReader) item(v uint32, w *wireItem) {
 			w.TemplateCategory = r.str(x)
 		case "nodes":
 			w.Nodes = nil
-			for _, n := range r.t.elems(x) {
+			for _, n := range r.t.Elems(x) {
 				w.Nodes = append(w.Nodes, r.templateNode(n))
 			}
 		// solid, illustration (and color, of text and captions)
@@ -555,7 +557,7 @@ func (r *tapeReader) asset(v uint32) *wireAsset {
 			resource, hasResource = x, true
 		case "captions":
 			w.Captions = nil
-			for _, e := range r.t.elems(x) {
+			for _, e := range r.t.Elems(x) {
 				var c wireCaptionEntry
 				r.each(e, func(name string, y uint32) {
 					switch name {
@@ -582,10 +584,10 @@ func (r *tapeReader) asset(v uint32) *wireAsset {
 }
 
 // wireFromTape reads a decoded editor state object into wire types.
-func wireFromTape(t *tape) *wireState {
+func wireFromTape(t *jsontape.Tape) *wireState {
 	r := newTapeReader(t)
 	w := &wireState{}
-	r.each(t.root, func(name string, x uint32) {
+	r.each(t.Root(), func(name string, x uint32) {
 		switch name {
 		case "compositionWidth":
 			w.CompositionWidth = r.fnum(x)
@@ -596,7 +598,7 @@ func wireFromTape(t *tape) *wireState {
 		case "outputRatio":
 			w.OutputRatio = r.str(x)
 		case "tracks":
-			for _, e := range t.elems(x) {
+			for _, e := range t.Elems(x) {
 				var tr wireTrack
 				r.each(e, func(name string, y uint32) {
 					switch name {
@@ -614,23 +616,23 @@ func wireFromTape(t *tape) *wireState {
 			}
 		case "assets":
 			if r.isObj(x) {
-				m := t.members(x)
+				m := t.Members(x)
 				w.Assets = make(map[string]*wireAsset, len(m)/2)
 				for j := 0; j < len(m); j += 2 {
 					var a *wireAsset
 					if r.isObj(m[j+1]) {
 						a = r.asset(m[j+1])
 					}
-					w.Assets[t.text(m[j])] = a
+					w.Assets[t.Text(m[j])] = a
 				}
 			}
 		case "items":
 			if r.isObj(x) {
-				m := t.members(x)
+				m := t.Members(x)
 				w.built = make(map[string]*Item, len(m)/2)
 				slab := make([]Item, len(m)/2)
 				for j := 0; j < len(m); j += 2 {
-					it, key := &slab[j/2], t.text(m[j])
+					it, key := &slab[j/2], t.Text(m[j])
 					if r.isObj(m[j+1]) {
 						r.scratch = wireItem{}
 						r.item(m[j+1], &r.scratch)
@@ -643,11 +645,11 @@ func wireFromTape(t *tape) *wireState {
 			}
 		case "transitions":
 			if r.isObj(x) {
-				m := t.members(x)
+				m := t.Members(x)
 				w.Transitions = make(map[string]*wireTransition, len(m)/2)
 				for j := 0; j < len(m); j += 2 {
 					if r.isObj(m[j+1]) {
-						w.Transitions[t.text(m[j])] = r.transition(m[j+1])
+						w.Transitions[t.Text(m[j])] = r.transition(m[j+1])
 					}
 				}
 			}
@@ -700,7 +702,7 @@ func wireFromTape(t *tape) *wireState {
 				w.BrandRuntime = b
 			}
 		case "deletedAssets":
-			for _, e := range t.elems(x) {
+			for _, e := range t.Elems(x) {
 				var d wireDeletedAsset
 				r.each(e, func(name string, y uint32) {
 					switch name {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/cutroom/cutroom/editor/internal/jsontape"
 )
 
 // checkTypedView builds the typed view of raw from the tape (what Parse and Check use) and
@@ -16,13 +18,13 @@ import (
 // fails when they differ.
 func checkTypedView(t testing.TB, raw []byte) {
 	t.Helper()
-	tp, err := decodeTape(raw)
-	if err != nil || tp.nodes[tp.root].kind != kindObject {
+	tp, err := jsontape.Decode(raw)
+	if err != nil || tp.Kind(tp.Root()) != jsontape.Object {
 		return
 	}
 	val, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return // deeper than maxDepth, which encoding/json allows
+		return // deeper than jsontape.MaxDepth, which encoding/json allows
 	}
 	doc := canonicalTree(val).(map[string]any)
 	got := build(wireFromTape(tp))
@@ -245,4 +247,23 @@ func TestParseNumber(t *testing.T) {
 			t.Errorf("parseNumber(%s) = %v, %v; want %v, %v", lit, got, gok, want, wok)
 		}
 	}
+}
+
+// canonicalTree applies jsontape.CanonicalNumber to every number of a decoded tree, as the
+// tape writes them.
+func canonicalTree(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		c, _ := jsontape.CanonicalNumber(string(x))
+		return json.Number(c)
+	case []any:
+		for i := range x {
+			x[i] = canonicalTree(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = canonicalTree(x[k])
+		}
+	}
+	return v
 }

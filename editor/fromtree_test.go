@@ -117,8 +117,8 @@ func paramsFrom(m map[string]any, k string) Params {
 	return p
 }
 
-// treeReader reads one decoded document. decodeJSON shares identical short objects, so it
-// reads each shared animated number once (the wire values are only read by build).
+// treeReader reads one decoded document. jsontape.Decode shares identical short objects,
+// so it reads each shared animated number once (the wire values are only read by build).
 type treeReader struct {
 	anims map[uintptr]*wireAnimated
 }

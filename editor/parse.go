@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"strconv"
+
+	"github.com/cutroom/cutroom/editor/internal/jsontape"
 )
 
 // The wire types below mirror the JSON shape (see wireFromTape). Numbers are float64 and
@@ -305,11 +307,11 @@ func (p *Params) UnmarshalJSON(b []byte) error {
 // member of the wrong JSON type reads as absent. Unknown members are ignored. Parse never
 // panics.
 func Parse(raw []byte) (*State, error) {
-	t, err := decodeTape(raw)
+	t, err := jsontape.Decode(raw)
 	if err != nil {
 		return nil, &Error{Code: CodeInvalidJSON, Msg: "editor state is not valid JSON: " + err.Error()}
 	}
-	if t.nodes[t.root].kind != kindObject {
+	if t.Kind(t.Root()) != jsontape.Object {
 		return nil, &Error{Code: CodeInvalidJSON, Msg: "editor state must be a JSON object"}
 	}
 	return build(wireFromTape(t)), nil

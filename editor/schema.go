@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cutroom/cutroom/editor/internal/fastschema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -120,12 +121,12 @@ func rewrittenSchema() (map[string]any, error) {
 // compileFastSchema compiles the fast path from the embedded schema with the first two
 // rewrites of compileSchema (discriminate and flattenAllOf; the dispatch and member splits
 // only serve the library's error reporting).
-func compileFastSchema() (*fastNode, error) {
+func compileFastSchema() (*fastschema.Node, error) {
 	root, err := rewrittenSchema()
 	if err != nil {
 		return nil, err
 	}
-	return compileFast(root), nil
+	return fastschema.Compile(root), nil
 }
 
 // splitKeyword is the root member under which splitProperties' member schemas are kept

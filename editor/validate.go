@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cutroom/cutroom/editor/internal/fastschema"
+	"github.com/cutroom/cutroom/editor/internal/jsontape"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
@@ -45,8 +47,8 @@ func (r Result) Err() error {
 // path is compiled by NewValidator and the library's schema on first need; a Validator is
 // immutable and safe for concurrent use.
 type Validator struct {
-	// fast decides most documents (see fastNode); nil turns the fast path off.
-	fast *fastNode
+	// fast decides most documents (see package fastschema); nil turns the fast path off.
+	fast *fastschema.Node
 	// lib returns the library's compilation of the schema, which reports every issue of a
 	// document the fast path does not pass. It is compiled on first need (about 20 times
 	// the fast path's cost), so a process that only sees valid states never pays for it.
@@ -68,8 +70,7 @@ func NewValidator() (*Validator, error) {
 var librarySchema = sync.OnceValues(compileSchema)
 
 // defaultValidator compiles the schema on first use. The compiled Validator is immutable
-// after creation, so sharing it is safe; like the illustration library, it is built once
-// and never modified.
+// after creation, so sharing it is safe; it is built once and never modified.
 var defaultValidator = sync.OnceValues(NewValidator)
 
 // Validate checks raw against the schema and the semantic rules, using a Validator compiled
@@ -105,7 +106,7 @@ func (v *Validator) Validate(raw []byte) Result {
 // ValidateSchema checks raw against the JSON Schema only. Project create and sync use it:
 // they reject schema violations but store states that break semantic rules.
 func (v *Validator) ValidateSchema(raw []byte) Result {
-	t, err := decodeTape(raw)
+	t, err := jsontape.Decode(raw)
 	if err != nil {
 		return result(invalidJSON(err))
 	}
@@ -116,11 +117,11 @@ func (v *Validator) ValidateSchema(raw []byte) Result {
 // when raw is not a JSON object; it is non-nil but incomplete when the schema failed.
 // Callers must not render a state whose Result is not Valid.
 func (v *Validator) Check(raw []byte) (*State, Result) {
-	t, err := decodeTape(raw)
+	t, err := jsontape.Decode(raw)
 	if err != nil {
 		return nil, result(invalidJSON(err))
 	}
-	if t.nodes[t.root].kind != kindObject {
+	if t.Kind(t.Root()) != jsontape.Object {
 		return nil, result(v.schemaIssues(t))
 	}
 	// The typed view is built and its semantic rules checked in their own goroutine while
@@ -153,17 +154,17 @@ func invalidJSON(err error) []Issue {
 
 // schemaIssues validates a decoded document against the schema: with the fast path, and
 // when that does not pass it, with the library on the generic form of the document.
-func (v *Validator) schemaIssues(t *tape) []Issue {
-	isObj := t.nodes[t.root].kind == kindObject
-	if isObj && v.fast != nil && v.fast.check(t) == fastPass {
-		// The library would report nothing (see fastNode).
+func (v *Validator) schemaIssues(t *jsontape.Tape) []Issue {
+	isObj := t.Kind(t.Root()) == jsontape.Object
+	if isObj && v.fast != nil && v.fast.Check(t) == fastschema.Pass {
+		// The library would report nothing (see package fastschema).
 		return nil
 	}
 	schema, err := v.lib()
 	if err != nil {
 		return []Issue{{Code: CodeSchemaInvalid, Message: "the embedded schema does not compile: " + err.Error()}}
 	}
-	val := t.tree(t.root)
+	val := t.Tree(t.Root())
 	var c collector
 	c.validate(schema.root, val)
 	if !isObj {

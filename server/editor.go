@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/illustrations"
 	"github.com/gin-gonic/gin"
 )
 
@@ -47,12 +48,12 @@ func (s *Server) getCapabilities(c *gin.Context) {
 // fuzzy-matched and ranked, or all of them without q.
 func (s *Server) searchIllustrations(c *gin.Context) {
 	q := c.Query("q")
-	if len([]rune(q)) > editor.MaxIllustrationQuery {
+	if len([]rune(q)) > illustrations.MaxQuery {
 		s.fail(c, fieldError(http.StatusBadRequest, "INVALID_QUERY_PARAMETER", "q",
-			"q must be at most %d characters", editor.MaxIllustrationQuery))
+			"q must be at most %d characters", illustrations.MaxQuery))
 		return
 	}
-	names := editor.SearchIllustrations(q)
+	names := illustrations.Search(q)
 	if names == nil {
 		names = []string{}
 	}

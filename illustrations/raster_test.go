@@ -1,4 +1,4 @@
-package editor
+package illustrations
 
 import (
 	"image"
@@ -64,13 +64,13 @@ func rasterise(t *testing.T, il Illustration, size int) []bool {
 }
 
 // TestContactSheet writes every illustration into one PNG for a visual check when
-// EDITOR_SHEET names the output file.
+// ILLUSTRATIONS_SHEET names the output file.
 func TestContactSheet(t *testing.T) {
-	out := os.Getenv("EDITOR_SHEET")
+	out := os.Getenv("ILLUSTRATIONS_SHEET")
 	if out == "" {
-		t.Skip("set EDITOR_SHEET=/tmp/sheet.png to write the contact sheet")
+		t.Skip("set ILLUSTRATIONS_SHEET=/tmp/sheet.png to write the contact sheet")
 	}
-	ils := Illustrations()
+	ils := All()
 	const cell, cols = 64, 15
 	rows := (len(ils) + cols - 1) / cols
 	img := image.NewGray(image.Rect(0, 0, cols*(cell+4), rows*(cell+4)))

@@ -1,4 +1,4 @@
-package editor
+package illustrations
 
 import (
 	"sort"
@@ -7,11 +7,11 @@ import (
 	"unicode/utf8"
 )
 
-// MaxIllustrationQuery is the longest query SearchIllustrations considers, in characters;
+// MaxQuery is the longest query Search considers, in characters;
 // longer queries are cut to it.
-const MaxIllustrationQuery = 200
+const MaxQuery = 200
 
-// SearchIllustrations returns the names of built-in illustrations matching q, best first
+// Search returns the names of built-in illustrations matching q, best first
 // (ties by name). An empty or blank q returns every name, sorted.
 //
 // Matching is fuzzy and case-insensitive: q is split into words (at spaces, '-', '_' and
@@ -19,15 +19,15 @@ const MaxIllustrationQuery = 200
 // in falling score: the whole word, a prefix, a substring, one or two typos (Levenshtein
 // distance, for words of 4+ and 7+ letters; also against a prefix for words of 5+ letters),
 // or a subsequence of the name (e.g. "arwup"
-// finds "arrow-up"). Only the first MaxIllustrationQuery characters of q are used.
-func SearchIllustrations(q string) []string {
-	if utf8.RuneCountInString(q) > MaxIllustrationQuery {
-		q = string([]rune(q)[:MaxIllustrationQuery])
+// finds "arrow-up"). Only the first MaxQuery characters of q are used.
+func Search(q string) []string {
+	if utf8.RuneCountInString(q) > MaxQuery {
+		q = string([]rune(q)[:MaxQuery])
 	}
 	words := splitWords(q)
-	lib := illustrationLibrary()
+	l := lib()
 	if len(words) == 0 {
-		return IllustrationNames()
+		return Names()
 	}
 	if len(words) > 16 {
 		words = words[:16]
@@ -37,7 +37,7 @@ func SearchIllustrations(q string) []string {
 		score int
 	}
 	var hits []hit
-	for _, il := range lib.list {
+	for _, il := range l.list {
 		nameWords := splitWords(il.Name)
 		total := 0
 		ok := true

@@ -1,30 +1,40 @@
-package editor
+// Package fastschema is editor's fast path for the JSON-Schema check: Compile turns the
+// embedded schema document into a Node, and Node.Check decides most editor states on
+// their decoded tape (package jsontape) without the jsonschema library. Only a Pass is
+// final; editor's Validator checks anything else with the library, which stays the source
+// of truth for every issue. It lives under editor/internal because only editor uses it.
+package fastschema
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cutroom/cutroom/editor/internal/jsontape"
 )
 
 // This file holds a compiled fast path for the schema check. It evaluates the draft-07
 // keywords the embedded schema uses (type, enum, const, minimum, maximum, minLength,
 // minItems, minProperties, required, properties, additionalProperties, items, allOf,
 // oneOf, if/then/else, $ref to a definition) directly on the decoded document (a tape,
-// see decodeTape), in one walk without allocating, and answers pass, fail or unknown. It
+// see jsontape.Decode), in one walk without allocating, and answers pass, fail or unknown. It
 // only ever decides that a document passes: anything else (fail or unknown) is checked by
 // the jsonschema library, which stays the source of truth for every issue (code, path,
 // message). A pass is only answered when every keyword was decided exactly, so that it
-// equals the library's verdict; TestFastSchemaMatchesLibrary and FuzzFastSchema prove that
+// equals the library's verdict; TestFastSchemaMatchesLibrary and FuzzFastSchema (package
+// editor) prove that
 // on fixtures and on random and fuzzed documents.
 
-// fastResult is the verdict of the fast path on one value. The verdict of several
+// Result is the verdict of the fast path on one value. The verdict of several
 // keywords that must all hold is their maximum.
-type fastResult uint8
+type Result uint8
 
 const (
-	fastPass fastResult = iota
-	fastUnknown
-	fastFail
+	Pass Result = iota
+	Unknown
+	Fail
 )
 
 // JSON types as a bit set.
@@ -38,14 +48,14 @@ const (
 	tObject
 )
 
-// fastNode is one compiled schema. A nil *fastNode accepts everything.
-type fastNode struct {
-	id          uint32    // unique among the nodes of one compiled schema (see numberNodes)
-	unsupported bool      // a keyword the fast path does not evaluate: always unknown
-	never       bool      // the false schema
-	ref         *fastNode // draft-07: a $ref replaces every sibling keyword
-	types       uint8     // 0: any type
-	enum        []any     // string or json.Number members; nil when absent
+// Node is one compiled schema. A nil *Node accepts everything.
+type Node struct {
+	id          uint32 // unique among the nodes of one compiled schema (see numberNodes)
+	unsupported bool   // a keyword the fast path does not evaluate: always unknown
+	never       bool   // the false schema
+	ref         *Node  // draft-07: a $ref replaces every sibling keyword
+	types       uint8  // 0: any type
+	enum        []any  // string or json.Number members; nil when absent
 	hasEnum     bool
 	minimum     *decimal // nil when absent
 	maximum     *decimal
@@ -53,7 +63,7 @@ type fastNode struct {
 	minItems    int
 	minProps    int
 	required    []string
-	props       map[string]*fastNode
+	props       map[string]*Node
 	// reqProps is the number of required names that are in props; reqIn tells which
 	// props are required. reqOut lists the required names that are not in props.
 	reqProps  int
@@ -61,23 +71,23 @@ type fastNode struct {
 	members   map[string]fastMember // props with reqIn, for one lookup per member
 	reqOut    []string
 	addlFalse bool
-	addl      *fastNode
-	items     *fastNode
-	allOf     []*fastNode
+	addl      *Node
+	items     *Node
+	allOf     []*Node
 	// dispatch holds the members of allOf of the form {if: {required: [dispatchProp],
 	// properties: {dispatchProp: {const: c}}}, then: S} (what discriminate writes) as S by
 	// c: on an object only the branch named by its member applies.
 	dispatchProp string
-	dispatch     map[string]*fastNode
-	oneOf        []*fastNode
-	ifS          *fastNode
-	thenS        *fastNode
-	elseS        *fastNode
+	dispatch     map[string]*Node
+	oneOf        []*Node
+	ifS          *Node
+	thenS        *Node
+	elseS        *Node
 }
 
 // fastMember is the schema of a member and whether the member is required.
 type fastMember struct {
-	node     *fastNode
+	node     *Node
 	required bool
 }
 
@@ -85,33 +95,33 @@ type fastMember struct {
 // (numbers are json.Number).
 type fastCompiler struct {
 	defs map[string]any
-	done map[string]*fastNode
+	done map[string]*Node
 }
 
-// compileFast compiles the root schema document root. It never fails: what it cannot
+// Compile compiles the root schema document root. It never fails: what it cannot
 // evaluate exactly becomes an unsupported node, whose verdict is unknown.
-func compileFast(root map[string]any) *fastNode {
+func Compile(root map[string]any) *Node {
 	defs, _ := root["definitions"].(map[string]any)
-	c := &fastCompiler{defs: defs, done: map[string]*fastNode{}}
+	c := &fastCompiler{defs: defs, done: map[string]*Node{}}
 	n := c.compile(root)
-	numberNodes(n, map[*fastNode]bool{})
+	numberNodes(n, map[*Node]bool{})
 	return n
 }
 
 // numberNodes gives every node reachable from n a distinct id.
-func numberNodes(n *fastNode, seen map[*fastNode]bool) {
+func numberNodes(n *Node, seen map[*Node]bool) {
 	if n == nil || seen[n] {
 		return
 	}
 	seen[n] = true
 	n.id = uint32(len(seen))
-	kids := []*fastNode{n.ref, n.addl, n.items, n.ifS, n.thenS, n.elseS}
+	kids := []*Node{n.ref, n.addl, n.items, n.ifS, n.thenS, n.elseS}
 	kids = append(kids, n.allOf...)
 	kids = append(kids, n.oneOf...)
-	for _, k := range sortedKeys(n.props) {
+	for _, k := range slices.Sorted(maps.Keys(n.props)) {
 		kids = append(kids, n.props[k])
 	}
-	for _, k := range sortedKeys(n.dispatch) {
+	for _, k := range slices.Sorted(maps.Keys(n.dispatch)) {
 		kids = append(kids, n.dispatch[k])
 	}
 	for _, k := range kids {
@@ -119,21 +129,21 @@ func numberNodes(n *fastNode, seen map[*fastNode]bool) {
 	}
 }
 
-func (c *fastCompiler) compile(s any) *fastNode {
+func (c *fastCompiler) compile(s any) *Node {
 	switch x := s.(type) {
 	case bool:
 		if x {
 			return nil
 		}
-		return &fastNode{never: true}
+		return &Node{never: true}
 	case map[string]any:
 		return c.compileObject(x)
 	}
-	return &fastNode{unsupported: true}
+	return &Node{unsupported: true}
 }
 
-func (c *fastCompiler) compileObject(s map[string]any) *fastNode {
-	n := &fastNode{minLength: -1, minItems: -1, minProps: -1}
+func (c *fastCompiler) compileObject(s map[string]any) *Node {
+	n := &Node{minLength: -1, minItems: -1, minProps: -1}
 	if ref, ok := s["$ref"]; ok {
 		r, _ := ref.(string)
 		name, ok := strings.CutPrefix(r, "#/definitions/")
@@ -146,7 +156,7 @@ func (c *fastCompiler) compileObject(s map[string]any) *fastNode {
 			n.ref = d
 			return n
 		}
-		d := &fastNode{}
+		d := &Node{}
 		c.done[name] = d
 		*d = *c.compile(def).orTrue()
 		n.ref = d
@@ -185,7 +195,7 @@ func (c *fastCompiler) compileObject(s map[string]any) *fastNode {
 		case "properties":
 			m, isMap := v.(map[string]any)
 			ok = isMap
-			n.props = make(map[string]*fastNode, len(m))
+			n.props = make(map[string]*Node, len(m))
 			for name, ps := range m {
 				n.props[name] = c.compile(ps)
 			}
@@ -206,7 +216,7 @@ func (c *fastCompiler) compileObject(s map[string]any) *fastNode {
 			if k == "allOf" {
 				n.dispatchProp, n.dispatch, arr = c.splitDispatch(arr)
 			}
-			var subs []*fastNode
+			var subs []*Node
 			for _, b := range arr {
 				subs = append(subs, c.compile(b))
 			}
@@ -260,9 +270,9 @@ func containsString(list []string, s string) bool {
 
 // splitDispatch takes the if/then members that dispatch on one member's string const out
 // of an allOf, and returns them by const with the members left.
-func (c *fastCompiler) splitDispatch(all []any) (string, map[string]*fastNode, []any) {
+func (c *fastCompiler) splitDispatch(all []any) (string, map[string]*Node, []any) {
 	prop := ""
-	dispatch := map[string]*fastNode{}
+	dispatch := map[string]*Node{}
 	var rest []any
 	for _, m := range all {
 		if p, cst, then, ok := dispatchBranch(m); ok && (prop == "" || p == prop) && dispatch[cst] == nil {
@@ -299,9 +309,9 @@ func dispatchBranch(m any) (p, c string, then any, ok bool) {
 }
 
 // orTrue returns n, or the node of the true schema for nil.
-func (n *fastNode) orTrue() *fastNode {
+func (n *Node) orTrue() *Node {
 	if n == nil {
-		return &fastNode{minLength: -1, minItems: -1, minProps: -1}
+		return &Node{minLength: -1, minItems: -1, minProps: -1}
 	}
 	return n
 }
@@ -453,38 +463,38 @@ func cmpMagnitude(a, b decimal) int {
 }
 
 // fastRun is the state of one check: the document, and verdicts on small objects by
-// schema and node (decodeTape shares identical short objects, so most repeat).
+// schema and node (jsontape.Decode shares identical short objects, so most repeat).
 type fastRun struct {
-	t    *tape
-	memo map[uint64]fastResult // by node id << 32 | document node
+	t    *jsontape.Tape
+	memo map[uint64]Result // by node id << 32 | document node
 }
 
 // maxMemoMembers is the size of the largest object whose verdict is remembered.
 const maxMemoMembers = 4
 
-// check returns the verdict of n on the document t.
-func (n *fastNode) check(t *tape) fastResult {
-	run := fastRun{t: t, memo: map[uint64]fastResult{}}
-	return n.eval(&run, t.root)
+// Check returns the verdict of n on the document t.
+func (n *Node) Check(t *jsontape.Tape) Result {
+	run := fastRun{t: t, memo: map[uint64]Result{}}
+	return n.eval(&run, t.Root())
 }
 
-func (n *fastNode) eval(run *fastRun, v uint32) fastResult {
+func (n *Node) eval(run *fastRun, v uint32) Result {
 	if n == nil {
-		return fastPass
+		return Pass
 	}
 	if n.ref != nil {
 		return n.ref.eval(run, v)
 	}
 	if n.unsupported {
-		return fastUnknown
+		return Unknown
 	}
 	if n.never {
-		return fastFail
+		return Fail
 	}
 	t := run.t
-	kind := t.nodes[v].kind
-	if kind == kindObject {
-		if size := t.nodes[v].n; size <= maxMemoMembers && size > 0 {
+	kind := t.Kind(v)
+	if kind == jsontape.Object {
+		if size := t.Len(v); size <= maxMemoMembers && size > 0 {
 			key := uint64(n.id)<<32 | uint64(v)
 			if got, ok := run.memo[key]; ok {
 				return got
@@ -495,49 +505,49 @@ func (n *fastNode) eval(run *fastRun, v uint32) fastResult {
 		}
 		return n.evalObject(run, v)
 	}
-	r := fastPass
+	r := Pass
 	// A number's decimal form is only needed for integer types, numeric enums and bounds.
 	var num decimal
-	numOK, isNum := false, kind == kindNumber
+	numOK, isNum := false, kind == jsontape.Number
 	if isNum && (n.minimum != nil || n.maximum != nil || n.hasEnum || (n.types&tInteger != 0 && n.types&tNumber == 0)) {
-		num, numOK = splitDecimal(t.text(v))
+		num, numOK = splitDecimal(t.Text(v))
 	}
 	if n.types != 0 {
-		if r = max(r, n.checkType(kind, isNum, num, numOK)); r == fastFail {
+		if r = max(r, n.checkType(kind, isNum, num, numOK)); r == Fail {
 			return r
 		}
 	}
 	if n.hasEnum {
-		if r = max(r, n.checkEnum(t, v, isNum, num, numOK)); r == fastFail {
+		if r = max(r, n.checkEnum(t, v, isNum, num, numOK)); r == Fail {
 			return r
 		}
 	}
 	switch kind {
-	case kindNumber:
+	case jsontape.Number:
 		if n.minimum != nil || n.maximum != nil {
 			if !numOK {
-				r = max(r, fastUnknown)
+				r = max(r, Unknown)
 			} else {
 				if n.minimum != nil && cmpDecimal(num, *n.minimum) < 0 {
-					return fastFail
+					return Fail
 				}
 				if n.maximum != nil && cmpDecimal(num, *n.maximum) > 0 {
-					return fastFail
+					return Fail
 				}
 			}
 		}
-	case kindString:
-		if n.minLength >= 0 && utf8.RuneCountInString(t.text(v)) < n.minLength {
-			return fastFail
+	case jsontape.String:
+		if n.minLength >= 0 && utf8.RuneCountInString(t.Text(v)) < n.minLength {
+			return Fail
 		}
-	case kindArray:
-		elems := t.elems(v)
+	case jsontape.Array:
+		elems := t.Elems(v)
 		if n.minItems >= 0 && len(elems) < n.minItems {
-			return fastFail
+			return Fail
 		}
 		if n.items != nil {
 			for _, e := range elems {
-				if r = max(r, n.items.eval(run, e)); r == fastFail {
+				if r = max(r, n.items.eval(run, e)); r == Fail {
 					return r
 				}
 			}
@@ -547,99 +557,99 @@ func (n *fastNode) eval(run *fastRun, v uint32) fastResult {
 }
 
 // evalObject evaluates n's object keywords and applicators on the object x.
-func (n *fastNode) evalObject(run *fastRun, x uint32) fastResult {
-	r := fastPass
+func (n *Node) evalObject(run *fastRun, x uint32) Result {
+	r := Pass
 	if n.types != 0 && n.types&tObject == 0 {
-		return fastFail
+		return Fail
 	}
 	if n.hasEnum {
-		return fastFail // enum members are strings and numbers
+		return Fail // enum members are strings and numbers
 	}
 	t := run.t
-	m := t.members(x)
+	m := t.Members(x)
 	size := len(m) / 2
 	if n.minProps >= 0 && size < n.minProps {
-		return fastFail
+		return Fail
 	}
 	for _, name := range n.reqOut {
-		if _, ok := t.member(x, name); !ok {
-			return fastFail
+		if _, ok := t.Member(x, name); !ok {
+			return Fail
 		}
 	}
 	if !n.addlFalse && n.addl == nil && 2*len(n.props) < size {
 		// Only the listed members are constrained, and there are fewer of them than
 		// members (the dispatch's if schemas list one): look them up.
 		for k, ps := range n.props {
-			if e, ok := t.member(x, k); ok {
-				if r = max(r, ps.eval(run, e)); r == fastFail {
+			if e, ok := t.Member(x, k); ok {
+				if r = max(r, ps.eval(run, e)); r == Fail {
 					return r
 				}
 			} else if n.reqIn[k] {
-				return fastFail
+				return Fail
 			}
 		}
 	} else {
 		required := 0
 		for j := 0; j < len(m); j += 2 {
-			k, e := t.text(m[j]), m[j+1]
+			k, e := t.Text(m[j]), m[j+1]
 			if ps, ok := n.members[k]; ok {
 				if ps.required {
 					required++
 				}
 				r = max(r, ps.node.eval(run, e))
 			} else if n.addlFalse {
-				return fastFail
+				return Fail
 			} else if n.addl != nil {
 				r = max(r, n.addl.eval(run, e))
 			}
-			if r == fastFail {
+			if r == Fail {
 				return r
 			}
 		}
 		if required < n.reqProps {
-			return fastFail
+			return Fail
 		}
 	}
 	return n.evalApplicators(run, x, r)
 }
 
 // evalApplicators combines r with the verdicts of allOf, oneOf and if/then/else on v.
-func (n *fastNode) evalApplicators(run *fastRun, v uint32, r fastResult) fastResult {
+func (n *Node) evalApplicators(run *fastRun, v uint32, r Result) Result {
 	for _, s := range n.allOf {
-		if r = max(r, s.eval(run, v)); r == fastFail {
+		if r = max(r, s.eval(run, v)); r == Fail {
 			return r
 		}
 	}
 	if n.dispatch != nil {
 		t := run.t
-		if t.nodes[v].kind != kindObject {
+		if t.Kind(v) != jsontape.Object {
 			// required and properties ignore other values: every if passes.
 			for _, s := range n.dispatch {
-				if r = max(r, s.eval(run, v)); r == fastFail {
+				if r = max(r, s.eval(run, v)); r == Fail {
 					return r
 				}
 			}
-		} else if e, ok := t.member(v, n.dispatchProp); ok && t.nodes[e].kind == kindString {
-			if then := n.dispatch[t.text(e)]; then != nil {
-				if r = max(r, then.eval(run, v)); r == fastFail {
+		} else if e, ok := t.Member(v, n.dispatchProp); ok && t.Kind(e) == jsontape.String {
+			if then := n.dispatch[t.Text(e)]; then != nil {
+				if r = max(r, then.eval(run, v)); r == Fail {
 					return r
 				}
 			}
 		}
 	}
 	if n.oneOf != nil {
-		if r = max(r, n.checkOneOf(run, v)); r == fastFail {
+		if r = max(r, n.checkOneOf(run, v)); r == Fail {
 			return r
 		}
 	}
 	if n.ifS != nil {
 		switch n.ifS.eval(run, v) {
-		case fastPass:
+		case Pass:
 			r = max(r, n.thenS.eval(run, v))
-		case fastFail:
+		case Fail:
 			r = max(r, n.elseS.eval(run, v))
 		default:
-			r = max(r, fastUnknown)
+			r = max(r, Unknown)
 		}
 	}
 	return r
@@ -648,84 +658,84 @@ func (n *fastNode) evalApplicators(run *fastRun, v uint32, r fastResult) fastRes
 // kindType returns the JSON type bit of a tape kind.
 func kindType(kind uint8) uint8 {
 	switch kind {
-	case kindNull:
+	case jsontape.Null:
 		return tNull
-	case kindFalse, kindTrue:
+	case jsontape.False, jsontape.True:
 		return tBool
-	case kindNumber:
+	case jsontape.Number:
 		return tNumber
-	case kindString:
+	case jsontape.String:
 		return tString
-	case kindArray:
+	case jsontape.Array:
 		return tArray
-	case kindObject:
+	case jsontape.Object:
 		return tObject
 	}
 	return 0
 }
 
-func (n *fastNode) checkType(kind uint8, isNum bool, num decimal, numOK bool) fastResult {
+func (n *Node) checkType(kind uint8, isNum bool, num decimal, numOK bool) Result {
 	t := kindType(kind)
 	if t == 0 {
-		return fastUnknown
+		return Unknown
 	}
 	if n.types&t != 0 {
-		return fastPass
+		return Pass
 	}
 	if isNum && n.types&tInteger != 0 {
 		if !numOK {
-			return fastUnknown // an exponent: leave integrality to the library
+			return Unknown // an exponent: leave integrality to the library
 		}
 		if num.frac == "" {
-			return fastPass
+			return Pass
 		}
 	}
-	return fastFail
+	return Fail
 }
 
-func (n *fastNode) checkEnum(t *tape, v uint32, isNum bool, num decimal, numOK bool) fastResult {
-	r := fastFail
-	isStr := t.nodes[v].kind == kindString
+func (n *Node) checkEnum(t *jsontape.Tape, v uint32, isNum bool, num decimal, numOK bool) Result {
+	r := Fail
+	isStr := t.Kind(v) == jsontape.String
 	for _, e := range n.enum {
 		switch x := e.(type) {
 		case string:
-			if isStr && t.text(v) == x {
-				return fastPass
+			if isStr && t.Text(v) == x {
+				return Pass
 			}
 		case json.Number:
 			if !isNum {
 				continue
 			}
 			if !numOK {
-				r = fastUnknown
+				r = Unknown
 				continue
 			}
 			b, _ := splitDecimal(string(x))
 			if cmpDecimal(num, b) == 0 {
-				return fastPass
+				return Pass
 			}
 		}
 	}
 	return r
 }
 
-func (n *fastNode) checkOneOf(run *fastRun, v uint32) fastResult {
+func (n *Node) checkOneOf(run *fastRun, v uint32) Result {
 	passed, unknown := 0, 0
 	for _, s := range n.oneOf {
 		switch s.eval(run, v) {
-		case fastPass:
+		case Pass:
 			passed++
-		case fastUnknown:
+		case Unknown:
 			unknown++
 		}
 	}
 	switch {
 	case passed > 1:
-		return fastFail
+		return Fail
 	case passed == 1 && unknown == 0:
-		return fastPass
+		return Pass
 	case passed == 0 && unknown == 0:
-		return fastFail
+		return Fail
 	}
-	return fastUnknown
+	return Unknown
 }

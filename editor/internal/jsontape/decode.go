@@ -1,4 +1,10 @@
-package editor
+// Package jsontape is editor's JSON decoder: Decode reads a document once into a Tape, flat
+// arrays of nodes that share identical short objects, which both editor's fast JSON-Schema
+// check (package fastschema) and its typed view (editor.Parse) read without building
+// map[string]any. Tree gives the generic form the schema library takes when the fast
+// check does not decide. It lives under editor/internal because only editor and its
+// internal packages use it; it imports no cutroom package.
+package jsontape
 
 import (
 	"encoding/binary"
@@ -10,24 +16,24 @@ import (
 	"unicode/utf8"
 )
 
-// maxDepth bounds the nesting of decoded JSON; editor states nest about ten levels.
-const maxDepth = 512
+// MaxDepth bounds the nesting of decoded JSON; editor states nest about ten levels.
+const MaxDepth = 512
 
 // maxNumberLen bounds the length of a number literal.
 const maxNumberLen = 1000
 
 // maxExponent is the largest decimal exponent a number keeps as written; see
-// canonicalNumber.
+// CanonicalNumber.
 const maxExponent = 400
 
-// canonicalNumber returns a JSON number literal the schema validator can handle quickly
+// CanonicalNumber returns a JSON number literal the schema validator can handle quickly
 // and that compares the same way against every bound the schema can state (sign,
 // integrality, and order against numbers of at most maxExponent digits). Exact arithmetic
 // on a literal like 1e999999 takes tens of milliseconds, so a state full of them would tie
 // up the validator: literals with an exponent beyond maxExponent are replaced by
 // equivalents with small exponents (±1e401, a 401-digit non-integer, or ±1e-401). It
 // reports false for literals longer than maxNumberLen.
-func canonicalNumber(lit string) (string, bool) {
+func CanonicalNumber(lit string) (string, bool) {
 	if len(lit) > maxNumberLen {
 		return "", false
 	}
@@ -78,26 +84,26 @@ func canonicalNumber(lit string) (string, bool) {
 	return sign + digits + "e" + strconv.Itoa(q-len(digits)), true
 }
 
-// Kinds of tape nodes.
+// Kinds of tape nodes (Tape.Kind).
 const (
-	kindNull uint8 = iota
-	kindFalse
-	kindTrue
-	kindNumber
-	kindString
-	kindArray
-	kindObject
+	Null uint8 = iota
+	False
+	True
+	Number
+	String
+	Array
+	Object
 )
 
-// tape is one decoded JSON document in flat arrays, which the fast schema check and the
+// Tape is one decoded JSON document in flat arrays, which the fast schema check and the
 // typed view both read (the strings of a State built from it are slices of src, so a
 // State keeps one copy of the document's text alive): node i is nodes[i], the root is
 // nodes[root], and containers list their children in kids. Identical short objects and
 // arrays share one node (editor states repeat small objects such as
 // {"value":1,"keyframes":[]} thousands of times). Objects have no duplicate member names:
 // like encoding/json, the last member with a name wins (see dedupe). A tape is never
-// modified after decodeTape.
-type tape struct {
+// modified after Decode.
+type Tape struct {
 	src   string   // the document text
 	esc   string   // the text of strings with escapes or invalid UTF-8, and rewritten numbers
 	nodes []tnode  // every value, each container after its children
@@ -106,7 +112,7 @@ type tape struct {
 }
 
 // tnode is one value of a tape. A string's text and a number's canonical literal (see
-// canonicalNumber) are n bytes at offset a of src, or of esc when esc is set; an array
+// CanonicalNumber) are n bytes at offset a of src, or of esc when esc is set; an array
 // has n elements and an object n members, listed from kids[a].
 type tnode struct {
 	kind uint8
@@ -115,11 +121,20 @@ type tnode struct {
 	a    uint32
 }
 
-// maxTapeLen bounds the size of a document decodeTape accepts (offsets are 32 bits).
+// maxTapeLen bounds the size of a document Decode accepts (offsets are 32 bits).
 const maxTapeLen = 1 << 31
 
-// text returns the text of a string node or the literal of a number node.
-func (t *tape) text(i uint32) string {
+// Root returns the node of the top-level value.
+func (t *Tape) Root() uint32 { return t.root }
+
+// Kind returns the kind of node i (Null, False, True, Number, String, Array or Object).
+func (t *Tape) Kind(i uint32) uint8 { return t.nodes[i].kind }
+
+// Len returns the number of elements of an array node or of members of an object node.
+func (t *Tape) Len(i uint32) uint32 { return t.nodes[i].n }
+
+// Text returns the text of a string node or the literal of a number node.
+func (t *Tape) Text(i uint32) string {
 	n := &t.nodes[i]
 	if n.esc {
 		return t.esc[n.a : n.a+n.n]
@@ -127,72 +142,72 @@ func (t *tape) text(i uint32) string {
 	return t.src[n.a : n.a+n.n]
 }
 
-// members returns an object's name and value nodes, alternating (nil for other kinds).
-func (t *tape) members(i uint32) []uint32 {
+// Members returns an object's name and value nodes, alternating (nil for other kinds).
+func (t *Tape) Members(i uint32) []uint32 {
 	n := &t.nodes[i]
-	if n.kind != kindObject {
+	if n.kind != Object {
 		return nil
 	}
 	return t.kids[n.a : n.a+2*n.n : n.a+2*n.n]
 }
 
-// elems returns an array's elements (nil for other kinds).
-func (t *tape) elems(i uint32) []uint32 {
+// Elems returns an array's elements (nil for other kinds).
+func (t *Tape) Elems(i uint32) []uint32 {
 	n := &t.nodes[i]
-	if n.kind != kindArray {
+	if n.kind != Array {
 		return nil
 	}
 	return t.kids[n.a : n.a+n.n : n.a+n.n]
 }
 
-// member returns the value of the object i's member name.
-func (t *tape) member(i uint32, name string) (uint32, bool) {
-	m := t.members(i)
+// Member returns the value of the object i's member name.
+func (t *Tape) Member(i uint32, name string) (uint32, bool) {
+	m := t.Members(i)
 	for j := 0; j < len(m); j += 2 {
-		if t.text(m[j]) == name {
+		if t.Text(m[j]) == name {
 			return m[j+1], true
 		}
 	}
 	return 0, false
 }
 
-// tree returns node i in the generic form the schema library takes: map[string]any, []any,
+// Tree returns node i in the generic form the schema library takes: map[string]any, []any,
 // string, json.Number, bool and nil, like encoding/json with UseNumber (duplicate names:
-// the last wins; invalid UTF-8 becomes U+FFFD; numbers as canonicalNumber writes them).
+// the last wins; invalid UTF-8 becomes U+FFFD; numbers as CanonicalNumber writes them).
 // The validator only builds it when the fast path does not pass a document.
-func (t *tape) tree(i uint32) any {
+func (t *Tape) Tree(i uint32) any {
 	n := &t.nodes[i]
 	switch n.kind {
-	case kindFalse:
+	case False:
 		return false
-	case kindTrue:
+	case True:
 		return true
-	case kindNumber:
-		return json.Number(t.text(i))
-	case kindString:
-		return t.text(i)
-	case kindArray:
+	case Number:
+		return json.Number(t.Text(i))
+	case String:
+		return t.Text(i)
+	case Array:
 		a := make([]any, n.n)
-		for j, e := range t.elems(i) {
-			a[j] = t.tree(e)
+		for j, e := range t.Elems(i) {
+			a[j] = t.Tree(e)
 		}
 		return a
-	case kindObject:
-		m := t.members(i)
+	case Object:
+		m := t.Members(i)
 		o := make(map[string]any, len(m)/2)
 		for j := 0; j < len(m); j += 2 {
-			o[t.text(m[j])] = t.tree(m[j+1])
+			o[t.Text(m[j])] = t.Tree(m[j+1])
 		}
 		return o
 	}
 	return nil
 }
 
-// decodeTape decodes one JSON value, like encoding/json but with a depth limit (maxDepth)
+// Decode decodes one JSON value, like encoding/json but with a depth limit (MaxDepth)
 // and a length limit on number literals (maxNumberLen); syntax errors give the byte
 // offset. It scans the text once; strings without escapes and numbers are not copied
 // (they are slices of one copy of data).
-func decodeTape(data []byte) (*tape, error) {
+func Decode(data []byte) (*Tape, error) {
 	if len(data) >= maxTapeLen {
 		return nil, &syntaxError{msg: "document too large", pos: 0}
 	}
@@ -220,11 +235,11 @@ func decodeTape(data []byte) (*tape, error) {
 type tapeDecoder struct {
 	data  []byte
 	pos   int
-	t     tape
+	t     Tape
 	esc   []byte             // becomes t.esc
 	stack []uint32           // children of the open containers
 	trees shareTable         // short objects and arrays by their text (see container)
-	long  [maxDepth + 1]bool // whether the last container decoded at a depth was long
+	long  [MaxDepth + 1]bool // whether the last container decoded at a depth was long
 	lits  [3]uint32          // the shared null, false and true nodes
 	dup   []uint32           // hash table of hasDuplicate
 	seed  maphash.Seed
@@ -338,11 +353,11 @@ func (d *tapeDecoder) value(depth int) (uint32, error) {
 	case c == '-' || (c >= '0' && c <= '9'):
 		return d.number()
 	case c == 't':
-		return d.literal("true", kindTrue)
+		return d.literal("true", True)
 	case c == 'f':
-		return d.literal("false", kindFalse)
+		return d.literal("false", False)
 	case c == 'n':
-		return d.literal("null", kindNull)
+		return d.literal("null", Null)
 	}
 	return 0, d.errorf("invalid character looking for beginning of value")
 }
@@ -364,9 +379,9 @@ const maxSharedLen = 128
 func (d *tapeDecoder) container(c byte, depth int) (uint32, error) {
 	end := -1
 	var hash uint64
-	// Within maxDepth-maxSharedLen, a value of at most maxSharedLen bytes decodes the
+	// Within MaxDepth-maxSharedLen, a value of at most maxSharedLen bytes decodes the
 	// same at every depth.
-	shared := depth < maxDepth-maxSharedLen
+	shared := depth < MaxDepth-maxSharedLen
 	if shared && !d.long[depth] {
 		end = scanShort(d.data, d.pos)
 		if end < 0 {
@@ -445,7 +460,7 @@ func (d *tapeDecoder) close(kind uint8, base int, n int) uint32 {
 }
 
 func (d *tapeDecoder) object(depth int) (uint32, error) {
-	if depth > maxDepth {
+	if depth > MaxDepth {
 		return 0, d.errorf("exceeded max depth")
 	}
 	d.pos++ // {
@@ -453,7 +468,7 @@ func (d *tapeDecoder) object(depth int) (uint32, error) {
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
-		return d.close(kindObject, base, 0), nil
+		return d.close(Object, base, 0), nil
 	}
 	for {
 		d.skipSpace()
@@ -484,7 +499,7 @@ func (d *tapeDecoder) object(depth int) (uint32, error) {
 			d.pos++
 		case '}':
 			d.pos++
-			return d.close(kindObject, base, (len(d.stack)-base)/2), nil
+			return d.close(Object, base, (len(d.stack)-base)/2), nil
 		default:
 			return 0, d.errorf("expected ',' or '}' after object value")
 		}
@@ -492,7 +507,7 @@ func (d *tapeDecoder) object(depth int) (uint32, error) {
 }
 
 func (d *tapeDecoder) array(depth int) (uint32, error) {
-	if depth > maxDepth {
+	if depth > MaxDepth {
 		return 0, d.errorf("exceeded max depth")
 	}
 	d.pos++ // [
@@ -500,7 +515,7 @@ func (d *tapeDecoder) array(depth int) (uint32, error) {
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == ']' {
 		d.pos++
-		return d.close(kindArray, base, 0), nil
+		return d.close(Array, base, 0), nil
 	}
 	for {
 		d.skipSpace()
@@ -518,7 +533,7 @@ func (d *tapeDecoder) array(depth int) (uint32, error) {
 			d.pos++
 		case ']':
 			d.pos++
-			return d.close(kindArray, base, len(d.stack)-base), nil
+			return d.close(Array, base, len(d.stack)-base), nil
 		default:
 			return 0, d.errorf("expected ',' or ']' after array element")
 		}
@@ -554,7 +569,7 @@ func (d *tapeDecoder) dedupe(i uint32) {
 	nd.n = uint32(len(out) / 2)
 }
 
-// text is tape.text during decoding (esc is not a string yet).
+// text is Tape.Text during decoding (esc is not a string yet).
 func (d *tapeDecoder) text(i uint32) string {
 	n := &d.t.nodes[i]
 	if n.esc {
@@ -662,7 +677,7 @@ func (d *tapeDecoder) str() (uint32, error) {
 			if high >= utf8.RuneSelf && !utf8.Valid(d.data[start:i]) {
 				return d.slowString(start)
 			}
-			return d.add(tnode{kind: kindString, n: uint32(i - start), a: uint32(start)}), nil
+			return d.add(tnode{kind: String, n: uint32(i - start), a: uint32(start)}), nil
 		}
 		if c == '\\' || c < 0x20 {
 			break
@@ -688,7 +703,7 @@ func (d *tapeDecoder) slowString(start int) (uint32, error) {
 		case c == '"':
 			d.pos = i + 1
 			d.esc = buf
-			return d.add(tnode{kind: kindString, esc: true, n: uint32(len(buf) - from), a: uint32(from)}), nil
+			return d.add(tnode{kind: String, esc: true, n: uint32(len(buf) - from), a: uint32(from)}), nil
 		case c < 0x20:
 			d.pos = i
 			return 0, d.errorf("invalid control character in string")
@@ -751,7 +766,7 @@ func (d *tapeDecoder) slowString(start int) (uint32, error) {
 }
 
 // number scans a JSON number. Literals with a large exponent are rewritten (see
-// canonicalNumber).
+// CanonicalNumber).
 func (d *tapeDecoder) number() (uint32, error) {
 	start := d.pos
 	i := d.pos
@@ -797,20 +812,20 @@ func (d *tapeDecoder) number() (uint32, error) {
 	}
 	d.pos = i
 	if !exp && i-start <= maxNumberLen {
-		return d.add(tnode{kind: kindNumber, n: uint32(i - start), a: uint32(start)}), nil
+		return d.add(tnode{kind: Number, n: uint32(i - start), a: uint32(start)}), nil
 	}
 	lit := d.t.src[start:i]
-	c, ok := canonicalNumber(lit)
+	c, ok := CanonicalNumber(lit)
 	if !ok {
 		d.pos = start
 		return 0, d.errorf("number literal longer than " + strconv.Itoa(maxNumberLen) + " characters")
 	}
 	if c == lit {
-		return d.add(tnode{kind: kindNumber, n: uint32(len(lit)), a: uint32(start)}), nil
+		return d.add(tnode{kind: Number, n: uint32(len(lit)), a: uint32(start)}), nil
 	}
 	from := len(d.esc)
 	d.esc = append(d.esc, c...)
-	return d.add(tnode{kind: kindNumber, esc: true, n: uint32(len(c)), a: uint32(from)}), nil
+	return d.add(tnode{kind: Number, esc: true, n: uint32(len(c)), a: uint32(from)}), nil
 }
 
 func hex4(b []byte, i int) (rune, bool) {

@@ -1,4 +1,4 @@
-package editor
+package illustrations
 
 import (
 	"reflect"
@@ -8,7 +8,7 @@ import (
 )
 
 func TestIllustrationLibrary(t *testing.T) {
-	ils := Illustrations()
+	ils := All()
 	if len(ils) < 150 {
 		t.Fatalf("%d illustrations, want >= 150", len(ils))
 	}
@@ -45,9 +45,9 @@ func TestIllustrationLibrary(t *testing.T) {
 		if svg := il.SVG("#f00"); !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "currentColor") {
 			t.Errorf("%s: SVG %q", il.Name, svg)
 		}
-		got, ok := IllustrationByName(il.Name)
+		got, ok := ByName(il.Name)
 		if !ok || got.Name != il.Name {
-			t.Errorf("IllustrationByName(%s)", il.Name)
+			t.Errorf("ByName(%s)", il.Name)
 		}
 	}
 	for _, c := range []string{"shapes", "arrows", "icons", "faces", "decorations"} {
@@ -58,7 +58,7 @@ func TestIllustrationLibrary(t *testing.T) {
 	if len(cats) != 5 {
 		t.Errorf("categories %v", cats)
 	}
-	if _, ok := IllustrationByName("nope"); ok {
+	if _, ok := ByName("nope"); ok {
 		t.Error("unknown name found")
 	}
 }
@@ -66,7 +66,7 @@ func TestIllustrationLibrary(t *testing.T) {
 // TestIllustrationsFill rasterises every illustration and checks it covers a sensible part
 // of its box (catches inverted holes and degenerate paths).
 func TestIllustrationsFill(t *testing.T) {
-	for _, il := range Illustrations() {
+	for _, il := range All() {
 		m := rasterise(t, il, 48)
 		n := 0
 		for _, v := range m {
@@ -94,11 +94,11 @@ func TestFlattenPathErrors(t *testing.T) {
 }
 
 func TestSearchIllustrations(t *testing.T) {
-	all := SearchIllustrations("")
-	if !sort.StringsAreSorted(all) || len(all) != len(Illustrations()) {
+	all := Search("")
+	if !sort.StringsAreSorted(all) || len(all) != len(All()) {
 		t.Fatalf("empty query: %d names, sorted %v", len(all), sort.StringsAreSorted(all))
 	}
-	if blank := SearchIllustrations("  \t"); !reflect.DeepEqual(blank, all) {
+	if blank := Search("  \t"); !reflect.DeepEqual(blank, all) {
 		t.Fatal("blank query must list everything")
 	}
 	tests := []struct {
@@ -118,16 +118,16 @@ func TestSearchIllustrations(t *testing.T) {
 		{"snowflak", "snowflake"}, // prefix
 	}
 	for _, tc := range tests {
-		got := SearchIllustrations(tc.q)
+		got := Search(tc.q)
 		if len(got) == 0 || got[0] != tc.first {
 			t.Errorf("%q: got %v, want %s first", tc.q, got[:min(5, len(got))], tc.first)
 		}
 	}
-	if got := SearchIllustrations("xyzzy"); len(got) != 0 {
+	if got := Search("xyzzy"); len(got) != 0 {
 		t.Errorf("xyzzy: %v", got)
 	}
 	// Every arrow-* matches, and they rank above names that only have the tag.
-	arrows := SearchIllustrations("arrow")
+	arrows := Search("arrow")
 	n := 0
 	for _, name := range all {
 		if strings.HasPrefix(name, "arrow-") {
@@ -140,8 +140,29 @@ func TestSearchIllustrations(t *testing.T) {
 		}
 	}
 	long := strings.Repeat("star ", 100) // 500 chars: cut to 200, still works
-	if got := SearchIllustrations(long); len(got) == 0 || !strings.HasPrefix(got[0], "star") {
+	if got := Search(long); len(got) == 0 || !strings.HasPrefix(got[0], "star") {
 		t.Errorf("long query: %v", got)
 	}
-	SearchIllustrations(strings.Repeat("\xff\x00é", 300)) // must not panic
+	Search(strings.Repeat("\xff\x00é", 300)) // must not panic
+}
+
+// TestParseLibraryRefuses checks the loader of library.json refuses malformed data instead
+// of serving a partial library.
+func TestParseLibraryRefuses(t *testing.T) {
+	for _, data := range []string{
+		`[{"name":"a","category":"shapes","tags":["a"],"viewBox":[0,0,100,100],"paths":["M 0 0 L 1 0 L 1 1 Z"],"fillRule":"nonzero"},` +
+			`{"name":"a","category":"shapes","tags":["a"],"viewBox":[0,0,100,100],"paths":["M 0 0 L 1 0 L 1 1 Z"],"fillRule":"nonzero"}]`, // duplicate
+		`[{"name":"a","paths":["M 0 0 L 1 0 L 1 1 Z"],"colour":"red"}]`, // unknown field
+		`[{"name":"","paths":["M 0 0 L 1 0 L 1 1 Z"]}]`,                 // no name
+		`[{"name":"a","paths":[]}]`,                                     // no paths
+		`{"name":"a"}`, `[`, ``, `[] []`,
+	} {
+		if _, err := parseLibrary([]byte(data)); err == nil {
+			t.Errorf("%s: accepted", data)
+		}
+	}
+	l, err := parseLibrary([]byte(`[{"name":"b","paths":["M 0 0 L 1 0 L 1 1 Z"]},{"name":"a","paths":["M 0 0 L 1 0 L 1 1 Z"]}]`))
+	if err != nil || l.list[0].Name != "a" || l.byName["b"] != 1 {
+		t.Errorf("sorted load: %v %+v", err, l)
+	}
 }
