@@ -121,15 +121,23 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 		dir = filepath.Dir(statePath)
 	}
 	resolve := assets.DirResolver(dir)
-	fontData := ""
+	// With --workspace, the App opens the data dir's database and asset store (read side);
+	// its font library then includes <data-dir>/fonts.
+	acfg := AppConfig{FontDirs: f.fonts, LockTimeout: adminLockTimeout}
 	if f.workspace != "" {
-		fromStore, closeDB, err := dataDirResolver(g.dataDir, f.workspace)
-		if err != nil {
-			return fmt.Errorf("export: %w", err)
+		if st, err := os.Stat(g.dataDir); err != nil || !st.IsDir() {
+			return fmt.Errorf("export: --workspace needs the server's --data-dir; %s is not a directory", g.dataDir)
 		}
-		defer closeDB()
-		resolve = firstResolver(fromStore, resolve)
-		fontData = g.dataDir
+		acfg.DataDir = g.dataDir
+	}
+	app := NewApp(acfg)
+	defer app.Close()
+	if err := app.Open(ctx, nil); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if app.Assets != nil {
+		store, ws := app.Assets, f.workspace
+		resolve = firstResolver(func(a *editor.Asset) (string, error) { return store.Resolve(ws, a) }, resolve)
 	}
 	media := assets.Media{Resolve: resolve}
 	// Video and compressed audio decode with ffmpeg; without it states using them are
@@ -137,11 +145,7 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 	if ff, err := assets.FindFFmpeg(f.ffmpeg); err == nil {
 		media.FFmpeg = ff
 	}
-	lib, err := newTextLibrary(fontData, f.fonts, nil)
-	if err != nil {
-		return fmt.Errorf("export: fonts: %w", err)
-	}
-	txt := compositor.NewTextItems(lib, nil)
+	txt := compositor.NewTextItems(app.Fonts, nil)
 	format, err := outputFormat(f.out, f.format)
 	if err != nil {
 		return err

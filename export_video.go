@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -211,30 +210,4 @@ func firstResolver(rs ...assets.Resolver) assets.Resolver {
 		}
 		return "", err
 	}
-}
-
-// dataDirResolver opens the data dir's database and asset store read-side and returns a
-// resolver of a workspace's uploaded assets to their files. It fails while a server holds
-// the database.
-func dataDirResolver(dataDir, workspace string) (assets.Resolver, func(), error) {
-	if st, err := os.Stat(dataDir); err != nil || !st.IsDir() {
-		return nil, nil, fmt.Errorf("--workspace needs the server's --data-dir; %s is not a directory", dataDir)
-	}
-	db, err := openDB(dataDir, adminLockTimeout)
-	if err != nil {
-		return nil, nil, err
-	}
-	signer, err := newLinkSigner(db)
-	if err != nil {
-		db.Close()
-		return nil, nil, err
-	}
-	store, err := assets.NewStore(assets.Config{Dir: filepath.Join(dataDir, "files"),
-		Logger: slog.New(slog.DiscardHandler)}, db, signer)
-	if err != nil {
-		db.Close()
-		return nil, nil, err
-	}
-	resolve := func(a *editor.Asset) (string, error) { return store.Resolve(workspace, a) }
-	return resolve, func() { db.Close() }, nil
 }

@@ -8,10 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -79,18 +76,18 @@ desktop apps that bundle the server).`,
 	fl.Int64Var(&f.minBodyRate, "min-body-rate", server.DefaultMinBodyRate, "slowest average rate, bytes per second, at which a request body (uploads included) may arrive after --body-grace")
 	fl.DurationVar(&f.bodyGrace, "body-grace", server.DefaultBodyGrace, "time a request body gets before --min-body-rate counts, and the longest it may stall")
 	fl.DurationVar(&f.headerTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "longest time to read a request's headers")
-	fl.Float64Var(&f.syncRate, "sync-rate", 2, "project sync rate limit: syncs per second per project")
-	fl.IntVar(&f.syncBurst, "sync-burst", 10, "project sync rate limit: burst size per project")
+	fl.Float64Var(&f.syncRate, "sync-rate", server.DefaultSyncRate, "project sync rate limit: syncs per second per project")
+	fl.IntVar(&f.syncBurst, "sync-burst", server.DefaultSyncBurst, "project sync rate limit: burst size per project")
 	fl.StringVar(&f.preset, "preset", "veryfast", "x264 preset of exports (mapped to libvpx speeds for WebM)")
 	fl.IntVar(&f.crf, "crf", 0, "constant quality of exports (x264 CRF, libvpx cq-level; 0: 20 for H.264, 31 for VP9)")
 	fl.IntVar(&f.frameWorkers, "frame-workers", 0, "frames composited at once per render (0: CPU cores - 1, at least 1, so the API keeps a core)")
 	fl.StringVar(&f.ffmpeg, "ffmpeg", "ffmpeg", "ffmpeg used to decode video items and compressed audio (empty: none; they are then unavailable)")
 	fl.StringSliceVar(&f.fontDirs, "fonts", nil, "extra directories of font files for text (besides <data-dir>/fonts and the system's)")
-	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "hard bound on shutdown: requests in flight and renders (paused) get this long, then the process exits anyway")
+	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", DefaultShutdownGrace, "hard bound on shutdown: requests in flight and renders (paused) get this long, then the process exits anyway")
 	fl.Float64Var(&f.maxFrameSecs, "max-frame-seconds", export.DefaultMaxFrameSeconds, "watchdog: a frame taking longer to draw fails its export with EXPORT_FRAME_TIMEOUT")
 	fl.IntVar(&f.renderWorkers, "render-workers", 0, "exports rendered at once (0: half the CPU cores, at least 1)")
-	fl.DurationVar(&f.outputTTL, "output-ttl", 72*time.Hour, "how long export download links work; the file is deleted after")
-	fl.IntVar(&f.maxOutputSide, "max-output-side", 3840, "largest export output side in pixels")
+	fl.DurationVar(&f.outputTTL, "output-ttl", export.DefaultOutputTTL, "how long export download links work; the file is deleted after")
+	fl.IntVar(&f.maxOutputSide, "max-output-side", export.DefaultMaxOutputSide, "largest export output side in pixels")
 	fl.DurationVar(&f.maxDuration, "max-duration", export.DefaultMaxDuration, "longest export video; a longer one is refused at create (422 EXPORT_TOO_LONG)")
 	fl.StringVar(&f.headerPrefix, "webhook-header-prefix", webhook.DefaultHeaderPrefix, "prefix of the webhook headers <prefix>-Timestamp, -Signature and -Event-Id")
 	fl.StringSliceVar(&f.allowHosts, "allow-hosts", nil, "outbound destinations (webhook callbacks) to allow besides public addresses: loopback, private, CIDRs, addresses or host names")
@@ -103,7 +100,7 @@ desktop apps that bundle the server).`,
 	fl.Int64Var(&f.limits.Caption, "max-caption-bytes", def.Caption, "largest caption upload (caption JSON, srt, vtt)")
 	fl.Int64Var(&f.limits.MaxImagePixels, "max-image-pixels", def.MaxImagePixels, "largest image area in pixels (checked before decoding)")
 	fl.IntVar(&f.limits.MaxImageSide, "max-image-side", def.MaxImageSide, "largest image width or height in pixels")
-	fl.DurationVar(&f.linkTTL, "file-link-ttl", 24*time.Hour, "how long signed file links (fileUrl) stay valid")
+	fl.DurationVar(&f.linkTTL, "file-link-ttl", assets.DefaultLinkTTL, "how long signed file links (fileUrl) stay valid")
 	fl.StringVar(&f.ffprobe, "ffprobe", "ffprobe", "ffprobe used as a fallback when media cannot be probed in Go (empty: never)")
 	return cmd
 }
@@ -143,12 +140,46 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 			return fmt.Errorf("--preset/--crf: %w", err)
 		}
 	}
-	db, err := openDB(g.dataDir, 2*time.Second)
-	if err != nil {
+	app := NewApp(serveConfig(g, f, log))
+	defer app.Close()
+	if err := app.OpenDB(); err != nil {
 		return err
 	}
-	defer db.Close()
+	if err := setUpDefaultWorkspace(app.DB, f); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", f.addr, err)
+	}
+	if err := app.Open(ctx, ln); err != nil {
+		_ = ln.Close()
+		return err
+	}
+	return app.Run(ctx)
+}
 
+// serveConfig is the App that serve's flags describe.
+func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger) AppConfig {
+	return AppConfig{
+		DataDir: g.dataDir, FontDirs: f.fontDirs, Logger: log, PublicURL: f.publicURL,
+		Server: server.Config{MaxBodyBytes: f.maxBody, BodyBudgetBytes: f.bodyBudget, MinBodyRate: f.minBodyRate,
+			BodyGrace: f.bodyGrace, ReadHeaderTimeout: f.headerTimeout, SyncRate: f.syncRate, SyncBurst: f.syncBurst},
+		Assets:  assets.Config{LinkTTL: f.linkTTL, Limits: f.limits},
+		FFprobe: f.ffprobe, FFmpeg: f.ffmpeg,
+		Render: renderSettings{preset: f.preset, crf: f.crf, frameWorkers: f.frameWorkers,
+			maxOutputSide: f.maxOutputSide, maxFrameSeconds: f.maxFrameSecs},
+		Export: export.Config{Workers: f.renderWorkers, OutputTTL: f.outputTTL, MaxOutputSide: f.maxOutputSide,
+			MaxDuration: f.maxDuration},
+		HeaderPrefix: f.headerPrefix, AllowHosts: f.allowHosts, ShutdownGrace: f.shutdownGrace,
+		// The listening line comes last, so a script that waits for it has everything.
+		Ready: func(a *App) { fmt.Printf("cutroom listening on %s (data in %s)\n", a.BaseURL, g.dataDir) },
+	}
+}
+
+// setUpDefaultWorkspace makes sure the default workspace exists with a usable API key (a new
+// one, printed once, on the first start; --api-key's) and sets --webhook-secret.
+func setUpDefaultWorkspace(db *storage.DB, f *serveFlags) error {
 	ws, created, err := db.EnsureDefaultWorkspace()
 	if err != nil {
 		return fmt.Errorf("default workspace: %w", err)
@@ -178,101 +209,7 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 			return fmt.Errorf("--webhook-secret: %w", err)
 		}
 	}
-
-	ln, err := net.Listen("tcp", f.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", f.addr, err)
-	}
-	base := f.publicURL
-	if base == "" {
-		base = "http://" + ln.Addr().String()
-	}
-	base = strings.TrimRight(base, "/")
-	cfg := server.Config{PublicURL: base, MaxBodyBytes: f.maxBody, BodyBudgetBytes: f.bodyBudget, MinBodyRate: f.minBodyRate,
-		BodyGrace: f.bodyGrace, ReadHeaderTimeout: f.headerTimeout, SyncRate: f.syncRate, SyncBurst: f.syncBurst, Logger: log}
-	if isLoopback(ln.Addr()) {
-		cfg.AllowedHosts = server.LoopbackHosts(base)
-	}
-	// One link signer for every signed, expiring link (asset files now, export outputs too).
-	signer, err := newLinkSigner(db)
-	if err != nil {
-		return err
-	}
-	fonts, err := newTextLibrary(g.dataDir, f.fontDirs, log)
-	if err != nil {
-		return fmt.Errorf("font library: %w", err)
-	}
-	store, err := openAssets(g.dataDir, base, f, db, signer, log, func(path string) { addFonts(fonts, []string{path}, log) })
-	if err != nil {
-		return err
-	}
-	uploaded, err := store.FontFiles()
-	if err != nil {
-		return fmt.Errorf("uploaded fonts: %w", err)
-	}
-	addFonts(fonts, uploaded, log)
-	var ff *assets.FFmpeg
-	if f.ffmpeg != "" {
-		if ff, err = assets.FindFFmpeg(f.ffmpeg); err != nil {
-			log.Warn("ffmpeg not usable: video items and audio are unavailable", "err", err)
-			ff = nil
-		}
-	}
-	rend := newRenderer(store, fonts, renderSettings{preset: f.preset, crf: f.crf, frameWorkers: f.frameWorkers,
-		maxOutputSide: f.maxOutputSide, ffmpeg: ff, maxFrameSeconds: f.maxFrameSecs}, log)
-	cfg.Features = rend.Features()
-	guard, err := webhook.NewGuard(f.allowHosts)
-	if err != nil {
-		return fmt.Errorf("--allow-hosts: %w", err)
-	}
-	deliverer := webhook.NewDeliverer(webhook.Config{HeaderPrefix: f.headerPrefix, Guard: guard, Logger: log}, db)
-	exports, err := export.New(export.Config{Workers: f.renderWorkers, OutputDir: filepath.Join(g.dataDir, "outputs"),
-		OutputTTL: f.outputTTL, MaxOutputSide: f.maxOutputSide, MaxDuration: f.maxDuration, Links: export.NewLinks(base, signer),
-		Guard: guard, HeaderPrefix: f.headerPrefix, Notify: deliverer.Notify, Logger: log}, db, rend)
-	if err != nil {
-		return err
-	}
-	store.SetActiveReferences(exports) // an asset used by an active export cannot be deleted
-	srv := server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db, Exports: exports, Assets: store, Files: store, Fonts: fonts})
-	hs := srv.HTTPServer(f.addr)
-
-	// deadline bounds the waits of the deferred stops once a shutdown began (zero: none).
-	var deadline time.Time
-	var wg sync.WaitGroup
-	bg, cancelBG := context.WithCancel(context.Background())
-	defer func() {
-		cancelBG()
-		if !waitUntil(&wg, deadline) {
-			log.Warn("shutdown grace ran out: webhook deliveries in flight abandoned (they are retried at the next start)")
-		}
-	}()
-	wg.Add(2)
-	go func() { defer wg.Done(); sweepIdempotency(bg, db, log) }()
-	go func() { defer wg.Done(); _ = deliverer.Run(bg) }()
-	// The scheduler stops before the deliverer and the database: on shutdown it records
-	// its renders as PAUSED.
-	var schedWG sync.WaitGroup
-	schedCtx, stopSched := context.WithCancel(context.Background())
-	defer func() { stopSched(); waitUntil(&schedWG, deadline) }()
-	schedErr := make(chan error, 1)
-	schedWG.Add(1)
-	go func() { defer schedWG.Done(); schedErr <- exports.Run(schedCtx) }()
-
-	// The listening line comes last, so a script that waits for it has everything above.
-	fmt.Printf("cutroom listening on %s (data in %s)\n", base, g.dataDir)
-
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case err := <-schedErr:
-		_ = hs.Close()
-		return fmt.Errorf("export scheduler: %w", err)
-	case <-ctx.Done():
-	}
-	deadline, err = stopServing(log, f.shutdownGrace, hs, errc, stopSched, &schedWG, exports)
-	return err
+	return nil
 }
 
 // stopServing is the shutdown after SIGTERM, bounded by grace (--shutdown-grace): the
@@ -326,24 +263,6 @@ func isLoopback(a net.Addr) bool {
 	return ok && ta.IP.IsLoopback()
 }
 
-// sweepIdempotency deletes expired idempotency records every few minutes until ctx ends.
-func sweepIdempotency(ctx context.Context, db *storage.DB, log *slog.Logger) {
-	t := time.NewTicker(10 * time.Minute)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if n, err := db.SweepIdempotency(); err != nil {
-				log.Warn("sweep idempotency records", "err", err)
-			} else if n > 0 {
-				log.Debug("swept idempotency records", "n", n)
-			}
-		}
-	}
-}
-
 // newLinkSigner returns the signer of links the server hands out, keyed with a secret that
 // is generated once and kept in the database, so links survive restarts.
 func newLinkSigner(db *storage.DB) (*assets.Signer, error) {
@@ -352,28 +271,4 @@ func newLinkSigner(db *storage.DB) (*assets.Signer, error) {
 		return nil, fmt.Errorf("link signing secret: %w", err)
 	}
 	return assets.NewSigner(secret, nil)
-}
-
-// openAssets builds the asset store over the data dir's files area and sweeps what a crash
-// left behind.
-func openAssets(dataDir, publicURL string, f *serveFlags, db *storage.DB, signer *assets.Signer, log *slog.Logger, onFont func(string)) (*assets.Store, error) {
-	ffprobe := ""
-	if f.ffprobe != "" {
-		if p, err := exec.LookPath(f.ffprobe); err == nil {
-			ffprobe = p
-		}
-	}
-	store, err := assets.NewStore(assets.Config{Dir: filepath.Join(dataDir, "files"), PublicURL: publicURL, LinkTTL: f.linkTTL,
-		Limits: f.limits, FFprobe: ffprobe, Logger: log, OnFont: onFont}, db, signer)
-	if err != nil {
-		return nil, err
-	}
-	n, err := store.Recover()
-	if err != nil {
-		return nil, fmt.Errorf("sweep the files area: %w", err)
-	}
-	if n > 0 {
-		log.Info("removed files left by an interrupted upload", "n", n)
-	}
-	return store, nil
 }

@@ -145,6 +145,9 @@ type Records interface {
 	EachProjectState(workspaceID string, fn func(projectID string, state []byte) error) error
 }
 
+// DefaultLinkTTL is how long a signed file link (fileUrl) stays valid by default (Config.LinkTTL).
+const DefaultLinkTTL = 24 * time.Hour
+
 // Config configures a Store. Zero values take the documented defaults.
 type Config struct {
 	// Dir is the files area, e.g. <data-dir>/files. Uploads stream into Dir/tmp and are
@@ -153,7 +156,7 @@ type Config struct {
 	// PublicURL is the base of the signed links (fileUrl = PublicURL + "/files/" + fileKey +
 	// "?exp=...&sig=...").
 	PublicURL string
-	// LinkTTL is how long a fileUrl stays valid (default 24 h).
+	// LinkTTL is how long a fileUrl stays valid (default DefaultLinkTTL).
 	LinkTTL time.Duration
 	// Limits are the upload caps; zero fields take DefaultLimits.
 	Limits Limits
@@ -196,7 +199,7 @@ func NewStore(cfg Config, rec Records, signer *Signer) (*Store, error) {
 		return nil, errors.New("assets: Dir, records and signer are required")
 	}
 	if cfg.LinkTTL <= 0 {
-		cfg.LinkTTL = 24 * time.Hour
+		cfg.LinkTTL = DefaultLinkTTL
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

@@ -39,6 +39,9 @@ type Store interface {
 	ProjectWithState(workspaceID, id string) (storage.Project, []byte, error)
 }
 
+// DefaultOutputTTL is how long an output link works by default (Config.OutputTTL).
+const DefaultOutputTTL = 72 * time.Hour
+
 // Config configures a Service. Zero values take the documented defaults.
 type Config struct {
 	// Workers is how many tasks render at once (default max(1, NumCPU/2)).
@@ -101,13 +104,13 @@ func New(cfg Config, store Store, r Renderer) (*Service, error) {
 		cfg.Workers = max(1, runtime.NumCPU()/2)
 	}
 	if cfg.OutputTTL <= 0 {
-		cfg.OutputTTL = 72 * time.Hour
+		cfg.OutputTTL = DefaultOutputTTL
 	}
 	if cfg.MaxActive <= 0 {
 		cfg.MaxActive = 2
 	}
 	if cfg.MaxOutputSide <= 0 {
-		cfg.MaxOutputSide = 3840
+		cfg.MaxOutputSide = DefaultMaxOutputSide
 	}
 	if cfg.MaxDuration <= 0 {
 		cfg.MaxDuration = DefaultMaxDuration

@@ -29,6 +29,12 @@ const (
 	DefaultReadHeaderTimeout = 10 * time.Second
 )
 
+// Defaults of the sync route's per-project token bucket (Config.SyncRate, Config.SyncBurst).
+const (
+	DefaultSyncRate  = 2
+	DefaultSyncBurst = 10
+)
+
 // bodyBudget counts the bytes of JSON bodies reserved by requests in flight.
 type bodyBudget struct {
 	mu    sync.Mutex

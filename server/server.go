@@ -127,10 +127,10 @@ func New(cfg Config, deps Deps) *Server {
 		cfg.ReadHeaderTimeout = DefaultReadHeaderTimeout
 	}
 	if cfg.SyncRate <= 0 {
-		cfg.SyncRate = 2
+		cfg.SyncRate = DefaultSyncRate
 	}
 	if cfg.SyncBurst <= 0 {
-		cfg.SyncBurst = 10
+		cfg.SyncBurst = DefaultSyncBurst
 	}
 	if cfg.IdempotencyTTL <= 0 {
 		cfg.IdempotencyTTL = 24 * time.Hour

@@ -1,0 +1,348 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/compositor/text"
+	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/server"
+	"github.com/cutroom/cutroom/storage"
+	"github.com/cutroom/cutroom/webhook"
+)
+
+// Defaults of AppConfig.
+const (
+	// DefaultShutdownGrace bounds a shutdown (--shutdown-grace).
+	DefaultShutdownGrace = 30 * time.Second
+	// DefaultLockTimeout is how long opening the database waits for its lock.
+	DefaultLockTimeout = 2 * time.Second
+	// DefaultJanitorInterval is how often the janitor sweeps.
+	DefaultJanitorInterval = 10 * time.Minute
+)
+
+// AppConfig configures an App. Zero values take the documented defaults. Without DataDir
+// there is no database, no asset store and no data-dir fonts (export of a state file alone).
+type AppConfig struct {
+	// DataDir holds the database, the files area (files/), outputs/ and fonts/.
+	DataDir string
+	// LockTimeout is how long opening the database waits for another process's lock
+	// (default DefaultLockTimeout).
+	LockTimeout time.Duration
+	// FontDirs are extra font directories besides <DataDir>/fonts and the system's.
+	FontDirs []string
+	// Logger receives the components' logs (nil: none).
+	Logger *slog.Logger
+
+	// The rest is used only when the App serves (Open with a listener).
+
+	// PublicURL is the base of the links handed out (default http://<listener address>).
+	PublicURL string
+	// Server configures the HTTP API; PublicURL, AllowedHosts, Features and Logger are
+	// filled in by Open.
+	Server server.Config
+	// Assets configures the asset store; Dir, PublicURL, FFprobe, Logger and OnFont are
+	// filled in by Open.
+	Assets assets.Config
+	// FFprobe is the ffprobe program the asset store falls back on (empty: never).
+	FFprobe string
+	// FFmpeg is the ffmpeg program decoding video and compressed audio (empty: none).
+	FFmpeg string
+	// Render configures the renderer (see newRenderer).
+	Render renderSettings
+	// Export configures the export service; OutputDir, Links, Guard, HeaderPrefix, Notify
+	// and Logger are filled in by Open.
+	Export export.Config
+	// HeaderPrefix is the prefix of the webhook headers (default webhook.DefaultHeaderPrefix).
+	HeaderPrefix string
+	// AllowHosts are the outbound destinations allowed besides public addresses.
+	AllowHosts []string
+	// ShutdownGrace is the hard bound on a shutdown (default DefaultShutdownGrace).
+	ShutdownGrace time.Duration
+	// JanitorInterval is how often expired records are swept (default DefaultJanitorInterval).
+	JanitorInterval time.Duration
+	// Ready, if set, is called by Run once everything runs, just before it serves.
+	Ready func(*App)
+}
+
+// App is the composition root: it owns the database, the asset store, the font library, the
+// renderer, the export service and its scheduler, the webhook deliverer, the janitor and the
+// HTTP server, builds them in Open, runs them in Run and shuts them down in order (HTTP
+// server, scheduler, deliverer and janitor, database).
+type App struct {
+	cfg AppConfig
+	log *slog.Logger
+
+	DB        *storage.DB        // nil without DataDir
+	Assets    *assets.Store      // nil without DataDir
+	Fonts     *text.Library      // always after Open
+	BaseURL   string             // serving only
+	Exports   *export.Service    // serving only
+	Deliverer *webhook.Deliverer // serving only
+	Renderer  *export.Pipeline   // serving only
+
+	janitor *janitor
+	hs      *http.Server
+	ln      net.Listener
+}
+
+// NewApp returns an App of cfg; nothing is opened before Open.
+func NewApp(cfg AppConfig) *App {
+	if cfg.LockTimeout <= 0 {
+		cfg.LockTimeout = DefaultLockTimeout
+	}
+	if cfg.ShutdownGrace <= 0 {
+		cfg.ShutdownGrace = DefaultShutdownGrace
+	}
+	if cfg.JanitorInterval <= 0 {
+		cfg.JanitorInterval = DefaultJanitorInterval
+	}
+	if cfg.HeaderPrefix == "" {
+		cfg.HeaderPrefix = webhook.DefaultHeaderPrefix
+	}
+	return &App{cfg: cfg, log: cfg.Logger}
+}
+
+// OpenDB opens the data dir's database, if there is a data dir and it is not open yet. Open
+// calls it; serve calls it first to set up the default workspace before it listens.
+func (a *App) OpenDB() error {
+	if a.DB != nil || a.cfg.DataDir == "" {
+		return nil
+	}
+	db, err := openDB(a.cfg.DataDir, a.cfg.LockTimeout)
+	if err != nil {
+		return err
+	}
+	a.DB = db
+	return nil
+}
+
+// Open builds the components. With ln it builds everything serve runs, the HTTP server on
+// ln included (Run then serves); without, only the database, the asset store (read side) and
+// the font library, as `cutroom export` uses them.
+func (a *App) Open(ctx context.Context, ln net.Listener) error {
+	if err := a.OpenDB(); err != nil {
+		return err
+	}
+	a.ln = ln
+	if ln != nil {
+		a.BaseURL = a.cfg.PublicURL
+		if a.BaseURL == "" {
+			a.BaseURL = "http://" + ln.Addr().String()
+		}
+		a.BaseURL = strings.TrimRight(a.BaseURL, "/")
+	}
+	// One link signer for every signed, expiring link (asset files and export outputs).
+	var signer *assets.Signer
+	if a.DB != nil {
+		var err error
+		if signer, err = newLinkSigner(a.DB); err != nil {
+			return err
+		}
+	}
+	fonts, err := newTextLibrary(a.cfg.DataDir, a.cfg.FontDirs, a.log)
+	if err != nil {
+		return fmt.Errorf("font library: %w", err)
+	}
+	a.Fonts = fonts
+	if ln == nil {
+		if a.DB != nil {
+			a.Assets, err = assets.NewStore(assets.Config{Dir: filepath.Join(a.cfg.DataDir, "files"),
+				Logger: a.logger()}, a.DB, signer)
+		}
+		return err
+	}
+	return a.openServing(signer)
+}
+
+// openServing builds what only serving needs: the asset store (crash leftovers swept), the
+// uploaded fonts, the renderer, the webhook deliverer, the export service and the server.
+func (a *App) openServing(signer *assets.Signer) error {
+	if a.DB == nil {
+		return errors.New("serving needs a data dir")
+	}
+	log := a.logger()
+	acfg := a.cfg.Assets
+	acfg.Dir, acfg.PublicURL, acfg.Logger = filepath.Join(a.cfg.DataDir, "files"), a.BaseURL, log
+	acfg.OnFont = func(path string) { addFonts(a.Fonts, []string{path}, a.log) }
+	if a.cfg.FFprobe != "" {
+		if p, err := exec.LookPath(a.cfg.FFprobe); err == nil {
+			acfg.FFprobe = p
+		}
+	}
+	store, err := assets.NewStore(acfg, a.DB, signer)
+	if err != nil {
+		return err
+	}
+	a.Assets = store
+	n, err := store.Recover()
+	if err != nil {
+		return fmt.Errorf("sweep the files area: %w", err)
+	}
+	if n > 0 {
+		log.Info("removed files left by an interrupted upload", "n", n)
+	}
+	uploaded, err := store.FontFiles()
+	if err != nil {
+		return fmt.Errorf("uploaded fonts: %w", err)
+	}
+	addFonts(a.Fonts, uploaded, a.log)
+	rs := a.cfg.Render
+	if a.cfg.FFmpeg != "" {
+		if rs.ffmpeg, err = assets.FindFFmpeg(a.cfg.FFmpeg); err != nil {
+			log.Warn("ffmpeg not usable: video items and audio are unavailable", "err", err)
+			rs.ffmpeg = nil
+		}
+	}
+	a.Renderer = newRenderer(store, a.Fonts, rs, a.log)
+	guard, err := webhook.NewGuard(a.cfg.AllowHosts)
+	if err != nil {
+		return fmt.Errorf("--allow-hosts: %w", err)
+	}
+	a.Deliverer = webhook.NewDeliverer(webhook.Config{HeaderPrefix: a.cfg.HeaderPrefix, Guard: guard, Logger: log}, a.DB)
+	ecfg := a.cfg.Export
+	ecfg.OutputDir, ecfg.Links, ecfg.Guard = filepath.Join(a.cfg.DataDir, "outputs"), export.NewLinks(a.BaseURL, signer), guard
+	ecfg.HeaderPrefix, ecfg.Notify, ecfg.Logger = a.cfg.HeaderPrefix, a.Deliverer.Notify, log
+	if a.Exports, err = export.New(ecfg, a.DB, a.Renderer); err != nil {
+		return err
+	}
+	store.SetActiveReferences(a.Exports) // an asset used by an active export cannot be deleted
+	scfg := a.cfg.Server
+	scfg.PublicURL, scfg.Logger, scfg.Features = a.BaseURL, log, a.Renderer.Features()
+	if isLoopback(a.ln.Addr()) {
+		scfg.AllowedHosts = server.LoopbackHosts(a.BaseURL)
+	}
+	srv := server.New(scfg, server.Deps{Accounts: a.DB, Projects: a.DB, Idempotency: a.DB, Exports: a.Exports,
+		Assets: store, Files: store, Fonts: a.Fonts})
+	a.hs = srv.HTTPServer(a.ln.Addr().String())
+	a.janitor = newJanitor(a.DB, a.cfg.JanitorInterval, log)
+	return nil
+}
+
+// logger is the configured logger, or one that discards.
+func (a *App) logger() *slog.Logger {
+	if a.log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return a.log
+}
+
+// Run serves until ctx ends or the server or the scheduler fails, then shuts down within
+// ShutdownGrace (see stopServing) and returns once its goroutines ended; after a shutdown
+// that ran out of grace, what had not ended is abandoned and logged. It needs Open with a
+// listener.
+func (a *App) Run(ctx context.Context) error {
+	if a.hs == nil {
+		return errors.New("app: Run needs Open with a listener")
+	}
+	log := a.logger()
+	// deadline bounds the waits of the deferred stops once a shutdown began (zero: none).
+	var deadline time.Time
+	var wg sync.WaitGroup
+	bg, cancelBG := context.WithCancel(context.Background())
+	defer func() {
+		cancelBG()
+		if !waitUntil(&wg, deadline) {
+			log.Warn("shutdown grace ran out: webhook deliveries in flight abandoned (they are retried at the next start)")
+		}
+	}()
+	wg.Add(2)
+	go func() { defer wg.Done(); _ = a.janitor.Run(bg) }()
+	go func() { defer wg.Done(); _ = a.Deliverer.Run(bg) }()
+	// The scheduler stops before the deliverer and the database: on shutdown it records
+	// its renders as PAUSED.
+	var schedWG sync.WaitGroup
+	schedCtx, stopSched := context.WithCancel(context.Background())
+	defer func() { stopSched(); waitUntil(&schedWG, deadline) }()
+	schedErr := make(chan error, 1)
+	schedWG.Add(1)
+	go func() { defer schedWG.Done(); schedErr <- a.Exports.Run(schedCtx) }()
+
+	if a.cfg.Ready != nil {
+		a.cfg.Ready(a)
+	}
+	errc := make(chan error, 1)
+	ln := a.ln
+	a.ln = nil // hs owns it from here
+	go func() { errc <- a.hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case err := <-schedErr:
+		_ = a.hs.Close()
+		return fmt.Errorf("export scheduler: %w", err)
+	case <-ctx.Done():
+	}
+	var err error
+	deadline, err = stopServing(log, a.cfg.ShutdownGrace, a.hs, errc, stopSched, &schedWG, a.Exports)
+	return err
+}
+
+// Close releases what Run does not: a listener never served and the database. Call it after
+// Run returned (or instead of Run).
+func (a *App) Close() error {
+	if a.ln != nil {
+		_ = a.ln.Close()
+		a.ln = nil
+	}
+	if a.DB == nil {
+		return nil
+	}
+	err := a.DB.Close()
+	a.DB = nil
+	return err
+}
+
+// janitor sweeps expired records every interval until its context ends; Wake sweeps now.
+type janitor struct {
+	db       *storage.DB
+	interval time.Duration
+	log      *slog.Logger
+	wake     chan struct{}
+}
+
+func newJanitor(db *storage.DB, interval time.Duration, log *slog.Logger) *janitor {
+	return &janitor{db: db, interval: interval, log: log, wake: make(chan struct{}, 1)}
+}
+
+// Wake asks for a sweep now; it does not block.
+func (j *janitor) Wake() {
+	select {
+	case j.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run sweeps until ctx ends and returns nil then.
+func (j *janitor) Run(ctx context.Context) error {
+	t := time.NewTicker(j.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		case <-j.wake:
+		}
+		j.sweep()
+	}
+}
+
+// sweep deletes expired idempotency records.
+func (j *janitor) sweep() {
+	if n, err := j.db.SweepIdempotency(); err != nil {
+		j.log.Warn("sweep idempotency records", "err", err)
+	} else if n > 0 {
+		j.log.Debug("swept idempotency records", "n", n)
+	}
+}
