@@ -1,9 +1,10 @@
-package export
+package render
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/cutroom/cutroom/export"
 	"image"
 	"path/filepath"
 	"sync"
@@ -127,7 +128,7 @@ func maxDiff(a, b *encode.I420) int {
 
 // distinctPlate splits frame 0 of job (96x54) with a compositor of its own, which decodes
 // its own images: a plate no other call returns.
-func distinctPlate(t *testing.T, job RenderJob) compositor.Split {
+func distinctPlate(t *testing.T, job export.RenderJob) compositor.Split {
 	t.Helper()
 	comp, err := compositor.New(job.Parsed, compositor.Options{Media: gradMedia{}, Width: 96, Height: 54})
 	if err != nil {

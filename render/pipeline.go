@@ -1,4 +1,4 @@
-package export
+package render
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/encode"
+	"github.com/cutroom/cutroom/export"
 )
 
 // DefaultMaxOutputSide is the longest output side a Pipeline renders when
@@ -25,10 +26,10 @@ const DefaultMaxOutputSide = 3840
 // PipelineConfig.MaxFrameSeconds is 0 (the watchdog, see PipelineConfig.MaxFrameSeconds).
 const DefaultMaxFrameSeconds = 30
 
-// Codes of pipeline errors (besides CodeOutputTooLarge and CodeStateEmpty). Errors from
+// Codes of pipeline errors (besides export.CodeOutputTooLarge and export.CodeStateEmpty). Errors from
 // the compositor and the encoder keep their own codes (COMPOSITOR_..., ENCODE_...).
 const (
-	// CodeRenderInvalid means a RenderJob is inconsistent (size, fps, format).
+	// CodeRenderInvalid means a export.RenderJob is inconsistent (size, fps, format).
 	CodeRenderInvalid = "EXPORT_RENDER_INVALID"
 )
 
@@ -39,7 +40,7 @@ type PipelineConfig struct {
 	Media compositor.Media
 	// MediaFor, when set, supplies the media of one job instead of Media (for example
 	// resolving uploaded assets of job.WorkspaceID).
-	MediaFor func(ctx context.Context, job RenderJob) (compositor.Media, error)
+	MediaFor func(ctx context.Context, job export.RenderJob) (compositor.Media, error)
 	// Text draws text-like items; nil leaves them out.
 	Text compositor.TextRenderer
 	// Illustrations looks up illustrations by name; nil means the built-in library.
@@ -59,7 +60,7 @@ type PipelineConfig struct {
 	// MaxOutputSide caps the longest output side in pixels; 0 means DefaultMaxOutputSide.
 	MaxOutputSide int
 	// MaxFrameSeconds is the watchdog: a frame whose drawing (with the loading, decoding
-	// and rasterising of its items) takes longer fails the render with CodeFrameTimeout,
+	// and rasterising of its items) takes longer fails the render with export.CodeFrameTimeout,
 	// naming the item it was preparing. 0 means DefaultMaxFrameSeconds.
 	MaxFrameSeconds float64
 	// Logger receives compositor warnings and a summary per render; nil discards them.
@@ -144,16 +145,10 @@ func (p *Pipeline) Features() editor.FeatureSet {
 	return fs
 }
 
-// OutputSize returns the output size for a composition of w x h at scale: each side
-// rounded to the nearest even number (at least 2).
-func OutputSize(w, h int, scale float64) (int, int) {
-	return evenRound(float64(w) * scale), evenRound(float64(h) * scale)
-}
-
 // Render renders job to job.OutputPath (see the Renderer contract): nothing is left at
 // OutputPath or in its directory on error or cancel. progress is called after each frame
 // is encoded, from one goroutine at a time; it may be nil.
-func (p *Pipeline) Render(ctx context.Context, job RenderJob, progress func(done, total int64)) error {
+func (p *Pipeline) Render(ctx context.Context, job export.RenderJob, progress func(done, total int64)) error {
 	_, err := p.render(ctx, job, progress)
 	return err
 }
@@ -180,16 +175,16 @@ type plan struct {
 }
 
 // planJob checks job and fills in what it leaves out.
-func (p *Pipeline) planJob(job RenderJob) (plan, error) {
+func (p *Pipeline) planJob(job export.RenderJob) (plan, error) {
 	var pl plan
 	st := job.Parsed
 	if st == nil {
 		if len(job.State) == 0 {
-			return pl, &Error{Code: CodeRenderInvalid, Msg: "the job has no editor state"}
+			return pl, &export.Error{Code: CodeRenderInvalid, Msg: "the job has no editor state"}
 		}
 		var err error
 		if st, err = editor.Parse(job.State); err != nil {
-			return pl, &Error{Code: CodeRenderInvalid, Msg: "parse the editor state: " + err.Error()}
+			return pl, &export.Error{Code: CodeRenderInvalid, Msg: "parse the editor state: " + err.Error()}
 		}
 	}
 	if job.CompositionWidth > 0 && job.CompositionHeight > 0 &&
@@ -200,10 +195,10 @@ func (p *Pipeline) planJob(job RenderJob) (plan, error) {
 		st = &cp
 	}
 	if st.CompositionWidth <= 0 || st.CompositionHeight <= 0 || st.TimebaseTicksPerSecond <= 0 {
-		return pl, &Error{Code: CodeRenderInvalid, Msg: "the composition size and timebase must be positive"}
+		return pl, &export.Error{Code: CodeRenderInvalid, Msg: "the composition size and timebase must be positive"}
 	}
 	if job.FPS < 1 || job.FPS > encode.MaxFPS {
-		return pl, &Error{Code: CodeRenderInvalid, Field: "fps", Msg: fmt.Sprintf("fps %d is out of range 1..%d", job.FPS, encode.MaxFPS)}
+		return pl, &export.Error{Code: CodeRenderInvalid, Field: "fps", Msg: fmt.Sprintf("fps %d is out of range 1..%d", job.FPS, encode.MaxFPS)}
 	}
 	pl.fps = job.FPS
 	pl.outW, pl.outH = job.OutputWidth, job.OutputHeight
@@ -213,39 +208,39 @@ func (p *Pipeline) planJob(job RenderJob) (plan, error) {
 			scale = 1
 		}
 		if !(scale > 0) || math.IsInf(scale, 0) {
-			return pl, &Error{Code: CodeRenderInvalid, Field: "scale", Msg: fmt.Sprintf("scale %v must be positive", scale)}
+			return pl, &export.Error{Code: CodeRenderInvalid, Field: "scale", Msg: fmt.Sprintf("scale %v must be positive", scale)}
 		}
-		pl.outW, pl.outH = OutputSize(st.CompositionWidth, st.CompositionHeight, scale)
+		pl.outW, pl.outH = export.OutputSize(st.CompositionWidth, st.CompositionHeight, scale)
 	}
 	if side := max(pl.outW, pl.outH); side > p.cfg.MaxOutputSide {
-		return pl, &Error{Code: CodeOutputTooLarge, Field: "scale", Msg: fmt.Sprintf(
+		return pl, &export.Error{Code: export.CodeOutputTooLarge, Field: "scale", Msg: fmt.Sprintf(
 			"the output would be %dx%d; at most %d pixels on the longest side are allowed (lower the scale)",
 			pl.outW, pl.outH, p.cfg.MaxOutputSide)}
 	}
 	if pl.outW%2 != 0 || pl.outH%2 != 0 || min(pl.outW, pl.outH) < encode.MinDimension {
-		return pl, &Error{Code: CodeRenderInvalid, Field: "scale", Msg: fmt.Sprintf(
+		return pl, &export.Error{Code: CodeRenderInvalid, Field: "scale", Msg: fmt.Sprintf(
 			"the output size %dx%d must be even and at least %d pixels on each side", pl.outW, pl.outH, encode.MinDimension)}
 	}
 	want := editor.FrameCount(st.DurationTicks(), int64(pl.fps), st.TimebaseTicksPerSecond)
 	if want <= 0 {
-		return pl, &Error{Code: CodeStateEmpty, Field: "editorState", Msg: "the timeline is empty: nothing to render"}
+		return pl, &export.Error{Code: export.CodeStateEmpty, Field: "editorState", Msg: "the timeline is empty: nothing to render"}
 	}
 	// Create refuses exports past the server's --max-duration; a task stored before that
 	// limit existed (or by a server with a larger one) still stops at MaxFrames here.
-	if err := CheckLength(want, pl.fps, math.MaxInt64); err != nil {
+	if err := export.CheckLength(want, pl.fps, math.MaxInt64); err != nil {
 		return pl, err
 	}
 	if job.Frames != 0 && job.Frames != want {
-		return pl, &Error{Code: CodeRenderInvalid, Msg: fmt.Sprintf(
+		return pl, &export.Error{Code: CodeRenderInvalid, Msg: fmt.Sprintf(
 			"the job asks for %d frames but the timeline lasts %d frames at %d fps", job.Frames, want, pl.fps)}
 	}
 	pl.frames = want
 	pl.format = strings.ToLower(job.Format)
 	if pl.format != encode.FormatMP4 && pl.format != encode.FormatWebM {
-		return pl, &Error{Code: CodeRenderInvalid, Field: "format", Msg: fmt.Sprintf("format %q is not mp4 or webm", job.Format)}
+		return pl, &export.Error{Code: CodeRenderInvalid, Field: "format", Msg: fmt.Sprintf("format %q is not mp4 or webm", job.Format)}
 	}
 	if job.OutputPath == "" {
-		return pl, &Error{Code: CodeRenderInvalid, Msg: "the job has no output path"}
+		return pl, &export.Error{Code: CodeRenderInvalid, Msg: "the job has no output path"}
 	}
 	pl.state = st
 	return pl, nil
@@ -263,7 +258,7 @@ var errFrameTimeout = errors.New("frame timeout")
 
 // watchdog returns the context to draw frame n with: rctx with the MaxFrameSeconds
 // deadline and an item tracker. When the deadline passes, it cancels the render (cancel)
-// with a CodeFrameTimeout error naming the item the frame was preparing, at once, even if
+// with a export.CodeFrameTimeout error naming the item the frame was preparing, at once, even if
 // the frame does not return. timedOut returns that error once the deadline passed (nil
 // before); stop releases the timer and must be called when the frame returns.
 func (p *Pipeline) watchdog(rctx context.Context, cancel context.CancelCauseFunc, n int64) (fctx context.Context, timedOut func() error, stop func()) {
@@ -281,7 +276,7 @@ func (p *Pipeline) watchdog(rctx context.Context, cancel context.CancelCauseFunc
 				what += fmt.Sprintf(" with asset %q", a)
 			}
 		}
-		return &Error{Code: CodeFrameTimeout, Msg: fmt.Sprintf("frame %d took longer than %gs %s; the render was stopped (max-frame-seconds)",
+		return &export.Error{Code: export.CodeFrameTimeout, Msg: fmt.Sprintf("frame %d took longer than %gs %s; the render was stopped (max-frame-seconds)",
 			n, p.cfg.MaxFrameSeconds, what)}
 	}
 	stopAfter := context.AfterFunc(fctx, func() {
@@ -297,7 +292,7 @@ func (p *Pipeline) watchdog(rctx context.Context, cancel context.CancelCauseFunc
 // decoded after the last frame that read it (see compositor.TrimMedia).
 const mediaKeepSeconds = 2
 
-func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done, total int64)) (renderStats, error) {
+func (p *Pipeline) render(ctx context.Context, job export.RenderJob, progress func(done, total int64)) (renderStats, error) {
 	var stats renderStats
 	pl, err := p.planJob(job)
 	if err != nil {
@@ -330,7 +325,7 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 	var audioOpts *encode.AudioOptions
 	if len(sounds) > 0 {
 		if openSound == nil {
-			return stats, &Error{Code: CodeFeatureUnsupported, Field: "editorState",
+			return stats, &export.Error{Code: export.CodeFeatureUnsupported, Field: "editorState",
 				Msg: "the state has audio, but this server cannot decode sound (ffmpeg is not available)"}
 		}
 		audioOpts = &encode.AudioOptions{}
