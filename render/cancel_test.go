@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cutroom/cutroom/export"
 	"image"
 	"path/filepath"
 	"regexp"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/export"
 )
 
 // slowMedia is gradMedia plus two slow assets: "heavy", an SVG of full-frame translucent

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cutroom/cutroom/export"
 	"image"
 	"image/color"
 	"image/gif"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/export"
 )
 
 // pipeTBPS is the timebase of the test states.
