@@ -16,6 +16,7 @@ import (
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/render"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
@@ -89,7 +90,7 @@ type App struct {
 	BaseURL   string             // serving only
 	Exports   *export.Service    // serving only
 	Deliverer *webhook.Deliverer // serving only
-	Renderer  *export.Pipeline   // serving only
+	Renderer  *render.Pipeline   // serving only
 
 	janitor *janitor
 	hs      *http.Server

@@ -16,6 +16,7 @@ import (
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/render"
 	"github.com/spf13/cobra"
 	_ "golang.org/x/image/webp" // webp image assets
 )
@@ -78,7 +79,7 @@ func newExportCmd(g *globalFlags) *cobra.Command {
 	fl.IntVar(&f.workers, "workers", 0, "frames composited at once (default: GOMAXPROCS)")
 	fl.IntVar(&f.maxSide, "max-side", export.DefaultMaxOutputSide, "largest allowed output side in pixels")
 	fl.DurationVar(&f.maxDur, "max-duration", export.DefaultMaxDuration, "longest video to render; a longer timeline is refused before rendering")
-	fl.Float64Var(&f.maxFrame, "max-frame-seconds", export.DefaultMaxFrameSeconds, "watchdog: fail with EXPORT_FRAME_TIMEOUT when a frame takes longer to draw")
+	fl.Float64Var(&f.maxFrame, "max-frame-seconds", render.DefaultMaxFrameSeconds, "watchdog: fail with EXPORT_FRAME_TIMEOUT when a frame takes longer to draw")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a bar on a terminal, else lines), bar, lines or none")
 	fl.StringVar(&f.workspace, "workspace", "", "resolve uploaded assets of this workspace id from --data-dir first (the server must be stopped)")
 	fl.StringSliceVar(&f.fonts, "fonts", nil, "extra directories of font files for text (besides the embedded and system fonts)")

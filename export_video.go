@@ -17,6 +17,7 @@ import (
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/render"
 	"golang.org/x/term"
 )
 
@@ -64,7 +65,7 @@ func exportVideo(ctx context.Context, raw []byte, st *editor.State, media compos
 	if am, ok := media.(assets.Media); ok {
 		ff = am.FFmpeg
 	}
-	p := export.NewPipeline(export.PipelineConfig{Media: media, Text: txt, FFmpeg: ff, Workers: f.workers, WholeFrames: f.whole,
+	p := render.NewPipeline(render.PipelineConfig{Media: media, Text: txt, FFmpeg: ff, Workers: f.workers, WholeFrames: f.whole,
 		EncoderThreads: f.threads, Preset: f.preset, CRF: f.crf, MaxOutputSide: f.maxSide,
 		MaxFrameSeconds: f.maxFrame})
 	// What the pipeline renders: with ffmpeg that includes video and audio items.

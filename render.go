@@ -9,6 +9,7 @@ import (
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/render"
 )
 
 // renderSettings are the serve flags of rendering.
@@ -18,7 +19,7 @@ type renderSettings struct {
 	frameWorkers  int
 	maxOutputSide int
 	ffmpeg        *assets.FFmpeg // nil: no video items or compressed audio
-	// maxFrameSeconds is the frame watchdog (0: export.DefaultMaxFrameSeconds)
+	// maxFrameSeconds is the frame watchdog (0: render.DefaultMaxFrameSeconds)
 	maxFrameSeconds float64
 }
 
@@ -31,11 +32,11 @@ type renderSettings struct {
 // while renders run. Measured with bench/exports.sh on 2 cores (4 exports of the reference
 // scene at 0.6 scale): GET task p99 12.9 ms and 3.71 exports/min with 1 worker, against
 // 88.6 ms and 2.96 exports/min with 2 (compositing and x264's threads oversubscribe).
-func newRenderer(store *assets.Store, fonts *text.Library, rs renderSettings, log *slog.Logger) *export.Pipeline {
+func newRenderer(store *assets.Store, fonts *text.Library, rs renderSettings, log *slog.Logger) *render.Pipeline {
 	if rs.frameWorkers <= 0 {
 		rs.frameWorkers = max(1, runtime.NumCPU()-1)
 	}
-	return export.NewPipeline(export.PipelineConfig{
+	return render.NewPipeline(render.PipelineConfig{
 		MediaFor: func(_ context.Context, job export.RenderJob) (compositor.Media, error) {
 			return store.MediaFor(job.WorkspaceID), nil
 		},

@@ -16,6 +16,7 @@ import (
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/encode"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/render"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
@@ -84,7 +85,7 @@ desktop apps that bundle the server).`,
 	fl.StringVar(&f.ffmpeg, "ffmpeg", "ffmpeg", "ffmpeg used to decode video items and compressed audio (empty: none; they are then unavailable)")
 	fl.StringSliceVar(&f.fontDirs, "fonts", nil, "extra directories of font files for text (besides <data-dir>/fonts and the system's)")
 	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", DefaultShutdownGrace, "hard bound on shutdown: requests in flight and renders (paused) get this long, then the process exits anyway")
-	fl.Float64Var(&f.maxFrameSecs, "max-frame-seconds", export.DefaultMaxFrameSeconds, "watchdog: a frame taking longer to draw fails its export with EXPORT_FRAME_TIMEOUT")
+	fl.Float64Var(&f.maxFrameSecs, "max-frame-seconds", render.DefaultMaxFrameSeconds, "watchdog: a frame taking longer to draw fails its export with EXPORT_FRAME_TIMEOUT")
 	fl.IntVar(&f.renderWorkers, "render-workers", 0, "exports rendered at once (0: half the CPU cores, at least 1)")
 	fl.DurationVar(&f.outputTTL, "output-ttl", export.DefaultOutputTTL, "how long export download links work; the file is deleted after")
 	fl.IntVar(&f.maxOutputSide, "max-output-side", export.DefaultMaxOutputSide, "largest export output side in pixels")

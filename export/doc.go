@@ -1,7 +1,8 @@
 // Package export runs export tasks: creating them (validation, limits, credits), the
 // scheduler that owns renders, cancel, pause and resume, signed output links, and the
 // webhook events of each task. The frame pipeline itself (state -> compositor -> encoder
-// -> file) sits behind the Renderer interface, which serve wires in.
+// -> file) sits behind the Renderer interface; package render implements it and serve wires
+// it in. export imports neither the compositor nor the encoder (deps_test.go checks it).
 //
 // Decisions (the interface leaves them open):
 //

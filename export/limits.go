@@ -13,6 +13,11 @@ import (
 // zero (the default of `cutroom serve --max-duration` and `cutroom export --max-duration`).
 const DefaultMaxDuration = 4 * time.Hour
 
+// DefaultMaxOutputSide is the longest output side in pixels an export may have when
+// Config.MaxOutputSide is 0 (the default of `cutroom serve --max-output-side`); the render
+// pipeline applies the same default.
+const DefaultMaxOutputSide = 3840
+
 // MaxFrames is the most frames one export renders whatever the duration limit: about 414
 // days at 60 fps. It keeps every product of a frame count (samples, ticks, progress) far
 // inside int64.

@@ -212,6 +212,12 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// OutputSize returns the output size for a composition of w x h at scale: each side
+// rounded to the nearest even number (at least 2).
+func OutputSize(w, h int, scale float64) (int, int) {
+	return evenRound(float64(w) * scale), evenRound(float64(h) * scale)
+}
+
 // evenRound rounds v to the nearest even integer (at least 2).
 func evenRound(v float64) int {
 	n := int(math.Round(v/2)) * 2

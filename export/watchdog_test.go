@@ -14,6 +14,7 @@ import (
 
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/render"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -68,7 +69,7 @@ func imageState(seconds float64) string {
 // credits and queues the EXPORT_FAILED event, as other failures do.
 func TestFrameWatchdogFailsTask(t *testing.T) {
 	dir, id, balance := crashFixture(t, imageState(1))
-	p := export.NewPipeline(export.PipelineConfig{Media: stuckMedia{}, Workers: 1, MaxFrameSeconds: 0.3})
+	p := render.NewPipeline(render.PipelineConfig{Media: stuckMedia{}, Workers: 1, MaxFrameSeconds: 0.3})
 	rn := start(t, dir, p)
 	defer rn.stop()
 	tk := waitStatus(t, rn.db, id, 30*time.Second, func(tk storage.ExportTask) bool { return !tk.Active() })

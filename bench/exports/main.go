@@ -31,6 +31,7 @@ import (
 	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/render"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
@@ -93,7 +94,7 @@ func run(n int, scenePath, assetDir string, scale float64, format string, worker
 	dl := webhook.NewDeliverer(webhook.Config{Logger: quiet}, db)
 	svc, err := export.New(export.Config{Workers: workers, OutputDir: filepath.Join(dir, "outputs"),
 		Links: export.NewLinks(base, signer), Notify: dl.Notify, Logger: quiet}, db,
-		export.NewPipeline(export.PipelineConfig{Media: assets.Media{Resolve: assets.DirResolver(assetDir)},
+		render.NewPipeline(render.PipelineConfig{Media: assets.Media{Resolve: assets.DirResolver(assetDir)},
 			Text: compositor.NewTextItems(fonts, nil), Workers: frameWorkers, Logger: quiet}))
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package export
+package render
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/encode"
+	"github.com/cutroom/cutroom/export"
 )
 
 // stillScene is testScene with its motion stopping at 40% of the video, so that later
@@ -127,7 +128,7 @@ func maxDiff(a, b *encode.I420) int {
 
 // distinctPlate splits frame 0 of job (96x54) with a compositor of its own, which decodes
 // its own images: a plate no other call returns.
-func distinctPlate(t *testing.T, job RenderJob) compositor.Split {
+func distinctPlate(t *testing.T, job export.RenderJob) compositor.Split {
 	t.Helper()
 	comp, err := compositor.New(job.Parsed, compositor.Options{Media: gradMedia{}, Width: 96, Height: 54})
 	if err != nil {

@@ -1,4 +1,4 @@
-package export
+package render
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/export"
 )
 
 // pipeTBPS is the timebase of the test states.
@@ -164,10 +165,10 @@ func needFFmpeg(t *testing.T) {
 	}
 }
 
-func jobFor(t *testing.T, raw []byte, fps int, scale float64, format, out string) RenderJob {
+func jobFor(t *testing.T, raw []byte, fps int, scale float64, format, out string) export.RenderJob {
 	st := parseValid(t, raw)
-	w, h := OutputSize(st.CompositionWidth, st.CompositionHeight, scale)
-	return RenderJob{TaskID: "t", State: raw, Parsed: st, CompositionWidth: st.CompositionWidth,
+	w, h := export.OutputSize(st.CompositionWidth, st.CompositionHeight, scale)
+	return export.RenderJob{TaskID: "t", State: raw, Parsed: st, CompositionWidth: st.CompositionWidth,
 		CompositionHeight: st.CompositionHeight, OutputWidth: w, OutputHeight: h, Scale: scale, FPS: fps,
 		Format: format, Frames: editor.FrameCount(st.DurationTicks(), int64(fps), st.TimebaseTicksPerSecond),
 		OutputPath: out}
@@ -461,15 +462,15 @@ func TestPipelineRefusals(t *testing.T) {
 	p := NewPipeline(PipelineConfig{Media: gradMedia{}})
 	cases := []struct {
 		name string
-		edit func(j *RenderJob)
+		edit func(j *export.RenderJob)
 		code string
 	}{
 		{"4K is allowed by size", nil, ""},
-		{"over the max side", func(j *RenderJob) { j.OutputWidth, j.OutputHeight = 0, 0; j.Scale = 2.1 }, CodeOutputTooLarge},
-		{"bad format", func(j *RenderJob) { j.Format = "avi" }, CodeRenderInvalid},
-		{"bad fps", func(j *RenderJob) { j.FPS = 0 }, CodeRenderInvalid},
-		{"frame count mismatch", func(j *RenderJob) { j.Frames++ }, CodeRenderInvalid},
-		{"odd size", func(j *RenderJob) { j.OutputWidth = 641 }, CodeRenderInvalid},
+		{"over the max side", func(j *export.RenderJob) { j.OutputWidth, j.OutputHeight = 0, 0; j.Scale = 2.1 }, export.CodeOutputTooLarge},
+		{"bad format", func(j *export.RenderJob) { j.Format = "avi" }, CodeRenderInvalid},
+		{"bad fps", func(j *export.RenderJob) { j.FPS = 0 }, CodeRenderInvalid},
+		{"frame count mismatch", func(j *export.RenderJob) { j.Frames++ }, CodeRenderInvalid},
+		{"odd size", func(j *export.RenderJob) { j.OutputWidth = 641 }, CodeRenderInvalid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -482,7 +483,7 @@ func TestPipelineRefusals(t *testing.T) {
 			}
 			tc.edit(&job)
 			_, err := p.render(context.Background(), job, nil)
-			var e *Error
+			var e *export.Error
 			if !errors.As(err, &e) || e.Code != tc.code {
 				t.Fatalf("err = %v, want code %s", err, tc.code)
 			}
@@ -503,26 +504,26 @@ func TestPipelineRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = p.planJob(RenderJob{Parsed: st, FPS: 30, Format: "mp4", OutputPath: filepath.Join(dir, "e.mp4"), Scale: 1})
-	var e *Error
-	if !errors.As(err, &e) || e.Code != CodeStateEmpty {
-		t.Errorf("empty timeline: err = %v, want %s", err, CodeStateEmpty)
+	_, err = p.planJob(export.RenderJob{Parsed: st, FPS: 30, Format: "mp4", OutputPath: filepath.Join(dir, "e.mp4"), Scale: 1})
+	var e *export.Error
+	if !errors.As(err, &e) || e.Code != export.CodeStateEmpty {
+		t.Errorf("empty timeline: err = %v, want %s", err, export.CodeStateEmpty)
 	}
 	// A task stored before the length limit (a 1e9-second item) is refused, not rendered
-	// for years: the frame count is capped at MaxFrames whatever the server's limit.
+	// for years: the frame count is capped at export.MaxFrames whatever the server's limit.
 	long := `{"compositionWidth":64,"compositionHeight":36,"timebaseTicksPerSecond":240000,"tracks":[{"id":"t","items":["s"],"hidden":false,"muted":false}],"assets":{},"transitions":{},"globalBackground":{"type":"none"},
 "items":{"s":{"id":"s","type":"solid","shape":"rectangle","color":"#ffffff","startTicks":0,"durationTicks":240000000000000,"top":{"value":0,"keyframes":[]},"left":{"value":0,"keyframes":[]},"width":{"value":10,"keyframes":[]},"height":{"value":10,"keyframes":[]},"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},"opacity":{"value":1,"keyframes":[]},"isDraggingInTimeline":false,"rotation":{"value":0,"keyframes":[]}}}}`
 	if st, err = editor.Parse([]byte(long)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = p.planJob(RenderJob{Parsed: st, FPS: 30, Format: "mp4", OutputPath: filepath.Join(dir, "l.mp4"), Scale: 1})
-	if !errors.As(err, &e) || e.Code != CodeTooLong {
-		t.Errorf("a 1e9-second timeline: err = %v, want %s", err, CodeTooLong)
+	_, err = p.planJob(export.RenderJob{Parsed: st, FPS: 30, Format: "mp4", OutputPath: filepath.Join(dir, "l.mp4"), Scale: 1})
+	if !errors.As(err, &e) || e.Code != export.CodeTooLong {
+		t.Errorf("a 1e9-second timeline: err = %v, want %s", err, export.CodeTooLong)
 	}
 }
 
-// The pipeline is a Renderer the scheduler can use.
-var _ Renderer = (*Pipeline)(nil)
+// The pipeline is a export.Renderer the scheduler can use.
+var _ export.Renderer = (*Pipeline)(nil)
 
 // BenchmarkPipeline renders a 2 s 640x360 scene (60 frames) to MP4 per iteration and
 // reports frames per second and the frame buffers allocated.
@@ -533,7 +534,7 @@ func BenchmarkPipeline(b *testing.B) {
 		b.Fatal(err)
 	}
 	dir := b.TempDir()
-	job := RenderJob{Parsed: st, State: raw, FPS: 30, Scale: 1, Format: "mp4", OutputPath: filepath.Join(dir, "b.mp4")}
+	job := export.RenderJob{Parsed: st, State: raw, FPS: 30, Scale: 1, Format: "mp4", OutputPath: filepath.Join(dir, "b.mp4")}
 	p := NewPipeline(PipelineConfig{Media: gradMedia{}})
 	b.ReportAllocs()
 	var frames int64

@@ -1,4 +1,4 @@
-package export
+package render
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/export"
 )
 
 // slowMedia is gradMedia plus two slow assets: "heavy", an SVG of full-frame translucent
@@ -70,7 +71,7 @@ func oneItemState(asset string, svg bool, seconds float64) []byte {
 }
 
 // renderAsync runs p.render and returns its error on a channel.
-func renderAsync(ctx context.Context, p *Pipeline, job RenderJob) <-chan error {
+func renderAsync(ctx context.Context, p *Pipeline, job export.RenderJob) <-chan error {
 	errc := make(chan error, 1)
 	go func() {
 		_, err := p.render(ctx, job, nil)
@@ -122,9 +123,9 @@ func TestPipelineFrameWatchdog(t *testing.T) {
 	select {
 	case err := <-renderAsync(context.Background(), p, job):
 		t.Logf("the render failed %v after it started: %v", time.Since(t0), err)
-		var e *Error
-		if !errors.As(err, &e) || e.Code != CodeFrameTimeout {
-			t.Fatalf("err = %v, want an %s error", err, CodeFrameTimeout)
+		var e *export.Error
+		if !errors.As(err, &e) || e.Code != export.CodeFrameTimeout {
+			t.Fatalf("err = %v, want an %s error", err, export.CodeFrameTimeout)
 		}
 		if !regexp.MustCompile(`^frame \d+ took longer than 0.3s `).MatchString(err.Error()) {
 			t.Errorf("error %q does not name the frame and the limit", err)

@@ -1,4 +1,4 @@
-package export
+package render
 
 import (
 	"context"
@@ -15,20 +15,17 @@ import (
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/encode"
+	"github.com/cutroom/cutroom/export"
 )
-
-// DefaultMaxOutputSide is the longest output side a Pipeline renders when
-// PipelineConfig.MaxOutputSide is 0.
-const DefaultMaxOutputSide = 3840
 
 // DefaultMaxFrameSeconds is how long drawing one frame may take when
 // PipelineConfig.MaxFrameSeconds is 0 (the watchdog, see PipelineConfig.MaxFrameSeconds).
 const DefaultMaxFrameSeconds = 30
 
-// Codes of pipeline errors (besides CodeOutputTooLarge and CodeStateEmpty). Errors from
+// Codes of pipeline errors (besides export.CodeOutputTooLarge and export.CodeStateEmpty). Errors from
 // the compositor and the encoder keep their own codes (COMPOSITOR_..., ENCODE_...).
 const (
-	// CodeRenderInvalid means a RenderJob is inconsistent (size, fps, format).
+	// CodeRenderInvalid means a export.RenderJob is inconsistent (size, fps, format).
 	CodeRenderInvalid = "EXPORT_RENDER_INVALID"
 )
 
@@ -39,7 +36,7 @@ type PipelineConfig struct {
 	Media compositor.Media
 	// MediaFor, when set, supplies the media of one job instead of Media (for example
 	// resolving uploaded assets of job.WorkspaceID).
-	MediaFor func(ctx context.Context, job RenderJob) (compositor.Media, error)
+	MediaFor func(ctx context.Context, job export.RenderJob) (compositor.Media, error)
 	// Text draws text-like items; nil leaves them out.
 	Text compositor.TextRenderer
 	// Illustrations looks up illustrations by name; nil means the built-in library.
@@ -56,10 +53,10 @@ type PipelineConfig struct {
 	// Codec overrides the video codec ("h264" for mp4; "vp9" or "vp8" for webm); "" picks
 	// the format's default.
 	Codec string
-	// MaxOutputSide caps the longest output side in pixels; 0 means DefaultMaxOutputSide.
+	// MaxOutputSide caps the longest output side in pixels; 0 means export.DefaultMaxOutputSide.
 	MaxOutputSide int
 	// MaxFrameSeconds is the watchdog: a frame whose drawing (with the loading, decoding
-	// and rasterising of its items) takes longer fails the render with CodeFrameTimeout,
+	// and rasterising of its items) takes longer fails the render with export.CodeFrameTimeout,
 	// naming the item it was preparing. 0 means DefaultMaxFrameSeconds.
 	MaxFrameSeconds float64
 	// Logger receives compositor warnings and a summary per render; nil discards them.
@@ -105,7 +102,7 @@ type Pipeline struct {
 // NewPipeline returns a Pipeline with cfg (defaults filled in).
 func NewPipeline(cfg PipelineConfig) *Pipeline {
 	if cfg.MaxOutputSide <= 0 {
-		cfg.MaxOutputSide = DefaultMaxOutputSide
+		cfg.MaxOutputSide = export.DefaultMaxOutputSide
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
@@ -144,16 +141,10 @@ func (p *Pipeline) Features() editor.FeatureSet {
 	return fs
 }
 
-// OutputSize returns the output size for a composition of w x h at scale: each side
-// rounded to the nearest even number (at least 2).
-func OutputSize(w, h int, scale float64) (int, int) {
-	return evenRound(float64(w) * scale), evenRound(float64(h) * scale)
-}
-
 // Render renders job to job.OutputPath (see the Renderer contract): nothing is left at
 // OutputPath or in its directory on error or cancel. progress is called after each frame
 // is encoded, from one goroutine at a time; it may be nil.
-func (p *Pipeline) Render(ctx context.Context, job RenderJob, progress func(done, total int64)) error {
+func (p *Pipeline) Render(ctx context.Context, job export.RenderJob, progress func(done, total int64)) error {
 	_, err := p.render(ctx, job, progress)
 	return err
 }
@@ -180,16 +171,16 @@ type plan struct {
 }
 
 // planJob checks job and fills in what it leaves out.
-func (p *Pipeline) planJob(job RenderJob) (plan, error) {
+func (p *Pipeline) planJob(job export.RenderJob) (plan, error) {
 	var pl plan
 	st := job.Parsed
 	if st == nil {
 		if len(job.State) == 0 {
-			return pl, &Error{Code: CodeRenderInvalid, Msg: "the job has no editor state"}
+			return pl, &export.Error{Code: CodeRenderInvalid, Msg: "the job has no editor state"}
 		}
 		var err error
 		if st, err = editor.Parse(job.State); err != nil {
-			return pl, &Error{Code: CodeRenderInvalid, Msg: "parse the editor state: " + err.Error()}
+			return pl, &export.Error{Code: CodeRenderInvalid, Msg: "parse the editor state: " + err.Error()}
 		}
 	}
 	if job.CompositionWidth > 0 && job.CompositionHeight > 0 &&
@@ -200,10 +191,10 @@ func (p *Pipeline) planJob(job RenderJob) (plan, error) {
 		st = &cp
 	}
 	if st.CompositionWidth <= 0 || st.CompositionHeight <= 0 || st.TimebaseTicksPerSecond <= 0 {
-		return pl, &Error{Code: CodeRenderInvalid, Msg: "the composition size and timebase must be positive"}
+		return pl, &export.Error{Code: CodeRenderInvalid, Msg: "the composition size and timebase must be positive"}
 	}
 	if job.FPS < 1 || job.FPS > encode.MaxFPS {
-		return pl, &Error{Code: CodeRenderInvalid, Field: "fps", Msg: fmt.Sprintf("fps %d is out of range 1..%d", job.FPS, encode.MaxFPS)}
+		return pl, &export.Error{Code: CodeRenderInvalid, Field: "fps", Msg: fmt.Sprintf("fps %d is out of range 1..%d", job.FPS, encode.MaxFPS)}
 	}
 	pl.fps = job.FPS
 	pl.outW, pl.outH = job.OutputWidth, job.OutputHeight
@@ -213,39 +204,39 @@ func (p *Pipeline) planJob(job RenderJob) (plan, error) {
 			scale = 1
 		}
 		if !(scale > 0) || math.IsInf(scale, 0) {
-			return pl, &Error{Code: CodeRenderInvalid, Field: "scale", Msg: fmt.Sprintf("scale %v must be positive", scale)}
+			return pl, &export.Error{Code: CodeRenderInvalid, Field: "scale", Msg: fmt.Sprintf("scale %v must be positive", scale)}
 		}
-		pl.outW, pl.outH = OutputSize(st.CompositionWidth, st.CompositionHeight, scale)
+		pl.outW, pl.outH = export.OutputSize(st.CompositionWidth, st.CompositionHeight, scale)
 	}
 	if side := max(pl.outW, pl.outH); side > p.cfg.MaxOutputSide {
-		return pl, &Error{Code: CodeOutputTooLarge, Field: "scale", Msg: fmt.Sprintf(
+		return pl, &export.Error{Code: export.CodeOutputTooLarge, Field: "scale", Msg: fmt.Sprintf(
 			"the output would be %dx%d; at most %d pixels on the longest side are allowed (lower the scale)",
 			pl.outW, pl.outH, p.cfg.MaxOutputSide)}
 	}
 	if pl.outW%2 != 0 || pl.outH%2 != 0 || min(pl.outW, pl.outH) < encode.MinDimension {
-		return pl, &Error{Code: CodeRenderInvalid, Field: "scale", Msg: fmt.Sprintf(
+		return pl, &export.Error{Code: CodeRenderInvalid, Field: "scale", Msg: fmt.Sprintf(
 			"the output size %dx%d must be even and at least %d pixels on each side", pl.outW, pl.outH, encode.MinDimension)}
 	}
 	want := editor.FrameCount(st.DurationTicks(), int64(pl.fps), st.TimebaseTicksPerSecond)
 	if want <= 0 {
-		return pl, &Error{Code: CodeStateEmpty, Field: "editorState", Msg: "the timeline is empty: nothing to render"}
+		return pl, &export.Error{Code: export.CodeStateEmpty, Field: "editorState", Msg: "the timeline is empty: nothing to render"}
 	}
 	// Create refuses exports past the server's --max-duration; a task stored before that
 	// limit existed (or by a server with a larger one) still stops at MaxFrames here.
-	if err := CheckLength(want, pl.fps, math.MaxInt64); err != nil {
+	if err := export.CheckLength(want, pl.fps, math.MaxInt64); err != nil {
 		return pl, err
 	}
 	if job.Frames != 0 && job.Frames != want {
-		return pl, &Error{Code: CodeRenderInvalid, Msg: fmt.Sprintf(
+		return pl, &export.Error{Code: CodeRenderInvalid, Msg: fmt.Sprintf(
 			"the job asks for %d frames but the timeline lasts %d frames at %d fps", job.Frames, want, pl.fps)}
 	}
 	pl.frames = want
 	pl.format = strings.ToLower(job.Format)
 	if pl.format != encode.FormatMP4 && pl.format != encode.FormatWebM {
-		return pl, &Error{Code: CodeRenderInvalid, Field: "format", Msg: fmt.Sprintf("format %q is not mp4 or webm", job.Format)}
+		return pl, &export.Error{Code: CodeRenderInvalid, Field: "format", Msg: fmt.Sprintf("format %q is not mp4 or webm", job.Format)}
 	}
 	if job.OutputPath == "" {
-		return pl, &Error{Code: CodeRenderInvalid, Msg: "the job has no output path"}
+		return pl, &export.Error{Code: CodeRenderInvalid, Msg: "the job has no output path"}
 	}
 	pl.state = st
 	return pl, nil
@@ -263,7 +254,7 @@ var errFrameTimeout = errors.New("frame timeout")
 
 // watchdog returns the context to draw frame n with: rctx with the MaxFrameSeconds
 // deadline and an item tracker. When the deadline passes, it cancels the render (cancel)
-// with a CodeFrameTimeout error naming the item the frame was preparing, at once, even if
+// with a export.CodeFrameTimeout error naming the item the frame was preparing, at once, even if
 // the frame does not return. timedOut returns that error once the deadline passed (nil
 // before); stop releases the timer and must be called when the frame returns.
 func (p *Pipeline) watchdog(rctx context.Context, cancel context.CancelCauseFunc, n int64) (fctx context.Context, timedOut func() error, stop func()) {
@@ -281,7 +272,7 @@ func (p *Pipeline) watchdog(rctx context.Context, cancel context.CancelCauseFunc
 				what += fmt.Sprintf(" with asset %q", a)
 			}
 		}
-		return &Error{Code: CodeFrameTimeout, Msg: fmt.Sprintf("frame %d took longer than %gs %s; the render was stopped (max-frame-seconds)",
+		return &export.Error{Code: export.CodeFrameTimeout, Msg: fmt.Sprintf("frame %d took longer than %gs %s; the render was stopped (max-frame-seconds)",
 			n, p.cfg.MaxFrameSeconds, what)}
 	}
 	stopAfter := context.AfterFunc(fctx, func() {
@@ -297,40 +288,27 @@ func (p *Pipeline) watchdog(rctx context.Context, cancel context.CancelCauseFunc
 // decoded after the last frame that read it (see compositor.TrimMedia).
 const mediaKeepSeconds = 2
 
-func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done, total int64)) (renderStats, error) {
+// render runs one job through the stages: plan, open the media, the compositor and the
+// encoder, then dispatch (frame numbers with free buffers, in order), K compositor workers
+// (draw and convert, any order) and the in-order encode loop, which runs on the calling
+// goroutine and owns the writer and the mixer. The buffers move between the stages over
+// channels, so each one is touched by one stage at a time.
+func (p *Pipeline) render(ctx context.Context, job export.RenderJob, progress func(done, total int64)) (renderStats, error) {
 	var stats renderStats
 	pl, err := p.planJob(job)
 	if err != nil {
 		return stats, err
 	}
-	media := p.cfg.Media
-	if p.cfg.MediaFor != nil {
-		if media, err = p.cfg.MediaFor(ctx, job); err != nil {
-			return stats, err
-		}
+	media, openSound, closeMedia, err := p.openMedia(ctx, job, pl)
+	if err != nil {
+		return stats, err
 	}
-	var openSound soundOpener
-	if am, ok := media.(assets.Media); ok {
-		if am.FFmpeg == nil {
-			am.FFmpeg = p.cfg.FFmpeg
-		}
-		media = am
-		if am.FFmpeg != nil {
-			openSound = func(ctx context.Context, a *editor.Asset, start, rate float64) (soundReader, error) {
-				return am.OpenAudio(ctx, a, start, rate)
-			}
-			// Video frames come from ffmpeg decoders owned by this job: the session is
-			// closed (every process stopped and reaped) after the stages have stopped.
-			sess := am.NewSession(max(pl.outW, pl.outH))
-			defer sess.Close()
-			media = sess
-		}
-	}
+	defer closeMedia() // after the stages have stopped (deferred before them)
 	sounds := soundItems(pl.state)
 	var audioOpts *encode.AudioOptions
 	if len(sounds) > 0 {
 		if openSound == nil {
-			return stats, &Error{Code: CodeFeatureUnsupported, Field: "editorState",
+			return stats, &export.Error{Code: export.CodeFeatureUnsupported, Field: "editorState",
 				Msg: "the state has audio, but this server cannot decode sound (ffmpeg is not available)"}
 		}
 		audioOpts = &encode.AudioOptions{}
@@ -355,19 +333,18 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	var mix *mixer
-	if audioOpts != nil {
-		mix = newMixer(rctx, pl.state, sounds, openSound)
-		defer mix.close() // runs after the stages stop: the encode loop owns the mixer
-	}
-
-	free := make(chan *frameSlot, poolSize) // I420 buffers ready for reuse
-	work := make(chan *frameSlot)           // frame numbers with their buffers, in order
-	done := make(chan *frameSlot, poolSize) // converted frames, any order
-	var allocMu sync.Mutex                  // guards stats counters touched by workers
-	maker := &frameMaker{comp: comp, fps: pl.fps, w: pl.outW, h: pl.outH}
+	r := &run{p: p, pl: pl, comp: comp, w: w, rctx: rctx, cancel: cancel, progress: progress,
+		poolSize: poolSize, stats: &stats,
+		free:  make(chan *frameSlot, poolSize), // I420 buffers ready for reuse
+		work:  make(chan *frameSlot),           // frame numbers with their buffers, in order
+		done:  make(chan *frameSlot, poolSize), // converted frames, any order
+		maker: &frameMaker{comp: comp, fps: pl.fps, w: pl.outW, h: pl.outH}}
 	if !p.cfg.WholeFrames {
-		maker.plates = &plateCache{}
+		r.maker.plates = &plateCache{}
+	}
+	if audioOpts != nil {
+		r.mix = newMixer(rctx, pl.state, sounds, openSound)
+		defer r.mix.close() // runs after the stages stop: the encode loop owns the mixer
 	}
 
 	var wg sync.WaitGroup
@@ -377,69 +354,15 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 		comp.Preload(rctx, 0, pl.fps)
 	}()
 	wg.Add(1)
-	go func() { // dispatcher
+	go func() {
 		defer wg.Done()
-		defer close(work)
-		allocated := 0
-		for n := int64(0); n < pl.frames; n++ {
-			var s *frameSlot
-			select {
-			case s = <-free:
-			default:
-				if allocated < poolSize {
-					allocated++
-					s = &frameSlot{yuv: encode.NewI420(pl.outW, pl.outH)}
-					allocMu.Lock()
-					stats.frameBuffers++
-					allocMu.Unlock()
-				} else {
-					select {
-					case s = <-free:
-					case <-rctx.Done():
-						return
-					}
-				}
-			}
-			s.n = n
-			select {
-			case work <- s:
-			case <-rctx.Done():
-				return
-			}
-		}
+		r.dispatch()
 	}()
 	for range k {
 		wg.Add(1)
-		go func() { // compositor worker
+		go func() {
 			defer wg.Done()
-			var bufs drawBuffers
-			defer func() {
-				allocMu.Lock()
-				stats.rgbaBuffers += bufs.fulls
-				if bufs.band != nil {
-					stats.bandBuffers++
-				}
-				allocMu.Unlock()
-			}()
-			for s := range work {
-				fctx, timedOut, stop := p.watchdog(rctx, cancel, s.n)
-				err := maker.make(fctx, s.n, &bufs, s.yuv, &s.held)
-				stop()
-				if err != nil {
-					switch {
-					case timedOut() != nil:
-						cancel(timedOut())
-					case rctx.Err() == nil:
-						cancel(fmt.Errorf("frame %d: %w", s.n, err))
-					}
-					return
-				}
-				select {
-				case done <- s:
-				case <-rctx.Done():
-					return
-				}
-			}
+			r.composite()
 		}()
 	}
 	// On every way out (also a panic in progress): stop the stages, wait for them, and only
@@ -449,59 +372,7 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 		wg.Wait()
 	}()
 
-	encErr := func() error { // in-order encode loop
-		pending := make([]*frameSlot, poolSize)
-		for next := int64(0); next < pl.frames; {
-			if err := rctx.Err(); err != nil {
-				return err
-			}
-			if s := pending[next%int64(poolSize)]; s != nil && s.n == next {
-				pending[next%int64(poolSize)] = nil
-				if err := w.WriteFrame(s.yuv); err != nil {
-					return err
-				}
-				if mix != nil {
-					n := encode.AudioSamples(next+1, pl.fps) - encode.AudioSamples(next, pl.fps)
-					pcm, err := mix.mix(int(n))
-					if err != nil {
-						return err
-					}
-					if err := w.WriteAudio(pcm); err != nil {
-						return err
-					}
-				}
-				next++
-				free <- s // never blocks: at most poolSize buffers exist
-				if next == 1 || next%int64(pl.fps) == 0 {
-					// Every frame in flight is at or after next: release the pictures no
-					// frame drew in the last mediaKeepSeconds or will draw, and the plates
-					// no frame took (which refer to their pictures), and collect them now so
-					// that the images decoded next reuse their memory. After the first frame
-					// too: the full-size pictures of the images it shows reduced are gone,
-					// and the memory is reused by the rest of the start-up.
-					keep := mediaKeepSeconds * pl.state.TimebaseTicksPerSecond
-					released := comp.TrimMedia(pl.state.FrameTicks(next, int64(pl.fps)), keep) > 0
-					if maker.plates != nil && maker.plates.trim(next-mediaKeepSeconds*int64(pl.fps)) > 0 {
-						released = true
-					}
-					if released {
-						go runtime.GC()
-					}
-				}
-				if progress != nil {
-					progress(next, pl.frames)
-				}
-				continue
-			}
-			select {
-			case s := <-done:
-				pending[s.n%int64(poolSize)] = s
-			case <-rctx.Done():
-				return rctx.Err()
-			}
-		}
-		return nil
-	}()
+	encErr := r.encodeInOrder()
 	if encErr == nil && ctx.Err() == nil {
 		encErr = w.Close()
 	}
@@ -518,9 +389,199 @@ func (p *Pipeline) render(ctx context.Context, job RenderJob, progress func(done
 		return stats, encErr
 	}
 	wg.Wait() // all frames were taken: the dispatcher and the workers have ended
-	if maker.plates != nil {
-		stats.platesBuilt, stats.platesReused = maker.plates.built, maker.plates.reused
+	if r.maker.plates != nil {
+		stats.platesBuilt, stats.platesReused = r.maker.plates.built, r.maker.plates.reused
 	}
 	p.log.Debug("export: rendered", "frames", pl.frames, "size", fmt.Sprintf("%dx%d", pl.outW, pl.outH), "fps", pl.fps)
 	return stats, nil
+}
+
+// openMedia returns the media job's frames are drawn from, how to open its sound (nil when
+// sound cannot be decoded), and a func that releases them. With ffmpeg, video frames come
+// from decoders owned by this job: the session is closed (every process stopped and reaped)
+// by the returned func, which render calls after the stages have stopped.
+func (p *Pipeline) openMedia(ctx context.Context, job export.RenderJob, pl plan) (compositor.Media, soundOpener, func(), error) {
+	media := p.cfg.Media
+	if p.cfg.MediaFor != nil {
+		var err error
+		if media, err = p.cfg.MediaFor(ctx, job); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	am, ok := media.(assets.Media)
+	if !ok {
+		return media, nil, func() {}, nil
+	}
+	if am.FFmpeg == nil {
+		am.FFmpeg = p.cfg.FFmpeg
+	}
+	if am.FFmpeg == nil {
+		return am, nil, func() {}, nil
+	}
+	openSound := func(ctx context.Context, a *editor.Asset, start, rate float64) (soundReader, error) {
+		return am.OpenAudio(ctx, a, start, rate)
+	}
+	sess := am.NewSession(max(pl.outW, pl.outH))
+	return sess, openSound, func() { sess.Close() }, nil
+}
+
+// run is one render in progress, shared by its stages. Ownership: the dispatcher takes
+// buffers from free and hands each to one worker over work; a worker fills it and passes
+// it to the encode loop over done; the encode loop alone touches the writer, the mixer and
+// the plate trimming, and returns buffers to free. stats counters the workers touch are
+// guarded by allocMu.
+type run struct {
+	p        *Pipeline
+	pl       plan
+	comp     *compositor.Compositor
+	maker    *frameMaker
+	w        *encode.Writer
+	mix      *mixer // nil without sound
+	rctx     context.Context
+	cancel   context.CancelCauseFunc
+	progress func(done, total int64)
+	poolSize int
+	free     chan *frameSlot
+	work     chan *frameSlot
+	done     chan *frameSlot
+	allocMu  sync.Mutex
+	stats    *renderStats
+}
+
+// dispatch hands out frame numbers in order, each with a free I420 buffer (allocating up
+// to poolSize of them), so the lowest frame not yet encoded always has its buffer. It
+// closes work when every frame was handed out or the render ends.
+func (r *run) dispatch() {
+	defer close(r.work)
+	allocated := 0
+	for n := int64(0); n < r.pl.frames; n++ {
+		var s *frameSlot
+		select {
+		case s = <-r.free:
+		default:
+			if allocated < r.poolSize {
+				allocated++
+				s = &frameSlot{yuv: encode.NewI420(r.pl.outW, r.pl.outH)}
+				r.allocMu.Lock()
+				r.stats.frameBuffers++
+				r.allocMu.Unlock()
+			} else {
+				select {
+				case s = <-r.free:
+				case <-r.rctx.Done():
+					return
+				}
+			}
+		}
+		s.n = n
+		select {
+		case r.work <- s:
+		case <-r.rctx.Done():
+			return
+		}
+	}
+}
+
+// composite is one compositor worker: it draws and converts the frames it takes from work,
+// each under the frame watchdog, and passes them on to done. A failed frame cancels the
+// render with its error (or the watchdog's).
+func (r *run) composite() {
+	var bufs drawBuffers
+	defer func() {
+		r.allocMu.Lock()
+		r.stats.rgbaBuffers += bufs.fulls
+		if bufs.band != nil {
+			r.stats.bandBuffers++
+		}
+		r.allocMu.Unlock()
+	}()
+	for s := range r.work {
+		fctx, timedOut, stop := r.p.watchdog(r.rctx, r.cancel, s.n)
+		err := r.maker.make(fctx, s.n, &bufs, s.yuv, &s.held)
+		stop()
+		if err != nil {
+			switch {
+			case timedOut() != nil:
+				r.cancel(timedOut())
+			case r.rctx.Err() == nil:
+				r.cancel(fmt.Errorf("frame %d: %w", s.n, err))
+			}
+			return
+		}
+		select {
+		case r.done <- s:
+		case <-r.rctx.Done():
+			return
+		}
+	}
+}
+
+// encodeInOrder is the encode loop: it collects converted frames from done, writes them to
+// the encoder in frame order with their sound, returns their buffers to free, releases
+// media no longer needed and reports progress.
+func (r *run) encodeInOrder() error {
+	pl, poolSize := r.pl, int64(r.poolSize)
+	pending := make([]*frameSlot, poolSize)
+	for next := int64(0); next < pl.frames; {
+		if err := r.rctx.Err(); err != nil {
+			return err
+		}
+		s := pending[next%poolSize]
+		if s == nil || s.n != next {
+			select {
+			case s := <-r.done:
+				pending[s.n%poolSize] = s
+			case <-r.rctx.Done():
+				return r.rctx.Err()
+			}
+			continue
+		}
+		pending[next%poolSize] = nil
+		if err := r.encode(next, s); err != nil {
+			return err
+		}
+		next++
+		r.free <- s // never blocks: at most poolSize buffers exist
+		if next == 1 || next%int64(pl.fps) == 0 {
+			r.release(next)
+		}
+		if r.progress != nil {
+			r.progress(next, pl.frames)
+		}
+	}
+	return nil
+}
+
+// encode writes frame n (in s) and its sound to the encoder.
+func (r *run) encode(n int64, s *frameSlot) error {
+	if err := r.w.WriteFrame(s.yuv); err != nil {
+		return err
+	}
+	if r.mix == nil {
+		return nil
+	}
+	samples := encode.AudioSamples(n+1, r.pl.fps) - encode.AudioSamples(n, r.pl.fps)
+	pcm, err := r.mix.mix(int(samples))
+	if err != nil {
+		return err
+	}
+	return r.w.WriteAudio(pcm)
+}
+
+// release is called by the encode loop when every frame in flight is at or after next: it
+// releases the pictures no frame drew in the last mediaKeepSeconds or will draw, and the
+// plates no frame took (which refer to their pictures), and collects them now so that the
+// images decoded next reuse their memory. After the first frame too: the full-size pictures
+// of the images it shows reduced are gone, and the memory is reused by the rest of the
+// start-up.
+func (r *run) release(next int64) {
+	pl := r.pl
+	keep := mediaKeepSeconds * pl.state.TimebaseTicksPerSecond
+	released := r.comp.TrimMedia(pl.state.FrameTicks(next, int64(pl.fps)), keep) > 0
+	if r.maker.plates != nil && r.maker.plates.trim(next-mediaKeepSeconds*int64(pl.fps)) > 0 {
+		released = true
+	}
+	if released {
+		go runtime.GC()
+	}
 }

@@ -1,0 +1,20 @@
+// Package render is the frame pipeline behind export.Renderer: it turns an export job
+// (editor state, output size, fps, format) into a video file, state -> compositor -> I420
+// -> encoder -> muxer -> temporary file -> fsync -> rename.
+//
+// Decision: export used to hold both the task lifecycle and this pipeline. They are split
+// so that export (requests, limits, credits, scheduler, tasks, events) imports neither the
+// compositor nor the encoder, and render is the only package that imports both. render
+// imports export for the Renderer contract, RenderJob and the coded errors a render
+// returns (export.Error with CodeFrameTimeout, CodeOutputTooLarge, ...); export never
+// imports render, the main package wires a render.Pipeline into export.New.
+//
+// One render runs in named stages (pipeline.go): planJob validates the job; openMedia
+// picks the job's media and sound; dispatch hands out frame numbers in order, each with a
+// free pooled I420 buffer; composite (K workers) draws and converts frames under the frame
+// watchdog, reusing plates of the items that stay put (plates.go); encodeInOrder writes
+// them to the encoder in frame order with the mixed sound (mix.go), returns buffers to the
+// pool and releases media no longer needed. Buffers move between stages over channels, so
+// each is touched by one stage at a time; the encode loop alone owns the writer and the
+// mixer.
+package render
