@@ -57,12 +57,15 @@ func (s *Store) decodeImage(ctx context.Context, r io.Reader, format string) err
 			return ctx.Err()
 		}
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(ctxReader{ctx, r}, 64<<10) // a gone client stops the decode
 	var err error
 	if format == "gif" {
 		_, err = gif.DecodeAll(br)
 	} else {
 		_, _, err = image.Decode(br)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
 	if err != nil {
 		return invalid("the %s image data is broken: %v", format, err)
