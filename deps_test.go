@@ -18,6 +18,9 @@ const module = "github.com/cutroom/cutroom"
 func TestImportDirections(t *testing.T) {
 	// allowed lists, per package, the project packages it may import.
 	allowed := map[string][]string{
+		// apierr: the one error model (kind, code, field, details); a standard-library leaf
+		// every package that raises API errors may import.
+		"apierr": {},
 		"editor": {"illustrations"},
 		// illustrations: the built-in illustration library (shapes as embedded data, search);
 		// a standard-library leaf that editor (validation), compositor (drawing) and server

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestErrorCodesDocumented finds every API error code in the source (each is made by
+// apierr.Define with its kind, next to the rule that raises it) and checks that the name is
+// a string literal, that no name is defined with two kinds, and that every name appears in
+// one of the README's tables. A code the server can send therefore always has a kind and is
+// always documented.
+func TestErrorCodesDocumented(t *testing.T) {
+	fset := token.NewFileSet()
+	kinds := map[string]string{} // code name -> kind
+	where := map[string]string{} // code name -> first position
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "bench") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || !isDefine(call.Fun, f.Name.Name) {
+				return true
+			}
+			pos := fset.Position(call.Pos()).String()
+			if len(call.Args) != 2 {
+				t.Errorf("%s: apierr.Define takes a kind and a name", pos)
+				return true
+			}
+			lit, ok := call.Args[1].(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				t.Errorf("%s: the code's name must be a string literal, so this test can see it", pos)
+				return true
+			}
+			name, _ := strconv.Unquote(lit.Value)
+			kind := exprString(call.Args[0])
+			if k, ok := kinds[name]; ok && k != kind {
+				t.Errorf("%s: %s defined as %s, and as %s at %s", pos, name, kind, k, where[name])
+			}
+			if _, ok := kinds[name]; !ok {
+				kinds[name], where[name] = kind, pos
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kinds) == 0 {
+		t.Fatal("no apierr.Define in the source")
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]bool{}
+	code := regexp.MustCompile("`([A-Z][A-Z0-9_]+)`")
+	for _, line := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "|") {
+			for _, m := range code.FindAllStringSubmatch(line, -1) {
+				documented[m[1]] = true
+			}
+		}
+	}
+	for name := range kinds {
+		if !documented[name] {
+			t.Errorf("%s (%s, %s) is in no README table", name, kinds[name], where[name])
+		}
+	}
+}
+
+// isDefine reports whether fun is apierr.Define (or Define inside package apierr).
+func isDefine(fun ast.Expr, pkg string) bool {
+	switch f := fun.(type) {
+	case *ast.SelectorExpr:
+		id, ok := f.X.(*ast.Ident)
+		return ok && id.Name == "apierr" && f.Sel.Name == "Define"
+	case *ast.Ident:
+		return pkg == "apierr" && f.Name == "Define"
+	}
+	return false
+}
+
+func exprString(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.SelectorExpr:
+		return exprString(e.X) + "." + e.Sel.Name
+	case *ast.Ident:
+		return e.Name
+	}
+	return "?"
+}
