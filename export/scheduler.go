@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/storage"
 )
@@ -266,6 +267,9 @@ func (s *Service) render(ctx context.Context, t storage.ExportTask) {
 // renderFile renders into the task's directory and checks that the file is there.
 func (s *Service) renderFile(ctx context.Context, t *storage.ExportTask) (err error) {
 	state, err := s.store.ExportState(t.ID)
+	if errors.Is(err, storage.ErrTaskNotFound) {
+		return taskNotFound.Wrap(err, "export task %s has no state", t.ID)
+	}
 	if err != nil {
 		return err
 	}
@@ -338,15 +342,35 @@ func (s *Service) finish(id string, started time.Time, renderErr error) {
 // stable code (export, compositor and encoder errors, see README's task errors), else
 // "render failed: <message>".
 func taskError(err error) string {
-	var coded interface{ ErrorCode() string }
-	if errors.As(err, &coded) && coded.ErrorCode() != "" {
+	if code := codeOf(err); code != "" {
 		msg := err.Error()
-		if strings.HasPrefix(msg, coded.ErrorCode()) {
+		if strings.HasPrefix(msg, code) {
 			return msg // the message starts with its code already (encode errors)
 		}
-		return coded.ErrorCode() + ": " + msg
+		return code + ": " + msg
 	}
 	return "render failed: " + err.Error()
+}
+
+// codeOf returns the code of the first error in err's chain that has one: an *apierr.Error,
+// or an error with an ErrorCode method (the compositor's and encoders').
+func codeOf(err error) string {
+	switch e := err.(type) {
+	case nil:
+		return ""
+	case *apierr.Error:
+		return e.Code.String()
+	case interface{ ErrorCode() string }:
+		return e.ErrorCode()
+	case interface{ Unwrap() []error }:
+		for _, inner := range e.Unwrap() {
+			if code := codeOf(inner); code != "" {
+				return code
+			}
+		}
+		return ""
+	}
+	return codeOf(errors.Unwrap(err))
 }
 
 // setPhase records a phase and progress of a PROCESSING task.

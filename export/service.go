@@ -189,7 +189,7 @@ func (s *Service) Create(ctx context.Context, p storage.Principal, projectID str
 	} else {
 		proj, st, err := s.store.ProjectWithState(ws.ID, projectID)
 		if err != nil {
-			return Created{}, err
+			return Created{}, storeError(err, projectID)
 		}
 		state, stateVersion = st, proj.StateVersion
 		id := proj.ID
@@ -255,7 +255,7 @@ func (s *Service) Create(ctx context.Context, p storage.Principal, projectID str
 	if limited {
 		pool = storage.PoolWorkspace
 		if balance < charge {
-			return Created{}, &Error{Code: storage.CodeInsufficientCredits, Msg: fmt.Sprintf("this export costs %d credits and the workspace has %d", charge, balance)}
+			return Created{}, creditsError(charge, balance)
 		}
 	}
 	if req.CallbackURL != nil {
@@ -289,7 +289,7 @@ func (s *Service) Create(ctx context.Context, p storage.Principal, projectID str
 	}
 	prior, err := s.store.CreateExport(t, state, idem, storage.ExportLimits{MaxActive: s.cfg.MaxActive, DedupeClientTaskID: dedupe})
 	if err != nil {
-		return Created{}, err
+		return Created{}, storeError(err, id)
 	}
 	if prior != nil {
 		return s.existing(prior, render)
@@ -308,7 +308,7 @@ func (s *Service) existing(t *storage.ExportTask, render func(CreateResult) ([]b
 func (s *Service) Task(workspaceID, id string) (TaskView, error) {
 	t, err := s.store.ExportTask(workspaceID, id)
 	if err != nil {
-		return TaskView{}, err
+		return TaskView{}, storeError(err, id)
 	}
 	return s.View(&t), nil
 }
@@ -317,7 +317,7 @@ func (s *Service) Task(workspaceID, id string) (TaskView, error) {
 func (s *Service) List(workspaceID string, pageSize int, cursor, createdByKeyID string) ([]TaskView, string, error) {
 	ts, next, err := s.store.ListExports(workspaceID, pageSize, cursor, createdByKeyID)
 	if err != nil {
-		return nil, "", err
+		return nil, "", storeError(err, "")
 	}
 	out := make([]TaskView, 0, len(ts))
 	for i := range ts {
@@ -337,7 +337,7 @@ var (
 // returns it unchanged; a COMPLETED or FAILED task gives TASK_NOT_CANCELABLE.
 func (s *Service) Cancel(workspaceID, id string) (TaskView, error) {
 	if _, err := s.store.ExportTask(workspaceID, id); err != nil {
-		return TaskView{}, err
+		return TaskView{}, storeError(err, id)
 	}
 	now := s.now().UTC()
 	t, err := s.store.UpdateExport(id, func(t *storage.ExportTask) ([]storage.WebhookDelivery, error) {
@@ -356,7 +356,7 @@ func (s *Service) Cancel(workspaceID, id string) (TaskView, error) {
 		return nil, nil
 	})
 	if err != nil {
-		return TaskView{}, err
+		return TaskView{}, storeError(err, id)
 	}
 	s.abort(id, errCanceled)
 	return s.View(&t), nil
@@ -377,8 +377,7 @@ func (s *Service) ActiveExportReferences(ctx context.Context, workspaceID, asset
 		}
 		state, err := s.store.ExportState(id)
 		if err != nil {
-			var se *storage.Error
-			if errors.As(err, &se) {
+			if errors.Is(err, storage.ErrTaskNotFound) {
 				continue // finished and purged meanwhile
 			}
 			return false, err
@@ -427,7 +426,7 @@ func (s *Service) OpenOutput(taskID, filename, exp, sig string) (*Output, error)
 	}
 	t, err := s.store.ExportTaskByID(taskID)
 	if err != nil {
-		return nil, err
+		return nil, storeError(err, taskID)
 	}
 	if t.Status != storage.StatusCompleted || t.OutputPurged || t.Filename != filename {
 		return nil, &Error{Code: CodeOutputExpired, Msg: "this output is no longer available"}

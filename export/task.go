@@ -102,7 +102,7 @@ const (
 	CodeWebhookSecretMissing  = "WEBHOOK_SECRET_NOT_CONFIGURED"
 	CodeCallbackHeaderInvalid = "CALLBACK_HEADER_NOT_ALLOWED"
 	CodeTaskNotCancelable     = "TASK_NOT_CANCELABLE" // 409
-	CodeTaskNotFound          = storage.CodeTaskNotFound
+	CodeTaskNotFound          = "TASK_NOT_FOUND"
 	CodeOutputExpired         = "OUTPUT_EXPIRED" // 410
 	CodeLinkInvalid           = "LINK_INVALID"   // 403
 	// Codes in the error of a FAILED task (it reads "<CODE>: <message>").

@@ -105,7 +105,7 @@ func (in WorkspaceInput) apply(ws *Workspace) {
 func (db *DB) CreateWorkspace(in WorkspaceInput) (Workspace, error) {
 	name := strings.TrimSpace(in.Name)
 	if name == "" || len(name) > 100 {
-		return Workspace{}, errorf("WORKSPACE_NAME_INVALID", "workspace name must be 1..100 characters")
+		return Workspace{}, ErrWorkspaceNameInvalid
 	}
 	now := db.now().UTC()
 	ws := Workspace{ID: uuid.NewString(), Name: name, RuntimeAccess: true, CreatedAt: now, UpdatedAt: now}
@@ -118,7 +118,7 @@ func (db *DB) CreateWorkspace(in WorkspaceInput) (Workspace, error) {
 		names := tx.Bucket(bucketWorkspaceName)
 		lk := []byte(strings.ToLower(name))
 		if names.Get(lk) != nil {
-			return errorf(CodeWorkspaceExists, "a workspace named %q exists already", name)
+			return notFound(ErrWorkspaceExists, name)
 		}
 		if err := names.Put(lk, []byte(ws.ID)); err != nil {
 			return err
@@ -178,7 +178,7 @@ func (db *DB) workspaceRaw(ref string) (Workspace, []byte, error) {
 		return Workspace{}, nil, err
 	}
 	if raw == nil {
-		return Workspace{}, nil, errorf(CodeWorkspaceNotFound, "no workspace %q", ref)
+		return Workspace{}, nil, notFound(ErrWorkspaceNotFound, ref)
 	}
 	var ws Workspace
 	if err := json.Unmarshal(raw, &ws); err != nil {
@@ -226,7 +226,7 @@ func (db *DB) CreateKey(workspaceRef, name string) (APIKey, string, error) {
 // already a live key of that workspace returns the existing record.
 func (db *DB) AddKey(workspaceRef, name, secret string) (APIKey, error) {
 	if len(secret) < 16 || len(secret) > 256 {
-		return APIKey{}, errorf("API_KEY_INVALID", "an API key must be 16..256 characters")
+		return APIKey{}, ErrAPIKeyInvalid
 	}
 	ws, err := db.Workspace(workspaceRef)
 	if err != nil {
@@ -259,7 +259,7 @@ func (db *DB) AddKey(workspaceRef, name, secret string) (APIKey, error) {
 			return APIKey{}, err
 		}
 		if old.WorkspaceID != ws.ID || old.RevokedAt != nil {
-			return APIKey{}, errorf("API_KEY_INVALID", "that API key is already used by another workspace or was revoked")
+			return APIKey{}, ErrAPIKeyTaken
 		}
 		return old, nil
 	}
@@ -308,7 +308,7 @@ func (db *DB) RevokeKey(id string) (APIKey, error) {
 		return APIKey{}, err
 	}
 	if raw == nil {
-		return APIKey{}, errorf(CodeAPIKeyNotFound, "no API key with id %q", id)
+		return APIKey{}, notFound(ErrAPIKeyNotFound, id)
 	}
 	var k APIKey
 	if err := json.Unmarshal(raw, &k); err != nil {
@@ -332,8 +332,7 @@ func (db *DB) RevokeKey(id string) (APIKey, error) {
 	return k, err
 }
 
-// Authenticate returns the principal of a live API key secret, or an error with code
-// API_KEY_NOT_FOUND.
+// Authenticate returns the principal of a live API key secret, or ErrAPIKeyNotFound.
 func (db *DB) Authenticate(secret string) (Principal, error) {
 	var keyRaw, wsRaw []byte
 	hash := HashKey(secret)
@@ -359,7 +358,7 @@ func (db *DB) Authenticate(secret string) (Principal, error) {
 		return Principal{}, err
 	}
 	if keyRaw == nil || wsRaw == nil {
-		return Principal{}, errorf(CodeAPIKeyNotFound, "unknown API key")
+		return Principal{}, ErrAPIKeyNotFound
 	}
 	var p Principal
 	if err := json.Unmarshal(keyRaw, &p.Key); err != nil {
@@ -369,7 +368,7 @@ func (db *DB) Authenticate(secret string) (Principal, error) {
 		return Principal{}, err
 	}
 	if p.Key.RevokedAt != nil {
-		return Principal{}, errorf(CodeAPIKeyNotFound, "unknown API key")
+		return Principal{}, ErrAPIKeyNotFound
 	}
 	return p, nil
 }
@@ -381,14 +380,12 @@ func (db *DB) EnsureDefaultWorkspace() (ws Workspace, created bool, err error) {
 	if err == nil {
 		return ws, false, nil
 	}
-	var se *Error
-	if !errors.As(err, &se) || se.Code != CodeWorkspaceNotFound {
+	if !errors.Is(err, ErrWorkspaceNotFound) {
 		return Workspace{}, false, err
 	}
 	ws, err = db.CreateWorkspace(WorkspaceInput{Name: DefaultWorkspaceName})
 	if err != nil {
-		var ce *Error
-		if errors.As(err, &ce) && ce.Code == CodeWorkspaceExists {
+		if errors.Is(err, ErrWorkspaceExists) {
 			ws, err = db.Workspace(DefaultWorkspaceName)
 			return ws, false, err
 		}

@@ -34,13 +34,6 @@ const (
 	PoolUnlimited = "unlimited"
 )
 
-// Error codes of export storage.
-const (
-	CodeTaskNotFound        = "TASK_NOT_FOUND"
-	CodeConcurrencyExceeded = "OPEN_API_EXPORT_CONCURRENCY_LIMIT_EXCEEDED"
-	CodeInsufficientCredits = "INSUFFICIENT_CREDITS"
-)
-
 // ExportTask is a stored export task. Its editor state snapshot is stored apart, byte for
 // byte, and read with ExportState.
 type ExportTask struct {
@@ -125,8 +118,8 @@ func expiryKey(t time.Time, id string) []byte {
 // not nil) and the credit debit in one transaction, after checking the workspace's active
 // task count and credit balance. With limits.DedupeClientTaskID and a clientTaskId that the
 // workspace used before, it stores nothing and returns the earlier task as existing.
-// Refusals are *Error with CodeConcurrencyExceeded, CodeInsufficientCredits or
-// CodeIdempotencyExists.
+// Refusals are a *LimitError (ErrTooManyActive, ErrInsufficientCredits) or
+// ErrIdempotencyKeyExists.
 func (db *DB) CreateExport(t ExportTask, state []byte, idem *IdempotencyRecord, limits ExportLimits) (existing *ExportTask, err error) {
 	val, err := json.Marshal(t)
 	if err != nil {
@@ -160,7 +153,7 @@ func (db *DB) CreateExport(t ExportTask, state []byte, idem *IdempotencyRecord, 
 			n++
 		}
 		if limits.MaxActive > 0 && n >= limits.MaxActive {
-			return errorf(CodeConcurrencyExceeded, "this workspace has %d active export tasks (PENDING, PROCESSING or PAUSED), the most allowed; wait for one to finish or cancel one", n)
+			return &LimitError{Err: ErrTooManyActive, Have: int64(n), Need: int64(limits.MaxActive)}
 		}
 		if err := debit(tx, t); err != nil {
 			return err
@@ -227,7 +220,7 @@ func debit(tx *bolt.Tx, t ExportTask) error {
 	}
 	bal := int64(binary.BigEndian.Uint64(v))
 	if bal < t.ChargedCredits {
-		return errorf(CodeInsufficientCredits, "this export costs %d credits and the workspace has %d", t.ChargedCredits, bal)
+		return &LimitError{Err: ErrInsufficientCredits, Have: bal, Need: t.ChargedCredits}
 	}
 	return b.Put([]byte(t.WorkspaceID), binary.BigEndian.AppendUint64(nil, uint64(bal-t.ChargedCredits)))
 }
@@ -252,7 +245,7 @@ func (db *DB) SetWorkspaceCredits(ref string, balance *int64) (Workspace, error)
 		return Workspace{}, err
 	}
 	if balance != nil && *balance < 0 {
-		return Workspace{}, errorf("CREDITS_INVALID", "a credit balance cannot be negative")
+		return Workspace{}, ErrCreditsNegative
 	}
 	return ws, db.bolt.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketCredits)
@@ -270,7 +263,7 @@ func (db *DB) ExportTask(workspaceID, id string) (ExportTask, error) {
 		return ExportTask{}, err
 	}
 	if t.WorkspaceID != workspaceID {
-		return ExportTask{}, errorf(CodeTaskNotFound, "export task %s not found", id)
+		return ExportTask{}, notFound(ErrTaskNotFound, id)
 	}
 	return t, nil
 }
@@ -286,7 +279,7 @@ func (db *DB) ExportTaskByID(id string) (ExportTask, error) {
 
 func decodeTask(raw []byte, id string) (ExportTask, error) {
 	if raw == nil {
-		return ExportTask{}, errorf(CodeTaskNotFound, "export task %s not found", id)
+		return ExportTask{}, notFound(ErrTaskNotFound, id)
 	}
 	var t ExportTask
 	if err := json.Unmarshal(raw, &t); err != nil {
@@ -303,7 +296,7 @@ func (db *DB) ExportState(id string) ([]byte, error) {
 		return nil
 	})
 	if err == nil && raw == nil {
-		err = errorf(CodeTaskNotFound, "export task %s has no state", id)
+		err = fmt.Errorf("%w: %s has no state", ErrTaskNotFound, id)
 	}
 	return raw, err
 }

@@ -54,7 +54,7 @@ func decodeCursor(c string) ([]byte, error) {
 	}
 	k, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil || len(k) < 9 || len(k) > 200 {
-		return nil, errorf("INVALID_PAGE_CURSOR", "pageCursor is not a cursor this server handed out")
+		return nil, ErrInvalidCursor
 	}
 	return k, nil
 }
@@ -142,14 +142,14 @@ func (db *DB) Project(workspaceID, id string) (Project, error) {
 
 func decodeProject(raw []byte, workspaceID, id string) (Project, error) {
 	if raw == nil {
-		return Project{}, errorf(CodeProjectNotFound, "project %s not found", id)
+		return Project{}, notFound(ErrProjectNotFound, id)
 	}
 	var p Project
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return Project{}, err
 	}
 	if p.WorkspaceID != workspaceID {
-		return Project{}, errorf(CodeProjectNotFound, "project %s not found", id)
+		return Project{}, notFound(ErrProjectNotFound, id)
 	}
 	return p, nil
 }
@@ -224,7 +224,7 @@ func (db *DB) modifyProject(workspaceID, id string, change func(p *Project), als
 			b := tx.Bucket(bucketProjects)
 			cur := b.Get([]byte(id))
 			if cur == nil {
-				return errorf(CodeProjectNotFound, "project %s not found", id)
+				return notFound(ErrProjectNotFound, id)
 			}
 			if !bytes.Equal(cur, raw) {
 				stale = true
@@ -287,7 +287,7 @@ func (db *DB) DeleteProject(workspaceID, id string) error {
 	}
 	return db.bolt.Update(func(tx *bolt.Tx) error {
 		if tx.Bucket(bucketProjects).Get([]byte(id)) == nil {
-			return errorf(CodeProjectNotFound, "project %s not found", id)
+			return notFound(ErrProjectNotFound, id)
 		}
 		if err := tx.Bucket(bucketProjects).Delete([]byte(id)); err != nil {
 			return err
@@ -344,7 +344,7 @@ func (db *DB) PutIdempotency(rec IdempotencyRecord) error {
 func putIdem(tx *bolt.Tx, scope string, val []byte, now time.Time) error {
 	b := tx.Bucket(bucketIdempotency)
 	if old := b.Get([]byte(scope)); old != nil && !idemExpired(old, now) {
-		return errorf(CodeIdempotencyExists, "idempotency key already used")
+		return ErrIdempotencyKeyExists
 	}
 	return b.Put([]byte(scope), val)
 }

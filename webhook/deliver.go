@@ -6,6 +6,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -293,6 +294,9 @@ func (d *Deliverer) attempt(ctx context.Context, p storage.WebhookDelivery) {
 // error unless the receiver answered 2xx.
 func (d *Deliverer) send(ctx context.Context, p storage.WebhookDelivery) (time.Duration, error) {
 	ws, err := d.store.Workspace(p.WorkspaceID)
+	if errors.Is(err, storage.ErrWorkspaceNotFound) {
+		return 0, fmt.Errorf("workspace: no workspace %q", p.WorkspaceID)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("workspace: %w", err)
 	}
