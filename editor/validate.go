@@ -30,8 +30,7 @@ type Result struct {
 }
 
 // Err returns nil for a valid result and otherwise an *apierr.Error of the first issue's
-// code whose detail reads "CODE at PATH: message (and n more)", with every issue as its
-// details.
+// code whose detail reads "CODE at PATH: message (and n more)".
 func (r Result) Err() error {
 	if r.Valid || len(r.Errors) == 0 {
 		return nil
@@ -41,7 +40,7 @@ func (r Result) Err() error {
 	if n := len(r.Errors) - 1; n > 0 {
 		msg += " (and " + strconv.Itoa(n) + " more)"
 	}
-	return newError(first.Code, first.Path, msg).WithDetails(r.Errors)
+	return newError(first.Code, first.Path, msg)
 }
 
 // Validator checks editor states against the JSON Schema and the semantic rules. Its fast

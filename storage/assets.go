@@ -181,7 +181,7 @@ func (db *DB) ReferenceVersion(workspaceID string) (uint64, error) {
 }
 
 // SoftDeleteAssetIfUnchanged marks a live asset of a workspace deleted if the workspace's
-// reference version is still version, and otherwise fails with CodeReferencesChanged (check
+// reference version is still version, and otherwise fails with ErrReferencesChanged (check
 // again, then retry). The record and its file stay; the asset is no longer found, listed,
 // bound or served.
 func (db *DB) SoftDeleteAssetIfUnchanged(workspaceID, id string, version uint64) (Asset, error) {
