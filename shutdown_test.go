@@ -89,8 +89,7 @@ func TestShutdownGraceIsAHardBound(t *testing.T) {
 	fps, ratio, scale, format, v1 := 30, "16:9", 0.6, "mp4", "v1"
 	req := &export.Request{EditorState: json.RawMessage(longState(2)), StateSchemaVersion: &v1, FPS: &fps,
 		Ratio: &ratio, Scale: &scale, Format: &format}
-	c, err := exports.Create(context.Background(), storage.Principal{Key: key, Workspace: ws}, "", req, nil,
-		func(r export.CreateResult) ([]byte, error) { return json.Marshal(r) })
+	c, err := exports.Create(context.Background(), storage.Principal{Key: key, Workspace: ws}, "", req, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -134,8 +134,7 @@ func crashFixture(t *testing.T, st string) (dir, id string, balance int64) {
 	cb := "http://127.0.0.1:9/hook" // never dialled: no deliverer runs here
 	req := &export.Request{EditorState: json.RawMessage(st), StateSchemaVersion: &v1, FPS: &fps,
 		Ratio: &ratio, Scale: &scale, Format: &format, CallbackURL: &cb}
-	c, err := svc.Create(context.Background(), storage.Principal{Key: key, Workspace: ws}, "", req, nil,
-		func(r export.CreateResult) ([]byte, error) { return json.Marshal(r) })
+	c, err := svc.Create(context.Background(), storage.Principal{Key: key, Workspace: ws}, "", req, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

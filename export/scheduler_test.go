@@ -81,8 +81,7 @@ func create(t *testing.T, rn *run, seconds float64) string {
 	fps, ratio, scale, format, v1 := 30, "16:9", 0.6, "mp4", "v1"
 	req := &export.Request{EditorState: json.RawMessage(state(seconds)), StateSchemaVersion: &v1, FPS: &fps,
 		Ratio: &ratio, Scale: &scale, Format: &format}
-	c, err := rn.svc.Create(context.Background(), storage.Principal{Key: keys[0], Workspace: ws}, "", req, nil,
-		func(r export.CreateResult) ([]byte, error) { return json.Marshal(r) })
+	c, err := rn.svc.Create(context.Background(), storage.Principal{Key: keys[0], Workspace: ws}, "", req, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -155,17 +155,17 @@ type Created struct {
 	Result CreateResult
 	// New is false when an earlier task with the same clientTaskId was returned.
 	New bool
-	// Body is the rendered response body (stored with the idempotency record when there is one).
-	Body []byte
+	// Data is Result's JSON (stored as the idempotency record's data when there is one).
+	Data []byte
 }
 
 // Create validates a create request and stores the new PENDING task, charging its credits.
 // projectID is "" for a stateless export. With idem not nil (the request had an
-// Idempotency-Key), render's body is stored in idem with status 201 in the same
-// transaction as the task; without idem, a clientTaskId the workspace used before returns
-// that task (New false) instead of a new one. render turns a result into the response body.
+// Idempotency-Key), the result's JSON is stored as idem's data in the same transaction as
+// the task (the caller sets idem's other members); without idem, a clientTaskId the
+// workspace used before returns that task (New false) instead of a new one.
 func (s *Service) Create(ctx context.Context, p storage.Principal, projectID string, req *Request,
-	idem *storage.IdempotencyRecord, render func(CreateResult) ([]byte, error)) (Created, error) {
+	idem *storage.IdempotencyRecord) (Created, error) {
 	if err := req.check(projectID == "", s.cfg.HeaderPrefix); err != nil {
 		return Created{}, err
 	}
@@ -175,7 +175,7 @@ func (s *Service) Create(ctx context.Context, p storage.Principal, projectID str
 		if prior, err := s.store.ExportByClientTaskID(ws.ID, *req.ClientTaskID); err != nil {
 			return Created{}, err
 		} else if prior != nil {
-			return s.existing(prior, render)
+			return existing(prior)
 		}
 	}
 	var state []byte
@@ -280,28 +280,28 @@ func (s *Service) Create(ctx context.Context, p storage.Principal, projectID str
 		t.Filename = *req.Filename
 	}
 	result := resultOf(&t)
-	body, err := render(result)
+	data, err := json.Marshal(result)
 	if err != nil {
 		return Created{}, err
 	}
 	if idem != nil {
-		idem.Status, idem.Body = 201, body
+		idem.Data = data
 	}
 	prior, err := s.store.CreateExport(t, state, idem, storage.ExportLimits{MaxActive: s.cfg.MaxActive, DedupeClientTaskID: dedupe})
 	if err != nil {
 		return Created{}, err
 	}
 	if prior != nil {
-		return s.existing(prior, render)
+		return existing(prior)
 	}
 	s.Wake()
-	return Created{Result: result, New: true, Body: body}, nil
+	return Created{Result: result, New: true, Data: data}, nil
 }
 
-func (s *Service) existing(t *storage.ExportTask, render func(CreateResult) ([]byte, error)) (Created, error) {
+func existing(t *storage.ExportTask) (Created, error) {
 	r := resultOf(t)
-	body, err := render(r)
-	return Created{Result: r, Body: body}, err
+	data, err := json.Marshal(r)
+	return Created{Result: r, Data: data}, err
 }
 
 // Task returns a task of a workspace as the API shows it.

@@ -138,7 +138,7 @@ func TestManyExportsLeaveNoGoroutinesOrFiles(t *testing.T) {
 			fps, ratio, scale, format, v1 := 30, "custom", 1.0, []string{"mp4", "webm"}[made%2], "v1"
 			made++
 			req := &export.Request{EditorState: state, StateSchemaVersion: &v1, FPS: &fps, Ratio: &ratio, Scale: &scale, Format: &format}
-			c, err := svc.Create(context.Background(), p, "", req, nil, func(r export.CreateResult) ([]byte, error) { return json.Marshal(r) })
+			c, err := svc.Create(context.Background(), p, "", req, nil)
 			if err != nil {
 				t.Fatalf("create %d: %v", made, err)
 			}
@@ -259,7 +259,7 @@ func TestIdleServiceReturnsFreedHeap(t *testing.T) {
 	fps, ratio, scale, format, v1 := 30, "custom", 1.0, "mp4", "v1"
 	req := &export.Request{EditorState: json.RawMessage(movingSolid(1280, 720, 30)), StateSchemaVersion: &v1,
 		FPS: &fps, Ratio: &ratio, Scale: &scale, Format: &format}
-	c, err := svc.Create(context.Background(), p, "", req, nil, func(r export.CreateResult) ([]byte, error) { return json.Marshal(r) })
+	c, err := svc.Create(context.Background(), p, "", req, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

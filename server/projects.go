@@ -104,17 +104,17 @@ func (s *Server) createProject(c *gin.Context) {
 		if req.Title.Value != nil {
 			p.Title = *req.Title.Value
 		}
-		resp, err := render(summaryOf(p), nil)
+		data, err := json.Marshal(summaryOf(p))
 		if err != nil {
 			return 0, nil, err
 		}
 		if rec != nil {
-			rec.Status, rec.Body = http.StatusCreated, resp
+			rec.Data = data
 		}
 		if err := s.deps.Projects.CreateProject(p, state, rec); err != nil {
 			return 0, nil, err
 		}
-		return http.StatusCreated, resp, nil
+		return http.StatusCreated, data, nil
 	})
 }
 

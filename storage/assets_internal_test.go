@@ -131,12 +131,12 @@ func TestReferenceVersionGuardsAssetDelete(t *testing.T) {
 		t.Fatal("asset still live after the delete")
 	}
 
-	// an older database: no references bucket, schema at the migration before
+	// an older database: no references bucket, schema before migration 4 (references)
 	if err := db.bolt.Update(func(tx *bolt.Tx) error {
 		if err := tx.DeleteBucket(bucketReferences); err != nil {
 			return err
 		}
-		return tx.Bucket(bucketMeta).Put(keySchemaVersion, binary.BigEndian.AppendUint64(nil, uint64(len(migrations)-1)))
+		return tx.Bucket(bucketMeta).Put(keySchemaVersion, binary.BigEndian.AppendUint64(nil, 3)) // before migration 4
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,7 @@ var migrations = []func(tx *bolt.Tx) error{
 		_, err := tx.CreateBucketIfNotExists(bucketReferences)
 		return err
 	},
+	migrateIdempotencyData, // 5: idempotency records keep the resource, not the HTTP body (idempotency.go)
 }
 
 // Options configure Open.

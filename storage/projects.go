@@ -25,14 +25,18 @@ type Project struct {
 }
 
 // IdempotencyRecord is the stored outcome of a create request made with an
-// Idempotency-Key, replayed byte for byte when the same request comes again.
+// Idempotency-Key, replayed when the same request comes again. It holds the created
+// resource's own JSON and the status it was answered with, not HTTP bytes: the server wraps
+// Data in its envelope on the first answer and on every replay alike, so both are the same
+// bytes. Records of versions that stored the whole body are converted by migration 5
+// (idempotency.go).
 type IdempotencyRecord struct {
-	Scope       string    `json:"scope"`       // hash of API key id, route and the caller's key
-	RequestHash string    `json:"requestHash"` // hash of the request payload
-	Status      int       `json:"status"`
-	Body        []byte    `json:"body"`
-	CreatedAt   time.Time `json:"createdAt"`
-	ExpiresAt   time.Time `json:"expiresAt"`
+	Scope       string          `json:"scope"`       // hash of API key id, route and the caller's key
+	RequestHash string          `json:"requestHash"` // hash of the request payload
+	Status      int             `json:"status"`
+	Data        json.RawMessage `json:"data"` // the created resource, as the answer's data
+	CreatedAt   time.Time       `json:"createdAt"`
+	ExpiresAt   time.Time       `json:"expiresAt"`
 }
 
 // orderKey sorts records by creation time, then id; lists walk it newest first.
