@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -14,7 +15,7 @@ import (
 
 // Exports manages export tasks; *export.Service implements it.
 type Exports interface {
-	Create(ctx context.Context, p storage.Principal, projectID string, req *export.Request,
+	Create(ctx context.Context, p model.Principal, projectID string, req *export.Request,
 		idem *storage.IdempotencyRecord) (export.Created, error)
 	Task(workspaceID, id string) (export.TaskView, error)
 	List(workspaceID string, pageSize int, cursor, createdByKeyID string) ([]export.TaskView, string, error)
