@@ -49,13 +49,13 @@ func TestImportDirections(t *testing.T) {
 		"webhook":         {"model"},
 		// export: task lifecycle (requests, credits, scheduler, tasks, events); it renders
 		// through the Renderer interface and imports neither compositor nor encode.
-		"export": {"editor", "model", "storage", "assets", "webhook"},
+		"export": {"apierr", "editor", "model", "storage", "assets", "webhook"},
 		// render: the frame pipeline (compositor -> I420 -> encoder) implementing
 		// export.Renderer; the only package that imports both compositor and encode.
 		"render": {"editor", "assets", "compositor", "encode", "export"},
 		// exporttest: a solid-colour test renderer for export tests and bench/ (never wired by serve).
 		"export/exporttest": {"editor", "encode", "export"},
-		"server":            {"editor", "illustrations", "model", "storage", "assets", "export"},
+		"server":            {"apierr", "editor", "illustrations", "model", "storage", "assets", "export"},
 	}
 	seen := 0
 	used := map[string]bool{} // "pkg -> target" edges in use

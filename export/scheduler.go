@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"strings"
+
 	"sync"
 	"time"
 
@@ -88,7 +88,7 @@ func (s *Service) recover() error {
 			if t.Status == model.StatusProcessing {
 				t.Crashes++
 				if t.Crashes >= MaxCrashes {
-					msg := taskError(&Error{Code: CodeRenderCrashed, Msg: "the render stopped the server twice; it is not rendered again"})
+					msg := TaskError(&RenderFailure{Code: CodeRenderCrashed, Msg: "the render stopped the server twice; it is not rendered again"})
 					t.Status, t.Phase, t.Error, t.CompletedAt = model.StatusFailed, "", &msg, &now
 					refund(t)
 					return s.event(t, EventFailed, now)
@@ -314,7 +314,7 @@ func (s *Service) finish(id string, started time.Time, renderErr error) {
 		}
 		t.Phase, t.CompletedAt, t.RenderSeconds = "", &now, now.Sub(started).Seconds()
 		if renderErr != nil {
-			msg := taskError(renderErr)
+			msg := TaskError(renderErr)
 			t.Status, t.Error = model.StatusFailed, &msg
 			refund(t)
 			return s.event(t, EventFailed, now)
@@ -333,21 +333,6 @@ func (s *Service) finish(id string, started time.Time, renderErr error) {
 	if t.CallbackURL != nil {
 		s.cfg.Notify()
 	}
-}
-
-// taskError is the error a FAILED task shows: "<CODE>: <message>" for an error with a
-// stable code (export, compositor and encoder errors, see README's task errors), else
-// "render failed: <message>".
-func taskError(err error) string {
-	var coded interface{ ErrorCode() string }
-	if errors.As(err, &coded) && coded.ErrorCode() != "" {
-		msg := err.Error()
-		if strings.HasPrefix(msg, coded.ErrorCode()) {
-			return msg // the message starts with its code already (encode errors)
-		}
-		return coded.ErrorCode() + ": " + msg
-	}
-	return "render failed: " + err.Error()
 }
 
 // setPhase records a phase and progress of a PROCESSING task.

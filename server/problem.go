@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cutroom/cutroom/apierr"
 	"github.com/gin-gonic/gin"
 )
 
@@ -111,6 +112,21 @@ func problemFor(err error, log *slog.Logger, c *gin.Context) Problem {
 	case errors.As(err, &mbe):
 		p.Status, p.ErrorCode = http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE"
 		p.Detail = fmt.Sprintf("the request body is larger than the %d bytes this route accepts", mbe.Limit)
+	case apierr.As(err) != nil: // TODO(h16 merge): the kind switch of the new problem.go replaces this case
+		e := apierr.As(err)
+		switch p.Status = http.StatusUnprocessableEntity; e.Kind() {
+		case apierr.Invalid:
+			p.Status = http.StatusBadRequest
+		case apierr.Forbidden:
+			p.Status = http.StatusForbidden
+		case apierr.NotFound:
+			p.Status = http.StatusNotFound
+		case apierr.Conflict:
+			p.Status = http.StatusConflict
+		case apierr.Gone:
+			p.Status = http.StatusGone
+		}
+		p.ErrorCode, p.Detail, p.Field, p.Errors = e.Code.String(), e.Detail, e.Field, e.Details
 	case errors.As(err, &ce):
 		p.ErrorCode, p.Detail = ce.ErrorCode(), ce.Error()
 		st, ok := codeStatus[p.ErrorCode]
