@@ -14,7 +14,8 @@ import (
 	"github.com/cutroom/cutroom/webhook"
 )
 
-// Limits of the create routes (interface spec sections 4.3 and 8) and of callback headers.
+// Limits of the create routes (the interface's create request and limits) and of callback
+// headers.
 const (
 	MaxClientTaskID       = 128
 	MaxCallbackURL        = 1024

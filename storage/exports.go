@@ -11,7 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Export task statuses (interface spec section 3).
+// Export task statuses (the task lifecycle of the interface).
 const (
 	StatusPending    = "PENDING"
 	StatusProcessing = "PROCESSING"
