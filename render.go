@@ -29,9 +29,8 @@ type renderSettings struct {
 // advertise and what export creation checks states against.
 //
 // Unless set, each render composites on NumCPU-1 workers (at least 1): the API keeps a core
-// while renders run. Measured with bench/exports.sh on 2 cores (4 exports of the reference
-// scene at 0.6 scale): GET task p99 12.9 ms and 3.71 exports/min with 1 worker, against
-// 88.6 ms and 2.96 exports/min with 2 (compositing and x264's threads oversubscribe).
+// while renders run, which lowers the API's latency under renders and raises throughput (see
+// bench/README.md, exports.sh).
 func newRenderer(store *assets.Store, fonts *text.Library, rs renderSettings, log *slog.Logger) *render.Pipeline {
 	if rs.frameWorkers <= 0 {
 		rs.frameWorkers = max(1, runtime.NumCPU()-1)
