@@ -18,6 +18,7 @@ import (
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/render"
 	"github.com/cutroom/cutroom/server"
+	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
 )
@@ -144,7 +145,7 @@ func (a *App) Open(ctx context.Context, ln net.Listener) error {
 		a.BaseURL = strings.TrimRight(a.BaseURL, "/")
 	}
 	// One link signer for every signed, expiring link (asset files and export outputs).
-	var signer *assets.Signer
+	var signer *signedlink.Signer
 	if a.DB != nil {
 		var err error
 		if signer, err = newLinkSigner(a.DB); err != nil {
@@ -168,7 +169,7 @@ func (a *App) Open(ctx context.Context, ln net.Listener) error {
 
 // openServing builds what only serving needs: the asset store (crash leftovers swept), the
 // uploaded fonts, the renderer, the webhook deliverer, the export service and the server.
-func (a *App) openServing(signer *assets.Signer) error {
+func (a *App) openServing(signer *signedlink.Signer) error {
 	if a.DB == nil {
 		return errors.New("serving needs a data dir")
 	}

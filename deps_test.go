@@ -36,8 +36,11 @@ func TestImportDirections(t *testing.T) {
 		// both cgo and assembly files)
 		"encode/internal/yuv": {},
 		"storage":             {},
-		"assets":              {"editor", "storage", "svgbudget"},
-		"compositor":          {"editor", "compositor/text", "illustrations", "svgbudget"},
+		// signedlink: the signed, expiring links (HMAC over path and expiry) that assets
+		// and export sign and the server's file and output routes check through them.
+		"signedlink": {"apierr"},
+		"assets":     {"editor", "signedlink", "storage", "svgbudget"},
+		"compositor": {"editor", "compositor/text", "illustrations", "svgbudget"},
 		// svgbudget: the SVG document budget both the upload check (assets) and the
 		// renderer (compositor) apply; a standard-library leaf so neither imports the other.
 		"svgbudget":       {},
@@ -45,13 +48,13 @@ func TestImportDirections(t *testing.T) {
 		"webhook":         {"storage"},
 		// export: task lifecycle (requests, credits, scheduler, tasks, events); it renders
 		// through the Renderer interface and imports neither compositor nor encode.
-		"export": {"editor", "storage", "assets", "webhook"},
+		"export": {"editor", "storage", "assets", "signedlink", "webhook"},
 		// render: the frame pipeline (compositor -> I420 -> encoder) implementing
 		// export.Renderer; the only package that imports both compositor and encode.
 		"render": {"editor", "assets", "compositor", "encode", "export"},
 		// exporttest: a solid-colour test renderer for export tests and bench/ (never wired by serve).
 		"export/exporttest": {"editor", "encode", "export"},
-		"server":            {"editor", "illustrations", "storage", "assets", "export"},
+		"server":            {"apierr", "editor", "illustrations", "storage", "assets", "export"},
 	}
 	seen := 0
 	used := map[string]bool{} // "pkg -> target" edges in use

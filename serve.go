@@ -18,6 +18,7 @@ import (
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/render"
 	"github.com/cutroom/cutroom/server"
+	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
 	"github.com/spf13/cobra"
@@ -266,10 +267,10 @@ func isLoopback(a net.Addr) bool {
 
 // newLinkSigner returns the signer of links the server hands out, keyed with a secret that
 // is generated once and kept in the database, so links survive restarts.
-func newLinkSigner(db *storage.DB) (*assets.Signer, error) {
+func newLinkSigner(db *storage.DB) (*signedlink.Signer, error) {
 	secret, err := db.Secret("file-links", 32)
 	if err != nil {
 		return nil, fmt.Errorf("link signing secret: %w", err)
 	}
-	return assets.NewSigner(secret, nil)
+	return signedlink.NewSigner(secret, nil)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
 	"github.com/google/uuid"
@@ -420,7 +421,7 @@ type Output struct {
 func (s *Service) OpenOutput(taskID, filename, exp, sig string) (*Output, error) {
 	e, err := strconv.ParseInt(exp, 10, 64)
 	if err != nil || !s.links.Verify(taskID, filename, e, sig) {
-		return nil, &Error{Code: CodeLinkInvalid, Msg: "this download link is not valid; fetch the task again for a fresh outputUrl"}
+		return nil, signedlink.CodeInvalid.New("this download link is not valid; fetch the task again for a fresh outputUrl")
 	}
 	if !s.now().Before(time.Unix(e, 0)) {
 		return nil, &Error{Code: CodeOutputExpired, Msg: "this download link has expired and the output was deleted; export again"}

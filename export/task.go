@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -104,7 +104,6 @@ const (
 	CodeTaskNotCancelable     = "TASK_NOT_CANCELABLE" // 409
 	CodeTaskNotFound          = storage.CodeTaskNotFound
 	CodeOutputExpired         = "OUTPUT_EXPIRED" // 410
-	CodeLinkInvalid           = "LINK_INVALID"   // 403
 	// Codes in the error of a FAILED task (it reads "<CODE>: <message>").
 	CodeFrameTimeout  = "EXPORT_FRAME_TIMEOUT"  // a frame took longer than the watchdog allows
 	CodeRenderCrashed = "EXPORT_RENDER_CRASHED" // a crash interrupted the task's render MaxCrashes times
@@ -170,11 +169,11 @@ func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 // path and the expiry>, with the same signer (and secret) as asset file links.
 type Links struct {
 	base   string
-	signer *assets.Signer
+	signer *signedlink.Signer
 }
 
 // NewLinks returns a signer for links under publicURL.
-func NewLinks(publicURL string, signer *assets.Signer) *Links {
+func NewLinks(publicURL string, signer *signedlink.Signer) *Links {
 	return &Links{base: publicURL, signer: signer}
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cutroom/cutroom/apierr"
 	"github.com/gin-gonic/gin"
 )
 
@@ -111,6 +112,16 @@ func problemFor(err error, log *slog.Logger, c *gin.Context) Problem {
 	case errors.As(err, &mbe):
 		p.Status, p.ErrorCode = http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE"
 		p.Detail = fmt.Sprintf("the request body is larger than the %d bytes this route accepts", mbe.Limit)
+	case apierr.As(err) != nil:
+		// The one error model (package apierr); until every package has moved to it, its
+		// codes take their status from codeStatus like the others.
+		e := apierr.As(err)
+		p.ErrorCode, p.Detail, p.Field, p.Errors = e.Code.String(), e.Detail, e.Field, e.Details
+		st, ok := codeStatus[p.ErrorCode]
+		if !ok {
+			st = http.StatusUnprocessableEntity
+		}
+		p.Status = st
 	case errors.As(err, &ce):
 		p.ErrorCode, p.Detail = ce.ErrorCode(), ce.Error()
 		st, ok := codeStatus[p.ErrorCode]
