@@ -50,8 +50,9 @@ func TestImportDirections(t *testing.T) {
 		// through the Renderer interface and imports neither compositor nor encode.
 		"export": {"editor", "storage", "assets", "signedlink", "webhook"},
 		// render: the frame pipeline (compositor -> I420 -> encoder) implementing
-		// export.Renderer; the only package that imports both compositor and encode.
-		"render": {"editor", "assets", "compositor", "encode", "export"},
+		// export.Renderer; the only package that imports both compositor and encode. Media
+		// comes through its Decoder interface (assets.Media implements it), not assets.
+		"render": {"editor", "compositor", "encode", "export"},
 		// exporttest: a solid-colour test renderer for export tests and bench/ (never wired by serve).
 		"export/exporttest": {"editor", "encode", "export"},
 		"server":            {"apierr", "editor", "illustrations", "storage", "assets", "export"},

@@ -12,6 +12,9 @@ import (
 	"github.com/cutroom/cutroom/render"
 )
 
+// assets.Media is the renderer's media: it decodes video and sound when its FFmpeg is set.
+var _ render.Decoder = assets.Media{}
+
 // renderSettings are the serve flags of rendering.
 type renderSettings struct {
 	preset        string
@@ -36,11 +39,13 @@ func newRenderer(store *assets.Store, fonts *text.Library, rs renderSettings, lo
 		rs.frameWorkers = max(1, runtime.NumCPU()-1)
 	}
 	return render.NewPipeline(render.PipelineConfig{
+		Media: assets.Media{FFmpeg: rs.ffmpeg}, // what every job's media decodes, for Features
 		MediaFor: func(_ context.Context, job export.RenderJob) (compositor.Media, error) {
-			return store.MediaFor(job.WorkspaceID), nil
+			m := store.MediaFor(job.WorkspaceID)
+			m.FFmpeg = rs.ffmpeg
+			return m, nil
 		},
 		Text:            compositor.NewTextItems(fonts, log),
-		FFmpeg:          rs.ffmpeg,
 		Workers:         rs.frameWorkers,
 		Preset:          rs.preset,
 		CRF:             rs.crf,

@@ -88,7 +88,8 @@
 //     time, tempo changed by playbackRate with the pitch kept (atempo, as browsers play
 //     media), mono played on both channels at full level.
 //   - Media.NewSession: the media of one render job, adding VideoFrame (the compositor's
-//     VideoFrames). One ffmpeg per clip streams raw RGBA frames in presentation order with
+//     VideoFrames). The renderer reaches both through its Decoder interface (Decodes,
+//     OpenVideo, OpenSound; decoding.go). One ffmpeg per clip streams raw RGBA frames in presentation order with
 //     -fps_mode passthrough; each frame's pts comes from the showinfo filter on stderr (in
 //     the same order), so variable frame rate sources are exact. The frame shown at media
 //     time t is the last one whose pts is <= t. Rotated sources are turned upright by
