@@ -80,7 +80,9 @@ type AppConfig struct {
 // App is the composition root: it owns the database, the asset store, the font library, the
 // renderer, the export service and its scheduler, the webhook deliverer, the janitor and the
 // HTTP server, builds them in Open, runs them in Run and shuts them down in order (HTTP
-// server, scheduler, deliverer and janitor, database).
+// server, scheduler, deliverer and janitor, database). Every command goes through it:
+// `serve` opens it with a listener and runs it, `cutroom export` opens it without one, and
+// the admin commands (workspaces, keys) open only its database (OpenDB).
 type App struct {
 	cfg AppConfig
 	log *slog.Logger
@@ -115,13 +117,17 @@ func NewApp(cfg AppConfig) *App {
 	return &App{cfg: cfg, log: cfg.Logger}
 }
 
-// OpenDB opens the data dir's database, if there is a data dir and it is not open yet. Open
-// calls it; serve calls it first to set up the default workspace before it listens.
+// OpenDB opens the data dir's database, if there is a data dir and it is not open yet,
+// explaining a lock held by a running server. Open calls it; serve calls it first to set up
+// the default workspace before it listens; the admin commands open nothing else.
 func (a *App) OpenDB() error {
 	if a.DB != nil || a.cfg.DataDir == "" {
 		return nil
 	}
-	db, err := openDB(a.cfg.DataDir, a.cfg.LockTimeout)
+	db, err := storage.Open(a.cfg.DataDir, storage.Options{LockTimeout: a.cfg.LockTimeout})
+	if errors.Is(err, storage.ErrLocked) {
+		return fmt.Errorf("the data dir %s is in use by a running cutroom server (the database allows one process at a time); stop that server or use another --data-dir", a.cfg.DataDir)
+	}
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,8 @@ type Config struct {
 	OutputTTL time.Duration
 	// MaxActive is the most active tasks per workspace (default 2).
 	MaxActive int
-	// MaxOutputSide caps the longest side of an output in pixels (default 3840).
+	// MaxOutputSide caps the longest side of an output in pixels (default
+	// DefaultMaxOutputSide).
 	MaxOutputSide int
 	// MaxDuration is the longest video an export may produce (default DefaultMaxDuration,
 	// 4 h); a longer one is refused at create with EXPORT_TOO_LONG, before anything is
