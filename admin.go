@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/spf13/cobra"
 )
@@ -50,7 +51,7 @@ type workspaceView struct {
 	CreatedAt        string `json:"createdAt"`
 }
 
-func viewWorkspace(db *storage.DB, ws storage.Workspace) (workspaceView, error) {
+func viewWorkspace(db *storage.DB, ws model.Workspace) (workspaceView, error) {
 	bal, limited, err := db.WorkspaceCredits(ws.ID)
 	if err != nil {
 		return workspaceView{}, err
@@ -61,10 +62,10 @@ func viewWorkspace(db *storage.DB, ws storage.Workspace) (workspaceView, error) 
 	}
 	return workspaceView{ID: ws.ID, Name: ws.Name, RuntimeAccess: ws.RuntimeAccess,
 		WebhookSecretSet: ws.WebhookSecret != "", Credits: credits, Allow60FPS: !ws.Deny60FPS,
-		MaxOutputSide: ws.MaxOutputSide, CreatedAt: storage.Timestamp(ws.CreatedAt)}, nil
+		MaxOutputSide: ws.MaxOutputSide, CreatedAt: model.Timestamp(ws.CreatedAt)}, nil
 }
 
-func printWorkspaces(w io.Writer, db *storage.DB, asJSON bool, wss ...storage.Workspace) error {
+func printWorkspaces(w io.Writer, db *storage.DB, asJSON bool, wss ...model.Workspace) error {
 	views := make([]workspaceView, 0, len(wss))
 	for _, ws := range wss {
 		v, err := viewWorkspace(db, ws)
@@ -212,10 +213,10 @@ type keyView struct {
 	RevokedAt   *string `json:"revokedAt"`
 }
 
-func viewKey(k storage.APIKey) keyView {
-	v := keyView{ID: k.ID, WorkspaceID: k.WorkspaceID, Name: k.Name, Hint: k.Hint, CreatedAt: storage.Timestamp(k.CreatedAt)}
+func viewKey(k model.APIKey) keyView {
+	v := keyView{ID: k.ID, WorkspaceID: k.WorkspaceID, Name: k.Name, Hint: k.Hint, CreatedAt: model.Timestamp(k.CreatedAt)}
 	if k.RevokedAt != nil {
-		t := storage.Timestamp(*k.RevokedAt)
+		t := model.Timestamp(*k.RevokedAt)
 		v.RevokedAt = &t
 	}
 	return v

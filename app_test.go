@@ -27,7 +27,7 @@ func TestAppLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	past := time.Now().Add(-time.Hour)
-	if err := app.DB.PutIdempotency(storage.IdempotencyRecord{Scope: "s", Status: 201, Body: []byte("{}"),
+	if err := app.DB.PutIdempotency(storage.IdempotencyRecord{Scope: "s", Status: 201, Data: []byte("{}"),
 		CreatedAt: past.Add(-time.Hour), ExpiresAt: past}); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -216,7 +217,7 @@ func TestChaosSIGKILL(t *testing.T) {
 		if task.Attempts > 3 {
 			t.Errorf("task %s was rendered %d times", id, task.Attempts)
 		}
-		if task.Status == storage.StatusCompleted {
+		if task.Status == model.StatusCompleted {
 			completed++
 		}
 		if task.Attempts > 1 {
@@ -224,7 +225,7 @@ func TestChaosSIGKILL(t *testing.T) {
 		}
 		if task.Crashes >= 2 {
 			crashed++
-			if task.Status != storage.StatusFailed {
+			if task.Status != model.StatusFailed {
 				t.Errorf("task %s was interrupted by %d crashes and is %s, want FAILED", id, task.Crashes, task.Status)
 			}
 		}

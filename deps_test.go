@@ -21,6 +21,10 @@ func TestImportDirections(t *testing.T) {
 		// apierr: the one error model (kind, code, field, details); a standard-library leaf
 		// every package that raises API errors may import.
 		"apierr": {},
+		// model: the nouns several packages share (workspaces, keys, projects, assets,
+		// export tasks, statuses, credit pools, webhook deliveries); a standard-library leaf
+		// that storage persists and the others use without importing storage for a type.
+		"model":  {},
 		"editor": {"illustrations"},
 		// illustrations: the built-in illustration library (shapes as embedded data, search);
 		// a standard-library leaf that editor (validation), compositor (drawing) and server
@@ -35,27 +39,27 @@ func TestImportDirections(t *testing.T) {
 		// encode/internal/yuv: encode's assembly conversion kernels (a package cannot have
 		// both cgo and assembly files)
 		"encode/internal/yuv": {},
-		"storage":             {},
+		"storage":             {"model"},
 		// signedlink: the signed, expiring links (HMAC over path and expiry) that assets
 		// and export sign and the server's file and output routes check through them.
 		"signedlink": {"apierr"},
-		"assets":     {"editor", "signedlink", "storage", "svgbudget"},
+		"assets":     {"editor", "model", "signedlink", "storage", "svgbudget"},
 		"compositor": {"editor", "compositor/text", "illustrations", "svgbudget"},
 		// svgbudget: the SVG document budget both the upload check (assets) and the
 		// renderer (compositor) apply; a standard-library leaf so neither imports the other.
 		"svgbudget":       {},
 		"compositor/text": {},
-		"webhook":         {"storage"},
+		"webhook":         {"model"},
 		// export: task lifecycle (requests, credits, scheduler, tasks, events); it renders
 		// through the Renderer interface and imports neither compositor nor encode.
-		"export": {"editor", "storage", "assets", "signedlink", "webhook"},
+		"export": {"editor", "model", "storage", "assets", "signedlink", "webhook"},
 		// render: the frame pipeline (compositor -> I420 -> encoder) implementing
 		// export.Renderer; the only package that imports both compositor and encode. Media
 		// comes through its Decoder interface (assets.Media implements it), not assets.
 		"render": {"editor", "compositor", "encode", "export"},
 		// exporttest: a solid-colour test renderer for export tests and bench/ (never wired by serve).
 		"export/exporttest": {"editor", "encode", "export"},
-		"server":            {"apierr", "editor", "illustrations", "storage", "assets", "export"},
+		"server":            {"apierr", "editor", "illustrations", "model", "storage", "assets", "export"},
 	}
 	seen := 0
 	used := map[string]bool{} // "pkg -> target" edges in use

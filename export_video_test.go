@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/google/uuid"
 )
@@ -224,7 +225,7 @@ func TestExportVideoFromDataDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := 20
-	if err := db.CreateAsset(storage.Asset{ID: id, WorkspaceID: ws.ID, Type: "image", Source: "upload", Filename: "green.png",
+	if err := db.CreateAsset(model.Asset{ID: id, WorkspaceID: ws.ID, Type: "image", Source: "upload", Filename: "green.png",
 		MimeType: "image/png", Size: int64(len(green)), FileKey: key, Width: &w, Height: &w, CreatedAt: time.Now()}, ""); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 )
@@ -89,8 +90,7 @@ func TestShutdownGraceIsAHardBound(t *testing.T) {
 	fps, ratio, scale, format, v1 := 30, "16:9", 0.6, "mp4", "v1"
 	req := &export.Request{EditorState: json.RawMessage(longState(2)), StateSchemaVersion: &v1, FPS: &fps,
 		Ratio: &ratio, Scale: &scale, Format: &format}
-	c, err := exports.Create(context.Background(), storage.Principal{Key: key, Workspace: ws}, "", req, nil,
-		func(r export.CreateResult) ([]byte, error) { return json.Marshal(r) })
+	c, err := exports.Create(context.Background(), model.Principal{Key: key, Workspace: ws}, "", req, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestShutdownGraceIsAHardBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tk.Status != storage.StatusPaused {
+	if tk.Status != model.StatusPaused {
 		t.Fatalf("abandoned task is %s, want PAUSED", tk.Status)
 	}
 	if out := logs.String(); !strings.Contains(out, "renders abandoned") || !strings.Contains(out, c.Result.TaskID) {

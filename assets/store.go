@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/svgbudget"
@@ -133,16 +134,16 @@ func (noReferences) ActiveExportReferences(context.Context, string, string, stri
 
 // Records is the database the store keeps asset records in (storage.DB implements it).
 type Records interface {
-	CreateAsset(a storage.Asset, projectID string) error
-	Asset(workspaceID, id string) (storage.Asset, error)
-	AssetRecord(id string) (storage.Asset, error)
+	CreateAsset(a model.Asset, projectID string) error
+	Asset(workspaceID, id string) (model.Asset, error)
+	AssetRecord(id string) (model.Asset, error)
 	AssetIDs() (map[string]bool, error)
 	ReferenceVersion(workspaceID string) (uint64, error)
-	SoftDeleteAssetIfUnchanged(workspaceID, id string, version uint64) (storage.Asset, error)
+	SoftDeleteAssetIfUnchanged(workspaceID, id string, version uint64) (model.Asset, error)
 	BindAsset(workspaceID, projectID, assetID string) error
 	UnbindAsset(workspaceID, projectID, assetID string) error
-	ListProjectAssets(workspaceID, projectID string, pageSize int, cursor string) ([]storage.Asset, string, error)
-	Project(workspaceID, id string) (storage.Project, error)
+	ListProjectAssets(workspaceID, projectID string, pageSize int, cursor string) ([]model.Asset, string, error)
+	Project(workspaceID, id string) (model.Project, error)
 	EachProjectState(workspaceID string, fn func(projectID string, state []byte) error) error
 }
 
@@ -308,16 +309,16 @@ func diskName(clean string) string {
 // while streaming (413, nothing stored); the file is probed, synced and renamed into
 // place, and only then is the record committed (with the project binding when asked).
 // Any failure removes the temp file.
-func (s *Store) Upload(ctx context.Context, up Upload) (storage.Asset, error) {
+func (s *Store) Upload(ctx context.Context, up Upload) (model.Asset, error) {
 	if up.ProjectID != "" {
 		if _, err := s.rec.Project(up.WorkspaceID, up.ProjectID); err != nil {
-			return storage.Asset{}, err
+			return model.Asset{}, err
 		}
 	}
 	name := CleanFileName(up.FileName)
 	tmp, err := os.CreateTemp(s.tmpDir(), "upload-*.part")
 	if err != nil {
-		return storage.Asset{}, err
+		return model.Asset{}, err
 	}
 	tmpName := tmp.Name()
 	keep := false
@@ -331,74 +332,74 @@ func (s *Store) Upload(ctx context.Context, up Upload) (storage.Asset, error) {
 	buf := make([]byte, 128<<10)
 	n, err := io.ReadFull(up.Body, buf[:sniffLen])
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return storage.Asset{}, bodyError(err)
+		return model.Asset{}, bodyError(err)
 	}
 	if n == 0 {
-		return storage.Asset{}, &Error{Code: "BODY_REQUIRED", Msg: "the upload body is empty; send the file's bytes as the body"}
+		return model.Asset{}, &Error{Code: "BODY_REQUIRED", Msg: "the upload body is empty; send the file's bytes as the body"}
 	}
 	head := buf[:n]
 	format, ok := Sniff(head)
 	if !ok {
-		return storage.Asset{}, errorf(CodeTypeUnknown, "the file's bytes are of no kind cutroom takes (declared Content-Type %q); "+
+		return model.Asset{}, errorf(CodeTypeUnknown, "the file's bytes are of no kind cutroom takes (declared Content-Type %q); "+
 			"supported: png, jpeg, webp, gif, svg, mp4, mov, webm, mkv, mp3, aac, wav, m4a, ogg, opus, flac, ttf, otf, woff, woff2, lottie json, caption json, srt, vtt",
 			up.ContentType)
 	}
 	if !Compatible(up.ContentType, format) {
-		return storage.Asset{}, mismatch(up.ContentType, format)
+		return model.Asset{}, mismatch(up.ContentType, format)
 	}
 	limit := s.lim.capFor(format)
 	if up.Length > limit {
-		return storage.Asset{}, tooLarge(format, limit)
+		return model.Asset{}, tooLarge(format, limit)
 	}
 	if _, err := tmp.Write(head); err != nil {
-		return storage.Asset{}, err
+		return model.Asset{}, err
 	}
 	size := int64(n)
 	if int64(n) == sniffLen { // there may be more
 		m, err := copyCtx(ctx, tmp, io.LimitReader(up.Body, limit-size+1), buf)
 		size += m
 		if err != nil {
-			return storage.Asset{}, err
+			return model.Asset{}, err
 		}
 	}
 	if size > limit {
-		return storage.Asset{}, tooLarge(format, limit)
+		return model.Asset{}, tooLarge(format, limit)
 	}
 	if err := tmp.Sync(); err != nil {
-		return storage.Asset{}, err
+		return model.Asset{}, err
 	}
 	p, err := s.probe(ctx, tmp, size, format)
 	if err != nil {
-		return storage.Asset{}, err
+		return model.Asset{}, err
 	}
 	if !Compatible(up.ContentType, p.format) {
-		return storage.Asset{}, mismatch(up.ContentType, p.format)
+		return model.Asset{}, mismatch(up.ContentType, p.format)
 	}
 	if c := s.lim.typeCap(p.format.Type); size > c {
-		return storage.Asset{}, tooLarge(p.format, c)
+		return model.Asset{}, tooLarge(p.format, c)
 	}
 	if err := tmp.Close(); err != nil {
-		return storage.Asset{}, err
+		return model.Asset{}, err
 	}
 
 	id := uuid.NewString()
 	key := "assets/" + up.WorkspaceID + "/" + id + "/" + diskName(name)
 	final := s.filePath(key)
 	if err := os.MkdirAll(filepath.Dir(final), 0o750); err != nil {
-		return storage.Asset{}, err
+		return model.Asset{}, err
 	}
 	if err := os.Rename(tmpName, final); err != nil {
 		_ = os.Remove(filepath.Dir(final))
-		return storage.Asset{}, err
+		return model.Asset{}, err
 	}
 	keep = true
 	syncDir(filepath.Dir(final))
-	a := storage.Asset{ID: id, WorkspaceID: up.WorkspaceID, Type: p.format.Type, Source: SourceUpload, Filename: name,
+	a := model.Asset{ID: id, WorkspaceID: up.WorkspaceID, Type: p.format.Type, Source: SourceUpload, Filename: name,
 		MimeType: p.format.MimeType, Size: size, FileKey: key, Width: p.width, Height: p.height, Duration: p.duration,
 		CreatedAt: s.now().UTC()}
 	if err := s.rec.CreateAsset(a, up.ProjectID); err != nil {
 		_ = os.RemoveAll(filepath.Dir(final))
-		return storage.Asset{}, err
+		return model.Asset{}, err
 	}
 	if a.Type == TypeFont && s.cfg.OnFont != nil {
 		s.cfg.OnFont(final)
@@ -493,12 +494,12 @@ func syncDir(dir string) {
 }
 
 // Asset returns a live asset of a workspace.
-func (s *Store) Asset(_ context.Context, workspaceID, id string) (storage.Asset, error) {
+func (s *Store) Asset(_ context.Context, workspaceID, id string) (model.Asset, error) {
 	return s.rec.Asset(workspaceID, id)
 }
 
 // ProjectAssets returns a page of a project's live assets, most recently bound first.
-func (s *Store) ProjectAssets(_ context.Context, workspaceID, projectID string, pageSize int, cursor string) ([]storage.Asset, string, error) {
+func (s *Store) ProjectAssets(_ context.Context, workspaceID, projectID string, pageSize int, cursor string) ([]model.Asset, string, error) {
 	return s.rec.ListProjectAssets(workspaceID, projectID, pageSize, cursor)
 }
 
@@ -517,7 +518,7 @@ func (s *Store) UnbindAsset(_ context.Context, workspaceID, projectID, assetID s
 func FilePath(fileKey string) string { return "/files/" + fileKey }
 
 // FileURL returns a fresh signed link to an asset's file, valid for the configured TTL.
-func (s *Store) FileURL(a storage.Asset) string {
+func (s *Store) FileURL(a model.Asset) string {
 	return s.cfg.PublicURL + s.signer.Sign(s.basePath()+FilePath(a.FileKey), s.cfg.LinkTTL)
 }
 
@@ -569,21 +570,21 @@ func (s *Store) OpenFile(_ context.Context, requestPath, exp, sig string) (*File
 
 // assetByKey finds the live asset a file key names ("assets/<ws>/<id>/<name>"), of
 // workspaceID when it is not empty.
-func (s *Store) assetByKey(workspaceID, key string) (storage.Asset, error) {
+func (s *Store) assetByKey(workspaceID, key string) (model.Asset, error) {
 	parts := strings.Split(key, "/")
 	notFound := errorf(CodeNotFound, "no asset has the file key %q", truncate(key, 200))
 	if len(parts) != 4 || parts[0] != "assets" || (workspaceID != "" && parts[1] != workspaceID) {
-		return storage.Asset{}, notFound
+		return model.Asset{}, notFound
 	}
 	if _, err := uuid.Parse(parts[2]); err != nil {
-		return storage.Asset{}, notFound
+		return model.Asset{}, notFound
 	}
 	a, err := s.rec.AssetRecord(parts[2])
 	if err != nil {
-		return storage.Asset{}, notFound
+		return model.Asset{}, notFound
 	}
 	if a.FileKey != key || a.DeletedAt != nil || a.WorkspaceID != parts[1] {
-		return storage.Asset{}, notFound
+		return model.Asset{}, notFound
 	}
 	return a, nil
 }
@@ -655,10 +656,10 @@ func deref(p *string) string {
 // fileKey, or with a remoteUrl to its file; or a global background image naming it. Export
 // tasks use it to hold the assets of their state snapshots.
 func StateReferences(state []byte, assetID, fileKey string) bool {
-	return stateReferences(state, storage.Asset{ID: assetID, FileKey: fileKey})
+	return stateReferences(state, model.Asset{ID: assetID, FileKey: fileKey})
 }
 
-func stateReferences(state []byte, a storage.Asset) bool {
+func stateReferences(state []byte, a model.Asset) bool {
 	var st stateRefs
 	if err := json.Unmarshal(state, &st); err != nil {
 		// A state this view cannot read: be conservative and look for the id or key.
@@ -711,7 +712,7 @@ const deleteAttempts = 5
 
 // unreferenced checks that no project state of the workspace and no active export
 // references a, with ASSET_REFERENCED otherwise.
-func (s *Store) unreferenced(ctx context.Context, workspaceID string, a storage.Asset) error {
+func (s *Store) unreferenced(ctx context.Context, workspaceID string, a model.Asset) error {
 	errFound := errors.New("found")
 	var project string
 	err := s.rec.EachProjectState(workspaceID, func(pid string, state []byte) error {

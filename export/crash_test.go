@@ -18,6 +18,7 @@ import (
 
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
@@ -57,7 +58,7 @@ func crashChild(dir string) {
 		if svc.Running() > 0 {
 			ids, _ := db.ActiveExports()
 			for _, id := range ids {
-				if tk, _ := db.ExportTaskByID(id); tk.Status == storage.StatusProcessing {
+				if tk, _ := db.ExportTaskByID(id); tk.Status == model.StatusProcessing {
 					fmt.Println("rendering", id)
 					select {} // until SIGKILL
 				}
@@ -134,8 +135,7 @@ func crashFixture(t *testing.T, st string) (dir, id string, balance int64) {
 	cb := "http://127.0.0.1:9/hook" // never dialled: no deliverer runs here
 	req := &export.Request{EditorState: json.RawMessage(st), StateSchemaVersion: &v1, FPS: &fps,
 		Ratio: &ratio, Scale: &scale, Format: &format, CallbackURL: &cb}
-	c, err := svc.Create(context.Background(), storage.Principal{Key: key, Workspace: ws}, "", req, nil,
-		func(r export.CreateResult) ([]byte, error) { return json.Marshal(r) })
+	c, err := svc.Create(context.Background(), model.Principal{Key: key, Workspace: ws}, "", req, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestCrashLoopGuard(t *testing.T) {
 		}
 		tk, _ := db.ExportTaskByID(id)
 		db.Close()
-		if tk.Status != storage.StatusProcessing || tk.Attempts != i {
+		if tk.Status != model.StatusProcessing || tk.Attempts != i {
 			t.Fatalf("after crash %d: %s, attempts %d", i, tk.Status, tk.Attempts)
 		}
 	}
@@ -167,9 +167,9 @@ func TestCrashLoopGuard(t *testing.T) {
 	r := &exporttest.Solid{}
 	rn := start(t, dir, r)
 	defer rn.stop()
-	tk := waitStatus(t, rn.db, id, 10*time.Second, func(tk storage.ExportTask) bool { return !tk.Active() })
+	tk := waitStatus(t, rn.db, id, 10*time.Second, func(tk model.ExportTask) bool { return !tk.Active() })
 	time.Sleep(200 * time.Millisecond) // a render, if one were started, would show now
-	if tk.Status != storage.StatusFailed || r.Started() != 0 {
+	if tk.Status != model.StatusFailed || r.Started() != 0 {
 		t.Fatalf("third start: %s, renders %d", tk.Status, r.Started())
 	}
 	want := export.CodeRenderCrashed + ": the render stopped the server twice"
@@ -205,7 +205,7 @@ func TestCrashLoopGuard(t *testing.T) {
 			if err := json.Unmarshal(d.Body, &ev); err != nil {
 				t.Fatal(err)
 			}
-			if ev.EventType != export.EventFailed || ev.Task.Status != storage.StatusFailed || ev.Task.Error == nil ||
+			if ev.EventType != export.EventFailed || ev.Task.Status != model.StatusFailed || ev.Task.Error == nil ||
 				*ev.Task.Error != *tk.Error || ev.Task.ChargedCredits != "0" {
 				t.Fatalf("failure event: %s", d.Body)
 			}
@@ -224,7 +224,7 @@ func TestGracefulStopIsNotACrash(t *testing.T) {
 	crashOnce(t, dir)
 
 	rn := start(t, dir, &exporttest.Solid{FrameDelay: time.Hour})
-	waitStatus(t, rn.db, id, 10*time.Second, func(tk storage.ExportTask) bool { return tk.Status == storage.StatusProcessing })
+	waitStatus(t, rn.db, id, 10*time.Second, func(tk model.ExportTask) bool { return tk.Status == model.StatusProcessing })
 	rn.stop() // graceful: PAUSED
 
 	// A render that ignores its cancel: the shutdown gives up on it and records it PAUSED.
@@ -236,20 +236,20 @@ func TestGracefulStopIsNotACrash(t *testing.T) {
 	if got := rn.svc.Abandon(); len(got) != 1 || got[0] != id {
 		t.Fatalf("Abandon = %v, want [%s]", got, id)
 	}
-	if tk, _ := rn.db.ExportTaskByID(id); tk.Status != storage.StatusPaused {
+	if tk, _ := rn.db.ExportTaskByID(id); tk.Status != model.StatusPaused {
 		t.Fatalf("after Abandon: %s", tk.Status)
 	}
 	close(stuck.release)
 	rn.wg.Wait()
-	if tk, _ := rn.db.ExportTaskByID(id); tk.Status != storage.StatusPaused {
+	if tk, _ := rn.db.ExportTaskByID(id); tk.Status != model.StatusPaused {
 		t.Fatalf("after the abandoned render ended: %s", tk.Status)
 	}
 	rn.db.Close()
 
 	rn = start(t, dir, &exporttest.Solid{})
 	defer rn.stop()
-	tk := waitStatus(t, rn.db, id, 30*time.Second, func(tk storage.ExportTask) bool { return !tk.Active() })
-	if tk.Status != storage.StatusCompleted || tk.Crashes != 1 || tk.Attempts != 4 {
+	tk := waitStatus(t, rn.db, id, 30*time.Second, func(tk model.ExportTask) bool { return !tk.Active() })
+	if tk.Status != model.StatusCompleted || tk.Crashes != 1 || tk.Attempts != 4 {
 		t.Fatalf("after restarts: %s, crashes %d, attempts %d, error %v", tk.Status, tk.Crashes, tk.Attempts, tk.Error)
 	}
 }

@@ -10,7 +10,9 @@
 //     another workspace's task.
 //   - Create answers 201 for a new task. With an Idempotency-Key, a repeat replays the first
 //     response byte for byte (the task, its idempotency record and the credit debit commit in
-//     one bbolt transaction). Without the key, a clientTaskId the workspace used before returns
+//     one bbolt transaction). The record keeps the create result's JSON, which Create fills
+//     in; the server owns the envelope around it, on the first answer and on a replay alike,
+//     so export never sees HTTP bytes. Without the key, a clientTaskId the workspace used before returns
 //     that task's create result with 200 and creates nothing, whatever the rest of the body.
 //   - An invalid editor state gets the first validation issue's code (EDITOR_..., as from
 //     POST /v1/editor/validate), `field` editorState plus the issue's JSON pointer, and every

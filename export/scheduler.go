@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -80,29 +81,29 @@ func (s *Service) recover() error {
 	notify := false
 	for _, id := range ids {
 		now := s.now().UTC()
-		t, err := s.store.UpdateExport(id, func(t *storage.ExportTask) ([]storage.WebhookDelivery, error) {
-			if t.Status != storage.StatusProcessing && t.Status != storage.StatusPaused {
+		t, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+			if t.Status != model.StatusProcessing && t.Status != model.StatusPaused {
 				return nil, storage.ErrNoChange
 			}
-			if t.Status == storage.StatusProcessing {
+			if t.Status == model.StatusProcessing {
 				t.Crashes++
 				if t.Crashes >= MaxCrashes {
 					msg := taskError(&Error{Code: CodeRenderCrashed, Msg: "the render stopped the server twice; it is not rendered again"})
-					t.Status, t.Phase, t.Error, t.CompletedAt = storage.StatusFailed, "", &msg, &now
+					t.Status, t.Phase, t.Error, t.CompletedAt = model.StatusFailed, "", &msg, &now
 					refund(t)
 					return s.event(t, EventFailed, now)
 				}
 			}
-			t.Status, t.Phase, t.Progress = storage.StatusPending, "", 0
+			t.Status, t.Phase, t.Progress = model.StatusPending, "", 0
 			return nil, nil
 		})
 		if err != nil {
 			return fmt.Errorf("export: requeue task %s: %w", id, err)
 		}
 		switch t.Status {
-		case storage.StatusPending:
+		case model.StatusPending:
 			_ = os.RemoveAll(s.taskDir(id))
-		case storage.StatusFailed: // failed just now (ActiveExports lists active tasks only)
+		case model.StatusFailed: // failed just now (ActiveExports lists active tasks only)
 			_ = os.RemoveAll(s.taskDir(id))
 			s.log.Error("export failed: a crash interrupted its render twice", "task", id, "attempts", t.Attempts)
 			notify = notify || t.CallbackURL != nil
@@ -127,18 +128,18 @@ func (s *Service) Abandon() []string {
 	s.mu.Unlock()
 	var out []string
 	for _, id := range ids {
-		t, err := s.store.UpdateExport(id, func(t *storage.ExportTask) ([]storage.WebhookDelivery, error) {
-			if t.Status != storage.StatusProcessing {
+		t, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+			if t.Status != model.StatusProcessing {
 				return nil, storage.ErrNoChange
 			}
-			t.Status, t.Phase = storage.StatusPaused, ""
+			t.Status, t.Phase = model.StatusPaused, ""
 			return nil, nil
 		})
 		if err != nil {
 			s.log.Error("export: record an abandoned render as paused", "task", id, "err", err)
 			continue
 		}
-		if t.Status == storage.StatusPaused {
+		if t.Status == model.StatusPaused {
 			out = append(out, id)
 		}
 	}
@@ -201,13 +202,13 @@ func (s *Service) start(wg *sync.WaitGroup, id string) bool {
 	}
 	now := s.now().UTC()
 	claimed := false
-	t, err := s.store.UpdateExport(id, func(t *storage.ExportTask) ([]storage.WebhookDelivery, error) {
+	t, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 		claimed = false
-		if t.Status != storage.StatusPending {
+		if t.Status != model.StatusPending {
 			return nil, storage.ErrNoChange
 		}
 		claimed = true
-		t.Status, t.Phase, t.Progress, t.StartedAt = storage.StatusProcessing, PhaseRendering, 0, &now
+		t.Status, t.Phase, t.Progress, t.StartedAt = model.StatusProcessing, PhaseRendering, 0, &now
 		t.Attempts++
 		return s.event(t, EventStarted, now)
 	})
@@ -232,7 +233,7 @@ func (s *Service) start(wg *sync.WaitGroup, id string) bool {
 }
 
 // render runs one task's render and records its outcome.
-func (s *Service) render(ctx context.Context, t storage.ExportTask) {
+func (s *Service) render(ctx context.Context, t model.ExportTask) {
 	log := s.log.With("task", t.ID)
 	started := s.now()
 	err := s.renderFile(ctx, &t)
@@ -243,11 +244,11 @@ func (s *Service) render(ctx context.Context, t storage.ExportTask) {
 		log.Info("export canceled")
 	case errors.Is(cause, errPaused):
 		_ = os.RemoveAll(s.taskDir(t.ID))
-		if _, perr := s.store.UpdateExport(t.ID, func(t *storage.ExportTask) ([]storage.WebhookDelivery, error) {
-			if t.Status != storage.StatusProcessing {
+		if _, perr := s.store.UpdateExport(t.ID, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+			if t.Status != model.StatusProcessing {
 				return nil, storage.ErrNoChange
 			}
-			t.Status, t.Phase = storage.StatusPaused, ""
+			t.Status, t.Phase = model.StatusPaused, ""
 			return nil, nil
 		}); perr != nil {
 			log.Error("export: record pause", "err", perr)
@@ -264,7 +265,7 @@ func (s *Service) render(ctx context.Context, t storage.ExportTask) {
 }
 
 // renderFile renders into the task's directory and checks that the file is there.
-func (s *Service) renderFile(ctx context.Context, t *storage.ExportTask) (err error) {
+func (s *Service) renderFile(ctx context.Context, t *model.ExportTask) (err error) {
 	state, err := s.store.ExportState(t.ID)
 	if err != nil {
 		return err
@@ -307,26 +308,26 @@ func (s *Service) renderFile(ctx context.Context, t *storage.ExportTask) (err er
 // meanwhile stays CANCELED and its file is removed.
 func (s *Service) finish(id string, started time.Time, renderErr error) {
 	now := s.now().UTC()
-	t, err := s.store.UpdateExport(id, func(t *storage.ExportTask) ([]storage.WebhookDelivery, error) {
-		if t.Status != storage.StatusProcessing {
+	t, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+		if t.Status != model.StatusProcessing {
 			return nil, storage.ErrNoChange
 		}
 		t.Phase, t.CompletedAt, t.RenderSeconds = "", &now, now.Sub(started).Seconds()
 		if renderErr != nil {
 			msg := taskError(renderErr)
-			t.Status, t.Error = storage.StatusFailed, &msg
+			t.Status, t.Error = model.StatusFailed, &msg
 			refund(t)
 			return s.event(t, EventFailed, now)
 		}
 		exp := now.Add(s.cfg.OutputTTL)
-		t.Status, t.Progress, t.OutputExpiresAt = storage.StatusCompleted, 100, &exp
+		t.Status, t.Progress, t.OutputExpiresAt = model.StatusCompleted, 100, &exp
 		return s.event(t, EventCompleted, now)
 	})
 	if err != nil {
 		s.log.Error("export: record outcome", "task", id, "err", err)
 		return
 	}
-	if t.Status != storage.StatusCompleted {
+	if t.Status != model.StatusCompleted {
 		_ = os.RemoveAll(s.taskDir(id))
 	}
 	if t.CallbackURL != nil {
@@ -351,8 +352,8 @@ func taskError(err error) string {
 
 // setPhase records a phase and progress of a PROCESSING task.
 func (s *Service) setPhase(id, phase string, pct float64) {
-	_, err := s.store.UpdateExport(id, func(t *storage.ExportTask) ([]storage.WebhookDelivery, error) {
-		if t.Status != storage.StatusProcessing || (t.Phase == phase && t.Progress == pct) {
+	_, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+		if t.Status != model.StatusProcessing || (t.Phase == phase && t.Progress == pct) {
 			return nil, storage.ErrNoChange
 		}
 		t.Phase, t.Progress = phase, pct
@@ -409,7 +410,7 @@ func (s *Service) purgeExpired() {
 			s.log.Warn("export: delete expired output", "task", id, "err", err)
 			continue
 		}
-		if _, err := s.store.UpdateExport(id, func(t *storage.ExportTask) ([]storage.WebhookDelivery, error) {
+		if _, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 			if t.OutputPurged {
 				return nil, storage.ErrNoChange
 			}

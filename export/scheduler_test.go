@@ -14,6 +14,7 @@ import (
 
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 )
@@ -81,15 +82,14 @@ func create(t *testing.T, rn *run, seconds float64) string {
 	fps, ratio, scale, format, v1 := 30, "16:9", 0.6, "mp4", "v1"
 	req := &export.Request{EditorState: json.RawMessage(state(seconds)), StateSchemaVersion: &v1, FPS: &fps,
 		Ratio: &ratio, Scale: &scale, Format: &format}
-	c, err := rn.svc.Create(context.Background(), storage.Principal{Key: keys[0], Workspace: ws}, "", req, nil,
-		func(r export.CreateResult) ([]byte, error) { return json.Marshal(r) })
+	c, err := rn.svc.Create(context.Background(), model.Principal{Key: keys[0], Workspace: ws}, "", req, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c.Result.TaskID
 }
 
-func waitStatus(t *testing.T, db *storage.DB, id string, within time.Duration, cond func(storage.ExportTask) bool) storage.ExportTask {
+func waitStatus(t *testing.T, db *storage.DB, id string, within time.Duration, cond func(model.ExportTask) bool) model.ExportTask {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
@@ -138,8 +138,8 @@ func TestGracefulStopPausesAndResumes(t *testing.T) {
 	slow := &exporttest.Solid{FrameDelay: 20 * time.Millisecond}
 	rn := start(t, dir, slow)
 	id := create(t, rn, 2)
-	waitStatus(t, rn.db, id, 10*time.Second, func(tk storage.ExportTask) bool {
-		return tk.Status == storage.StatusProcessing && tk.Progress > 5
+	waitStatus(t, rn.db, id, 10*time.Second, func(tk model.ExportTask) bool {
+		return tk.Status == model.StatusProcessing && tk.Progress > 5
 	})
 	t0 := time.Now()
 	rn.stop()
@@ -152,7 +152,7 @@ func TestGracefulStopPausesAndResumes(t *testing.T) {
 	}
 	tk, _ := db.ExportTaskByID(id)
 	db.Close()
-	if tk.Status != storage.StatusPaused {
+	if tk.Status != model.StatusPaused {
 		t.Fatalf("after stop: %s", tk.Status)
 	}
 	if f := files(t, filepath.Join(dir, "outputs")); len(f) != 0 {
@@ -161,8 +161,8 @@ func TestGracefulStopPausesAndResumes(t *testing.T) {
 
 	rn = start(t, dir, &exporttest.Solid{})
 	defer rn.stop()
-	tk = waitStatus(t, rn.db, id, 30*time.Second, func(tk storage.ExportTask) bool { return !tk.Active() })
-	if tk.Status != storage.StatusCompleted || tk.Attempts != 2 {
+	tk = waitStatus(t, rn.db, id, 30*time.Second, func(tk model.ExportTask) bool { return !tk.Active() })
+	if tk.Status != model.StatusCompleted || tk.Attempts != 2 {
 		t.Fatalf("after resume: %s attempts %d", tk.Status, tk.Attempts)
 	}
 	out := filepath.Join(dir, "outputs", id, id+".mp4")
@@ -179,7 +179,7 @@ func TestCrashLeftoversRenderAgain(t *testing.T) {
 	dir := t.TempDir()
 	rn := start(t, dir, &exporttest.Solid{FrameDelay: time.Hour}) // never finishes a frame
 	id := create(t, rn, 1)
-	waitStatus(t, rn.db, id, 10*time.Second, func(tk storage.ExportTask) bool { return tk.Status == storage.StatusProcessing })
+	waitStatus(t, rn.db, id, 10*time.Second, func(tk model.ExportTask) bool { return tk.Status == model.StatusProcessing })
 	// What SIGKILL leaves behind: the record says PROCESSING and a partial temp file exists.
 	// (Stopping the scheduler here would record PAUSED, so the record is rewritten after.)
 	rn.stop()
@@ -187,8 +187,8 @@ func TestCrashLeftoversRenderAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.UpdateExport(id, func(tk *storage.ExportTask) ([]storage.WebhookDelivery, error) {
-		tk.Status, tk.Phase, tk.Progress = storage.StatusProcessing, export.PhaseRendering, 40
+	if _, err := db.UpdateExport(id, func(tk *model.ExportTask) ([]model.WebhookDelivery, error) {
+		tk.Status, tk.Phase, tk.Progress = model.StatusProcessing, export.PhaseRendering, 40
 		return nil, nil
 	}); err != nil {
 		t.Fatal(err)
@@ -205,8 +205,8 @@ func TestCrashLeftoversRenderAgain(t *testing.T) {
 	r := &exporttest.Solid{}
 	rn = start(t, dir, r)
 	defer rn.stop()
-	tk := waitStatus(t, rn.db, id, 30*time.Second, func(tk storage.ExportTask) bool { return !tk.Active() })
-	if tk.Status != storage.StatusCompleted || r.Started() != 1 {
+	tk := waitStatus(t, rn.db, id, 30*time.Second, func(tk model.ExportTask) bool { return !tk.Active() })
+	if tk.Status != model.StatusCompleted || r.Started() != 1 {
 		t.Fatalf("after restart: %s, renders %d", tk.Status, r.Started())
 	}
 	if _, err := os.Stat(partial); !os.IsNotExist(err) {
@@ -232,7 +232,7 @@ func TestProgressRisesWithFrames(t *testing.T) {
 			seen = append(seen, tk.Progress)
 		}
 		phases[tk.Phase] = true
-		if tk.Status == storage.StatusCompleted {
+		if tk.Status == model.StatusCompleted {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -256,7 +256,7 @@ func TestCancelPausedTask(t *testing.T) {
 	dir := t.TempDir()
 	rn := start(t, dir, &exporttest.Solid{FrameDelay: time.Hour})
 	id := create(t, rn, 1)
-	waitStatus(t, rn.db, id, 10*time.Second, func(tk storage.ExportTask) bool { return tk.Status == storage.StatusProcessing })
+	waitStatus(t, rn.db, id, 10*time.Second, func(tk model.ExportTask) bool { return tk.Status == model.StatusProcessing })
 	rn.stop()
 
 	db, err := storage.Open(dir, storage.Options{})
@@ -268,11 +268,11 @@ func TestCancelPausedTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	tk, _ := db.ExportTaskByID(id)
-	if tk.Status != storage.StatusPaused {
+	if tk.Status != model.StatusPaused {
 		t.Fatalf("status %s", tk.Status)
 	}
 	v, err := svc.Cancel(tk.WorkspaceID, id)
-	if err != nil || v.Status != storage.StatusCanceled || v.CompletedAt == nil {
+	if err != nil || v.Status != model.StatusCanceled || v.CompletedAt == nil {
 		t.Fatalf("cancel paused: %+v %v", v, err)
 	}
 	db.Close()
@@ -281,7 +281,7 @@ func TestCancelPausedTask(t *testing.T) {
 	rn = start(t, dir, r)
 	defer rn.stop()
 	time.Sleep(200 * time.Millisecond)
-	if tk, _ := rn.db.ExportTaskByID(id); tk.Status != storage.StatusCanceled || r.Started() != 0 {
+	if tk, _ := rn.db.ExportTaskByID(id); tk.Status != model.StatusCanceled || r.Started() != 0 {
 		t.Fatalf("after restart: %s, renders %d", tk.Status, r.Started())
 	}
 }

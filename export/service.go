@@ -17,6 +17,7 @@ import (
 
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
@@ -25,19 +26,19 @@ import (
 
 // Store is the storage the Service needs; *storage.DB implements it.
 type Store interface {
-	CreateExport(t storage.ExportTask, state []byte, idem *storage.IdempotencyRecord, limits storage.ExportLimits) (*storage.ExportTask, error)
-	ExportTask(workspaceID, id string) (storage.ExportTask, error)
-	ExportTaskByID(id string) (storage.ExportTask, error)
+	CreateExport(t model.ExportTask, state []byte, idem *storage.IdempotencyRecord, limits storage.ExportLimits) (*model.ExportTask, error)
+	ExportTask(workspaceID, id string) (model.ExportTask, error)
+	ExportTaskByID(id string) (model.ExportTask, error)
 	ExportState(id string) ([]byte, error)
-	ExportByClientTaskID(workspaceID, clientTaskID string) (*storage.ExportTask, error)
-	ListExports(workspaceID string, pageSize int, cursor, createdByKeyID string) ([]storage.ExportTask, string, error)
-	UpdateExport(id string, change func(t *storage.ExportTask) ([]storage.WebhookDelivery, error)) (storage.ExportTask, error)
+	ExportByClientTaskID(workspaceID, clientTaskID string) (*model.ExportTask, error)
+	ListExports(workspaceID string, pageSize int, cursor, createdByKeyID string) ([]model.ExportTask, string, error)
+	UpdateExport(id string, change func(t *model.ExportTask) ([]model.WebhookDelivery, error)) (model.ExportTask, error)
 	PendingExports(n int) ([]string, error)
 	ActiveExports() ([]string, error)
 	WorkspaceActiveExports(workspaceID string) ([]string, error)
 	ExpiredOutputs(now time.Time) ([]string, error)
 	WorkspaceCredits(workspaceID string) (balance int64, limited bool, err error)
-	ProjectWithState(workspaceID, id string) (storage.Project, []byte, error)
+	ProjectWithState(workspaceID, id string) (model.Project, []byte, error)
 }
 
 // DefaultOutputTTL is how long an output link works by default (Config.OutputTTL).
@@ -157,17 +158,17 @@ type Created struct {
 	Result CreateResult
 	// New is false when an earlier task with the same clientTaskId was returned.
 	New bool
-	// Body is the rendered response body (stored with the idempotency record when there is one).
-	Body []byte
+	// Data is Result's JSON (stored as the idempotency record's data when there is one).
+	Data []byte
 }
 
 // Create validates a create request and stores the new PENDING task, charging its credits.
 // projectID is "" for a stateless export. With idem not nil (the request had an
-// Idempotency-Key), render's body is stored in idem with status 201 in the same
-// transaction as the task; without idem, a clientTaskId the workspace used before returns
-// that task (New false) instead of a new one. render turns a result into the response body.
-func (s *Service) Create(ctx context.Context, p storage.Principal, projectID string, req *Request,
-	idem *storage.IdempotencyRecord, render func(CreateResult) ([]byte, error)) (Created, error) {
+// Idempotency-Key), the result's JSON is stored as idem's data in the same transaction as
+// the task (the caller sets idem's other members); without idem, a clientTaskId the
+// workspace used before returns that task (New false) instead of a new one.
+func (s *Service) Create(ctx context.Context, p model.Principal, projectID string, req *Request,
+	idem *storage.IdempotencyRecord) (Created, error) {
 	if err := req.check(projectID == "", s.cfg.HeaderPrefix); err != nil {
 		return Created{}, err
 	}
@@ -177,7 +178,7 @@ func (s *Service) Create(ctx context.Context, p storage.Principal, projectID str
 		if prior, err := s.store.ExportByClientTaskID(ws.ID, *req.ClientTaskID); err != nil {
 			return Created{}, err
 		} else if prior != nil {
-			return s.existing(prior, render)
+			return existing(prior)
 		}
 	}
 	var state []byte
@@ -253,9 +254,9 @@ func (s *Service) Create(ctx context.Context, p storage.Principal, projectID str
 	if err != nil {
 		return Created{}, err
 	}
-	pool := storage.PoolUnlimited
+	pool := model.PoolUnlimited
 	if limited {
-		pool = storage.PoolWorkspace
+		pool = model.PoolWorkspace
 		if balance < charge {
 			return Created{}, &Error{Code: storage.CodeInsufficientCredits, Msg: fmt.Sprintf("this export costs %d credits and the workspace has %d", charge, balance)}
 		}
@@ -271,8 +272,8 @@ func (s *Service) Create(ctx context.Context, p storage.Principal, projectID str
 
 	now := s.now().UTC()
 	id := uuid.NewString()
-	t := storage.ExportTask{ID: id, WorkspaceID: ws.ID, ProjectID: projectRef, CreatedByKeyID: p.Key.ID,
-		ClientTaskID: req.ClientTaskID, Status: storage.StatusPending, Format: *req.Format, FPS: fps,
+	t := model.ExportTask{ID: id, WorkspaceID: ws.ID, ProjectID: projectRef, CreatedByKeyID: p.Key.ID,
+		ClientTaskID: req.ClientTaskID, Status: model.StatusPending, Format: *req.Format, FPS: fps,
 		Ratio: *req.Ratio, Scale: *req.Scale, CompositionWidth: compW, CompositionHeight: compH,
 		OutputWidth: outW, OutputHeight: outH, Frames: frames, VideoSeconds: videoSeconds,
 		StateVersion: stateVersion, BilledStandardSeconds: billed, ChargedCredits: charge, CreditPool: pool,
@@ -282,28 +283,28 @@ func (s *Service) Create(ctx context.Context, p storage.Principal, projectID str
 		t.Filename = *req.Filename
 	}
 	result := resultOf(&t)
-	body, err := render(result)
+	data, err := json.Marshal(result)
 	if err != nil {
 		return Created{}, err
 	}
 	if idem != nil {
-		idem.Status, idem.Body = 201, body
+		idem.Data = data
 	}
 	prior, err := s.store.CreateExport(t, state, idem, storage.ExportLimits{MaxActive: s.cfg.MaxActive, DedupeClientTaskID: dedupe})
 	if err != nil {
 		return Created{}, err
 	}
 	if prior != nil {
-		return s.existing(prior, render)
+		return existing(prior)
 	}
 	s.Wake()
-	return Created{Result: result, New: true, Body: body}, nil
+	return Created{Result: result, New: true, Data: data}, nil
 }
 
-func (s *Service) existing(t *storage.ExportTask, render func(CreateResult) ([]byte, error)) (Created, error) {
+func existing(t *model.ExportTask) (Created, error) {
 	r := resultOf(t)
-	body, err := render(r)
-	return Created{Result: r, Body: body}, err
+	data, err := json.Marshal(r)
+	return Created{Result: r, Data: data}, err
 }
 
 // Task returns a task of a workspace as the API shows it.
@@ -342,15 +343,15 @@ func (s *Service) Cancel(workspaceID, id string) (TaskView, error) {
 		return TaskView{}, err
 	}
 	now := s.now().UTC()
-	t, err := s.store.UpdateExport(id, func(t *storage.ExportTask) ([]storage.WebhookDelivery, error) {
+	t, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 		switch {
-		case t.Status == storage.StatusCanceled:
+		case t.Status == model.StatusCanceled:
 			return nil, storage.ErrNoChange
 		case !t.Active():
 			return nil, &Error{Code: CodeTaskNotCancelable, Msg: fmt.Sprintf("export task %s is %s and cannot be canceled", t.ID, t.Status)}
 		}
 		msg := "canceled by request"
-		t.Status, t.Phase, t.Error, t.CompletedAt = storage.StatusCanceled, "", &msg, &now
+		t.Status, t.Phase, t.Error, t.CompletedAt = model.StatusCanceled, "", &msg, &now
 		if t.StartedAt != nil {
 			t.RenderSeconds = now.Sub(*t.StartedAt).Seconds()
 		}
@@ -392,7 +393,7 @@ func (s *Service) ActiveExportReferences(ctx context.Context, workspaceID, asset
 	return false, nil
 }
 
-func refund(t *storage.ExportTask) {
+func refund(t *model.ExportTask) {
 	if !t.Refunded {
 		t.Refunded = true
 		t.ChargedCredits = 0
@@ -431,7 +432,7 @@ func (s *Service) OpenOutput(taskID, filename, exp, sig string) (*Output, error)
 	if err != nil {
 		return nil, err
 	}
-	if t.Status != storage.StatusCompleted || t.OutputPurged || t.Filename != filename {
+	if t.Status != model.StatusCompleted || t.OutputPurged || t.Filename != filename {
 		return nil, &Error{Code: CodeOutputExpired, Msg: "this output is no longer available"}
 	}
 	f, err := os.Open(s.outputPath(&t))
@@ -455,12 +456,12 @@ func (s *Service) OpenOutput(taskID, filename, exp, sig string) (*Output, error)
 
 func (s *Service) taskDir(id string) string { return filepath.Join(s.cfg.OutputDir, id) }
 
-func (s *Service) outputPath(t *storage.ExportTask) string {
+func (s *Service) outputPath(t *model.ExportTask) string {
 	return filepath.Join(s.taskDir(t.ID), t.ID+"."+t.Format)
 }
 
 // event builds the outbox entry of a webhook event showing t as it is after the change.
-func (s *Service) event(t *storage.ExportTask, eventType string, at time.Time) ([]storage.WebhookDelivery, error) {
+func (s *Service) event(t *model.ExportTask, eventType string, at time.Time) ([]model.WebhookDelivery, error) {
 	if t.CallbackURL == nil {
 		return nil, nil
 	}
@@ -468,11 +469,11 @@ func (s *Service) event(t *storage.ExportTask, eventType string, at time.Time) (
 		EventType  string   `json:"eventType"`
 		OccurredAt string   `json:"occurredAt"`
 		Task       TaskView `json:"task"`
-	}{eventType, storage.Timestamp(at), s.View(t)})
+	}{eventType, model.Timestamp(at), s.View(t)})
 	if err != nil {
 		return nil, err
 	}
-	return []storage.WebhookDelivery{{EventID: "evt_" + uuid.NewString(), EventType: eventType, TaskID: t.ID,
+	return []model.WebhookDelivery{{EventID: "evt_" + uuid.NewString(), EventType: eventType, TaskID: t.ID,
 		WorkspaceID: t.WorkspaceID, URL: *t.CallbackURL, Headers: t.CallbackHeaders, Body: body,
 		NextAttemptAt: at, CreatedAt: at}}, nil
 }

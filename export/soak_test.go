@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/render"
 	"github.com/cutroom/cutroom/storage"
 )
@@ -76,7 +77,7 @@ func liveHeap() uint64 {
 
 // soakService starts an export service with the real frame pipeline and encoders over a
 // database in a temporary directory, and returns it with a principal that may export.
-func soakService(t *testing.T) (*export.Service, *storage.DB, storage.Principal) {
+func soakService(t *testing.T) (*export.Service, *storage.DB, model.Principal) {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := storage.Open(dir, storage.Options{LockTimeout: time.Second})
@@ -109,7 +110,7 @@ func soakService(t *testing.T) (*export.Service, *storage.DB, storage.Principal)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := storage.Principal{Key: keys[0], Workspace: ws}
+	p := model.Principal{Key: keys[0], Workspace: ws}
 	return svc, db, p
 }
 
@@ -138,15 +139,15 @@ func TestManyExportsLeaveNoGoroutinesOrFiles(t *testing.T) {
 			fps, ratio, scale, format, v1 := 30, "custom", 1.0, []string{"mp4", "webm"}[made%2], "v1"
 			made++
 			req := &export.Request{EditorState: state, StateSchemaVersion: &v1, FPS: &fps, Ratio: &ratio, Scale: &scale, Format: &format}
-			c, err := svc.Create(context.Background(), p, "", req, nil, func(r export.CreateResult) ([]byte, error) { return json.Marshal(r) })
+			c, err := svc.Create(context.Background(), p, "", req, nil)
 			if err != nil {
 				t.Fatalf("create %d: %v", made, err)
 			}
 			ids[i] = c.Result.TaskID
 		}
 		for _, id := range ids {
-			tk := waitStatus(t, db, id, time.Minute, func(tk storage.ExportTask) bool { return !tk.Active() })
-			if tk.Status != storage.StatusCompleted {
+			tk := waitStatus(t, db, id, time.Minute, func(tk model.ExportTask) bool { return !tk.Active() })
+			if tk.Status != model.StatusCompleted {
 				t.Fatalf("task %s ended %s: %v", id, tk.Status, tk.Error)
 			}
 			u, err := url.Parse(*svc.View(&tk).OutputURL)
@@ -259,12 +260,12 @@ func TestIdleServiceReturnsFreedHeap(t *testing.T) {
 	fps, ratio, scale, format, v1 := 30, "custom", 1.0, "mp4", "v1"
 	req := &export.Request{EditorState: json.RawMessage(movingSolid(1280, 720, 30)), StateSchemaVersion: &v1,
 		FPS: &fps, Ratio: &ratio, Scale: &scale, Format: &format}
-	c, err := svc.Create(context.Background(), p, "", req, nil, func(r export.CreateResult) ([]byte, error) { return json.Marshal(r) })
+	c, err := svc.Create(context.Background(), p, "", req, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk := waitStatus(t, db, c.Result.TaskID, time.Minute, func(tk storage.ExportTask) bool { return !tk.Active() })
-	if tk.Status != storage.StatusCompleted {
+	tk := waitStatus(t, db, c.Result.TaskID, time.Minute, func(tk model.ExportTask) bool { return !tk.Active() })
+	if tk.Status != model.StatusCompleted {
 		t.Fatalf("task ended %s: %v", tk.Status, tk.Error)
 	}
 	// held is the heap memory the process keeps from the system: live and dead objects

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 )
@@ -156,8 +157,8 @@ type CreateResult struct {
 	ChargedCreditPool     string  `json:"chargedCreditPool"`
 }
 
-func resultOf(t *storage.ExportTask) CreateResult {
-	return CreateResult{TaskID: t.ID, ProjectID: t.ProjectID, CreatedAt: storage.Timestamp(t.CreatedAt),
+func resultOf(t *model.ExportTask) CreateResult {
+	return CreateResult{TaskID: t.ID, ProjectID: t.ProjectID, CreatedAt: model.Timestamp(t.CreatedAt),
 		DurationSeconds: round3(t.VideoSeconds), BilledStandardSeconds: t.BilledStandardSeconds,
 		ChargedCredits: strconv.FormatInt(t.ChargedCredits, 10), ChargedCreditPool: t.CreditPool}
 }
@@ -193,21 +194,21 @@ func (l *Links) Verify(taskID, filename string, exp int64, sig string) bool {
 }
 
 // View returns the task as the API shows it now.
-func (s *Service) View(t *storage.ExportTask) TaskView {
+func (s *Service) View(t *model.ExportTask) TaskView {
 	v := TaskView{TaskID: t.ID, ProjectID: t.ProjectID, CreatedByAPIKeyID: t.CreatedByKeyID,
 		ClientTaskID: t.ClientTaskID, Status: t.Status, Progress: math.Round(t.Progress*10) / 10,
 		Error: t.Error, Filename: t.Filename, DurationSeconds: round3(t.RenderSeconds),
 		BilledStandardSeconds: t.BilledStandardSeconds, ChargedCredits: strconv.FormatInt(t.ChargedCredits, 10),
-		CallbackURL: t.CallbackURL, CreatedAt: storage.Timestamp(t.CreatedAt)}
-	if t.Status == storage.StatusProcessing && t.Phase != "" {
+		CallbackURL: t.CallbackURL, CreatedAt: model.Timestamp(t.CreatedAt)}
+	if t.Status == model.StatusProcessing && t.Phase != "" {
 		p := t.Phase
 		v.ExportPhase = &p
 	}
 	if t.CompletedAt != nil {
-		c := storage.Timestamp(*t.CompletedAt)
+		c := model.Timestamp(*t.CompletedAt)
 		v.CompletedAt = &c
 	}
-	if t.Status == storage.StatusCompleted && t.OutputExpiresAt != nil && !t.OutputPurged &&
+	if t.Status == model.StatusCompleted && t.OutputExpiresAt != nil && !t.OutputPurged &&
 		s.now().Before(*t.OutputExpiresAt) {
 		u := s.links.URL(t.ID, t.Filename, *t.OutputExpiresAt)
 		v.OutputURL = &u

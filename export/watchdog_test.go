@@ -14,8 +14,8 @@ import (
 
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/render"
-	"github.com/cutroom/cutroom/storage"
 )
 
 // stuckMedia is a compositor.Media whose images never finish decoding: each call returns
@@ -72,8 +72,8 @@ func TestFrameWatchdogFailsTask(t *testing.T) {
 	p := render.NewPipeline(render.PipelineConfig{Media: stuckMedia{}, Workers: 1, MaxFrameSeconds: 0.3})
 	rn := start(t, dir, p)
 	defer rn.stop()
-	tk := waitStatus(t, rn.db, id, 30*time.Second, func(tk storage.ExportTask) bool { return !tk.Active() })
-	if tk.Status != storage.StatusFailed || tk.Error == nil {
+	tk := waitStatus(t, rn.db, id, 30*time.Second, func(tk model.ExportTask) bool { return !tk.Active() })
+	if tk.Status != model.StatusFailed || tk.Error == nil {
 		t.Fatalf("task: %s, error %v", tk.Status, tk.Error)
 	}
 	if !regexp.MustCompile(`^EXPORT_FRAME_TIMEOUT: frame 0 took longer than 0.3s while preparing item "photo-item" \(image\) with asset "photo"`).MatchString(*tk.Error) {
@@ -118,9 +118,9 @@ func TestTaskErrorCarriesCode(t *testing.T) {
 		dir := t.TempDir()
 		rn := start(t, dir, renderErr{c.err})
 		id := create(t, rn, 1)
-		tk := waitStatus(t, rn.db, id, 10*time.Second, func(tk storage.ExportTask) bool { return !tk.Active() })
+		tk := waitStatus(t, rn.db, id, 10*time.Second, func(tk model.ExportTask) bool { return !tk.Active() })
 		rn.stop()
-		if tk.Status != storage.StatusFailed || tk.Error == nil || *tk.Error != c.want {
+		if tk.Status != model.StatusFailed || tk.Error == nil || *tk.Error != c.want {
 			t.Errorf("%v: task %s, error %v, want %q", c.err, tk.Status, tk.Error, c.want)
 		}
 	}

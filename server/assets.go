@@ -8,21 +8,21 @@ import (
 	"unicode/utf8"
 
 	"github.com/cutroom/cutroom/assets"
-	"github.com/cutroom/cutroom/storage"
+	"github.com/cutroom/cutroom/model"
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 )
 
 // Assets stores uploaded files and their records (assets.Store implements it).
 type Assets interface {
-	Upload(ctx context.Context, up assets.Upload) (storage.Asset, error)
-	Asset(ctx context.Context, workspaceID, id string) (storage.Asset, error)
+	Upload(ctx context.Context, up assets.Upload) (model.Asset, error)
+	Asset(ctx context.Context, workspaceID, id string) (model.Asset, error)
 	DeleteAsset(ctx context.Context, workspaceID, id string) error
-	ProjectAssets(ctx context.Context, workspaceID, projectID string, pageSize int, cursor string) ([]storage.Asset, string, error)
+	ProjectAssets(ctx context.Context, workspaceID, projectID string, pageSize int, cursor string) ([]model.Asset, string, error)
 	BindAsset(ctx context.Context, workspaceID, projectID, assetID string) error
 	UnbindAsset(ctx context.Context, workspaceID, projectID, assetID string) error
 	// FileURL returns a fresh signed link to the asset's file.
-	FileURL(a storage.Asset) string
+	FileURL(a model.Asset) string
 }
 
 // Files opens the files behind signed links (assets.Store implements it).
@@ -49,7 +49,7 @@ type assetRecord struct {
 	Duration *float64 `json:"duration"`
 }
 
-func (s *Server) recordOf(a storage.Asset) assetRecord {
+func (s *Server) recordOf(a model.Asset) assetRecord {
 	return assetRecord{AssetID: a.ID, Type: a.Type, Source: a.Source, Filename: a.Filename, MimeType: a.MimeType,
 		Size: a.Size, FileURL: s.deps.Assets.FileURL(a), FileKey: a.FileKey, Width: a.Width, Height: a.Height, Duration: a.Duration}
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
 )
@@ -56,8 +57,8 @@ func (s *Server) requireRuntime(c *gin.Context) {
 	}
 }
 
-func principal(c *gin.Context) storage.Principal {
+func principal(c *gin.Context) model.Principal {
 	v, _ := c.Get(principalKey)
-	p, _ := v.(storage.Principal)
+	p, _ := v.(model.Principal)
 	return p
 }

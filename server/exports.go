@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -14,15 +15,13 @@ import (
 
 // Exports manages export tasks; *export.Service implements it.
 type Exports interface {
-	Create(ctx context.Context, p storage.Principal, projectID string, req *export.Request,
-		idem *storage.IdempotencyRecord, render func(export.CreateResult) ([]byte, error)) (export.Created, error)
+	Create(ctx context.Context, p model.Principal, projectID string, req *export.Request,
+		idem *storage.IdempotencyRecord) (export.Created, error)
 	Task(workspaceID, id string) (export.TaskView, error)
 	List(workspaceID string, pageSize int, cursor, createdByKeyID string) ([]export.TaskView, string, error)
 	Cancel(workspaceID, id string) (export.TaskView, error)
 	OpenOutput(taskID, filename, exp, sig string) (*export.Output, error)
 }
-
-func renderResult(r export.CreateResult) ([]byte, error) { return render(r, nil) }
 
 // createExport serves both create routes. A new task answers 201; without an
 // Idempotency-Key, a clientTaskId the workspace used before answers 200 with the earlier
@@ -41,14 +40,14 @@ func (s *Server) createExport(c *gin.Context, projectID string) {
 	pr := principal(c)
 	ctx := c.Request.Context()
 	s.idempotent(c, body, func(rec *storage.IdempotencyRecord) (int, []byte, error) {
-		created, err := s.deps.Exports.Create(ctx, pr, projectID, &req, rec, renderResult)
+		created, err := s.deps.Exports.Create(ctx, pr, projectID, &req, rec)
 		if err != nil {
 			return 0, nil, err
 		}
 		if !created.New {
-			return http.StatusOK, created.Body, nil
+			return http.StatusOK, created.Data, nil
 		}
-		return http.StatusCreated, created.Body, nil
+		return http.StatusCreated, created.Data, nil
 	})
 }
 

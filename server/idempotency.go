@@ -12,19 +12,22 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// createFunc performs a create. When rec is not nil it must fill rec.Status and rec.Body with
-// the exact response and store rec in the same transaction as the resource.
-type createFunc func(rec *storage.IdempotencyRecord) (status int, body []byte, err error)
+// createFunc performs a create and returns its status and the created resource's JSON (the
+// answer's data). When rec is not nil, rec.Status is already the status of a new resource:
+// create must fill rec.Data with the same JSON it returns and store rec in the same
+// transaction as the resource.
+type createFunc func(rec *storage.IdempotencyRecord) (status int, data []byte, err error)
 
 // idempotent runs create under the request's Idempotency-Key, if it has one: the same key
 // and payload replay the first response byte for byte, another payload is refused with 422,
 // and a repeat while the first is still being processed gets 409. Keys are scoped per API
-// key and route.
+// key and route. The record keeps the resource, not the answer: the first answer and every
+// replay wrap it in the same envelope (writeData), so they are the same bytes.
 func (s *Server) idempotent(c *gin.Context, body []byte, create createFunc) {
 	key := c.GetHeader("Idempotency-Key")
 	if key == "" {
-		status, resp, err := create(nil)
-		s.writeCreated(c, status, resp, err)
+		status, data, err := create(nil)
+		s.writeCreated(c, status, data, err)
 		return
 	}
 	if len(key) > 255 {
@@ -47,13 +50,14 @@ func (s *Server) idempotent(c *gin.Context, body []byte, create createFunc) {
 		return
 	}
 	now := s.now().UTC()
-	rec := &storage.IdempotencyRecord{Scope: scope, RequestHash: reqHash, CreatedAt: now, ExpiresAt: now.Add(s.cfg.IdempotencyTTL)}
-	status, resp, err := create(rec)
+	rec := &storage.IdempotencyRecord{Scope: scope, RequestHash: reqHash, Status: http.StatusCreated,
+		CreatedAt: now, ExpiresAt: now.Add(s.cfg.IdempotencyTTL)}
+	status, data, err := create(rec)
 	var se *storage.Error
 	if errors.As(err, &se) && se.Code == storage.CodeIdempotencyExists && s.replay(c, scope, reqHash) {
 		return
 	}
-	s.writeCreated(c, status, resp, err)
+	s.writeCreated(c, status, data, err)
 }
 
 // replay answers from a stored record; it reports whether it wrote a response.
@@ -72,16 +76,22 @@ func (s *Server) replay(c *gin.Context, scope, reqHash string) bool {
 		return true
 	}
 	c.Header("Idempotent-Replayed", "true")
-	c.Data(rec.Status, "application/json; charset=utf-8", rec.Body)
+	s.writeData(c, rec.Status, rec.Data)
 	return true
 }
 
-func (s *Server) writeCreated(c *gin.Context, status int, body []byte, err error) {
+func (s *Server) writeCreated(c *gin.Context, status int, data []byte, err error) {
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	c.Data(status, "application/json; charset=utf-8", body)
+	s.writeData(c, status, data)
+}
+
+// writeData answers with the success envelope around a resource's JSON, as ok does around a
+// value: the bytes are those ok writes for the value data was marshalled from.
+func (s *Server) writeData(c *gin.Context, status int, data []byte) {
+	s.ok(c, status, json.RawMessage(data), nil)
 }
 
 func hashParts(parts ...string) string {

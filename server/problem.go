@@ -171,8 +171,7 @@ type envelope struct {
 	Meta map[string]any `json:"meta"`
 }
 
-// render marshals a success envelope; handlers that must store the exact bytes (idempotent
-// creates) use it before writing.
+// render marshals a success envelope.
 func render(data any, meta map[string]any) ([]byte, error) {
 	if meta == nil {
 		meta = map[string]any{}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -28,9 +29,9 @@ type projectSummary struct {
 	UpdatedAt   string  `json:"updatedAt"`
 }
 
-func summaryOf(p storage.Project) projectSummary {
+func summaryOf(p model.Project) projectSummary {
 	return projectSummary{ProjectID: p.ID, Title: p.Title, Description: p.Description,
-		CreatedAt: storage.Timestamp(p.CreatedAt), UpdatedAt: storage.Timestamp(p.UpdatedAt)}
+		CreatedAt: model.Timestamp(p.CreatedAt), UpdatedAt: model.Timestamp(p.UpdatedAt)}
 }
 
 type createProjectRequest struct {
@@ -98,23 +99,23 @@ func (s *Server) createProject(c *gin.Context) {
 	s.idempotent(c, body, func(rec *storage.IdempotencyRecord) (int, []byte, error) {
 		now := s.now().UTC()
 		state := bytes.TrimSpace(req.EditorState)
-		p := storage.Project{ID: uuid.NewString(), WorkspaceID: pr.Workspace.ID, Title: defaultTitle,
+		p := model.Project{ID: uuid.NewString(), WorkspaceID: pr.Workspace.ID, Title: defaultTitle,
 			Description: req.Description.Value, StateVersion: stateVersionFor(req.StateVersion, state),
 			CreatedAt: now, UpdatedAt: now}
 		if req.Title.Value != nil {
 			p.Title = *req.Title.Value
 		}
-		resp, err := render(summaryOf(p), nil)
+		data, err := json.Marshal(summaryOf(p))
 		if err != nil {
 			return 0, nil, err
 		}
 		if rec != nil {
-			rec.Status, rec.Body = http.StatusCreated, resp
+			rec.Data = data
 		}
 		if err := s.deps.Projects.CreateProject(p, state, rec); err != nil {
 			return 0, nil, err
 		}
-		return http.StatusCreated, resp, nil
+		return http.StatusCreated, data, nil
 	})
 }
 
@@ -202,7 +203,7 @@ func (s *Server) patchProject(c *gin.Context) {
 		return
 	}
 	s.ok(c, http.StatusOK, gin.H{"projectId": p.ID, "title": p.Title, "description": p.Description,
-		"updatedAt": storage.Timestamp(p.UpdatedAt)}, nil)
+		"updatedAt": model.Timestamp(p.UpdatedAt)}, nil)
 }
 
 func (s *Server) syncProject(c *gin.Context) {
@@ -236,7 +237,7 @@ func (s *Server) syncProject(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	s.ok(c, http.StatusOK, gin.H{"projectId": p.ID, "stateVersion": p.StateVersion, "updatedAt": storage.Timestamp(p.UpdatedAt)}, nil)
+	s.ok(c, http.StatusOK, gin.H{"projectId": p.ID, "stateVersion": p.StateVersion, "updatedAt": model.Timestamp(p.UpdatedAt)}, nil)
 }
 
 func (s *Server) deleteProject(c *gin.Context) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
 )
@@ -55,17 +56,17 @@ type Config struct {
 
 // Accounts authenticates API keys.
 type Accounts interface {
-	Authenticate(secret string) (storage.Principal, error)
+	Authenticate(secret string) (model.Principal, error)
 }
 
 // Projects stores projects.
 type Projects interface {
-	CreateProject(p storage.Project, state []byte, idem *storage.IdempotencyRecord) error
-	Project(workspaceID, id string) (storage.Project, error)
-	ProjectWithState(workspaceID, id string) (storage.Project, []byte, error)
-	ListProjects(workspaceID string, pageSize int, cursor string) ([]storage.Project, string, error)
-	PatchProject(workspaceID, id string, title, description *string, setDescription bool) (storage.Project, error)
-	SyncProject(workspaceID, id string, state []byte, stateVersion string) (storage.Project, error)
+	CreateProject(p model.Project, state []byte, idem *storage.IdempotencyRecord) error
+	Project(workspaceID, id string) (model.Project, error)
+	ProjectWithState(workspaceID, id string) (model.Project, []byte, error)
+	ListProjects(workspaceID string, pageSize int, cursor string) ([]model.Project, string, error)
+	PatchProject(workspaceID, id string, title, description *string, setDescription bool) (model.Project, error)
+	SyncProject(workspaceID, id string, state []byte, stateVersion string) (model.Project, error)
 	DeleteProject(workspaceID, id string) error
 }
 

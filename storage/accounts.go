@@ -7,9 +7,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/cutroom/cutroom/model"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	bolt "go.etcd.io/bbolt"
@@ -21,38 +21,6 @@ const DefaultWorkspaceName = "default"
 // KeyPrefix starts every API key cutroom issues, so keys are recognisable in configs and
 // by secret scanners.
 const KeyPrefix = "cutroom_sk_"
-
-// Workspace owns API keys, projects, assets and export tasks.
-type Workspace struct {
-	ID            string `json:"id"`
-	Name          string `json:"name"`
-	RuntimeAccess bool   `json:"runtimeAccess"`
-	WebhookSecret string `json:"webhookSecret,omitempty"`
-	// Deny60FPS refuses exports at 60 fps (the entitlement is on by default).
-	Deny60FPS bool `json:"deny60fps,omitempty"`
-	// MaxOutputSide caps the longest side of this workspace's exports in pixels; 0 leaves
-	// only the server's own cap.
-	MaxOutputSide int       `json:"maxOutputSide,omitempty"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
-}
-
-// APIKey is a stored API key. The secret itself is never stored, only its sha-256.
-type APIKey struct {
-	ID          string     `json:"id"`
-	WorkspaceID string     `json:"workspaceId"`
-	Name        string     `json:"name,omitempty"`
-	Hint        string     `json:"hint"` // the prefix and the first characters of the secret
-	Hash        string     `json:"hash"`
-	CreatedAt   time.Time  `json:"createdAt"`
-	RevokedAt   *time.Time `json:"revokedAt,omitempty"`
-}
-
-// Principal is what an authenticated request acts as.
-type Principal struct {
-	Key       APIKey
-	Workspace Workspace
-}
 
 // HashKey returns the stored form of an API key secret.
 func HashKey(secret string) string {
@@ -86,7 +54,7 @@ type WorkspaceInput struct {
 }
 
 // apply copies the set members of in onto ws.
-func (in WorkspaceInput) apply(ws *Workspace) {
+func (in WorkspaceInput) apply(ws *model.Workspace) {
 	if in.RuntimeAccess != nil {
 		ws.RuntimeAccess = *in.RuntimeAccess
 	}
@@ -102,17 +70,17 @@ func (in WorkspaceInput) apply(ws *Workspace) {
 }
 
 // CreateWorkspace creates a workspace; names are unique, case-insensitively.
-func (db *DB) CreateWorkspace(in WorkspaceInput) (Workspace, error) {
+func (db *DB) CreateWorkspace(in WorkspaceInput) (model.Workspace, error) {
 	name := strings.TrimSpace(in.Name)
 	if name == "" || len(name) > 100 {
-		return Workspace{}, errorf("WORKSPACE_NAME_INVALID", "workspace name must be 1..100 characters")
+		return model.Workspace{}, errorf("WORKSPACE_NAME_INVALID", "workspace name must be 1..100 characters")
 	}
 	now := db.now().UTC()
-	ws := Workspace{ID: uuid.NewString(), Name: name, RuntimeAccess: true, CreatedAt: now, UpdatedAt: now}
+	ws := model.Workspace{ID: uuid.NewString(), Name: name, RuntimeAccess: true, CreatedAt: now, UpdatedAt: now}
 	in.apply(&ws)
 	val, err := json.Marshal(ws)
 	if err != nil {
-		return Workspace{}, err
+		return model.Workspace{}, err
 	}
 	err = db.bolt.Update(func(tx *bolt.Tx) error {
 		names := tx.Bucket(bucketWorkspaceName)
@@ -129,19 +97,19 @@ func (db *DB) CreateWorkspace(in WorkspaceInput) (Workspace, error) {
 }
 
 // UpdateWorkspace changes a workspace's flags; the workspace is named by id or name.
-func (db *DB) UpdateWorkspace(ref string, in WorkspaceInput) (Workspace, error) {
-	var ws Workspace
+func (db *DB) UpdateWorkspace(ref string, in WorkspaceInput) (model.Workspace, error) {
+	var ws model.Workspace
 	for attempt := 0; ; attempt++ {
 		cur, raw, err := db.workspaceRaw(ref)
 		if err != nil {
-			return Workspace{}, err
+			return model.Workspace{}, err
 		}
 		ws = cur
 		in.apply(&ws)
 		ws.UpdatedAt = db.now().UTC()
 		val, err := json.Marshal(ws)
 		if err != nil {
-			return Workspace{}, err
+			return model.Workspace{}, err
 		}
 		conflict := false
 		err = db.bolt.Update(func(tx *bolt.Tx) error {
@@ -159,12 +127,12 @@ func (db *DB) UpdateWorkspace(ref string, in WorkspaceInput) (Workspace, error) 
 }
 
 // Workspace returns a workspace by id or by name.
-func (db *DB) Workspace(ref string) (Workspace, error) {
+func (db *DB) Workspace(ref string) (model.Workspace, error) {
 	ws, _, err := db.workspaceRaw(ref)
 	return ws, err
 }
 
-func (db *DB) workspaceRaw(ref string) (Workspace, []byte, error) {
+func (db *DB) workspaceRaw(ref string) (model.Workspace, []byte, error) {
 	var raw []byte
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		id := []byte(ref)
@@ -175,20 +143,20 @@ func (db *DB) workspaceRaw(ref string) (Workspace, []byte, error) {
 		return nil
 	})
 	if err != nil {
-		return Workspace{}, nil, err
+		return model.Workspace{}, nil, err
 	}
 	if raw == nil {
-		return Workspace{}, nil, errorf(CodeWorkspaceNotFound, "no workspace %q", ref)
+		return model.Workspace{}, nil, errorf(CodeWorkspaceNotFound, "no workspace %q", ref)
 	}
-	var ws Workspace
+	var ws model.Workspace
 	if err := json.Unmarshal(raw, &ws); err != nil {
-		return Workspace{}, nil, err
+		return model.Workspace{}, nil, err
 	}
 	return ws, raw, nil
 }
 
 // Workspaces lists every workspace, by name.
-func (db *DB) Workspaces() ([]Workspace, error) {
+func (db *DB) Workspaces() ([]model.Workspace, error) {
 	var raws [][]byte
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketWorkspaces).ForEach(func(_, v []byte) error {
@@ -199,9 +167,9 @@ func (db *DB) Workspaces() ([]Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Workspace, 0, len(raws))
+	out := make([]model.Workspace, 0, len(raws))
 	for _, r := range raws {
-		var ws Workspace
+		var ws model.Workspace
 		if err := json.Unmarshal(r, &ws); err != nil {
 			return nil, err
 		}
@@ -213,10 +181,10 @@ func (db *DB) Workspaces() ([]Workspace, error) {
 
 // CreateKey issues a new API key for a workspace (by id or name) and returns the stored
 // record and the secret, which is not kept and cannot be shown again.
-func (db *DB) CreateKey(workspaceRef, name string) (APIKey, string, error) {
+func (db *DB) CreateKey(workspaceRef, name string) (model.APIKey, string, error) {
 	secret, err := NewKeySecret()
 	if err != nil {
-		return APIKey{}, "", err
+		return model.APIKey{}, "", err
 	}
 	k, err := db.AddKey(workspaceRef, name, secret)
 	return k, secret, err
@@ -224,19 +192,19 @@ func (db *DB) CreateKey(workspaceRef, name string) (APIKey, string, error) {
 
 // AddKey stores a caller-chosen secret as an API key of a workspace. Adding a secret that is
 // already a live key of that workspace returns the existing record.
-func (db *DB) AddKey(workspaceRef, name, secret string) (APIKey, error) {
+func (db *DB) AddKey(workspaceRef, name, secret string) (model.APIKey, error) {
 	if len(secret) < 16 || len(secret) > 256 {
-		return APIKey{}, errorf("API_KEY_INVALID", "an API key must be 16..256 characters")
+		return model.APIKey{}, errorf("API_KEY_INVALID", "an API key must be 16..256 characters")
 	}
 	ws, err := db.Workspace(workspaceRef)
 	if err != nil {
-		return APIKey{}, err
+		return model.APIKey{}, err
 	}
-	k := APIKey{ID: uuid.NewString(), WorkspaceID: ws.ID, Name: name, Hint: keyHint(secret),
+	k := model.APIKey{ID: uuid.NewString(), WorkspaceID: ws.ID, Name: name, Hint: keyHint(secret),
 		Hash: HashKey(secret), CreatedAt: db.now().UTC()}
 	val, err := json.Marshal(k)
 	if err != nil {
-		return APIKey{}, err
+		return model.APIKey{}, err
 	}
 	var existing []byte
 	err = db.bolt.Update(func(tx *bolt.Tx) error {
@@ -251,15 +219,15 @@ func (db *DB) AddKey(workspaceRef, name, secret string) (APIKey, error) {
 		return tx.Bucket(bucketKeys).Put([]byte(k.ID), val)
 	})
 	if err != nil {
-		return APIKey{}, err
+		return model.APIKey{}, err
 	}
 	if existing != nil {
-		var old APIKey
+		var old model.APIKey
 		if err := json.Unmarshal(existing, &old); err != nil {
-			return APIKey{}, err
+			return model.APIKey{}, err
 		}
 		if old.WorkspaceID != ws.ID || old.RevokedAt != nil {
-			return APIKey{}, errorf("API_KEY_INVALID", "that API key is already used by another workspace or was revoked")
+			return model.APIKey{}, errorf("API_KEY_INVALID", "that API key is already used by another workspace or was revoked")
 		}
 		return old, nil
 	}
@@ -268,7 +236,7 @@ func (db *DB) AddKey(workspaceRef, name, secret string) (APIKey, error) {
 
 // Keys lists the API keys of a workspace (by id or name), or of every workspace when ref
 // is empty, oldest first.
-func (db *DB) Keys(workspaceRef string) ([]APIKey, error) {
+func (db *DB) Keys(workspaceRef string) ([]model.APIKey, error) {
 	wsID := ""
 	if workspaceRef != "" {
 		ws, err := db.Workspace(workspaceRef)
@@ -287,9 +255,9 @@ func (db *DB) Keys(workspaceRef string) ([]APIKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []APIKey
+	var out []model.APIKey
 	for _, r := range raws {
-		var k APIKey
+		var k model.APIKey
 		if err := json.Unmarshal(r, &k); err != nil {
 			return nil, err
 		}
@@ -302,17 +270,17 @@ func (db *DB) Keys(workspaceRef string) ([]APIKey, error) {
 }
 
 // RevokeKey revokes an API key by id; revoking twice is harmless.
-func (db *DB) RevokeKey(id string) (APIKey, error) {
+func (db *DB) RevokeKey(id string) (model.APIKey, error) {
 	raw, err := db.read(bucketKeys, []byte(id))
 	if err != nil {
-		return APIKey{}, err
+		return model.APIKey{}, err
 	}
 	if raw == nil {
-		return APIKey{}, errorf(CodeAPIKeyNotFound, "no API key with id %q", id)
+		return model.APIKey{}, errorf(CodeAPIKeyNotFound, "no API key with id %q", id)
 	}
-	var k APIKey
+	var k model.APIKey
 	if err := json.Unmarshal(raw, &k); err != nil {
-		return APIKey{}, err
+		return model.APIKey{}, err
 	}
 	if k.RevokedAt != nil {
 		return k, nil
@@ -321,7 +289,7 @@ func (db *DB) RevokeKey(id string) (APIKey, error) {
 	k.RevokedAt = &now
 	val, err := json.Marshal(k)
 	if err != nil {
-		return APIKey{}, err
+		return model.APIKey{}, err
 	}
 	err = db.bolt.Update(func(tx *bolt.Tx) error {
 		if err := tx.Bucket(bucketKeyHash).Delete([]byte(k.Hash)); err != nil {
@@ -334,7 +302,7 @@ func (db *DB) RevokeKey(id string) (APIKey, error) {
 
 // Authenticate returns the principal of a live API key secret, or an error with code
 // API_KEY_NOT_FOUND.
-func (db *DB) Authenticate(secret string) (Principal, error) {
+func (db *DB) Authenticate(secret string) (model.Principal, error) {
 	var keyRaw, wsRaw []byte
 	hash := HashKey(secret)
 	err := db.bolt.View(func(tx *bolt.Tx) error {
@@ -356,34 +324,34 @@ func (db *DB) Authenticate(secret string) (Principal, error) {
 		return nil
 	})
 	if err != nil {
-		return Principal{}, err
+		return model.Principal{}, err
 	}
 	if keyRaw == nil || wsRaw == nil {
-		return Principal{}, errorf(CodeAPIKeyNotFound, "unknown API key")
+		return model.Principal{}, errorf(CodeAPIKeyNotFound, "unknown API key")
 	}
-	var p Principal
+	var p model.Principal
 	if err := json.Unmarshal(keyRaw, &p.Key); err != nil {
-		return Principal{}, err
+		return model.Principal{}, err
 	}
 	if err := json.Unmarshal(wsRaw, &p.Workspace); err != nil {
-		return Principal{}, err
+		return model.Principal{}, err
 	}
 	if p.Key.RevokedAt != nil {
-		return Principal{}, errorf(CodeAPIKeyNotFound, "unknown API key")
+		return model.Principal{}, errorf(CodeAPIKeyNotFound, "unknown API key")
 	}
 	return p, nil
 }
 
 // EnsureDefaultWorkspace returns the default workspace, creating it on first use; created
 // reports whether it was new.
-func (db *DB) EnsureDefaultWorkspace() (ws Workspace, created bool, err error) {
+func (db *DB) EnsureDefaultWorkspace() (ws model.Workspace, created bool, err error) {
 	ws, err = db.Workspace(DefaultWorkspaceName)
 	if err == nil {
 		return ws, false, nil
 	}
 	var se *Error
 	if !errors.As(err, &se) || se.Code != CodeWorkspaceNotFound {
-		return Workspace{}, false, err
+		return model.Workspace{}, false, err
 	}
 	ws, err = db.CreateWorkspace(WorkspaceInput{Name: DefaultWorkspaceName})
 	if err != nil {
@@ -392,7 +360,7 @@ func (db *DB) EnsureDefaultWorkspace() (ws Workspace, created bool, err error) {
 			ws, err = db.Workspace(DefaultWorkspaceName)
 			return ws, false, err
 		}
-		return Workspace{}, false, err
+		return model.Workspace{}, false, err
 	}
 	return ws, true, nil
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
+	"github.com/cutroom/cutroom/model"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -38,40 +39,16 @@ const (
 	CodeReferencesChanged = "ASSET_REFERENCES_CHANGED"
 )
 
-// Asset is an uploaded file's record. The file itself lives on disk under FileKey (see
-// package assets); the record commits only after the file is in place.
-type Asset struct {
-	ID          string `json:"id"`
-	WorkspaceID string `json:"workspaceId"`
-	// Type is the media kind decided from the bytes: image, gif, video, audio, font, lottie
-	// or caption.
-	Type string `json:"type"`
-	// Source says how the asset came to be; "upload" for POST /v1/uploads.
-	Source string `json:"source"`
-	// Filename is the caller's file name, sanitised; it is metadata and never a path.
-	Filename string `json:"filename"`
-	MimeType string `json:"mimeType"`
-	Size     int64  `json:"size"`
-	// FileKey is the stable key of the stored file, relative to the files area.
-	FileKey string `json:"fileKey"`
-	// Width, Height (pixels) and Duration (seconds) are nil where they do not apply.
-	Width     *int       `json:"width"`
-	Height    *int       `json:"height"`
-	Duration  *float64   `json:"duration"`
-	CreatedAt time.Time  `json:"createdAt"`
-	DeletedAt *time.Time `json:"deletedAt,omitempty"`
-}
-
-func decodeAsset(raw []byte, workspaceID, id string, includeDeleted bool) (Asset, error) {
+func decodeAsset(raw []byte, workspaceID, id string, includeDeleted bool) (model.Asset, error) {
 	if raw == nil {
-		return Asset{}, errorf(CodeAssetNotFound, "asset %s not found", id)
+		return model.Asset{}, errorf(CodeAssetNotFound, "asset %s not found", id)
 	}
-	var a Asset
+	var a model.Asset
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return Asset{}, err
+		return model.Asset{}, err
 	}
 	if (workspaceID != "" && a.WorkspaceID != workspaceID) || (!includeDeleted && a.DeletedAt != nil) {
-		return Asset{}, errorf(CodeAssetNotFound, "asset %s not found", id)
+		return model.Asset{}, errorf(CodeAssetNotFound, "asset %s not found", id)
 	}
 	return a, nil
 }
@@ -89,7 +66,7 @@ func liveAsset(raw []byte, workspaceID string) bool {
 }
 
 // projectOf returns the workspace of a stored project inside tx, or a not-found error.
-func projectOf(tx *bolt.Tx, workspaceID, projectID string) (Project, error) {
+func projectOf(tx *bolt.Tx, workspaceID, projectID string) (model.Project, error) {
 	return decodeProject(tx.Bucket(bucketProjects).Get([]byte(projectID)), workspaceID, projectID)
 }
 
@@ -116,7 +93,7 @@ func bind(tx *bolt.Tx, projectID, assetID string, at time.Time) error {
 // CreateAsset stores a new asset record and, when projectID is not empty, its binding to
 // that project of the same workspace, in one transaction. An unknown project stores
 // nothing and returns PROJECT_NOT_FOUND.
-func (db *DB) CreateAsset(a Asset, projectID string) error {
+func (db *DB) CreateAsset(a model.Asset, projectID string) error {
 	val, err := json.Marshal(a)
 	if err != nil {
 		return err
@@ -135,19 +112,19 @@ func (db *DB) CreateAsset(a Asset, projectID string) error {
 }
 
 // Asset returns a live (not deleted) asset of a workspace.
-func (db *DB) Asset(workspaceID, id string) (Asset, error) {
+func (db *DB) Asset(workspaceID, id string) (model.Asset, error) {
 	raw, err := db.assetRaw(id)
 	if err != nil {
-		return Asset{}, err
+		return model.Asset{}, err
 	}
 	return decodeAsset(raw, workspaceID, id, false)
 }
 
 // AssetRecord returns an asset record whatever its workspace, deleted ones included.
-func (db *DB) AssetRecord(id string) (Asset, error) {
+func (db *DB) AssetRecord(id string) (model.Asset, error) {
 	raw, err := db.assetRaw(id)
 	if err != nil {
-		return Asset{}, err
+		return model.Asset{}, err
 	}
 	return decodeAsset(raw, "", id, true)
 }
@@ -192,20 +169,20 @@ func (db *DB) ReferenceVersion(workspaceID string) (uint64, error) {
 // reference version is still version, and otherwise fails with CodeReferencesChanged (check
 // again, then retry). The record and its file stay; the asset is no longer found, listed,
 // bound or served.
-func (db *DB) SoftDeleteAssetIfUnchanged(workspaceID, id string, version uint64) (Asset, error) {
+func (db *DB) SoftDeleteAssetIfUnchanged(workspaceID, id string, version uint64) (model.Asset, error) {
 	raw, err := db.assetRaw(id)
 	if err != nil {
-		return Asset{}, err
+		return model.Asset{}, err
 	}
 	a, err := decodeAsset(raw, workspaceID, id, false)
 	if err != nil {
-		return Asset{}, err
+		return model.Asset{}, err
 	}
 	now := db.now().UTC()
 	a.DeletedAt = &now
 	val, err := json.Marshal(a)
 	if err != nil {
-		return Asset{}, err
+		return model.Asset{}, err
 	}
 	err = db.bolt.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketAssets)
@@ -278,7 +255,7 @@ func (db *DB) UnbindAsset(workspaceID, projectID, assetID string) error {
 
 // ListProjectAssets returns a page of the live assets bound to a project, most recently
 // bound first, and the cursor of the next page ("" on the last page).
-func (db *DB) ListProjectAssets(workspaceID, projectID string, pageSize int, cursor string) ([]Asset, string, error) {
+func (db *DB) ListProjectAssets(workspaceID, projectID string, pageSize int, cursor string) ([]model.Asset, string, error) {
 	ck, err := decodeCursor(cursor)
 	if err != nil {
 		return nil, "", err
@@ -301,7 +278,7 @@ func (db *DB) ListProjectAssets(workspaceID, projectID string, pageSize int, cur
 	if err != nil {
 		return nil, "", err
 	}
-	out := make([]Asset, 0, len(raws))
+	out := make([]model.Asset, 0, len(raws))
 	for i, r := range raws {
 		a, err := decodeAsset(r, workspaceID, string(ids[i]), false)
 		if err != nil {

@@ -3,6 +3,7 @@ package storage
 import (
 	"encoding/binary"
 	"errors"
+	"github.com/cutroom/cutroom/model"
 	"testing"
 	"time"
 
@@ -23,11 +24,11 @@ func TestDeleteProjectRemovesBindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
-	p := Project{ID: uuid.NewString(), WorkspaceID: ws.ID, Title: "p", CreatedAt: now, UpdatedAt: now}
+	p := model.Project{ID: uuid.NewString(), WorkspaceID: ws.ID, Title: "p", CreatedAt: now, UpdatedAt: now}
 	if err := db.CreateProject(p, []byte(`{}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	a := Asset{ID: uuid.NewString(), WorkspaceID: ws.ID, Type: "image", FileKey: "assets/x", CreatedAt: now}
+	a := model.Asset{ID: uuid.NewString(), WorkspaceID: ws.ID, Type: "image", FileKey: "assets/x", CreatedAt: now}
 	if err := db.CreateAsset(a, p.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -90,8 +91,8 @@ func TestReferenceVersionGuardsAssetDelete(t *testing.T) {
 		}
 		return v
 	}
-	p := Project{ID: uuid.NewString(), WorkspaceID: ws.ID, Title: "p", CreatedAt: now, UpdatedAt: now}
-	a := Asset{ID: uuid.NewString(), WorkspaceID: ws.ID, Type: "image", FileKey: "assets/x", CreatedAt: now}
+	p := model.Project{ID: uuid.NewString(), WorkspaceID: ws.ID, Title: "p", CreatedAt: now, UpdatedAt: now}
+	a := model.Asset{ID: uuid.NewString(), WorkspaceID: ws.ID, Type: "image", FileKey: "assets/x", CreatedAt: now}
 	if err := db.CreateAsset(a, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -102,8 +103,8 @@ func TestReferenceVersionGuardsAssetDelete(t *testing.T) {
 		{"create project", func() error { return db.CreateProject(p, []byte(`{}`), nil) }},
 		{"sync project", func() error { _, err := db.SyncProject(ws.ID, p.ID, []byte(`{"a":1}`), "2"); return err }},
 		{"create export", func() error {
-			_, err := db.CreateExport(ExportTask{ID: uuid.NewString(), WorkspaceID: ws.ID, Status: StatusPending,
-				CreatedAt: now, CreditPool: PoolUnlimited}, []byte(`{}`), nil, ExportLimits{})
+			_, err := db.CreateExport(model.ExportTask{ID: uuid.NewString(), WorkspaceID: ws.ID, Status: model.StatusPending,
+				CreatedAt: now, CreditPool: model.PoolUnlimited}, []byte(`{}`), nil, ExportLimits{})
 			return err
 		}},
 	}
@@ -131,12 +132,12 @@ func TestReferenceVersionGuardsAssetDelete(t *testing.T) {
 		t.Fatal("asset still live after the delete")
 	}
 
-	// an older database: no references bucket, schema at the migration before
+	// an older database: no references bucket, schema before migration 4 (references)
 	if err := db.bolt.Update(func(tx *bolt.Tx) error {
 		if err := tx.DeleteBucket(bucketReferences); err != nil {
 			return err
 		}
-		return tx.Bucket(bucketMeta).Put(keySchemaVersion, binary.BigEndian.AppendUint64(nil, uint64(len(migrations)-1)))
+		return tx.Bucket(bucketMeta).Put(keySchemaVersion, binary.BigEndian.AppendUint64(nil, 3)) // before migration 4
 	}); err != nil {
 		t.Fatal(err)
 	}

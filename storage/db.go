@@ -63,6 +63,7 @@ var migrations = []func(tx *bolt.Tx) error{
 		_, err := tx.CreateBucketIfNotExists(bucketReferences)
 		return err
 	},
+	migrateIdempotencyData, // 5: idempotency records keep the resource, not the HTTP body (idempotency.go)
 }
 
 // Options configure Open.
@@ -184,6 +185,3 @@ func copyBytes(b []byte) []byte {
 	}
 	return append([]byte(nil), b...)
 }
-
-// Timestamp formats t the way every record and response does: RFC 3339, UTC, milliseconds.
-func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

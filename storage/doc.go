@@ -1,2 +1,7 @@
 // Package storage is cutroom's embedded database on bbolt. It is the only package that imports bbolt.
+//
+// It persists the domain's nouns, defined in package model (workspaces, API keys, projects,
+// assets, export tasks, webhook deliveries), as the JSON of those types; its own types are
+// the parameters of its operations (WorkspaceInput, ExportLimits) and the idempotency record
+// of create requests, which keeps the created resource's JSON and status, never HTTP bytes.
 package storage

@@ -6,32 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cutroom/cutroom/model"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-)
-
-// Export task statuses (the task lifecycle of the interface).
-const (
-	StatusPending    = "PENDING"
-	StatusProcessing = "PROCESSING"
-	StatusPaused     = "PAUSED"
-	StatusCompleted  = "COMPLETED"
-	StatusFailed     = "FAILED"
-	StatusCanceled   = "CANCELED"
-)
-
-// ActiveStatus reports whether a status counts against the concurrency limit.
-func ActiveStatus(s string) bool {
-	return s == StatusPending || s == StatusProcessing || s == StatusPaused
-}
-
-// Credit pools an export can be charged to.
-const (
-	// PoolWorkspace: the workspace has a credit balance and the charge was debited from it.
-	PoolWorkspace = "workspace"
-	// PoolUnlimited: the workspace has no balance set (unlimited credits); nothing was debited.
-	PoolUnlimited = "unlimited"
 )
 
 // Error codes of export storage.
@@ -40,69 +18,6 @@ const (
 	CodeConcurrencyExceeded = "OPEN_API_EXPORT_CONCURRENCY_LIMIT_EXCEEDED"
 	CodeInsufficientCredits = "INSUFFICIENT_CREDITS"
 )
-
-// ExportTask is a stored export task. Its editor state snapshot is stored apart, byte for
-// byte, and read with ExportState.
-type ExportTask struct {
-	ID                    string            `json:"id"`
-	WorkspaceID           string            `json:"workspaceId"`
-	ProjectID             *string           `json:"projectId"`
-	CreatedByKeyID        string            `json:"createdByApiKeyId"`
-	ClientTaskID          *string           `json:"clientTaskId"`
-	Status                string            `json:"status"`
-	Phase                 string            `json:"phase,omitempty"`
-	Progress              float64           `json:"progress"`
-	Error                 *string           `json:"error"`
-	Filename              string            `json:"filename"`
-	Format                string            `json:"format"`
-	FPS                   int               `json:"fps"`
-	Ratio                 string            `json:"ratio"`
-	Scale                 float64           `json:"scale"`
-	CompositionWidth      int               `json:"compositionWidth"`
-	CompositionHeight     int               `json:"compositionHeight"`
-	OutputWidth           int               `json:"outputWidth"`
-	OutputHeight          int               `json:"outputHeight"`
-	Frames                int64             `json:"frames"`
-	VideoSeconds          float64           `json:"videoSeconds"`
-	StateVersion          string            `json:"stateVersion,omitempty"`
-	BilledStandardSeconds int64             `json:"billedStandardSeconds"`
-	ChargedCredits        int64             `json:"chargedCredits"`
-	CreditPool            string            `json:"creditPool"`
-	Refunded              bool              `json:"refunded,omitempty"`
-	CallbackURL           *string           `json:"callbackUrl"`
-	CallbackHeaders       map[string]string `json:"callbackHeaders,omitempty"`
-	CreatedAt             time.Time         `json:"createdAt"`
-	StartedAt             *time.Time        `json:"startedAt,omitempty"`
-	CompletedAt           *time.Time        `json:"completedAt"`
-	RenderSeconds         float64           `json:"renderSeconds"`
-	OutputExpiresAt       *time.Time        `json:"outputExpiresAt,omitempty"`
-	OutputPurged          bool              `json:"outputPurged,omitempty"`
-	// Attempts counts the renders started (persisted with the claim, before the render
-	// runs); Crashes counts those a crash interrupted: the task was found PROCESSING at a
-	// start (a graceful stop records PAUSED instead).
-	Attempts int `json:"attempts"`
-	Crashes  int `json:"crashes,omitempty"`
-}
-
-// Active reports whether the task counts against the concurrency limit.
-func (t *ExportTask) Active() bool { return ActiveStatus(t.Status) }
-
-// WebhookDelivery is one webhook event waiting in the outbox. Body is the exact JSON body;
-// it is signed at delivery time.
-type WebhookDelivery struct {
-	Seq           uint64            `json:"-"`
-	EventID       string            `json:"eventId"`
-	EventType     string            `json:"eventType"`
-	TaskID        string            `json:"taskId"`
-	WorkspaceID   string            `json:"workspaceId"`
-	URL           string            `json:"url"`
-	Headers       map[string]string `json:"headers,omitempty"`
-	Body          []byte            `json:"body"`
-	Attempts      int               `json:"attempts"`
-	NextAttemptAt time.Time         `json:"nextAttemptAt"`
-	CreatedAt     time.Time         `json:"createdAt"`
-	LastError     string            `json:"lastError,omitempty"`
-}
 
 // ExportLimits are the rules CreateExport enforces inside its transaction.
 type ExportLimits struct {
@@ -127,7 +42,7 @@ func expiryKey(t time.Time, id string) []byte {
 // workspace used before, it stores nothing and returns the earlier task as existing.
 // Refusals are *Error with CodeConcurrencyExceeded, CodeInsufficientCredits or
 // CodeIdempotencyExists.
-func (db *DB) CreateExport(t ExportTask, state []byte, idem *IdempotencyRecord, limits ExportLimits) (existing *ExportTask, err error) {
+func (db *DB) CreateExport(t model.ExportTask, state []byte, idem *IdempotencyRecord, limits ExportLimits) (existing *model.ExportTask, err error) {
 	val, err := json.Marshal(t)
 	if err != nil {
 		return nil, err
@@ -205,7 +120,7 @@ func (db *DB) CreateExport(t ExportTask, state []byte, idem *IdempotencyRecord, 
 		return nil, err
 	}
 	if prior != nil {
-		var p ExportTask
+		var p model.ExportTask
 		if err := json.Unmarshal(prior, &p); err != nil {
 			return nil, err
 		}
@@ -215,11 +130,11 @@ func (db *DB) CreateExport(t ExportTask, state []byte, idem *IdempotencyRecord, 
 }
 
 // debit takes a new task's charge from its workspace's balance, when it has one.
-func debit(tx *bolt.Tx, t ExportTask) error {
+func debit(tx *bolt.Tx, t model.ExportTask) error {
 	b := tx.Bucket(bucketCredits)
 	v := b.Get([]byte(t.WorkspaceID))
 	limited := len(v) == 8
-	if limited != (t.CreditPool == PoolWorkspace) {
+	if limited != (t.CreditPool == model.PoolWorkspace) {
 		return fmt.Errorf("the workspace's credit settings changed while the export was created; try again")
 	}
 	if !limited {
@@ -246,13 +161,13 @@ func (db *DB) WorkspaceCredits(workspaceID string) (balance int64, limited bool,
 
 // SetWorkspaceCredits sets a workspace's (by id or name) credit balance; nil makes its
 // credits unlimited.
-func (db *DB) SetWorkspaceCredits(ref string, balance *int64) (Workspace, error) {
+func (db *DB) SetWorkspaceCredits(ref string, balance *int64) (model.Workspace, error) {
 	ws, err := db.Workspace(ref)
 	if err != nil {
-		return Workspace{}, err
+		return model.Workspace{}, err
 	}
 	if balance != nil && *balance < 0 {
-		return Workspace{}, errorf("CREDITS_INVALID", "a credit balance cannot be negative")
+		return model.Workspace{}, errorf("CREDITS_INVALID", "a credit balance cannot be negative")
 	}
 	return ws, db.bolt.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketCredits)
@@ -264,33 +179,33 @@ func (db *DB) SetWorkspaceCredits(ref string, balance *int64) (Workspace, error)
 }
 
 // ExportTask returns a task of a workspace.
-func (db *DB) ExportTask(workspaceID, id string) (ExportTask, error) {
+func (db *DB) ExportTask(workspaceID, id string) (model.ExportTask, error) {
 	t, err := db.ExportTaskByID(id)
 	if err != nil {
-		return ExportTask{}, err
+		return model.ExportTask{}, err
 	}
 	if t.WorkspaceID != workspaceID {
-		return ExportTask{}, errorf(CodeTaskNotFound, "export task %s not found", id)
+		return model.ExportTask{}, errorf(CodeTaskNotFound, "export task %s not found", id)
 	}
 	return t, nil
 }
 
 // ExportTaskByID returns a task of any workspace.
-func (db *DB) ExportTaskByID(id string) (ExportTask, error) {
+func (db *DB) ExportTaskByID(id string) (model.ExportTask, error) {
 	raw, err := db.read(bucketExports, []byte(id))
 	if err != nil {
-		return ExportTask{}, err
+		return model.ExportTask{}, err
 	}
 	return decodeTask(raw, id)
 }
 
-func decodeTask(raw []byte, id string) (ExportTask, error) {
+func decodeTask(raw []byte, id string) (model.ExportTask, error) {
 	if raw == nil {
-		return ExportTask{}, errorf(CodeTaskNotFound, "export task %s not found", id)
+		return model.ExportTask{}, errorf(CodeTaskNotFound, "export task %s not found", id)
 	}
-	var t ExportTask
+	var t model.ExportTask
 	if err := json.Unmarshal(raw, &t); err != nil {
-		return ExportTask{}, err
+		return model.ExportTask{}, err
 	}
 	return t, nil
 }
@@ -309,7 +224,7 @@ func (db *DB) ExportState(id string) ([]byte, error) {
 }
 
 // ExportByClientTaskID returns the task a workspace created with clientTaskID, or nil.
-func (db *DB) ExportByClientTaskID(workspaceID, clientTaskID string) (*ExportTask, error) {
+func (db *DB) ExportByClientTaskID(workspaceID, clientTaskID string) (*model.ExportTask, error) {
 	var raw []byte
 	if err := db.bolt.View(func(tx *bolt.Tx) error {
 		if id := tx.Bucket(bucketExportClient).Get(clientKey(workspaceID, clientTaskID)); id != nil {
@@ -325,7 +240,7 @@ func (db *DB) ExportByClientTaskID(workspaceID, clientTaskID string) (*ExportTas
 
 // ListExports returns a page of a workspace's tasks, newest first, optionally only those
 // created by one API key, and the cursor of the next page ("" on the last page).
-func (db *DB) ListExports(workspaceID string, pageSize int, cursor, createdByKeyID string) ([]ExportTask, string, error) {
+func (db *DB) ListExports(workspaceID string, pageSize int, cursor, createdByKeyID string) ([]model.ExportTask, string, error) {
 	ck, err := decodeCursor(cursor)
 	if err != nil {
 		return nil, "", err
@@ -350,7 +265,7 @@ func (db *DB) ListExports(workspaceID string, pageSize int, cursor, createdByKey
 	if err != nil {
 		return nil, "", err
 	}
-	out := make([]ExportTask, 0, len(raws))
+	out := make([]model.ExportTask, 0, len(raws))
 	for _, r := range raws {
 		t, err := decodeTask(r, "")
 		if err != nil {
@@ -370,15 +285,15 @@ var ErrNoChange = errors.New("no change")
 // written in the same transaction, as are the index updates the status change implies and
 // the refund when change lowered ChargedCredits. When change returns ErrNoChange the task
 // is returned as it is, without a write; any other error is returned as is.
-func (db *DB) UpdateExport(id string, change func(t *ExportTask) ([]WebhookDelivery, error)) (ExportTask, error) {
+func (db *DB) UpdateExport(id string, change func(t *model.ExportTask) ([]model.WebhookDelivery, error)) (model.ExportTask, error) {
 	for attempt := 0; ; attempt++ {
 		raw, err := db.read(bucketExports, []byte(id))
 		if err != nil {
-			return ExportTask{}, err
+			return model.ExportTask{}, err
 		}
 		old, err := decodeTask(raw, id)
 		if err != nil {
-			return ExportTask{}, err
+			return model.ExportTask{}, err
 		}
 		t, _ := decodeTask(raw, id)
 		events, err := change(&t)
@@ -390,12 +305,12 @@ func (db *DB) UpdateExport(id string, change func(t *ExportTask) ([]WebhookDeliv
 		}
 		val, err := json.Marshal(t)
 		if err != nil {
-			return ExportTask{}, err
+			return model.ExportTask{}, err
 		}
 		evVals := make([][]byte, len(events))
 		for i, ev := range events {
 			if evVals[i], err = json.Marshal(ev); err != nil {
-				return ExportTask{}, err
+				return model.ExportTask{}, err
 			}
 		}
 		stale := false
@@ -424,20 +339,20 @@ func (db *DB) UpdateExport(id string, change func(t *ExportTask) ([]WebhookDeliv
 			return nil
 		})
 		if err != nil {
-			return ExportTask{}, err
+			return model.ExportTask{}, err
 		}
 		if !stale {
 			return t, nil
 		}
 		if attempt >= 50 {
-			return ExportTask{}, errors.New("export task is being changed concurrently; try again")
+			return model.ExportTask{}, errors.New("export task is being changed concurrently; try again")
 		}
 	}
 }
 
 // reindex keeps the active, queue and expiry indexes and the credit balance in step with a
 // task's change from old to t.
-func reindex(tx *bolt.Tx, old, t *ExportTask) error {
+func reindex(tx *bolt.Tx, old, t *model.ExportTask) error {
 	id := []byte(t.ID)
 	ok := orderKey(t.CreatedAt, t.ID)
 	if old.Active() && !t.Active() {
@@ -448,11 +363,11 @@ func reindex(tx *bolt.Tx, old, t *ExportTask) error {
 		}
 	}
 	q := tx.Bucket(bucketExportQueue)
-	if t.Status == StatusPending {
+	if t.Status == model.StatusPending {
 		if err := q.Put(ok, id); err != nil {
 			return err
 		}
-	} else if old.Status == StatusPending {
+	} else if old.Status == model.StatusPending {
 		if err := q.Delete(ok); err != nil {
 			return err
 		}
@@ -463,12 +378,12 @@ func reindex(tx *bolt.Tx, old, t *ExportTask) error {
 			return err
 		}
 	}
-	if t.Status == StatusCompleted && t.OutputExpiresAt != nil && !t.OutputPurged {
+	if t.Status == model.StatusCompleted && t.OutputExpiresAt != nil && !t.OutputPurged {
 		if err := ex.Put(expiryKey(*t.OutputExpiresAt, t.ID), id); err != nil {
 			return err
 		}
 	}
-	if refund := old.ChargedCredits - t.ChargedCredits; refund > 0 && t.CreditPool == PoolWorkspace {
+	if refund := old.ChargedCredits - t.ChargedCredits; refund > 0 && t.CreditPool == model.PoolWorkspace {
 		cb := tx.Bucket(bucketCredits)
 		if v := cb.Get([]byte(t.WorkspaceID)); len(v) == 8 {
 			bal := int64(binary.BigEndian.Uint64(v)) + refund
@@ -540,7 +455,7 @@ func (db *DB) ExpiredOutputs(now time.Time) ([]string, error) {
 
 // PendingWebhooks returns every delivery waiting in the outbox, in the order they were
 // enqueued.
-func (db *DB) PendingWebhooks() ([]WebhookDelivery, error) {
+func (db *DB) PendingWebhooks() ([]model.WebhookDelivery, error) {
 	type kv struct {
 		seq uint64
 		v   []byte
@@ -554,9 +469,9 @@ func (db *DB) PendingWebhooks() ([]WebhookDelivery, error) {
 	}); err != nil {
 		return nil, err
 	}
-	out := make([]WebhookDelivery, 0, len(raws))
+	out := make([]model.WebhookDelivery, 0, len(raws))
 	for _, r := range raws {
-		var d WebhookDelivery
+		var d model.WebhookDelivery
 		if err := json.Unmarshal(r.v, &d); err != nil {
 			return nil, err
 		}
@@ -567,8 +482,8 @@ func (db *DB) PendingWebhooks() ([]WebhookDelivery, error) {
 }
 
 // DeadWebhooks returns the deliveries that were given up, oldest first.
-func (db *DB) DeadWebhooks() ([]WebhookDelivery, error) {
-	var out []WebhookDelivery
+func (db *DB) DeadWebhooks() ([]model.WebhookDelivery, error) {
+	var out []model.WebhookDelivery
 	var raws [][]byte
 	if err := db.bolt.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketOutboxDead).ForEach(func(_, v []byte) error {
@@ -579,7 +494,7 @@ func (db *DB) DeadWebhooks() ([]WebhookDelivery, error) {
 		return nil, err
 	}
 	for _, r := range raws {
-		var d WebhookDelivery
+		var d model.WebhookDelivery
 		if err := json.Unmarshal(r, &d); err != nil {
 			return nil, err
 		}
@@ -597,7 +512,7 @@ func (db *DB) WebhookDelivered(seq uint64) error {
 
 // WebhookFailed records a failed attempt of d (whose Attempts, NextAttemptAt and LastError
 // the caller updated). With dead, the entry moves out of the outbox to the dead letters.
-func (db *DB) WebhookFailed(d WebhookDelivery, dead bool) error {
+func (db *DB) WebhookFailed(d model.WebhookDelivery, dead bool) error {
 	val, err := json.Marshal(d)
 	if err != nil {
 		return err

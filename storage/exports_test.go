@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/google/uuid"
 )
@@ -32,8 +33,8 @@ func TestCreateExportDebitsAtomically(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tk := storage.ExportTask{ID: uuid.NewString(), WorkspaceID: ws.ID, Status: storage.StatusPending,
-				CreatedAt: time.Now(), ChargedCredits: 1, CreditPool: storage.PoolWorkspace}
+			tk := model.ExportTask{ID: uuid.NewString(), WorkspaceID: ws.ID, Status: model.StatusPending,
+				CreatedAt: time.Now(), ChargedCredits: 1, CreditPool: model.PoolWorkspace}
 			_, err := db.CreateExport(tk, []byte(`{}`), nil, storage.ExportLimits{})
 			mu.Lock()
 			defer mu.Unlock()
@@ -55,11 +56,11 @@ func TestCreateExportDebitsAtomically(t *testing.T) {
 	if bal, limited, _ := db.WorkspaceCredits(ws.ID); bal != 0 || !limited {
 		t.Fatalf("balance %d %v", bal, limited)
 	}
-	refund := func(tk *storage.ExportTask) ([]storage.WebhookDelivery, error) {
+	refund := func(tk *model.ExportTask) ([]model.WebhookDelivery, error) {
 		if tk.Refunded {
 			return nil, storage.ErrNoChange
 		}
-		tk.Status, tk.Refunded, tk.ChargedCredits = storage.StatusCanceled, true, 0
+		tk.Status, tk.Refunded, tk.ChargedCredits = model.StatusCanceled, true, 0
 		return nil, nil
 	}
 	for i := 0; i < 2; i++ { // the second pass changes nothing
@@ -90,8 +91,8 @@ func TestCreateExportActiveLimit(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tk := storage.ExportTask{ID: uuid.NewString(), WorkspaceID: ws.ID, Status: storage.StatusPending,
-				CreatedAt: time.Now(), CreditPool: storage.PoolUnlimited}
+			tk := model.ExportTask{ID: uuid.NewString(), WorkspaceID: ws.ID, Status: model.StatusPending,
+				CreatedAt: time.Now(), CreditPool: model.PoolUnlimited}
 			if _, err := db.CreateExport(tk, []byte(`{}`), nil, storage.ExportLimits{MaxActive: 2}); err == nil {
 				mu.Lock()
 				created++

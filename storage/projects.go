@@ -6,33 +6,26 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"github.com/cutroom/cutroom/model"
 	"time"
 
 	"github.com/google/uuid"
 	bolt "go.etcd.io/bbolt"
 )
 
-// Project is a stored project's metadata. Its editor state is stored apart, byte for byte
-// as it was sent, and read with ProjectState.
-type Project struct {
-	ID           string    `json:"id"`
-	WorkspaceID  string    `json:"workspaceId"`
-	Title        string    `json:"title"`
-	Description  *string   `json:"description"`
-	StateVersion string    `json:"stateVersion"`
-	CreatedAt    time.Time `json:"createdAt"`
-	UpdatedAt    time.Time `json:"updatedAt"`
-}
-
 // IdempotencyRecord is the stored outcome of a create request made with an
-// Idempotency-Key, replayed byte for byte when the same request comes again.
+// Idempotency-Key, replayed when the same request comes again. It holds the created
+// resource's own JSON and the status it was answered with, not HTTP bytes: the server wraps
+// Data in its envelope on the first answer and on every replay alike, so both are the same
+// bytes. Records of versions that stored the whole body are converted by migration 5
+// (idempotency.go).
 type IdempotencyRecord struct {
-	Scope       string    `json:"scope"`       // hash of API key id, route and the caller's key
-	RequestHash string    `json:"requestHash"` // hash of the request payload
-	Status      int       `json:"status"`
-	Body        []byte    `json:"body"`
-	CreatedAt   time.Time `json:"createdAt"`
-	ExpiresAt   time.Time `json:"expiresAt"`
+	Scope       string          `json:"scope"`       // hash of API key id, route and the caller's key
+	RequestHash string          `json:"requestHash"` // hash of the request payload
+	Status      int             `json:"status"`
+	Data        json.RawMessage `json:"data"` // the created resource, as the answer's data
+	CreatedAt   time.Time       `json:"createdAt"`
+	ExpiresAt   time.Time       `json:"expiresAt"`
 }
 
 // orderKey sorts records by creation time, then id; lists walk it newest first.
@@ -97,7 +90,7 @@ func pageDesc(b *bolt.Bucket, cursor []byte, n int, keep func(v []byte) bool) (v
 // CreateProject stores a new project and its state, and the idempotency record of the
 // request when there is one, in one transaction. If idem's scope is already recorded it
 // stores nothing and returns an error with code IDEMPOTENCY_KEY_EXISTS.
-func (db *DB) CreateProject(p Project, state []byte, idem *IdempotencyRecord) error {
+func (db *DB) CreateProject(p model.Project, state []byte, idem *IdempotencyRecord) error {
 	val, err := json.Marshal(p)
 	if err != nil {
 		return err
@@ -132,38 +125,38 @@ func (db *DB) CreateProject(p Project, state []byte, idem *IdempotencyRecord) er
 }
 
 // Project returns a project of a workspace, without its state.
-func (db *DB) Project(workspaceID, id string) (Project, error) {
+func (db *DB) Project(workspaceID, id string) (model.Project, error) {
 	raw, err := db.read(bucketProjects, []byte(id))
 	if err != nil {
-		return Project{}, err
+		return model.Project{}, err
 	}
 	return decodeProject(raw, workspaceID, id)
 }
 
-func decodeProject(raw []byte, workspaceID, id string) (Project, error) {
+func decodeProject(raw []byte, workspaceID, id string) (model.Project, error) {
 	if raw == nil {
-		return Project{}, errorf(CodeProjectNotFound, "project %s not found", id)
+		return model.Project{}, errorf(CodeProjectNotFound, "project %s not found", id)
 	}
-	var p Project
+	var p model.Project
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return Project{}, err
+		return model.Project{}, err
 	}
 	if p.WorkspaceID != workspaceID {
-		return Project{}, errorf(CodeProjectNotFound, "project %s not found", id)
+		return model.Project{}, errorf(CodeProjectNotFound, "project %s not found", id)
 	}
 	return p, nil
 }
 
 // ProjectWithState returns a project of a workspace and its stored state bytes, read in one
 // transaction so they belong together.
-func (db *DB) ProjectWithState(workspaceID, id string) (Project, []byte, error) {
+func (db *DB) ProjectWithState(workspaceID, id string) (model.Project, []byte, error) {
 	var raw, state []byte
 	if err := db.bolt.View(func(tx *bolt.Tx) error {
 		raw = copyBytes(tx.Bucket(bucketProjects).Get([]byte(id)))
 		state = copyBytes(tx.Bucket(bucketProjectState).Get([]byte(id)))
 		return nil
 	}); err != nil {
-		return Project{}, nil, err
+		return model.Project{}, nil, err
 	}
 	p, err := decodeProject(raw, workspaceID, id)
 	return p, state, err
@@ -171,7 +164,7 @@ func (db *DB) ProjectWithState(workspaceID, id string) (Project, []byte, error) 
 
 // ListProjects returns a page of a workspace's projects, newest first, and the cursor of the
 // next page ("" on the last page).
-func (db *DB) ListProjects(workspaceID string, pageSize int, cursor string) ([]Project, string, error) {
+func (db *DB) ListProjects(workspaceID string, pageSize int, cursor string) ([]model.Project, string, error) {
 	ck, err := decodeCursor(cursor)
 	if err != nil {
 		return nil, "", err
@@ -190,7 +183,7 @@ func (db *DB) ListProjects(workspaceID string, pageSize int, cursor string) ([]P
 	if err != nil {
 		return nil, "", err
 	}
-	out := make([]Project, 0, len(raws))
+	out := make([]model.Project, 0, len(raws))
 	for i, r := range raws {
 		p, err := decodeProject(r, workspaceID, string(ids[i]))
 		if err != nil {
@@ -204,20 +197,20 @@ func (db *DB) ListProjects(workspaceID string, pageSize int, cursor string) ([]P
 // modifyProject applies change to a project's record with optimistic concurrency: the write
 // happens only if the record is unchanged since it was read, else it reads again. also runs
 // inside the writing transaction.
-func (db *DB) modifyProject(workspaceID, id string, change func(p *Project), also func(tx *bolt.Tx) error) (Project, error) {
+func (db *DB) modifyProject(workspaceID, id string, change func(p *model.Project), also func(tx *bolt.Tx) error) (model.Project, error) {
 	for attempt := 0; ; attempt++ {
 		raw, err := db.read(bucketProjects, []byte(id))
 		if err != nil {
-			return Project{}, err
+			return model.Project{}, err
 		}
 		p, err := decodeProject(raw, workspaceID, id)
 		if err != nil {
-			return Project{}, err
+			return model.Project{}, err
 		}
 		change(&p)
 		val, err := json.Marshal(p)
 		if err != nil {
-			return Project{}, err
+			return model.Project{}, err
 		}
 		stale := false
 		err = db.bolt.Update(func(tx *bolt.Tx) error {
@@ -239,22 +232,22 @@ func (db *DB) modifyProject(workspaceID, id string, change func(p *Project), als
 			return nil
 		})
 		if err != nil {
-			return Project{}, err
+			return model.Project{}, err
 		}
 		if !stale {
 			return p, nil
 		}
 		if attempt >= 20 {
-			return Project{}, errors.New("project is being changed concurrently; try again")
+			return model.Project{}, errors.New("project is being changed concurrently; try again")
 		}
 	}
 }
 
 // PatchProject changes a project's title and/or description. setDescription tells whether
 // description (which may be nil, to clear it) is to be written.
-func (db *DB) PatchProject(workspaceID, id string, title *string, description *string, setDescription bool) (Project, error) {
+func (db *DB) PatchProject(workspaceID, id string, title *string, description *string, setDescription bool) (model.Project, error) {
 	now := db.now().UTC()
-	return db.modifyProject(workspaceID, id, func(p *Project) {
+	return db.modifyProject(workspaceID, id, func(p *model.Project) {
 		if title != nil {
 			p.Title = *title
 		}
@@ -266,9 +259,9 @@ func (db *DB) PatchProject(workspaceID, id string, title *string, description *s
 }
 
 // SyncProject replaces a project's state and state version.
-func (db *DB) SyncProject(workspaceID, id string, state []byte, stateVersion string) (Project, error) {
+func (db *DB) SyncProject(workspaceID, id string, state []byte, stateVersion string) (model.Project, error) {
 	now := db.now().UTC()
-	return db.modifyProject(workspaceID, id, func(p *Project) {
+	return db.modifyProject(workspaceID, id, func(p *model.Project) {
 		p.StateVersion = stateVersion
 		p.UpdatedAt = now
 	}, func(tx *bolt.Tx) error {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/google/uuid"
 )
@@ -68,7 +69,7 @@ func TestCursorSurvivesDeletion(t *testing.T) {
 	}
 	var ids []string
 	for i := 0; i < 10; i++ {
-		p := storage.Project{ID: uuid.NewString(), WorkspaceID: ws.ID, Title: fmt.Sprint(i), CreatedAt: now.Add(time.Duration(i) * time.Second)}
+		p := model.Project{ID: uuid.NewString(), WorkspaceID: ws.ID, Title: fmt.Sprint(i), CreatedAt: now.Add(time.Duration(i) * time.Second)}
 		if err := db.CreateProject(p, []byte(`{}`), nil); err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cutroom/cutroom/storage"
+	"github.com/cutroom/cutroom/model"
 )
 
 // Sign returns the lowercase hex HMAC-SHA256 of "<timestamp>.<body>" keyed with secret,
@@ -47,10 +47,10 @@ const DefaultHeaderPrefix = "X-Service"
 
 // Store is the outbox the deliverer drains.
 type Store interface {
-	PendingWebhooks() ([]storage.WebhookDelivery, error)
+	PendingWebhooks() ([]model.WebhookDelivery, error)
 	WebhookDelivered(seq uint64) error
-	WebhookFailed(d storage.WebhookDelivery, dead bool) error
-	Workspace(ref string) (storage.Workspace, error)
+	WebhookFailed(d model.WebhookDelivery, dead bool) error
+	Workspace(ref string) (model.Workspace, error)
 }
 
 // Config configures a Deliverer. Zero values take the documented defaults.
@@ -225,7 +225,7 @@ func (d *Deliverer) dispatch(ctx context.Context, wg *sync.WaitGroup, sem chan s
 		d.toDest[dest]++
 		d.mu.Unlock()
 		wg.Add(1)
-		go func(p storage.WebhookDelivery) {
+		go func(p model.WebhookDelivery) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			d.attempt(ctx, p)
@@ -253,7 +253,7 @@ func destination(raw string) string {
 }
 
 // attempt makes one delivery attempt and records its outcome.
-func (d *Deliverer) attempt(ctx context.Context, p storage.WebhookDelivery) {
+func (d *Deliverer) attempt(ctx context.Context, p model.WebhookDelivery) {
 	retryAfter, err := d.send(ctx, p)
 	if ctx.Err() != nil {
 		return // shutting down: the attempt does not count
@@ -291,7 +291,7 @@ func (d *Deliverer) attempt(ctx context.Context, p storage.WebhookDelivery) {
 
 // send posts one delivery; it returns the receiver's Retry-After (0 when none) and an
 // error unless the receiver answered 2xx.
-func (d *Deliverer) send(ctx context.Context, p storage.WebhookDelivery) (time.Duration, error) {
+func (d *Deliverer) send(ctx context.Context, p model.WebhookDelivery) (time.Duration, error) {
 	ws, err := d.store.Workspace(p.WorkspaceID)
 	if err != nil {
 		return 0, fmt.Errorf("workspace: %w", err)

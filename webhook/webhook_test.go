@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
 	"github.com/google/uuid"
@@ -124,7 +125,7 @@ func splitPort(u string) (string, string, error) {
 // outbox is a real database with one task to hang deliveries on.
 type outbox struct {
 	db   *storage.DB
-	ws   storage.Workspace
+	ws   model.Workspace
 	task string
 }
 
@@ -150,15 +151,15 @@ func newOutbox(t *testing.T, dir string) *outbox {
 func (o *outbox) enqueue(t *testing.T, url string, types ...string) string {
 	t.Helper()
 	id := uuid.NewString()
-	task := storage.ExportTask{ID: id, WorkspaceID: o.ws.ID, Status: storage.StatusPending, CreatedAt: time.Now(), CreditPool: storage.PoolUnlimited}
+	task := model.ExportTask{ID: id, WorkspaceID: o.ws.ID, Status: model.StatusPending, CreatedAt: time.Now(), CreditPool: model.PoolUnlimited}
 	if _, err := o.db.CreateExport(task, []byte(`{}`), nil, storage.ExportLimits{}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := o.db.UpdateExport(id, func(tk *storage.ExportTask) ([]storage.WebhookDelivery, error) {
-		tk.Status = storage.StatusProcessing
-		var ds []storage.WebhookDelivery
+	_, err := o.db.UpdateExport(id, func(tk *model.ExportTask) ([]model.WebhookDelivery, error) {
+		tk.Status = model.StatusProcessing
+		var ds []model.WebhookDelivery
 		for i, ty := range types {
-			ds = append(ds, storage.WebhookDelivery{EventID: fmt.Sprintf("evt_%s_%d", id[:8], i), EventType: ty, TaskID: id,
+			ds = append(ds, model.WebhookDelivery{EventID: fmt.Sprintf("evt_%s_%d", id[:8], i), EventType: ty, TaskID: id,
 				WorkspaceID: o.ws.ID, URL: url, Body: []byte(`{"eventType":"` + ty + `"}`), NextAttemptAt: time.Now()})
 		}
 		return ds, nil

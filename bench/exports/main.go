@@ -31,6 +31,7 @@ import (
 	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/render"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/signedlink"
@@ -180,7 +181,7 @@ func run(n int, scenePath, assetDir string, scale float64, format string, worker
 				return err
 			}
 			if !t.Active() {
-				if t.Status != storage.StatusCompleted {
+				if t.Status != model.StatusCompleted {
 					return fmt.Errorf("task %s ended %s: %v", tk.id, t.Status, *t.Error)
 				}
 				break
