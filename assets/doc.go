@@ -88,8 +88,7 @@
 //     time, tempo changed by playbackRate with the pitch kept (atempo, as browsers play
 //     media), mono played on both channels at full level.
 //   - Media.NewSession: the media of one render job, adding VideoFrame (the compositor's
-//     VideoFrames). The renderer reaches both through its Decoder interface (Decodes,
-//     OpenVideo, OpenSound; decoding.go). One ffmpeg per clip streams raw RGBA frames in presentation order with
+//     VideoFrames). One ffmpeg per clip streams raw RGBA frames in presentation order with
 //     -fps_mode passthrough; each frame's pts comes from the showinfo filter on stderr (in
 //     the same order), so variable frame rate sources are exact. The frame shown at media
 //     time t is the last one whose pts is <= t. Rotated sources are turned upright by
@@ -99,4 +98,7 @@
 //     more than 8 s ahead. At most 3 decoders per file; decoders no frame was asked of
 //     for 256 requests are stopped. Session.Close kills and reaps every process; a
 //     canceled request context returns at once.
+//
+// The renderer reaches both through its own Decoder interface, which Media implements
+// (Decodes, OpenVideo, OpenSound: decoding.go), without importing this package.
 package assets

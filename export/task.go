@@ -124,8 +124,8 @@ const (
 	PhaseFinishing = "finishing"
 )
 
-// TaskView is an export task as the API and webhooks show it (the interface's task record). Nullable
-// members are always present, as null when unset.
+// TaskView is an export task as the API and webhooks show it (the interface's task
+// record). Nullable members are always present, as null when unset.
 type TaskView struct {
 	TaskID                string  `json:"taskId"`
 	ProjectID             *string `json:"projectId"`
@@ -145,8 +145,9 @@ type TaskView struct {
 	CompletedAt           *string `json:"completedAt"`
 }
 
-// CreateResult is the data of the create routes (the interface's create result). DurationSeconds is
-// the length of the video; a task's own durationSeconds is the real render duration.
+// CreateResult is the data of the create routes (the interface's create result).
+// DurationSeconds is the length of the video; a task's own durationSeconds is the real
+// render duration.
 type CreateResult struct {
 	TaskID                string  `json:"taskId"`
 	ProjectID             *string `json:"projectId"`
