@@ -50,10 +50,6 @@ const (
 	// CodeBusy: the workspace's editor states kept changing while a delete checked them
 	// for references; retrying later succeeds (503).
 	CodeBusy = "ASSET_BUSY"
-	// CodeLinkInvalid: a signed link was tampered with or is malformed (403).
-	CodeLinkInvalid = "LINK_INVALID"
-	// CodeLinkExpired: a signed link's expiry has passed (403).
-	CodeLinkExpired = "LINK_EXPIRED"
 	// CodeNotFound: no live asset or file of the caller's (404).
 	CodeNotFound = "ASSET_NOT_FOUND"
 	// CodeBodyUnreadable: the upload body broke off (400).

@@ -27,7 +27,7 @@
 //   - compositionWidth/Height of a stateless create override the state's; ratio (unless
 //     custom) must match that composition within 1% (RATIO_MISMATCH). The output size is the
 //     composition x scale, each side rounded to an even number; its longest side is capped by
-//     Config.MaxOutputSide (default 3840, OUTPUT_SIZE_TOO_LARGE) and by the workspace's
+//     Config.MaxOutputSide (DefaultMaxOutputSide, OUTPUT_SIZE_TOO_LARGE) and by the workspace's
 //     entitlement (OUTPUT_SIZE_NOT_ENTITLED). 60 fps needs the workspace's 60 fps
 //     entitlement (ENTITLEMENT_60FPS_REQUIRED). A state with no items is EXPORT_STATE_EMPTY.
 //   - Length: the video lasts until the end of the last item in a track,

@@ -27,7 +27,8 @@ var (
 	errCallbackHeaderInvalid = apierr.Define(apierr.Unprocessable, "CALLBACK_HEADER_NOT_ALLOWED")
 )
 
-// Limits of the create routes (interface spec sections 4.3 and 8) and of callback headers.
+// Limits of the create routes (the interface's create request and limits) and of callback
+// headers.
 const (
 	MaxClientTaskID       = 128
 	MaxCallbackURL        = 1024

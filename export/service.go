@@ -19,6 +19,7 @@ import (
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/model"
+	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
 	"github.com/google/uuid"
@@ -54,7 +55,8 @@ type Config struct {
 	OutputTTL time.Duration
 	// MaxActive is the most active tasks per workspace (default 2).
 	MaxActive int
-	// MaxOutputSide caps the longest side of an output in pixels (default 3840).
+	// MaxOutputSide caps the longest side of an output in pixels (default
+	// DefaultMaxOutputSide).
 	MaxOutputSide int
 	// MaxDuration is the longest video an export may produce (default DefaultMaxDuration,
 	// 4 h); a longer one is refused at create with EXPORT_TOO_LONG, before anything is
@@ -432,18 +434,15 @@ type Output struct {
 	Size        int64
 }
 
-// Codes of output links.
-var (
-	errLinkInvalid   = apierr.Define(apierr.Forbidden, "LINK_INVALID")
-	errOutputExpired = apierr.Define(apierr.Gone, "OUTPUT_EXPIRED")
-)
+// errOutputExpired: a valid output link whose expiry has passed (the output is deleted then).
+var errOutputExpired = apierr.Define(apierr.Gone, "OUTPUT_EXPIRED")
 
 // OpenOutput checks a signed output link and opens the file. A bad signature gives
 // LINK_INVALID; an expired link or a deleted output OUTPUT_EXPIRED.
 func (s *Service) OpenOutput(taskID, filename, exp, sig string) (*Output, error) {
 	e, err := strconv.ParseInt(exp, 10, 64)
 	if err != nil || !s.links.Verify(taskID, filename, e, sig) {
-		return nil, errLinkInvalid.New("this download link is not valid; fetch the task again for a fresh outputUrl")
+		return nil, signedlink.CodeInvalid.New("this download link is not valid; fetch the task again for a fresh outputUrl")
 	}
 	if !s.now().Before(time.Unix(e, 0)) {
 		return nil, errOutputExpired.New("this download link has expired and the output was deleted; export again")

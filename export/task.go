@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/model"
+	"github.com/cutroom/cutroom/signedlink"
 )
 
 // Renderer draws the frames of a job and writes the finished video file. It is the seam
@@ -73,8 +73,8 @@ const (
 	PhaseFinishing = "finishing"
 )
 
-// TaskView is an export task as the API and webhooks show it (interface spec 2.4). Nullable
-// members are always present, as null when unset.
+// TaskView is an export task as the API and webhooks show it (the interface's task
+// record). Nullable members are always present, as null when unset.
 type TaskView struct {
 	TaskID                string  `json:"taskId"`
 	ProjectID             *string `json:"projectId"`
@@ -94,8 +94,9 @@ type TaskView struct {
 	CompletedAt           *string `json:"completedAt"`
 }
 
-// CreateResult is the data of the create routes (interface spec 2.4). DurationSeconds is
-// the length of the video; a task's own durationSeconds is the real render duration.
+// CreateResult is the data of the create routes (the interface's create result).
+// DurationSeconds is the length of the video; a task's own durationSeconds is the real
+// render duration.
 type CreateResult struct {
 	TaskID                string  `json:"taskId"`
 	ProjectID             *string `json:"projectId"`
@@ -119,11 +120,11 @@ func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 // path and the expiry>, with the same signer (and secret) as asset file links.
 type Links struct {
 	base   string
-	signer *assets.Signer
+	signer *signedlink.Signer
 }
 
 // NewLinks returns a signer for links under publicURL.
-func NewLinks(publicURL string, signer *assets.Signer) *Links {
+func NewLinks(publicURL string, signer *signedlink.Signer) *Links {
 	return &Links{base: publicURL, signer: signer}
 }
 

@@ -23,6 +23,13 @@
 // tasks and `cutroom export` read as before. A task failure is not an HTTP answer, so it is
 // a plain export type rather than an apierr code with a kind.
 //
+// Decision: media comes through interfaces render owns, never a concrete assets type.
+// Still images come through compositor.Media; video frames and sound through Decoder
+// (media.go), whose OpenVideo gives each render decoders of its own that the render closes.
+// assets.Media implements Decoder, and render does not import assets: the decoders' types
+// (VideoDecoder, SoundStream) are aliases of interface literals that assets declares
+// identically, so neither package names the other.
+//
 // One render runs in named stages (pipeline.go): planJob validates the job; openMedia
 // picks the job's media and sound; dispatch hands out frame numbers in order, each with a
 // free pooled I420 buffer; composite (K workers) draws and converts frames under the frame

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/encode"
@@ -25,10 +24,12 @@ const DefaultMaxFrameSeconds = 30
 // PipelineConfig configures a Pipeline. Zero values select the defaults described on each
 // field.
 type PipelineConfig struct {
-	// Media supplies decoded assets to the compositor.
+	// Media supplies decoded assets to the compositor; when it is a Decoder that decodes
+	// (assets.Media with ffmpeg), video and audio items render too (see Decoder).
 	Media compositor.Media
 	// MediaFor, when set, supplies the media of one job instead of Media (for example
-	// resolving uploaded assets of job.WorkspaceID).
+	// resolving uploaded assets of job.WorkspaceID). Features still reads Media: set it to
+	// media of the kind MediaFor returns (for example assets.Media with only its FFmpeg).
 	MediaFor func(ctx context.Context, job export.RenderJob) (compositor.Media, error)
 	// Text draws text-like items; nil leaves them out.
 	Text compositor.TextRenderer
@@ -57,10 +58,6 @@ type PipelineConfig struct {
 	// WholeFrames draws and converts every frame whole instead of reusing plates of the
 	// items that stay put (see plates.go); the output is the same. For comparisons.
 	WholeFrames bool
-	// FFmpeg decodes video and compressed audio (assets.FindFFmpeg). It is given to the
-	// job's media when that is an assets.Media without one. Nil: states with video or
-	// audio items are refused (Features leaves them out).
-	FFmpeg *assets.FFmpeg
 }
 
 // Pipeline renders export jobs to video files: K compositor workers, each drawing one
@@ -111,24 +108,16 @@ func NewPipeline(cfg PipelineConfig) *Pipeline {
 }
 
 // Features returns what the pipeline renders: what the compositor draws with the
-// configured media and text, plus video and audio items when ffmpeg is configured
-// (FFmpeg set) and the job's media is an assets.Media (MediaFor must return one).
+// configured media and text, plus video and audio items when Media is a Decoder that
+// decodes.
 func (p *Pipeline) Features() editor.FeatureSet {
 	media := p.cfg.Media
-	if am, ok := media.(assets.Media); ok && am.FFmpeg == nil {
-		am.FFmpeg = p.cfg.FFmpeg
-		media = am
-	}
-	if p.cfg.FFmpeg != nil {
-		// what a job's media will be: a session that decodes video
-		am, _ := media.(assets.Media)
-		if am.FFmpeg == nil {
-			am.FFmpeg = p.cfg.FFmpeg
-		}
-		media = am.NewSession(0)
+	_, decodes := decoderOf(media)
+	if decodes {
+		media = videoMedia{Media: media} // what a job's media will be: it has video frames
 	}
 	fs := compositor.Features(compositor.Options{Media: media, Text: p.cfg.Text, Illustrations: p.cfg.Illustrations})
-	if p.cfg.FFmpeg != nil {
+	if decodes {
 		fs.ItemTypes = append(fs.ItemTypes, editor.ItemAudio)
 	}
 	return fs
@@ -390,9 +379,10 @@ func (p *Pipeline) render(ctx context.Context, job export.RenderJob, progress fu
 }
 
 // openMedia returns the media job's frames are drawn from, how to open its sound (nil when
-// sound cannot be decoded), and a func that releases them. With ffmpeg, video frames come
-// from decoders owned by this job: the session is closed (every process stopped and reaped)
-// by the returned func, which render calls after the stages have stopped.
+// sound cannot be decoded), and a func that releases them. When the media decodes (a
+// Decoder), video frames come from decoders owned by this job: they are closed (every
+// process stopped and reaped) by the returned func, which render calls after the stages
+// have stopped.
 func (p *Pipeline) openMedia(ctx context.Context, job export.RenderJob, pl plan) (compositor.Media, soundOpener, func(), error) {
 	media := p.cfg.Media
 	if p.cfg.MediaFor != nil {
@@ -401,21 +391,12 @@ func (p *Pipeline) openMedia(ctx context.Context, job export.RenderJob, pl plan)
 			return nil, nil, nil, err
 		}
 	}
-	am, ok := media.(assets.Media)
+	d, ok := decoderOf(media)
 	if !ok {
 		return media, nil, func() {}, nil
 	}
-	if am.FFmpeg == nil {
-		am.FFmpeg = p.cfg.FFmpeg
-	}
-	if am.FFmpeg == nil {
-		return am, nil, func() {}, nil
-	}
-	openSound := func(ctx context.Context, a *editor.Asset, start, rate float64) (soundReader, error) {
-		return am.OpenAudio(ctx, a, start, rate)
-	}
-	sess := am.NewSession(max(pl.outW, pl.outH))
-	return sess, openSound, func() { sess.Close() }, nil
+	video := d.OpenVideo(max(pl.outW, pl.outH))
+	return videoMedia{Media: d, video: video}, d.OpenSound, func() { video.Close() }, nil
 }
 
 // run is one render in progress, shared by its stages. Ownership: the dispatcher takes

@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Limits of the project routes (interface spec section 8).
+// Limits of the project routes, as the interface's limits state them.
 const (
 	maxTitle        = 120
 	maxDescription  = 500
