@@ -15,17 +15,23 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Admin subcommands open the data dir directly. The database allows one process, so they
-// work while the server is stopped, and say so clearly while it runs.
+// adminLockTimeout is how long the admin subcommands (and `cutroom export --workspace`) wait
+// for the database's lock. The database allows one process, so they work while the server
+// is stopped, and say so clearly (after this wait) while it runs.
 const adminLockTimeout = time.Second
 
+// withDB runs fn on the data dir's database, opened by an App that opens only the database
+// (App.OpenDB) and closed when fn returns.
 func withDB(g *globalFlags, fn func(db *storage.DB) error) error {
-	db, err := openDB(g.dataDir, adminLockTimeout)
-	if err != nil {
+	app := NewApp(AppConfig{DataDir: g.dataDir, LockTimeout: adminLockTimeout})
+	defer app.Close()
+	if err := app.OpenDB(); err != nil {
 		return err
 	}
-	defer db.Close()
-	return fn(db)
+	if app.DB == nil {
+		return errors.New("--data-dir is required")
+	}
+	return fn(app.DB)
 }
 
 func printJSON(w io.Writer, v any) error {

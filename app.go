@@ -18,6 +18,7 @@ import (
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/render"
 	"github.com/cutroom/cutroom/server"
+	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
 )
@@ -79,7 +80,9 @@ type AppConfig struct {
 // App is the composition root: it owns the database, the asset store, the font library, the
 // renderer, the export service and its scheduler, the webhook deliverer, the janitor and the
 // HTTP server, builds them in Open, runs them in Run and shuts them down in order (HTTP
-// server, scheduler, deliverer and janitor, database).
+// server, scheduler, deliverer and janitor, database). Every command goes through it:
+// `serve` opens it with a listener and runs it, `cutroom export` opens it without one, and
+// the admin commands (workspaces, keys) open only its database (OpenDB).
 type App struct {
 	cfg AppConfig
 	log *slog.Logger
@@ -114,13 +117,17 @@ func NewApp(cfg AppConfig) *App {
 	return &App{cfg: cfg, log: cfg.Logger}
 }
 
-// OpenDB opens the data dir's database, if there is a data dir and it is not open yet. Open
-// calls it; serve calls it first to set up the default workspace before it listens.
+// OpenDB opens the data dir's database, if there is a data dir and it is not open yet,
+// explaining a lock held by a running server. Open calls it; serve calls it first to set up
+// the default workspace before it listens; the admin commands open nothing else.
 func (a *App) OpenDB() error {
 	if a.DB != nil || a.cfg.DataDir == "" {
 		return nil
 	}
-	db, err := openDB(a.cfg.DataDir, a.cfg.LockTimeout)
+	db, err := storage.Open(a.cfg.DataDir, storage.Options{LockTimeout: a.cfg.LockTimeout})
+	if errors.Is(err, storage.ErrLocked) {
+		return fmt.Errorf("the data dir %s is in use by a running cutroom server (the database allows one process at a time); stop that server or use another --data-dir", a.cfg.DataDir)
+	}
 	if err != nil {
 		return err
 	}
@@ -144,7 +151,7 @@ func (a *App) Open(ctx context.Context, ln net.Listener) error {
 		a.BaseURL = strings.TrimRight(a.BaseURL, "/")
 	}
 	// One link signer for every signed, expiring link (asset files and export outputs).
-	var signer *assets.Signer
+	var signer *signedlink.Signer
 	if a.DB != nil {
 		var err error
 		if signer, err = newLinkSigner(a.DB); err != nil {
@@ -168,7 +175,7 @@ func (a *App) Open(ctx context.Context, ln net.Listener) error {
 
 // openServing builds what only serving needs: the asset store (crash leftovers swept), the
 // uploaded fonts, the renderer, the webhook deliverer, the export service and the server.
-func (a *App) openServing(signer *assets.Signer) error {
+func (a *App) openServing(signer *signedlink.Signer) error {
 	if a.DB == nil {
 		return errors.New("serving needs a data dir")
 	}

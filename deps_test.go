@@ -40,8 +40,11 @@ func TestImportDirections(t *testing.T) {
 		// both cgo and assembly files)
 		"encode/internal/yuv": {},
 		"storage":             {"model"},
-		"assets":              {"apierr", "editor", "model", "storage", "svgbudget"},
-		"compositor":          {"editor", "compositor/text", "illustrations", "svgbudget"},
+		// signedlink: the signed, expiring links (HMAC over path and expiry) that assets
+		// and export sign and the server's file and output routes check through them.
+		"signedlink": {"apierr"},
+		"assets":     {"apierr", "editor", "model", "signedlink", "storage", "svgbudget"},
+		"compositor": {"editor", "compositor/text", "illustrations", "svgbudget"},
 		// svgbudget: the SVG document budget both the upload check (assets) and the
 		// renderer (compositor) apply; a standard-library leaf so neither imports the other.
 		"svgbudget":       {},
@@ -49,10 +52,11 @@ func TestImportDirections(t *testing.T) {
 		"webhook":         {"apierr", "model"},
 		// export: task lifecycle (requests, credits, scheduler, tasks, events); it renders
 		// through the Renderer interface and imports neither compositor nor encode.
-		"export": {"apierr", "editor", "model", "storage", "assets", "webhook"},
+		"export": {"apierr", "editor", "model", "storage", "assets", "signedlink", "webhook"},
 		// render: the frame pipeline (compositor -> I420 -> encoder) implementing
-		// export.Renderer; the only package that imports both compositor and encode.
-		"render": {"editor", "assets", "compositor", "encode", "export"},
+		// export.Renderer; the only package that imports both compositor and encode. Media
+		// comes through its Decoder interface (assets.Media implements it), not assets.
+		"render": {"editor", "compositor", "encode", "export"},
 		// exporttest: a solid-colour test renderer for export tests and bench/ (never wired by serve).
 		"export/exporttest": {"editor", "encode", "export"},
 		"server":            {"apierr", "editor", "illustrations", "model", "storage", "assets", "export"},

@@ -15,6 +15,7 @@ import (
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/encode"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/render"
 	"github.com/spf13/cobra"
@@ -73,8 +74,8 @@ func newExportCmd(g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.assets, "assets", "", "directory holding the state's asset files (default: the state file's directory)")
 	fl.Float64Var(&f.scale, "scale", 1, "output size as a multiple of the composition size (each side rounded to even for video)")
 	fl.StringVar(&f.format, "format", "", "video format: mp4 or webm (default: from the -o extension)")
-	fl.StringVar(&f.preset, "preset", "", "x264 preset name, ultrafast..veryslow (mapped to libvpx speeds for webm; default veryfast)")
-	fl.IntVar(&f.crf, "crf", 0, "constant quality: x264 crf 1..51 (default 20), libvpx cq-level 1..63 for webm (default 31); lower is better")
+	fl.StringVar(&f.preset, "preset", "", "x264 preset name, ultrafast..veryslow (mapped to libvpx speeds for webm; default "+encode.DefaultPreset+")")
+	fl.IntVar(&f.crf, "crf", 0, fmt.Sprintf("constant quality: x264 crf 1..51 (default %d), libvpx cq-level 1..63 for webm (default %d); lower is better", encode.DefaultCRFH264, encode.DefaultCRFVP9))
 	fl.IntVar(&f.threads, "threads", 0, "encoder threads (default: every core)")
 	fl.IntVar(&f.workers, "workers", 0, "frames composited at once (default: GOMAXPROCS)")
 	fl.IntVar(&f.maxSide, "max-side", export.DefaultMaxOutputSide, "largest allowed output side in pixels")

@@ -61,11 +61,7 @@ func exportVideo(ctx context.Context, raw []byte, st *editor.State, media compos
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	var ff *assets.FFmpeg
-	if am, ok := media.(assets.Media); ok {
-		ff = am.FFmpeg
-	}
-	p := render.NewPipeline(render.PipelineConfig{Media: media, Text: txt, FFmpeg: ff, Workers: f.workers, WholeFrames: f.whole,
+	p := render.NewPipeline(render.PipelineConfig{Media: media, Text: txt, Workers: f.workers, WholeFrames: f.whole,
 		EncoderThreads: f.threads, Preset: f.preset, CRF: f.crf, MaxOutputSide: f.maxSide,
 		MaxFrameSeconds: f.maxFrame})
 	// What the pipeline renders: with ffmpeg that includes video and audio items.

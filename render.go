@@ -12,6 +12,9 @@ import (
 	"github.com/cutroom/cutroom/render"
 )
 
+// assets.Media is the renderer's media: it decodes video and sound when its FFmpeg is set.
+var _ render.Decoder = assets.Media{}
+
 // renderSettings are the serve flags of rendering.
 type renderSettings struct {
 	preset        string
@@ -29,19 +32,20 @@ type renderSettings struct {
 // advertise and what export creation checks states against.
 //
 // Unless set, each render composites on NumCPU-1 workers (at least 1): the API keeps a core
-// while renders run. Measured with bench/exports.sh on 2 cores (4 exports of the reference
-// scene at 0.6 scale): GET task p99 12.9 ms and 3.71 exports/min with 1 worker, against
-// 88.6 ms and 2.96 exports/min with 2 (compositing and x264's threads oversubscribe).
+// while renders run, which lowers the API's latency under renders and raises throughput (see
+// bench/README.md, exports.sh).
 func newRenderer(store *assets.Store, fonts *text.Library, rs renderSettings, log *slog.Logger) *render.Pipeline {
 	if rs.frameWorkers <= 0 {
 		rs.frameWorkers = max(1, runtime.NumCPU()-1)
 	}
 	return render.NewPipeline(render.PipelineConfig{
+		Media: assets.Media{FFmpeg: rs.ffmpeg}, // what every job's media decodes, for Features
 		MediaFor: func(_ context.Context, job export.RenderJob) (compositor.Media, error) {
-			return store.MediaFor(job.WorkspaceID), nil
+			m := store.MediaFor(job.WorkspaceID)
+			m.FFmpeg = rs.ffmpeg
+			return m, nil
 		},
 		Text:            compositor.NewTextItems(fonts, log),
-		FFmpeg:          rs.ffmpeg,
 		Workers:         rs.frameWorkers,
 		Preset:          rs.preset,
 		CRF:             rs.crf,

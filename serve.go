@@ -18,6 +18,7 @@ import (
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/render"
 	"github.com/cutroom/cutroom/server"
+	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
 	"github.com/spf13/cobra"
@@ -79,8 +80,8 @@ desktop apps that bundle the server).`,
 	fl.DurationVar(&f.headerTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "longest time to read a request's headers")
 	fl.Float64Var(&f.syncRate, "sync-rate", server.DefaultSyncRate, "project sync rate limit: syncs per second per project")
 	fl.IntVar(&f.syncBurst, "sync-burst", server.DefaultSyncBurst, "project sync rate limit: burst size per project")
-	fl.StringVar(&f.preset, "preset", "veryfast", "x264 preset of exports (mapped to libvpx speeds for WebM)")
-	fl.IntVar(&f.crf, "crf", 0, "constant quality of exports (x264 CRF, libvpx cq-level; 0: 20 for H.264, 31 for VP9)")
+	fl.StringVar(&f.preset, "preset", encode.DefaultPreset, "x264 preset of exports (mapped to libvpx speeds for WebM)")
+	fl.IntVar(&f.crf, "crf", 0, fmt.Sprintf("constant quality of exports (x264 CRF, libvpx cq-level; 0: %d for H.264, %d for VP9)", encode.DefaultCRFH264, encode.DefaultCRFVP9))
 	fl.IntVar(&f.frameWorkers, "frame-workers", 0, "frames composited at once per render (0: CPU cores - 1, at least 1, so the API keeps a core)")
 	fl.StringVar(&f.ffmpeg, "ffmpeg", "ffmpeg", "ffmpeg used to decode video items and compressed audio (empty: none; they are then unavailable)")
 	fl.StringSliceVar(&f.fontDirs, "fonts", nil, "extra directories of font files for text (besides <data-dir>/fonts and the system's)")
@@ -112,15 +113,6 @@ func newLogger(level string) (*slog.Logger, error) {
 		return nil, fmt.Errorf("--log-level: %w", err)
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l})), nil
-}
-
-// openDB opens the data dir's database, explaining a lock held by a running server.
-func openDB(dataDir string, timeout time.Duration) (*storage.DB, error) {
-	db, err := storage.Open(dataDir, storage.Options{LockTimeout: timeout})
-	if errors.Is(err, storage.ErrLocked) {
-		return nil, fmt.Errorf("the data dir %s is in use by a running cutroom server (the database allows one process at a time); stop that server or use another --data-dir", dataDir)
-	}
-	return db, err
 }
 
 func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
@@ -266,10 +258,10 @@ func isLoopback(a net.Addr) bool {
 
 // newLinkSigner returns the signer of links the server hands out, keyed with a secret that
 // is generated once and kept in the database, so links survive restarts.
-func newLinkSigner(db *storage.DB) (*assets.Signer, error) {
+func newLinkSigner(db *storage.DB) (*signedlink.Signer, error) {
 	secret, err := db.Secret("file-links", 32)
 	if err != nil {
 		return nil, fmt.Errorf("link signing secret: %w", err)
 	}
-	return assets.NewSigner(secret, nil)
+	return signedlink.NewSigner(secret, nil)
 }

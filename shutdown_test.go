@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/model"
+	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -74,7 +74,7 @@ func TestShutdownGraceIsAHardBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer, err := assets.NewSigner(secret, nil)
+	signer, err := signedlink.NewSigner(secret, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@
 // synced and renamed into place, and the record commits after the rename. Store.Recover
 // removes temp files and files without a record on start.
 //
-// fileUrl is <public-url>/files/<fileKey>?exp=<unix>&sig=<hex>, signed by Signer with a
+// fileUrl is <public-url>/files/<fileKey>?exp=<unix>&sig=<hex>, signed by package signedlink with a
 // secret kept in the database (links survive restarts) and valid for --file-link-ttl
 // (default 24 h). Every API response carries a freshly signed link. Links need no API key;
 // a tampered link is 403 LINK_INVALID, an expired one 403 LINK_EXPIRED, the file of a
@@ -98,4 +98,7 @@
 //     more than 8 s ahead. At most 3 decoders per file; decoders no frame was asked of
 //     for 256 requests are stopped. Session.Close kills and reaps every process; a
 //     canceled request context returns at once.
+//
+// The renderer reaches both through its own Decoder interface, which Media implements
+// (Decodes, OpenVideo, OpenSound: decoding.go), without importing this package.
 package assets

@@ -2,7 +2,6 @@ package assets
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/storage"
@@ -62,30 +61,4 @@ func recordError(err error, projectID, assetID string) error {
 		return CodeInvalidCursor.Wrap(err, "pageCursor is not a cursor this server handed out")
 	}
 	return err
-}
-
-// Error is the error of a signed file link (LINK_INVALID, LINK_EXPIRED).
-//
-// TODO(h16 merge): link signing moves to its own package, which defines these codes with
-// apierr; until then the server maps them through its fallback for coded errors.
-type Error struct {
-	Code string
-	Msg  string
-}
-
-func (e *Error) Error() string { return e.Msg }
-
-// ErrorCode returns the stable error code.
-func (e *Error) ErrorCode() string { return e.Code }
-
-// Codes of signed file links.
-const (
-	// CodeLinkInvalid: a signed link was tampered with or is malformed (403).
-	CodeLinkInvalid = "LINK_INVALID"
-	// CodeLinkExpired: a signed link's expiry has passed (403).
-	CodeLinkExpired = "LINK_EXPIRED"
-)
-
-func errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
 }

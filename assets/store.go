@@ -21,6 +21,7 @@ import (
 
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/model"
+	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/svgbudget"
 	"github.com/google/uuid"
@@ -185,7 +186,7 @@ type Store struct {
 	cfg    Config
 	lim    Limits
 	rec    Records
-	signer *Signer
+	signer *signedlink.Signer
 	refs   ActiveReferences
 	log    *slog.Logger
 	now    func() time.Time
@@ -195,7 +196,7 @@ type Store struct {
 }
 
 // NewStore returns a store over rec and signer, creating the files area if needed.
-func NewStore(cfg Config, rec Records, signer *Signer) (*Store, error) {
+func NewStore(cfg Config, rec Records, signer *signedlink.Signer) (*Store, error) {
 	if cfg.Dir == "" || rec == nil || signer == nil {
 		return nil, errors.New("assets: Dir, records and signer are required")
 	}

@@ -2,6 +2,7 @@ package compositor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"log/slog"
@@ -12,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/svgbudget"
@@ -64,29 +64,38 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Error is a rendering failure with a stable code.
-type Error struct {
-	Code string
-	Msg  string
-}
-
-// Codes of compositor errors.
-const (
-	CodeBadOutput    = "COMPOSITOR_BAD_OUTPUT"
-	CodeMedia        = "COMPOSITOR_MEDIA_FAILED"
-	CodeText         = "COMPOSITOR_TEXT_FAILED"
-	CodeIllustration = "COMPOSITOR_ILLUSTRATION_UNKNOWN"
-	CodeBadState     = "COMPOSITOR_BAD_STATE"
+// The kinds of error the compositor returns. Every error from New, RenderFrame, Split and
+// the window renderers matches one of them with errors.Is, or is the context's error; its
+// text is the message alone (such as `item "a": asset "b" not found`), so callers add their
+// own context.
+var (
+	// ErrBadOutput means the output size, the destination or the frame number is unusable.
+	ErrBadOutput = errors.New("compositor: bad output")
+	// ErrMedia means an item's or the background's media could not be loaded or decoded.
+	ErrMedia = errors.New("compositor: media failed")
+	// ErrText means laying out or rasterising a text-like item failed.
+	ErrText = errors.New("compositor: text failed")
+	// ErrIllustration means an illustration item names no known illustration.
+	ErrIllustration = errors.New("compositor: unknown illustration")
+	// ErrBadState means the editor state cannot be drawn (none, or a non-positive
+	// composition size or timebase).
+	ErrBadState = errors.New("compositor: bad state")
 )
 
-// Error returns the message.
-func (e *Error) Error() string { return e.Msg }
+// failure is an error of the compositor: it reads as its message, and errors.Is matches its
+// kind. The cause is in the message only, as text, so that no error of the media or of a
+// context is mistaken for the render's own.
+type failure struct {
+	kind error // one of the Err... values above
+	msg  string
+}
 
-// ErrorCode returns the machine-readable code.
-func (e *Error) ErrorCode() string { return e.Code }
+func (e *failure) Error() string { return e.msg }
 
-func errf(code, format string, a ...any) error {
-	return &Error{Code: code, Msg: fmt.Sprintf(format, a...)}
+func (e *failure) Unwrap() error { return e.kind }
+
+func errf(kind error, format string, a ...any) error {
+	return &failure{kind: kind, msg: fmt.Sprintf(format, a...)}
 }
 
 // transPlan is one transition resolved against its clips.
@@ -214,10 +223,10 @@ func (sc *scratch) skips(it *editor.Item) bool {
 // New prepares a compositor for a parsed (and validated) state.
 func New(st *editor.State, opts Options) (*Compositor, error) {
 	if st == nil {
-		return nil, errf(CodeBadState, "no editor state")
+		return nil, errf(ErrBadState, "no editor state")
 	}
 	if st.CompositionWidth <= 0 || st.CompositionHeight <= 0 || st.TimebaseTicksPerSecond <= 0 {
-		return nil, errf(CodeBadState, "composition size and timebase must be positive")
+		return nil, errf(ErrBadState, "composition size and timebase must be positive")
 	}
 	c := &Compositor{st: st, opts: opts, compW: float64(st.CompositionWidth), compH: float64(st.CompositionHeight)}
 	c.log = opts.Logger
@@ -239,13 +248,13 @@ func New(st *editor.State, opts Options) (*Compositor, error) {
 			s = 1
 		}
 		if s < 0 || math.IsNaN(s) || math.IsInf(s, 0) {
-			return nil, errf(CodeBadOutput, "scale %v must be positive", s)
+			return nil, errf(ErrBadOutput, "scale %v must be positive", s)
 		}
 		c.outW = int(math.Round(c.compW * s))
 		c.outH = int(math.Round(c.compH * s))
 	}
 	if c.outW < 1 || c.outH < 1 || c.outW > 16384 || c.outH > 16384 {
-		return nil, errf(CodeBadOutput, "output size %dx%d is out of range (1..16384)", c.outW, c.outH)
+		return nil, errf(ErrBadOutput, "output size %dx%d is out of range (1..16384)", c.outW, c.outH)
 	}
 	c.frame = image.Rect(0, 0, c.outW, c.outH)
 	c.vx, c.vy = float64(c.outW)/c.compW, float64(c.outH)/c.compH
@@ -363,7 +372,7 @@ func parseFloat(s string) (float64, error) { return strconv.ParseFloat(strings.T
 // different frames and buffers.
 func (c *Compositor) RenderFrame(ctx context.Context, n int64, fps int, dst *image.RGBA) error {
 	if dst != nil && (dst.Rect.Dx() != c.outW || dst.Rect.Dy() != c.outH) {
-		return errf(CodeBadOutput, "destination must be %dx%d", c.outW, c.outH)
+		return errf(ErrBadOutput, "destination must be %dx%d", c.outW, c.outH)
 	}
 	return c.RenderRect(ctx, n, fps, dst, c.frame)
 }
@@ -371,7 +380,7 @@ func (c *Compositor) RenderFrame(ctx context.Context, n int64, fps int, dst *ima
 // checkFrame checks a frame number and rate, before ctx is done.
 func (c *Compositor) checkFrame(ctx context.Context, n int64, fps int) error {
 	if fps <= 0 || n < 0 {
-		return errf(CodeBadOutput, "frame %d at %d fps is out of range", n, fps)
+		return errf(ErrBadOutput, "frame %d at %d fps is out of range", n, fps)
 	}
 	return ctx.Err()
 }
@@ -380,17 +389,17 @@ func (c *Compositor) checkFrame(ctx context.Context, n int64, fps int) error {
 // frame-sized dst with its origin moved to (0, 0), or a window of the frame as it is.
 func (c *Compositor) destination(dst *image.RGBA) (out *image.RGBA, window bool, err error) {
 	if dst == nil {
-		return nil, false, errf(CodeBadOutput, "no destination")
+		return nil, false, errf(ErrBadOutput, "no destination")
 	}
 	w, h := dst.Rect.Dx(), dst.Rect.Dy()
 	if w <= 0 || h <= 0 || dst.Stride < 4*w || (h-1) > (len(dst.Pix)-4*w)/dst.Stride {
-		return nil, false, errf(CodeBadOutput, "destination %v has no pixels or too few", dst.Rect)
+		return nil, false, errf(ErrBadOutput, "destination %v has no pixels or too few", dst.Rect)
 	}
 	if w == c.outW && h == c.outH {
 		return zeroOrigin(dst, c.outW, c.outH), false, nil
 	}
 	if !dst.Rect.In(c.frame) {
-		return nil, false, errf(CodeBadOutput, "destination must be %dx%d or a window inside (0,0)-(%d,%d), not %v",
+		return nil, false, errf(ErrBadOutput, "destination must be %dx%d or a window inside (0,0)-(%d,%d), not %v",
 			c.outW, c.outH, c.outW, c.outH, dst.Rect)
 	}
 	return dst, true, nil
@@ -602,197 +611,6 @@ func (c *Compositor) placeOp(it *editor.Item, lt int64, ex *extra) (pl placement
 	op.fwd = fwd.mul(pl.local)
 	op.w, op.h = pl.visible()
 	return pl, op, op.alpha > 0 && op.w > 0 && op.h > 0
-}
-
-// prepareItem resolves an item's placement and source at local tick lt (loading media).
-func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64, ex *extra, out *prepared) error {
-	if !it.HasGeometry {
-		return nil
-	}
-	if err := startItem(ctx, it); err != nil {
-		return err
-	}
-	switch it.Type {
-	case editor.ItemImage, editor.ItemGif, editor.ItemSolid, editor.ItemIllustration:
-	case editor.ItemVideo:
-		if _, ok := c.opts.Media.(VideoFrames); !ok {
-			return nil
-		}
-	case editor.ItemText, editor.ItemCaptions, editor.ItemTextTemplate:
-		if c.opts.Text == nil {
-			return nil
-		}
-	case editor.ItemChart:
-		if _, ok := c.opts.Text.(chartLabeler); !ok || it.Chart == nil {
-			return nil
-		}
-	default:
-		// video, lottie and chart items are drawn by later issues; audio has no pixels
-		return nil
-	}
-	pl, op, ok := c.placeOp(it, lt, ex)
-	if !ok {
-		return nil
-	}
-	fwd := op.fwd
-	// destination pixels per local unit along each box axis
-	pxU, pxV := math.Hypot(fwd.a, fwd.d), math.Hypot(fwd.b, fwd.e)
-	var src source
-	stable := false
-	switch it.Type {
-	case editor.ItemText, editor.ItemCaptions, editor.ItemTextTemplate:
-		s := math.Max(pxU, pxV)
-		var layer *image.RGBA
-		var offX, offY float64
-		var err error
-		if tr, ok := c.opts.Text.(TimedTextRenderer); ok {
-			layer, offX, offY, err = tr.RenderTextTimed(it, lt, c.st.TimebaseTicksPerSecond, s)
-		} else {
-			layer, offX, offY, err = c.opts.Text.RenderText(it, lt, s)
-		}
-		if err != nil {
-			return errf(CodeText, "text item %q: %v", it.ID, err)
-		}
-		if layer == nil || layer.Rect.Empty() {
-			return nil
-		}
-		// the layer is the drawn box: not clipped by the item's height
-		op.fwd = fwd.mul(translate(offX, offY))
-		op.w, op.h = float64(layer.Rect.Dx())/s, float64(layer.Rect.Dy())/s
-		op.radius = 0
-		if layer.Rect.Min != (image.Point{}) {
-			layer = &image.RGBA{Pix: layer.Pix[layer.PixOffset(layer.Rect.Min.X, layer.Rect.Min.Y):], Stride: layer.Stride, Rect: image.Rect(0, 0, layer.Rect.Dx(), layer.Rect.Dy())}
-		}
-		src = source{kind: srcImage, img: layer, toSrc: aff{a: s, e: s}}
-	}
-	bb := op.bounds(c.frame)
-	if bb.Empty() {
-		return nil
-	}
-	// the full box in local units starts at (-cropL*W, -cropT*H)
-	ox, oy := pl.cropL*pl.width, pl.cropT*pl.height
-	switch it.Type {
-	case editor.ItemSolid:
-		col := c.colors[it]
-		cr, cg, cb, ca := col.premul()
-		shape := it.Solid.Shape
-		if shape == "" || shape == "rectangle" {
-			src = source{kind: srcSolid, cr: cr, cg: cg, cb: cb, ca: ca}
-			stable = true
-			break
-		}
-		pw, ph := pixelSize(pl.width*pxU), pixelSize(pl.height*pxV)
-		m, err := c.masks.get(maskKey{"shape", shape, pw, ph}, func() (*image.Alpha, error) { return rasterShape(shape, pw, ph), nil })
-		if err != nil {
-			return err
-		}
-		src = source{kind: srcMask, mask: m, cr: cr, cg: cg, cb: cb, ca: ca, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
-		stable = true
-	case editor.ItemChart:
-		pw, ph := pixelSize(pl.width*pxU), pixelSize(pl.height*pxV)
-		e := chartProgress(it.Chart, lt)
-		k := chartKey{it, pw, ph}
-		img := (*image.RGBA)(nil)
-		if e >= 1 {
-			img = c.charts.get(k)
-		}
-		if img == nil {
-			var err error
-			img, err = renderChart(it.Chart, c.colors[it], pl.width, pl.height, pw, ph, e, c.opts.Text.(chartLabeler))
-			if err != nil {
-				return errf(CodeText, "chart item %q: %v", it.ID, err)
-			}
-			if e >= 1 {
-				c.charts.put(k, img)
-			}
-		}
-		src = source{kind: srcImage, img: img, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
-		stable = e >= 1 // finished charts are cached, growing ones drawn afresh
-	case editor.ItemIllustration:
-		col := c.colors[it]
-		cr, cg, cb, ca := col.premul()
-		pw, ph := pixelSize(pl.width*pxU), pixelSize(pl.height*pxV)
-		name := it.Illustration.Name
-		m, err := c.masks.get(maskKey{"illustration", name, pw, ph}, func() (*image.Alpha, error) {
-			return c.masks.illustrationMask(c.opts.Illustrations, name, pw, ph)
-		})
-		if err != nil {
-			return errf(CodeIllustration, "item %q: %v", it.ID, err)
-		}
-		src = source{kind: srcMask, mask: m, cr: cr, cg: cg, cb: cb, ca: ca, toSrc: boxToSrc(ox, oy, pl.width, pl.height, pw, ph)}
-		stable = true
-	case editor.ItemVideo:
-		a := c.st.Asset(it.AssetID)
-		if a == nil {
-			return errf(CodeMedia, "item %q: asset %q not found", it.ID, it.AssetID)
-		}
-		mt := max(c.mediaSeconds(it, lt), 0)
-		fr, err := c.opts.Media.(VideoFrames).VideoFrame(ctx, a, time.Duration(mt*float64(time.Second)))
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return errf(CodeMedia, "item %q: video frame at %.3fs: %v", it.ID, mt, err)
-		}
-		img := toRGBA(fr)
-		src = source{kind: srcImage, img: img, toSrc: boxToSrc(ox, oy, pl.width, pl.height, img.Rect.Dx(), img.Rect.Dy())}
-	case editor.ItemImage, editor.ItemGif:
-		e := c.media[it.AssetID]
-		if e == nil {
-			return errf(CodeMedia, "item %q: asset %q not found", it.ID, it.AssetID)
-		}
-		if err := e.load(ctx, c.opts.Media, it.Type, c.opts.MaxMediaBytes); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return errf(CodeMedia, "item %q: %v", it.ID, err)
-		}
-		var img *image.RGBA
-		sw, sh := e.w, e.h // a still image: its full size (the picture may have been released)
-		switch {
-		case e.svg != nil:
-			pw, ph := pixelSize(pl.width*pxU), pixelSize(pl.height*pxV)
-			var err error
-			if img, err = e.svgRaster(ctx, pw, ph); err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				return errf(CodeMedia, "item %q: svg asset %q: %v", it.ID, it.AssetID, err)
-			}
-		case e.gif != nil:
-			img = e.gif.frameAt(c.mediaSeconds(it, lt))
-		}
-		if img != nil {
-			sw, sh = img.Rect.Dx(), img.Rect.Dy()
-		}
-		toSrc := boxToSrc(ox, oy, pl.width, pl.height, sw, sh)
-		inv, ok := fwd.invert()
-		if !ok {
-			return nil
-		}
-		S := toSrc.mul(inv)
-		per := math.Min(math.Hypot(S.a, S.d), math.Hypot(S.b, S.e))
-		f := 1.0
-		switch {
-		case img == nil:
-			var err error
-			if img, f, err = e.still(ctx, c, per, it.StartTicks+lt); err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				return errf(CodeMedia, "item %q: %v", it.ID, err)
-			}
-		case per >= 2 && e.gif != nil:
-			img, f = c.gifMip(e, img, per)
-		}
-		if f > 1 {
-			toSrc = aff{a: toSrc.a / f, c: toSrc.c / f, e: toSrc.e / f, f: toSrc.f / f}
-		}
-		src = source{kind: srcImage, img: img, toSrc: toSrc, opaque: e.opaque}
-		stable = true
-	}
-	out.op, out.src, out.bb, out.stable = op, src, bb, stable
-	return nil
 }
 
 // mediaSeconds is the time within a video or gif item's media shown at local tick lt: its
@@ -1133,10 +951,10 @@ func (c *Compositor) renderBackground(ctx context.Context) (*image.RGBA, error) 
 		}
 		e := c.media[bg.ImageAssetID]
 		if e == nil {
-			return nil, errf(CodeMedia, "background image asset %q not found", bg.ImageAssetID)
+			return nil, errf(ErrMedia, "background image asset %q not found", bg.ImageAssetID)
 		}
 		if err := e.load(ctx, c.opts.Media, editor.ItemImage, c.opts.MaxMediaBytes); err != nil {
-			return nil, errf(CodeMedia, "background: %v", err)
+			return nil, errf(ErrMedia, "background: %v", err)
 		}
 		s := source{kind: srcImage, toSrc: identity}
 		sw, sh := float64(e.w), float64(e.h)
@@ -1146,7 +964,7 @@ func (c *Compositor) renderBackground(ctx context.Context) (*image.RGBA, error) 
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
-				return nil, errf(CodeMedia, "background: svg asset %q: %v", bg.ImageAssetID, err)
+				return nil, errf(ErrMedia, "background: svg asset %q: %v", bg.ImageAssetID, err)
 			}
 			sw, sh = float64(c.outW), float64(c.outH)
 		}
@@ -1158,7 +976,7 @@ func (c *Compositor) renderBackground(ctx context.Context) (*image.RGBA, error) 
 			var f float64
 			var err error
 			if s.img, f, err = e.still(ctx, c, 1/k, 0); err != nil {
-				return nil, errf(CodeMedia, "background: %v", err)
+				return nil, errf(ErrMedia, "background: %v", err)
 			}
 			if f > 1 {
 				s.toSrc = aff{a: 1 / f, e: 1 / f}

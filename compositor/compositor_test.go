@@ -206,9 +206,8 @@ func TestRenderErrors(t *testing.T) {
 	}
 	dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
 	err = c.RenderFrame(context.Background(), 0, 30, dst)
-	var ce *Error
-	if !errors.As(err, &ce) || ce.ErrorCode() != CodeMedia {
-		t.Fatalf("missing media: err %v, want code %s", err, CodeMedia)
+	if !errors.Is(err, ErrMedia) {
+		t.Fatalf("missing media: err %v, want code %s", err, ErrMedia)
 	}
 	if err := c.RenderFrame(context.Background(), 0, 30, image.NewRGBA(image.Rect(0, 0, 10, 10))); err == nil {
 		t.Fatal("wrong destination size accepted")
@@ -232,7 +231,7 @@ func TestRenderErrors(t *testing.T) {
 	raw = newBuilder().add(0, with(geo("h", "illustration", 0, sec, 0, 0, 50, 50), "illustrationName", "nope", "color", "red")).json()
 	st, _ = editor.Parse(raw)
 	c, _ = New(st, Options{Illustrations: testIllustrations})
-	if err := c.RenderFrame(context.Background(), 0, 30, dst); !errors.As(err, &ce) || ce.Code != CodeIllustration {
+	if err := c.RenderFrame(context.Background(), 0, 30, dst); !errors.Is(err, ErrIllustration) {
 		t.Fatalf("unknown illustration: %v", err)
 	}
 	_ = files

@@ -12,4 +12,11 @@
 // directory defines every rendering rule exactly (geometry, animations, transitions,
 // effects, filter looks, backgrounds, colours) as the CSS that draws it; the browser
 // reference test (go test -run Browser) checks the rules against headless Chromium.
+//
+// Errors: the compositor never reaches an API client, so it has no error codes. Its errors
+// match one sentinel kind (ErrMedia, ErrText, ErrIllustration, ErrBadOutput, ErrBadState)
+// with errors.Is and read as their message alone, the media's or the text's error included
+// as text; a cancelled context gives the context's error. The caller that shows errors to
+// someone maps the kinds: package render turns them into the task error codes
+// COMPOSITOR_... (see render's package doc).
 package compositor

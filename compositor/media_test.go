@@ -94,10 +94,9 @@ func TestPreloadLeavesErrorsToTheFrame(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Preload(context.Background(), 0, 30) // the asset is missing: nothing to report here
-	var ce *Error
 	err = c.RenderFrame(context.Background(), 0, 30, image.NewRGBA(image.Rect(0, 0, tW, tH)))
-	if !errors.As(err, &ce) || ce.ErrorCode() != CodeMedia {
-		t.Fatalf("frame after a failed preload: %v, want code %s", err, CodeMedia)
+	if !errors.Is(err, ErrMedia) {
+		t.Fatalf("frame after a failed preload: %v, want code %s", err, ErrMedia)
 	}
 }
 
@@ -289,9 +288,8 @@ func TestGifBackgroundIsAnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ce *Error
 	err = c.RenderFrame(context.Background(), 0, 30, image.NewRGBA(image.Rect(0, 0, tW, tH)))
-	if !errors.As(err, &ce) || ce.ErrorCode() != CodeMedia {
-		t.Fatalf("gif background: %v, want code %s", err, CodeMedia)
+	if !errors.Is(err, ErrMedia) {
+		t.Fatalf("gif background: %v, want code %s", err, ErrMedia)
 	}
 }

@@ -120,7 +120,7 @@ func (c *Compositor) splitFade(t int64) (fade *transPlan, ok bool) {
 // damage.
 func (c *Compositor) Split(ctx context.Context, n int64, fps int) (Split, error) {
 	if fps <= 0 || n < 0 {
-		return Split{}, errf(CodeBadOutput, "frame %d at %d fps is out of range", n, fps)
+		return Split{}, errf(ErrBadOutput, "frame %d at %d fps is out of range", n, fps)
 	}
 	t := c.st.FrameTicks(n, int64(fps))
 	fade, ok := c.splitFade(t)
@@ -322,9 +322,9 @@ func (c *Compositor) RenderPlateWindows(ctx context.Context, s Split, second boo
 func checkPlate(s Split, second bool) error {
 	switch {
 	case !s.OK:
-		return errf(CodeBadOutput, "the frame has no plate")
+		return errf(ErrBadOutput, "the frame has no plate")
 	case second && !s.Blend:
-		return errf(CodeBadOutput, "the frame has one plate")
+		return errf(ErrBadOutput, "the frame has one plate")
 	}
 	return nil
 }
@@ -358,7 +358,7 @@ func (c *Compositor) RenderWindows(ctx context.Context, n int64, fps int, r imag
 	}
 	t := c.st.FrameTicks(n, int64(fps))
 	if !c.clippable(t) {
-		return errf(CodeBadOutput, "frame %d has an effect, a filter or a blurred background: it cannot be drawn in windows", n)
+		return errf(ErrBadOutput, "frame %d has an effect, a filter or a blurred background: it cannot be drawn in windows", n)
 	}
 	sc := c.getScratch()
 	defer c.pool.Put(sc)
@@ -375,7 +375,7 @@ func (c *Compositor) drawWindows(ctx context.Context, t int64, sc *scratch, r im
 	row := 4 * r.Dx()
 	rows := len(buf) / row &^ 1
 	if rows < 2 {
-		return errf(CodeBadOutput, "a window buffer of %d bytes holds fewer than two rows of %d pixels", len(buf), r.Dx())
+		return errf(ErrBadOutput, "a window buffer of %d bytes holds fewer than two rows of %d pixels", len(buf), r.Dx())
 	}
 	sc.memo = true
 	defer func() {
@@ -439,7 +439,7 @@ func (c *Compositor) RenderRect(ctx context.Context, n int64, fps int, dst *imag
 			return nil
 		}
 	case window:
-		return errf(CodeBadOutput, "frame %d has an effect, a filter or a blurred background: draw it into a %dx%d destination, not a window",
+		return errf(ErrBadOutput, "frame %d has an effect, a filter or a blurred background: draw it into a %dx%d destination, not a window",
 			n, c.outW, c.outH)
 	}
 	return c.render(ctx, t, dst, sc)

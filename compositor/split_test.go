@@ -304,12 +304,11 @@ func TestWindowsMatchRenderFrame(t *testing.T) {
 			if !c.Windowed(n, fps) {
 				whole++
 				win := image.NewRGBA(image.Rect(0, 0, w, 8))
-				var ce *Error
-				if err := c.RenderRect(ctx, n, fps, win, win.Rect); !errors.As(err, &ce) || ce.Code != CodeBadOutput {
+				if err := c.RenderRect(ctx, n, fps, win, win.Rect); !errors.Is(err, ErrBadOutput) {
 					t.Fatalf("%s frame %d is not Windowed, but RenderRect into a window gave %v", tc.name, n, err)
 				}
 				err := c.RenderWindows(ctx, n, fps, c.frame, make([]uint8, 4*w*h), func(*image.RGBA) error { return nil })
-				if !errors.As(err, &ce) || ce.Code != CodeBadOutput {
+				if !errors.Is(err, ErrBadOutput) {
 					t.Fatalf("%s frame %d is not Windowed, but RenderWindows gave %v", tc.name, n, err)
 				}
 				continue
@@ -424,7 +423,7 @@ func btoi(b bool) int {
 }
 
 // TestWindowDestinationChecked: destinations that are neither the frame's size nor a window
-// inside it, or whose pixels are too few, are refused with CodeBadOutput, not a panic.
+// inside it, or whose pixels are too few, are refused with ErrBadOutput, not a panic.
 func TestWindowDestinationChecked(t *testing.T) {
 	st := parseValid(t, newBuilder().add(0, solid("s", 0, sec, 10, 10, 50, 50, "#ff0000", "rectangle")).json())
 	c, err := New(st, Options{})
@@ -441,9 +440,8 @@ func TestWindowDestinationChecked(t *testing.T) {
 		"short stride":     {Pix: make([]uint8, 4*w*4), Stride: 8, Rect: image.Rect(0, 0, w, 4)},
 		"frame, few pixel": {Pix: make([]uint8, 4*w), Stride: 4 * w, Rect: image.Rect(0, 0, w, h)},
 	} {
-		var ce *Error
-		if err := c.RenderRect(context.Background(), 0, fps, dst, image.Rect(0, 0, w, h)); !errors.As(err, &ce) || ce.Code != CodeBadOutput {
-			t.Errorf("%s: RenderRect gave %v, want %s", name, err, CodeBadOutput)
+		if err := c.RenderRect(context.Background(), 0, fps, dst, image.Rect(0, 0, w, h)); !errors.Is(err, ErrBadOutput) {
+			t.Errorf("%s: RenderRect gave %v, want %s", name, err, ErrBadOutput)
 		}
 	}
 }
@@ -491,8 +489,7 @@ func TestRenderWindowsPreparesOnce(t *testing.T) {
 	if n := len(c.sprites.m); n != 1 {
 		t.Fatalf("%d sprites after two frames, want 1", n)
 	}
-	var ce *Error
-	if err := c.RenderWindows(ctx, 3, fps, c.frame, make([]uint8, 8*w-1), func(*image.RGBA) error { return nil }); !errors.As(err, &ce) || ce.Code != CodeBadOutput {
+	if err := c.RenderWindows(ctx, 3, fps, c.frame, make([]uint8, 8*w-1), func(*image.RGBA) error { return nil }); !errors.Is(err, ErrBadOutput) {
 		t.Fatalf("a buffer of less than two rows gave %v", err)
 	}
 	// an error from emit stops the drawing and comes back as it is

@@ -116,9 +116,8 @@ func TestSVGBudgetAtRender(t *testing.T) {
 		runtime.ReadMemStats(&before)
 		err := c.RenderFrame(context.Background(), 0, 30, image.NewRGBA(image.Rect(0, 0, 320, 180)))
 		runtime.ReadMemStats(&after)
-		var ce *Error
-		if !errors.As(err, &ce) || ce.Code != CodeMedia || !strings.Contains(err.Error(), "SVG document") {
-			t.Fatalf("%s: err = %v, want %s naming the SVG budget", name, err, CodeMedia)
+		if !errors.Is(err, ErrMedia) || !strings.Contains(err.Error(), "SVG document") {
+			t.Fatalf("%s: err = %v, want %s naming the SVG budget", name, err, ErrMedia)
 		}
 		if grew := after.TotalAlloc - before.TotalAlloc; grew > 32<<20 {
 			t.Errorf("%s: refusing allocated %d MB", name, grew>>20)

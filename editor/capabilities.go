@@ -133,7 +133,7 @@ type BackgroundPresets struct {
 	BlurLevels []int    `json:"blurLevels"`
 }
 
-// EditorCapabilities is the body of GET /v1/editor/capabilities (interface spec 2.6).
+// EditorCapabilities is the body of GET /v1/editor/capabilities (the interface's capabilities).
 type EditorCapabilities struct {
 	// Version is a hash of every list below; it changes whenever a list changes.
 	Version           string                  `json:"version"`

@@ -70,7 +70,7 @@ func TestCapabilitiesAll(t *testing.T) {
 			t.Errorf("gradient %q", g)
 		}
 	}
-	// The JSON has exactly the members of spec section 2.6.
+	// The JSON has exactly the members of the interface's capabilities document.
 	b, _ := json.Marshal(c)
 	var m map[string]json.RawMessage
 	json.Unmarshal(b, &m)

@@ -93,11 +93,11 @@ func newAACEncoder(rate, channels, bitrate int) (*aacEncoder, error) {
 		}
 	}
 	if idx < 0 || channels < 1 || channels > 2 {
-		return nil, errorf(CodeInvalidOptions, "aac: unsupported %d Hz x %d channels", rate, channels)
+		return nil, errorf(ErrInvalidOptions, "aac: unsupported %d Hz x %d channels", rate, channels)
 	}
 	var e *C.cr_aac
 	if msg := C.cr_aac_open(&e, C.int(rate), C.int(channels), C.int(bitrate)); msg != nil {
-		return nil, errorf(CodeEncoder, "aac: %s", C.GoString(msg))
+		return nil, errorf(ErrEncoder, "aac: %s", C.GoString(msg))
 	}
 	a := &aacEncoder{e: e, channels: channels}
 	a.pcm = (*C.short)(C.calloc(C.size_t(aacFrame*channels), 2))
@@ -126,7 +126,7 @@ func (a *aacEncoder) encode(pcm []float32) ([]byte, error) {
 	}
 	n := C.cr_aac_encode(a.e, a.pcm, C.int(len(dst)*2), a.out, aacOutCap)
 	if n < 0 {
-		return nil, errorf(CodeEncoder, "aac: encoding a frame failed")
+		return nil, errorf(ErrEncoder, "aac: encoding a frame failed")
 	}
 	a.buf = append(a.buf[:0], unsafe.Slice((*byte)(unsafe.Pointer(a.out)), int(n))...)
 	return a.buf, nil

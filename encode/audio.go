@@ -84,7 +84,7 @@ func (a *audioState) encodeFrame() error {
 // frames to cover the encoder delay, and marks the padding of the last packet.
 func (a *audioState) finish(want int64) error {
 	if a.written > want {
-		return errorf(CodeInvalidFrame, "%d audio samples were written for a video of %d samples", a.written, want)
+		return errorf(ErrInvalidFrame, "%d audio samples were written for a video of %d samples", a.written, want)
 	}
 	fs := int64(a.enc.frameSize())
 	total := want + a.priming // samples the encoder must have consumed
@@ -103,7 +103,7 @@ func (a *audioState) finish(want int64) error {
 		}
 	}
 	if len(a.queue) == 0 && a.packets == 0 {
-		return errorf(CodeEncoder, "no audio was encoded")
+		return errorf(ErrEncoder, "no audio was encoded")
 	}
 	if len(a.queue) > 0 {
 		a.queue[len(a.queue)-1].discard = a.packets*fs - total

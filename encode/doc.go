@@ -7,7 +7,13 @@
 // (WriteRGBA, converted with RGBAToI420), and writes the file on Close through a temporary
 // file in the output directory, a sync and a rename. Media data is spooled to a temporary
 // file while encoding, so memory stays bounded however long the video is; Abort removes
-// every temporary file. Errors are *Error values with a stable Code.
+// every temporary file.
+//
+// Errors: encode never reaches an API client, so it has no error codes. Every error matches
+// one sentinel kind (ErrInvalidOptions, ErrUnsupportedFormat, ErrInvalidFrame, ErrClosed,
+// ErrEncoder, ErrIO) with errors.Is, and its underlying error if it has one; its text is
+// the message alone. The caller that shows errors to someone maps the kinds: package render
+// turns them into the task error codes ENCODE_... (see render's package doc).
 //
 // See README.md in this directory for defaults and build notes.
 package encode

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -454,33 +455,32 @@ func TestOptionsValidation(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		mutate func(*Options)
-		code   string
+		code   error
 	}{
-		{"unknown format", func(o *Options) { o.Format = "avi" }, CodeUnsupportedFormat},
-		{"empty format", func(o *Options) { o.Format = "" }, CodeUnsupportedFormat},
-		{"vp9 in mp4", func(o *Options) { o.Codec = "vp9" }, CodeUnsupportedFormat},
-		{"h264 in webm", func(o *Options) { o.Format, o.Codec = "webm", "h264" }, CodeUnsupportedFormat},
-		{"odd width", func(o *Options) { o.Width = 63 }, CodeInvalidOptions},
-		{"odd height", func(o *Options) { o.Height = 65 }, CodeInvalidOptions},
-		{"zero size", func(o *Options) { o.Width, o.Height = 0, 0 }, CodeInvalidOptions},
-		{"negative size", func(o *Options) { o.Width = -64 }, CodeInvalidOptions},
-		{"huge size", func(o *Options) { o.Width = 1 << 20 }, CodeInvalidOptions},
-		{"fps 0", func(o *Options) { o.FPS = 0 }, CodeInvalidOptions},
-		{"fps negative", func(o *Options) { o.FPS = -30 }, CodeInvalidOptions},
-		{"fps huge", func(o *Options) { o.FPS = 100000 }, CodeInvalidOptions},
-		{"bad preset", func(o *Options) { o.Preset = "turbo" }, CodeInvalidOptions},
-		{"crf negative", func(o *Options) { o.CRF = -1 }, CodeInvalidOptions},
-		{"crf too high h264", func(o *Options) { o.CRF = 52 }, CodeInvalidOptions},
-		{"crf too high vp9", func(o *Options) { o.Format, o.CRF = "webm", 64 }, CodeInvalidOptions},
-		{"threads negative", func(o *Options) { o.Threads = -1 }, CodeInvalidOptions},
+		{"unknown format", func(o *Options) { o.Format = "avi" }, ErrUnsupportedFormat},
+		{"empty format", func(o *Options) { o.Format = "" }, ErrUnsupportedFormat},
+		{"vp9 in mp4", func(o *Options) { o.Codec = "vp9" }, ErrUnsupportedFormat},
+		{"h264 in webm", func(o *Options) { o.Format, o.Codec = "webm", "h264" }, ErrUnsupportedFormat},
+		{"odd width", func(o *Options) { o.Width = 63 }, ErrInvalidOptions},
+		{"odd height", func(o *Options) { o.Height = 65 }, ErrInvalidOptions},
+		{"zero size", func(o *Options) { o.Width, o.Height = 0, 0 }, ErrInvalidOptions},
+		{"negative size", func(o *Options) { o.Width = -64 }, ErrInvalidOptions},
+		{"huge size", func(o *Options) { o.Width = 1 << 20 }, ErrInvalidOptions},
+		{"fps 0", func(o *Options) { o.FPS = 0 }, ErrInvalidOptions},
+		{"fps negative", func(o *Options) { o.FPS = -30 }, ErrInvalidOptions},
+		{"fps huge", func(o *Options) { o.FPS = 100000 }, ErrInvalidOptions},
+		{"bad preset", func(o *Options) { o.Preset = "turbo" }, ErrInvalidOptions},
+		{"crf negative", func(o *Options) { o.CRF = -1 }, ErrInvalidOptions},
+		{"crf too high h264", func(o *Options) { o.CRF = 52 }, ErrInvalidOptions},
+		{"crf too high vp9", func(o *Options) { o.Format, o.CRF = "webm", 64 }, ErrInvalidOptions},
+		{"threads negative", func(o *Options) { o.Threads = -1 }, ErrInvalidOptions},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := ok
 			tc.mutate(&o)
 			w, err := NewWriter(filepath.Join(t.TempDir(), "x"), o)
-			var e *Error
-			if w != nil || !errors.As(err, &e) || e.ErrorCode() != tc.code {
-				t.Fatalf("NewWriter(%+v) = %v, %v; want *Error %s", o, w, err, tc.code)
+			if w != nil || !errors.Is(err, tc.code) {
+				t.Fatalf("NewWriter(%+v) = %v, %v; want %v", o, w, err, tc.code)
 			}
 		})
 	}
@@ -503,12 +503,13 @@ func TestWriterErrorsLeaveNothingBehind(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "out."+format)
 			opts := Options{Format: format, Width: 64, Height: 48, FPS: 10, Threads: 1}
-			code := func(err error) string {
-				var e *Error
-				if errors.As(err, &e) {
-					return e.Code
+			code := func(err error) error {
+				for _, kind := range []error{ErrInvalidOptions, ErrUnsupportedFormat, ErrInvalidFrame, ErrClosed, ErrEncoder, ErrIO} {
+					if errors.Is(err, kind) {
+						return kind
+					}
 				}
-				return fmt.Sprint(err)
+				return err
 			}
 
 			// Wrong frame sizes are rejected without breaking the writer.
@@ -516,19 +517,19 @@ func TestWriterErrorsLeaveNothingBehind(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c := code(w.WriteRGBA(testPattern(64, 50, 0))); c != CodeInvalidFrame {
+			if c := code(w.WriteRGBA(testPattern(64, 50, 0))); c != ErrInvalidFrame {
 				t.Errorf("wrong RGBA size: %s", c)
 			}
-			if c := code(w.WriteFrame(NewI420(32, 48))); c != CodeInvalidFrame {
+			if c := code(w.WriteFrame(NewI420(32, 48))); c != ErrInvalidFrame {
 				t.Errorf("wrong I420 size: %s", c)
 			}
-			if c := code(w.WriteFrame(nil)); c != CodeInvalidFrame {
+			if c := code(w.WriteFrame(nil)); c != ErrInvalidFrame {
 				t.Errorf("nil frame: %s", c)
 			}
-			if c := code(w.WriteFrame(&I420{Width: 64, Height: 48})); c != CodeInvalidFrame {
+			if c := code(w.WriteFrame(&I420{Width: 64, Height: 48})); c != ErrInvalidFrame {
 				t.Errorf("frame without planes: %s", c)
 			}
-			if c := code(w.WriteRGBA(nil)); c != CodeInvalidFrame {
+			if c := code(w.WriteRGBA(nil)); c != ErrInvalidFrame {
 				t.Errorf("nil RGBA: %s", c)
 			}
 			for i := 0; i < 3; i++ {
@@ -538,10 +539,10 @@ func TestWriterErrorsLeaveNothingBehind(t *testing.T) {
 			}
 			w.Abort()
 			w.Abort()
-			if c := code(w.WriteRGBA(testPattern(64, 48, 3))); c != CodeClosed {
+			if c := code(w.WriteRGBA(testPattern(64, 48, 3))); c != ErrClosed {
 				t.Errorf("write after Abort: %s", c)
 			}
-			if c := code(w.Close()); c != CodeClosed {
+			if c := code(w.Close()); c != ErrClosed {
 				t.Errorf("Close after Abort: %s", c)
 			}
 			assertEmptyDir(t, dir)
@@ -567,10 +568,10 @@ func TestWriterErrorsLeaveNothingBehind(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if c := code(w.Close()); c != CodeClosed {
+			if c := code(w.Close()); c != ErrClosed {
 				t.Errorf("second Close: %s", c)
 			}
-			if c := code(w.WriteFrame(NewI420(64, 48))); c != CodeClosed {
+			if c := code(w.WriteFrame(NewI420(64, 48))); c != ErrClosed {
 				t.Errorf("write after Close: %s", c)
 			}
 			w.Abort()
@@ -595,16 +596,18 @@ func assertEmptyDir(t *testing.T, dir string) {
 	}
 }
 
-func TestErrorType(t *testing.T) {
-	var err error = errorf(CodeInvalidOptions, "bad %d", 1)
-	var e *Error
-	if !errors.As(err, &e) || e.ErrorCode() != CodeInvalidOptions || err.Error() != "ENCODE_INVALID_OPTIONS: bad 1" {
+func TestErrorKinds(t *testing.T) {
+	err := errorf(ErrInvalidOptions, "bad %d", 1)
+	if !errors.Is(err, ErrInvalidOptions) || errors.Is(err, ErrIO) || err.Error() != "bad 1" {
 		t.Errorf("got %v", err)
 	}
 	inner := errors.New("disk full")
-	err = wrapErr(CodeIO, "write", inner)
-	if !errors.Is(err, inner) || !strings.Contains(err.Error(), "disk full") {
+	err = wrapErr(ErrIO, "write", inner)
+	if !errors.Is(err, inner) || !errors.Is(err, ErrIO) || err.Error() != "write: disk full" {
 		t.Errorf("wrapped error: %v", err)
+	}
+	if _, err := NewWriter(filepath.Join(t.TempDir(), "missing", "x.mp4"), Options{Format: "mp4", Width: 64, Height: 64, FPS: 30}); !errors.Is(err, ErrIO) || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing output directory: %v", err)
 	}
 }
 

@@ -1,51 +1,56 @@
 package encode
 
-import "fmt"
-
-// Error codes returned by this package in Error.Code.
-const (
-	// CodeInvalidOptions means Options failed validation (sizes, frame rate, quality, preset).
-	CodeInvalidOptions = "ENCODE_INVALID_OPTIONS"
-	// CodeUnsupportedFormat means the format or the format/codec pair is not supported.
-	CodeUnsupportedFormat = "ENCODE_UNSUPPORTED_FORMAT"
-	// CodeInvalidFrame means a frame passed to the Writer does not match the Writer's size.
-	CodeInvalidFrame = "ENCODE_INVALID_FRAME"
-	// CodeClosed means the Writer was used after Close or Abort, or after an earlier error.
-	CodeClosed = "ENCODE_CLOSED"
-	// CodeEncoder means the codec library reported a failure.
-	CodeEncoder = "ENCODE_ENCODER_FAILED"
-	// CodeIO means reading or writing the output or a temporary file failed.
-	CodeIO = "ENCODE_IO"
+import (
+	"errors"
+	"fmt"
 )
 
-// Error is a typed error carrying a stable code that callers map to their own errors.
-type Error struct {
-	// Code is one of the Code* constants.
-	Code string
-	// Msg is a human-readable description.
-	Msg string
-	// Err is the underlying error, if any.
-	Err error
+// The kinds of error this package returns. Every error from the package matches exactly one
+// of them with errors.Is (and its underlying error, if any); its text is the message alone,
+// such as `size 63x48 must have an even width and height`, and callers add their context.
+var (
+	// ErrInvalidOptions means Options failed validation (sizes, frame rate, quality,
+	// preset), or Close came before any frame.
+	ErrInvalidOptions = errors.New("encode: invalid options")
+	// ErrUnsupportedFormat means the format or the format/codec pair is not supported.
+	ErrUnsupportedFormat = errors.New("encode: unsupported format")
+	// ErrInvalidFrame means a frame or audio passed to the Writer (or to a conversion)
+	// does not match the Writer's or the destination's size.
+	ErrInvalidFrame = errors.New("encode: invalid frame")
+	// ErrClosed means the Writer was used after Close or Abort, or after an earlier error.
+	ErrClosed = errors.New("encode: writer closed")
+	// ErrEncoder means the codec library or a muxer reported a failure.
+	ErrEncoder = errors.New("encode: encoder failed")
+	// ErrIO means reading or writing the output or a temporary file failed.
+	ErrIO = errors.New("encode: i/o error")
+)
+
+// failure is an error of this package: it reads as its message (and its cause's), and
+// errors.Is matches its kind and its cause.
+type failure struct {
+	kind error // one of the Err... values above
+	msg  string
+	err  error // the underlying error, or nil
 }
 
-// Error returns the message, prefixed with the code.
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("%s: %s: %v", e.Code, e.Msg, e.Err)
+func (e *failure) Error() string {
+	if e.err != nil {
+		return e.msg + ": " + e.err.Error()
 	}
-	return e.Code + ": " + e.Msg
+	return e.msg
 }
 
-// ErrorCode returns the error's stable code.
-func (e *Error) ErrorCode() string { return e.Code }
-
-// Unwrap returns the underlying error.
-func (e *Error) Unwrap() error { return e.Err }
-
-func errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+func (e *failure) Unwrap() []error {
+	if e.err != nil {
+		return []error{e.kind, e.err}
+	}
+	return []error{e.kind}
 }
 
-func wrapErr(code, msg string, err error) *Error {
-	return &Error{Code: code, Msg: msg, Err: err}
+func errorf(kind error, format string, args ...any) error {
+	return &failure{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+func wrapErr(kind error, msg string, err error) error {
+	return &failure{kind: kind, msg: msg, err: err}
 }

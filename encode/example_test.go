@@ -14,7 +14,7 @@ func ExampleWriter() {
 	out := filepath.Join("/tmp", "export.mp4")
 	w, err := encode.NewWriter(out, encode.Options{Format: "mp4", Width: 1280, Height: 720, FPS: 30})
 	if err != nil {
-		log.Fatal(err) // *encode.Error with ErrorCode() ENCODE_INVALID_OPTIONS, ...
+		log.Fatal(err) // matches encode.ErrInvalidOptions, encode.ErrIO, ... (errors.Is)
 	}
 	frame := image.NewRGBA(image.Rect(0, 0, 1280, 720)) // reused for every frame
 	for n := 0; n < 90; n++ {

@@ -7,7 +7,7 @@ import (
 )
 
 // FuzzOptionsNormalize checks that no combination of options panics and that every
-// rejection is a typed *Error with a known code.
+// rejection matches ErrInvalidOptions or ErrUnsupportedFormat.
 func FuzzOptionsNormalize(f *testing.F) {
 	f.Add("mp4", "", 1920, 1080, 30, "", 0, 0)
 	f.Add("webm", "vp8", 3, -2, 0, "turbo", 99, -1)
@@ -15,8 +15,7 @@ func FuzzOptionsNormalize(f *testing.F) {
 	f.Fuzz(func(t *testing.T, format, codec string, w, h, fps int, preset string, crf, threads int) {
 		o, err := Options{Format: format, Codec: codec, Width: w, Height: h, FPS: fps, Preset: preset, CRF: crf, Threads: threads}.Normalize()
 		if err != nil {
-			var e *Error
-			if !errors.As(err, &e) || (e.Code != CodeInvalidOptions && e.Code != CodeUnsupportedFormat) {
+			if !errors.Is(err, ErrInvalidOptions) && !errors.Is(err, ErrUnsupportedFormat) {
 				t.Fatalf("untyped or unexpected error %v", err)
 			}
 			return

@@ -29,7 +29,7 @@ func newH264Encoder(o Options) (*h264Encoder, error) {
 	}
 	var p x264c.Param
 	if x264c.ParamDefaultPreset(&p, o.Preset, "") < 0 {
-		return nil, errorf(CodeInvalidOptions, "x264 rejected preset %q", o.Preset)
+		return nil, errorf(ErrInvalidOptions, "x264 rejected preset %q", o.Preset)
 	}
 	p.ILogLevel = x264c.LogNone
 	p.IThreads = int32(o.Threads)
@@ -46,20 +46,20 @@ func newH264Encoder(o Options) (*h264Encoder, error) {
 	p.Vui.IColorprim, p.Vui.ITransfer, p.Vui.IColmatrix = 1, 1, 1
 	p.Vui.BFullrange = 0
 	if x264c.ParamParse(&p, "crf", strconv.Itoa(o.CRF)) != 0 {
-		return nil, errorf(CodeInvalidOptions, "x264 rejected crf %d", o.CRF)
+		return nil, errorf(ErrInvalidOptions, "x264 rejected crf %d", o.CRF)
 	}
 	if x264c.ParamApplyProfile(&p, "high") < 0 {
-		return nil, errorf(CodeEncoder, "x264 rejected profile high")
+		return nil, errorf(ErrEncoder, "x264 rejected profile high")
 	}
 	e := &h264Encoder{width: o.Width, height: o.Height, nals: make([]*x264c.Nal, 1)}
 	e.enc = x264c.EncoderOpen(&p)
 	if e.enc == nil {
-		return nil, errorf(CodeEncoder, "x264_encoder_open failed for %dx%d", o.Width, o.Height)
+		return nil, errorf(ErrEncoder, "x264_encoder_open failed for %dx%d", o.Width, o.Height)
 	}
 	var n int32
 	if x264c.EncoderHeaders(e.enc, e.nals, &n) < 0 || n <= 0 || e.nals[0] == nil {
 		e.close()
-		return nil, errorf(CodeEncoder, "x264_encoder_headers failed")
+		return nil, errorf(ErrEncoder, "x264_encoder_headers failed")
 	}
 	for _, nal := range unsafe.Slice(e.nals[0], int(n)) {
 		if nal.IPayload <= 4 {
@@ -75,7 +75,7 @@ func newH264Encoder(o Options) (*h264Encoder, error) {
 	}
 	if len(e.sps) == 0 || len(e.pps) == 0 {
 		e.close()
-		return nil, errorf(CodeEncoder, "x264 returned no SPS/PPS")
+		return nil, errorf(ErrEncoder, "x264 returned no SPS/PPS")
 	}
 	e.pic, e.out = new(x264c.Picture), new(x264c.Picture)
 	x264c.PictureInit(e.pic)
@@ -87,7 +87,7 @@ func (e *h264Encoder) config() (sps, pps [][]byte) { return e.sps, e.pps }
 
 func (e *h264Encoder) encode(f *I420, pts int64, emit func(packet) error) error {
 	if e.enc == nil {
-		return errorf(CodeClosed, "encoder is closed")
+		return errorf(ErrClosed, "encoder is closed")
 	}
 	if f == nil {
 		for x264c.EncoderDelayedFrames(e.enc) > 0 {
@@ -119,7 +119,7 @@ func (e *h264Encoder) encodeOne(in *x264c.Picture, emit func(packet) error) erro
 	e.nals[0] = nil
 	size := x264c.EncoderEncode(e.enc, e.nals, &n, in, e.out)
 	if size < 0 {
-		return errorf(CodeEncoder, "x264_encoder_encode failed (%d)", size)
+		return errorf(ErrEncoder, "x264_encoder_encode failed (%d)", size)
 	}
 	if size == 0 || n == 0 || e.nals[0] == nil {
 		return nil

@@ -95,14 +95,14 @@ func RGBAToI420(dst *I420, src *image.RGBA, workers int) error {
 // buffer. It runs on the calling goroutine and does not allocate.
 func RGBAWindowToI420(dst *I420, src *image.RGBA, r image.Rectangle) error {
 	if src == nil || !dst.valid() {
-		return errorf(CodeInvalidFrame, "nil or malformed frame")
+		return errorf(ErrInvalidFrame, "nil or malformed frame")
 	}
 	b := src.Rect
 	if b.Empty() || !b.In(image.Rect(0, 0, dst.Width, dst.Height)) || EvenRect(b) != b {
-		return errorf(CodeInvalidFrame, "window %v is empty, not inside the %dx%d frame or has odd edges", b, dst.Width, dst.Height)
+		return errorf(ErrInvalidFrame, "window %v is empty, not inside the %dx%d frame or has odd edges", b, dst.Width, dst.Height)
 	}
 	if rowLen := 4 * b.Dx(); src.Stride < rowLen || len(src.Pix) < rowLen || (b.Dy()-1) > (len(src.Pix)-rowLen)/src.Stride {
-		return errorf(CodeInvalidFrame, "rgba pixel buffer is too small")
+		return errorf(ErrInvalidFrame, "rgba pixel buffer is too small")
 	}
 	r = EvenRect(r).Intersect(b)
 	if r.Empty() {
@@ -115,15 +115,15 @@ func RGBAWindowToI420(dst *I420, src *image.RGBA, r image.Rectangle) error {
 // checkConvert checks that src can be converted into dst: both well formed, same size.
 func checkConvert(dst *I420, src *image.RGBA) error {
 	if src == nil || !dst.valid() {
-		return errorf(CodeInvalidFrame, "nil or malformed frame")
+		return errorf(ErrInvalidFrame, "nil or malformed frame")
 	}
 	b := src.Bounds()
 	if b.Dx() != dst.Width || b.Dy() != dst.Height {
-		return errorf(CodeInvalidFrame, "frame is %dx%d, want %dx%d", b.Dx(), b.Dy(), dst.Width, dst.Height)
+		return errorf(ErrInvalidFrame, "frame is %dx%d, want %dx%d", b.Dx(), b.Dy(), dst.Width, dst.Height)
 	}
 	// Row y starts at y*Stride (relative to Rect.Min); check without overflowing.
 	if rowLen := 4 * dst.Width; src.Stride < rowLen || len(src.Pix) < rowLen || (dst.Height-1) > (len(src.Pix)-rowLen)/src.Stride {
-		return errorf(CodeInvalidFrame, "rgba pixel buffer is too small")
+		return errorf(ErrInvalidFrame, "rgba pixel buffer is too small")
 	}
 	return nil
 }
@@ -143,7 +143,7 @@ func EvenRect(r image.Rectangle) image.Rectangle {
 // into dst; both must have the same size.
 func CopyRect(dst, src *I420, r image.Rectangle) error {
 	if !dst.valid() || !src.valid() || dst.Width != src.Width || dst.Height != src.Height {
-		return errorf(CodeInvalidFrame, "copy between frames of different or malformed sizes")
+		return errorf(ErrInvalidFrame, "copy between frames of different or malformed sizes")
 	}
 	r = EvenRect(r).Intersect(image.Rect(0, 0, dst.Width, dst.Height))
 	if r.Empty() {
@@ -163,7 +163,7 @@ func CopyRect(dst, src *I420, r image.Rectangle) error {
 // CopyFrom copies src's pixels into f; both must have the same size.
 func (f *I420) CopyFrom(src *I420) error {
 	if !f.valid() || !src.valid() || f.Width != src.Width || f.Height != src.Height {
-		return errorf(CodeInvalidFrame, "copy between frames of different or malformed sizes")
+		return errorf(ErrInvalidFrame, "copy between frames of different or malformed sizes")
 	}
 	copyPlane(f.Y, f.YStride, src.Y, src.YStride, f.Width, f.Height)
 	copyPlane(f.Cb, f.CStride, src.Cb, src.CStride, f.Width/2, f.Height/2)
@@ -177,10 +177,10 @@ func (f *I420) CopyFrom(src *I420) error {
 func MixI420(dst, a, b *I420, k int) error {
 	if !dst.valid() || !a.valid() || !b.valid() || a.Width != dst.Width || b.Width != dst.Width ||
 		a.Height != dst.Height || b.Height != dst.Height {
-		return errorf(CodeInvalidFrame, "mix of frames of different or malformed sizes")
+		return errorf(ErrInvalidFrame, "mix of frames of different or malformed sizes")
 	}
 	if k < 0 || k > 256 {
-		return errorf(CodeInvalidFrame, "mix weight %d is outside 0..256", k)
+		return errorf(ErrInvalidFrame, "mix weight %d is outside 0..256", k)
 	}
 	mixPlane(dst.Y, dst.YStride, a.Y, a.YStride, b.Y, b.YStride, dst.Width, dst.Height, uint64(k))
 	cw, ch := dst.Width/2, dst.Height/2

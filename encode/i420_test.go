@@ -417,9 +417,8 @@ func TestRGBAWindowToI420(t *testing.T) {
 		"nil":         nil,
 		"short lines": {Pix: make([]uint8, 4*w*4), Stride: 4, Rect: image.Rect(0, 0, w, 4)},
 	} {
-		var e *Error
-		if err := RGBAWindowToI420(NewI420(w, h), bad, image.Rect(0, 0, w, h)); !errors.As(err, &e) || e.Code != CodeInvalidFrame {
-			t.Errorf("%s: got %v, want %s", name, err, CodeInvalidFrame)
+		if err := RGBAWindowToI420(NewI420(w, h), bad, image.Rect(0, 0, w, h)); !errors.Is(err, ErrInvalidFrame) {
+			t.Errorf("%s: got %v, want %v", name, err, ErrInvalidFrame)
 		}
 	}
 }

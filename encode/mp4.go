@@ -50,16 +50,16 @@ func newMP4Muxer(dir string) (*mp4Muxer, error) {
 func (m *mp4Muxer) addTrack(t muxTrack) (int, error) {
 	if t.kind == trackAudio {
 		if t.codec != codecAAC || len(t.config) == 0 || t.timescale == 0 || t.frameDur == 0 {
-			return 0, errorf(CodeUnsupportedFormat, "mp4 muxer supports aac audio tracks only")
+			return 0, errorf(ErrUnsupportedFormat, "mp4 muxer supports aac audio tracks only")
 		}
 		m.tracks = append(m.tracks, &mp4Track{muxTrack: t, allSync: true})
 		return len(m.tracks) - 1, nil
 	}
 	if t.kind != trackVideo || t.codec != CodecH264 {
-		return 0, errorf(CodeUnsupportedFormat, "mp4 muxer supports h264 video tracks only")
+		return 0, errorf(ErrUnsupportedFormat, "mp4 muxer supports h264 video tracks only")
 	}
 	if len(t.sps) == 0 || len(t.pps) == 0 || t.timescale == 0 || t.frameDur == 0 {
-		return 0, errorf(CodeEncoder, "mp4 track is missing its parameter sets or timing")
+		return 0, errorf(ErrEncoder, "mp4 track is missing its parameter sets or timing")
 	}
 	m.tracks = append(m.tracks, &mp4Track{muxTrack: t, allSync: true})
 	return len(m.tracks) - 1, nil
@@ -67,18 +67,18 @@ func (m *mp4Muxer) addTrack(t muxTrack) (int, error) {
 
 func (m *mp4Muxer) writeSample(track int, s muxSample) error {
 	if track < 0 || track >= len(m.tracks) {
-		return errorf(CodeEncoder, "mp4: no track %d", track)
+		return errorf(ErrEncoder, "mp4: no track %d", track)
 	}
 	t := m.tracks[track]
 	n := len(t.sizes)
 	if n > 0 && s.dts <= t.lastDts {
-		return errorf(CodeEncoder, "mp4: decode timestamps must increase (%d after %d)", s.dts, t.lastDts)
+		return errorf(ErrEncoder, "mp4: decode timestamps must increase (%d after %d)", s.dts, t.lastDts)
 	}
 	if s.pts < s.dts {
-		return errorf(CodeEncoder, "mp4: pts %d before dts %d", s.pts, s.dts)
+		return errorf(ErrEncoder, "mp4: pts %d before dts %d", s.pts, s.dts)
 	}
 	if len(s.data) == 0 || len(s.data) > math.MaxUint32 || n == math.MaxUint32 {
-		return errorf(CodeEncoder, "mp4: bad sample size %d", len(s.data))
+		return errorf(ErrEncoder, "mp4: bad sample size %d", len(s.data))
 	}
 	if n == 0 {
 		t.firstDts, t.minPts = s.dts, s.pts
@@ -90,7 +90,7 @@ func (m *mp4Muxer) writeSample(track int, s muxSample) error {
 	t.maxEnd = max(t.maxEnd, s.pts+int64(t.frameDur))
 	off := s.pts - s.dts
 	if off > math.MaxInt32 {
-		return errorf(CodeEncoder, "mp4: composition offset %d too large", off)
+		return errorf(ErrEncoder, "mp4: composition offset %d too large", off)
 	}
 	if c := len(t.cttsOffset); c > 0 && t.cttsOffset[c-1] == int32(off) {
 		t.cttsCount[c-1]++
@@ -126,11 +126,11 @@ func appendRun(counts, values *[]uint32, v uint32) {
 
 func (m *mp4Muxer) finish(w io.Writer) error {
 	if len(m.tracks) == 0 {
-		return errorf(CodeEncoder, "mp4: no tracks")
+		return errorf(ErrEncoder, "mp4: no tracks")
 	}
 	for _, t := range m.tracks {
 		if len(t.sizes) == 0 {
-			return errorf(CodeEncoder, "mp4: a track has no samples")
+			return errorf(ErrEncoder, "mp4: a track has no samples")
 		}
 	}
 	ftyp := mp4.NewFtyp("isom", 0x200, []string{"isom", "iso2", "avc1", "mp41"})
@@ -159,10 +159,10 @@ func (m *mp4Muxer) finish(w io.Writer) error {
 		}
 	}
 	if err := ftyp.Encode(w); err != nil {
-		return wrapErr(CodeIO, "write ftyp", err)
+		return wrapErr(ErrIO, "write ftyp", err)
 	}
 	if err := moov.Encode(w); err != nil {
-		return wrapErr(CodeIO, "write moov", err)
+		return wrapErr(ErrIO, "write moov", err)
 	}
 	var h [16]byte
 	if hdr == 8 {
@@ -174,7 +174,7 @@ func (m *mp4Muxer) finish(w io.Writer) error {
 		binary.BigEndian.PutUint64(h[8:], uint64(16+m.mdat.size))
 	}
 	if _, err := w.Write(h[:hdr]); err != nil {
-		return wrapErr(CodeIO, "write mdat header", err)
+		return wrapErr(ErrIO, "write mdat header", err)
 	}
 	return m.mdat.copyTo(w)
 }
@@ -259,7 +259,7 @@ func (t *mp4Track) buildTrak(id, movieScale uint32, co64 bool) (*mp4.TrakBox, fu
 	}
 	hdlr, err := mp4.CreateHdlr(handler)
 	if err != nil {
-		return nil, nil, 0, wrapErr(CodeEncoder, "mp4 hdlr", err)
+		return nil, nil, 0, wrapErr(ErrEncoder, "mp4 hdlr", err)
 	}
 	hdlr.Name = handlerName
 	mdia.AddChild(hdlr)
@@ -281,7 +281,7 @@ func (t *mp4Track) buildTrak(id, movieScale uint32, co64 bool) (*mp4.TrakBox, fu
 	} else {
 		avcC, err := mp4.CreateAvcC(t.sps, t.pps, true)
 		if err != nil {
-			return nil, nil, 0, wrapErr(CodeEncoder, "mp4 avcC", err)
+			return nil, nil, 0, wrapErr(ErrEncoder, "mp4 avcC", err)
 		}
 		avc1 := mp4.CreateVisualSampleEntryBox("avc1", uint16(t.width), uint16(t.height), avcC)
 		avc1.CompressorName = "cutroom x264"
@@ -301,7 +301,7 @@ func (t *mp4Track) buildTrak(id, movieScale uint32, co64 bool) (*mp4.TrakBox, fu
 	if len(t.cttsOffset) > 1 || t.cttsOffset[0] != 0 {
 		ctts := &mp4.CttsBox{}
 		if err := ctts.AddSampleCountsAndOffset(t.cttsCount, t.cttsOffset); err != nil {
-			return nil, nil, 0, wrapErr(CodeEncoder, "mp4 ctts", err)
+			return nil, nil, 0, wrapErr(ErrEncoder, "mp4 ctts", err)
 		}
 		stbl.AddChild(ctts)
 	}
@@ -309,7 +309,7 @@ func (t *mp4Track) buildTrak(id, movieScale uint32, co64 bool) (*mp4.TrakBox, fu
 	for i, c := range t.chunkCount {
 		if i == 0 || c != t.chunkCount[i-1] {
 			if err := stsc.AddEntry(uint32(i+1), c, 1); err != nil {
-				return nil, nil, 0, wrapErr(CodeEncoder, "mp4 stsc", err)
+				return nil, nil, 0, wrapErr(ErrEncoder, "mp4 stsc", err)
 			}
 		}
 	}

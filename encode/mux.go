@@ -68,7 +68,7 @@ type spool struct {
 func newSpool(dir, pattern string) (*spool, error) {
 	f, err := os.CreateTemp(dir, pattern)
 	if err != nil {
-		return nil, wrapErr(CodeIO, "create temporary file", err)
+		return nil, wrapErr(ErrIO, "create temporary file", err)
 	}
 	return &spool{f: f, bw: bufio.NewWriterSize(f, 256<<10)}, nil
 }
@@ -77,7 +77,7 @@ func (s *spool) write(b []byte) error {
 	n, err := s.bw.Write(b)
 	s.size += int64(n)
 	if err != nil {
-		return wrapErr(CodeIO, "write temporary file", err)
+		return wrapErr(ErrIO, "write temporary file", err)
 	}
 	return nil
 }
@@ -85,13 +85,13 @@ func (s *spool) write(b []byte) error {
 // writeAt overwrites bytes already written.
 func (s *spool) writeAt(b []byte, off int64) error {
 	if off < 0 || off+int64(len(b)) > s.size {
-		return errorf(CodeIO, "temporary file: write outside the written data")
+		return errorf(ErrIO, "temporary file: write outside the written data")
 	}
 	if err := s.bw.Flush(); err != nil {
-		return wrapErr(CodeIO, "write temporary file", err)
+		return wrapErr(ErrIO, "write temporary file", err)
 	}
 	if _, err := s.f.WriteAt(b, off); err != nil {
-		return wrapErr(CodeIO, "write temporary file", err)
+		return wrapErr(ErrIO, "write temporary file", err)
 	}
 	return nil
 }
@@ -109,17 +109,17 @@ func (w spoolWriter) Write(b []byte) (int, error) {
 // copyTo copies the whole spool to w.
 func (s *spool) copyTo(w io.Writer) error {
 	if err := s.bw.Flush(); err != nil {
-		return wrapErr(CodeIO, "write temporary file", err)
+		return wrapErr(ErrIO, "write temporary file", err)
 	}
 	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return wrapErr(CodeIO, "rewind temporary file", err)
+		return wrapErr(ErrIO, "rewind temporary file", err)
 	}
 	n, err := io.Copy(w, io.LimitReader(s.f, s.size))
 	if err == nil && n != s.size {
 		err = io.ErrUnexpectedEOF
 	}
 	if err != nil {
-		return wrapErr(CodeIO, "copy media data", err)
+		return wrapErr(ErrIO, "copy media data", err)
 	}
 	return nil
 }

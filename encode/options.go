@@ -90,8 +90,8 @@ type AudioOptions struct {
 	Bitrate int
 }
 
-// Normalize validates o and returns a copy with defaults filled in. Errors are *Error with
-// CodeInvalidOptions or CodeUnsupportedFormat.
+// Normalize validates o and returns a copy with defaults filled in. Errors match
+// ErrInvalidOptions or ErrUnsupportedFormat.
 func (o Options) Normalize() (Options, error) {
 	o.Format = strings.ToLower(strings.TrimSpace(o.Format))
 	o.Codec = strings.ToLower(strings.TrimSpace(o.Codec))
@@ -102,32 +102,32 @@ func (o Options) Normalize() (Options, error) {
 			o.Codec = CodecH264
 		}
 		if o.Codec != CodecH264 {
-			return o, errorf(CodeUnsupportedFormat, "codec %q is not supported in mp4 (use h264)", o.Codec)
+			return o, errorf(ErrUnsupportedFormat, "codec %q is not supported in mp4 (use h264)", o.Codec)
 		}
 	case FormatWebM:
 		if o.Codec == "" {
 			o.Codec = CodecVP9
 		}
 		if o.Codec != CodecVP9 && o.Codec != CodecVP8 {
-			return o, errorf(CodeUnsupportedFormat, "codec %q is not supported in webm (use vp9 or vp8)", o.Codec)
+			return o, errorf(ErrUnsupportedFormat, "codec %q is not supported in webm (use vp9 or vp8)", o.Codec)
 		}
 	default:
-		return o, errorf(CodeUnsupportedFormat, "format %q is not supported (use mp4 or webm)", o.Format)
+		return o, errorf(ErrUnsupportedFormat, "format %q is not supported (use mp4 or webm)", o.Format)
 	}
 	if o.Width < MinDimension || o.Width > MaxDimension || o.Height < MinDimension || o.Height > MaxDimension {
-		return o, errorf(CodeInvalidOptions, "size %dx%d is out of range %d..%d", o.Width, o.Height, MinDimension, MaxDimension)
+		return o, errorf(ErrInvalidOptions, "size %dx%d is out of range %d..%d", o.Width, o.Height, MinDimension, MaxDimension)
 	}
 	if o.Width%2 != 0 || o.Height%2 != 0 {
-		return o, errorf(CodeInvalidOptions, "size %dx%d must have an even width and height", o.Width, o.Height)
+		return o, errorf(ErrInvalidOptions, "size %dx%d must have an even width and height", o.Width, o.Height)
 	}
 	if o.FPS < 1 || o.FPS > MaxFPS {
-		return o, errorf(CodeInvalidOptions, "fps %d is out of range 1..%d", o.FPS, MaxFPS)
+		return o, errorf(ErrInvalidOptions, "fps %d is out of range 1..%d", o.FPS, MaxFPS)
 	}
 	if o.Preset == "" {
 		o.Preset = DefaultPreset
 	}
 	if presetIndex(o.Preset) < 0 {
-		return o, errorf(CodeInvalidOptions, "preset %q is not an x264 preset name (%s)", o.Preset, strings.Join(presets[:], ", "))
+		return o, errorf(ErrInvalidOptions, "preset %q is not an x264 preset name (%s)", o.Preset, strings.Join(presets[:], ", "))
 	}
 	maxCRF, defCRF := 63, DefaultCRFVP9
 	switch o.Codec {
@@ -137,13 +137,13 @@ func (o Options) Normalize() (Options, error) {
 		defCRF = DefaultCRFVP8
 	}
 	if o.CRF < 0 || o.CRF > maxCRF {
-		return o, errorf(CodeInvalidOptions, "crf %d is out of range 1..%d for %s (0 is the default)", o.CRF, maxCRF, o.Codec)
+		return o, errorf(ErrInvalidOptions, "crf %d is out of range 1..%d for %s (0 is the default)", o.CRF, maxCRF, o.Codec)
 	}
 	if o.CRF == 0 {
 		o.CRF = defCRF
 	}
 	if o.Threads < 0 || o.Threads > MaxThreads {
-		return o, errorf(CodeInvalidOptions, "threads %d is out of range 0..%d", o.Threads, MaxThreads)
+		return o, errorf(ErrInvalidOptions, "threads %d is out of range 0..%d", o.Threads, MaxThreads)
 	}
 	if o.Threads == 0 {
 		o.Threads = min(runtime.NumCPU(), MaxThreads)
@@ -151,7 +151,7 @@ func (o Options) Normalize() (Options, error) {
 	if o.Audio != nil {
 		a := *o.Audio
 		if a.Bitrate != 0 && (a.Bitrate < 32000 || a.Bitrate > 320000) {
-			return o, errorf(CodeInvalidOptions, "audio bitrate %d is out of range 32000..320000", a.Bitrate)
+			return o, errorf(ErrInvalidOptions, "audio bitrate %d is out of range 32000..320000", a.Bitrate)
 		}
 		if a.Bitrate == 0 {
 			a.Bitrate = DefaultAudioBitrateAAC

@@ -41,12 +41,12 @@ const opusOutCap = 4000
 
 func newOpusEncoder(rate, channels, bitrate int) (*opusEncoder, error) {
 	if rate != 48000 || channels < 1 || channels > 2 {
-		return nil, errorf(CodeInvalidOptions, "opus: unsupported %d Hz x %d channels", rate, channels)
+		return nil, errorf(ErrInvalidOptions, "opus: unsupported %d Hz x %d channels", rate, channels)
 	}
 	var cerr, la C.int
 	e := C.cr_opus_open(C.int(rate), C.int(channels), C.int(bitrate), &cerr, &la)
 	if e == nil {
-		return nil, errorf(CodeEncoder, "opus: %s", C.GoString(C.opus_strerror(cerr)))
+		return nil, errorf(ErrEncoder, "opus: %s", C.GoString(C.opus_strerror(cerr)))
 	}
 	o := &opusEncoder{e: e, channels: channels, lookahead: int(la)}
 	o.pcm = (*C.float)(C.calloc(C.size_t(opusFrame*channels), 4))
@@ -71,7 +71,7 @@ func (o *opusEncoder) encode(pcm []float32) ([]byte, error) {
 	copy(dst, pcm)
 	n := C.opus_encode_float(o.e, o.pcm, opusFrame, o.out, opusOutCap)
 	if n < 0 {
-		return nil, errorf(CodeEncoder, "opus: %s", C.GoString(C.opus_strerror(n)))
+		return nil, errorf(ErrEncoder, "opus: %s", C.GoString(C.opus_strerror(n)))
 	}
 	o.buf = append(o.buf[:0], unsafe.Slice((*byte)(unsafe.Pointer(o.out)), int(n))...)
 	return o.buf, nil

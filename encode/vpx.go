@@ -171,7 +171,7 @@ func newVPXEncoder(o Options) (*vpxEncoder, error) {
 	msg := C.cr_vpx_open(&e, C.int(vp9), C.int(o.Width), C.int(o.Height), C.int(o.FPS), C.int(o.Threads),
 		C.int(o.CRF), C.int(cpu), C.int(boolInt(rt)), C.int(KeyframeSeconds*o.FPS), C.int(tiles))
 	if msg != nil {
-		return nil, errorf(CodeEncoder, "libvpx %s: %s", o.Codec, C.GoString(msg))
+		return nil, errorf(ErrEncoder, "libvpx %s: %s", o.Codec, C.GoString(msg))
 	}
 	return &vpxEncoder{e: e}, nil
 }
@@ -187,13 +187,13 @@ func (v *vpxEncoder) config() (sps, pps [][]byte) { return nil, nil }
 
 func (v *vpxEncoder) encode(f *I420, pts int64, emit func(packet) error) error {
 	if v.e == nil {
-		return errorf(CodeClosed, "encoder is closed")
+		return errorf(ErrClosed, "encoder is closed")
 	}
 	if f != nil {
 		rc := C.cr_vpx_encode(v.e, (*C.uint8_t)(unsafe.Pointer(&f.Y[0])), (*C.uint8_t)(unsafe.Pointer(&f.Cb[0])),
 			(*C.uint8_t)(unsafe.Pointer(&f.Cr[0])), C.int(f.YStride), C.int(f.CStride), C.int64_t(pts))
 		if rc != 0 {
-			return errorf(CodeEncoder, "vpx_codec_encode: %s", C.GoString(C.cr_vpx_error(v.e)))
+			return errorf(ErrEncoder, "vpx_codec_encode: %s", C.GoString(C.cr_vpx_error(v.e)))
 		}
 		_, err := v.drain(emit)
 		return err
@@ -201,7 +201,7 @@ func (v *vpxEncoder) encode(f *I420, pts int64, emit func(packet) error) error {
 	// Flush: keep asking until the encoder has nothing left.
 	for {
 		if C.cr_vpx_encode(v.e, nil, nil, nil, 0, 0, 0) != 0 {
-			return errorf(CodeEncoder, "vpx_codec_encode (flush): %s", C.GoString(C.cr_vpx_error(v.e)))
+			return errorf(ErrEncoder, "vpx_codec_encode (flush): %s", C.GoString(C.cr_vpx_error(v.e)))
 		}
 		n, err := v.drain(emit)
 		if err != nil || n == 0 {
@@ -222,7 +222,7 @@ func (v *vpxEncoder) drain(emit func(packet) error) (int, error) {
 			return n, nil
 		}
 		if flags&C.cr_vpx_flag_invisible() != 0 {
-			return n, errorf(CodeEncoder, "libvpx produced an invisible frame, which this muxer does not support")
+			return n, errorf(ErrEncoder, "libvpx produced an invisible frame, which this muxer does not support")
 		}
 		n++
 		v.buf = append(v.buf[:0], unsafe.Slice((*byte)(unsafe.Pointer(data)), int(size))...)

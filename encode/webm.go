@@ -93,16 +93,16 @@ func newWebMMuxer(dir string) (*webmMuxer, error) {
 
 func (m *webmMuxer) addTrack(t muxTrack) (int, error) {
 	if t.kind == trackAudio && (t.codec != codecOpus || len(t.config) == 0) {
-		return 0, errorf(CodeUnsupportedFormat, "webm muxer supports opus audio tracks only")
+		return 0, errorf(ErrUnsupportedFormat, "webm muxer supports opus audio tracks only")
 	}
 	if t.kind == trackVideo && t.codec != CodecVP9 && t.codec != CodecVP8 {
-		return 0, errorf(CodeUnsupportedFormat, "webm muxer supports vp8/vp9 video tracks only")
+		return 0, errorf(ErrUnsupportedFormat, "webm muxer supports vp8/vp9 video tracks only")
 	}
 	if t.timescale == 0 || t.frameDur == 0 {
-		return 0, errorf(CodeEncoder, "webm track is missing its timing")
+		return 0, errorf(ErrEncoder, "webm track is missing its timing")
 	}
 	if len(m.tracks) >= 126 { // track numbers are written as 1-byte vints
-		return 0, errorf(CodeEncoder, "webm: too many tracks")
+		return 0, errorf(ErrEncoder, "webm: too many tracks")
 	}
 	m.tracks = append(m.tracks, t)
 	m.lastMs = append(m.lastMs, 0)
@@ -118,15 +118,15 @@ func ms(ticks int64, timescale uint32) int64 {
 
 func (m *webmMuxer) writeSample(track int, s muxSample) error {
 	if track < 0 || track >= len(m.tracks) {
-		return errorf(CodeEncoder, "webm: no track %d", track)
+		return errorf(ErrEncoder, "webm: no track %d", track)
 	}
 	t := m.tracks[track]
 	if s.pts < 0 || len(s.data) == 0 {
-		return errorf(CodeEncoder, "webm: bad sample (pts %d, %d bytes)", s.pts, len(s.data))
+		return errorf(ErrEncoder, "webm: bad sample (pts %d, %d bytes)", s.pts, len(s.data))
 	}
 	at := ms(s.pts, t.timescale)
 	if m.started[track] && at < m.lastMs[track] {
-		return errorf(CodeEncoder, "webm: timestamps must not decrease (%d ms after %d ms)", at, m.lastMs[track])
+		return errorf(ErrEncoder, "webm: timestamps must not decrease (%d ms after %d ms)", at, m.lastMs[track])
 	}
 	m.started[track], m.lastMs[track] = true, at
 	end := float64(s.pts+int64(t.frameDur)-s.discard-t.delay) * 1000 / float64(t.timescale)
@@ -156,7 +156,7 @@ func (m *webmMuxer) writeSample(track int, s muxSample) error {
 		return err
 	}
 	if err := ebml.MarshalBlock(&b, spoolWriter{m.clusters}); err != nil {
-		return wrapErr(CodeIO, "webm: write block", err)
+		return wrapErr(ErrIO, "webm: write block", err)
 	}
 	return nil
 }
@@ -167,7 +167,7 @@ func (m *webmMuxer) writeBlockGroup(b *ebml.Block, discardNs int64) error {
 	b.Keyframe = false // Block has no keyframe flag
 	var payload bytes.Buffer
 	if err := ebml.MarshalBlock(b, &payload); err != nil {
-		return wrapErr(CodeIO, "webm: write block", err)
+		return wrapErr(ErrIO, "webm: write block", err)
 	}
 	block := append([]byte{0xA1}, appendVint8(nil, uint64(payload.Len()))...)
 	block = append(block, payload.Bytes()...)
@@ -194,7 +194,7 @@ func (m *webmMuxer) openCluster(at int64) error {
 	if err := ebml.Marshal(&struct {
 		Timecode uint64 `ebml:"Timecode"`
 	}{uint64(at)}, &tc); err != nil {
-		return wrapErr(CodeEncoder, "webm: marshal timecode", err)
+		return wrapErr(ErrEncoder, "webm: marshal timecode", err)
 	}
 	m.hdr = append(m.hdr, tc.Bytes()...)
 	return m.clusters.write(m.hdr)
@@ -212,7 +212,7 @@ func (m *webmMuxer) closeCluster() error {
 
 func (m *webmMuxer) finish(w io.Writer) error {
 	if len(m.tracks) == 0 || m.clusters.size == 0 {
-		return errorf(CodeEncoder, "webm: no samples")
+		return errorf(ErrEncoder, "webm: no samples")
 	}
 	if err := m.closeCluster(); err != nil {
 		return err
@@ -224,7 +224,7 @@ func (m *webmMuxer) finish(w io.Writer) error {
 		EBMLVersion: 1, EBMLReadVersion: 1, EBMLMaxIDLength: 4, EBMLMaxSizeLength: 8,
 		DocType: "webm", DocTypeVersion: 4, DocTypeReadVersion: 2,
 	}}, &hdr); err != nil {
-		return wrapErr(CodeEncoder, "webm: marshal header", err)
+		return wrapErr(ErrEncoder, "webm: marshal header", err)
 	}
 
 	info := struct {
@@ -299,13 +299,13 @@ func (m *webmMuxer) finish(w io.Writer) error {
 		shLen, cuesLen = len(seekB), len(cuesB)
 	}
 	if len(seekB) != shLen || len(cuesB) != cuesLen {
-		return errorf(CodeEncoder, "webm: cue layout did not converge")
+		return errorf(ErrEncoder, "webm: cue layout did not converge")
 	}
 	segSize := uint64(len(seekB)+len(infoB)+len(tracksB)+len(cuesB)) + uint64(m.clusters.size)
 	seg := appendVint8(append([]byte(nil), idSeg...), segSize)
 	for _, b := range [][]byte{hdr.Bytes(), seg, seekB, infoB, tracksB, cuesB} {
 		if _, err := w.Write(b); err != nil {
-			return wrapErr(CodeIO, "write webm headers", err)
+			return wrapErr(ErrIO, "write webm headers", err)
 		}
 	}
 	return m.clusters.copyTo(w)
@@ -314,7 +314,7 @@ func (m *webmMuxer) finish(w io.Writer) error {
 func marshalElem(v any) ([]byte, error) {
 	var b bytes.Buffer
 	if err := ebml.Marshal(v, &b); err != nil {
-		return nil, wrapErr(CodeEncoder, "webm: marshal", err)
+		return nil, wrapErr(ErrEncoder, "webm: marshal", err)
 	}
 	return b.Bytes(), nil
 }

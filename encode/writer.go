@@ -31,18 +31,18 @@ type Writer struct {
 }
 
 // NewWriter validates opts, opens the encoder and prepares to write the file at path.
-// Nothing is created at path until Close succeeds. Errors are *Error.
+// Nothing is created at path until Close succeeds. Errors match one of the Err... kinds.
 func NewWriter(path string, opts Options) (*Writer, error) {
 	o, err := opts.Normalize()
 	if err != nil {
 		return nil, err
 	}
 	if path == "" {
-		return nil, errorf(CodeInvalidOptions, "output path is empty")
+		return nil, errorf(ErrInvalidOptions, "output path is empty")
 	}
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, wrapErr(CodeIO, "output directory "+dir+" is not usable", err)
+		return nil, wrapErr(ErrIO, "output directory "+dir+" is not usable", err)
 	}
 	w := &Writer{opts: o, path: path}
 	w.emitFn = w.emit
@@ -112,7 +112,7 @@ func (w *Writer) WriteFrame(f *I420) error {
 		return err
 	}
 	if !f.valid() || f.Width != w.opts.Width || f.Height != w.opts.Height {
-		return errorf(CodeInvalidFrame, "frame does not match the writer's %dx%d size", w.opts.Width, w.opts.Height)
+		return errorf(ErrInvalidFrame, "frame does not match the writer's %dx%d size", w.opts.Width, w.opts.Height)
 	}
 	if err := w.enc.encode(f, w.frames, w.emitFn); err != nil {
 		return w.fail(err)
@@ -153,10 +153,10 @@ func (w *Writer) WriteAudio(samples []float32) error {
 		return err
 	}
 	if w.audio == nil {
-		return errorf(CodeInvalidOptions, "the writer has no audio track (Options.Audio is nil)")
+		return errorf(ErrInvalidOptions, "the writer has no audio track (Options.Audio is nil)")
 	}
 	if len(samples)%AudioChannels != 0 {
-		return errorf(CodeInvalidFrame, "audio samples must come in pairs (stereo), got %d values", len(samples))
+		return errorf(ErrInvalidFrame, "audio samples must come in pairs (stereo), got %d values", len(samples))
 	}
 	w.audio.written += int64(len(samples) / AudioChannels)
 	if err := w.audio.push(samples); err != nil {
@@ -201,10 +201,10 @@ func (w *Writer) flushAudio(vts int64, all bool) error {
 
 func (w *Writer) usable() error {
 	if w.done {
-		return errorf(CodeClosed, "writer is closed")
+		return errorf(ErrClosed, "writer is closed")
 	}
 	if w.err != nil {
-		return errorf(CodeClosed, "writer failed earlier: %v", w.err)
+		return errorf(ErrClosed, "writer failed earlier: %v", w.err)
 	}
 	return nil
 }
@@ -217,13 +217,13 @@ func (w *Writer) fail(err error) error {
 
 // Close flushes the encoder, writes the container to a temporary file next to the output,
 // syncs it and renames it to the output path. After an error nothing is left on disk.
-// Close on a closed Writer returns an *Error with CodeClosed.
+// Close on a closed Writer returns an error matching ErrClosed.
 func (w *Writer) Close() error {
 	if err := w.usable(); err != nil {
 		return err
 	}
 	if w.frames == 0 {
-		return w.fail(errorf(CodeInvalidOptions, "no frames were written"))
+		return w.fail(errorf(ErrInvalidOptions, "no frames were written"))
 	}
 	if w.audio != nil {
 		if err := w.audio.finish(AudioSamples(w.frames, w.opts.FPS)); err != nil {
@@ -238,13 +238,13 @@ func (w *Writer) Close() error {
 	}
 	w.audio.close()
 	if w.pkts != w.frames {
-		return w.fail(errorf(CodeEncoder, "encoder returned %d frames for %d inputs", w.pkts, w.frames))
+		return w.fail(errorf(ErrEncoder, "encoder returned %d frames for %d inputs", w.pkts, w.frames))
 	}
 	w.enc.close()
 	dir, base := filepath.Split(w.path)
 	out, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
-		return w.fail(wrapErr(CodeIO, "create output file", err))
+		return w.fail(wrapErr(ErrIO, "create output file", err))
 	}
 	name := out.Name()
 	// CreateTemp makes the file private; the finished video is an ordinary file.
@@ -253,20 +253,20 @@ func (w *Writer) Close() error {
 	err = w.mux.finish(bw)
 	if err == nil {
 		if err = bw.Flush(); err != nil {
-			err = wrapErr(CodeIO, "write output file", err)
+			err = wrapErr(ErrIO, "write output file", err)
 		}
 	}
 	if err == nil {
 		if err = out.Sync(); err != nil {
-			err = wrapErr(CodeIO, "sync output file", err)
+			err = wrapErr(ErrIO, "sync output file", err)
 		}
 	}
 	if cerr := out.Close(); err == nil && cerr != nil {
-		err = wrapErr(CodeIO, "close output file", cerr)
+		err = wrapErr(ErrIO, "close output file", cerr)
 	}
 	if err == nil {
 		if err = os.Rename(name, w.path); err != nil {
-			err = wrapErr(CodeIO, "rename output file", err)
+			err = wrapErr(ErrIO, "rename output file", err)
 		}
 	}
 	if err != nil {
@@ -304,6 +304,6 @@ func (w *Writer) Abort() {
 		w.mux.abort()
 	}
 	if w.err == nil {
-		w.err = errorf(CodeClosed, "writer was aborted")
+		w.err = errorf(ErrClosed, "writer was aborted")
 	}
 }

@@ -20,7 +20,7 @@ import (
 func checkX264ABI() error {
 	if unsafe.Sizeof(x264c.Param{}) != C.sizeof_x264_param_t || unsafe.Sizeof(x264c.Picture{}) != C.sizeof_x264_picture_t ||
 		unsafe.Sizeof(x264c.Nal{}) != C.sizeof_x264_nal_t {
-		return errorf(CodeEncoder, "the x264.h of system libx264 (build %d) lays out its structs unlike the x264c bindings; build without -tags extlib",
+		return errorf(ErrEncoder, "the x264.h of system libx264 (build %d) lays out its structs unlike the x264c bindings; build without -tags extlib",
 			int(C.X264_BUILD))
 	}
 	return nil

@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
 	"github.com/cutroom/cutroom/model"
+	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
 )
@@ -45,7 +45,7 @@ func crashChild(dir string) {
 		os.Exit(2)
 	}
 	secret, _ := db.Secret("file-links", 32)
-	signer, _ := assets.NewSigner(secret, nil)
+	signer, _ := signedlink.NewSigner(secret, nil)
 	svc, err := export.New(export.Config{Workers: 1, OutputDir: filepath.Join(dir, "outputs"),
 		Links: export.NewLinks("http://127.0.0.1:8787", signer), PollInterval: 50 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, db, &exporttest.Solid{FrameDelay: time.Hour})

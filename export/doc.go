@@ -6,6 +6,13 @@
 //
 // Decisions (the interface leaves them open):
 //
+//   - Errors: a refusal of an operation is an *apierr.Error; each code is defined with its
+//     kind next to the rule that raises it (request.go, service.go, limits.go), so the
+//     server answers its status without a table. An invalid editor state is refused with the
+//     first validation issue's EDITOR_ code (issuecodes.go). A FAILED task's error is not an
+//     API answer: TaskError (failure.go) writes "<CODE>: <message>" from the render's
+//     *RenderFailure (or from the apierr error of a create rule the stored task breaks), else
+//     "render failed: <message>"; the Renderer defines its codes (package render).
 //   - Task ids are lower-case UUIDs. An id this server never issued is TASK_NOT_FOUND, as is
 //     another workspace's task.
 //   - Create answers 201 for a new task. With an Idempotency-Key, a repeat replays the first
@@ -20,7 +27,7 @@
 //   - compositionWidth/Height of a stateless create override the state's; ratio (unless
 //     custom) must match that composition within 1% (RATIO_MISMATCH). The output size is the
 //     composition x scale, each side rounded to an even number; its longest side is capped by
-//     Config.MaxOutputSide (default 3840, OUTPUT_SIZE_TOO_LARGE) and by the workspace's
+//     Config.MaxOutputSide (DefaultMaxOutputSide, OUTPUT_SIZE_TOO_LARGE) and by the workspace's
 //     entitlement (OUTPUT_SIZE_NOT_ENTITLED). 60 fps needs the workspace's 60 fps
 //     entitlement (ENTITLEMENT_60FPS_REQUIRED). A state with no items is EXPORT_STATE_EMPTY.
 //   - Length: the video lasts until the end of the last item in a track,

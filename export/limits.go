@@ -1,11 +1,11 @@
 package export
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/editor"
 )
 
@@ -23,8 +23,9 @@ const DefaultMaxOutputSide = 3840
 // inside int64.
 const MaxFrames = 1<<31 - 1
 
-// CodeTooLong: the export would be longer than the server's duration limit (or MaxFrames).
-const CodeTooLong = "EXPORT_TOO_LONG"
+// ErrTooLong is the code of an export that would be longer than the server's duration
+// limit (or MaxFrames); CheckLength raises it.
+var ErrTooLong = apierr.Define(apierr.Unprocessable, "EXPORT_TOO_LONG")
 
 // FrameLimit returns the most frames an export at fps may have under maxDuration (0 means
 // DefaultMaxDuration): maxDuration x fps rounded down, at most MaxFrames.
@@ -40,7 +41,7 @@ func FrameLimit(maxDuration time.Duration, fps int) int64 {
 }
 
 // CheckLength refuses an export of frames at fps that is longer than maxDuration (0 means
-// DefaultMaxDuration) or MaxFrames, with CodeTooLong naming both. An export exactly at the
+// DefaultMaxDuration) or MaxFrames, with ErrTooLong naming both. An export exactly at the
 // limit passes.
 func CheckLength(frames int64, fps int, maxDuration time.Duration) error {
 	if maxDuration <= 0 {
@@ -52,13 +53,13 @@ func CheckLength(frames int64, fps int, maxDuration time.Duration) error {
 	}
 	seconds := float64(frames) / float64(max(fps, 1))
 	if limit == MaxFrames && limit < int64(maxDuration.Seconds()*float64(fps)) {
-		return &Error{Code: CodeTooLong, Field: "editorState", Msg: fmt.Sprintf(
+		return ErrTooLong.Field("editorState",
 			"the export would last %s (%d frames at %d fps), more than the %d frames an export may have: shorten the timeline",
-			fmtSeconds(seconds), frames, fps, limit)}
+			fmtSeconds(seconds), frames, fps, limit)
 	}
-	return &Error{Code: CodeTooLong, Field: "editorState", Msg: fmt.Sprintf(
+	return ErrTooLong.Field("editorState",
 		"the export would last %s (%d frames at %d fps), longer than the limit of %s (%d frames): shorten the timeline",
-		fmtSeconds(seconds), frames, fps, fmtSeconds(maxDuration.Seconds()), limit)}
+		fmtSeconds(seconds), frames, fps, fmtSeconds(maxDuration.Seconds()), limit)
 }
 
 // fmtSeconds shows a duration in seconds and, when it fits, as hours, minutes and seconds:

@@ -1,12 +1,12 @@
 package export_test
 
 import (
-	"errors"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/export"
 )
 
@@ -26,26 +26,25 @@ func TestFrameLimit(t *testing.T) {
 }
 
 func TestCheckLength(t *testing.T) {
-	code := func(err error) string {
-		var e *export.Error
-		if errors.As(err, &e) {
+	code := func(err error) apierr.Code {
+		if e := apierr.As(err); e != nil && e.Field == "editorState" {
 			return e.Code
 		}
-		return ""
+		return apierr.Code{}
 	}
 	if err := export.CheckLength(432000, 30, 0); err != nil {
 		t.Fatalf("exactly 4 h: %v", err)
 	}
 	err := export.CheckLength(432001, 30, 0)
-	if code(err) != export.CodeTooLong || !strings.Contains(err.Error(), "14400.033 s") || !strings.Contains(err.Error(), "14400 s (4h0m0s)") {
+	if code(err) != export.ErrTooLong || !strings.Contains(err.Error(), "14400.033 s") || !strings.Contains(err.Error(), "14400 s (4h0m0s)") {
 		t.Fatalf("4 h + 1 frame: %v", err)
 	}
 	// Whatever the duration limit, at most MaxFrames.
 	err = export.CheckLength(export.MaxFrames+1, 240, time.Duration(math.MaxInt64))
-	if code(err) != export.CodeTooLong || !strings.Contains(err.Error(), "2147483647 frames") {
+	if code(err) != export.ErrTooLong || !strings.Contains(err.Error(), "2147483647 frames") {
 		t.Fatalf("past MaxFrames: %v", err)
 	}
-	if err := export.CheckLength(math.MaxInt64, 30, 0); code(err) != export.CodeTooLong {
+	if err := export.CheckLength(math.MaxInt64, 30, 0); code(err) != export.ErrTooLong {
 		t.Fatalf("saturated frame count: %v", err)
 	}
 }

@@ -10,11 +10,25 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/webhook"
 )
 
-// Limits of the create routes (interface spec sections 4.3 and 8) and of callback headers.
+// Codes of the request's field rules (check, maxLen, checkFilename, checkHeaders).
+var (
+	errFieldRequired         = apierr.Define(apierr.Invalid, "FIELD_REQUIRED")
+	errFieldType             = apierr.Define(apierr.Invalid, "INVALID_FIELD_TYPE")
+	errFieldInvalid          = apierr.Define(apierr.Unprocessable, "INVALID_FIELD_VALUE")
+	errFieldTooLong          = apierr.Define(apierr.Unprocessable, "FIELD_TOO_LONG")
+	errFieldNotAllowed       = apierr.Define(apierr.Unprocessable, "FIELD_NOT_ALLOWED")
+	errSchemaVersion         = apierr.Define(apierr.Unprocessable, "UNSUPPORTED_STATE_SCHEMA_VERSION")
+	errFilenameInvalid       = apierr.Define(apierr.Unprocessable, "FILENAME_INVALID")
+	errCallbackHeaderInvalid = apierr.Define(apierr.Unprocessable, "CALLBACK_HEADER_NOT_ALLOWED")
+)
+
+// Limits of the create routes (the interface's create request and limits) and of callback
+// headers.
 const (
 	MaxClientTaskID       = 128
 	MaxCallbackURL        = 1024
@@ -61,66 +75,66 @@ func present(raw json.RawMessage) bool {
 func (r *Request) check(stateless bool, headerPrefix string) error {
 	if stateless {
 		if !present(r.EditorState) {
-			return fieldErr(CodeFieldRequired, "editorState", "editorState is required")
+			return errFieldRequired.Field("editorState", "editorState is required")
 		}
 		if t := bytes.TrimSpace(r.EditorState); t[0] != '{' {
-			return fieldErr("INVALID_FIELD_TYPE", "editorState", "editorState must be a JSON object")
+			return errFieldType.Field("editorState", "editorState must be a JSON object")
 		}
 		if err := maxLen("stateVersion", r.StateVersion, MaxStateVersion); err != nil {
 			return err
 		}
 		if r.StateSchemaVersion == nil {
-			return fieldErr(CodeFieldRequired, "stateSchemaVersion", `stateSchemaVersion is required for a stateless export; send "v1"`)
+			return errFieldRequired.Field("stateSchemaVersion", `stateSchemaVersion is required for a stateless export; send "v1"`)
 		}
 		if *r.StateSchemaVersion != "v1" {
-			return fieldErr(CodeSchemaVersion, "stateSchemaVersion", `stateSchemaVersion %q is not supported; send "v1"`, truncate(*r.StateSchemaVersion, 32))
+			return errSchemaVersion.Field("stateSchemaVersion", `stateSchemaVersion %q is not supported; send "v1"`, truncate(*r.StateSchemaVersion, 32))
 		}
 	} else {
 		for name, set := range map[string]bool{"editorState": present(r.EditorState), "stateVersion": r.StateVersion != nil,
 			"stateSchemaVersion": r.StateSchemaVersion != nil, "compositionWidth": r.CompositionWidth != nil,
 			"compositionHeight": r.CompositionHeight != nil} {
 			if set {
-				return fieldErr(CodeFieldNotAllowed, name, "%s is not accepted by a project export: it renders the project's latest saved state (sync it first)", name)
+				return errFieldNotAllowed.Field(name, "%s is not accepted by a project export: it renders the project's latest saved state (sync it first)", name)
 			}
 		}
 	}
 	if r.FPS == nil {
-		return fieldErr(CodeFieldRequired, "fps", "fps is required (30 or 60)")
+		return errFieldRequired.Field("fps", "fps is required (30 or 60)")
 	}
 	if *r.FPS != 30 && *r.FPS != 60 {
-		return fieldErr(CodeFieldInvalid, "fps", "fps must be 30 or 60, got %d", *r.FPS)
+		return errFieldInvalid.Field("fps", "fps must be 30 or 60, got %d", *r.FPS)
 	}
 	if r.Ratio == nil {
-		return fieldErr(CodeFieldRequired, "ratio", "ratio is required (16:9, 9:16, 1:1, 4:3, 3:4 or custom)")
+		return errFieldRequired.Field("ratio", "ratio is required (16:9, 9:16, 1:1, 4:3, 3:4 or custom)")
 	}
 	if _, ok := Ratios[*r.Ratio]; !ok {
-		return fieldErr(CodeFieldInvalid, "ratio", "ratio must be one of 16:9, 9:16, 1:1, 4:3, 3:4, custom; got %q", truncate(*r.Ratio, 32))
+		return errFieldInvalid.Field("ratio", "ratio must be one of 16:9, 9:16, 1:1, 4:3, 3:4, custom; got %q", truncate(*r.Ratio, 32))
 	}
 	if r.Scale == nil {
-		return fieldErr(CodeFieldRequired, "scale", "scale is required (0.6 to 8)")
+		return errFieldRequired.Field("scale", "scale is required (0.6 to 8)")
 	}
 	if math.IsNaN(*r.Scale) || *r.Scale < MinScale || *r.Scale > MaxScale {
-		return fieldErr(CodeFieldInvalid, "scale", "scale must be from 0.6 to 8, got %g", *r.Scale)
+		return errFieldInvalid.Field("scale", "scale must be from 0.6 to 8, got %g", *r.Scale)
 	}
 	if r.Format == nil {
-		return fieldErr(CodeFieldRequired, "format", "format is required (mp4 or webm)")
+		return errFieldRequired.Field("format", "format is required (mp4 or webm)")
 	}
 	if *r.Format != "mp4" && *r.Format != "webm" {
-		return fieldErr(CodeFieldInvalid, "format", "format must be mp4 or webm, got %q", truncate(*r.Format, 32))
+		return errFieldInvalid.Field("format", "format must be mp4 or webm, got %q", truncate(*r.Format, 32))
 	}
 	for _, c := range []struct {
 		name string
 		v    *int
 	}{{"compositionWidth", r.CompositionWidth}, {"compositionHeight", r.CompositionHeight}} {
 		if c.v != nil && (*c.v < MinComposition || *c.v > MaxComposition) {
-			return fieldErr(CodeFieldInvalid, c.name, "%s must be from 50 to 1920, got %d", c.name, *c.v)
+			return errFieldInvalid.Field(c.name, "%s must be from 50 to 1920, got %d", c.name, *c.v)
 		}
 	}
 	if err := maxLen("clientTaskId", r.ClientTaskID, MaxClientTaskID); err != nil {
 		return err
 	}
 	if r.ClientTaskID != nil && *r.ClientTaskID == "" {
-		return fieldErr(CodeFieldInvalid, "clientTaskId", "clientTaskId must not be empty")
+		return errFieldInvalid.Field("clientTaskId", "clientTaskId must not be empty")
 	}
 	if r.Filename != nil {
 		if err := checkFilename(*r.Filename, *r.Format); err != nil {
@@ -133,12 +147,12 @@ func (r *Request) check(stateless bool, headerPrefix string) error {
 	if r.CallbackURL != nil {
 		u, err := url.Parse(*r.CallbackURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-			return fieldErr(CodeFieldInvalid, "callbackUrl", "callbackUrl must be an absolute http or https URL without user info")
+			return errFieldInvalid.Field("callbackUrl", "callbackUrl must be an absolute http or https URL without user info")
 		}
 	}
 	if r.CallbackHeaders != nil {
 		if r.CallbackURL == nil {
-			return fieldErr(CodeFieldInvalid, "callbackHeaders", "callbackHeaders need a callbackUrl")
+			return errFieldInvalid.Field("callbackHeaders", "callbackHeaders need a callbackUrl")
 		}
 		if err := checkHeaders(r.CallbackHeaders, headerPrefix); err != nil {
 			return err
@@ -149,7 +163,7 @@ func (r *Request) check(stateless bool, headerPrefix string) error {
 
 func maxLen(field string, v *string, max int) error {
 	if v != nil && utf8.RuneCountInString(*v) > max {
-		return fieldErr(CodeFieldTooLong, field, "%s must be at most %d characters (got %d)", field, max, utf8.RuneCountInString(*v))
+		return errFieldTooLong.Field(field, "%s must be at most %d characters (got %d)", field, max, utf8.RuneCountInString(*v))
 	}
 	return nil
 }
@@ -162,41 +176,41 @@ func checkFilename(name, format string) error {
 	}
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) ||
 		strings.IndexFunc(name, func(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }) >= 0 {
-		return fieldErr(CodeFilenameInvalid, "filename", "filename must be a plain file name without directories or control characters")
+		return errFilenameInvalid.Field("filename", "filename must be a plain file name without directories or control characters")
 	}
 	// Bidi controls and other invisible format characters would make the name the client
 	// sees differ from the file's (evil\u202egnp.exe shows as evilexe.png).
 	if i := strings.IndexFunc(name, assets.UnsafeNameRune); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(name[i:])
-		return fieldErr(CodeFilenameInvalid, "filename", "filename must not contain control, format or bidi characters (U+%04X at character %d)",
+		return errFilenameInvalid.Field("filename", "filename must not contain control, format or bidi characters (U+%04X at character %d)",
 			r, utf8.RuneCountInString(name[:i])+1)
 	}
 	if ext := strings.ToLower(filepath.Ext(name)); ext != "."+format {
-		return fieldErr(CodeFilenameInvalid, "filename", "filename %q must end in .%s to match format %s", truncate(name, 64), format, format)
+		return errFilenameInvalid.Field("filename", "filename %q must end in .%s to match format %s", truncate(name, 64), format, format)
 	}
 	return nil
 }
 
 func checkHeaders(h map[string]string, prefix string) error {
 	if len(h) > MaxCallbackHeaders {
-		return fieldErr(CodeCallbackHeaderInvalid, "callbackHeaders", "at most %d callbackHeaders are allowed, got %d", MaxCallbackHeaders, len(h))
+		return errCallbackHeaderInvalid.Field("callbackHeaders", "at most %d callbackHeaders are allowed, got %d", MaxCallbackHeaders, len(h))
 	}
 	total := 0
 	for k, v := range h {
 		field := "callbackHeaders." + truncate(k, MaxCallbackHeaderName)
 		if k == "" || len(k) > MaxCallbackHeaderName || strings.IndexFunc(k, func(r rune) bool { return !isTokenChar(r) }) >= 0 {
-			return fieldErr(CodeCallbackHeaderInvalid, field, "callback header name %q must be 1..%d token characters", truncate(k, 64), MaxCallbackHeaderName)
+			return errCallbackHeaderInvalid.Field(field, "callback header name %q must be 1..%d token characters", truncate(k, 64), MaxCallbackHeaderName)
 		}
 		if len(v) > MaxCallbackHeaderVal || strings.IndexFunc(v, func(r rune) bool { return (r < 0x20 && r != '\t') || r == 0x7f }) >= 0 {
-			return fieldErr(CodeCallbackHeaderInvalid, field, "callback header %s must have a value of at most %d bytes without control characters", k, MaxCallbackHeaderVal)
+			return errCallbackHeaderInvalid.Field(field, "callback header %s must have a value of at most %d bytes without control characters", k, MaxCallbackHeaderVal)
 		}
 		if webhook.ReservedHeader(prefix, k) {
-			return fieldErr(CodeCallbackHeaderInvalid, field, "callback header %s is set by the server (hop-by-hop, Host, content or signature headers cannot be overridden)", k)
+			return errCallbackHeaderInvalid.Field(field, "callback header %s is set by the server (hop-by-hop, Host, content or signature headers cannot be overridden)", k)
 		}
 		total += len(k) + len(v)
 	}
 	if total > MaxCallbackHeaderSize {
-		return fieldErr(CodeCallbackHeaderInvalid, "callbackHeaders", "callbackHeaders total %d bytes; at most %d are allowed", total, MaxCallbackHeaderSize)
+		return errCallbackHeaderInvalid.Field("callbackHeaders", "callbackHeaders total %d bytes; at most %d are allowed", total, MaxCallbackHeaderSize)
 	}
 	return nil
 }

@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"strings"
+
 	"sync"
 	"time"
 
-	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
@@ -89,7 +88,7 @@ func (s *Service) recover() error {
 			if t.Status == model.StatusProcessing {
 				t.Crashes++
 				if t.Crashes >= MaxCrashes {
-					msg := taskError(&Error{Code: CodeRenderCrashed, Msg: "the render stopped the server twice; it is not rendered again"})
+					msg := TaskError(&RenderFailure{Code: CodeRenderCrashed, Msg: "the render stopped the server twice; it is not rendered again"})
 					t.Status, t.Phase, t.Error, t.CompletedAt = model.StatusFailed, "", &msg, &now
 					refund(t)
 					return s.event(t, EventFailed, now)
@@ -318,7 +317,7 @@ func (s *Service) finish(id string, started time.Time, renderErr error) {
 		}
 		t.Phase, t.CompletedAt, t.RenderSeconds = "", &now, now.Sub(started).Seconds()
 		if renderErr != nil {
-			msg := taskError(renderErr)
+			msg := TaskError(renderErr)
 			t.Status, t.Error = model.StatusFailed, &msg
 			refund(t)
 			return s.event(t, EventFailed, now)
@@ -337,41 +336,6 @@ func (s *Service) finish(id string, started time.Time, renderErr error) {
 	if t.CallbackURL != nil {
 		s.cfg.Notify()
 	}
-}
-
-// taskError is the error a FAILED task shows: "<CODE>: <message>" for an error with a
-// stable code (export, compositor and encoder errors, see README's task errors), else
-// "render failed: <message>".
-func taskError(err error) string {
-	if code := codeOf(err); code != "" {
-		msg := err.Error()
-		if strings.HasPrefix(msg, code) {
-			return msg // the message starts with its code already (encode errors)
-		}
-		return code + ": " + msg
-	}
-	return "render failed: " + err.Error()
-}
-
-// codeOf returns the code of the first error in err's chain that has one: an *apierr.Error,
-// or an error with an ErrorCode method (the compositor's and encoders').
-func codeOf(err error) string {
-	switch e := err.(type) {
-	case nil:
-		return ""
-	case *apierr.Error:
-		return e.Code.String()
-	case interface{ ErrorCode() string }:
-		return e.ErrorCode()
-	case interface{ Unwrap() []error }:
-		for _, inner := range e.Unwrap() {
-			if code := codeOf(inner); code != "" {
-				return code
-			}
-		}
-		return ""
-	}
-	return codeOf(errors.Unwrap(err))
 }
 
 // setPhase records a phase and progress of a PROCESSING task.

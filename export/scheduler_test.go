@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
 	"github.com/cutroom/cutroom/model"
+	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -287,13 +287,13 @@ func TestCancelPausedTask(t *testing.T) {
 }
 
 // testSigner returns the database's link signer, as serve builds it.
-func testSigner(t *testing.T, db *storage.DB) *assets.Signer {
+func testSigner(t *testing.T, db *storage.DB) *signedlink.Signer {
 	t.Helper()
 	secret, err := db.Secret("file-links", 32)
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer, err := assets.NewSigner(secret, nil)
+	signer, err := signedlink.NewSigner(secret, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,9 +15,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/model"
+	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
 	"github.com/google/uuid"
@@ -53,7 +55,8 @@ type Config struct {
 	OutputTTL time.Duration
 	// MaxActive is the most active tasks per workspace (default 2).
 	MaxActive int
-	// MaxOutputSide caps the longest side of an output in pixels (default 3840).
+	// MaxOutputSide caps the longest side of an output in pixels (default
+	// DefaultMaxOutputSide).
 	MaxOutputSide int
 	// MaxDuration is the longest video an export may produce (default DefaultMaxDuration,
 	// 4 h); a longer one is refused at create with EXPORT_TOO_LONG, before anything is
@@ -160,6 +163,19 @@ type Created struct {
 	Data []byte
 }
 
+// Codes of Create's rules. Render fails a task with ErrFeatureUnsupported, ErrStateEmpty and
+// ErrOutputTooLarge too, when a stored task breaks a rule the create checked.
+var (
+	errRatioMismatch        = apierr.Define(apierr.Unprocessable, "RATIO_MISMATCH")
+	ErrFeatureUnsupported   = apierr.Define(apierr.Unprocessable, "EXPORT_FEATURE_UNSUPPORTED")
+	ErrStateEmpty           = apierr.Define(apierr.Unprocessable, "EXPORT_STATE_EMPTY")
+	ErrOutputTooLarge       = apierr.Define(apierr.Unprocessable, "OUTPUT_SIZE_TOO_LARGE")
+	errOutputNotEntitled    = apierr.Define(apierr.Unprocessable, "OUTPUT_SIZE_NOT_ENTITLED")
+	err60FPSRequired        = apierr.Define(apierr.Unprocessable, "ENTITLEMENT_60FPS_REQUIRED")
+	errInsufficientCredits  = apierr.Define(apierr.Unprocessable, "INSUFFICIENT_CREDITS")
+	errWebhookSecretMissing = apierr.Define(apierr.Unprocessable, "WEBHOOK_SECRET_NOT_CONFIGURED")
+)
+
 // Create validates a create request and stores the new PENDING task, charging its credits.
 // projectID is "" for a stateless export. With idem not nil (the request had an
 // Idempotency-Key), the result's JSON is stored as idem's data in the same transaction as
@@ -206,7 +222,7 @@ func (s *Service) Create(ctx context.Context, p model.Principal, projectID strin
 		if n := len(res.Errors) - 1; n > 0 {
 			msg += fmt.Sprintf(" (and %d more; see errors)", n)
 		}
-		return Created{}, &Error{Code: first.Code, Field: "editorState" + first.Path, Msg: msg, Details: res.Errors}
+		return Created{}, editor.APICode(first.Code).Field("editorState"+first.Path, "%s", msg).WithDetails(res.Errors)
 	}
 	compW, compH := parsed.CompositionWidth, parsed.CompositionHeight
 	if req.CompositionWidth != nil {
@@ -216,18 +232,18 @@ func (s *Service) Create(ctx context.Context, p model.Principal, projectID strin
 		compH = *req.CompositionHeight
 	}
 	if r := Ratios[*req.Ratio]; r[0] != 0 && !ratioMatches(compW, compH, r[0], r[1]) {
-		return Created{}, fieldErr(CodeRatioMismatch, "ratio", "ratio %s does not match the composition size %dx%d; send the matching ratio or custom", *req.Ratio, compW, compH)
+		return Created{}, errRatioMismatch.Field("ratio", "ratio %s does not match the composition size %dx%d; send the matching ratio or custom", *req.Ratio, compW, compH)
 	}
 	if fr, ok := s.renderer.(Featured); ok {
 		if names := editor.UnsupportedFeatures(parsed, fr.Features()); len(names) > 0 {
-			return Created{}, &Error{Code: CodeFeatureUnsupported, Field: "editorState", Details: names,
-				Msg: "this server cannot render these features of the state yet: " + strings.Join(names, ", ")}
+			return Created{}, ErrFeatureUnsupported.Field("editorState",
+				"this server cannot render these features of the state yet: %s", strings.Join(names, ", ")).WithDetails(names)
 		}
 	}
 	fps := *req.FPS
 	frames := editor.FrameCount(parsed.DurationTicks(), int64(fps), parsed.TimebaseTicksPerSecond)
 	if frames <= 0 {
-		return Created{}, fieldErr(CodeStateEmpty, "editorState", "the editor state has no items on its tracks, so there is nothing to render")
+		return Created{}, ErrStateEmpty.Field("editorState", "the editor state has no items on its tracks, so there is nothing to render")
 	}
 	// The video lasts until the end of the last item in a track (trims and playback rates
 	// change what an item shows, not how long it lasts): refuse what is too long to render
@@ -237,13 +253,13 @@ func (s *Service) Create(ctx context.Context, p model.Principal, projectID strin
 	}
 	outW, outH := evenRound(float64(compW)**req.Scale), evenRound(float64(compH)**req.Scale)
 	if side := max(outW, outH); side > s.cfg.MaxOutputSide {
-		return Created{}, fieldErr(CodeOutputTooLarge, "scale", "the output would be %dx%d; this server renders at most %d pixels on the longest side (lower scale)", outW, outH, s.cfg.MaxOutputSide)
+		return Created{}, ErrOutputTooLarge.Field("scale", "the output would be %dx%d; this server renders at most %d pixels on the longest side (lower scale)", outW, outH, s.cfg.MaxOutputSide)
 	}
 	if ws.MaxOutputSide > 0 && max(outW, outH) > ws.MaxOutputSide {
-		return Created{}, fieldErr(CodeOutputNotEntitled, "scale", "the output would be %dx%d; this workspace may export at most %d pixels on the longest side", outW, outH, ws.MaxOutputSide)
+		return Created{}, errOutputNotEntitled.Field("scale", "the output would be %dx%d; this workspace may export at most %d pixels on the longest side", outW, outH, ws.MaxOutputSide)
 	}
 	if fps == 60 && ws.Deny60FPS {
-		return Created{}, fieldErr(Code60FPSRequired, "fps", "this workspace is not entitled to 60 fps exports; use 30")
+		return Created{}, err60FPSRequired.Field("fps", "this workspace is not entitled to 60 fps exports; use 30")
 	}
 	videoSeconds := float64(frames) / float64(fps)
 	billed := Billed(videoSeconds, outW, outH, fps)
@@ -256,12 +272,12 @@ func (s *Service) Create(ctx context.Context, p model.Principal, projectID strin
 	if limited {
 		pool = model.PoolWorkspace
 		if balance < charge {
-			return Created{}, creditsError(charge, balance)
+			return Created{}, errInsufficientCredits.New("this export costs %d credits and the workspace has %d", charge, balance)
 		}
 	}
 	if req.CallbackURL != nil {
 		if ws.WebhookSecret == "" {
-			return Created{}, fieldErr(CodeWebhookSecretMissing, "callbackUrl", "callbackUrl needs a webhook secret on the workspace to sign callbacks; the operator sets it (serve --webhook-secret or `cutroom workspaces update --webhook-secret`)")
+			return Created{}, errWebhookSecretMissing.Field("callbackUrl", "callbackUrl needs a webhook secret on the workspace to sign callbacks; the operator sets it (serve --webhook-secret or `cutroom workspaces update --webhook-secret`)")
 		}
 		if err := s.cfg.Guard.CheckURL(ctx, *req.CallbackURL); err != nil {
 			return Created{}, err
@@ -333,6 +349,8 @@ var (
 	errPaused   = errors.New("server shutting down: export paused")
 )
 
+var errTaskNotCancelable = apierr.Define(apierr.Conflict, "TASK_NOT_CANCELABLE")
+
 // Cancel cancels an active task of a workspace and stops its render: the task becomes
 // CANCELED with its credits refunded, and no webhook is sent. Canceling a CANCELED task
 // returns it unchanged; a COMPLETED or FAILED task gives TASK_NOT_CANCELABLE.
@@ -346,7 +364,7 @@ func (s *Service) Cancel(workspaceID, id string) (TaskView, error) {
 		case t.Status == model.StatusCanceled:
 			return nil, storage.ErrNoChange
 		case !t.Active():
-			return nil, &Error{Code: CodeTaskNotCancelable, Msg: fmt.Sprintf("export task %s is %s and cannot be canceled", t.ID, t.Status)}
+			return nil, errTaskNotCancelable.New("export task %s is %s and cannot be canceled", t.ID, t.Status)
 		}
 		msg := "canceled by request"
 		t.Status, t.Phase, t.Error, t.CompletedAt = model.StatusCanceled, "", &msg, &now
@@ -415,26 +433,29 @@ type Output struct {
 	Size        int64
 }
 
+// errOutputExpired: a valid output link whose expiry has passed (the output is deleted then).
+var errOutputExpired = apierr.Define(apierr.Gone, "OUTPUT_EXPIRED")
+
 // OpenOutput checks a signed output link and opens the file. A bad signature gives
 // LINK_INVALID; an expired link or a deleted output OUTPUT_EXPIRED.
 func (s *Service) OpenOutput(taskID, filename, exp, sig string) (*Output, error) {
 	e, err := strconv.ParseInt(exp, 10, 64)
 	if err != nil || !s.links.Verify(taskID, filename, e, sig) {
-		return nil, &Error{Code: CodeLinkInvalid, Msg: "this download link is not valid; fetch the task again for a fresh outputUrl"}
+		return nil, signedlink.CodeInvalid.New("this download link is not valid; fetch the task again for a fresh outputUrl")
 	}
 	if !s.now().Before(time.Unix(e, 0)) {
-		return nil, &Error{Code: CodeOutputExpired, Msg: "this download link has expired and the output was deleted; export again"}
+		return nil, errOutputExpired.New("this download link has expired and the output was deleted; export again")
 	}
 	t, err := s.store.ExportTaskByID(taskID)
 	if err != nil {
 		return nil, storeError(err, taskID)
 	}
 	if t.Status != model.StatusCompleted || t.OutputPurged || t.Filename != filename {
-		return nil, &Error{Code: CodeOutputExpired, Msg: "this output is no longer available"}
+		return nil, errOutputExpired.New("this output is no longer available")
 	}
 	f, err := os.Open(s.outputPath(&t))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, &Error{Code: CodeOutputExpired, Msg: "this output is no longer available"}
+		return nil, errOutputExpired.New("this output is no longer available")
 	}
 	if err != nil {
 		return nil, err

@@ -10,11 +10,10 @@ import (
 // The API codes of the refusals storage reports to this package with sentinel errors
 // (storage speaks no API vocabulary; the rules live here).
 var (
-	projectNotFound     = apierr.Define(apierr.NotFound, "PROJECT_NOT_FOUND")
-	taskNotFound        = apierr.Define(apierr.NotFound, "TASK_NOT_FOUND")
-	invalidPageCursor   = apierr.Define(apierr.Invalid, "INVALID_PAGE_CURSOR")
-	tooManyActive       = apierr.Define(apierr.Unprocessable, "OPEN_API_EXPORT_CONCURRENCY_LIMIT_EXCEEDED")
-	insufficientCredits = apierr.Define(apierr.Unprocessable, "INSUFFICIENT_CREDITS")
+	projectNotFound   = apierr.Define(apierr.NotFound, "PROJECT_NOT_FOUND")
+	taskNotFound      = apierr.Define(apierr.NotFound, "TASK_NOT_FOUND")
+	invalidPageCursor = apierr.Define(apierr.Invalid, "INVALID_PAGE_CURSOR")
+	tooManyActive     = apierr.Define(apierr.Unprocessable, "OPEN_API_EXPORT_CONCURRENCY_LIMIT_EXCEEDED")
 )
 
 // storeError turns storage's sentinel errors into the errors clients see, with the texts
@@ -31,12 +30,7 @@ func storeError(err error, id string) error {
 	case errors.As(err, &le) && le.Err == storage.ErrTooManyActive:
 		return tooManyActive.Wrap(err, "this workspace has %d active export tasks (PENDING, PROCESSING or PAUSED), the most allowed; wait for one to finish or cancel one", le.Have)
 	case errors.As(err, &le) && le.Err == storage.ErrInsufficientCredits:
-		return creditsError(le.Need, le.Have)
+		return errInsufficientCredits.Wrap(err, "this export costs %d credits and the workspace has %d", le.Need, le.Have)
 	}
 	return err
-}
-
-// creditsError refuses an export whose charge is over the workspace's balance.
-func creditsError(charge, balance int64) error {
-	return insufficientCredits.New("this export costs %d credits and the workspace has %d", charge, balance)
 }

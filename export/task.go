@@ -2,15 +2,14 @@ package export
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"net/url"
 	"strconv"
 	"time"
 
-	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/model"
+	"github.com/cutroom/cutroom/signedlink"
 )
 
 // Renderer draws the frames of a job and writes the finished video file. It is the seam
@@ -60,56 +59,6 @@ type RenderJob struct {
 	OutputPath string
 }
 
-// Error is a refusal of an export operation with a stable code, the request field at
-// fault and optional structured details.
-type Error struct {
-	Code    string
-	Field   string
-	Msg     string
-	Details any
-}
-
-func (e *Error) Error() string { return e.Msg }
-
-// ErrorCode returns the stable code.
-func (e *Error) ErrorCode() string { return e.Code }
-
-// ErrorField returns the request field at fault, or "".
-func (e *Error) ErrorField() string { return e.Field }
-
-// ErrorDetails returns the structured details, or nil.
-func (e *Error) ErrorDetails() any { return e.Details }
-
-func fieldErr(code, field, format string, args ...any) *Error {
-	return &Error{Code: code, Field: field, Msg: fmt.Sprintf(format, args...)}
-}
-
-// Error codes of export operations. Their HTTP statuses are in the server's codeStatus
-// (unlisted codes are 422).
-const (
-	CodeFieldRequired         = "FIELD_REQUIRED"      // 400
-	CodeFieldInvalid          = "INVALID_FIELD_VALUE" // 422
-	CodeFieldTooLong          = "FIELD_TOO_LONG"      // 422
-	CodeFieldNotAllowed       = "FIELD_NOT_ALLOWED"   // 422
-	CodeSchemaVersion         = "UNSUPPORTED_STATE_SCHEMA_VERSION"
-	CodeRatioMismatch         = "RATIO_MISMATCH"
-	CodeFilenameInvalid       = "FILENAME_INVALID"
-	CodeFeatureUnsupported    = "EXPORT_FEATURE_UNSUPPORTED"
-	CodeStateEmpty            = "EXPORT_STATE_EMPTY"
-	CodeOutputTooLarge        = "OUTPUT_SIZE_TOO_LARGE"
-	CodeOutputNotEntitled     = "OUTPUT_SIZE_NOT_ENTITLED"
-	Code60FPSRequired         = "ENTITLEMENT_60FPS_REQUIRED"
-	CodeWebhookSecretMissing  = "WEBHOOK_SECRET_NOT_CONFIGURED"
-	CodeCallbackHeaderInvalid = "CALLBACK_HEADER_NOT_ALLOWED"
-	CodeTaskNotCancelable     = "TASK_NOT_CANCELABLE" // 409
-	CodeTaskNotFound          = "TASK_NOT_FOUND"
-	CodeOutputExpired         = "OUTPUT_EXPIRED" // 410
-	CodeLinkInvalid           = "LINK_INVALID"   // 403
-	// Codes in the error of a FAILED task (it reads "<CODE>: <message>").
-	CodeFrameTimeout  = "EXPORT_FRAME_TIMEOUT"  // a frame took longer than the watchdog allows
-	CodeRenderCrashed = "EXPORT_RENDER_CRASHED" // a crash interrupted the task's render MaxCrashes times
-)
-
 // Webhook event types.
 const (
 	EventStarted   = "EXPORT_STARTED"
@@ -124,8 +73,8 @@ const (
 	PhaseFinishing = "finishing"
 )
 
-// TaskView is an export task as the API and webhooks show it (interface spec 2.4). Nullable
-// members are always present, as null when unset.
+// TaskView is an export task as the API and webhooks show it (the interface's task
+// record). Nullable members are always present, as null when unset.
 type TaskView struct {
 	TaskID                string  `json:"taskId"`
 	ProjectID             *string `json:"projectId"`
@@ -145,8 +94,9 @@ type TaskView struct {
 	CompletedAt           *string `json:"completedAt"`
 }
 
-// CreateResult is the data of the create routes (interface spec 2.4). DurationSeconds is
-// the length of the video; a task's own durationSeconds is the real render duration.
+// CreateResult is the data of the create routes (the interface's create result).
+// DurationSeconds is the length of the video; a task's own durationSeconds is the real
+// render duration.
 type CreateResult struct {
 	TaskID                string  `json:"taskId"`
 	ProjectID             *string `json:"projectId"`
@@ -170,11 +120,11 @@ func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 // path and the expiry>, with the same signer (and secret) as asset file links.
 type Links struct {
 	base   string
-	signer *assets.Signer
+	signer *signedlink.Signer
 }
 
 // NewLinks returns a signer for links under publicURL.
-func NewLinks(publicURL string, signer *assets.Signer) *Links {
+func NewLinks(publicURL string, signer *signedlink.Signer) *Links {
 	return &Links{base: publicURL, signer: signer}
 }
 

@@ -110,10 +110,11 @@ func TestTaskErrorCarriesCode(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&export.Error{Code: export.CodeFrameTimeout, Msg: "slow"}, "EXPORT_FRAME_TIMEOUT: slow"},
+		{&export.RenderFailure{Code: export.CodeFrameTimeout, Msg: "slow"}, "EXPORT_FRAME_TIMEOUT: slow"},
 		{errors.New("boom"), "render failed: boom"},
-		{fmt.Errorf("frame 3: %w", &export.Error{Code: "ENCODE_X", Msg: "ENCODE_X: bad"}), "ENCODE_X: frame 3: ENCODE_X: bad"},
-		{&export.Error{Code: "ENCODE_X", Msg: "ENCODE_X: bad"}, "ENCODE_X: bad"},
+		{fmt.Errorf("frame 3: %w", &export.RenderFailure{Code: "ENCODE_X", Msg: "ENCODE_X: bad"}), "ENCODE_X: frame 3: ENCODE_X: bad"},
+		{&export.RenderFailure{Code: "ENCODE_X", Msg: "ENCODE_X: bad"}, "ENCODE_X: bad"},
+		{fmt.Errorf("plan: %w", export.ErrStateEmpty.Field("editorState", "empty")), "EXPORT_STATE_EMPTY: plan: empty"},
 	} {
 		dir := t.TempDir()
 		rn := start(t, dir, renderErr{c.err})

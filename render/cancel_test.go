@@ -123,8 +123,7 @@ func TestPipelineFrameWatchdog(t *testing.T) {
 	select {
 	case err := <-renderAsync(context.Background(), p, job):
 		t.Logf("the render failed %v after it started: %v", time.Since(t0), err)
-		var e *export.Error
-		if !errors.As(err, &e) || e.Code != export.CodeFrameTimeout {
+		if taskCode(err) != export.CodeFrameTimeout {
 			t.Fatalf("err = %v, want an %s error", err, export.CodeFrameTimeout)
 		}
 		if !regexp.MustCompile(`^frame \d+ took longer than 0.3s `).MatchString(err.Error()) {

@@ -5,9 +5,30 @@
 // Decision: export used to hold both the task lifecycle and this pipeline. They are split
 // so that export (requests, limits, credits, scheduler, tasks, events) imports neither the
 // compositor nor the encoder, and render is the only package that imports both. render
-// imports export for the Renderer contract, RenderJob and the coded errors a render
-// returns (export.Error with CodeFrameTimeout, CodeOutputTooLarge, ...); export never
-// imports render, the main package wires a render.Pipeline into export.New.
+// imports export for the Renderer contract, RenderJob and the failure a render returns
+// (export.RenderFailure); export never imports render, the main package wires a
+// render.Pipeline into export.New.
+//
+// Decision (errors): the compositor, its text package and the encoder never reach an API
+// client, so they return sentinel errors (compositor.ErrMedia, encode.ErrIO, ...) without
+// codes, as x/image and bbolt do. render is the boundary where a failure gets its stable
+// code: failure.go maps each sentinel kind to a task code (COMPOSITOR_MEDIA_FAILED,
+// ENCODE_IO, ...; the table is in README's task errors) where the error enters the
+// pipeline, before the pipeline adds its own context ("frame 12: ..."), and returns an
+// *export.RenderFailure; an inconsistent job is EXPORT_RENDER_INVALID, a stuck frame
+// export's EXPORT_FRAME_TIMEOUT, and a stored task that breaks a create rule gets that
+// rule's API code (OUTPUT_SIZE_TOO_LARGE, EXPORT_STATE_EMPTY, EXPORT_TOO_LONG,
+// EXPORT_FEATURE_UNSUPPORTED). export.TaskError then writes the task's "<CODE>: <message>".
+// The messages are those the coded errors had (an encoder's starts with its code), so FAILED
+// tasks and `cutroom export` read as before. A task failure is not an HTTP answer, so it is
+// a plain export type rather than an apierr code with a kind.
+//
+// Decision: media comes through interfaces render owns, never a concrete assets type.
+// Still images come through compositor.Media; video frames and sound through Decoder
+// (media.go), whose OpenVideo gives each render decoders of its own that the render closes.
+// assets.Media implements Decoder, and render does not import assets: the decoders' types
+// (VideoDecoder, SoundStream) are aliases of interface literals that assets declares
+// identically, so neither package names the other.
 //
 // One render runs in named stages (pipeline.go): planJob validates the job; openMedia
 // picks the job's media and sound; dispatch hands out frame numbers in order, each with a

@@ -11,15 +11,9 @@ import (
 	"github.com/cutroom/cutroom/encode"
 )
 
-// soundReader is decoded sound of one clip: 48 kHz stereo float32, read in order.
-type soundReader interface {
-	Read(dst []float32) (int, error)
-	Close() error
-}
-
 // soundOpener starts decoding an asset's sound from start seconds of the source at
 // playback rate rate (tempo changed, pitch kept).
-type soundOpener func(ctx context.Context, a *editor.Asset, start, rate float64) (soundReader, error)
+type soundOpener func(ctx context.Context, a *editor.Asset, start, rate float64) (SoundStream, error)
 
 const sampleRate = encode.AudioSampleRate
 
@@ -55,7 +49,7 @@ func soundItems(st *editor.State) []*editor.Item {
 type mixClip struct {
 	it         *editor.Item
 	start, end int64 // output samples [start, end)
-	src        soundReader
+	src        SoundStream
 	srcDone    bool // the source ended: the rest of the clip is silent
 	closed     bool
 }

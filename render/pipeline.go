@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/encode"
@@ -22,20 +21,15 @@ import (
 // PipelineConfig.MaxFrameSeconds is 0 (the watchdog, see PipelineConfig.MaxFrameSeconds).
 const DefaultMaxFrameSeconds = 30
 
-// Codes of pipeline errors (besides export.CodeOutputTooLarge and export.CodeStateEmpty). Errors from
-// the compositor and the encoder keep their own codes (COMPOSITOR_..., ENCODE_...).
-const (
-	// CodeRenderInvalid means a export.RenderJob is inconsistent (size, fps, format).
-	CodeRenderInvalid = "EXPORT_RENDER_INVALID"
-)
-
 // PipelineConfig configures a Pipeline. Zero values select the defaults described on each
 // field.
 type PipelineConfig struct {
-	// Media supplies decoded assets to the compositor.
+	// Media supplies decoded assets to the compositor; when it is a Decoder that decodes
+	// (assets.Media with ffmpeg), video and audio items render too (see Decoder).
 	Media compositor.Media
 	// MediaFor, when set, supplies the media of one job instead of Media (for example
-	// resolving uploaded assets of job.WorkspaceID).
+	// resolving uploaded assets of job.WorkspaceID). Features still reads Media: set it to
+	// media of the kind MediaFor returns (for example assets.Media with only its FFmpeg).
 	MediaFor func(ctx context.Context, job export.RenderJob) (compositor.Media, error)
 	// Text draws text-like items; nil leaves them out.
 	Text compositor.TextRenderer
@@ -64,10 +58,6 @@ type PipelineConfig struct {
 	// WholeFrames draws and converts every frame whole instead of reusing plates of the
 	// items that stay put (see plates.go); the output is the same. For comparisons.
 	WholeFrames bool
-	// FFmpeg decodes video and compressed audio (assets.FindFFmpeg). It is given to the
-	// job's media when that is an assets.Media without one. Nil: states with video or
-	// audio items are refused (Features leaves them out).
-	FFmpeg *assets.FFmpeg
 }
 
 // Pipeline renders export jobs to video files: K compositor workers, each drawing one
@@ -118,24 +108,16 @@ func NewPipeline(cfg PipelineConfig) *Pipeline {
 }
 
 // Features returns what the pipeline renders: what the compositor draws with the
-// configured media and text, plus video and audio items when ffmpeg is configured
-// (FFmpeg set) and the job's media is an assets.Media (MediaFor must return one).
+// configured media and text, plus video and audio items when Media is a Decoder that
+// decodes.
 func (p *Pipeline) Features() editor.FeatureSet {
 	media := p.cfg.Media
-	if am, ok := media.(assets.Media); ok && am.FFmpeg == nil {
-		am.FFmpeg = p.cfg.FFmpeg
-		media = am
-	}
-	if p.cfg.FFmpeg != nil {
-		// what a job's media will be: a session that decodes video
-		am, _ := media.(assets.Media)
-		if am.FFmpeg == nil {
-			am.FFmpeg = p.cfg.FFmpeg
-		}
-		media = am.NewSession(0)
+	_, decodes := decoderOf(media)
+	if decodes {
+		media = videoMedia{Media: media} // what a job's media will be: it has video frames
 	}
 	fs := compositor.Features(compositor.Options{Media: media, Text: p.cfg.Text, Illustrations: p.cfg.Illustrations})
-	if p.cfg.FFmpeg != nil {
+	if decodes {
 		fs.ItemTypes = append(fs.ItemTypes, editor.ItemAudio)
 	}
 	return fs
@@ -176,11 +158,11 @@ func (p *Pipeline) planJob(job export.RenderJob) (plan, error) {
 	st := job.Parsed
 	if st == nil {
 		if len(job.State) == 0 {
-			return pl, &export.Error{Code: CodeRenderInvalid, Msg: "the job has no editor state"}
+			return pl, invalidJob("the job has no editor state")
 		}
 		var err error
 		if st, err = editor.Parse(job.State); err != nil {
-			return pl, &export.Error{Code: CodeRenderInvalid, Msg: "parse the editor state: " + err.Error()}
+			return pl, invalidJob("parse the editor state: " + err.Error())
 		}
 	}
 	if job.CompositionWidth > 0 && job.CompositionHeight > 0 &&
@@ -191,10 +173,10 @@ func (p *Pipeline) planJob(job export.RenderJob) (plan, error) {
 		st = &cp
 	}
 	if st.CompositionWidth <= 0 || st.CompositionHeight <= 0 || st.TimebaseTicksPerSecond <= 0 {
-		return pl, &export.Error{Code: CodeRenderInvalid, Msg: "the composition size and timebase must be positive"}
+		return pl, invalidJob("the composition size and timebase must be positive")
 	}
 	if job.FPS < 1 || job.FPS > encode.MaxFPS {
-		return pl, &export.Error{Code: CodeRenderInvalid, Field: "fps", Msg: fmt.Sprintf("fps %d is out of range 1..%d", job.FPS, encode.MaxFPS)}
+		return pl, invalidJob(fmt.Sprintf("fps %d is out of range 1..%d", job.FPS, encode.MaxFPS))
 	}
 	pl.fps = job.FPS
 	pl.outW, pl.outH = job.OutputWidth, job.OutputHeight
@@ -204,22 +186,22 @@ func (p *Pipeline) planJob(job export.RenderJob) (plan, error) {
 			scale = 1
 		}
 		if !(scale > 0) || math.IsInf(scale, 0) {
-			return pl, &export.Error{Code: CodeRenderInvalid, Field: "scale", Msg: fmt.Sprintf("scale %v must be positive", scale)}
+			return pl, invalidJob(fmt.Sprintf("scale %v must be positive", scale))
 		}
 		pl.outW, pl.outH = export.OutputSize(st.CompositionWidth, st.CompositionHeight, scale)
 	}
 	if side := max(pl.outW, pl.outH); side > p.cfg.MaxOutputSide {
-		return pl, &export.Error{Code: export.CodeOutputTooLarge, Field: "scale", Msg: fmt.Sprintf(
+		return pl, export.ErrOutputTooLarge.Field("scale",
 			"the output would be %dx%d; at most %d pixels on the longest side are allowed (lower the scale)",
-			pl.outW, pl.outH, p.cfg.MaxOutputSide)}
+			pl.outW, pl.outH, p.cfg.MaxOutputSide)
 	}
 	if pl.outW%2 != 0 || pl.outH%2 != 0 || min(pl.outW, pl.outH) < encode.MinDimension {
-		return pl, &export.Error{Code: CodeRenderInvalid, Field: "scale", Msg: fmt.Sprintf(
-			"the output size %dx%d must be even and at least %d pixels on each side", pl.outW, pl.outH, encode.MinDimension)}
+		return pl, invalidJob(fmt.Sprintf(
+			"the output size %dx%d must be even and at least %d pixels on each side", pl.outW, pl.outH, encode.MinDimension))
 	}
 	want := editor.FrameCount(st.DurationTicks(), int64(pl.fps), st.TimebaseTicksPerSecond)
 	if want <= 0 {
-		return pl, &export.Error{Code: export.CodeStateEmpty, Field: "editorState", Msg: "the timeline is empty: nothing to render"}
+		return pl, export.ErrStateEmpty.Field("editorState", "the timeline is empty: nothing to render")
 	}
 	// Create refuses exports past the server's --max-duration; a task stored before that
 	// limit existed (or by a server with a larger one) still stops at MaxFrames here.
@@ -227,16 +209,16 @@ func (p *Pipeline) planJob(job export.RenderJob) (plan, error) {
 		return pl, err
 	}
 	if job.Frames != 0 && job.Frames != want {
-		return pl, &export.Error{Code: CodeRenderInvalid, Msg: fmt.Sprintf(
-			"the job asks for %d frames but the timeline lasts %d frames at %d fps", job.Frames, want, pl.fps)}
+		return pl, invalidJob(fmt.Sprintf(
+			"the job asks for %d frames but the timeline lasts %d frames at %d fps", job.Frames, want, pl.fps))
 	}
 	pl.frames = want
 	pl.format = strings.ToLower(job.Format)
 	if pl.format != encode.FormatMP4 && pl.format != encode.FormatWebM {
-		return pl, &export.Error{Code: CodeRenderInvalid, Field: "format", Msg: fmt.Sprintf("format %q is not mp4 or webm", job.Format)}
+		return pl, invalidJob(fmt.Sprintf("format %q is not mp4 or webm", job.Format))
 	}
 	if job.OutputPath == "" {
-		return pl, &export.Error{Code: CodeRenderInvalid, Msg: "the job has no output path"}
+		return pl, invalidJob("the job has no output path")
 	}
 	pl.state = st
 	return pl, nil
@@ -272,7 +254,7 @@ func (p *Pipeline) watchdog(rctx context.Context, cancel context.CancelCauseFunc
 				what += fmt.Sprintf(" with asset %q", a)
 			}
 		}
-		return &export.Error{Code: export.CodeFrameTimeout, Msg: fmt.Sprintf("frame %d took longer than %gs %s; the render was stopped (max-frame-seconds)",
+		return &export.RenderFailure{Code: export.CodeFrameTimeout, Msg: fmt.Sprintf("frame %d took longer than %gs %s; the render was stopped (max-frame-seconds)",
 			n, p.cfg.MaxFrameSeconds, what)}
 	}
 	stopAfter := context.AfterFunc(fctx, func() {
@@ -308,21 +290,21 @@ func (p *Pipeline) render(ctx context.Context, job export.RenderJob, progress fu
 	var audioOpts *encode.AudioOptions
 	if len(sounds) > 0 {
 		if openSound == nil {
-			return stats, &export.Error{Code: export.CodeFeatureUnsupported, Field: "editorState",
-				Msg: "the state has audio, but this server cannot decode sound (ffmpeg is not available)"}
+			return stats, export.ErrFeatureUnsupported.Field("editorState",
+				"the state has audio, but this server cannot decode sound (ffmpeg is not available)")
 		}
 		audioOpts = &encode.AudioOptions{}
 	}
 	comp, err := compositor.New(pl.state, compositor.Options{Media: media, Text: p.cfg.Text,
 		Illustrations: p.cfg.Illustrations, Width: pl.outW, Height: pl.outH, Logger: p.log})
 	if err != nil {
-		return stats, err
+		return stats, leafFailure(err)
 	}
 	w, err := encode.NewWriter(job.OutputPath, encode.Options{Format: pl.format, Codec: p.cfg.Codec,
 		Width: pl.outW, Height: pl.outH, FPS: pl.fps, Preset: p.cfg.Preset, CRF: p.cfg.CRF, Threads: p.cfg.EncoderThreads,
 		Audio: audioOpts})
 	if err != nil {
-		return stats, err
+		return stats, leafFailure(err)
 	}
 	defer w.Abort() // no-op after a successful Close
 
@@ -374,7 +356,7 @@ func (p *Pipeline) render(ctx context.Context, job export.RenderJob, progress fu
 
 	encErr := r.encodeInOrder()
 	if encErr == nil && ctx.Err() == nil {
-		encErr = w.Close()
+		encErr = leafFailure(w.Close())
 	}
 	if encErr != nil || ctx.Err() != nil {
 		cancel(encErr)
@@ -397,9 +379,10 @@ func (p *Pipeline) render(ctx context.Context, job export.RenderJob, progress fu
 }
 
 // openMedia returns the media job's frames are drawn from, how to open its sound (nil when
-// sound cannot be decoded), and a func that releases them. With ffmpeg, video frames come
-// from decoders owned by this job: the session is closed (every process stopped and reaped)
-// by the returned func, which render calls after the stages have stopped.
+// sound cannot be decoded), and a func that releases them. When the media decodes (a
+// Decoder), video frames come from decoders owned by this job: they are closed (every
+// process stopped and reaped) by the returned func, which render calls after the stages
+// have stopped.
 func (p *Pipeline) openMedia(ctx context.Context, job export.RenderJob, pl plan) (compositor.Media, soundOpener, func(), error) {
 	media := p.cfg.Media
 	if p.cfg.MediaFor != nil {
@@ -408,21 +391,12 @@ func (p *Pipeline) openMedia(ctx context.Context, job export.RenderJob, pl plan)
 			return nil, nil, nil, err
 		}
 	}
-	am, ok := media.(assets.Media)
+	d, ok := decoderOf(media)
 	if !ok {
 		return media, nil, func() {}, nil
 	}
-	if am.FFmpeg == nil {
-		am.FFmpeg = p.cfg.FFmpeg
-	}
-	if am.FFmpeg == nil {
-		return am, nil, func() {}, nil
-	}
-	openSound := func(ctx context.Context, a *editor.Asset, start, rate float64) (soundReader, error) {
-		return am.OpenAudio(ctx, a, start, rate)
-	}
-	sess := am.NewSession(max(pl.outW, pl.outH))
-	return sess, openSound, func() { sess.Close() }, nil
+	video := d.OpenVideo(max(pl.outW, pl.outH))
+	return videoMedia{Media: d, video: video}, d.OpenSound, func() { video.Close() }, nil
 }
 
 // run is one render in progress, shared by its stages. Ownership: the dispatcher takes
@@ -504,7 +478,7 @@ func (r *run) composite() {
 			case timedOut() != nil:
 				r.cancel(timedOut())
 			case r.rctx.Err() == nil:
-				r.cancel(fmt.Errorf("frame %d: %w", s.n, err))
+				r.cancel(fmt.Errorf("frame %d: %w", s.n, leafFailure(err)))
 			}
 			return
 		}
@@ -555,7 +529,7 @@ func (r *run) encodeInOrder() error {
 // encode writes frame n (in s) and its sound to the encoder.
 func (r *run) encode(n int64, s *frameSlot) error {
 	if err := r.w.WriteFrame(s.yuv); err != nil {
-		return err
+		return leafFailure(err)
 	}
 	if r.mix == nil {
 		return nil
@@ -565,7 +539,7 @@ func (r *run) encode(n int64, s *frameSlot) error {
 	if err != nil {
 		return err
 	}
-	return r.w.WriteAudio(pcm)
+	return leafFailure(r.w.WriteAudio(pcm))
 }
 
 // release is called by the encode loop when every frame in flight is at or after next: it

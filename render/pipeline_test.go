@@ -439,9 +439,8 @@ func TestPipelineFailingFrame(t *testing.T) {
 			p := NewPipeline(PipelineConfig{Media: gradMedia{}, Workers: 2})
 			var last int64
 			_, err := p.render(context.Background(), job, func(done, _ int64) { last = done })
-			var coded interface{ ErrorCode() string }
-			if !errors.As(err, &coded) || coded.ErrorCode() != compositor.CodeMedia {
-				t.Fatalf("err = %v, want a %s error", err, compositor.CodeMedia)
+			if !errors.Is(err, compositor.ErrMedia) || taskCode(err) != CodeMediaFailed {
+				t.Fatalf("err = %v, want a %s error", err, CodeMediaFailed)
 			}
 			if !strings.Contains(err.Error(), "frame ") {
 				t.Errorf("error %q does not name the frame", err)
@@ -466,7 +465,7 @@ func TestPipelineRefusals(t *testing.T) {
 		code string
 	}{
 		{"4K is allowed by size", nil, ""},
-		{"over the max side", func(j *export.RenderJob) { j.OutputWidth, j.OutputHeight = 0, 0; j.Scale = 2.1 }, export.CodeOutputTooLarge},
+		{"over the max side", func(j *export.RenderJob) { j.OutputWidth, j.OutputHeight = 0, 0; j.Scale = 2.1 }, export.ErrOutputTooLarge.String()},
 		{"bad format", func(j *export.RenderJob) { j.Format = "avi" }, CodeRenderInvalid},
 		{"bad fps", func(j *export.RenderJob) { j.FPS = 0 }, CodeRenderInvalid},
 		{"frame count mismatch", func(j *export.RenderJob) { j.Frames++ }, CodeRenderInvalid},
@@ -483,8 +482,7 @@ func TestPipelineRefusals(t *testing.T) {
 			}
 			tc.edit(&job)
 			_, err := p.render(context.Background(), job, nil)
-			var e *export.Error
-			if !errors.As(err, &e) || e.Code != tc.code {
+			if taskCode(err) != tc.code {
 				t.Fatalf("err = %v, want code %s", err, tc.code)
 			}
 		})
@@ -505,9 +503,8 @@ func TestPipelineRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = p.planJob(export.RenderJob{Parsed: st, FPS: 30, Format: "mp4", OutputPath: filepath.Join(dir, "e.mp4"), Scale: 1})
-	var e *export.Error
-	if !errors.As(err, &e) || e.Code != export.CodeStateEmpty {
-		t.Errorf("empty timeline: err = %v, want %s", err, export.CodeStateEmpty)
+	if !export.ErrStateEmpty.Is(err) {
+		t.Errorf("empty timeline: err = %v, want %s", err, export.ErrStateEmpty)
 	}
 	// A task stored before the length limit (a 1e9-second item) is refused, not rendered
 	// for years: the frame count is capped at export.MaxFrames whatever the server's limit.
@@ -517,9 +514,19 @@ func TestPipelineRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = p.planJob(export.RenderJob{Parsed: st, FPS: 30, Format: "mp4", OutputPath: filepath.Join(dir, "l.mp4"), Scale: 1})
-	if !errors.As(err, &e) || e.Code != export.CodeTooLong {
-		t.Errorf("a 1e9-second timeline: err = %v, want %s", err, export.CodeTooLong)
+	if !export.ErrTooLong.Is(err) {
+		t.Errorf("a 1e9-second timeline: err = %v, want %s", err, export.ErrTooLong)
 	}
+}
+
+// taskCode returns the code a FAILED task shows for the render error err, or "".
+func taskCode(err error) string {
+	msg := export.TaskError(err)
+	if strings.HasPrefix(msg, "render failed: ") {
+		return ""
+	}
+	code, _, _ := strings.Cut(msg, ": ")
+	return code
 }
 
 // The pipeline is a export.Renderer the scheduler can use.

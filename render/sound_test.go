@@ -161,8 +161,8 @@ func TestSoundMix(t *testing.T) {
 	sec := func(s float64) int64 { return int64(s * pipeTBPS) }
 	as := map[string]any{"tone": audioAsset("tone", "tone.wav", 4), "mp3": audioAsset("mp3", "tone.mp3", 4)}
 
-	media := assets.Media{Resolve: assets.DirResolver(dir)}
-	p := NewPipeline(PipelineConfig{Media: media, FFmpeg: ff, Workers: 2, Preset: "ultrafast"})
+	media := assets.Media{Resolve: assets.DirResolver(dir), FFmpeg: ff}
+	p := NewPipeline(PipelineConfig{Media: media, Workers: 2, Preset: "ultrafast"})
 	if !has(p.Features().ItemTypes, "audio") {
 		t.Fatalf("Features without audio items although ffmpeg is configured")
 	}
@@ -270,7 +270,7 @@ func TestSoundMix(t *testing.T) {
 	})
 
 	t.Run("without ffmpeg", func(t *testing.T) {
-		q := NewPipeline(PipelineConfig{Media: media, Workers: 1})
+		q := NewPipeline(PipelineConfig{Media: assets.Media{Resolve: media.Resolve}, Workers: 1})
 		if has(q.Features().ItemTypes, "audio") {
 			t.Errorf("Features lists audio items without ffmpeg")
 		}

@@ -37,10 +37,10 @@ type Files interface {
 	OpenFile(ctx context.Context, requestPath, exp, sig string) (*assets.File, error)
 }
 
-// maxFileName is the x-file-name limit (interface spec section 8).
+// maxFileName is the longest x-file-name the interface allows.
 const maxFileName = 512
 
-// assetRecord is the asset record of the interface (spec 2.3). width, height and duration
+// assetRecord is the asset record of the interface. width, height and duration
 // are null where they do not apply; duration is in seconds.
 type assetRecord struct {
 	AssetID  string   `json:"assetId"`

@@ -27,6 +27,7 @@ import (
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/server"
+	"github.com/cutroom/cutroom/signedlink"
 )
 
 const publicURL = "http://127.0.0.1:8787"
@@ -491,7 +492,7 @@ func TestSignedLinks(t *testing.T) {
 		t.Fatalf("fresh link does not work")
 	}
 	secret, _ := e.db.Secret("file-links", 32)
-	signer, _ := assets.NewSigner(secret, e.clock.Now)
+	signer, _ := signedlink.NewSigner(secret, e.clock.Now)
 	store2, err := assets.NewStore(assets.Config{Dir: e.files, PublicURL: publicURL, Now: e.clock.Now}, e.db, signer)
 	if err != nil {
 		t.Fatal(err)
@@ -502,27 +503,6 @@ func TestSignedLinks(t *testing.T) {
 	h2.ServeHTTP(rec, req)
 	if rec.Code != 200 {
 		t.Fatalf("link after restart: %d %s", rec.Code, rec.Body)
-	}
-}
-
-func TestSignerUnit(t *testing.T) {
-	clk := &clock{t: time.Unix(1_700_000_000, 0)}
-	if _, err := assets.NewSigner([]byte("short"), clk.Now); err == nil {
-		t.Fatal("short secret accepted")
-	}
-	s, _ := assets.NewSigner(bytes.Repeat([]byte{7}, 32), clk.Now)
-	signed := s.Sign("/out/x.mp4", time.Minute)
-	u, _ := url.Parse(signed)
-	if err := s.VerifyURL(u); err != nil {
-		t.Fatal(err)
-	}
-	s2, _ := assets.NewSigner(bytes.Repeat([]byte{8}, 32), clk.Now)
-	if err := s2.VerifyURL(u); err == nil || err.(interface{ ErrorCode() string }).ErrorCode() != "LINK_INVALID" {
-		t.Fatalf("another secret verified: %v", err)
-	}
-	clk.Advance(time.Minute)
-	if err := s.VerifyURL(u); err == nil || err.(interface{ ErrorCode() string }).ErrorCode() != "LINK_EXPIRED" {
-		t.Fatalf("expired link: %v", err)
 	}
 }
 

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
 	"github.com/cutroom/cutroom/server"
+	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
 )
@@ -93,7 +93,7 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer, err := assets.NewSigner(secret, clk.Now)
+	signer, err := signedlink.NewSigner(secret, clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

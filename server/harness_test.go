@@ -16,6 +16,7 @@ import (
 	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/server"
+	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -120,7 +121,7 @@ func newAssetEnv(t *testing.T, assetCfg func(*assets.Config), mutate ...func(*se
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer, err := assets.NewSigner(secret, clk.Now)
+	signer, err := signedlink.NewSigner(secret, clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

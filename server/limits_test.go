@@ -50,7 +50,7 @@ func TestExportTooLongRefusedAtCreate(t *testing.T) {
 		}
 		for _, fps := range []int{30, 60} {
 			r := e.do("POST", "/v1/exports", e.keyA, exportBody(huge, "ratio", "custom", "fps", fps))
-			p := r.Problem(422, export.CodeTooLong)
+			p := r.Problem(422, export.ErrTooLong.String())
 			detail, _ := p["detail"].(string)
 			for _, want := range []string{"1000000000 s", "14400 s (4h0m0s)"} {
 				if !strings.Contains(detail, want) {
@@ -75,7 +75,7 @@ func TestExportTooLongRefusedAtCreate(t *testing.T) {
 	}
 	pid := r.Data()["projectId"].(string)
 	e.do("POST", "/v1/projects/"+pid+"/exports", e.keyA, map[string]any{"fps": 30, "ratio": "16:9", "scale": 0.6, "format": "mp4"}).
-		Problem(422, export.CodeTooLong)
+		Problem(422, export.ErrTooLong.String())
 	if n := len(e.listExports(e.keyA)); n != 0 {
 		t.Fatalf("%d tasks stored", n)
 	}
@@ -88,7 +88,7 @@ func TestExportAtTheDefaultLimit(t *testing.T) {
 	limit := int64(export.DefaultMaxDuration/time.Second) * 240000
 	exact, over := stateOfTicks(t, itoa64(limit)), stateOfTicks(t, itoa64(limit+1))
 	for _, fps := range []int{30, 60} {
-		e.do("POST", "/v1/exports", e.keyA, exportBody(over, "ratio", "custom", "fps", fps)).Problem(422, export.CodeTooLong)
+		e.do("POST", "/v1/exports", e.keyA, exportBody(over, "ratio", "custom", "fps", fps)).Problem(422, export.ErrTooLong.String())
 		r := e.do("POST", "/v1/exports", e.keyA, exportBody(exact, "ratio", "custom", "fps", fps))
 		if r.Status != 201 {
 			t.Fatalf("%d fps, exactly 4 h: %d %s", fps, r.Status, r.Body)
@@ -110,7 +110,7 @@ func TestExportMaxDurationConfigured(t *testing.T) {
 	hasFFprobe(t)
 	e := newExportEnv(t, exportOpts{maxDur: 2 * time.Second})
 	over := solidState(640, 360, 2+1.0/30)
-	p := e.do("POST", "/v1/exports", e.keyA, exportBody(over, "ratio", "16:9")).Problem(422, export.CodeTooLong)
+	p := e.do("POST", "/v1/exports", e.keyA, exportBody(over, "ratio", "16:9")).Problem(422, export.ErrTooLong.String())
 	if d, _ := p["detail"].(string); !strings.Contains(d, "61 frames") || !strings.Contains(d, "2 s (2s)") {
 		t.Errorf("detail %q", d)
 	}
@@ -154,7 +154,7 @@ func TestHugeTicksRefused(t *testing.T) {
 	if r := e.do("POST", "/v1/editor/validate", e.keyA, map[string]any{"editorState": jsonRaw(st)}); r.Data()["valid"] != true {
 		t.Fatalf("validate MaxTicks: %s", r.Body)
 	}
-	e.do("POST", "/v1/exports", e.keyA, exportBody(st, "ratio", "custom", "fps", 60)).Problem(422, export.CodeTooLong)
+	e.do("POST", "/v1/exports", e.keyA, exportBody(st, "ratio", "custom", "fps", 60)).Problem(422, export.ErrTooLong.String())
 	if n := len(e.listExports(e.keyA)); n != 0 {
 		t.Fatalf("%d tasks stored", n)
 	}

@@ -93,7 +93,6 @@ func problemFor(err error, log *slog.Logger, c *gin.Context) (Problem, int) {
 	case e == nil && errors.As(err, &mbe):
 		p.Status, p.ErrorCode = http.StatusRequestEntityTooLarge, errPayloadTooLarge.String()
 		p.Detail = fmt.Sprintf("the request body is larger than the %d bytes this route accepts", mbe.Limit)
-	case e == nil && legacyProblem(err, &p): // TODO(h16 merge): remove once export uses apierr
 	default:
 		log.Error("internal error", "err", err, "method", c.Request.Method, "path", c.FullPath())
 		p.Status, p.ErrorCode, p.Detail = http.StatusInternalServerError, errInternal.String(), internalDetail

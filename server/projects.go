@@ -21,7 +21,7 @@ var (
 	errFieldNotPatchable = apierr.Define(apierr.Unprocessable, "FIELD_NOT_PATCHABLE")
 )
 
-// Limits of the project routes (interface spec section 8).
+// Limits of the project routes, as the interface's limits state them.
 const (
 	maxTitle        = 120
 	maxDescription  = 500

@@ -34,6 +34,7 @@ import (
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/render"
 	"github.com/cutroom/cutroom/server"
+	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
 )
@@ -88,7 +89,7 @@ func run(n int, scenePath, assetDir string, scale float64, format string, worker
 	if err != nil {
 		return err
 	}
-	signer, err := assets.NewSigner(secret, nil)
+	signer, err := signedlink.NewSigner(secret, nil)
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,11 @@
 // paints one rounded box per line, and neighbouring boxes join with smooth concave corners,
 // like captions in social video apps.
 //
+// Errors: the package never reaches an API client, so it has no error codes. Every error it
+// returns matches one sentinel kind (ErrLayerTooLarge, ErrInvalidStyle, ErrTextTooLong,
+// ErrNoFont, ErrInternal, ErrFontInvalid, ErrFontTooLarge) with errors.Is and reads
+// "text: <message>"; the compositor reports them as text failures.
+//
 // All caches live in the Library; the package has no mutable package-level state, and a
 // Library is safe for concurrent use.
 package text

@@ -1,35 +1,41 @@
 package text
 
-// Error is the typed error the package returns for bad input or refused work. Its Code is
-// stable and machine-readable; see [Error.ErrorCode].
-type Error struct {
-	// Code is a stable identifier such as "text_layer_too_large" or "font_invalid".
-	Code string
-	// Msg explains the error to a person.
-	Msg string
+import (
+	"errors"
+	"fmt"
+)
+
+// The kinds of error the package returns for bad input or refused work. Every error from
+// the package matches one of them with errors.Is and reads "text: <message>".
+var (
+	// ErrLayerTooLarge means the rendered layer would exceed MaxLayerSize pixels on a side.
+	ErrLayerTooLarge = errors.New("text: layer too large")
+	// ErrInvalidStyle means a style value is out of range (negative or non-finite sizes).
+	ErrInvalidStyle = errors.New("text: invalid style")
+	// ErrTextTooLong means the content exceeds MaxRunes.
+	ErrTextTooLong = errors.New("text: text too long")
+	// ErrNoFont means no font could be loaded at all.
+	ErrNoFont = errors.New("text: no font")
+	// ErrInternal means shaping or rasterising failed unexpectedly, for example on a
+	// malformed font.
+	ErrInternal = errors.New("text: internal error")
+	// ErrFontInvalid means a font file is not a usable TrueType/OpenType font.
+	ErrFontInvalid = errors.New("text: font invalid")
+	// ErrFontTooLarge means a font file exceeds the size the library reads.
+	ErrFontTooLarge = errors.New("text: font too large")
+)
+
+// failure is an error of the package: it reads "text: " and its message, and errors.Is
+// matches its kind.
+type failure struct {
+	kind error // one of the Err... values above
+	msg  string
 }
 
-// Error returns the message prefixed with the package name.
-func (e *Error) Error() string { return "text: " + e.Msg }
+func (e *failure) Error() string { return "text: " + e.msg }
 
-// ErrorCode returns the stable machine-readable code of the error.
-func (e *Error) ErrorCode() string { return e.Code }
+func (e *failure) Unwrap() error { return e.kind }
 
-// Error codes returned by the package.
-const (
-	// CodeLayerTooLarge means the rendered layer would exceed MaxLayerSize pixels on a side.
-	CodeLayerTooLarge = "text_layer_too_large"
-	// CodeInvalidStyle means a style value is out of range (negative or non-finite sizes).
-	CodeInvalidStyle = "text_invalid_style"
-	// CodeTextTooLong means the content exceeds MaxRunes.
-	CodeTextTooLong = "text_too_long"
-	// CodeNoFont means no font could be loaded at all.
-	CodeNoFont = "text_no_font"
-	// CodeInternal means shaping or rasterising failed unexpectedly, for example on a
-	// malformed font.
-	CodeInternal = "text_internal"
-	// CodeFontInvalid means a font file is not a usable TrueType/OpenType font.
-	CodeFontInvalid = "font_invalid"
-	// CodeFontTooLarge means a font file exceeds the size the library reads.
-	CodeFontTooLarge = "font_too_large"
-)
+func errorf(kind error, format string, args ...any) error {
+	return &failure{kind: kind, msg: fmt.Sprintf(format, args...)}
+}

@@ -168,7 +168,7 @@ func (l *Library) layoutText(t Text) (*layout, error) {
 	}
 	primary := l.primaryFace(st.Family, weight, st.Italic)
 	if primary == nil {
-		return nil, &Error{Code: CodeNoFont, Msg: "no font could be loaded"}
+		return nil, errorf(ErrNoFont, "no font could be loaded")
 	}
 	pface, _ := primary.load()
 	size := st.Size
@@ -234,7 +234,7 @@ func (l *Library) layoutText(t Text) (*layout, error) {
 			continue
 		}
 		if float64(len(runes))*(2*size+math.Abs(st.LetterSpacing)) > maxShapeUnits {
-			return nil, &Error{Code: CodeTextTooLong, Msg: "paragraph too long for its font size"}
+			return nil, errorf(ErrTextTooLong, "paragraph too long for its font size")
 		}
 		input := shaping.Input{
 			Text: runes, RunStart: 0, RunEnd: len(runes),

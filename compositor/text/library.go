@@ -127,7 +127,7 @@ func (e *faceEntry) load() (*font.Face, error) {
 		defer func() {
 			// A malformed font must not take the process down.
 			if r := recover(); r != nil {
-				e.face, e.err = nil, &Error{Code: CodeFontInvalid, Msg: fmt.Sprintf("font %s: %v", e.path, r)}
+				e.face, e.err = nil, errorf(ErrFontInvalid, "font %s: %v", e.path, r)
 			}
 		}()
 		data := e.data
@@ -339,7 +339,7 @@ func readFontFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("text: font file: %w", err)
 	}
 	if st.Size() > maxFontFileSize {
-		return nil, &Error{Code: CodeFontTooLarge, Msg: fmt.Sprintf("font file %s is larger than %d bytes", path, maxFontFileSize)}
+		return nil, errorf(ErrFontTooLarge, "font file %s is larger than %d bytes", path, maxFontFileSize)
 	}
 	return os.ReadFile(path)
 }
@@ -349,12 +349,12 @@ func readFontFile(path string) ([]byte, error) {
 func (l *Library) addData(data []byte, name string, src source, eager bool) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = &Error{Code: CodeFontInvalid, Msg: fmt.Sprintf("%s: %v", name, r)}
+			err = errorf(ErrFontInvalid, "%s: %v", name, r)
 		}
 	}()
 	lds, err := ot.NewLoaders(bytes.NewReader(data))
 	if err != nil {
-		return &Error{Code: CodeFontInvalid, Msg: fmt.Sprintf("%s is not a TrueType/OpenType font: %v", name, err)}
+		return errorf(ErrFontInvalid, "%s is not a TrueType/OpenType font: %v", name, err)
 	}
 	var added []*faceEntry
 	for i, ld := range lds {
@@ -372,7 +372,7 @@ func (l *Library) addData(data []byte, name string, src source, eager bool) (err
 		added = append(added, e)
 	}
 	if len(added) == 0 {
-		return &Error{Code: CodeFontInvalid, Msg: fmt.Sprintf("%s has no usable face", name)}
+		return errorf(ErrFontInvalid, "%s has no usable face", name)
 	}
 	l.register(added)
 	return nil

@@ -228,19 +228,19 @@ func normalize(t Text) (Text, error) {
 		bgPad, bgRad = st.Background.HorizontalPadding, st.Background.BorderRadius
 	}
 	if !finite(st.Size, st.LineHeight, st.LetterSpacing, st.StrokeWidth, t.BoxWidth, t.Scale, bgPad, bgRad) {
-		return t, &Error{Code: CodeInvalidStyle, Msg: "style has a non-finite number"}
+		return t, errorf(ErrInvalidStyle, "style has a non-finite number")
 	}
 	switch {
 	case st.Size <= 0:
-		return t, &Error{Code: CodeInvalidStyle, Msg: fmt.Sprintf("font size %v is not positive", st.Size)}
+		return t, errorf(ErrInvalidStyle, "font size %v is not positive", st.Size)
 	case t.Scale <= 0:
-		return t, &Error{Code: CodeInvalidStyle, Msg: fmt.Sprintf("scale %v is not positive", t.Scale)}
+		return t, errorf(ErrInvalidStyle, "scale %v is not positive", t.Scale)
 	case st.Size*t.Scale > maxMaskSide/2:
-		return t, &Error{Code: CodeLayerTooLarge, Msg: fmt.Sprintf("font size %v at scale %v is too large", st.Size, t.Scale)}
+		return t, errorf(ErrLayerTooLarge, "font size %v at scale %v is too large", st.Size, t.Scale)
 	case math.Abs(st.LetterSpacing)*t.Scale > MaxLayerSize, st.StrokeWidth*t.Scale > MaxLayerSize,
 		bgPad*t.Scale > MaxLayerSize, st.LineHeight*st.Size*t.Scale > MaxLayerSize,
 		t.BoxWidth*t.Scale > MaxLayerSize*4:
-		return t, &Error{Code: CodeLayerTooLarge, Msg: "text dimensions exceed the layer size limit"}
+		return t, errorf(ErrLayerTooLarge, "text dimensions exceed the layer size limit")
 	}
 	if st.LineHeight < 0 {
 		st.LineHeight = 0
@@ -269,7 +269,7 @@ func normalize(t Text) (Text, error) {
 		st.Background = &b
 	}
 	if n := len(t.Content); n > MaxRunes*4 || strings.Count(t.Content, "")-1 > MaxRunes {
-		return t, &Error{Code: CodeTextTooLong, Msg: fmt.Sprintf("text longer than %d characters", MaxRunes)}
+		return t, errorf(ErrTextTooLong, "text longer than %d characters", MaxRunes)
 	}
 	return t, nil
 }
@@ -282,14 +282,14 @@ type placedMask struct {
 }
 
 // Render lays out and rasterises t. Results are cached per text, style, width and scale, so
-// rendering the same text again costs a map lookup. It returns an *Error for invalid styles
-// and layers larger than MaxLayerSize.
+// rendering the same text again costs a map lookup. It returns an error matching ErrInvalidStyle
+// for invalid styles and ErrLayerTooLarge for layers larger than MaxLayerSize.
 func (l *Library) Render(t Text) (layer *Layer, err error) {
 	defer func() {
 		// Fonts are untrusted input (uploaded assets); a malformed one that trips the
 		// shaper or the outline reader becomes an error, not a crash.
 		if r := recover(); r != nil {
-			layer, err = nil, &Error{Code: CodeInternal, Msg: fmt.Sprintf("rendering failed: %v", r)}
+			layer, err = nil, errorf(ErrInternal, "rendering failed: %v", r)
 		}
 	}()
 	t, err = normalize(t)
@@ -357,8 +357,8 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 		}
 	}
 	if (ext1-ext0)*scale > MaxLayerSize || lay.height*scale > MaxLayerSize {
-		return nil, &Error{Code: CodeLayerTooLarge, Msg: fmt.Sprintf("text of %.0fx%.0f px at scale %v exceeds the %d px limit",
-			ext1-ext0, lay.height, scale, MaxLayerSize)}
+		return nil, errorf(ErrLayerTooLarge, "text of %.0fx%.0f px at scale %v exceeds the %d px limit",
+			ext1-ext0, lay.height, scale, MaxLayerSize)
 	}
 
 	var fills, strokes []placedMask
@@ -449,7 +449,7 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 	ox, oy := int(math.Floor(minX)), int(math.Floor(minY))
 	w, h := int(math.Ceil(maxX))-ox, int(math.Ceil(maxY))-oy
 	if w > MaxLayerSize || h > MaxLayerSize || w*h > MaxLayerPixels {
-		return nil, &Error{Code: CodeLayerTooLarge, Msg: fmt.Sprintf("text layer of %dx%d px exceeds the %d px limit", w, h, MaxLayerSize)}
+		return nil, errorf(ErrLayerTooLarge, "text layer of %dx%d px exceeds the %d px limit", w, h, MaxLayerSize)
 	}
 	layer.OffsetX, layer.OffsetY = float64(ox)/scale, float64(oy)/scale
 
@@ -590,7 +590,7 @@ type Metrics struct {
 func (l *Library) Measure(t Text) (m Metrics, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			m, err = Metrics{}, &Error{Code: CodeInternal, Msg: fmt.Sprintf("layout failed: %v", r)}
+			m, err = Metrics{}, errorf(ErrInternal, "layout failed: %v", r)
 		}
 	}()
 	t, err = normalize(t)

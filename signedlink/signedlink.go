@@ -1,4 +1,4 @@
-package assets
+package signedlink
 
 import (
 	"crypto/hmac"
@@ -8,22 +8,31 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/cutroom/cutroom/apierr"
 )
 
-// Signer makes and checks expiring signed links: sig = hex(HMAC-SHA256(secret,
-// path + "\n" + exp)), where path is the URL path as served (e.g. "/files/assets/...")
-// and exp the expiry in Unix seconds. The signature is the link's only authorisation, so
-// anyone holding the link can fetch the file until it expires. Export outputs are signed
-// the same way with the same type.
+// Codes of a refused link.
+var (
+	// CodeInvalid: a signed link was tampered with or is malformed.
+	CodeInvalid = apierr.Define(apierr.Forbidden, "LINK_INVALID")
+	// CodeExpired: a signed link's expiry has passed.
+	CodeExpired = apierr.Define(apierr.Forbidden, "LINK_EXPIRED")
+)
+
+// MinSecretBytes is the shortest secret NewSigner takes.
+const MinSecretBytes = 32
+
+// Signer makes and checks links with one secret. It is safe for concurrent use.
 type Signer struct {
 	secret []byte
 	now    func() time.Time
 }
 
-// NewSigner returns a signer with the given secret (at least 32 bytes; keep it stable
+// NewSigner returns a signer with the given secret (at least MinSecretBytes; keep it stable
 // across restarts, e.g. storage.DB.Secret) and clock (time.Now when nil).
 func NewSigner(secret []byte, now func() time.Time) (*Signer, error) {
-	if len(secret) < 32 {
+	if len(secret) < MinSecretBytes {
 		return nil, errors.New("the link signing secret must be at least 32 bytes")
 	}
 	if now == nil {
@@ -43,8 +52,7 @@ func (s *Signer) mac(path string, exp int64) string {
 // Sign returns path with the query "?exp=UNIX&sig=HEX" that makes it valid for ttl from
 // now. path must be the escaped URL path the link will be requested with.
 func (s *Signer) Sign(path string, ttl time.Duration) string {
-	exp := s.now().Add(ttl).Unix()
-	return path + "?exp=" + strconv.FormatInt(exp, 10) + "&sig=" + s.mac(path, exp)
+	return s.SignUntil(path, s.now().Add(ttl))
 }
 
 // SignUntil returns path with the query that makes it valid until exp (whole seconds).
@@ -53,29 +61,28 @@ func (s *Signer) SignUntil(path string, exp time.Time) string {
 	return path + "?exp=" + strconv.FormatInt(e, 10) + "&sig=" + s.mac(path, e)
 }
 
-// Signed reports whether sig signs path with expiry exp, whatever the time now; callers
-// that answer expired links differently (export outputs: 410) check the expiry themselves.
+// Signed reports whether sig signs path with expiry exp, whatever the time now.
 func (s *Signer) Signed(path string, exp int64, sig string) bool {
 	return len(sig) == 64 && hmac.Equal([]byte(s.mac(path, exp)), []byte(sig))
 }
 
-// Verify checks a request for path with the exp and sig query values: a malformed or
-// wrong signature is LINK_INVALID, a correct one past its expiry LINK_EXPIRED.
+// Verify checks a request for path with the exp and sig query values: a malformed or wrong
+// signature is CodeInvalid, a correct one past its expiry CodeExpired.
 func (s *Signer) Verify(path, exp, sig string) error {
 	e, err := strconv.ParseInt(exp, 10, 64)
 	if err != nil || e <= 0 || len(sig) != 64 || strconv.FormatInt(e, 10) != exp {
-		return errorf(CodeLinkInvalid, "the link is not valid: its exp or sig is missing or malformed")
+		return CodeInvalid.New("the link is not valid: its exp or sig is missing or malformed")
 	}
 	if !hmac.Equal([]byte(s.mac(path, e)), []byte(sig)) {
-		return errorf(CodeLinkInvalid, "the link is not valid: its signature does not match")
+		return CodeInvalid.New("the link is not valid: its signature does not match")
 	}
 	if !s.now().Before(time.Unix(e, 0)) {
-		return errorf(CodeLinkExpired, "the link expired at %s; ask the API for a fresh one", time.Unix(e, 0).UTC().Format(time.RFC3339))
+		return CodeExpired.New("the link expired at %s; ask the API for a fresh one", time.Unix(e, 0).UTC().Format(time.RFC3339))
 	}
 	return nil
 }
 
-// VerifyURL checks a request URL (path, exp and sig query values) with Verify.
+// VerifyURL checks a request URL (its escaped path, exp and sig query values) with Verify.
 func (s *Signer) VerifyURL(u *url.URL) error {
 	q := u.Query()
 	return s.Verify(u.EscapedPath(), q.Get("exp"), q.Get("sig"))
