@@ -268,7 +268,7 @@ func (s *Service) render(ctx context.Context, t model.ExportTask) {
 func (s *Service) renderFile(ctx context.Context, t *model.ExportTask) (err error) {
 	state, err := s.store.ExportState(t.ID)
 	if errors.Is(err, storage.ErrTaskNotFound) {
-		return taskNotFound.Wrap(err, "export task %s has no state", t.ID)
+		return errTaskNotFound.Wrap(err, "export task %s has no state", t.ID)
 	}
 	if err != nil {
 		return err
