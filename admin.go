@@ -93,6 +93,20 @@ func printWorkspaces(w io.Writer, db *storage.DB, asJSON bool, wss ...model.Work
 	return tw.Flush()
 }
 
+// adminError gives storage's refusals the messages the admin commands print; ref is the
+// workspace name or id, or the key id, the command was given.
+func adminError(err error, ref string) error {
+	switch {
+	case errors.Is(err, storage.ErrWorkspaceNotFound):
+		return fmt.Errorf("no workspace %q", ref)
+	case errors.Is(err, storage.ErrWorkspaceExists):
+		return fmt.Errorf("a workspace named %q exists already", ref)
+	case errors.Is(err, storage.ErrAPIKeyNotFound):
+		return fmt.Errorf("no API key with id %q", ref)
+	}
+	return err
+}
+
 // parseCredits reads a --credits value: a whole number of credits, or "unlimited" (nil).
 func parseCredits(v string) (*int64, error) {
 	if strings.EqualFold(strings.TrimSpace(v), "unlimited") {
@@ -122,7 +136,7 @@ func newWorkspacesCmd(g *globalFlags) *cobra.Command {
 			return withDB(g, func(db *storage.DB) error {
 				ws, err := db.CreateWorkspace(in)
 				if err != nil {
-					return err
+					return adminError(err, strings.TrimSpace(args[0]))
 				}
 				return printWorkspaces(cmd.OutOrStdout(), db, asJSON, ws)
 			})
@@ -184,11 +198,11 @@ func newWorkspacesCmd(g *globalFlags) *cobra.Command {
 			return withDB(g, func(db *storage.DB) error {
 				ws, err := db.UpdateWorkspace(args[0], in)
 				if err != nil {
-					return err
+					return adminError(err, args[0])
 				}
 				if fl.Changed("credits") {
 					if ws, err = db.SetWorkspaceCredits(ws.ID, credits); err != nil {
-						return err
+						return adminError(err, ws.ID)
 					}
 				}
 				return printWorkspaces(cmd.OutOrStdout(), db, asJSON, ws)
@@ -234,7 +248,7 @@ func newKeysCmd(g *globalFlags) *cobra.Command {
 			return withDB(g, func(db *storage.DB) error {
 				k, secret, err := db.CreateKey(ws, name)
 				if err != nil {
-					return err
+					return adminError(err, ws)
 				}
 				out := cmd.OutOrStdout()
 				if asJSON {
@@ -255,7 +269,7 @@ func newKeysCmd(g *globalFlags) *cobra.Command {
 			return withDB(g, func(db *storage.DB) error {
 				keys, err := db.Keys(lws)
 				if err != nil {
-					return err
+					return adminError(err, lws)
 				}
 				views := make([]keyView, 0, len(keys))
 				for _, k := range keys {
@@ -285,7 +299,7 @@ func newKeysCmd(g *globalFlags) *cobra.Command {
 			return withDB(g, func(db *storage.DB) error {
 				k, err := db.RevokeKey(args[0])
 				if err != nil {
-					return err
+					return adminError(err, args[0])
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "revoked API key %s\n", k.ID)
 				return nil

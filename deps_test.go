@@ -25,7 +25,7 @@ func TestImportDirections(t *testing.T) {
 		// export tasks, statuses, credit pools, webhook deliveries); a standard-library leaf
 		// that storage persists and the others use without importing storage for a type.
 		"model":  {},
-		"editor": {"illustrations"},
+		"editor": {"apierr", "illustrations"},
 		// illustrations: the built-in illustration library (shapes as embedded data, search);
 		// a standard-library leaf that editor (validation), compositor (drawing) and server
 		// (search route) each use without importing one another.
@@ -43,13 +43,13 @@ func TestImportDirections(t *testing.T) {
 		// signedlink: the signed, expiring links (HMAC over path and expiry) that assets
 		// and export sign and the server's file and output routes check through them.
 		"signedlink": {"apierr"},
-		"assets":     {"editor", "model", "signedlink", "storage", "svgbudget"},
+		"assets":     {"apierr", "editor", "model", "signedlink", "storage", "svgbudget"},
 		"compositor": {"editor", "compositor/text", "illustrations", "svgbudget"},
 		// svgbudget: the SVG document budget both the upload check (assets) and the
 		// renderer (compositor) apply; a standard-library leaf so neither imports the other.
 		"svgbudget":       {},
 		"compositor/text": {},
-		"webhook":         {"model"},
+		"webhook":         {"apierr", "model"},
 		// export: task lifecycle (requests, credits, scheduler, tasks, events); it renders
 		// through the Renderer interface and imports neither compositor nor encode.
 		"export": {"apierr", "editor", "model", "storage", "assets", "signedlink", "webhook"},

@@ -24,8 +24,8 @@ type ComplexityDetail struct {
 
 func tooComplex(kind, measure string, limit int64, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	return &Error{Code: CodeTooComplex, Msg: fmt.Sprintf("the %s is too complex: %s", kind, msg),
-		Details: []ComplexityDetail{{Measure: measure, Limit: limit, Message: msg}}}
+	return CodeTooComplex.New("the %s is too complex: %s", kind, msg).
+		WithDetails([]ComplexityDetail{{Measure: measure, Limit: limit, Message: msg}})
 }
 
 // checkSVG measures an SVG upload against the document budget (svgbudget).

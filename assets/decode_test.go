@@ -255,8 +255,7 @@ func TestOpenAudioWithoutFFmpeg(t *testing.T) {
 		rate float64
 	}{{"wav", 1.5}, {"opus", 1}} {
 		_, err := m.OpenAudio(ctx, &editor.Asset{ID: tc.id}, 0, tc.rate)
-		var e *Error
-		if !errors.As(err, &e) || e.Code != CodeDecoderMissing {
+		if !CodeDecoderMissing.Is(err) {
 			t.Errorf("%s at rate %v without ffmpeg: %v, want %s", tc.id, tc.rate, err, CodeDecoderMissing)
 		}
 	}

@@ -1,61 +1,64 @@
 package assets
 
-import "fmt"
+import (
+	"errors"
 
-// Error is an assets domain error with a stable code that the server maps to a status.
-type Error struct {
-	Code  string
-	Msg   string
-	Field string
-	// Details, when set, is what a problem's errors member carries (ASSET_TOO_COMPLEX:
-	// the measure over its limit).
-	Details any
-}
-
-func (e *Error) Error() string { return e.Msg }
-
-// ErrorCode returns the stable error code.
-func (e *Error) ErrorCode() string { return e.Code }
-
-// ErrorField names the request member at fault, if any.
-func (e *Error) ErrorField() string { return e.Field }
-
-// ErrorDetails returns the structured details, if any.
-func (e *Error) ErrorDetails() any {
-	if e.Details == nil {
-		return nil
-	}
-	return e.Details
-}
-
-// Error codes returned by this package.
-const (
-	// CodeTypeMismatch: the declared Content-Type contradicts the bytes (422).
-	CodeTypeMismatch = "ASSET_TYPE_MISMATCH"
-	// CodeTypeUnknown: the bytes are of no kind cutroom takes (422).
-	CodeTypeUnknown = "ASSET_TYPE_UNKNOWN"
-	// CodeInvalid: the bytes are of a known kind but malformed (422).
-	CodeInvalid = "ASSET_INVALID"
-	// CodeTooComplex: the file's structure asks more work of rendering than the budgets
-	// allow (SVG elements after <use> expansion, nesting, path points, filter work; GIF
-	// frames; Lottie layers after precomp expansion, nesting, keyframes, frames) (422). The
-	// problem's errors member names the measure and its limit.
-	CodeTooComplex = "ASSET_TOO_COMPLEX"
-	// CodeImageTooLarge: the image's dimensions exceed the decoding limits (422).
-	CodeImageTooLarge = "IMAGE_TOO_LARGE"
-	// CodeTooLarge: the body exceeds the size cap of its kind (413).
-	CodeTooLarge = "PAYLOAD_TOO_LARGE"
-	// CodeReferenced: the asset is still referenced and cannot be deleted (409).
-	CodeReferenced = "ASSET_REFERENCED"
-	// CodeBusy: the workspace's editor states kept changing while a delete checked them
-	// for references; retrying later succeeds (503).
-	CodeBusy = "ASSET_BUSY"
-	// CodeNotFound: no live asset or file of the caller's (404).
-	CodeNotFound = "ASSET_NOT_FOUND"
-	// CodeBodyUnreadable: the upload body broke off (400).
-	CodeBodyUnreadable = "BODY_UNREADABLE"
+	"github.com/cutroom/cutroom/apierr"
+	"github.com/cutroom/cutroom/storage"
 )
 
-func errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+// The API codes of this package's rules, each with its kind.
+var (
+	// CodeTypeMismatch: the declared Content-Type contradicts the bytes.
+	CodeTypeMismatch = apierr.Define(apierr.Unprocessable, "ASSET_TYPE_MISMATCH")
+	// CodeTypeUnknown: the bytes are of no kind cutroom takes.
+	CodeTypeUnknown = apierr.Define(apierr.Unprocessable, "ASSET_TYPE_UNKNOWN")
+	// CodeInvalid: the bytes are of a known kind but malformed.
+	CodeInvalid = apierr.Define(apierr.Unprocessable, "ASSET_INVALID")
+	// CodeTooComplex: the file's structure asks more work of rendering than the budgets
+	// allow (SVG elements after <use> expansion, nesting, path points, filter work; GIF
+	// frames; Lottie layers after precomp expansion, nesting, keyframes, frames). The
+	// error's details (a problem's errors member) name the measure and its limit.
+	CodeTooComplex = apierr.Define(apierr.Unprocessable, "ASSET_TOO_COMPLEX")
+	// CodeImageTooLarge: the image's dimensions exceed the decoding limits.
+	CodeImageTooLarge = apierr.Define(apierr.Unprocessable, "IMAGE_TOO_LARGE")
+	// CodeTooLarge: the body exceeds the size cap of its kind (or a file the bytes
+	// rendering reads).
+	CodeTooLarge = apierr.Define(apierr.TooLarge, "PAYLOAD_TOO_LARGE")
+	// CodeReferenced: the asset is still referenced and cannot be deleted.
+	CodeReferenced = apierr.Define(apierr.Conflict, "ASSET_REFERENCED")
+	// CodeBusy: the workspace's editor states kept changing while a delete checked them
+	// for references; retrying later succeeds.
+	CodeBusy = apierr.Define(apierr.Unavailable, "ASSET_BUSY")
+	// CodeNotFound: no live asset or file of the caller's.
+	CodeNotFound = apierr.Define(apierr.NotFound, "ASSET_NOT_FOUND")
+	// CodeNotBound: unbinding an asset that is not bound to the project.
+	CodeNotBound = apierr.Define(apierr.NotFound, "ASSET_NOT_BOUND")
+	// CodeProjectNotFound: an upload or binding names no project of the caller's.
+	CodeProjectNotFound = apierr.Define(apierr.NotFound, "PROJECT_NOT_FOUND")
+	// CodeBodyRequired: the upload body is empty.
+	CodeBodyRequired = apierr.Define(apierr.Invalid, "BODY_REQUIRED")
+	// CodeBodyUnreadable: the upload body broke off.
+	CodeBodyUnreadable = apierr.Define(apierr.Invalid, "BODY_UNREADABLE")
+	// CodeInvalidCursor: a page cursor this server did not hand out.
+	CodeInvalidCursor = apierr.Define(apierr.Invalid, "INVALID_PAGE_CURSOR")
+	// CodeDecoderMissing: a video or compressed audio asset needs ffmpeg, which is not
+	// available.
+	CodeDecoderMissing = apierr.Define(apierr.Unprocessable, "MEDIA_DECODER_UNAVAILABLE")
+)
+
+// recordError turns the asset records' sentinel errors into the errors clients see (with
+// the texts they have always had); other errors pass through.
+func recordError(err error, projectID, assetID string) error {
+	switch {
+	case errors.Is(err, storage.ErrAssetNotFound):
+		return CodeNotFound.Wrap(err, "asset %s not found", assetID)
+	case errors.Is(err, storage.ErrAssetNotBound):
+		return CodeNotBound.Wrap(err, "asset %s is not bound to project %s", assetID, projectID)
+	case errors.Is(err, storage.ErrProjectNotFound):
+		return CodeProjectNotFound.Wrap(err, "project %s not found", projectID)
+	case errors.Is(err, storage.ErrInvalidCursor):
+		return CodeInvalidCursor.Wrap(err, "pageCursor is not a cursor this server handed out")
+	}
+	return err
 }

@@ -16,10 +16,6 @@ import (
 	"github.com/cutroom/cutroom/editor"
 )
 
-// CodeDecoderMissing means a video or compressed audio asset needs ffmpeg, which is not
-// available.
-const CodeDecoderMissing = "MEDIA_DECODER_UNAVAILABLE"
-
 // Soundtrack format produced by the audio decoders: 48 kHz, stereo, float32 interleaved.
 const (
 	AudioRate     = 48000
@@ -41,7 +37,7 @@ func FindFFmpeg(path string) (*FFmpeg, error) {
 	}
 	ff, err := exec.LookPath(path)
 	if err != nil {
-		return nil, errorf(CodeDecoderMissing, "ffmpeg was not found (%v): video and compressed audio cannot be decoded", err)
+		return nil, CodeDecoderMissing.New("ffmpeg was not found (%v): video and compressed audio cannot be decoded", err)
 	}
 	probe := "ffprobe"
 	if dir, file := splitPath(ff); file != "" {
@@ -51,7 +47,7 @@ func FindFFmpeg(path string) (*FFmpeg, error) {
 	}
 	fp, err := exec.LookPath(probe)
 	if err != nil {
-		return nil, errorf(CodeDecoderMissing, "ffprobe was not found next to %s or on PATH", ff)
+		return nil, CodeDecoderMissing.New("ffprobe was not found next to %s or on PATH", ff)
 	}
 	return &FFmpeg{FFmpegPath: ff, FFprobePath: fp}, nil
 }
@@ -121,7 +117,7 @@ func (f *FFmpeg) audioChannels(ctx context.Context, path string) (int, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return 0, errorf(CodeInvalid, "ffprobe %s: %v: %s", path, err, stderr.String())
+		return 0, CodeInvalid.New("ffprobe %s: %v: %s", path, err, stderr.String())
 	}
 	n, _ := strconv.Atoi(strings.TrimSpace(string(out)))
 	return n, nil
@@ -145,7 +141,7 @@ type AudioStream struct {
 // playback rate rate (tempo changed, pitch kept).
 func (f *FFmpeg) OpenAudio(ctx context.Context, path string, start, rate float64) (*AudioStream, error) {
 	if f == nil {
-		return nil, errorf(CodeDecoderMissing, "decoding audio needs ffmpeg, which is not available")
+		return nil, CodeDecoderMissing.New("decoding audio needs ffmpeg, which is not available")
 	}
 	args := []string{"-nostdin", "-hide_banner", "-v", "error"}
 	if start > 0 {
@@ -262,7 +258,7 @@ func (s *AudioStream) Close() error {
 // kept), needs m.FFmpeg.
 func (m Media) OpenAudio(ctx context.Context, a *editor.Asset, start, rate float64) (*AudioStream, error) {
 	if m.Resolve == nil {
-		return nil, errorf(CodeNotFound, "no media source for asset %q", a.ID)
+		return nil, CodeNotFound.New("no media source for asset %q", a.ID)
 	}
 	p, err := m.Resolve(a)
 	if err != nil {
@@ -270,7 +266,7 @@ func (m Media) OpenAudio(ctx context.Context, a *editor.Asset, start, rate float
 	}
 	format, err := sniffFile(p)
 	if err != nil {
-		return nil, errorf(CodeNotFound, "asset %q: %v", a.ID, err)
+		return nil, CodeNotFound.New("asset %q: %v", a.ID, err)
 	}
 	if format != formatOther && rate == 1 {
 		s, err := OpenAudioFile(p, start)
@@ -281,9 +277,9 @@ func (m Media) OpenAudio(ctx context.Context, a *editor.Asset, start, rate float
 	}
 	if m.FFmpeg == nil {
 		if format != formatOther {
-			return nil, errorf(CodeDecoderMissing, "asset %q: a playbackRate other than 1 needs ffmpeg (tempo change with pitch kept), which is not available", a.ID)
+			return nil, CodeDecoderMissing.New("asset %q: a playbackRate other than 1 needs ffmpeg (tempo change with pitch kept), which is not available", a.ID)
 		}
-		return nil, errorf(CodeDecoderMissing, "asset %q: decoding this audio needs ffmpeg, which is not available", a.ID)
+		return nil, CodeDecoderMissing.New("asset %q: decoding this audio needs ffmpeg, which is not available", a.ID)
 	}
 	return m.FFmpeg.OpenAudio(ctx, p, start, rate)
 }
@@ -294,10 +290,10 @@ func (m Media) OpenAudio(ctx context.Context, a *editor.Asset, start, rate float
 func OpenAudioFile(path string, start float64) (*AudioStream, error) {
 	format, err := sniffFile(path)
 	if err != nil {
-		return nil, errorf(CodeNotFound, "%v", err)
+		return nil, CodeNotFound.New("%v", err)
 	}
 	if format == formatOther {
-		return nil, errorf(CodeDecoderMissing, "%s: this audio format needs ffmpeg", path)
+		return nil, CodeDecoderMissing.New("%s: this audio format needs ffmpeg", path)
 	}
 	pa, err := openPureAudio(path, format, start)
 	if err != nil {

@@ -35,7 +35,7 @@ func (lim Limits) checkPixels(w, h int) error {
 		return invalid("the image has no pixels (%dx%d)", w, h)
 	}
 	if w > lim.MaxImageSide || h > lim.MaxImageSide || int64(w)*int64(h) > lim.MaxImagePixels {
-		return errorf(CodeImageTooLarge, "the image is %dx%d pixels; images may be at most %d pixels on a side and %d pixels in all",
+		return CodeImageTooLarge.New("the image is %dx%d pixels; images may be at most %d pixels on a side and %d pixels in all",
 			w, h, lim.MaxImageSide, lim.MaxImagePixels)
 	}
 	return nil

@@ -3,7 +3,6 @@ package assets
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"io"
 
 	"github.com/Eyevinn/mp4ff/mp4"
@@ -268,5 +267,5 @@ func probeTrak(r io.ReaderAt, start, end int64, budget *int) (t mp4Track, err er
 
 // invalid returns an ASSET_INVALID error: the bytes are of a known kind but malformed.
 func invalid(format string, args ...any) error {
-	return &Error{Code: CodeInvalid, Msg: fmt.Sprintf(format, args...)}
+	return CodeInvalid.New(format, args...)
 }

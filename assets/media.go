@@ -63,15 +63,15 @@ func DirResolver(dir string) Resolver {
 			}
 		}
 		if a.RemoteURL != "" && a.RemoteKey == "" && a.Filename == "" {
-			return "", errorf(CodeNotFound, "no local file for %q", a.RemoteURL)
+			return "", CodeNotFound.New("no local file for %q", a.RemoteURL)
 		}
-		return "", errorf(CodeNotFound, "no file for asset %q (looked for remoteKey %q and filename %q under %s)", a.ID, a.RemoteKey, a.Filename, dir)
+		return "", CodeNotFound.New("no file for asset %q (looked for remoteKey %q and filename %q under %s)", a.ID, a.RemoteKey, a.Filename, dir)
 	}
 }
 
 func (m Media) read(a *editor.Asset) ([]byte, error) {
 	if m.Resolve == nil {
-		return nil, errorf(CodeNotFound, "no media source for asset %q", a.ID)
+		return nil, CodeNotFound.New("no media source for asset %q", a.ID)
 	}
 	p, err := m.Resolve(a)
 	if err != nil {
@@ -86,7 +86,7 @@ func (m Media) read(a *editor.Asset) ([]byte, error) {
 		return nil, err
 	}
 	if fi.Size() > limit {
-		return nil, errorf(CodeTooLarge, "asset %q is %d bytes, more than the %d bytes rendering reads", a.ID, fi.Size(), limit)
+		return nil, CodeTooLarge.New("asset %q is %d bytes, more than the %d bytes rendering reads", a.ID, fi.Size(), limit)
 	}
 	return os.ReadFile(p)
 }
@@ -94,14 +94,14 @@ func (m Media) read(a *editor.Asset) ([]byte, error) {
 func (m Media) checkConfig(a *editor.Asset, data []byte, frames int) error {
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return errorf(CodeInvalid, "asset %q is not a decodable image: %v", a.ID, err)
+		return CodeInvalid.New("asset %q is not a decodable image: %v", a.ID, err)
 	}
 	limit := m.MaxPixels
 	if limit <= 0 {
 		limit = 64 << 20
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height)*int64(max(frames, 1)) > limit {
-		return errorf(CodeImageTooLarge, "asset %q is %dx%d, more than the %d pixels rendering decodes", a.ID, cfg.Width, cfg.Height, limit)
+		return CodeImageTooLarge.New("asset %q is %dx%d, more than the %d pixels rendering decodes", a.ID, cfg.Width, cfg.Height, limit)
 	}
 	return nil
 }
@@ -121,7 +121,7 @@ func (m Media) Image(ctx context.Context, a *editor.Asset) (image.Image, error) 
 		return nil, ctx.Err()
 	}
 	if err != nil {
-		return nil, errorf(CodeInvalid, "decode asset %q: %v", a.ID, err)
+		return nil, CodeInvalid.New("decode asset %q: %v", a.ID, err)
 	}
 	if format == "jpeg" {
 		if o := JPEGOrientation(bytes.NewReader(data)); o > 1 {
@@ -145,7 +145,7 @@ func (m Media) GIF(ctx context.Context, a *editor.Asset) (*gif.GIF, error) {
 		return nil, ctx.Err()
 	}
 	if err != nil {
-		return nil, errorf(CodeInvalid, "decode gif asset %q: %v", a.ID, err)
+		return nil, CodeInvalid.New("decode gif asset %q: %v", a.ID, err)
 	}
 	if err := m.checkConfig(a, data, len(g.Image)); err != nil {
 		return nil, err

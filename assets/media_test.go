@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"hash/crc32"
 	"image"
 	"image/color"
@@ -95,8 +94,7 @@ func TestMediaRefusesBombsAndEscapes(t *testing.T) {
 	}
 	m := assets.Media{Resolve: assets.DirResolver(dir)}
 	_, err := m.Image(context.Background(), &editor.Asset{ID: "bomb", Filename: "bomb.png"})
-	var ae interface{ ErrorCode() string }
-	if !errors.As(err, &ae) || ae.ErrorCode() != assets.CodeImageTooLarge {
+	if !assets.CodeImageTooLarge.Is(err) {
 		t.Fatalf("bomb: %v", err)
 	}
 	// remoteKey and filename never leave the directory.
@@ -104,7 +102,7 @@ func TestMediaRefusesBombsAndEscapes(t *testing.T) {
 		defer os.Remove(filepath.Join(filepath.Dir(dir), "outside.png"))
 	}
 	_, err = m.Image(context.Background(), &editor.Asset{ID: "x", RemoteKey: "../outside.png", Filename: "../outside.png"})
-	if !errors.As(err, &ae) || ae.ErrorCode() != assets.CodeNotFound {
+	if !assets.CodeNotFound.Is(err) {
 		t.Fatalf("escape: %v", err)
 	}
 }

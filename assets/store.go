@@ -312,7 +312,7 @@ func diskName(clean string) string {
 func (s *Store) Upload(ctx context.Context, up Upload) (model.Asset, error) {
 	if up.ProjectID != "" {
 		if _, err := s.rec.Project(up.WorkspaceID, up.ProjectID); err != nil {
-			return model.Asset{}, err
+			return model.Asset{}, recordError(err, up.ProjectID, "")
 		}
 	}
 	name := CleanFileName(up.FileName)
@@ -335,12 +335,12 @@ func (s *Store) Upload(ctx context.Context, up Upload) (model.Asset, error) {
 		return model.Asset{}, bodyError(err)
 	}
 	if n == 0 {
-		return model.Asset{}, &Error{Code: "BODY_REQUIRED", Msg: "the upload body is empty; send the file's bytes as the body"}
+		return model.Asset{}, CodeBodyRequired.New("the upload body is empty; send the file's bytes as the body")
 	}
 	head := buf[:n]
 	format, ok := Sniff(head)
 	if !ok {
-		return model.Asset{}, errorf(CodeTypeUnknown, "the file's bytes are of no kind cutroom takes (declared Content-Type %q); "+
+		return model.Asset{}, CodeTypeUnknown.New("the file's bytes are of no kind cutroom takes (declared Content-Type %q); "+
 			"supported: png, jpeg, webp, gif, svg, mp4, mov, webm, mkv, mp3, aac, wav, m4a, ogg, opus, flac, ttf, otf, woff, woff2, lottie json, caption json, srt, vtt",
 			up.ContentType)
 	}
@@ -399,7 +399,7 @@ func (s *Store) Upload(ctx context.Context, up Upload) (model.Asset, error) {
 		CreatedAt: s.now().UTC()}
 	if err := s.rec.CreateAsset(a, up.ProjectID); err != nil {
 		_ = os.RemoveAll(filepath.Dir(final))
-		return model.Asset{}, err
+		return model.Asset{}, recordError(err, up.ProjectID, a.ID)
 	}
 	if a.Type == TypeFont && s.cfg.OnFont != nil {
 		s.cfg.OnFont(final)
@@ -430,7 +430,7 @@ func mismatch(declared string, f Format) error {
 	if f.Type == "" {
 		f.Type = "lottie or caption"
 	}
-	return errorf(CodeTypeMismatch, "the declared Content-Type %q contradicts the file's bytes, which are %s (%s, asset type %s)",
+	return CodeTypeMismatch.New("the declared Content-Type %q contradicts the file's bytes, which are %s (%s, asset type %s)",
 		declared, f.Name, f.MimeType, f.Type)
 }
 
@@ -439,7 +439,7 @@ func tooLarge(f Format, limit int64) error {
 	if what == "" {
 		what = "lottie/caption JSON"
 	}
-	return errorf(CodeTooLarge, "the %s upload (%s) is larger than the %s cap for %s files; nothing was stored",
+	return CodeTooLarge.New("the %s upload (%s) is larger than the %s cap for %s files; nothing was stored",
 		what, f.Name, humanBytes(limit), what)
 }
 
@@ -456,9 +456,9 @@ func humanBytes(n int64) string {
 func bodyError(err error) error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return errorf(CodeTooLarge, "the upload is larger than the %d bytes accepted", mbe.Limit)
+		return CodeTooLarge.New("the upload is larger than the %d bytes accepted", mbe.Limit)
 	}
-	return errorf(CodeBodyUnreadable, "the upload body could not be read: %v", err)
+	return CodeBodyUnreadable.New("the upload body could not be read: %v", err)
 }
 
 // copyCtx copies src to dst through buf, stopping when ctx ends.
@@ -495,22 +495,24 @@ func syncDir(dir string) {
 
 // Asset returns a live asset of a workspace.
 func (s *Store) Asset(_ context.Context, workspaceID, id string) (model.Asset, error) {
-	return s.rec.Asset(workspaceID, id)
+	a, err := s.rec.Asset(workspaceID, id)
+	return a, recordError(err, "", id)
 }
 
 // ProjectAssets returns a page of a project's live assets, most recently bound first.
 func (s *Store) ProjectAssets(_ context.Context, workspaceID, projectID string, pageSize int, cursor string) ([]model.Asset, string, error) {
-	return s.rec.ListProjectAssets(workspaceID, projectID, pageSize, cursor)
+	as, next, err := s.rec.ListProjectAssets(workspaceID, projectID, pageSize, cursor)
+	return as, next, recordError(err, projectID, "")
 }
 
 // BindAsset binds a live asset to a project; binding twice is harmless.
 func (s *Store) BindAsset(_ context.Context, workspaceID, projectID, assetID string) error {
-	return s.rec.BindAsset(workspaceID, projectID, assetID)
+	return recordError(s.rec.BindAsset(workspaceID, projectID, assetID), projectID, assetID)
 }
 
 // UnbindAsset removes a project binding; the asset stays.
 func (s *Store) UnbindAsset(_ context.Context, workspaceID, projectID, assetID string) error {
-	return s.rec.UnbindAsset(workspaceID, projectID, assetID)
+	return recordError(s.rec.UnbindAsset(workspaceID, projectID, assetID), projectID, assetID)
 }
 
 // FilePath is the URL path of an asset's file: "/files/" + fileKey (file keys contain only
@@ -560,7 +562,7 @@ func (s *Store) OpenFile(_ context.Context, requestPath, exp, sig string) (*File
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			s.log.Warn("asset file missing", "asset", a.ID, "fileKey", a.FileKey)
-			return nil, errorf(CodeNotFound, "the file of asset %s is missing", a.ID)
+			return nil, CodeNotFound.New("the file of asset %s is missing", a.ID)
 		}
 		return nil, err
 	}
@@ -572,7 +574,7 @@ func (s *Store) OpenFile(_ context.Context, requestPath, exp, sig string) (*File
 // workspaceID when it is not empty.
 func (s *Store) assetByKey(workspaceID, key string) (model.Asset, error) {
 	parts := strings.Split(key, "/")
-	notFound := errorf(CodeNotFound, "no asset has the file key %q", truncate(key, 200))
+	notFound := CodeNotFound.New("no asset has the file key %q", truncate(key, 200))
 	if len(parts) != 4 || parts[0] != "assets" || (workspaceID != "" && parts[1] != workspaceID) {
 		return model.Asset{}, notFound
 	}
@@ -611,7 +613,7 @@ func keyFromURL(raw string) string {
 // fall back to fetching remoteUrl if it is allowed to.
 func (s *Store) Resolve(workspaceID string, a *editor.Asset) (string, error) {
 	if a == nil {
-		return "", errorf(CodeNotFound, "no asset")
+		return "", CodeNotFound.New("no asset")
 	}
 	if a.RemoteKey != "" {
 		if rec, err := s.assetByKey(workspaceID, a.RemoteKey); err == nil {
@@ -628,7 +630,7 @@ func (s *Store) Resolve(workspaceID string, a *editor.Asset) (string, error) {
 			return s.filePath(rec.FileKey), nil
 		}
 	}
-	return "", errorf(CodeNotFound, "asset %q is not an uploaded asset of this workspace", truncate(a.ID, 64))
+	return "", CodeNotFound.New("asset %q is not an uploaded asset of this workspace", truncate(a.ID, 64))
 }
 
 // stateRefs is the part of an editor state that can reference uploaded assets.
@@ -687,7 +689,7 @@ func stateReferences(state []byte, a model.Asset) bool {
 func (s *Store) DeleteAsset(ctx context.Context, workspaceID, id string) error {
 	a, err := s.rec.Asset(workspaceID, id)
 	if err != nil {
-		return err
+		return recordError(err, "", id)
 	}
 	for range deleteAttempts {
 		version, err := s.rec.ReferenceVersion(workspaceID)
@@ -698,12 +700,11 @@ func (s *Store) DeleteAsset(ctx context.Context, workspaceID, id string) error {
 			return err
 		}
 		_, err = s.rec.SoftDeleteAssetIfUnchanged(workspaceID, id, version)
-		var se *storage.Error
-		if !errors.As(err, &se) || se.Code != storage.CodeReferencesChanged {
-			return err
+		if !errors.Is(err, storage.ErrReferencesChanged) {
+			return recordError(err, "", id)
 		}
 	}
-	return errorf(CodeBusy, "the projects and exports of workspace %s kept changing while asset %s was checked for references; try again", workspaceID, id)
+	return CodeBusy.New("the projects and exports of workspace %s kept changing while asset %s was checked for references; try again", workspaceID, id)
 }
 
 // deleteAttempts is how many times DeleteAsset checks the references of an asset while
@@ -727,7 +728,7 @@ func (s *Store) unreferenced(ctx context.Context, workspaceID string, a model.As
 	})
 	switch {
 	case errors.Is(err, errFound):
-		return errorf(CodeReferenced, "asset %s is referenced by the current state of project %s; remove it from the state first", a.ID, project)
+		return CodeReferenced.New("asset %s is referenced by the current state of project %s; remove it from the state first", a.ID, project)
 	case err != nil:
 		return err
 	}
@@ -736,7 +737,7 @@ func (s *Store) unreferenced(ctx context.Context, workspaceID string, a model.As
 		return err
 	}
 	if busy {
-		return errorf(CodeReferenced, "asset %s is used by an active export; wait for it to finish or cancel it", a.ID)
+		return CodeReferenced.New("asset %s is used by an active export; wait for it to finish or cancel it", a.ID)
 	}
 	return nil
 }

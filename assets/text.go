@@ -49,7 +49,7 @@ func classifyJSON(r io.Reader, lim Limits) (jsonInfo, error) {
 		return jsonInfo{format: formats["caption-json"], duration: end / 1000}, trailing(dec)
 	}
 	if tok != json.Delim('{') {
-		return jsonInfo{}, errorf(CodeTypeUnknown, "the JSON file is neither a Lottie animation nor captions")
+		return jsonInfo{}, CodeTypeUnknown.New("the JSON file is neither a Lottie animation nor captions")
 	}
 	seen := map[string]bool{}
 	var nums = map[string]float64{}
@@ -141,7 +141,7 @@ func classifyJSON(r io.Reader, lim Limits) (jsonInfo, error) {
 	case seen["captions"]:
 		return jsonInfo{format: formats["caption-json"], duration: captionsEnd / 1000}, nil
 	}
-	return jsonInfo{}, errorf(CodeTypeUnknown, "the JSON file is neither a Lottie animation (v, fr, ip, op, layers) nor captions (a captions array)")
+	return jsonInfo{}, CodeTypeUnknown.New("the JSON file is neither a Lottie animation (v, fr, ip, op, layers) nor captions (a captions array)")
 }
 
 // captionArray reads caption entries up to the closing bracket and returns the last end.

@@ -71,10 +71,10 @@ type videoProbe struct {
 // premultiplied RGBA with origin (0, 0), and is never modified afterwards.
 func (s *Session) VideoFrame(ctx context.Context, a *editor.Asset, mediaTime time.Duration) (image.Image, error) {
 	if s.FFmpeg == nil {
-		return nil, errorf(CodeDecoderMissing, "video asset %q: decoding video needs ffmpeg, which is not available", a.ID)
+		return nil, CodeDecoderMissing.New("video asset %q: decoding video needs ffmpeg, which is not available", a.ID)
 	}
 	if s.Resolve == nil {
-		return nil, errorf(CodeNotFound, "no media source for asset %q", a.ID)
+		return nil, CodeNotFound.New("no media source for asset %q", a.ID)
 	}
 	path, err := s.Resolve(a)
 	if err != nil {
@@ -106,7 +106,7 @@ func (s *Session) decoderFor(ctx context.Context, path string, t float64) (*vide
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, errorf(CodeDecoderMissing, "the render session is closed")
+		return nil, CodeDecoderMissing.New("the render session is closed")
 	}
 	if s.decoders == nil {
 		s.decoders = map[string][]*videoDecoder{}
@@ -151,7 +151,7 @@ func (s *Session) decoderFor(ctx context.Context, path string, t float64) (*vide
 		s.mu.Unlock()
 		d.mu.Unlock()
 		d.close()
-		return nil, errorf(CodeDecoderMissing, "the render session is closed")
+		return nil, CodeDecoderMissing.New("the render session is closed")
 	}
 	s.tick++
 	d.used = s.tick
@@ -244,7 +244,7 @@ func (f *FFmpeg) probeVideo(ctx context.Context, path string) *videoProbe {
 	out, err := exec.CommandContext(ctx, f.FFprobePath, "-v", "error", "-select_streams", "v:0",
 		"-show_entries", "stream=start_time,codec_name", "-of", "json", path).Output()
 	if err != nil {
-		return &videoProbe{err: errorf(CodeInvalid, "ffprobe %s: %v", path, err)}
+		return &videoProbe{err: CodeInvalid.New("ffprobe %s: %v", path, err)}
 	}
 	var r struct {
 		Streams []struct {
@@ -252,7 +252,7 @@ func (f *FFmpeg) probeVideo(ctx context.Context, path string) *videoProbe {
 		} `json:"streams"`
 	}
 	if err := json.Unmarshal(out, &r); err != nil || len(r.Streams) == 0 {
-		return &videoProbe{err: errorf(CodeInvalid, "%s has no video stream", path)}
+		return &videoProbe{err: CodeInvalid.New("%s has no video stream", path)}
 	}
 	st, _ := strconv.ParseFloat(r.Streams[0].StartTime, 64)
 	return &videoProbe{start: st}

@@ -1,25 +1,11 @@
 package editor
 
-// Error is a failure of an editor operation with a stable machine-readable code.
-type Error struct {
-	Code string // one of the Code... constants
-	Msg  string // a human-readable description
-	Path string // JSON pointer to the offending member, or empty
-}
-
-// Error returns the message, prefixed with the path when there is one.
-func (e *Error) Error() string {
-	if e.Path != "" {
-		return e.Code + " at " + e.Path + ": " + e.Msg
-	}
-	return e.Code + ": " + e.Msg
-}
-
-// ErrorCode returns the machine-readable code.
-func (e *Error) ErrorCode() string { return e.Code }
+import "github.com/cutroom/cutroom/apierr"
 
 // Codes of errors and validation issues. The first five are the codes the interface names;
-// the others name one semantic rule each.
+// the others name one semantic rule each (semantic.go, limits.go). An issue carries its
+// code as a string (the errors member of a problem lists issues); APICode gives the API
+// code of the same name.
 const (
 	CodeSchemaInvalid             = "EDITOR_SCHEMA_INVALID"
 	CodeEffectTypeInvalid         = "EDITOR_EFFECT_TYPE_INVALID"
@@ -30,3 +16,36 @@ const (
 	// CodeInvalidJSON: the body is not JSON, or not an object.
 	CodeInvalidJSON = "EDITOR_INVALID_JSON"
 )
+
+// interfaceCodes are the codes above as API codes. Every editor code is Unprocessable: the
+// request was well-formed JSON, and the state it carries breaks a rule.
+var interfaceCodes = []apierr.Code{
+	apierr.Define(apierr.Unprocessable, "EDITOR_SCHEMA_INVALID"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_EFFECT_TYPE_INVALID"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_FILTER_TYPE_INVALID"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_TRANSITION_TYPE_INVALID"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_TRANSITION_CLIP_NOT_ADJACENT"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_INVALID_JSON"),
+}
+
+// APICode returns the API code of an editor code (an Issue's Code or a Code... constant);
+// a code this package does not define reads as EDITOR_SCHEMA_INVALID.
+func APICode(code string) apierr.Code {
+	for _, list := range [][]apierr.Code{interfaceCodes, semanticCodes, limitCodes} {
+		for _, c := range list {
+			if c.String() == code {
+				return c
+			}
+		}
+	}
+	return interfaceCodes[0]
+}
+
+// newError returns the error of an editor operation: its detail reads "CODE at PATH: msg",
+// or "CODE: msg" without a path (path is a JSON pointer into the state, not a request field).
+func newError(code, path, msg string) *apierr.Error {
+	if path != "" {
+		return APICode(code).New("%s at %s: %s", code, path, msg)
+	}
+	return APICode(code).New("%s: %s", code, msg)
+}

@@ -3,6 +3,8 @@ package editor
 import (
 	"math"
 	"math/bits"
+
+	"github.com/cutroom/cutroom/apierr"
 )
 
 // Limits of the values in a state. Validation refuses values past them with
@@ -25,6 +27,9 @@ const (
 // above MaxTicks, an item whose start plus duration is above it, a timebase above
 // MaxTimebase).
 const CodeValueOutOfRange = "EDITOR_VALUE_OUT_OF_RANGE"
+
+// limitCodes are the codes above as API codes (see APICode).
+var limitCodes = []apierr.Code{apierr.Define(apierr.Unprocessable, "EDITOR_VALUE_OUT_OF_RANGE")}
 
 // MulDiv returns a*b/c rounded down for a, b >= 0 and c > 0, computed with a 128-bit
 // product so that it never overflows. It is the one place frame, tick and sample

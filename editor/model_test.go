@@ -6,7 +6,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/cutroom/cutroom/apierr"
 )
 
 func TestAnimatedNumberAt(t *testing.T) {
@@ -306,7 +309,7 @@ func TestParseLenient(t *testing.T) {
 		_, err := Parse([]byte(bad))
 		if err == nil {
 			t.Errorf("Parse(%q) succeeded", bad)
-		} else if e, ok := err.(*Error); !ok || e.ErrorCode() != CodeInvalidJSON {
+		} else if e := apierr.As(err); e == nil || e.Code.String() != CodeInvalidJSON || !strings.HasPrefix(e.Detail, CodeInvalidJSON+": ") {
 			t.Errorf("Parse(%q): %v", bad, err)
 		}
 	}

@@ -309,10 +309,10 @@ func (p *Params) UnmarshalJSON(b []byte) error {
 func Parse(raw []byte) (*State, error) {
 	t, err := jsontape.Decode(raw)
 	if err != nil {
-		return nil, &Error{Code: CodeInvalidJSON, Msg: "editor state is not valid JSON: " + err.Error()}
+		return nil, newError(CodeInvalidJSON, "", "editor state is not valid JSON: "+err.Error())
 	}
 	if t.Kind(t.Root()) != jsontape.Object {
-		return nil, &Error{Code: CodeInvalidJSON, Msg: "editor state must be a JSON object"}
+		return nil, newError(CodeInvalidJSON, "", "editor state must be a JSON object")
 	}
 	return build(wireFromTape(t)), nil
 }

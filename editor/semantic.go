@@ -3,6 +3,8 @@ package editor
 import (
 	"sort"
 	"strconv"
+
+	"github.com/cutroom/cutroom/apierr"
 )
 
 // Codes of the semantic rules, one per rule.
@@ -61,6 +63,36 @@ const (
 	// CodeTemplateNodeIDDuplicate: two nodes of a text template have the same id.
 	CodeTemplateNodeIDDuplicate = "EDITOR_TEMPLATE_NODE_ID_DUPLICATE"
 )
+
+// semanticCodes are the codes of the semantic rules as API codes (see APICode).
+var semanticCodes = []apierr.Code{
+	apierr.Define(apierr.Unprocessable, "EDITOR_ITEM_ID_MISMATCH"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_ASSET_ID_MISMATCH"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_TRANSITION_ID_MISMATCH"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_TRACK_ID_DUPLICATE"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_TRACK_ITEM_NOT_FOUND"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_TRACK_ITEM_DUPLICATE"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_ITEM_NOT_IN_TRACK"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_TRACK_ITEMS_OVERLAP"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_KEYFRAME_OUT_OF_RANGE"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_ANIMATION_TOO_LONG"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_ASSET_NOT_FOUND"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_ASSET_TYPE_MISMATCH"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_ASSET_DELETED"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_CROP_OUT_OF_RANGE"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_CROP_EMPTY"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_TRANSITION_TRACK_NOT_FOUND"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_TRANSITION_CLIP_NOT_FOUND"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_TRANSITION_CLIP_NOT_IN_TRACK"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_TRANSITION_TOO_LONG"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_TRANSITION_DUPLICATE"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_CAPTION_ENTRY_RANGE"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_CHART_SERIES_DUPLICATE"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_CHART_SERIES_UNKNOWN"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_CHART_PIE_EMPTY"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_CHART_ANIMATION_TOO_LONG"),
+	apierr.Define(apierr.Unprocessable, "EDITOR_TEMPLATE_NODE_ID_DUPLICATE"),
+}
 
 // SemanticCodes returns the code of every semantic rule, sorted.
 func SemanticCodes() []string {

@@ -29,8 +29,8 @@ type Result struct {
 	Errors []Issue `json:"errors"`
 }
 
-// Err returns nil for a valid result and otherwise an *Error carrying the first issue's
-// code, path and message (with a count of the others).
+// Err returns nil for a valid result and otherwise an *apierr.Error of the first issue's
+// code whose detail reads "CODE at PATH: message (and n more)".
 func (r Result) Err() error {
 	if r.Valid || len(r.Errors) == 0 {
 		return nil
@@ -40,7 +40,7 @@ func (r Result) Err() error {
 	if n := len(r.Errors) - 1; n > 0 {
 		msg += " (and " + strconv.Itoa(n) + " more)"
 	}
-	return &Error{Code: first.Code, Msg: msg, Path: first.Path}
+	return newError(first.Code, first.Path, msg)
 }
 
 // Validator checks editor states against the JSON Schema and the semantic rules. Its fast

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cutroom/cutroom/apierr"
 )
 
 func readFixture(t testing.TB, name string) []byte {
@@ -141,8 +143,9 @@ func TestResultErrNotNilSlice(t *testing.T) {
 	}
 	r = Validate(readFixture(t, "editor-state.invalid.effect.json"))
 	err := r.Err()
-	e, ok := err.(*Error)
-	if !ok || e.ErrorCode() != CodeEffectTypeInvalid || e.Path != "/items/item-effect-1/effectType" || !strings.Contains(e.Error(), "effectType") {
+	e := apierr.As(err)
+	if e == nil || e.Code.String() != CodeEffectTypeInvalid || e.Kind() != apierr.Unprocessable ||
+		!strings.HasPrefix(e.Error(), CodeEffectTypeInvalid+" at /items/item-effect-1/effectType: ") || !strings.Contains(e.Error(), "effectType") {
 		t.Fatalf("%v", err)
 	}
 }

@@ -54,10 +54,6 @@ func failureCode(err error) string {
 		return e.Code
 	case *apierr.Error:
 		return e.Code.String()
-	case interface{ ErrorCode() string }:
-		// TODO(h16 merge): the coded errors of packages not yet on apierr (assets' media
-		// errors reach a task through the sound mixer); drop once they are.
-		return e.ErrorCode()
 	case interface{ Unwrap() error }:
 		return failureCode(e.Unwrap())
 	case interface{ Unwrap() []error }:

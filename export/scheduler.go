@@ -267,6 +267,9 @@ func (s *Service) render(ctx context.Context, t model.ExportTask) {
 // renderFile renders into the task's directory and checks that the file is there.
 func (s *Service) renderFile(ctx context.Context, t *model.ExportTask) (err error) {
 	state, err := s.store.ExportState(t.ID)
+	if errors.Is(err, storage.ErrTaskNotFound) {
+		return errTaskNotFound.Wrap(err, "export task %s has no state", t.ID)
+	}
 	if err != nil {
 		return err
 	}

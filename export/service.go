@@ -206,7 +206,7 @@ func (s *Service) Create(ctx context.Context, p model.Principal, projectID strin
 	} else {
 		proj, st, err := s.store.ProjectWithState(ws.ID, projectID)
 		if err != nil {
-			return Created{}, err
+			return Created{}, storeError(err, projectID)
 		}
 		state, stateVersion = st, proj.StateVersion
 		id := proj.ID
@@ -222,7 +222,7 @@ func (s *Service) Create(ctx context.Context, p model.Principal, projectID strin
 		if n := len(res.Errors) - 1; n > 0 {
 			msg += fmt.Sprintf(" (and %d more; see errors)", n)
 		}
-		return Created{}, issueCode(first.Code).Field("editorState"+first.Path, "%s", msg).WithDetails(res.Errors)
+		return Created{}, editor.APICode(first.Code).Field("editorState"+first.Path, "%s", msg).WithDetails(res.Errors)
 	}
 	compW, compH := parsed.CompositionWidth, parsed.CompositionHeight
 	if req.CompositionWidth != nil {
@@ -306,7 +306,7 @@ func (s *Service) Create(ctx context.Context, p model.Principal, projectID strin
 	}
 	prior, err := s.store.CreateExport(t, state, idem, storage.ExportLimits{MaxActive: s.cfg.MaxActive, DedupeClientTaskID: dedupe})
 	if err != nil {
-		return Created{}, err
+		return Created{}, storeError(err, id)
 	}
 	if prior != nil {
 		return existing(prior)
@@ -325,7 +325,7 @@ func existing(t *model.ExportTask) (Created, error) {
 func (s *Service) Task(workspaceID, id string) (TaskView, error) {
 	t, err := s.store.ExportTask(workspaceID, id)
 	if err != nil {
-		return TaskView{}, err
+		return TaskView{}, storeError(err, id)
 	}
 	return s.View(&t), nil
 }
@@ -334,7 +334,7 @@ func (s *Service) Task(workspaceID, id string) (TaskView, error) {
 func (s *Service) List(workspaceID string, pageSize int, cursor, createdByKeyID string) ([]TaskView, string, error) {
 	ts, next, err := s.store.ListExports(workspaceID, pageSize, cursor, createdByKeyID)
 	if err != nil {
-		return nil, "", err
+		return nil, "", storeError(err, "")
 	}
 	out := make([]TaskView, 0, len(ts))
 	for i := range ts {
@@ -356,7 +356,7 @@ var errTaskNotCancelable = apierr.Define(apierr.Conflict, "TASK_NOT_CANCELABLE")
 // returns it unchanged; a COMPLETED or FAILED task gives TASK_NOT_CANCELABLE.
 func (s *Service) Cancel(workspaceID, id string) (TaskView, error) {
 	if _, err := s.store.ExportTask(workspaceID, id); err != nil {
-		return TaskView{}, err
+		return TaskView{}, storeError(err, id)
 	}
 	now := s.now().UTC()
 	t, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
@@ -375,7 +375,7 @@ func (s *Service) Cancel(workspaceID, id string) (TaskView, error) {
 		return nil, nil
 	})
 	if err != nil {
-		return TaskView{}, err
+		return TaskView{}, storeError(err, id)
 	}
 	s.abort(id, errCanceled)
 	return s.View(&t), nil
@@ -396,8 +396,7 @@ func (s *Service) ActiveExportReferences(ctx context.Context, workspaceID, asset
 		}
 		state, err := s.store.ExportState(id)
 		if err != nil {
-			var se *storage.Error
-			if errors.As(err, &se) {
+			if errors.Is(err, storage.ErrTaskNotFound) {
 				continue // finished and purged meanwhile
 			}
 			return false, err
@@ -449,7 +448,7 @@ func (s *Service) OpenOutput(taskID, filename, exp, sig string) (*Output, error)
 	}
 	t, err := s.store.ExportTaskByID(taskID)
 	if err != nil {
-		return nil, err
+		return nil, storeError(err, taskID)
 	}
 	if t.Status != model.StatusCompleted || t.OutputPurged || t.Filename != filename {
 		return nil, errOutputExpired.New("this output is no longer available")

@@ -7,10 +7,17 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/model"
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
+)
+
+// Refusals of the upload headers and the bind request (upload, bindAsset).
+var (
+	errInvalidHeader = apierr.Define(apierr.Invalid, "INVALID_HEADER")
+	errInvalidField  = apierr.Define(apierr.Invalid, "INVALID_FIELD")
 )
 
 // Assets stores uploaded files and their records (assets.Store implements it).
@@ -58,18 +65,18 @@ func (s *Server) recordOf(a model.Asset) assetRecord {
 func (s *Server) upload(c *gin.Context) {
 	name, present := c.Request.Header["X-File-Name"]
 	if !present || len(name) == 0 || name[0] == "" {
-		s.fail(c, fieldError(http.StatusBadRequest, "FIELD_REQUIRED", "x-file-name", "the x-file-name header (the original file name, 1..%d characters) is required", maxFileName))
+		s.fail(c, errFieldRequired.Field("x-file-name", "the x-file-name header (the original file name, 1..%d characters) is required", maxFileName))
 		return
 	}
 	if n := utf8.RuneCountInString(name[0]); n > maxFileName {
-		s.fail(c, fieldError(http.StatusUnprocessableEntity, "FIELD_TOO_LONG", "x-file-name", "x-file-name must be at most %d characters (got %d)", maxFileName, n))
+		s.fail(c, errFieldTooLong.Field("x-file-name", "x-file-name must be at most %d characters (got %d)", maxFileName, n))
 		return
 	}
 	projectID := ""
 	if raw := c.GetHeader("X-Project-Id"); raw != "" {
 		id, err := uuid.Parse(raw)
 		if err != nil || len(raw) != 36 {
-			s.fail(c, fieldError(http.StatusBadRequest, "INVALID_HEADER", "x-project-id", "x-project-id must be a UUID, got %q", truncate(raw, 64)))
+			s.fail(c, errInvalidHeader.Field("x-project-id", "x-project-id must be a UUID, got %q", truncate(raw, 64)))
 			return
 		}
 		projectID = id.String()
@@ -161,12 +168,12 @@ func (s *Server) bindAsset(c *gin.Context) {
 		return
 	}
 	if req.AssetID == nil {
-		s.fail(c, fieldError(http.StatusBadRequest, "FIELD_REQUIRED", "assetId", "assetId is required"))
+		s.fail(c, errFieldRequired.Field("assetId", "assetId is required"))
 		return
 	}
 	aid, err := uuid.Parse(*req.AssetID)
 	if err != nil || len(*req.AssetID) != 36 {
-		s.fail(c, fieldError(http.StatusBadRequest, "INVALID_FIELD", "assetId", "assetId must be a UUID, got %q", truncate(*req.AssetID, 64)))
+		s.fail(c, errInvalidField.Field("assetId", "assetId must be a UUID, got %q", truncate(*req.AssetID, 64)))
 		return
 	}
 	if err := s.deps.Assets.BindAsset(c.Request.Context(), principal(c).Workspace.ID, pid, aid.String()); err != nil {

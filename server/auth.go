@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
@@ -13,9 +14,15 @@ import (
 const principalKey = "cutroom.principal"
 
 // errKeyInvalid is the one answer to a missing, malformed, unknown or revoked key, so the
-// response never tells which of those it was.
-var errKeyInvalid = &apiError{status: http.StatusUnauthorized, code: "OPEN_API_KEY_INVALID",
-	detail: "a valid API key is required: send it as the x-api-key header or as Authorization: Bearer <key>"}
+// response never tells which of those it was (keyInvalid).
+var errKeyInvalid = apierr.Define(apierr.Unauthenticated, "OPEN_API_KEY_INVALID")
+
+// errRuntimeForbidden refuses the runtime routes to a workspace whose runtime access is off.
+var errRuntimeForbidden = apierr.Define(apierr.Forbidden, "OPEN_API_RUNTIME_ACCESS_FORBIDDEN")
+
+func keyInvalid() error {
+	return errKeyInvalid.New("a valid API key is required: send it as the x-api-key header or as Authorization: Bearer <key>")
+}
 
 // apiKeyFrom returns the key a request carries in x-api-key or Authorization: Bearer.
 func apiKeyFrom(r *http.Request) string {
@@ -33,14 +40,13 @@ func apiKeyFrom(r *http.Request) string {
 func (s *Server) authenticate(c *gin.Context) {
 	key := apiKeyFrom(c.Request)
 	if key == "" || len(key) > 256 {
-		s.fail(c, errKeyInvalid)
+		s.fail(c, keyInvalid())
 		return
 	}
 	p, err := s.deps.Accounts.Authenticate(key)
 	if err != nil {
-		var se *storage.Error
-		if errors.As(err, &se) && se.Code == storage.CodeAPIKeyNotFound {
-			s.fail(c, errKeyInvalid)
+		if errors.Is(err, storage.ErrAPIKeyNotFound) {
+			s.fail(c, keyInvalid())
 			return
 		}
 		s.fail(c, err)
@@ -52,8 +58,7 @@ func (s *Server) authenticate(c *gin.Context) {
 // requireRuntime refuses workspaces whose runtime access is off.
 func (s *Server) requireRuntime(c *gin.Context) {
 	if !principal(c).Workspace.RuntimeAccess {
-		s.fail(c, newError(http.StatusForbidden, "OPEN_API_RUNTIME_ACCESS_FORBIDDEN",
-			"The current account is not eligible for this Open API route"))
+		s.fail(c, errRuntimeForbidden.New("The current account is not eligible for this Open API route"))
 	}
 }
 

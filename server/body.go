@@ -9,8 +9,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cutroom/cutroom/apierr"
 	"github.com/gin-gonic/gin"
 )
+
+// errServerBusy: the server-wide budget of JSON body bytes is in use (limitBody).
+var errServerBusy = apierr.Define(apierr.Unavailable, "SERVER_BUSY")
 
 // Defaults of the request-body limits (Config); serve's flags use them.
 const (
@@ -72,9 +76,8 @@ func (s *Server) limitBody(c *gin.Context) {
 		n = cl
 	}
 	if !s.budget.acquire(n) {
-		c.Header("Retry-After", "1")
-		s.fail(c, newError(http.StatusServiceUnavailable, "SERVER_BUSY",
-			"the server is reading and decoding %d bytes of request bodies already, its budget (--body-budget-bytes); retry in a moment", s.cfg.BodyBudgetBytes))
+		s.fail(c, errServerBusy.New("the server is reading and decoding %d bytes of request bodies already, its budget (--body-budget-bytes); retry in a moment",
+			s.cfg.BodyBudgetBytes).WithRetryAfter(1))
 		return
 	}
 	defer s.budget.release(n)
@@ -162,6 +165,6 @@ func bodyTimedOut(c *gin.Context) bool {
 
 // bodyTimeoutProblem is the 408 of a body cut for arriving too slowly.
 func (s *Server) bodyTimeoutProblem() error {
-	return newError(http.StatusRequestTimeout, "BODY_TIMEOUT", "%s; the connection is closed",
+	return errBodyTooSlow.New("%s; the connection is closed",
 		(&errBodyTimeout{rate: s.cfg.MinBodyRate, grace: s.cfg.BodyGrace}).Error())
 }

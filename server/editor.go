@@ -29,7 +29,7 @@ func (s *Server) validateState(c *gin.Context) {
 	}
 	st := bytes.TrimSpace(req.EditorState)
 	if len(st) == 0 || string(st) == "null" {
-		s.fail(c, fieldError(http.StatusBadRequest, "FIELD_REQUIRED", "editorState", "editorState is required"))
+		s.fail(c, errFieldRequired.Field("editorState", "editorState is required"))
 		return
 	}
 	res := editor.Validate(st)
@@ -49,7 +49,7 @@ func (s *Server) getCapabilities(c *gin.Context) {
 func (s *Server) searchIllustrations(c *gin.Context) {
 	q := c.Query("q")
 	if len([]rune(q)) > illustrations.MaxQuery {
-		s.fail(c, fieldError(http.StatusBadRequest, "INVALID_QUERY_PARAMETER", "q",
+		s.fail(c, errInvalidQuery.Field("q",
 			"q must be at most %d characters", illustrations.MaxQuery))
 		return
 	}

@@ -6,12 +6,16 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 )
+
+// errTaskNotFound: a taskId this server never handed out is simply not found.
+var errTaskNotFound = apierr.Define(apierr.NotFound, "TASK_NOT_FOUND")
 
 // Exports manages export tasks; *export.Service implements it.
 type Exports interface {
@@ -68,7 +72,7 @@ func taskIDParam(c *gin.Context) (string, error) {
 	raw := c.Param("taskId")
 	id, err := uuid.Parse(raw)
 	if err != nil || len(raw) != 36 {
-		return "", newError(http.StatusNotFound, storage.CodeTaskNotFound, "export task %q not found", truncate(raw, 64))
+		return "", errTaskNotFound.New("export task %q not found", truncate(raw, 64))
 	}
 	return id.String(), nil
 }
@@ -97,7 +101,7 @@ func (s *Server) listExports(c *gin.Context) {
 	if keyID != "" {
 		u, err := uuid.Parse(keyID)
 		if err != nil || len(keyID) != 36 {
-			s.fail(c, fieldError(http.StatusBadRequest, "INVALID_QUERY_PARAMETER", "createdByApiKeyId",
+			s.fail(c, errInvalidQuery.Field("createdByApiKeyId",
 				"createdByApiKeyId must be a UUID, got %q", truncate(keyID, 64)))
 			return
 		}

@@ -8,8 +8,19 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
+)
+
+// Refusals of the Idempotency-Key rules (idempotent).
+var (
+	errInvalidIdempotencyKey = apierr.Define(apierr.Invalid, "INVALID_IDEMPOTENCY_KEY")
+	errIdempotencyInFlight   = apierr.Define(apierr.Conflict, "IDEMPOTENCY_KEY_IN_FLIGHT")
+	errIdempotencyReused     = apierr.Define(apierr.Unprocessable, "IDEMPOTENCY_KEY_REUSED")
+	// errIdempotencyExists: the record appeared between the check and the create's
+	// transaction and cannot be replayed.
+	errIdempotencyExists = apierr.Define(apierr.Conflict, "IDEMPOTENCY_KEY_EXISTS")
 )
 
 // createFunc performs a create and returns its status and the created resource's JSON (the
@@ -31,7 +42,7 @@ func (s *Server) idempotent(c *gin.Context, body []byte, create createFunc) {
 		return
 	}
 	if len(key) > 255 {
-		s.fail(c, fieldError(http.StatusBadRequest, "INVALID_IDEMPOTENCY_KEY", "Idempotency-Key", "Idempotency-Key must be 1..255 characters"))
+		s.fail(c, errInvalidIdempotencyKey.Field("Idempotency-Key", "Idempotency-Key must be 1..255 characters"))
 		return
 	}
 	scope := hashParts(principal(c).Key.ID, c.Request.Method, c.Request.URL.Path, key)
@@ -41,8 +52,7 @@ func (s *Server) idempotent(c *gin.Context, body []byte, create createFunc) {
 		return
 	}
 	if !s.inflight.acquire(scope) {
-		s.fail(c, newError(http.StatusConflict, "IDEMPOTENCY_KEY_IN_FLIGHT",
-			"a request with this Idempotency-Key is still being processed; retry after it completes"))
+		s.fail(c, errIdempotencyInFlight.New("a request with this Idempotency-Key is still being processed; retry after it completes"))
 		return
 	}
 	defer s.inflight.release(scope)
@@ -53,9 +63,11 @@ func (s *Server) idempotent(c *gin.Context, body []byte, create createFunc) {
 	rec := &storage.IdempotencyRecord{Scope: scope, RequestHash: reqHash, Status: http.StatusCreated,
 		CreatedAt: now, ExpiresAt: now.Add(s.cfg.IdempotencyTTL)}
 	status, data, err := create(rec)
-	var se *storage.Error
-	if errors.As(err, &se) && se.Code == storage.CodeIdempotencyExists && s.replay(c, scope, reqHash) {
-		return
+	if errors.Is(err, storage.ErrIdempotencyKeyExists) {
+		if s.replay(c, scope, reqHash) {
+			return
+		}
+		err = errIdempotencyExists.Wrap(err, "idempotency key already used")
 	}
 	s.writeCreated(c, status, data, err)
 }
@@ -71,7 +83,7 @@ func (s *Server) replay(c *gin.Context, scope, reqHash string) bool {
 		return false
 	}
 	if rec.RequestHash != reqHash {
-		s.fail(c, fieldError(http.StatusUnprocessableEntity, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key",
+		s.fail(c, errIdempotencyReused.Field("Idempotency-Key",
 			"this Idempotency-Key was used with a different request payload; use a new key for a new operation"))
 		return true
 	}

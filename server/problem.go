@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/cutroom/cutroom/apierr"
@@ -24,72 +25,51 @@ type Problem struct {
 	Errors    any    `json:"errors,omitempty"`
 }
 
-// apiError is an error raised by the server itself with its status already known.
-type apiError struct {
-	status int
-	code   string
-	detail string
-	field  string
-	errors any
+// errInternal is the answer to any error that carries no kind: the client learns nothing of
+// it, the log gets all of it.
+var errInternal = apierr.Define(apierr.Internal, "INTERNAL_ERROR")
+
+// internalDetail is the detail of every 500.
+const internalDetail = "an internal error occurred; it has been logged"
+
+// statusOf is the one place where an error's kind becomes an HTTP status.
+func statusOf(k apierr.Kind) int {
+	switch k {
+	case apierr.Invalid:
+		return http.StatusBadRequest
+	case apierr.Unauthenticated:
+		return http.StatusUnauthorized
+	case apierr.Forbidden:
+		return http.StatusForbidden
+	case apierr.NotFound:
+		return http.StatusNotFound
+	case apierr.MethodNotAllowed:
+		return http.StatusMethodNotAllowed
+	case apierr.Timeout:
+		return http.StatusRequestTimeout
+	case apierr.Conflict:
+		return http.StatusConflict
+	case apierr.Gone:
+		return http.StatusGone
+	case apierr.PreconditionFailed:
+		return http.StatusPreconditionFailed
+	case apierr.TooLarge:
+		return http.StatusRequestEntityTooLarge
+	case apierr.RangeNotSatisfiable:
+		return http.StatusRequestedRangeNotSatisfiable
+	case apierr.Unprocessable:
+		return http.StatusUnprocessableEntity
+	case apierr.RateLimited:
+		return http.StatusTooManyRequests
+	case apierr.Unavailable:
+		return http.StatusServiceUnavailable
+	default: // apierr.Internal, and any kind this switch does not know
+		return http.StatusInternalServerError
+	}
 }
 
-func (e *apiError) Error() string { return e.detail }
-
-func newError(status int, code, format string, args ...any) *apiError {
-	return &apiError{status: status, code: code, detail: fmt.Sprintf(format, args...)}
-}
-
-func fieldError(status int, code, field, format string, args ...any) *apiError {
-	return &apiError{status: status, code: code, field: field, detail: fmt.Sprintf(format, args...)}
-}
-
-// coded is implemented by the domain packages' errors.
-type coded interface {
-	error
-	ErrorCode() string
-}
-
-// fielded is implemented by domain errors that name the request field at fault.
-type fielded interface {
-	ErrorField() string
-}
-
-// detailed is implemented by domain errors that carry a list of structured errors.
-type detailed interface {
-	ErrorDetails() any
-}
-
-// codeStatus maps the domain packages' error codes to HTTP statuses. It is the one place
-// where a domain code becomes a status; an unlisted code is a domain rejection (422).
-var codeStatus = map[string]int{
-	"PROJECT_NOT_FOUND":      http.StatusNotFound,
-	"ASSET_NOT_FOUND":        http.StatusNotFound,
-	"ASSET_NOT_BOUND":        http.StatusNotFound,
-	"BODY_REQUIRED":          http.StatusBadRequest,
-	"BODY_UNREADABLE":        http.StatusBadRequest,
-	"TASK_NOT_FOUND":         http.StatusNotFound,
-	"WORKSPACE_NOT_FOUND":    http.StatusNotFound,
-	"API_KEY_NOT_FOUND":      http.StatusNotFound,
-	"INVALID_PAGE_CURSOR":    http.StatusBadRequest,
-	"ASSET_REFERENCED":       http.StatusConflict,
-	"ASSET_BUSY":             http.StatusServiceUnavailable,
-	"ASSET_TOO_COMPLEX":      http.StatusUnprocessableEntity,
-	"TASK_NOT_CANCELABLE":    http.StatusConflict,
-	"IDEMPOTENCY_KEY_EXISTS": http.StatusConflict,
-	"WORKSPACE_EXISTS":       http.StatusConflict,
-	"OUTPUT_EXPIRED":         http.StatusGone,
-	"PAYLOAD_TOO_LARGE":      http.StatusRequestEntityTooLarge,
-	"LINK_INVALID":           http.StatusForbidden,
-	"LINK_EXPIRED":           http.StatusForbidden,
-	"FIELD_REQUIRED":         http.StatusBadRequest,
-	"INVALID_FIELD_TYPE":     http.StatusBadRequest,
-	"SERVER_BUSY":            http.StatusServiceUnavailable,
-	"BODY_TIMEOUT":           http.StatusRequestTimeout,
-
-	"OPEN_API_EXPORT_CONCURRENCY_LIMIT_EXCEEDED": http.StatusUnprocessableEntity,
-	"OPEN_API_PROJECT_SYNC_RATE_LIMITED":         http.StatusTooManyRequests,
-	"OPEN_API_RUNTIME_ACCESS_FORBIDDEN":          http.StatusForbidden,
-}
+// errPayloadTooLarge is a body over its route's cap (http.MaxBytesReader's error).
+var errPayloadTooLarge = apierr.Define(apierr.TooLarge, "PAYLOAD_TOO_LARGE")
 
 // problemTypes names each status in `type`, in the style of the interface's examples.
 var problemTypes = map[int]string{
@@ -99,69 +79,40 @@ var problemTypes = map[int]string{
 	500: "INTERNAL_ERROR", 503: "SERVICE_UNAVAILABLE",
 }
 
-// problemFor turns any error into the problem the client sees. Errors without a code are
-// internal: they are logged with context and answered as 500 without internals.
-func problemFor(err error, log *slog.Logger, c *gin.Context) Problem {
-	var ae *apiError
+// problemFor turns any error into the problem the client sees, and the Retry-After (seconds,
+// 0 for none) to send with it. An error without a kind is internal: it is logged with
+// context and answered as 500 without internals.
+func problemFor(err error, log *slog.Logger, c *gin.Context) (Problem, int) {
+	var p Problem
+	e := apierr.As(err)
 	var mbe *http.MaxBytesError
-	var ce coded
-	p := Problem{}
 	switch {
-	case errors.As(err, &ae):
-		p.Status, p.ErrorCode, p.Detail, p.Field, p.Errors = ae.status, ae.code, ae.detail, ae.field, ae.errors
-	case errors.As(err, &mbe):
-		p.Status, p.ErrorCode = http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE"
-		p.Detail = fmt.Sprintf("the request body is larger than the %d bytes this route accepts", mbe.Limit)
-	case apierr.As(err) != nil: // TODO(h16 merge): the kind switch of the new problem.go replaces this case
-		e := apierr.As(err)
-		switch p.Status = http.StatusUnprocessableEntity; e.Kind() {
-		case apierr.Invalid:
-			p.Status = http.StatusBadRequest
-		case apierr.Forbidden:
-			p.Status = http.StatusForbidden
-		case apierr.NotFound:
-			p.Status = http.StatusNotFound
-		case apierr.Conflict:
-			p.Status = http.StatusConflict
-		case apierr.Gone:
-			p.Status = http.StatusGone
-		}
+	case e != nil && e.Kind() != apierr.Internal:
+		p.Status = statusOf(e.Kind())
 		p.ErrorCode, p.Detail, p.Field, p.Errors = e.Code.String(), e.Detail, e.Field, e.Details
-	case errors.As(err, &ce):
-		p.ErrorCode, p.Detail = ce.ErrorCode(), ce.Error()
-		st, ok := codeStatus[p.ErrorCode]
-		if !ok {
-			st = http.StatusUnprocessableEntity
-		}
-		p.Status = st
-		var fe fielded
-		if errors.As(err, &fe) {
-			p.Field = fe.ErrorField()
-		}
-		var de detailed
-		if errors.As(err, &de) {
-			p.Errors = de.ErrorDetails()
-		}
+	case e == nil && errors.As(err, &mbe):
+		p.Status, p.ErrorCode = http.StatusRequestEntityTooLarge, errPayloadTooLarge.String()
+		p.Detail = fmt.Sprintf("the request body is larger than the %d bytes this route accepts", mbe.Limit)
 	default:
 		log.Error("internal error", "err", err, "method", c.Request.Method, "path", c.FullPath())
-		p.Status, p.ErrorCode, p.Detail = http.StatusInternalServerError, "INTERNAL_ERROR", "an internal error occurred; it has been logged"
+		p.Status, p.ErrorCode, p.Detail = http.StatusInternalServerError, errInternal.String(), internalDetail
 	}
 	p.Type = problemTypes[p.Status]
 	if p.Type == "" {
 		p.Type = strings.ToUpper(strings.ReplaceAll(http.StatusText(p.Status), " ", "_"))
 	}
 	p.Title = http.StatusText(p.Status)
-	return p
+	if e == nil || p.Status == http.StatusInternalServerError {
+		return p, 0
+	}
+	return p, e.RetryAfter
 }
 
 // fail writes err as a problem response and aborts the handler chain.
 func (s *Server) fail(c *gin.Context, err error) {
-	p := problemFor(err, s.log, c)
-	if p.Status == http.StatusTooManyRequests {
-		var ra interface{ RetryAfterSeconds() int }
-		if errors.As(err, &ra) {
-			c.Header("Retry-After", fmt.Sprint(ra.RetryAfterSeconds()))
-		}
+	p, retryAfter := problemFor(err, s.log, c)
+	if retryAfter > 0 {
+		c.Header("Retry-After", strconv.Itoa(retryAfter))
 	}
 	body, _ := json.Marshal(p)
 	c.Abort()

@@ -5,12 +5,20 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 
+	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
+)
+
+// Refusals of the project rules.
+var (
+	errProjectNotFound   = apierr.Define(apierr.NotFound, "PROJECT_NOT_FOUND")
+	errFieldNotPatchable = apierr.Define(apierr.Unprocessable, "FIELD_NOT_PATCHABLE")
 )
 
 // Limits of the project routes, as the interface's limits state them.
@@ -67,10 +75,10 @@ func stateVersionFor(sent optString, state []byte) string {
 func (s *Server) checkEditorState(raw json.RawMessage) error {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || string(t) == "null" {
-		return fieldError(http.StatusBadRequest, "FIELD_REQUIRED", "editorState", "editorState is required")
+		return errFieldRequired.Field("editorState", "editorState is required")
 	}
 	if t[0] != '{' {
-		return fieldError(http.StatusBadRequest, "INVALID_FIELD_TYPE", "editorState", "editorState must be a JSON object")
+		return errInvalidFieldType.Field("editorState", "editorState must be a JSON object")
 	}
 	return s.stateSchemaCheck(t)
 }
@@ -126,6 +134,9 @@ func (s *Server) listProjects(c *gin.Context) {
 		return
 	}
 	ps, next, err := s.deps.Projects.ListProjects(principal(c).Workspace.ID, size, cursor)
+	if errors.Is(err, storage.ErrInvalidCursor) {
+		err = errInvalidPageCursor.Wrap(err, "pageCursor is not a cursor this server handed out")
+	}
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -147,7 +158,7 @@ func (s *Server) getProject(c *gin.Context) {
 	}
 	p, state, err := s.deps.Projects.ProjectWithState(principal(c).Workspace.ID, id)
 	if err != nil {
-		s.fail(c, err)
+		s.fail(c, projectError(err, id))
 		return
 	}
 	head, err := json.Marshal(summaryOf(p))
@@ -185,12 +196,12 @@ func (s *Server) patchProject(c *gin.Context) {
 		return
 	}
 	if req.EditorState != nil || req.StateVersion.Set {
-		s.fail(c, fieldError(http.StatusUnprocessableEntity, "FIELD_NOT_PATCHABLE", "editorState",
+		s.fail(c, errFieldNotPatchable.Field("editorState",
 			"PATCH changes only title and description; send the editor state to POST /v1/projects/{projectId}/sync"))
 		return
 	}
 	if req.Title.Set && req.Title.Value == nil {
-		s.fail(c, fieldError(http.StatusBadRequest, "INVALID_FIELD_TYPE", "title", "title must be a string"))
+		s.fail(c, errInvalidFieldType.Field("title", "title must be a string"))
 		return
 	}
 	if err := firstError(checkLen("title", req.Title.Value, maxTitle), checkLen("description", req.Description.Value, maxDescription)); err != nil {
@@ -199,7 +210,7 @@ func (s *Server) patchProject(c *gin.Context) {
 	}
 	p, err := s.deps.Projects.PatchProject(principal(c).Workspace.ID, id, req.Title.Value, req.Description.Value, req.Description.Set)
 	if err != nil {
-		s.fail(c, err)
+		s.fail(c, projectError(err, id))
 		return
 	}
 	s.ok(c, http.StatusOK, gin.H{"projectId": p.ID, "title": p.Title, "description": p.Description,
@@ -234,7 +245,7 @@ func (s *Server) syncProject(c *gin.Context) {
 	state := bytes.TrimSpace(req.EditorState)
 	p, err := s.deps.Projects.SyncProject(ws, id, state, stateVersionFor(req.StateVersion, state))
 	if err != nil {
-		s.fail(c, err)
+		s.fail(c, projectError(err, id))
 		return
 	}
 	s.ok(c, http.StatusOK, gin.H{"projectId": p.ID, "stateVersion": p.StateVersion, "updatedAt": model.Timestamp(p.UpdatedAt)}, nil)
@@ -247,10 +258,18 @@ func (s *Server) deleteProject(c *gin.Context) {
 		return
 	}
 	if err := s.deps.Projects.DeleteProject(principal(c).Workspace.ID, id); err != nil {
-		s.fail(c, err)
+		s.fail(c, projectError(err, id))
 		return
 	}
 	s.ok(c, http.StatusOK, gin.H{"projectId": id, "deleted": true}, nil)
+}
+
+// projectError answers storage's ErrProjectNotFound for project id; other errors pass.
+func projectError(err error, id string) error {
+	if errors.Is(err, storage.ErrProjectNotFound) {
+		return errProjectNotFound.Wrap(err, "project %s not found", id)
+	}
+	return err
 }
 
 func firstError(errs ...error) error {

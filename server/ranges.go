@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cutroom/cutroom/apierr"
 	"github.com/gin-gonic/gin"
 )
 
@@ -25,15 +26,18 @@ type byteRange struct{ start, end int64 }
 
 // rangeError says why a Range header cannot be served; code is the problem's errorCode.
 type rangeError struct {
-	code, detail string
+	code   apierr.Code
+	detail string
 }
 
 func (e *rangeError) Error() string { return e.detail }
 
-const (
-	codeRangeInvalid        = "RANGE_INVALID"
-	codeRangeNotSatisfiable = "RANGE_NOT_SATISFIABLE"
-	codeRangeTooMany        = "RANGE_TOO_MANY"
+// The refusals of a Range header (416), and of a conditional request (412).
+var (
+	codeRangeInvalid        = apierr.Define(apierr.RangeNotSatisfiable, "RANGE_INVALID")
+	codeRangeNotSatisfiable = apierr.Define(apierr.RangeNotSatisfiable, "RANGE_NOT_SATISFIABLE")
+	codeRangeTooMany        = apierr.Define(apierr.RangeNotSatisfiable, "RANGE_TOO_MANY")
+	errPreconditionFailed   = apierr.Define(apierr.PreconditionFailed, "PRECONDITION_FAILED")
 )
 
 // parseRange parses a Range header value for a file of size bytes. It returns nil ranges
@@ -206,11 +210,11 @@ func (w *problemWriter) WriteHeader(code int) {
 	switch code {
 	case http.StatusRequestedRangeNotSatisfiable:
 		w.replaced = true
-		w.s.failFile(w.c, newError(code, w.rangeErr.code, "%s", w.rangeErr.detail))
+		w.s.failFile(w.c, w.rangeErr.code.New("%s", w.rangeErr.detail))
 	case http.StatusPreconditionFailed:
 		w.replaced = true
 		w.Header().Del("Content-Range")
-		w.s.failFile(w.c, newError(code, "PRECONDITION_FAILED", "the file does not match If-Match or If-Unmodified-Since"))
+		w.s.failFile(w.c, errPreconditionFailed.New("the file does not match If-Match or If-Unmodified-Since"))
 	default:
 		w.ResponseWriter.WriteHeader(code)
 	}

@@ -2,10 +2,10 @@ package server
 
 import (
 	"math"
-	"net/http"
 	"sync"
 	"time"
 
+	"github.com/cutroom/cutroom/apierr"
 	"golang.org/x/time/rate"
 )
 
@@ -62,21 +62,12 @@ func (l *syncLimiter) sweep(now time.Time) {
 	}
 }
 
-// rateLimited is the 429 problem of the sync route.
-type rateLimited struct {
-	*apiError
-	retryAfter time.Duration
-}
+// errSyncRateLimited is the 429 of the sync route.
+var errSyncRateLimited = apierr.Define(apierr.RateLimited, "OPEN_API_PROJECT_SYNC_RATE_LIMITED")
 
-// RetryAfterSeconds is the Retry-After header value.
-func (e *rateLimited) RetryAfterSeconds() int {
-	return int(math.Max(1, math.Ceil(e.retryAfter.Seconds())))
-}
-
+// newRateLimited is the sync route's 429 for a token that is wait away; Retry-After is the
+// wait in whole seconds, at least 1.
 func newRateLimited(wait time.Duration) error {
-	return &rateLimited{apiError: newError(http.StatusTooManyRequests, "OPEN_API_PROJECT_SYNC_RATE_LIMITED",
-		"this project is synced too often; retry after %d s and back off", int(math.Max(1, math.Ceil(wait.Seconds())))), retryAfter: wait}
+	secs := int(math.Max(1, math.Ceil(wait.Seconds())))
+	return errSyncRateLimited.New("this project is synced too often; retry after %d s and back off", secs).WithRetryAfter(secs)
 }
-
-// Unwrap exposes the problem for the error mapper.
-func (e *rateLimited) Unwrap() error { return e.apiError }

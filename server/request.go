@@ -13,8 +13,23 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cutroom/cutroom/apierr"
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
+)
+
+// Refusals of request decoding and of the parameter rules.
+var (
+	errBodyTooSlow          = apierr.Define(apierr.Timeout, "BODY_TIMEOUT")
+	errBodyUnreadable       = apierr.Define(apierr.Invalid, "BODY_UNREADABLE")
+	errBodyRequired         = apierr.Define(apierr.Invalid, "BODY_REQUIRED")
+	errInvalidJSON          = apierr.Define(apierr.Invalid, "INVALID_JSON")
+	errInvalidFieldType     = apierr.Define(apierr.Invalid, "INVALID_FIELD_TYPE")
+	errFieldRequired        = apierr.Define(apierr.Invalid, "FIELD_REQUIRED")
+	errFieldTooLong         = apierr.Define(apierr.Unprocessable, "FIELD_TOO_LONG")
+	errInvalidPathParameter = apierr.Define(apierr.Invalid, "INVALID_PATH_PARAMETER")
+	errInvalidQuery         = apierr.Define(apierr.Invalid, "INVALID_QUERY_PARAMETER")
+	errInvalidPageCursor    = apierr.Define(apierr.Invalid, "INVALID_PAGE_CURSOR")
 )
 
 // readBody reads the (already capped) request body.
@@ -27,9 +42,9 @@ func readBody(c *gin.Context) ([]byte, error) {
 		}
 		var bt *errBodyTimeout
 		if errors.As(err, &bt) {
-			return nil, newError(http.StatusRequestTimeout, "BODY_TIMEOUT", "%v; the connection is closed", err)
+			return nil, errBodyTooSlow.New("%v; the connection is closed", err)
 		}
-		return nil, newError(http.StatusBadRequest, "BODY_UNREADABLE", "could not read the request body: %v", err)
+		return nil, errBodyUnreadable.New("could not read the request body: %v", err)
 	}
 	return body, nil
 }
@@ -41,10 +56,10 @@ func readBody(c *gin.Context) ([]byte, error) {
 func decodeJSON(body []byte, dst any) error {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
-		return newError(http.StatusBadRequest, "BODY_REQUIRED", "a JSON object body is required")
+		return errBodyRequired.New("a JSON object body is required")
 	}
 	if trimmed[0] != '{' {
-		return newError(http.StatusBadRequest, "INVALID_JSON", "the body must be a JSON object")
+		return errInvalidJSON.New("the body must be a JSON object")
 	}
 	err := decodeStrict(trimmed, dst)
 	var te *json.UnmarshalTypeError
@@ -89,28 +104,28 @@ func decodeProblem(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, errTrailing):
-		return newError(http.StatusBadRequest, "INVALID_JSON", "unexpected data after the JSON object")
+		return errInvalidJSON.New("unexpected data after the JSON object")
 	case errors.As(err, &te):
 		field := te.Field
 		if lit, ok := strings.CutPrefix(te.Value, "number "); ok && isIntKind(te.Type) {
 			return intFieldError(field, lit, te.Type)
 		}
-		return fieldError(http.StatusBadRequest, "INVALID_FIELD_TYPE", field,
+		return errInvalidFieldType.Field(field,
 			"field %q must be %s, not JSON %s", field, jsonTypeName(te.Type.Kind().String()), te.Value)
 	case errors.As(err, &se):
-		return newError(http.StatusBadRequest, "INVALID_JSON", "malformed JSON at byte %d: %v", se.Offset, err)
+		return errInvalidJSON.New("malformed JSON at byte %d: %v", se.Offset, err)
 	}
-	return newError(http.StatusBadRequest, "INVALID_JSON", "malformed JSON: %v", err)
+	return errInvalidJSON.New("malformed JSON: %v", err)
 }
 
 // intFieldError describes a number literal an integer field cannot take.
 func intFieldError(field, lit string, t reflect.Type) error {
 	if _, integral, _ := canonicalInt(lit); integral {
 		lo, hi := intRange(t)
-		return fieldError(http.StatusBadRequest, "INVALID_FIELD_TYPE", field,
+		return errInvalidFieldType.Field(field,
 			"field %q must be an integer from %s to %s, got %s", field, lo, hi, truncate(lit, 32))
 	}
-	return fieldError(http.StatusBadRequest, "INVALID_FIELD_TYPE", field,
+	return errInvalidFieldType.Field(field,
 		"field %q must be an integer (a number without a fractional part), got %s", field, truncate(lit, 32))
 }
 
@@ -168,7 +183,7 @@ func integralMembers(body []byte, dst any) ([]byte, error) {
 	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
-		return nil, newError(http.StatusBadRequest, "INVALID_JSON", "malformed JSON: %v", err)
+		return nil, errInvalidJSON.New("malformed JSON: %v", err)
 	}
 	for k, raw := range members {
 		if !slices.ContainsFunc(ints, func(n string) bool { return strings.EqualFold(n, k) }) {
@@ -183,7 +198,7 @@ func integralMembers(body []byte, dst any) ([]byte, error) {
 		case !ok:
 			continue
 		case !integral:
-			return nil, fieldError(http.StatusBadRequest, "INVALID_FIELD_TYPE", k,
+			return nil, errInvalidFieldType.Field(k,
 				"field %q must be an integer (a number without a fractional part), got %s", k, truncate(lit, 32))
 		case n == "" || len(n) > 20:
 			continue // too large for any integer field: the strict decode reports the range
@@ -281,7 +296,7 @@ func (o *optString) UnmarshalJSON(b []byte) error {
 // checkLen enforces a maximum length in characters on an optional string field.
 func checkLen(field string, v *string, max int) error {
 	if v != nil && utf8.RuneCountInString(*v) > max {
-		return fieldError(http.StatusUnprocessableEntity, "FIELD_TOO_LONG", field,
+		return errFieldTooLong.Field(field,
 			"%s must be at most %d characters (got %d)", field, max, utf8.RuneCountInString(*v))
 	}
 	return nil
@@ -292,7 +307,7 @@ func pathUUID(c *gin.Context, name string) (string, error) {
 	raw := c.Param(name)
 	id, err := uuid.Parse(raw)
 	if err != nil || len(raw) != 36 {
-		return "", fieldError(http.StatusBadRequest, "INVALID_PATH_PARAMETER", name, "%s must be a UUID, got %q", name, truncate(raw, 64))
+		return "", errInvalidPathParameter.Field(name, "%s must be a UUID, got %q", name, truncate(raw, 64))
 	}
 	return id.String(), nil
 }
@@ -303,14 +318,14 @@ func pageParams(c *gin.Context, def, max int) (int, string, error) {
 	if v, ok := c.GetQuery("pageSize"); ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > max {
-			return 0, "", fieldError(http.StatusBadRequest, "INVALID_QUERY_PARAMETER", "pageSize",
+			return 0, "", errInvalidQuery.Field("pageSize",
 				"pageSize must be an integer from 1 to %d, got %q", max, truncate(v, 32))
 		}
 		size = n
 	}
 	cursor := c.Query("pageCursor")
 	if len(cursor) > 512 {
-		return 0, "", fieldError(http.StatusBadRequest, "INVALID_PAGE_CURSOR", "pageCursor", "pageCursor is not a cursor this server handed out")
+		return 0, "", errInvalidPageCursor.Field("pageCursor", "pageCursor is not a cursor this server handed out")
 	}
 	return size, cursor, nil
 }

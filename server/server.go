@@ -10,10 +10,18 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
+)
+
+// Refusals of the routing and host rules (New, checkHost).
+var (
+	errRouteNotFound    = apierr.Define(apierr.NotFound, "ROUTE_NOT_FOUND")
+	errMethodNotAllowed = apierr.Define(apierr.MethodNotAllowed, "METHOD_NOT_ALLOWED")
+	errHostNotAllowed   = apierr.Define(apierr.Forbidden, "HOST_NOT_ALLOWED")
 )
 
 // Config is the server's configuration. Zero values take the documented defaults.
@@ -158,10 +166,10 @@ func New(cfg Config, deps Deps) *Server {
 	e.ContextWithFallback = true
 	e.Use(s.recoverer, s.logRequests, s.bodyDeadline, s.checkHost)
 	e.NoRoute(func(c *gin.Context) {
-		s.fail(c, newError(http.StatusNotFound, "ROUTE_NOT_FOUND", "no route %s %s", c.Request.Method, c.Request.URL.Path))
+		s.fail(c, errRouteNotFound.New("no route %s %s", c.Request.Method, c.Request.URL.Path))
 	})
 	e.NoMethod(func(c *gin.Context) {
-		s.fail(c, newError(http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
+		s.fail(c, errMethodNotAllowed.New("method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
 	})
 	s.engine = e
 	s.routes()
@@ -254,7 +262,7 @@ func (s *Server) checkHost(c *gin.Context) {
 		host = h
 	}
 	if !s.hosts[strings.ToLower(strings.Trim(host, "[]"))] {
-		s.fail(c, newError(http.StatusForbidden, "HOST_NOT_ALLOWED", "host %q is not served here; use the address the server listens on or --public-url", c.Request.Host))
+		s.fail(c, errHostNotAllowed.New("host %q is not served here; use the address the server listens on or --public-url", c.Request.Host))
 	}
 }
 

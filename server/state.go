@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"net/http"
 
 	"github.com/cutroom/cutroom/editor"
 )
@@ -21,6 +20,5 @@ func (s *Server) stateSchemaCheck(state []byte) error {
 	if n := len(res.Errors) - 1; n > 0 {
 		detail += fmt.Sprintf(" (and %d more; see errors)", n)
 	}
-	return &apiError{status: http.StatusUnprocessableEntity, code: editor.CodeSchemaInvalid, field: "editorState",
-		detail: detail, errors: res.Errors}
+	return editor.APICode(editor.CodeSchemaInvalid).Field("editorState", "%s", detail).WithDetails(res.Errors)
 }

@@ -73,7 +73,7 @@ func (in WorkspaceInput) apply(ws *model.Workspace) {
 func (db *DB) CreateWorkspace(in WorkspaceInput) (model.Workspace, error) {
 	name := strings.TrimSpace(in.Name)
 	if name == "" || len(name) > 100 {
-		return model.Workspace{}, errorf("WORKSPACE_NAME_INVALID", "workspace name must be 1..100 characters")
+		return model.Workspace{}, ErrWorkspaceNameInvalid
 	}
 	now := db.now().UTC()
 	ws := model.Workspace{ID: uuid.NewString(), Name: name, RuntimeAccess: true, CreatedAt: now, UpdatedAt: now}
@@ -86,7 +86,7 @@ func (db *DB) CreateWorkspace(in WorkspaceInput) (model.Workspace, error) {
 		names := tx.Bucket(bucketWorkspaceName)
 		lk := []byte(strings.ToLower(name))
 		if names.Get(lk) != nil {
-			return errorf(CodeWorkspaceExists, "a workspace named %q exists already", name)
+			return notFound(ErrWorkspaceExists, name)
 		}
 		if err := names.Put(lk, []byte(ws.ID)); err != nil {
 			return err
@@ -146,7 +146,7 @@ func (db *DB) workspaceRaw(ref string) (model.Workspace, []byte, error) {
 		return model.Workspace{}, nil, err
 	}
 	if raw == nil {
-		return model.Workspace{}, nil, errorf(CodeWorkspaceNotFound, "no workspace %q", ref)
+		return model.Workspace{}, nil, notFound(ErrWorkspaceNotFound, ref)
 	}
 	var ws model.Workspace
 	if err := json.Unmarshal(raw, &ws); err != nil {
@@ -194,7 +194,7 @@ func (db *DB) CreateKey(workspaceRef, name string) (model.APIKey, string, error)
 // already a live key of that workspace returns the existing record.
 func (db *DB) AddKey(workspaceRef, name, secret string) (model.APIKey, error) {
 	if len(secret) < 16 || len(secret) > 256 {
-		return model.APIKey{}, errorf("API_KEY_INVALID", "an API key must be 16..256 characters")
+		return model.APIKey{}, ErrAPIKeyInvalid
 	}
 	ws, err := db.Workspace(workspaceRef)
 	if err != nil {
@@ -227,7 +227,7 @@ func (db *DB) AddKey(workspaceRef, name, secret string) (model.APIKey, error) {
 			return model.APIKey{}, err
 		}
 		if old.WorkspaceID != ws.ID || old.RevokedAt != nil {
-			return model.APIKey{}, errorf("API_KEY_INVALID", "that API key is already used by another workspace or was revoked")
+			return model.APIKey{}, ErrAPIKeyTaken
 		}
 		return old, nil
 	}
@@ -276,7 +276,7 @@ func (db *DB) RevokeKey(id string) (model.APIKey, error) {
 		return model.APIKey{}, err
 	}
 	if raw == nil {
-		return model.APIKey{}, errorf(CodeAPIKeyNotFound, "no API key with id %q", id)
+		return model.APIKey{}, notFound(ErrAPIKeyNotFound, id)
 	}
 	var k model.APIKey
 	if err := json.Unmarshal(raw, &k); err != nil {
@@ -300,8 +300,7 @@ func (db *DB) RevokeKey(id string) (model.APIKey, error) {
 	return k, err
 }
 
-// Authenticate returns the principal of a live API key secret, or an error with code
-// API_KEY_NOT_FOUND.
+// Authenticate returns the principal of a live API key secret, or ErrAPIKeyNotFound.
 func (db *DB) Authenticate(secret string) (model.Principal, error) {
 	var keyRaw, wsRaw []byte
 	hash := HashKey(secret)
@@ -327,7 +326,7 @@ func (db *DB) Authenticate(secret string) (model.Principal, error) {
 		return model.Principal{}, err
 	}
 	if keyRaw == nil || wsRaw == nil {
-		return model.Principal{}, errorf(CodeAPIKeyNotFound, "unknown API key")
+		return model.Principal{}, ErrAPIKeyNotFound
 	}
 	var p model.Principal
 	if err := json.Unmarshal(keyRaw, &p.Key); err != nil {
@@ -337,7 +336,7 @@ func (db *DB) Authenticate(secret string) (model.Principal, error) {
 		return model.Principal{}, err
 	}
 	if p.Key.RevokedAt != nil {
-		return model.Principal{}, errorf(CodeAPIKeyNotFound, "unknown API key")
+		return model.Principal{}, ErrAPIKeyNotFound
 	}
 	return p, nil
 }
@@ -349,14 +348,12 @@ func (db *DB) EnsureDefaultWorkspace() (ws model.Workspace, created bool, err er
 	if err == nil {
 		return ws, false, nil
 	}
-	var se *Error
-	if !errors.As(err, &se) || se.Code != CodeWorkspaceNotFound {
+	if !errors.Is(err, ErrWorkspaceNotFound) {
 		return model.Workspace{}, false, err
 	}
 	ws, err = db.CreateWorkspace(WorkspaceInput{Name: DefaultWorkspaceName})
 	if err != nil {
-		var ce *Error
-		if errors.As(err, &ce) && ce.Code == CodeWorkspaceExists {
+		if errors.Is(err, ErrWorkspaceExists) {
 			ws, err = db.Workspace(DefaultWorkspaceName)
 			return ws, false, err
 		}

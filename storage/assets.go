@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"github.com/cutroom/cutroom/model"
 	"time"
 
@@ -30,25 +31,16 @@ func migrateAssets(tx *bolt.Tx) error {
 	return nil
 }
 
-// Error codes of the asset records.
-const (
-	CodeAssetNotFound = "ASSET_NOT_FOUND"
-	CodeAssetNotBound = "ASSET_NOT_BOUND"
-	// CodeReferencesChanged: SoftDeleteAssetIfUnchanged found editor states written since
-	// the version it was given.
-	CodeReferencesChanged = "ASSET_REFERENCES_CHANGED"
-)
-
 func decodeAsset(raw []byte, workspaceID, id string, includeDeleted bool) (model.Asset, error) {
 	if raw == nil {
-		return model.Asset{}, errorf(CodeAssetNotFound, "asset %s not found", id)
+		return model.Asset{}, notFound(ErrAssetNotFound, id)
 	}
 	var a model.Asset
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return model.Asset{}, err
 	}
 	if (workspaceID != "" && a.WorkspaceID != workspaceID) || (!includeDeleted && a.DeletedAt != nil) {
-		return model.Asset{}, errorf(CodeAssetNotFound, "asset %s not found", id)
+		return model.Asset{}, notFound(ErrAssetNotFound, id)
 	}
 	return a, nil
 }
@@ -166,7 +158,7 @@ func (db *DB) ReferenceVersion(workspaceID string) (uint64, error) {
 }
 
 // SoftDeleteAssetIfUnchanged marks a live asset of a workspace deleted if the workspace's
-// reference version is still version, and otherwise fails with CodeReferencesChanged (check
+// reference version is still version, and otherwise fails with ErrReferencesChanged (check
 // again, then retry). The record and its file stay; the asset is no longer found, listed,
 // bound or served.
 func (db *DB) SoftDeleteAssetIfUnchanged(workspaceID, id string, version uint64) (model.Asset, error) {
@@ -187,10 +179,10 @@ func (db *DB) SoftDeleteAssetIfUnchanged(workspaceID, id string, version uint64)
 	err = db.bolt.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketAssets)
 		if !liveAsset(b.Get([]byte(id)), workspaceID) {
-			return errorf(CodeAssetNotFound, "asset %s not found", id)
+			return notFound(ErrAssetNotFound, id)
 		}
 		if v := referenceVersion(tx, workspaceID); v != version {
-			return errorf(CodeReferencesChanged, "workspace %s wrote editor states since version %d (now %d)", workspaceID, version, v)
+			return fmt.Errorf("%w: workspace %s wrote editor states since version %d (now %d)", ErrReferencesChanged, workspaceID, version, v)
 		}
 		return b.Put([]byte(id), val)
 	})
@@ -221,14 +213,14 @@ func (db *DB) BindAsset(workspaceID, projectID, assetID string) error {
 			return err
 		}
 		if !liveAsset(tx.Bucket(bucketAssets).Get([]byte(assetID)), workspaceID) {
-			return errorf(CodeAssetNotFound, "asset %s not found", assetID)
+			return notFound(ErrAssetNotFound, assetID)
 		}
 		return bind(tx, projectID, assetID, now)
 	})
 }
 
 // UnbindAsset removes the binding of an asset to a project; the asset itself stays. An
-// asset that is not bound gives ASSET_NOT_BOUND.
+// asset that is not bound gives ErrAssetNotBound.
 func (db *DB) UnbindAsset(workspaceID, projectID, assetID string) error {
 	return db.bolt.Update(func(tx *bolt.Tx) error {
 		if _, err := projectOf(tx, workspaceID, projectID); err != nil {
@@ -240,7 +232,7 @@ func (db *DB) UnbindAsset(workspaceID, projectID, assetID string) error {
 			k = byAsset.Get([]byte(assetID))
 		}
 		if k == nil {
-			return errorf(CodeAssetNotBound, "asset %s is not bound to project %s", assetID, projectID)
+			return fmt.Errorf("%w: asset %s, project %s", ErrAssetNotBound, assetID, projectID)
 		}
 		k = copyBytes(k)
 		if err := byAsset.Delete([]byte(assetID)); err != nil {

@@ -117,9 +117,8 @@ func TestReferenceVersionGuardsAssetDelete(t *testing.T) {
 			t.Fatalf("%s: version %d -> %d (other workspace %d -> %d)", w.name, before, version(ws.ID), otherBefore, version(other.ID))
 		}
 		_, err := db.SoftDeleteAssetIfUnchanged(ws.ID, a.ID, before)
-		var se *Error
-		if !errors.As(err, &se) || se.Code != CodeReferencesChanged {
-			t.Fatalf("%s: delete at the version before it: %v, want %s", w.name, err, CodeReferencesChanged)
+		if !errors.Is(err, ErrReferencesChanged) {
+			t.Fatalf("%s: delete at the version before it: %v, want %v", w.name, err, ErrReferencesChanged)
 		}
 		if _, err := db.Asset(ws.ID, a.ID); err != nil {
 			t.Fatalf("%s: the refused delete deleted the asset: %v", w.name, err)

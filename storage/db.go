@@ -143,30 +143,6 @@ func (db *DB) migrate() error {
 	})
 }
 
-// Error is a domain error with a stable code that the server maps to an HTTP status.
-type Error struct {
-	Code string
-	Msg  string
-}
-
-func (e *Error) Error() string { return e.Msg }
-
-// ErrorCode returns the stable error code.
-func (e *Error) ErrorCode() string { return e.Code }
-
-// Error codes returned by storage.
-const (
-	CodeProjectNotFound   = "PROJECT_NOT_FOUND"
-	CodeWorkspaceNotFound = "WORKSPACE_NOT_FOUND"
-	CodeWorkspaceExists   = "WORKSPACE_EXISTS"
-	CodeAPIKeyNotFound    = "API_KEY_NOT_FOUND"
-	CodeIdempotencyExists = "IDEMPOTENCY_KEY_EXISTS"
-)
-
-func errorf(code, format string, args ...any) error {
-	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
-}
-
 // copyBytes returns a copy of b that outlives the transaction it came from.
 // read returns a copy of the value of key in bucket (nil when absent), in a read
 // transaction of its own.

@@ -12,13 +12,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Error codes of export storage.
-const (
-	CodeTaskNotFound        = "TASK_NOT_FOUND"
-	CodeConcurrencyExceeded = "OPEN_API_EXPORT_CONCURRENCY_LIMIT_EXCEEDED"
-	CodeInsufficientCredits = "INSUFFICIENT_CREDITS"
-)
-
 // ExportLimits are the rules CreateExport enforces inside its transaction.
 type ExportLimits struct {
 	// MaxActive is the most active tasks a workspace may have (the new one included).
@@ -40,8 +33,8 @@ func expiryKey(t time.Time, id string) []byte {
 // not nil) and the credit debit in one transaction, after checking the workspace's active
 // task count and credit balance. With limits.DedupeClientTaskID and a clientTaskId that the
 // workspace used before, it stores nothing and returns the earlier task as existing.
-// Refusals are *Error with CodeConcurrencyExceeded, CodeInsufficientCredits or
-// CodeIdempotencyExists.
+// Refusals are a *LimitError (ErrTooManyActive, ErrInsufficientCredits) or
+// ErrIdempotencyKeyExists.
 func (db *DB) CreateExport(t model.ExportTask, state []byte, idem *IdempotencyRecord, limits ExportLimits) (existing *model.ExportTask, err error) {
 	val, err := json.Marshal(t)
 	if err != nil {
@@ -75,7 +68,7 @@ func (db *DB) CreateExport(t model.ExportTask, state []byte, idem *IdempotencyRe
 			n++
 		}
 		if limits.MaxActive > 0 && n >= limits.MaxActive {
-			return errorf(CodeConcurrencyExceeded, "this workspace has %d active export tasks (PENDING, PROCESSING or PAUSED), the most allowed; wait for one to finish or cancel one", n)
+			return &LimitError{Err: ErrTooManyActive, Have: int64(n), Need: int64(limits.MaxActive)}
 		}
 		if err := debit(tx, t); err != nil {
 			return err
@@ -142,7 +135,7 @@ func debit(tx *bolt.Tx, t model.ExportTask) error {
 	}
 	bal := int64(binary.BigEndian.Uint64(v))
 	if bal < t.ChargedCredits {
-		return errorf(CodeInsufficientCredits, "this export costs %d credits and the workspace has %d", t.ChargedCredits, bal)
+		return &LimitError{Err: ErrInsufficientCredits, Have: bal, Need: t.ChargedCredits}
 	}
 	return b.Put([]byte(t.WorkspaceID), binary.BigEndian.AppendUint64(nil, uint64(bal-t.ChargedCredits)))
 }
@@ -167,7 +160,7 @@ func (db *DB) SetWorkspaceCredits(ref string, balance *int64) (model.Workspace, 
 		return model.Workspace{}, err
 	}
 	if balance != nil && *balance < 0 {
-		return model.Workspace{}, errorf("CREDITS_INVALID", "a credit balance cannot be negative")
+		return model.Workspace{}, ErrCreditsNegative
 	}
 	return ws, db.bolt.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketCredits)
@@ -185,7 +178,7 @@ func (db *DB) ExportTask(workspaceID, id string) (model.ExportTask, error) {
 		return model.ExportTask{}, err
 	}
 	if t.WorkspaceID != workspaceID {
-		return model.ExportTask{}, errorf(CodeTaskNotFound, "export task %s not found", id)
+		return model.ExportTask{}, notFound(ErrTaskNotFound, id)
 	}
 	return t, nil
 }
@@ -201,7 +194,7 @@ func (db *DB) ExportTaskByID(id string) (model.ExportTask, error) {
 
 func decodeTask(raw []byte, id string) (model.ExportTask, error) {
 	if raw == nil {
-		return model.ExportTask{}, errorf(CodeTaskNotFound, "export task %s not found", id)
+		return model.ExportTask{}, notFound(ErrTaskNotFound, id)
 	}
 	var t model.ExportTask
 	if err := json.Unmarshal(raw, &t); err != nil {
@@ -218,7 +211,7 @@ func (db *DB) ExportState(id string) ([]byte, error) {
 		return nil
 	})
 	if err == nil && raw == nil {
-		err = errorf(CodeTaskNotFound, "export task %s has no state", id)
+		err = fmt.Errorf("%w: %s has no state", ErrTaskNotFound, id)
 	}
 	return raw, err
 }

@@ -38,11 +38,10 @@ func TestCreateExportDebitsAtomically(t *testing.T) {
 			_, err := db.CreateExport(tk, []byte(`{}`), nil, storage.ExportLimits{})
 			mu.Lock()
 			defer mu.Unlock()
-			var se *storage.Error
 			switch {
 			case err == nil:
 				ok = append(ok, tk.ID)
-			case errors.As(err, &se) && se.Code == storage.CodeInsufficientCredits:
+			case errors.Is(err, storage.ErrInsufficientCredits):
 				short++
 			default:
 				t.Error(err)

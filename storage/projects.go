@@ -47,7 +47,7 @@ func decodeCursor(c string) ([]byte, error) {
 	}
 	k, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil || len(k) < 9 || len(k) > 200 {
-		return nil, errorf("INVALID_PAGE_CURSOR", "pageCursor is not a cursor this server handed out")
+		return nil, ErrInvalidCursor
 	}
 	return k, nil
 }
@@ -135,14 +135,14 @@ func (db *DB) Project(workspaceID, id string) (model.Project, error) {
 
 func decodeProject(raw []byte, workspaceID, id string) (model.Project, error) {
 	if raw == nil {
-		return model.Project{}, errorf(CodeProjectNotFound, "project %s not found", id)
+		return model.Project{}, notFound(ErrProjectNotFound, id)
 	}
 	var p model.Project
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return model.Project{}, err
 	}
 	if p.WorkspaceID != workspaceID {
-		return model.Project{}, errorf(CodeProjectNotFound, "project %s not found", id)
+		return model.Project{}, notFound(ErrProjectNotFound, id)
 	}
 	return p, nil
 }
@@ -217,7 +217,7 @@ func (db *DB) modifyProject(workspaceID, id string, change func(p *model.Project
 			b := tx.Bucket(bucketProjects)
 			cur := b.Get([]byte(id))
 			if cur == nil {
-				return errorf(CodeProjectNotFound, "project %s not found", id)
+				return notFound(ErrProjectNotFound, id)
 			}
 			if !bytes.Equal(cur, raw) {
 				stale = true
@@ -280,7 +280,7 @@ func (db *DB) DeleteProject(workspaceID, id string) error {
 	}
 	return db.bolt.Update(func(tx *bolt.Tx) error {
 		if tx.Bucket(bucketProjects).Get([]byte(id)) == nil {
-			return errorf(CodeProjectNotFound, "project %s not found", id)
+			return notFound(ErrProjectNotFound, id)
 		}
 		if err := tx.Bucket(bucketProjects).Delete([]byte(id)); err != nil {
 			return err
@@ -337,7 +337,7 @@ func (db *DB) PutIdempotency(rec IdempotencyRecord) error {
 func putIdem(tx *bolt.Tx, scope string, val []byte, now time.Time) error {
 	b := tx.Bucket(bucketIdempotency)
 	if old := b.Get([]byte(scope)); old != nil && !idemExpired(old, now) {
-		return errorf(CodeIdempotencyExists, "idempotency key already used")
+		return ErrIdempotencyKeyExists
 	}
 	return b.Put([]byte(scope), val)
 }

@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/cutroom/cutroom/apierr"
 )
 
 // Guard decides which remote addresses outbound requests (webhook callbacks and any other
@@ -86,20 +87,15 @@ func inAny(a netip.Addr, ps []netip.Prefix) bool {
 	return false
 }
 
-// NotAllowedError is returned for an address or URL the guard refuses.
-type NotAllowedError struct {
-	Msg string
+// CodeNotAllowed is the code of every refusal of the guard: an address or URL the server
+// does not send requests to. Its errors name callbackUrl as the field at fault.
+var CodeNotAllowed = apierr.Define(apierr.Unprocessable, "CALLBACK_URL_NOT_ALLOWED")
+
+func notAllowed(format string, args ...any) error {
+	return CodeNotAllowed.Field("callbackUrl", format, args...)
 }
 
-func (e *NotAllowedError) Error() string { return e.Msg }
-
-// ErrorCode returns CALLBACK_URL_NOT_ALLOWED.
-func (e *NotAllowedError) ErrorCode() string { return "CALLBACK_URL_NOT_ALLOWED" }
-
-// ErrorField returns callbackUrl.
-func (e *NotAllowedError) ErrorField() string { return "callbackUrl" }
-
-// CheckAddr returns a *NotAllowedError when a may not be reached. An IPv6 address that
+// CheckAddr returns a CodeNotAllowed error when a may not be reached. An IPv6 address that
 // embeds an IPv4 address (see EmbeddedIPv4) must pass the IPv4 rules for each address it
 // embeds as well as the IPv6 rules: 2002:7f00:1:: (6to4 of 127.0.0.1) is loopback.
 func (g *Guard) CheckAddr(a netip.Addr) error {
@@ -115,7 +111,7 @@ func (g *Guard) CheckAddr(a netip.Addr) error {
 			continue
 		}
 		if err := g.checkOne(e.Addr); err != nil {
-			return &NotAllowedError{Msg: fmt.Sprintf("address %s embeds %s (%s): %v", a, e.Addr, e.Form, err)}
+			return notAllowed("address %s embeds %s (%s): %v", a, e.Addr, e.Form, err)
 		}
 	}
 	return nil
@@ -148,7 +144,7 @@ func (g *Guard) checkOne(a netip.Addr) error {
 	default:
 		return nil
 	}
-	return &NotAllowedError{Msg: fmt.Sprintf("address %s is %s; the server does not send requests there unless the operator allows it (--allow-hosts)", a, kind)}
+	return notAllowed("address %s is %s; the server does not send requests there unless the operator allows it (--allow-hosts)", a, kind)
 }
 
 // Embedded is an IPv4 address found inside an IPv6 address, and the form that put it there.
@@ -212,7 +208,7 @@ func (g *Guard) hostAllowed(host string) bool {
 func (g *Guard) CheckURL(ctx context.Context, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		return &NotAllowedError{Msg: "callbackUrl must be an absolute http or https URL without user info"}
+		return notAllowed("callbackUrl must be an absolute http or https URL without user info")
 	}
 	host := u.Hostname()
 	if a, err := netip.ParseAddr(host); err == nil {
@@ -225,11 +221,11 @@ func (g *Guard) CheckURL(ctx context.Context, raw string) error {
 	defer cancel()
 	addrs, err := net.DefaultResolver.LookupNetIP(rctx, "ip", host)
 	if err != nil || len(addrs) == 0 {
-		return &NotAllowedError{Msg: fmt.Sprintf("the host %q of callbackUrl does not resolve", host)}
+		return notAllowed("the host %q of callbackUrl does not resolve", host)
 	}
 	for _, a := range addrs {
 		if err := g.CheckAddr(a); err != nil {
-			return &NotAllowedError{Msg: fmt.Sprintf("callbackUrl host %q resolves to a refused address: %v", host, err)}
+			return notAllowed("callbackUrl host %q resolves to a refused address: %v", host, err)
 		}
 	}
 	return nil
@@ -249,7 +245,7 @@ func (g *Guard) DialContext(ctx context.Context, network, addr string) (net.Conn
 	d.Control = func(_, address string, _ syscall.RawConn) error {
 		ap, err := netip.ParseAddrPort(address)
 		if err != nil {
-			return &NotAllowedError{Msg: fmt.Sprintf("cannot check address %q", address)}
+			return notAllowed("cannot check address %q", address)
 		}
 		return g.CheckAddr(ap.Addr())
 	}
@@ -277,6 +273,5 @@ func (g *Guard) Client(timeout time.Duration) *http.Client {
 
 // IsNotAllowed reports whether err is (or wraps) a guard refusal.
 func IsNotAllowed(err error) bool {
-	var na *NotAllowedError
-	return errors.As(err, &na)
+	return CodeNotAllowed.Is(err)
 }

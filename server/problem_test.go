@@ -1,0 +1,53 @@
+package server_test
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cutroom/cutroom/server"
+)
+
+// lockedBuffer is a log sink the handlers may write from their goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// An error that carries no kind (here: the database is closed under the server, so storage
+// fails with bbolt's own error) is a logged 500 INTERNAL_ERROR whose body tells nothing of it.
+func TestErrorWithoutKindIsLoggedInternal(t *testing.T) {
+	var logs lockedBuffer
+	e := newEnv(t, func(c *server.Config) { c.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
+	if r := e.do("GET", "/v1/projects", e.keyA, nil); r.Status != 200 { // works while the database is open
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	if err := e.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := e.do("GET", "/v1/projects", e.keyA, nil)
+	p := r.Problem(500, "INTERNAL_ERROR")
+	if p["detail"] != "an internal error occurred; it has been logged" || p["type"] != "INTERNAL_ERROR" || p["title"] != "Internal Server Error" {
+		t.Fatalf("%s", r.Body)
+	}
+	if _, ok := p["field"]; ok || strings.Contains(strings.ToLower(string(r.Body)), "database") {
+		t.Fatalf("the body shows internals: %s", r.Body)
+	}
+	if l := logs.String(); !strings.Contains(l, "internal error") || !strings.Contains(l, "database not open") || !strings.Contains(l, "/v1/projects") {
+		t.Fatalf("the error was not logged with its cause and route:\n%s", l)
+	}
+}
