@@ -182,6 +182,9 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	log := a.logger()
 	acfg := a.cfg.Assets
 	acfg.Dir, acfg.PublicURL, acfg.Logger = filepath.Join(a.cfg.DataDir, "files"), a.BaseURL, log
+	// An asset used by an active export cannot be deleted; the check reads the tasks from
+	// the database, so it exists before the export service that needs this store's media.
+	acfg.References = export.NewReferences(a.DB)
 	acfg.OnFont = func(path string) { addFonts(a.Fonts, []string{path}, a.log) }
 	if a.cfg.FFprobe != "" {
 		if p, err := exec.LookPath(a.cfg.FFprobe); err == nil {
@@ -224,7 +227,6 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	if a.Exports, err = export.New(ecfg, a.DB, a.Renderer); err != nil {
 		return err
 	}
-	store.SetActiveReferences(a.Exports) // an asset used by an active export cannot be deleted
 	scfg := a.cfg.Server
 	scfg.PublicURL, scfg.Logger, scfg.Features = a.BaseURL, log, a.Renderer.Features()
 	if isLoopback(a.ln.Addr()) {

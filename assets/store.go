@@ -120,8 +120,8 @@ func (l Limits) typeCap(typ string) int64 {
 	return l.capFor(Format{Type: typ})
 }
 
-// ActiveReferences tells whether an active export still uses an asset. The export
-// scheduler implements it; until one is set, nothing is referenced by exports.
+// ActiveReferences tells whether an active export still uses an asset (export.References
+// implements it, over the database); without one, nothing is referenced by exports.
 type ActiveReferences interface {
 	ActiveExportReferences(ctx context.Context, workspaceID, assetID, fileKey string) (bool, error)
 }
@@ -221,14 +221,6 @@ func NewStore(cfg Config, rec Records, signer *signedlink.Signer) (*Store, error
 		}
 	}
 	return s, nil
-}
-
-// SetActiveReferences sets the export references check. Call it before serving.
-func (s *Store) SetActiveReferences(r ActiveReferences) {
-	if r == nil {
-		r = noReferences{}
-	}
-	s.refs = r
 }
 
 // Limits returns the effective limits.

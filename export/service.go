@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/apierr"
-	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/signedlink"
@@ -382,32 +381,6 @@ func (s *Service) Cancel(workspaceID, id string) (TaskView, error) {
 }
 
 // refund returns a task's charge to its workspace (storage credits the difference).
-// ActiveExportReferences reports whether an active task of the workspace (PENDING,
-// PROCESSING or PAUSED) renders a state that references the uploaded asset, so the asset
-// must not be deleted (assets.ActiveReferences).
-func (s *Service) ActiveExportReferences(ctx context.Context, workspaceID, assetID, fileKey string) (bool, error) {
-	ids, err := s.store.WorkspaceActiveExports(workspaceID)
-	if err != nil {
-		return false, err
-	}
-	for _, id := range ids {
-		if err := ctx.Err(); err != nil {
-			return false, err
-		}
-		state, err := s.store.ExportState(id)
-		if err != nil {
-			if errors.Is(err, storage.ErrTaskNotFound) {
-				continue // finished and purged meanwhile
-			}
-			return false, err
-		}
-		if assets.StateReferences(state, assetID, fileKey) {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
 func refund(t *model.ExportTask) {
 	if !t.Refunded {
 		t.Refunded = true

@@ -5,10 +5,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cutroom/cutroom/export"
 )
 
 // An asset used by an active export cannot be deleted: the export service answers the
-// assets store's ActiveExportReferences from the tasks' state snapshots.
+// assets store's ActiveExportReferences (export.References) from the tasks' state snapshots.
 func TestActiveExportHoldsItsAssets(t *testing.T) {
 	e := newExportEnv(t, exportOpts{workers: 1, frameDelay: 100 * time.Millisecond})
 	const key = "assets/ws/4f0c1a3e-0000-4000-8000-000000000001/logo.png"
@@ -17,9 +19,10 @@ func TestActiveExportHoldsItsAssets(t *testing.T) {
 	id := e.do("POST", "/v1/exports", e.keyA, exportBody(st)).Data()["taskId"].(string)
 	ws := wsID(t, e.db, "a")
 	ctx := context.Background()
+	refs := export.NewReferences(e.db)
 	check := func(assetID, fileKey string, want bool) {
 		t.Helper()
-		got, err := e.svc.ActiveExportReferences(ctx, ws, assetID, fileKey)
+		got, err := refs.ActiveExportReferences(ctx, ws, assetID, fileKey)
 		if err != nil || got != want {
 			t.Fatalf("ActiveExportReferences(%s, %s) = %v, %v; want %v", assetID, fileKey, got, err, want)
 		}
@@ -27,7 +30,7 @@ func TestActiveExportHoldsItsAssets(t *testing.T) {
 	check("4f0c1a3e-0000-4000-8000-000000000001", key, true) // by remoteKey
 	check("logo", "assets/ws/other/x.png", true)             // by asset id
 	check("4f0c1a3e-0000-4000-8000-000000000002", "assets/ws/other/x.png", false)
-	if got, _ := e.svc.ActiveExportReferences(ctx, wsID(t, e.db, "b"), "logo", key); got {
+	if got, _ := refs.ActiveExportReferences(ctx, wsID(t, e.db, "b"), "logo", key); got {
 		t.Fatal("another workspace's export holds the asset")
 	}
 	if r := e.do("DELETE", "/v1/exports/"+id, e.keyA, nil); r.Status != 200 {

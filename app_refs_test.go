@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image"
+	"image/png"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cutroom/cutroom/storage"
+)
+
+// TestAppAssetHeldByActiveExport: the App wires the asset store's reference check to the
+// export tasks in the database, so an uploaded asset named by an active export's state
+// cannot be deleted (409 ASSET_REFERENCED) and can once the export is canceled.
+func TestAppAssetHeldByActiveExport(t *testing.T) {
+	app := NewApp(AppConfig{DataDir: t.TempDir(), ShutdownGrace: 5 * time.Second})
+	defer app.Close()
+	if err := app.OpenDB(); err != nil {
+		t.Fatal(err)
+	}
+	on := true
+	if _, err := app.DB.CreateWorkspace(storage.WorkspaceInput{Name: "w", RuntimeAccess: &on}); err != nil {
+		t.Fatal(err)
+	}
+	_, key, err := app.DB.CreateKey("w", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := app.Open(ctx, ln); err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- app.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-ran; err != nil {
+			t.Error(err)
+		}
+	}()
+	base := app.BaseURL
+	do := func(method, path string, body []byte, hdr ...string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, bytes.NewReader(body))
+		req.Header.Set("x-api-key", key)
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		return resp.StatusCode, m
+	}
+
+	var img bytes.Buffer
+	if err := png.Encode(&img, image.NewRGBA(image.Rect(0, 0, 4, 4))); err != nil {
+		t.Fatal(err)
+	}
+	st, up := do("POST", "/v1/uploads", img.Bytes(), "x-file-name", "logo.png", "Content-Type", "image/png")
+	if st != 201 {
+		t.Fatalf("upload: %d %v", st, up)
+	}
+	asset := up["data"].(map[string]any)
+	assetID := asset["assetId"].(string)
+
+	// A long state (10 min) keeps the export active while the asset is deleted; it is
+	// canceled right after.
+	state := `{"compositionWidth":320,"compositionHeight":180,"timebaseTicksPerSecond":240000,` +
+		`"tracks":[{"id":"t1","items":["s1"],"hidden":false,"muted":false}],` +
+		`"assets":{"` + assetID + `":{"id":"` + assetID + `","type":"image","filename":"logo.png","size":` + jsonNum(len(img.Bytes())) +
+		`,"mimeType":"image/png","width":4,"height":4,"remoteUrl":null,"remoteKey":null}},` +
+		`"items":{"s1":{"id":"s1","type":"solid","startTicks":0,"durationTicks":144000000,` +
+		`"shape":"rectangle","color":"#ff0000",` +
+		`"left":{"value":0,"keyframes":[]},"top":{"value":0,"keyframes":[]},` +
+		`"width":{"value":320,"keyframes":[]},"height":{"value":180,"keyframes":[]},` +
+		`"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},"opacity":{"value":1,"keyframes":[]},` +
+		`"isDraggingInTimeline":false,"borderRadius":{"value":0,"keyframes":[]},"rotation":{"value":0,"keyframes":[]},"keepAspectRatio":false}},` +
+		`"transitions":{},"globalBackground":{"type":"none"},"deletedAssets":[]}`
+	body := `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":1,"format":"mp4"}`
+	st, created := do("POST", "/v1/exports", []byte(body), "Content-Type", "application/json")
+	if st != 201 {
+		t.Fatalf("export: %d %v", st, created)
+	}
+	taskID := created["data"].(map[string]any)["taskId"].(string)
+
+	st, refused := do("DELETE", "/v1/assets/"+assetID, nil)
+	if st != 409 || refused["errorCode"] != "ASSET_REFERENCED" || !strings.Contains(refused["detail"].(string), "active export") {
+		t.Fatalf("delete of an asset an active export uses: %d %v", st, refused)
+	}
+	if st, m := do("DELETE", "/v1/exports/"+taskID, nil); st != 200 {
+		t.Fatalf("cancel: %d %v", st, m)
+	}
+	if st, m := do("DELETE", "/v1/assets/"+assetID, nil); st != 200 && st != 204 {
+		t.Fatalf("delete after the export was canceled: %d %v", st, m)
+	}
+}
+
+func jsonNum(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
