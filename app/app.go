@@ -257,6 +257,8 @@ func (a *App) Close() error {
 	return err
 }
 
+// isLoopback reports whether the App listens on a loopback address; the server then accepts
+// only loopback Host headers (server.LoopbackHosts).
 func isLoopback(a net.Addr) bool {
 	ta, ok := a.(*net.TCPAddr)
 	return ok && ta.IP.IsLoopback()
