@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/cutroom/cutroom/app"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/spf13/cobra"
@@ -23,15 +24,15 @@ const adminLockTimeout = time.Second
 // withDB runs fn on the data dir's database, opened by an App that opens only the database
 // (App.OpenDB) and closed when fn returns.
 func withDB(g *globalFlags, fn func(db *storage.DB) error) error {
-	app := NewApp(AppConfig{DataDir: g.dataDir, LockTimeout: adminLockTimeout})
-	defer app.Close()
-	if err := app.OpenDB(); err != nil {
+	a := app.New(app.Config{DataDir: g.dataDir, LockTimeout: adminLockTimeout})
+	defer a.Close()
+	if err := a.OpenDB(); err != nil {
 		return err
 	}
-	if app.DB == nil {
+	if a.DB == nil {
 		return errors.New("--data-dir is required")
 	}
-	return fn(app.DB)
+	return fn(a.DB)
 }
 
 func printJSON(w io.Writer, v any) error {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cutroom/cutroom/app"
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
@@ -125,20 +126,20 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 	resolve := assets.DirResolver(dir)
 	// With --workspace, the App opens the data dir's database and asset store (read side);
 	// its font library then includes <data-dir>/fonts.
-	acfg := AppConfig{FontDirs: f.fonts, LockTimeout: adminLockTimeout}
+	acfg := app.Config{FontDirs: f.fonts, LockTimeout: adminLockTimeout}
 	if f.workspace != "" {
 		if st, err := os.Stat(g.dataDir); err != nil || !st.IsDir() {
 			return fmt.Errorf("export: --workspace needs the server's --data-dir; %s is not a directory", g.dataDir)
 		}
 		acfg.DataDir = g.dataDir
 	}
-	app := NewApp(acfg)
-	defer app.Close()
-	if err := app.Open(ctx, nil); err != nil {
+	a := app.New(acfg)
+	defer a.Close()
+	if err := a.Open(ctx, nil); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	if app.Assets != nil {
-		store, ws := app.Assets, f.workspace
+	if a.Assets != nil {
+		store, ws := a.Assets, f.workspace
 		resolve = firstResolver(func(a *editor.Asset) (string, error) { return store.Resolve(ws, a) }, resolve)
 	}
 	media := assets.Media{Resolve: resolve}
@@ -147,7 +148,7 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 	if ff, err := assets.FindFFmpeg(f.ffmpeg); err == nil {
 		media.FFmpeg = ff
 	}
-	txt := compositor.NewTextItems(app.Fonts, nil)
+	txt := compositor.NewTextItems(a.Fonts, nil)
 	format, err := outputFormat(f.out, f.format)
 	if err != nil {
 		return err

@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "cutroom")
-	// the font cache (fonts.go) of the tests and the servers they start lives in dir
+	// the font cache (app/fonts.go) of the tests and the servers they start lives in dir
 	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	if out, err := exec.Command("go", "build", "-tags", testBuildTags, "-o", binPath, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)

@@ -2,23 +2,20 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
-	"sync"
 	"syscall"
 	"time"
 
+	"github.com/cutroom/cutroom/app"
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/encode"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/render"
 	"github.com/cutroom/cutroom/server"
-	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
 	"github.com/spf13/cobra"
@@ -85,7 +82,7 @@ desktop apps that bundle the server).`,
 	fl.IntVar(&f.frameWorkers, "frame-workers", 0, "frames composited at once per render (0: CPU cores - 1, at least 1, so the API keeps a core)")
 	fl.StringVar(&f.ffmpeg, "ffmpeg", "ffmpeg", "ffmpeg used to decode video items and compressed audio (empty: none; they are then unavailable)")
 	fl.StringSliceVar(&f.fontDirs, "fonts", nil, "extra directories of font files for text (besides <data-dir>/fonts and the system's)")
-	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", DefaultShutdownGrace, "hard bound on shutdown: requests in flight and renders (paused) get this long, then the process exits anyway")
+	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", app.DefaultShutdownGrace, "hard bound on shutdown: requests in flight and renders (paused) get this long, then the process exits anyway")
 	fl.Float64Var(&f.maxFrameSecs, "max-frame-seconds", render.DefaultMaxFrameSeconds, "watchdog: a frame taking longer to draw fails its export with EXPORT_FRAME_TIMEOUT")
 	fl.IntVar(&f.renderWorkers, "render-workers", 0, "exports rendered at once (0: half the CPU cores, at least 1)")
 	fl.DurationVar(&f.outputTTL, "output-ttl", export.DefaultOutputTTL, "how long export download links work; the file is deleted after")
@@ -133,40 +130,40 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 			return fmt.Errorf("--preset/--crf: %w", err)
 		}
 	}
-	app := NewApp(serveConfig(g, f, log))
-	defer app.Close()
-	if err := app.OpenDB(); err != nil {
+	a := app.New(serveConfig(g, f, log))
+	defer a.Close()
+	if err := a.OpenDB(); err != nil {
 		return err
 	}
-	if err := setUpDefaultWorkspace(app.DB, f); err != nil {
+	if err := setUpDefaultWorkspace(a.DB, f); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", f.addr, err)
 	}
-	if err := app.Open(ctx, ln); err != nil {
+	if err := a.Open(ctx, ln); err != nil {
 		_ = ln.Close()
 		return err
 	}
-	return app.Run(ctx)
+	return a.Run(ctx)
 }
 
 // serveConfig is the App that serve's flags describe.
-func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger) AppConfig {
-	return AppConfig{
+func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger) app.Config {
+	return app.Config{
 		DataDir: g.dataDir, FontDirs: f.fontDirs, Logger: log, PublicURL: f.publicURL,
 		Server: server.Config{MaxBodyBytes: f.maxBody, BodyBudgetBytes: f.bodyBudget, MinBodyRate: f.minBodyRate,
 			BodyGrace: f.bodyGrace, ReadHeaderTimeout: f.headerTimeout, SyncRate: f.syncRate, SyncBurst: f.syncBurst},
 		Assets:  assets.Config{LinkTTL: f.linkTTL, Limits: f.limits},
 		FFprobe: f.ffprobe, FFmpeg: f.ffmpeg,
-		Render: renderSettings{preset: f.preset, crf: f.crf, frameWorkers: f.frameWorkers,
-			maxOutputSide: f.maxOutputSide, maxFrameSeconds: f.maxFrameSecs},
+		Render: app.RenderSettings{Preset: f.preset, CRF: f.crf, FrameWorkers: f.frameWorkers,
+			MaxOutputSide: f.maxOutputSide, MaxFrameSeconds: f.maxFrameSecs},
 		Export: export.Config{Workers: f.renderWorkers, OutputTTL: f.outputTTL, MaxOutputSide: f.maxOutputSide,
 			MaxDuration: f.maxDuration},
 		HeaderPrefix: f.headerPrefix, AllowHosts: f.allowHosts, ShutdownGrace: f.shutdownGrace,
 		// The listening line comes last, so a script that waits for it has everything.
-		Ready: func(a *App) { fmt.Printf("cutroom listening on %s (data in %s)\n", a.BaseURL, g.dataDir) },
+		Ready: func(a *app.App) { fmt.Printf("cutroom listening on %s (data in %s)\n", a.BaseURL, g.dataDir) },
 	}
 }
 
@@ -203,65 +200,4 @@ func setUpDefaultWorkspace(db *storage.DB, f *serveFlags) error {
 		}
 	}
 	return nil
-}
-
-// stopServing is the shutdown after SIGTERM, bounded by grace (--shutdown-grace): the
-// listener closes at once, renders are stopped (recorded PAUSED) while the requests in
-// flight finish, and what has not ended when the grace runs out is abandoned and logged
-// (requests cut off; renders recorded PAUSED by exports.Abandon, so the next start resumes
-// them and does not count them as crashes), so that the process can exit. served is the
-// result of hs.Serve; stopSched stops the scheduler, whose goroutine is in schedWG. It
-// returns the deadline, which also bounds the caller's remaining waits.
-func stopServing(log *slog.Logger, grace time.Duration, hs *http.Server, served <-chan error,
-	stopSched func(), schedWG *sync.WaitGroup, exports *export.Service) (time.Time, error) {
-	log.Info("shutting down", "grace", grace)
-	deadline := time.Now().Add(grace)
-	sctx, cancel := context.WithDeadline(context.Background(), deadline)
-	defer cancel()
-	stopSched()
-	if err := hs.Shutdown(sctx); err != nil {
-		log.Warn("shutdown grace ran out: requests in flight cut off", "err", err)
-		_ = hs.Close()
-	}
-	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return deadline, err
-	}
-	if !waitUntil(schedWG, deadline) {
-		log.Error("shutdown grace ran out: renders abandoned, paused for the next start", "tasks", exports.Abandon())
-	}
-	return deadline, nil
-}
-
-// waitUntil waits for wg until deadline (for ever when deadline is zero) and reports
-// whether wg finished.
-func waitUntil(wg *sync.WaitGroup, deadline time.Time) bool {
-	if deadline.IsZero() {
-		wg.Wait()
-		return true
-	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	t := time.NewTimer(time.Until(deadline))
-	defer t.Stop()
-	select {
-	case <-done:
-		return true
-	case <-t.C:
-		return false
-	}
-}
-
-func isLoopback(a net.Addr) bool {
-	ta, ok := a.(*net.TCPAddr)
-	return ok && ta.IP.IsLoopback()
-}
-
-// newLinkSigner returns the signer of links the server hands out, keyed with a secret that
-// is generated once and kept in the database, so links survive restarts.
-func newLinkSigner(db *storage.DB) (*signedlink.Signer, error) {
-	secret, err := db.Secret("file-links", 32)
-	if err != nil {
-		return nil, fmt.Errorf("link signing secret: %w", err)
-	}
-	return signedlink.NewSigner(secret, nil)
 }

@@ -1,11 +1,12 @@
 // Command exports drives export tasks through the real HTTP API and reports throughput
 // and the latency of GET /v1/exports/{taskId} while renders run.
 //
-// It starts an in-process cutroom server (real gin engine, real bbolt file, real export
-// scheduler, the real frame pipeline with the compositor, text and encoder, and the
-// webhook deliverer) on a loopback port and exports the reference scene
-// (bench/reference-scene.json, its images made by bench/make-assets.sh). Exports are
-// spread over workspaces of 2 active tasks each (the per-workspace limit).
+// It runs cutroom's App in process, wired as `cutroom serve` wires it (real gin engine, real
+// bbolt file in a temporary data dir, real export scheduler, the real frame pipeline with the
+// compositor, text and encoder, the webhook deliverer and the janitor), on a loopback port,
+// and exports the reference scene (bench/reference-scene.json, its images made by
+// bench/make-assets.sh and resolved under -assets). Exports are spread over workspaces of 2
+// active tasks each (the per-workspace limit).
 //
 //	go run -tags extlib,pkgconfig ./bench/exports -n 20 -scale 1
 package main
@@ -17,26 +18,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sort"
 	"sync"
 	"time"
 
-	"github.com/cutroom/cutroom/assets"
-	"github.com/cutroom/cutroom/compositor"
-	"github.com/cutroom/cutroom/compositor/text"
+	"github.com/cutroom/cutroom/app"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/model"
-	"github.com/cutroom/cutroom/render"
-	"github.com/cutroom/cutroom/server"
-	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
-	"github.com/cutroom/cutroom/webhook"
 )
 
 func main() {
@@ -46,7 +39,7 @@ func main() {
 	scale := flag.Float64("scale", 1, "export scale (the scene is 1920x1080)")
 	format := flag.String("format", "mp4", "mp4 or webm")
 	workers := flag.Int("workers", 0, "concurrent renders (0: the server default)")
-	frameWorkers := flag.Int("frame-workers", 0, "frames composited at once per render (0: the pipeline default)")
+	frameWorkers := flag.Int("frame-workers", 0, "frames composited at once per render (0: serve's default, CPU cores - 1, at least 1)")
 	pollers := flag.Int("pollers", 4, "goroutines polling GET task while renders run")
 	flag.Parse()
 	if err := run(*n, *scenePath, *assetDir, *scale, *format, *workers, *frameWorkers, *pollers); err != nil {
@@ -65,52 +58,37 @@ func run(n int, scenePath, assetDir string, scale float64, format string, worker
 		return err
 	}
 	seconds := float64(parsed.DurationTicks()) / float64(parsed.TimebaseTicksPerSecond)
-	fonts, err := text.NewLibrary(text.LibraryOptions{IncludeSystem: true})
-	if err != nil {
-		return err
-	}
 	dir, err := os.MkdirTemp("", "cutroom-bench")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	db, err := storage.Open(dir, storage.Options{})
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	base := "http://" + ln.Addr().String()
-	secret, err := db.Secret("file-links", 32)
-	if err != nil {
-		return err
-	}
-	signer, err := signedlink.NewSigner(secret, nil)
-	if err != nil {
-		return err
-	}
-	dl := webhook.NewDeliverer(webhook.Config{Logger: quiet}, db)
-	svc, err := export.New(export.Config{Workers: workers, OutputDir: filepath.Join(dir, "outputs"),
-		Links: export.NewLinks(base, signer), Notify: dl.Notify, Logger: quiet}, db,
-		render.NewPipeline(render.PipelineConfig{Media: assets.Media{Resolve: assets.DirResolver(assetDir)},
-			Text: compositor.NewTextItems(fonts, nil), Workers: frameWorkers, Logger: quiet}))
-	if err != nil {
-		return err
-	}
-	srv := server.New(server.Config{PublicURL: base, Logger: quiet},
-		server.Deps{Accounts: db, Projects: db, Idempotency: db, Exports: svc})
-	hs := srv.HTTPServer(ln.Addr().String())
+	// The App serve runs, on a temporary data dir; the scene's images resolve under
+	// assetDir, since the bench workspaces upload nothing.
+	ready := make(chan struct{})
+	a := app.New(app.Config{DataDir: dir, Export: export.Config{Workers: workers},
+		Render: app.RenderSettings{FrameWorkers: frameWorkers, AssetDir: assetDir},
+		Ready:  func(*app.App) { close(ready) }})
+	defer a.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(3)
-	go func() { defer wg.Done(); _ = hs.Serve(ln) }()
-	go func() { defer wg.Done(); _ = svc.Run(ctx) }()
-	go func() { defer wg.Done(); _ = dl.Run(ctx) }()
-	defer func() { cancel(); _ = hs.Close(); wg.Wait() }()
+	defer cancel()
+	if err := a.Open(ctx, ln); err != nil {
+		_ = ln.Close()
+		return err
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- a.Run(ctx) }()
+	defer func() { cancel(); <-ran }()
+	select {
+	case <-ready:
+	case err := <-ran:
+		return err
+	}
+	db, base := a.DB, a.BaseURL
 
 	keys := make([]string, (n+1)/2)
 	for i := range keys {

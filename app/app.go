@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cutroom/cutroom/assets"
@@ -23,7 +22,7 @@ import (
 	"github.com/cutroom/cutroom/webhook"
 )
 
-// Defaults of AppConfig.
+// Defaults of Config.
 const (
 	// DefaultShutdownGrace bounds a shutdown (--shutdown-grace).
 	DefaultShutdownGrace = 30 * time.Second
@@ -33,9 +32,9 @@ const (
 	DefaultJanitorInterval = 10 * time.Minute
 )
 
-// AppConfig configures an App. Zero values take the documented defaults. Without DataDir
+// Config configures an App. Zero values take the documented defaults. Without DataDir
 // there is no database, no asset store and no data-dir fonts (export of a state file alone).
-type AppConfig struct {
+type Config struct {
 	// DataDir holds the database, the files area (files/), outputs/ and fonts/.
 	DataDir string
 	// LockTimeout is how long opening the database waits for another process's lock
@@ -60,8 +59,8 @@ type AppConfig struct {
 	FFprobe string
 	// FFmpeg is the ffmpeg program decoding video and compressed audio (empty: none).
 	FFmpeg string
-	// Render configures the renderer (see newRenderer).
-	Render renderSettings
+	// Render configures the renderer (see RenderSettings).
+	Render RenderSettings
 	// Export configures the export service; OutputDir, Links, Guard, HeaderPrefix, Notify
 	// and Logger are filled in by Open.
 	Export export.Config
@@ -77,14 +76,10 @@ type AppConfig struct {
 	Ready func(*App)
 }
 
-// App is the composition root: it owns the database, the asset store, the font library, the
-// renderer, the export service and its scheduler, the webhook deliverer, the janitor and the
-// HTTP server, builds them in Open, runs them in Run and shuts them down in order (HTTP
-// server, scheduler, deliverer and janitor, database). Every command goes through it:
-// `serve` opens it with a listener and runs it, `cutroom export` opens it without one, and
-// the admin commands (workspaces, keys) open only its database (OpenDB).
+// App is the composition root (see the package doc): it builds the components in Open, runs
+// them in Run and shuts them down in order.
 type App struct {
-	cfg AppConfig
+	cfg Config
 	log *slog.Logger
 
 	DB        *storage.DB        // nil without DataDir
@@ -100,8 +95,8 @@ type App struct {
 	ln      net.Listener
 }
 
-// NewApp returns an App of cfg; nothing is opened before Open.
-func NewApp(cfg AppConfig) *App {
+// New returns an App of cfg; nothing is opened before OpenDB or Open.
+func New(cfg Config) *App {
 	if cfg.LockTimeout <= 0 {
 		cfg.LockTimeout = DefaultLockTimeout
 	}
@@ -208,14 +203,14 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 		return fmt.Errorf("uploaded fonts: %w", err)
 	}
 	addFonts(a.Fonts, uploaded, a.log)
-	rs := a.cfg.Render
+	var ff *assets.FFmpeg
 	if a.cfg.FFmpeg != "" {
-		if rs.ffmpeg, err = assets.FindFFmpeg(a.cfg.FFmpeg); err != nil {
+		if ff, err = assets.FindFFmpeg(a.cfg.FFmpeg); err != nil {
 			log.Warn("ffmpeg not usable: video items and audio are unavailable", "err", err)
-			rs.ffmpeg = nil
+			ff = nil
 		}
 	}
-	a.Renderer = newRenderer(store, a.Fonts, rs, a.log)
+	a.Renderer = newRenderer(store, a.Fonts, a.cfg.Render, ff, a.log)
 	guard, err := webhook.NewGuard(a.cfg.AllowHosts)
 	if err != nil {
 		return fmt.Errorf("--allow-hosts: %w", err)
@@ -247,57 +242,6 @@ func (a *App) logger() *slog.Logger {
 	return a.log
 }
 
-// Run serves until ctx ends or the server or the scheduler fails, then shuts down within
-// ShutdownGrace (see stopServing) and returns once its goroutines ended; after a shutdown
-// that ran out of grace, what had not ended is abandoned and logged. It needs Open with a
-// listener.
-func (a *App) Run(ctx context.Context) error {
-	if a.hs == nil {
-		return errors.New("app: Run needs Open with a listener")
-	}
-	log := a.logger()
-	// deadline bounds the waits of the deferred stops once a shutdown began (zero: none).
-	var deadline time.Time
-	var wg sync.WaitGroup
-	bg, cancelBG := context.WithCancel(context.Background())
-	defer func() {
-		cancelBG()
-		if !waitUntil(&wg, deadline) {
-			log.Warn("shutdown grace ran out: webhook deliveries in flight abandoned (they are retried at the next start)")
-		}
-	}()
-	wg.Add(2)
-	go func() { defer wg.Done(); _ = a.janitor.Run(bg) }()
-	go func() { defer wg.Done(); _ = a.Deliverer.Run(bg) }()
-	// The scheduler stops before the deliverer and the database: on shutdown it records
-	// its renders as PAUSED.
-	var schedWG sync.WaitGroup
-	schedCtx, stopSched := context.WithCancel(context.Background())
-	defer func() { stopSched(); waitUntil(&schedWG, deadline) }()
-	schedErr := make(chan error, 1)
-	schedWG.Add(1)
-	go func() { defer schedWG.Done(); schedErr <- a.Exports.Run(schedCtx) }()
-
-	if a.cfg.Ready != nil {
-		a.cfg.Ready(a)
-	}
-	errc := make(chan error, 1)
-	ln := a.ln
-	a.ln = nil // hs owns it from here
-	go func() { errc <- a.hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case err := <-schedErr:
-		_ = a.hs.Close()
-		return fmt.Errorf("export scheduler: %w", err)
-	case <-ctx.Done():
-	}
-	var err error
-	deadline, err = stopServing(log, a.cfg.ShutdownGrace, a.hs, errc, stopSched, &schedWG, a.Exports)
-	return err
-}
-
 // Close releases what Run does not: a listener never served and the database. Call it after
 // Run returned (or instead of Run).
 func (a *App) Close() error {
@@ -313,46 +257,19 @@ func (a *App) Close() error {
 	return err
 }
 
-// janitor sweeps expired records every interval until its context ends; Wake sweeps now.
-type janitor struct {
-	db       *storage.DB
-	interval time.Duration
-	log      *slog.Logger
-	wake     chan struct{}
+// isLoopback reports whether the App listens on a loopback address; the server then accepts
+// only loopback Host headers (server.LoopbackHosts).
+func isLoopback(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
 }
 
-func newJanitor(db *storage.DB, interval time.Duration, log *slog.Logger) *janitor {
-	return &janitor{db: db, interval: interval, log: log, wake: make(chan struct{}, 1)}
-}
-
-// Wake asks for a sweep now; it does not block.
-func (j *janitor) Wake() {
-	select {
-	case j.wake <- struct{}{}:
-	default:
+// newLinkSigner returns the signer of links the server hands out, keyed with a secret that
+// is generated once and kept in the database, so links survive restarts.
+func newLinkSigner(db *storage.DB) (*signedlink.Signer, error) {
+	secret, err := db.Secret("file-links", 32)
+	if err != nil {
+		return nil, fmt.Errorf("link signing secret: %w", err)
 	}
-}
-
-// Run sweeps until ctx ends and returns nil then.
-func (j *janitor) Run(ctx context.Context) error {
-	t := time.NewTicker(j.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		case <-j.wake:
-		}
-		j.sweep()
-	}
-}
-
-// sweep deletes expired idempotency records.
-func (j *janitor) sweep() {
-	if n, err := j.db.SweepIdempotency(); err != nil {
-		j.log.Warn("sweep idempotency records", "err", err)
-	} else if n > 0 {
-		j.log.Debug("swept idempotency records", "n", n)
-	}
+	return signedlink.NewSigner(secret, nil)
 }

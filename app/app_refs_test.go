@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 // export tasks in the database, so an uploaded asset named by an active export's state
 // cannot be deleted (409 ASSET_REFERENCED) and can once the export is canceled.
 func TestAppAssetHeldByActiveExport(t *testing.T) {
-	app := NewApp(AppConfig{DataDir: t.TempDir(), ShutdownGrace: 5 * time.Second})
+	app := New(Config{DataDir: t.TempDir(), ShutdownGrace: 5 * time.Second})
 	defer app.Close()
 	if err := app.OpenDB(); err != nil {
 		t.Fatal(err)

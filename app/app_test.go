@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -20,7 +20,7 @@ func TestAppLifecycle(t *testing.T) {
 	var logs syncBuffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ready := make(chan string, 1)
-	app := NewApp(AppConfig{DataDir: dir, Logger: log, ShutdownGrace: 5 * time.Second,
+	app := New(Config{DataDir: dir, Logger: log, ShutdownGrace: 5 * time.Second,
 		JanitorInterval: 20 * time.Millisecond, Ready: func(a *App) { ready <- a.BaseURL }})
 	defer app.Close()
 	if err := app.OpenDB(); err != nil {

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bytes"
@@ -34,6 +34,17 @@ func (r *deafRenderer) Render(context.Context, export.RenderJob, func(done, tota
 	return errors.New("released")
 }
 
+// solidState is a valid 320x180 state of 2 s: one solid (the deaf renderer never draws it).
+const solidState = `{"compositionWidth":320,"compositionHeight":180,"timebaseTicksPerSecond":240000,` +
+	`"tracks":[{"id":"t1","items":["s1"],"hidden":false,"muted":false}],"assets":{},` +
+	`"items":{"s1":{"id":"s1","type":"solid","startTicks":0,"durationTicks":480000,` +
+	`"shape":"rectangle","color":"#22c55e",` +
+	`"left":{"value":0,"keyframes":[]},"top":{"value":0,"keyframes":[]},` +
+	`"width":{"value":320,"keyframes":[]},"height":{"value":180,"keyframes":[]},` +
+	`"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},"opacity":{"value":1,"keyframes":[]},` +
+	`"isDraggingInTimeline":false,"borderRadius":{"value":0,"keyframes":[]},"rotation":{"value":0,"keyframes":[]},"keepAspectRatio":false}},` +
+	`"transitions":{},"globalBackground":{"type":"none"},"deletedAssets":[]}`
+
 // syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -53,8 +64,9 @@ func (s *syncBuffer) String() string {
 }
 
 // TestShutdownGraceIsAHardBound: a render that ignores its cancel does not hold the
-// shutdown past --shutdown-grace: stopServing returns when the grace runs out, logs the
-// abandoned task, and leaves it PAUSED (resumed at the next start, not counted as a crash).
+// shutdown past ShutdownGrace (--shutdown-grace): stopServing returns when the grace runs
+// out, logs the abandoned task, and leaves it PAUSED (resumed at the next start, not counted
+// as a crash).
 func TestShutdownGraceIsAHardBound(t *testing.T) {
 	dir := t.TempDir()
 	db, err := storage.Open(dir, storage.Options{LockTimeout: time.Second})
@@ -88,7 +100,7 @@ func TestShutdownGraceIsAHardBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	fps, ratio, scale, format, v1 := 30, "16:9", 0.6, "mp4", "v1"
-	req := &export.Request{EditorState: json.RawMessage(longState(2)), StateSchemaVersion: &v1, FPS: &fps,
+	req := &export.Request{EditorState: json.RawMessage(solidState), StateSchemaVersion: &v1, FPS: &fps,
 		Ratio: &ratio, Scale: &scale, Format: &format}
 	c, err := exports.Create(context.Background(), model.Principal{Key: key, Workspace: ws}, "", req, nil)
 	if err != nil {

@@ -1,0 +1,144 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cutroom/cutroom/model"
+	"github.com/cutroom/cutroom/storage"
+)
+
+// imageState is a valid 320x180 state of 0.2 s: one image item of the asset "dot" (dot.png,
+// not uploaded anywhere).
+const imageState = `{"compositionWidth":320,"compositionHeight":180,"timebaseTicksPerSecond":240000,` +
+	`"tracks":[{"id":"t1","items":["i1"],"hidden":false,"muted":false}],` +
+	`"assets":{"dot":{"id":"dot","type":"image","filename":"dot.png","size":1,"remoteUrl":null,` +
+	`"remoteKey":"dot.png","mimeType":"image/png","width":8,"height":8}},` +
+	`"items":{"i1":{"id":"i1","type":"image","assetId":"dot","startTicks":0,"durationTicks":48000,` +
+	`"left":{"value":0,"keyframes":[]},"top":{"value":0,"keyframes":[]},` +
+	`"width":{"value":320,"keyframes":[]},"height":{"value":180,"keyframes":[]},` +
+	`"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},"opacity":{"value":1,"keyframes":[]},` +
+	`"rotation":{"value":0,"keyframes":[]},"borderRadius":{"value":0,"keyframes":[]},` +
+	`"cropLeft":{"value":0,"keyframes":[]},"cropTop":{"value":0,"keyframes":[]},` +
+	`"cropRight":{"value":0,"keyframes":[]},"cropBottom":{"value":0,"keyframes":[]},` +
+	`"isDraggingInTimeline":false,"keepAspectRatio":false}},` +
+	`"transitions":{},"globalBackground":{"type":"none"},"deletedAssets":[]}`
+
+// TestAppRenderAssetDir: with RenderSettings.AssetDir the renders find an asset the
+// workspace never uploaded under that directory (as bench/exports renders its scene); without
+// it (serve) the same export fails: the asset is not an upload of the workspace.
+func TestAppRenderAssetDir(t *testing.T) {
+	assetDir := t.TempDir()
+	img := image.NewRGBA(image.Rect(0, 0, 8, 8))
+	for i := range img.Pix {
+		img.Pix[i] = 0xff
+	}
+	img.Set(4, 4, color.RGBA{R: 0xff, A: 0xff})
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(assetDir, "dot.png"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		dir  string
+		want string
+	}{{assetDir, model.StatusCompleted}, {"", model.StatusFailed}} {
+		task := exportOnce(t, RenderSettings{FrameWorkers: 1, AssetDir: tc.dir}, imageState)
+		if task.Status != tc.want {
+			t.Fatalf("AssetDir %q: task %s (error %q), want %s", tc.dir, task.Status, deref(task.Error), tc.want)
+		}
+		if tc.want == model.StatusFailed && (task.Error == nil || !strings.Contains(*task.Error, "not an uploaded asset")) {
+			t.Fatalf("AssetDir %q: task error %q, want the asset not found", tc.dir, deref(task.Error))
+		}
+	}
+}
+
+// exportOnce serves an App of rs on a new data dir, exports state through the API and
+// returns the task once it ended.
+func exportOnce(t *testing.T, rs RenderSettings, state string) model.ExportTask {
+	t.Helper()
+	a := New(Config{DataDir: t.TempDir(), ShutdownGrace: 5 * time.Second, Render: rs})
+	defer a.Close()
+	if err := a.OpenDB(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.DB.CreateWorkspace(storage.WorkspaceInput{Name: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	_, key, err := a.DB.CreateKey("w", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := a.Open(ctx, ln); err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- a.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-ran; err != nil {
+			t.Error(err)
+		}
+	}()
+	body := `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":1,"format":"mp4"}`
+	req, _ := http.NewRequest("POST", a.BaseURL+"/v1/exports", strings.NewReader(body))
+	req.Header.Set("x-api-key", key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 201 {
+		t.Fatalf("create: %d %s", resp.StatusCode, b)
+	}
+	var created struct {
+		Data struct {
+			TaskID string `json:"taskId"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(b, &created); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		task, err := a.DB.ExportTaskByID(created.Data.TaskID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !task.Active() {
+			return task
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task still %s after 60 s", task.Status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,40 @@
+// Package app is cutroom's composition root: the App builds the components from a Config,
+// runs them and shuts them down in order. It is a package, not part of the main package, so
+// that everything that runs the server runs the same wiring: the `serve`, `export` and admin
+// commands (main), the App's tests, and the benchmark program bench/exports.
+//
+// What it owns. An App owns the database (storage), the asset store, the font library, the
+// renderer (render.Pipeline), the export service and its scheduler, the webhook deliverer,
+// one janitor (sweeping expired idempotency records) and the HTTP server. The components
+// themselves know nothing of one another beyond their import directions (DESIGN.md); the App
+// is the one place that passes one to another (the export service's Notify is the
+// deliverer's, the asset store's reference check reads export tasks, one link signer signs
+// asset file links and export output links, uploaded fonts join the font library).
+//
+// Opening, in order:
+//
+//   - OpenDB opens only the database (with a clear message when a running server holds its
+//     lock). The admin commands stop here; serve calls it first to set up the default
+//     workspace before it listens.
+//   - Open(ctx, nil) adds the font library and the asset store's read side: what
+//     `cutroom export` needs (without a DataDir, only the font library).
+//   - Open(ctx, ln) builds everything serving needs: the asset store (crash leftovers of
+//     uploads swept, uploaded fonts loaded), the renderer, the outbound-address guard, the
+//     deliverer, the export service, the HTTP server on ln and the janitor.
+//
+// Running and shutting down. Run starts the janitor, the deliverer and the scheduler, calls
+// Config.Ready, then serves until its context ends or the server or the scheduler fails. The
+// shutdown then goes in order, bounded as a whole by ShutdownGrace: the listener closes and
+// the scheduler is stopped (its renders are recorded PAUSED) while requests in flight finish;
+// what has not ended when the grace runs out is abandoned and logged (renders recorded
+// PAUSED, so the next start resumes them); then the deliverer and the janitor stop
+// (deliveries in flight are retried at the next start). Close, after Run returned (or instead
+// of it), closes a listener never served and, last, the database.
+//
+// Defaults. Config's zero values take documented defaults: LockTimeout DefaultLockTimeout,
+// ShutdownGrace DefaultShutdownGrace, JanitorInterval DefaultJanitorInterval, HeaderPrefix
+// webhook.DefaultHeaderPrefix, PublicURL http://<listener address>, RenderSettings the
+// render package's (FrameWorkers NumCPU-1), and the component configs (Server, Assets,
+// Export) their packages' defaults. An empty FFmpeg or FFprobe means none; no Logger means
+// no logs. The command-line flags take their defaults from the same constants.
+package app
