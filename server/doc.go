@@ -9,5 +9,9 @@
 //   - The server's own codes are defined next to the rule that raises them (request.go for
 //     decoding, idempotency.go, ranges.go, ...). storage's sentinel errors are mapped where
 //     the server calls storage (projects, auth, idempotency), with the texts clients have
-//     always seen.
+//     always seen. A project commit that fails for lack of space is 507 STORAGE_FULL
+//     (diskspace.Refuse, in projectError).
+//   - GET /healthz and GET /readyz (health.go) need no key: /healthz answers 200 while the
+//     engine serves; /readyz answers what Deps.Health (the App) reports, 200 or 503 with the
+//     failed checks, as words only.
 package server
