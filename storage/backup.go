@@ -98,6 +98,9 @@ func checkFile(path string) (FileInfo, error) {
 	if !st.Mode().IsRegular() {
 		return FileInfo{}, errors.New("not a regular file")
 	}
+	if st.Size() == 0 { // bbolt would try to initialise it
+		return FileInfo{}, errors.New("empty file")
+	}
 	// The free list is read at open (PreLoadFreelist), here, where damage to it is
 	// recovered as an error, not in bbolt's check goroutine.
 	var b *bolt.DB
