@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -163,7 +164,7 @@ func guard(fn func() error) (err error) {
 // guard) before bbolt's check, which runs in a goroutine of its own where a panic would end
 // the process, reads the same pages.
 func walk(tx *bolt.Tx) error {
-	var sum byte
+	var crc uint32
 	var visit func(b *bolt.Bucket) error
 	visit = func(b *bolt.Bucket) error {
 		return b.ForEach(func(k, v []byte) error {
@@ -173,14 +174,13 @@ func walk(tx *bolt.Tx) error {
 				}
 				return nil
 			}
-			for _, c := range v { // touch every byte of the value (overflow pages)
-				sum ^= c
-			}
+			// every byte of the value read (its overflow pages), by a call the compiler keeps
+			crc = crc32.Update(crc, crc32.IEEETable, v)
 			return nil
 		})
 	}
 	err := tx.ForEach(func(_ []byte, b *bolt.Bucket) error { return visit(b) })
-	_ = sum
+	_ = crc
 	return err
 }
 
