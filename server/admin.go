@@ -85,6 +85,8 @@ func (s *Server) backup(c *gin.Context) {
 		s.log.Warn("backup cut off", "bytes", n, "of", snap.Size(), "err", err)
 		panic(http.ErrAbortHandler)
 	}
+	// The connection may serve further requests: no deadline left behind.
+	_ = w.ctl.SetWriteDeadline(time.Time{})
 	s.log.Info("backup sent", "bytes", n, "duration", time.Since(start))
 }
 
