@@ -52,7 +52,8 @@ func newRootCmd() *cobra.Command {
 	root.Version = versionText()
 	root.SetVersionTemplate("{{.Version}}")
 	root.Flags().Bool("version", false, "print the version, commit and build settings (as `cutroom version`)")
-	root.AddCommand(newServeCmd(g), newExportCmd(g), newWorkspacesCmd(g), newKeysCmd(g), newVersionCmd())
+	root.AddCommand(newServeCmd(g), newExportCmd(g), newWorkspacesCmd(g), newKeysCmd(g),
+		newBackupCmd(), newRestoreCmd(g), newVersionCmd())
 	return root
 }
 

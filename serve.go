@@ -52,6 +52,7 @@ type serveFlags struct {
 	linkTTL       time.Duration
 	ffprobe       string
 	minFreeDisk   int64
+	adminToken    string
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -105,6 +106,7 @@ desktop apps that bundle the server).`,
 	fl.StringVar(&f.ffprobe, "ffprobe", "ffprobe", "ffprobe used as a fallback when media cannot be probed in Go (empty: never)")
 	fl.Int64Var(&f.minFreeDisk, "min-free-disk", 0, fmt.Sprintf("free bytes the data dir's filesystem keeps: below, uploads and new exports get 507 STORAGE_FULL and /readyz fails (0: %d MiB or %d%% of the filesystem, whichever is smaller; negative: no floor)",
 		diskspace.DefaultMinFreeBytes>>20, diskspace.DefaultMinFreePercent))
+	fl.StringVar(&f.adminToken, "admin-token", "", "serve the operator's routes under /admin/ (online backups) to this bearer token (16..256 characters; empty: not served)")
 	return cmd
 }
 
@@ -134,6 +136,9 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 			return fmt.Errorf("--preset/--crf: %w", err)
 		}
 	}
+	if n := len(f.adminToken); n > 0 && (n < 16 || n > 256) {
+		return fmt.Errorf("--admin-token must be 16..256 characters")
+	}
 	a := app.New(serveConfig(g, f, log))
 	defer a.Close()
 	if err := a.OpenDB(); err != nil {
@@ -158,7 +163,8 @@ func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger) app.Config {
 	return app.Config{
 		DataDir: g.dataDir, FontDirs: f.fontDirs, Logger: log, PublicURL: f.publicURL,
 		Server: server.Config{MaxBodyBytes: f.maxBody, BodyBudgetBytes: f.bodyBudget, MinBodyRate: f.minBodyRate,
-			BodyGrace: f.bodyGrace, ReadHeaderTimeout: f.headerTimeout, SyncRate: f.syncRate, SyncBurst: f.syncBurst},
+			BodyGrace: f.bodyGrace, ReadHeaderTimeout: f.headerTimeout, SyncRate: f.syncRate, SyncBurst: f.syncBurst,
+			AdminToken: f.adminToken},
 		Assets:  assets.Config{LinkTTL: f.linkTTL, Limits: f.limits},
 		FFprobe: f.ffprobe, FFmpeg: f.ffmpeg,
 		Render: app.RenderSettings{Preset: f.preset, CRF: f.crf, FrameWorkers: f.frameWorkers,

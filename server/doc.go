@@ -14,4 +14,11 @@
 //   - GET /healthz and GET /readyz (health.go) need no key: /healthz answers 200 while the
 //     engine serves; /readyz answers what Deps.Health (the App) reports, 200 or 503 with the
 //     failed checks, as words only.
+//   - The operator's routes live under /admin/, outside the client API: served only when
+//     Config.AdminToken is set (else 404 like any unknown path), guarded by that token alone
+//     (Authorization: Bearer, SHA-256 sums compared in constant time; API keys never work
+//     there, 401 ADMIN_TOKEN_INVALID). GET /admin/backup streams a storage.Snapshot with its
+//     Content-Length; every write gets a minute, so a client that stops reading cannot keep
+//     the snapshot's read transaction open, and a stream that breaks off aborts the
+//     connection (the client sees a short body).
 package server
