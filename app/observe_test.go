@@ -213,6 +213,16 @@ func runFlow(t *testing.T) flow {
 	f.output = int64(len(out))
 	f.secrets["output link signature"] = linkSig(t, outputURL)
 
+	// The deliverer counts and logs a delivery after the receiver answered, and the
+	// scheduler logs the completion after counting it: wait for those lines.
+	for deadline := time.Now().Add(10 * time.Second); strings.Count(logs.String(), `"msg":"webhook delivered"`) < 2 ||
+		!strings.Contains(logs.String(), `"msg":"export completed"`); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the deliveries were not recorded:\n%s", logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
 	// The metrics: not without the token, not with the API key, then scraped with it.
 	if r, body := do("GET", "/metrics", nil); r.StatusCode != 401 || !strings.Contains(string(body), "METRICS_TOKEN_INVALID") {
 		t.Fatalf("GET /metrics without the token: %d %s", r.StatusCode, body)
