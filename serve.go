@@ -53,6 +53,7 @@ type serveFlags struct {
 	ffprobe       string
 	metricsToken  string
 	logFormat     string
+	adminToken    string
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -106,6 +107,7 @@ desktop apps that bundle the server).`,
 	fl.StringVar(&f.ffprobe, "ffprobe", "ffprobe", "ffprobe used as a fallback when media cannot be probed in Go (empty: never)")
 	fl.StringVar(&f.metricsToken, "metrics-token", "", "bearer token GET /metrics needs (empty: the metrics need no token; never an API key)")
 	fl.StringVar(&f.logFormat, "log-format", "text", "log format: text (logfmt-style key=value) or json (one object per line)")
+	fl.StringVar(&f.adminToken, "admin-token", "", "serve the operator's routes under /admin/ (online backups) to this bearer token (16..256 characters; empty: not served)")
 	return cmd
 }
 
@@ -143,6 +145,9 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 			return fmt.Errorf("--preset/--crf: %w", err)
 		}
 	}
+	if n := len(f.adminToken); n > 0 && (n < 16 || n > 256) {
+		return fmt.Errorf("--admin-token must be 16..256 characters")
+	}
 	a := app.New(serveConfig(g, f, log))
 	defer a.Close()
 	if err := a.OpenDB(); err != nil {
@@ -167,7 +172,8 @@ func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger) app.Config {
 	return app.Config{
 		DataDir: g.dataDir, FontDirs: f.fontDirs, Logger: log, PublicURL: f.publicURL,
 		Server: server.Config{MaxBodyBytes: f.maxBody, BodyBudgetBytes: f.bodyBudget, MinBodyRate: f.minBodyRate,
-			BodyGrace: f.bodyGrace, ReadHeaderTimeout: f.headerTimeout, SyncRate: f.syncRate, SyncBurst: f.syncBurst},
+			BodyGrace: f.bodyGrace, ReadHeaderTimeout: f.headerTimeout, SyncRate: f.syncRate, SyncBurst: f.syncBurst,
+			AdminToken: f.adminToken},
 		Assets:  assets.Config{LinkTTL: f.linkTTL, Limits: f.limits},
 		FFprobe: f.ffprobe, FFmpeg: f.ffmpeg,
 		Render: app.RenderSettings{Preset: f.preset, CRF: f.crf, FrameWorkers: f.frameWorkers,

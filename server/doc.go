@@ -19,4 +19,11 @@
 //   - GET /metrics (Deps.Metrics's handler) is outside the API key: API keys do not work
 //     there; Config.MetricsToken, when set, is compared in constant time with the bearer
 //     token (401 METRICS_TOKEN_INVALID otherwise). The server does not import prometheus.
+//   - The operator's routes live under /admin/, outside the client API: served only when
+//     Config.AdminToken is set (else 404 like any unknown path), guarded by that token alone
+//     (Authorization: Bearer, SHA-256 sums compared in constant time; API keys never work
+//     there, 401 ADMIN_TOKEN_INVALID). GET /admin/backup streams a storage.Snapshot with its
+//     Content-Length; every write gets a minute, so a client that stops reading cannot keep
+//     the snapshot's read transaction open, and a stream that breaks off aborts the
+//     connection (the client sees a short body).
 package server

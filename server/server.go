@@ -63,6 +63,9 @@ type Config struct {
 	// MetricsToken, when set, is the bearer token GET /metrics needs (--metrics-token);
 	// empty serves the metrics to anyone who reaches the server.
 	MetricsToken string
+	// AdminToken guards the operator's routes under /admin/ (online backups); empty, they
+	// are not served (404).
+	AdminToken string
 }
 
 // Accounts authenticates API keys.
@@ -106,6 +109,9 @@ type Deps struct {
 	Files  Files
 	// Metrics counts the requests and serves GET /metrics (no API key); nil leaves both out.
 	Metrics Metrics
+	// Backups serves GET /admin/backup when Config.AdminToken is set; nil leaves it
+	// unregistered.
+	Backups Backups
 }
 
 // Server is cutroom's HTTP interface.
@@ -237,6 +243,7 @@ func (s *Server) routes() {
 	if s.deps.Metrics != nil {
 		s.engine.GET("/metrics", s.serveMetrics)
 	}
+	s.adminRoutes()
 }
 
 // recoverer answers a panic with a 500 problem and logs it; the server keeps running.
