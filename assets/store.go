@@ -174,6 +174,14 @@ type Config struct {
 	// OnFont, when set, is called with the stored path of every font uploaded, after its
 	// record commits (the server adds it to the text renderer's font library).
 	OnFont func(path string)
+	// Metrics counts the uploads stored; nil counts nothing.
+	Metrics Metrics
+}
+
+// Metrics counts stored uploads; *metrics.Metrics implements it.
+type Metrics interface {
+	// Uploaded counts one upload stored (its record committed) of kind (an asset Type).
+	Uploaded(kind string, bytes int64)
 }
 
 // Store keeps uploaded files on disk and their records in the database.
@@ -392,6 +400,9 @@ func (s *Store) Upload(ctx context.Context, up Upload) (model.Asset, error) {
 	if err := s.rec.CreateAsset(a, up.ProjectID); err != nil {
 		_ = os.RemoveAll(filepath.Dir(final))
 		return model.Asset{}, recordError(err, up.ProjectID, a.ID)
+	}
+	if s.cfg.Metrics != nil {
+		s.cfg.Metrics.Uploaded(a.Type, a.Size)
 	}
 	if a.Type == TypeFont && s.cfg.OnFont != nil {
 		s.cfg.OnFont(final)
