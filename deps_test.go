@@ -53,6 +53,10 @@ func TestImportDirections(t *testing.T) {
 		"svgbudget":       {},
 		"compositor/text": {},
 		"webhook":         {"apierr", "model"},
+		// metrics: the Prometheus registry, metrics and /metrics handler; a leaf (no project
+		// package), the only importer of prometheus. The counting components declare their
+		// own small interfaces that it implements; app wires it in.
+		"metrics": {},
 		// export: task lifecycle (requests, credits, scheduler, tasks, events); it renders
 		// through the Renderer interface and imports neither compositor nor encode.
 		"export": {"apierr", "diskspace", "editor", "model", "storage", "assets", "signedlink", "webhook"},
@@ -65,7 +69,7 @@ func TestImportDirections(t *testing.T) {
 		"server":            {"apierr", "diskspace", "editor", "illustrations", "model", "storage", "assets", "export"},
 		// app: the composition root (App: open, Run, Close), the one package that wires the
 		// components to one another; main, its tests and bench/exports use it.
-		"app": {"assets", "compositor", "compositor/text", "diskspace", "editor", "export", "render", "server",
+		"app": {"assets", "compositor", "compositor/text", "diskspace", "editor", "export", "metrics", "render", "server",
 			"signedlink", "storage", "webhook"},
 		// main: cobra commands, flags (defaults from the packages' Default constants) and
 		// output; it runs everything through app, and `cutroom export` renders with render's
@@ -108,6 +112,9 @@ func TestImportDirections(t *testing.T) {
 			}
 			if imp == "github.com/gin-gonic/gin" && rel != "server" {
 				t.Errorf("%s imports gin; only server may", rel)
+			}
+			if strings.HasPrefix(imp, "github.com/prometheus/") && rel != "metrics" {
+				t.Errorf("%s imports %s; only metrics may", rel, imp)
 			}
 			if !strings.HasPrefix(imp, module) {
 				continue

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -52,6 +53,8 @@ type serveFlags struct {
 	linkTTL       time.Duration
 	ffprobe       string
 	minFreeDisk   int64
+	metricsToken  string
+	logFormat     string
 	adminToken    string
 }
 
@@ -106,20 +109,30 @@ desktop apps that bundle the server).`,
 	fl.StringVar(&f.ffprobe, "ffprobe", "ffprobe", "ffprobe used as a fallback when media cannot be probed in Go (empty: never)")
 	fl.Int64Var(&f.minFreeDisk, "min-free-disk", 0, fmt.Sprintf("free bytes the data dir's filesystem keeps: below, uploads and new exports get 507 STORAGE_FULL and /readyz fails (0: %d MiB or %d%% of the filesystem, whichever is smaller; negative: no floor)",
 		diskspace.DefaultMinFreeBytes>>20, diskspace.DefaultMinFreePercent))
+	fl.StringVar(&f.metricsToken, "metrics-token", "", "bearer token GET /metrics needs (empty: the metrics need no token; never an API key)")
+	fl.StringVar(&f.logFormat, "log-format", "text", "log format: text (logfmt-style key=value) or json (one object per line)")
 	fl.StringVar(&f.adminToken, "admin-token", "", "serve the operator's routes under /admin/ (online backups) to this bearer token (16..256 characters; empty: not served)")
 	return cmd
 }
 
-func newLogger(level string) (*slog.Logger, error) {
+// newLogger is serve's logger on w (stderr) at --log-level in --log-format.
+func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("--log-level: %w", err)
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l})), nil
+	opts := &slog.HandlerOptions{Level: l}
+	switch format {
+	case "text", "":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: want text or json", format)
 }
 
 func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
-	log, err := newLogger(g.logLevel)
+	log, err := newLogger(os.Stderr, g.logLevel, f.logFormat)
 	if err != nil {
 		return err
 	}
@@ -173,6 +186,7 @@ func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger) app.Config {
 			MaxDuration: f.maxDuration},
 		HeaderPrefix: f.headerPrefix, AllowHosts: f.allowHosts, ShutdownGrace: f.shutdownGrace,
 		MinFreeDisk: f.minFreeDisk,
+		MetricsToken: f.metricsToken,
 		// The listening line comes last, so a script that waits for it has everything.
 		Ready: func(a *app.App) { fmt.Printf("cutroom listening on %s (data in %s)\n", a.BaseURL, g.dataDir) },
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/metrics"
 	"github.com/cutroom/cutroom/render"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/signedlink"
@@ -78,6 +79,8 @@ type Config struct {
 	// 0: the smaller of diskspace.DefaultMinFreeBytes and diskspace.DefaultMinFreePercent of
 	// the filesystem; negative: no floor).
 	MinFreeDisk int64
+	// MetricsToken, when set, is the bearer token GET /metrics needs (--metrics-token).
+	MetricsToken string
 	// Ready, if set, is called by Run once everything runs, just before it serves.
 	Ready func(*App)
 }
@@ -97,6 +100,7 @@ type App struct {
 	Renderer  *render.Pipeline   // serving only
 
 	janitor *janitor
+	metrics *metrics.Metrics // serving only
 	hs      *http.Server
 	ln      net.Listener
 }
@@ -181,8 +185,10 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 		return errors.New("serving needs a data dir")
 	}
 	log := a.logger()
+	a.metrics = a.newMetrics(log)
 	acfg := a.cfg.Assets
 	acfg.Dir, acfg.PublicURL, acfg.Logger = filepath.Join(a.cfg.DataDir, "files"), a.BaseURL, log
+	acfg.Metrics = a.metrics
 	// An asset used by an active export cannot be deleted; the check reads the tasks from
 	// the database, so it exists before the export service that needs this store's media.
 	acfg.References = export.NewReferences(a.DB)
@@ -223,26 +229,28 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	if health.encoderErr = render.CheckEncoders(); health.encoderErr != nil {
 		log.Error("the encoders do not open: exports will fail", "err", health.encoderErr)
 	}
-	a.Renderer = newRenderer(store, a.Fonts, a.cfg.Render, ff, a.log)
+	a.Renderer = newRenderer(store, a.Fonts, a.cfg.Render, ff, a.log, a.metrics)
 	guard, err := webhook.NewGuard(a.cfg.AllowHosts)
 	if err != nil {
 		return fmt.Errorf("--allow-hosts: %w", err)
 	}
-	a.Deliverer = webhook.NewDeliverer(webhook.Config{HeaderPrefix: a.cfg.HeaderPrefix, Guard: guard, Logger: log}, a.DB)
+	a.Deliverer = webhook.NewDeliverer(webhook.Config{HeaderPrefix: a.cfg.HeaderPrefix, Guard: guard, Logger: log,
+		Metrics: a.metrics}, a.DB)
 	ecfg := a.cfg.Export
 	ecfg.OutputDir, ecfg.Links, ecfg.Guard = filepath.Join(a.cfg.DataDir, "outputs"), export.NewLinks(a.BaseURL, signer), guard
-	ecfg.HeaderPrefix, ecfg.Notify, ecfg.Logger = a.cfg.HeaderPrefix, a.Deliverer.Notify, log
+	ecfg.HeaderPrefix, ecfg.Notify, ecfg.Logger, ecfg.Metrics = a.cfg.HeaderPrefix, a.Deliverer.Notify, log, a.metrics
 	ecfg.Space = space
 	if a.Exports, err = export.New(ecfg, a.DB, a.Renderer); err != nil {
 		return err
 	}
 	scfg := a.cfg.Server
 	scfg.PublicURL, scfg.Logger, scfg.Features = a.BaseURL, log, a.Renderer.Features()
+	scfg.MetricsToken = a.cfg.MetricsToken
 	if isLoopback(a.ln.Addr()) {
 		scfg.AllowedHosts = server.LoopbackHosts(a.BaseURL)
 	}
 	srv := server.New(scfg, server.Deps{Accounts: a.DB, Projects: a.DB, Idempotency: a.DB, Exports: a.Exports,
-		Assets: store, Files: store, Fonts: a.Fonts, Backups: a.DB, Health: health})
+		Assets: store, Files: store, Fonts: a.Fonts, Metrics: a.metrics, Backups: a.DB, Health: health})
 	a.hs = srv.HTTPServer(a.ln.Addr().String())
 	a.janitor = newJanitor(a.DB, a.cfg.JanitorInterval, log)
 	return nil

@@ -5,7 +5,10 @@
 //
 // What it owns. An App owns the database (storage), the asset store, the font library, the
 // renderer (render.Pipeline), the export service and its scheduler, the webhook deliverer,
-// one janitor (sweeping expired idempotency records) and the HTTP server. The components
+// one janitor (sweeping expired idempotency records), the HTTP server and, when serving, its
+// own metrics registry (metrics.New; never Prometheus's global registry), which it hands to
+// the server, the export service, the renderer, the deliverer and the asset store, and
+// whose scrape-time gauges read the database, the scheduler and the data dir's disk. The components
 // themselves know nothing of one another beyond their import directions (DESIGN.md); the App
 // is the one place that passes one to another (the export service's Notify is the
 // deliverer's, the asset store's reference check reads export tasks, one link signer signs

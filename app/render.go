@@ -46,7 +46,8 @@ type RenderSettings struct {
 // Unless set, each render composites on NumCPU-1 workers (at least 1): the API keeps a core
 // while renders run, which lowers the API's latency under renders and raises throughput (see
 // bench/README.md, exports.sh).
-func newRenderer(store *assets.Store, fonts *text.Library, rs RenderSettings, ff *assets.FFmpeg, log *slog.Logger) *render.Pipeline {
+func newRenderer(store *assets.Store, fonts *text.Library, rs RenderSettings, ff *assets.FFmpeg, log *slog.Logger,
+	m render.Metrics) *render.Pipeline {
 	if rs.FrameWorkers <= 0 {
 		rs.FrameWorkers = max(1, runtime.NumCPU()-1)
 	}
@@ -77,5 +78,6 @@ func newRenderer(store *assets.Store, fonts *text.Library, rs RenderSettings, ff
 		MaxOutputSide:   rs.MaxOutputSide,
 		MaxFrameSeconds: rs.MaxFrameSeconds,
 		Logger:          log,
+		Metrics:         m,
 	})
 }

@@ -179,6 +179,14 @@ type Config struct {
 	// free-space floor, counting the declared length; nil refuses none. A write that fails
 	// for lack of space is STORAGE_FULL either way.
 	Space *diskspace.Guard
+	// Metrics counts the uploads stored; nil counts nothing.
+	Metrics Metrics
+}
+
+// Metrics counts stored uploads; *metrics.Metrics implements it.
+type Metrics interface {
+	// Uploaded counts one upload stored (its record committed) of kind (an asset Type).
+	Uploaded(kind string, bytes int64)
 }
 
 // Store keeps uploaded files on disk and their records in the database.
@@ -406,6 +414,9 @@ func (s *Store) upload(ctx context.Context, up Upload) (model.Asset, error) {
 	if err := s.rec.CreateAsset(a, up.ProjectID); err != nil {
 		_ = os.RemoveAll(filepath.Dir(final))
 		return model.Asset{}, recordError(err, up.ProjectID, a.ID)
+	}
+	if s.cfg.Metrics != nil {
+		s.cfg.Metrics.Uploaded(a.Type, a.Size)
 	}
 	if a.Type == TypeFont && s.cfg.OnFont != nil {
 		s.cfg.OnFont(final)

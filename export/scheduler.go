@@ -106,6 +106,7 @@ func (s *Service) recover() error {
 		case model.StatusFailed: // failed just now (ActiveExports lists active tasks only)
 			_ = os.RemoveAll(s.taskDir(id))
 			s.log.Error("export failed: a crash interrupted its render twice", "task", id, "attempts", t.Attempts)
+			s.cfg.Metrics.ExportFinished(model.StatusFailed)
 			notify = notify || t.CallbackURL != nil
 		}
 	}
@@ -222,6 +223,8 @@ func (s *Service) start(wg *sync.WaitGroup, id string) bool {
 	if t.CallbackURL != nil {
 		s.cfg.Notify()
 	}
+	s.log.Info("export started", "task", id, "attempt", t.Attempts, "frames", t.Frames, "format", t.Format,
+		"size", fmt.Sprintf("%dx%d", t.OutputWidth, t.OutputHeight), "fps", t.FPS)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -311,10 +314,13 @@ func (s *Service) renderFile(ctx context.Context, t *model.ExportTask) (err erro
 // meanwhile stays CANCELED and its file is removed.
 func (s *Service) finish(id string, started time.Time, renderErr error) {
 	now := s.now().UTC()
+	recorded := false
 	t, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+		recorded = false
 		if t.Status != model.StatusProcessing {
 			return nil, storage.ErrNoChange
 		}
+		recorded = true
 		t.Phase, t.CompletedAt, t.RenderSeconds = "", &now, now.Sub(started).Seconds()
 		if renderErr != nil {
 			msg := TaskError(renderErr)
@@ -329,6 +335,16 @@ func (s *Service) finish(id string, started time.Time, renderErr error) {
 	if err != nil {
 		s.log.Error("export: record outcome", "task", id, "err", err)
 		return
+	}
+	if recorded {
+		var size int64
+		if t.Status == model.StatusCompleted {
+			if st, err := os.Stat(s.outputPath(&t)); err == nil {
+				size = st.Size()
+			}
+		}
+		s.cfg.Metrics.ExportFinished(t.Status)
+		s.cfg.Metrics.RenderEnded(t.Status, now.Sub(started), size)
 	}
 	if t.Status != model.StatusCompleted {
 		_ = os.RemoveAll(s.taskDir(id))
@@ -398,6 +414,7 @@ func (s *Service) purgeExpired() {
 			s.log.Warn("export: delete expired output", "task", id, "err", err)
 			continue
 		}
+		s.log.Info("export output expired and deleted", "task", id)
 		if _, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 			if t.OutputPurged {
 				return nil, storage.ErrNoChange

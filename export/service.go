@@ -84,6 +84,8 @@ type Config struct {
 	// below its free-space floor; nil refuses none. A task commit that fails for lack of
 	// space is STORAGE_FULL either way.
 	Space *diskspace.Guard
+	// Metrics counts tasks created and finished and observes renders; nil counts nothing.
+	Metrics Metrics
 }
 
 // Service manages export tasks: create, read, list and cancel for the API, and the
@@ -146,6 +148,9 @@ func New(cfg Config, store Store, r Renderer) (*Service, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = noMetrics{}
 	}
 	if err := os.MkdirAll(cfg.OutputDir, 0o750); err != nil {
 		return nil, fmt.Errorf("export: output dir: %w", err)
@@ -320,6 +325,8 @@ func (s *Service) Create(ctx context.Context, p model.Principal, projectID strin
 	if prior != nil {
 		return existing(prior)
 	}
+	s.cfg.Metrics.ExportCreated()
+	s.log.Info("export created", "task", id, "workspace", ws.ID, "frames", frames, "format", t.Format)
 	s.Wake()
 	return Created{Result: result, New: true, Data: data}, nil
 }
@@ -368,7 +375,9 @@ func (s *Service) Cancel(workspaceID, id string) (TaskView, error) {
 		return TaskView{}, storeError(err, id)
 	}
 	now := s.now().UTC()
+	canceled := false
 	t, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+		canceled = false
 		switch {
 		case t.Status == model.StatusCanceled:
 			return nil, storage.ErrNoChange
@@ -381,10 +390,15 @@ func (s *Service) Cancel(workspaceID, id string) (TaskView, error) {
 			t.RenderSeconds = now.Sub(*t.StartedAt).Seconds()
 		}
 		refund(t)
+		canceled = true
 		return nil, nil
 	})
 	if err != nil {
 		return TaskView{}, storeError(err, id)
+	}
+	if canceled {
+		s.cfg.Metrics.ExportFinished(model.StatusCanceled)
+		s.log.Info("export canceled by request", "task", id)
 	}
 	s.abort(id, errCanceled)
 	return s.View(&t), nil

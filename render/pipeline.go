@@ -53,8 +53,12 @@ type PipelineConfig struct {
 	// and rasterising of its items) takes longer fails the render with export.CodeFrameTimeout,
 	// naming the item it was preparing. 0 means DefaultMaxFrameSeconds.
 	MaxFrameSeconds float64
-	// Logger receives compositor warnings and a summary per render; nil discards them.
+	// Logger receives compositor warnings and a summary per render, each with the render's
+	// task id ("task"); nil discards them.
 	Logger *slog.Logger
+	// Metrics counts the frames encoded and the time spent in the encoder; nil counts
+	// nothing.
+	Metrics Metrics
 	// WholeFrames draws and converts every frame whole instead of reusing plates of the
 	// items that stay put (see plates.go); the output is the same. For comparisons.
 	WholeFrames bool
@@ -103,6 +107,9 @@ func NewPipeline(cfg PipelineConfig) *Pipeline {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = noMetrics{}
 	}
 	return &Pipeline{cfg: cfg, log: log}
 }
@@ -239,7 +246,7 @@ var errFrameTimeout = errors.New("frame timeout")
 // with a export.CodeFrameTimeout error naming the item the frame was preparing, at once, even if
 // the frame does not return. timedOut returns that error once the deadline passed (nil
 // before); stop releases the timer and must be called when the frame returns.
-func (p *Pipeline) watchdog(rctx context.Context, cancel context.CancelCauseFunc, n int64) (fctx context.Context, timedOut func() error, stop func()) {
+func (p *Pipeline) watchdog(rctx context.Context, cancel context.CancelCauseFunc, n int64, log *slog.Logger) (fctx context.Context, timedOut func() error, stop func()) {
 	limit := time.Duration(p.cfg.MaxFrameSeconds * float64(time.Second))
 	tr := &compositor.ItemTracker{}
 	fctx, fcancel := context.WithTimeoutCause(compositor.WithItemTracker(rctx, tr), limit, errFrameTimeout)
@@ -259,7 +266,7 @@ func (p *Pipeline) watchdog(rctx context.Context, cancel context.CancelCauseFunc
 	}
 	stopAfter := context.AfterFunc(fctx, func() {
 		if err := timedOut(); err != nil {
-			p.log.Error("export: frame watchdog", "frame", n, "err", err)
+			log.Error("export: frame watchdog", "frame", n, "err", err)
 			cancel(err)
 		}
 	})
@@ -277,6 +284,7 @@ const mediaKeepSeconds = 2
 // channels, so each one is touched by one stage at a time.
 func (p *Pipeline) render(ctx context.Context, job export.RenderJob, progress func(done, total int64)) (renderStats, error) {
 	var stats renderStats
+	log := p.log.With("task", job.TaskID)
 	pl, err := p.planJob(job)
 	if err != nil {
 		return stats, err
@@ -296,7 +304,7 @@ func (p *Pipeline) render(ctx context.Context, job export.RenderJob, progress fu
 		audioOpts = &encode.AudioOptions{}
 	}
 	comp, err := compositor.New(pl.state, compositor.Options{Media: media, Text: p.cfg.Text,
-		Illustrations: p.cfg.Illustrations, Width: pl.outW, Height: pl.outH, Logger: p.log})
+		Illustrations: p.cfg.Illustrations, Width: pl.outW, Height: pl.outH, Logger: log})
 	if err != nil {
 		return stats, leafFailure(err)
 	}
@@ -315,7 +323,7 @@ func (p *Pipeline) render(ctx context.Context, job export.RenderJob, progress fu
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	r := &run{p: p, pl: pl, comp: comp, w: w, rctx: rctx, cancel: cancel, progress: progress,
+	r := &run{p: p, log: log, pl: pl, comp: comp, w: w, rctx: rctx, cancel: cancel, progress: progress,
 		poolSize: poolSize, stats: &stats,
 		free:  make(chan *frameSlot, poolSize), // I420 buffers ready for reuse
 		work:  make(chan *frameSlot),           // frame numbers with their buffers, in order
@@ -356,7 +364,9 @@ func (p *Pipeline) render(ctx context.Context, job export.RenderJob, progress fu
 
 	encErr := r.encodeInOrder()
 	if encErr == nil && ctx.Err() == nil {
+		start := time.Now()
 		encErr = leafFailure(w.Close())
+		p.cfg.Metrics.Encoded(0, time.Since(start))
 	}
 	if encErr != nil || ctx.Err() != nil {
 		cancel(encErr)
@@ -374,7 +384,7 @@ func (p *Pipeline) render(ctx context.Context, job export.RenderJob, progress fu
 	if r.maker.plates != nil {
 		stats.platesBuilt, stats.platesReused = r.maker.plates.built, r.maker.plates.reused
 	}
-	p.log.Debug("export: rendered", "frames", pl.frames, "size", fmt.Sprintf("%dx%d", pl.outW, pl.outH), "fps", pl.fps)
+	log.Debug("export: rendered", "frames", pl.frames, "size", fmt.Sprintf("%dx%d", pl.outW, pl.outH), "fps", pl.fps)
 	return stats, nil
 }
 
@@ -406,6 +416,7 @@ func (p *Pipeline) openMedia(ctx context.Context, job export.RenderJob, pl plan)
 // guarded by allocMu.
 type run struct {
 	p        *Pipeline
+	log      *slog.Logger // the pipeline's, with the task id
 	pl       plan
 	comp     *compositor.Compositor
 	maker    *frameMaker
@@ -470,7 +481,7 @@ func (r *run) composite() {
 		r.allocMu.Unlock()
 	}()
 	for s := range r.work {
-		fctx, timedOut, stop := r.p.watchdog(r.rctx, r.cancel, s.n)
+		fctx, timedOut, stop := r.p.watchdog(r.rctx, r.cancel, s.n, r.log)
 		err := r.maker.make(fctx, s.n, &bufs, s.yuv, &s.held)
 		stop()
 		if err != nil {
@@ -526,11 +537,14 @@ func (r *run) encodeInOrder() error {
 	return nil
 }
 
-// encode writes frame n (in s) and its sound to the encoder.
+// encode writes frame n (in s) and its sound to the encoder, and counts the frame and the
+// time spent in the encoder (mixing the sound is not counted).
 func (r *run) encode(n int64, s *frameSlot) error {
+	start := time.Now()
 	if err := r.w.WriteFrame(s.yuv); err != nil {
 		return leafFailure(err)
 	}
+	r.p.cfg.Metrics.Encoded(1, time.Since(start))
 	if r.mix == nil {
 		return nil
 	}
@@ -539,7 +553,10 @@ func (r *run) encode(n int64, s *frameSlot) error {
 	if err != nil {
 		return err
 	}
-	return leafFailure(r.w.WriteAudio(pcm))
+	start = time.Now()
+	err = r.w.WriteAudio(pcm)
+	r.p.cfg.Metrics.Encoded(0, time.Since(start))
+	return leafFailure(err)
 }
 
 // release is called by the encode loop when every frame in flight is at or after next: it

@@ -14,6 +14,15 @@
 //   - GET /healthz and GET /readyz (health.go) need no key: /healthz answers 200 while the
 //     engine serves; /readyz answers what Deps.Health (the App) reports, 200 or 503 with the
 //     failed checks, as words only.
+//   - observe (observe.go) is the outermost middleware: it gives every request its id (the
+//     client's X-Request-Id when it is 1..128 safe characters, else a new UUID), echoes it,
+//     and after the answer logs one line (method, route template, status, duration, bytes,
+//     workspace id, request id) and counts it in Deps.Metrics. It logs and counts route
+//     templates in the OpenAPI style ("/v1/projects/{projectId}", "" -> "unmatched"), never
+//     raw paths or queries, which carry ids and link signatures, and no header.
+//   - GET /metrics (Deps.Metrics's handler) is outside the API key: API keys do not work
+//     there; Config.MetricsToken, when set, is compared in constant time with the bearer
+//     token (401 METRICS_TOKEN_INVALID otherwise). The server does not import prometheus.
 //   - The operator's routes live under /admin/, outside the client API: served only when
 //     Config.AdminToken is set (else 404 like any unknown path), guarded by that token alone
 //     (Authorization: Bearer, SHA-256 sums compared in constant time; API keys never work

@@ -96,7 +96,8 @@ func problemFor(err error, log *slog.Logger, c *gin.Context) (Problem, int) {
 		p.Status, p.ErrorCode = http.StatusRequestEntityTooLarge, errPayloadTooLarge.String()
 		p.Detail = fmt.Sprintf("the request body is larger than the %d bytes this route accepts", mbe.Limit)
 	default:
-		log.Error("internal error", "err", err, "method", c.Request.Method, "path", c.FullPath())
+		log.Error("internal error", "err", err, "method", c.Request.Method, "route", routeTemplate(c.FullPath()),
+			"requestId", requestIDOf(c))
 		p.Status, p.ErrorCode, p.Detail = http.StatusInternalServerError, errInternal.String(), internalDetail
 	}
 	p.Type = problemTypes[p.Status]

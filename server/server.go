@@ -60,6 +60,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Features is what the renderer draws; capabilities advertise exactly this.
 	Features editor.FeatureSet
+	// MetricsToken, when set, is the bearer token GET /metrics needs (--metrics-token);
+	// empty serves the metrics to anyone who reaches the server.
+	MetricsToken string
 	// AdminToken guards the operator's routes under /admin/ (online backups); empty, they
 	// are not served (404).
 	AdminToken string
@@ -107,6 +110,8 @@ type Deps struct {
 	// Health runs the readiness checks of GET /readyz; nil leaves /readyz unregistered
 	// (GET /healthz is always there).
 	Health Health
+	// Metrics counts the requests and serves GET /metrics (no API key); nil leaves both out.
+	Metrics Metrics
 	// Backups serves GET /admin/backup when Config.AdminToken is set; nil leaves it
 	// unregistered.
 	Backups Backups
@@ -173,7 +178,7 @@ func New(cfg Config, deps Deps) *Server {
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
 	e.ContextWithFallback = true
-	e.Use(s.recoverer, s.logRequests, s.bodyDeadline, s.checkHost)
+	e.Use(s.observe, s.recoverer, s.bodyDeadline, s.checkHost)
 	e.NoRoute(func(c *gin.Context) {
 		s.fail(c, errRouteNotFound.New("no route %s %s", c.Request.Method, c.Request.URL.Path))
 	})
@@ -239,6 +244,9 @@ func (s *Server) routes() {
 		s.engine.GET("/files/*fileKey", s.serveFile)
 		s.engine.HEAD("/files/*fileKey", s.serveFile)
 	}
+	if s.deps.Metrics != nil {
+		s.engine.GET("/metrics", s.serveMetrics)
+	}
 	s.adminRoutes()
 }
 
@@ -253,13 +261,6 @@ func (s *Server) recoverer(c *gin.Context) {
 		}
 	}()
 	c.Next()
-}
-
-func (s *Server) logRequests(c *gin.Context) {
-	start := time.Now()
-	c.Next()
-	s.log.Debug("request", "method", c.Request.Method, "path", c.Request.URL.Path,
-		"status", c.Writer.Status(), "duration", time.Since(start))
 }
 
 // checkHost refuses requests whose Host header is not one the server answers to, which

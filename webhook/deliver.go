@@ -80,9 +80,32 @@ type Config struct {
 	Guard *Guard
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
-	// Logger receives delivery logs; slog.Default() when nil.
+	// Logger receives delivery logs (with the event and task ids, never a payload, header
+	// or secret); slog.Default() when nil.
 	Logger *slog.Logger
+	// Metrics counts the delivery attempts; nil counts nothing.
+	Metrics Metrics
 }
+
+// Metrics counts delivery attempts; *metrics.Metrics implements it.
+type Metrics interface {
+	// WebhookAttempt counts one attempt that ended: outcome is OutcomeDelivered,
+	// OutcomeFailed (retried later) or OutcomeGaveUp; attempt counts from 1 and is at most
+	// len(Config.Schedule)+1.
+	WebhookAttempt(outcome string, attempt int)
+}
+
+// Outcomes of a delivery attempt (Metrics).
+const (
+	OutcomeDelivered = "delivered"
+	OutcomeFailed    = "failed"
+	OutcomeGaveUp    = "gave_up"
+)
+
+// noMetrics counts nothing.
+type noMetrics struct{}
+
+func (noMetrics) WebhookAttempt(string, int) {}
 
 // Deliverer sends the outbox's webhook deliveries at least once, in order per task, with
 // retries on the schedule. Run it once; Notify wakes it when entries were added.
@@ -129,6 +152,9 @@ func NewDeliverer(cfg Config, store Store) *Deliverer {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = noMetrics{}
 	}
 	if cfg.Guard == nil {
 		cfg.Guard = &Guard{hosts: map[string]bool{}}
@@ -262,7 +288,8 @@ func (d *Deliverer) attempt(ctx context.Context, p model.WebhookDelivery) {
 		if err := d.store.WebhookDelivered(p.Seq); err != nil {
 			d.log.Error("webhook delivered but not recorded; it will be sent again", "event", p.EventID, "err", err)
 		}
-		d.log.Debug("webhook delivered", "event", p.EventID, "type", p.EventType, "task", p.TaskID)
+		d.cfg.Metrics.WebhookAttempt(OutcomeDelivered, p.Attempts+1)
+		d.log.Info("webhook delivered", "event", p.EventID, "type", p.EventType, "task", p.TaskID, "attempt", p.Attempts+1)
 		return
 	}
 	p.Attempts++
@@ -278,10 +305,11 @@ func (d *Deliverer) attempt(ctx context.Context, p model.WebhookDelivery) {
 		}
 		p.NextAttemptAt = d.cfg.Now().Add(wait)
 	}
-	level := slog.LevelWarn
+	level, outcome := slog.LevelWarn, OutcomeFailed
 	if dead {
-		level = slog.LevelError
+		level, outcome = slog.LevelError, OutcomeGaveUp
 	}
+	d.cfg.Metrics.WebhookAttempt(outcome, p.Attempts)
 	d.log.Log(ctx, level, "webhook delivery failed", "event", p.EventID, "type", p.EventType, "task", p.TaskID,
 		"attempt", p.Attempts, "err", err, "gaveUp", dead, "next", p.NextAttemptAt)
 	if err := d.store.WebhookFailed(p, dead); err != nil {

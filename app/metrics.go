@@ -1,0 +1,50 @@
+package app
+
+import (
+	"log/slog"
+
+	"github.com/cutroom/cutroom/metrics"
+)
+
+// newMetrics is the App's registry (metrics.New), its scrape-time sources reading the
+// database, the export service and the data dir's file system.
+func (a *App) newMetrics(log *slog.Logger) *metrics.Metrics {
+	return metrics.New(metrics.Sources{
+		ActiveExports: a.activeExports,
+		ActiveRenders: func() int {
+			if a.Exports == nil {
+				return 0
+			}
+			return a.Exports.Running()
+		},
+		StoredAssets: func() (map[string]metrics.Usage, error) {
+			usage, err := a.DB.AssetUsage()
+			out := make(map[string]metrics.Usage, len(usage))
+			for kind, u := range usage {
+				out[kind] = metrics.Usage{Files: u.Files, Bytes: u.Bytes}
+			}
+			return out, err
+		},
+		DataDir: a.cfg.DataDir,
+	}, log)
+}
+
+// activeExports counts the active export tasks by status and phase (a few per workspace at
+// most: MaxActive).
+func (a *App) activeExports() (map[metrics.StatusPhase]int, error) {
+	ids, err := a.DB.ActiveExports()
+	if err != nil {
+		return nil, err
+	}
+	out := map[metrics.StatusPhase]int{}
+	for _, id := range ids {
+		t, err := a.DB.ExportTaskByID(id)
+		if err != nil {
+			continue // ended or removed since the list was read
+		}
+		if t.Active() {
+			out[metrics.StatusPhase{Status: t.Status, Phase: t.Phase}]++
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,63 @@
+package metrics_test
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/cutroom/cutroom/metrics"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// A source that fails leaves out only its own metrics: the scrape still answers 200 with
+// the rest, and the failure is logged. Methods outside the standard set are one label.
+func TestFailingSourceLeavesTheRest(t *testing.T) {
+	var logs bytes.Buffer
+	m := metrics.New(metrics.Sources{
+		ActiveExports: func() (map[metrics.StatusPhase]int, error) { return nil, errors.New("database not open") },
+		ActiveRenders: func() int { return 2 },
+		StoredAssets: func() (map[string]metrics.Usage, error) {
+			return map[string]metrics.Usage{"video": {Files: 3, Bytes: 300}}, nil
+		},
+		DataDir: t.TempDir(),
+	}, slog.New(slog.NewTextHandler(&logs, nil)))
+	m.ObserveRequest("BREW", "", 404, 0)
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if rec.Code != 200 {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fams["cutroom_exports"] != nil || fams["cutroom_export_queue_length"] != nil {
+		t.Fatal("the failed source's metrics were served")
+	}
+	for name, want := range map[string]float64{"cutroom_export_renders_active": 2, "cutroom_assets_stored_bytes": 300,
+		"cutroom_assets_stored_files": 3} {
+		f := fams[name]
+		if f == nil || f.Metric[0].GetGauge().GetValue() != want {
+			t.Fatalf("%s: %v, want %v", name, f, want)
+		}
+	}
+	if fams["cutroom_data_dir_free_bytes"].GetMetric()[0].GetGauge().GetValue() <= 0 {
+		t.Fatal("no free disk")
+	}
+	labels := fams["cutroom_http_requests_total"].GetMetric()[0].GetLabel()
+	got := map[string]string{}
+	for _, l := range labels {
+		got[l.GetName()] = l.GetValue()
+	}
+	if got["method"] != "OTHER" || got["route"] != metrics.Unmatched || got["status"] != "404" {
+		t.Fatalf("labels %v", got)
+	}
+	if !strings.Contains(logs.String(), "database not open") {
+		t.Fatalf("the failure was not logged: %s", logs.String())
+	}
+}

@@ -1,0 +1,113 @@
+package metrics
+
+import (
+	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// StatusPhase is an active export task's status and phase ("" when it has none).
+type StatusPhase struct {
+	Status string
+	Phase  string
+}
+
+// Usage is the count and bytes of stored asset files of one kind.
+type Usage struct {
+	Files int64
+	Bytes int64
+}
+
+// Sources are read at each scrape; a nil func leaves its metrics out.
+type Sources struct {
+	// ActiveExports counts the active export tasks (PENDING, PROCESSING, PAUSED) by status
+	// and phase.
+	ActiveExports func() (map[StatusPhase]int, error)
+	// ActiveRenders is how many renders run now.
+	ActiveRenders func() int
+	// StoredAssets is the stored asset files by kind (soft-deleted assets keep their files).
+	StoredAssets func() (map[string]Usage, error)
+	// DataDir is the directory whose file system's free and total bytes are reported ("":
+	// none).
+	DataDir string
+}
+
+// stateCollector reads Sources at scrape time.
+type stateCollector struct {
+	src Sources
+	log *slog.Logger
+
+	exports, queue, renders, assetFiles, assetBytes, diskFree, diskTotal *prometheus.Desc
+}
+
+func newStateCollector(src Sources, log *slog.Logger) *stateCollector {
+	name := func(n string) string { return prometheus.BuildFQName(Namespace, "", n) }
+	return &stateCollector{src: src, log: log,
+		exports: prometheus.NewDesc(name("exports"), "Active export tasks by status (PENDING, PROCESSING, PAUSED) and phase.",
+			[]string{"status", "phase"}, nil),
+		queue:   prometheus.NewDesc(name("export_queue_length"), "Export tasks waiting to render (PENDING).", nil, nil),
+		renders: prometheus.NewDesc(name("export_renders_active"), "Renders running now.", nil, nil),
+		assetFiles: prometheus.NewDesc(name("assets_stored_files"), "Stored asset files by kind (soft-deleted assets included: their files stay).",
+			[]string{"kind"}, nil),
+		assetBytes: prometheus.NewDesc(name("assets_stored_bytes"), "Bytes of stored asset files by kind.",
+			[]string{"kind"}, nil),
+		diskFree: prometheus.NewDesc(name("data_dir_free_bytes"), "Bytes free for cutroom on the data dir's file system.",
+			nil, nil),
+		diskTotal: prometheus.NewDesc(name("data_dir_size_bytes"), "Size in bytes of the data dir's file system.",
+			nil, nil),
+	}
+}
+
+func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.exports, c.queue, c.renders, c.assetFiles, c.assetBytes, c.diskFree, c.diskTotal} {
+		ch <- d
+	}
+}
+
+func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
+	if f := c.src.ActiveExports; f != nil {
+		counts, err := f()
+		if err != nil {
+			c.invalid(ch, c.exports, err)
+			c.invalid(ch, c.queue, err)
+		} else {
+			pending := 0
+			for sp, n := range counts {
+				ch <- prometheus.MustNewConstMetric(c.exports, prometheus.GaugeValue, float64(n), sp.Status, sp.Phase)
+				if sp.Status == "PENDING" {
+					pending += n
+				}
+			}
+			ch <- prometheus.MustNewConstMetric(c.queue, prometheus.GaugeValue, float64(pending))
+		}
+	}
+	if f := c.src.ActiveRenders; f != nil {
+		ch <- prometheus.MustNewConstMetric(c.renders, prometheus.GaugeValue, float64(f()))
+	}
+	if f := c.src.StoredAssets; f != nil {
+		usage, err := f()
+		if err != nil {
+			c.invalid(ch, c.assetBytes, err)
+		} else {
+			for kind, u := range usage {
+				ch <- prometheus.MustNewConstMetric(c.assetFiles, prometheus.GaugeValue, float64(u.Files), kind)
+				ch <- prometheus.MustNewConstMetric(c.assetBytes, prometheus.GaugeValue, float64(u.Bytes), kind)
+			}
+		}
+	}
+	if c.src.DataDir != "" {
+		free, total, err := diskSpace(c.src.DataDir)
+		if err != nil {
+			c.invalid(ch, c.diskFree, err)
+		} else {
+			ch <- prometheus.MustNewConstMetric(c.diskFree, prometheus.GaugeValue, float64(free))
+			ch <- prometheus.MustNewConstMetric(c.diskTotal, prometheus.GaugeValue, float64(total))
+		}
+	}
+}
+
+// invalid reports a source that failed: the scrape leaves the metric out (and logs why).
+func (c *stateCollector) invalid(ch chan<- prometheus.Metric, d *prometheus.Desc, err error) {
+	c.log.Warn("metrics: a scrape-time source failed", "metric", d.String(), "err", err)
+	ch <- prometheus.NewInvalidMetric(d, err)
+}
