@@ -185,7 +185,7 @@ func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger) app.Config {
 		Export: export.Config{Workers: f.renderWorkers, OutputTTL: f.outputTTL, MaxOutputSide: f.maxOutputSide,
 			MaxDuration: f.maxDuration},
 		HeaderPrefix: f.headerPrefix, AllowHosts: f.allowHosts, ShutdownGrace: f.shutdownGrace,
-		MinFreeDisk: f.minFreeDisk,
+		MinFreeDisk:  f.minFreeDisk,
 		MetricsToken: f.metricsToken,
 		// The listening line comes last, so a script that waits for it has everything.
 		Ready: func(a *app.App) { fmt.Printf("cutroom listening on %s (data in %s)\n", a.BaseURL, g.dataDir) },
