@@ -50,6 +50,7 @@ type serveFlags struct {
 	limits        assets.Limits
 	linkTTL       time.Duration
 	ffprobe       string
+	adminToken    string
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -101,6 +102,7 @@ desktop apps that bundle the server).`,
 	fl.IntVar(&f.limits.MaxImageSide, "max-image-side", def.MaxImageSide, "largest image width or height in pixels")
 	fl.DurationVar(&f.linkTTL, "file-link-ttl", assets.DefaultLinkTTL, "how long signed file links (fileUrl) stay valid")
 	fl.StringVar(&f.ffprobe, "ffprobe", "ffprobe", "ffprobe used as a fallback when media cannot be probed in Go (empty: never)")
+	fl.StringVar(&f.adminToken, "admin-token", "", "serve the operator's routes under /admin/ (online backups) to this bearer token (16..256 characters; empty: not served)")
 	return cmd
 }
 
@@ -130,6 +132,9 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 			return fmt.Errorf("--preset/--crf: %w", err)
 		}
 	}
+	if n := len(f.adminToken); n > 0 && (n < 16 || n > 256) {
+		return fmt.Errorf("--admin-token must be 16..256 characters")
+	}
 	a := app.New(serveConfig(g, f, log))
 	defer a.Close()
 	if err := a.OpenDB(); err != nil {
@@ -154,7 +159,8 @@ func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger) app.Config {
 	return app.Config{
 		DataDir: g.dataDir, FontDirs: f.fontDirs, Logger: log, PublicURL: f.publicURL,
 		Server: server.Config{MaxBodyBytes: f.maxBody, BodyBudgetBytes: f.bodyBudget, MinBodyRate: f.minBodyRate,
-			BodyGrace: f.bodyGrace, ReadHeaderTimeout: f.headerTimeout, SyncRate: f.syncRate, SyncBurst: f.syncBurst},
+			BodyGrace: f.bodyGrace, ReadHeaderTimeout: f.headerTimeout, SyncRate: f.syncRate, SyncBurst: f.syncBurst,
+			AdminToken: f.adminToken},
 		Assets:  assets.Config{LinkTTL: f.linkTTL, Limits: f.limits},
 		FFprobe: f.ffprobe, FFmpeg: f.ffmpeg,
 		Render: app.RenderSettings{Preset: f.preset, CRF: f.crf, FrameWorkers: f.frameWorkers,

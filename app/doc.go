@@ -9,7 +9,8 @@
 // themselves know nothing of one another beyond their import directions (DESIGN.md); the App
 // is the one place that passes one to another (the export service's Notify is the
 // deliverer's, the asset store's reference check reads export tasks, one link signer signs
-// asset file links and export output links, uploaded fonts join the font library).
+// asset file links and export output links, uploaded fonts join the font library, the
+// server's backup route takes its snapshots from the database).
 //
 // Opening, in order:
 //

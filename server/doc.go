@@ -10,4 +10,11 @@
 //     decoding, idempotency.go, ranges.go, ...). storage's sentinel errors are mapped where
 //     the server calls storage (projects, auth, idempotency), with the texts clients have
 //     always seen.
+//   - The operator's routes live under /admin/, outside the client API: served only when
+//     Config.AdminToken is set (else 404 like any unknown path), guarded by that token alone
+//     (Authorization: Bearer, SHA-256 sums compared in constant time; API keys never work
+//     there, 401 ADMIN_TOKEN_INVALID). GET /admin/backup streams a storage.Snapshot with its
+//     Content-Length; every write gets a minute, so a client that stops reading cannot keep
+//     the snapshot's read transaction open, and a stream that breaks off aborts the
+//     connection (the client sees a short body).
 package server

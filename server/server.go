@@ -60,6 +60,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Features is what the renderer draws; capabilities advertise exactly this.
 	Features editor.FeatureSet
+	// AdminToken guards the operator's routes under /admin/ (online backups); empty, they
+	// are not served (404).
+	AdminToken string
 }
 
 // Accounts authenticates API keys.
@@ -101,6 +104,9 @@ type Deps struct {
 	// links; both may be nil in tests that do not use them.
 	Assets Assets
 	Files  Files
+	// Backups serves GET /admin/backup when Config.AdminToken is set; nil leaves it
+	// unregistered.
+	Backups Backups
 }
 
 // Server is cutroom's HTTP interface.
@@ -229,6 +235,7 @@ func (s *Server) routes() {
 		s.engine.GET("/files/*fileKey", s.serveFile)
 		s.engine.HEAD("/files/*fileKey", s.serveFile)
 	}
+	s.adminRoutes()
 }
 
 // recoverer answers a panic with a 500 problem and logs it; the server keeps running.
