@@ -90,7 +90,8 @@
 //   - Media.NewSession: the media of one render job, adding VideoFrame (the compositor's
 //     VideoFrames). One ffmpeg per clip streams raw RGBA frames in presentation order with
 //     -fps_mode passthrough; each frame's pts comes from the showinfo filter on stderr (in
-//     the same order), so variable frame rate sources are exact. The frame shown at media
+//     the same order; its per-frame checksums are turned off, they cost as much as
+//     decoding), so variable frame rate sources are exact. ffmpeg 5.1 or later. The frame shown at media
 //     time t is the last one whose pts is <= t. Rotated sources are turned upright by
 //     ffmpeg's autorotate (display matrix); frames are scaled down to fit the output size.
 //     Each decoder keeps a window of 6 frames; it restarts (seeking to the keyframe before

@@ -309,10 +309,13 @@ func (f *FFmpeg) startVideo(path string, t, start float64, maxSide int) (*videoD
 		// Seek to the keyframe at or before t; frames keep their own timestamps (-copyts).
 		args = append(args, "-noaccurate_seek", "-ss", strconv.FormatFloat(t, 'f', 6, 64))
 	}
+	// showinfo only reports each frame's pts and size here: checksum=0 spares it an Adler-32
+	// of every plane of every frame, which cost about as much as decoding (bench/README.md,
+	// session 6 video clips). The option exists since ffmpeg 5.0; -fps_mode needs 5.1.
 	ms := strconv.Itoa(maxSide)
 	scale := "scale=w='if(gte(iw,ih),min(" + ms + ",iw),-2)':h='if(gte(iw,ih),-2,min(" + ms + ",ih))'"
 	args = append(args, "-copyts", "-i", path, "-map", "0:v:0", "-an", "-sn", "-dn",
-		"-vf", scale+",showinfo", "-fps_mode", "passthrough", "-pix_fmt", "rgba", "-f", "rawvideo", "-")
+		"-vf", scale+",showinfo=checksum=0", "-fps_mode", "passthrough", "-pix_fmt", "rgba", "-f", "rawvideo", "-")
 	cmd := exec.Command(f.FFmpegPath, args...)
 	d := &videoDecoder{cmd: cmd, meta: make(chan frameMeta, 64), stop: make(chan struct{}),
 		stderr: &tailBuffer{}, tbReady: make(chan struct{}), start: start, startAt: t}
