@@ -81,7 +81,9 @@ func TestOpenAPIServed(t *testing.T) {
 			}
 		}
 	}
-	var ops struct{ Paths map[string]map[string]operation }
+	var ops struct {
+		Paths map[string]map[string]operation
+	}
 	if err := json.Unmarshal(r.Body, &ops); err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +126,9 @@ type failures struct {
 	got []string
 }
 
-func (f *failures) Errorf(format string, args ...any) { f.got = append(f.got, fmt.Sprintf(format, args...)) }
+func (f *failures) Errorf(format string, args ...any) {
+	f.got = append(f.got, fmt.Sprintf(format, args...))
+}
 
 // The check that runs under every server test fails on an answer the description does
 // not list: an undocumented route, status or errorCode, or a body off its schema.
