@@ -43,7 +43,10 @@ func TestImportDirections(t *testing.T) {
 		// signedlink: the signed, expiring links (HMAC over path and expiry) that assets
 		// and export sign and the server's file and output routes check through them.
 		"signedlink": {"apierr"},
-		"assets":     {"apierr", "editor", "model", "signedlink", "storage", "svgbudget"},
+		"assets":     {"apierr", "diskspace", "editor", "model", "signedlink", "storage", "svgbudget"},
+		// diskspace: the free-space floor (--min-free-disk) and STORAGE_FULL for writes
+		// that fail for lack of space; assets, export and server map their writes with it.
+		"diskspace":  {"apierr"},
 		"compositor": {"editor", "compositor/text", "illustrations", "svgbudget"},
 		// svgbudget: the SVG document budget both the upload check (assets) and the
 		// renderer (compositor) apply; a standard-library leaf so neither imports the other.
@@ -56,22 +59,22 @@ func TestImportDirections(t *testing.T) {
 		"metrics": {},
 		// export: task lifecycle (requests, credits, scheduler, tasks, events); it renders
 		// through the Renderer interface and imports neither compositor nor encode.
-		"export": {"apierr", "editor", "model", "storage", "assets", "signedlink", "webhook"},
+		"export": {"apierr", "diskspace", "editor", "model", "storage", "assets", "signedlink", "webhook"},
 		// render: the frame pipeline (compositor -> I420 -> encoder) implementing
 		// export.Renderer; the only package that imports both compositor and encode. Media
 		// comes through its Decoder interface (assets.Media implements it), not assets.
 		"render": {"editor", "compositor", "encode", "export"},
 		// exporttest: a solid-colour test renderer for export tests and bench/ (never wired by serve).
 		"export/exporttest": {"editor", "encode", "export"},
-		"server":            {"apierr", "editor", "illustrations", "model", "storage", "assets", "export"},
+		"server":            {"apierr", "diskspace", "editor", "illustrations", "model", "storage", "assets", "export"},
 		// app: the composition root (App: open, Run, Close), the one package that wires the
 		// components to one another; main, its tests and bench/exports use it.
-		"app": {"assets", "compositor", "compositor/text", "editor", "export", "metrics", "render", "server",
+		"app": {"assets", "compositor", "compositor/text", "diskspace", "editor", "export", "metrics", "render", "server",
 			"signedlink", "storage", "webhook"},
 		// main: cobra commands, flags (defaults from the packages' Default constants) and
 		// output; it runs everything through app, and `cutroom export` renders with render's
 		// pipeline directly.
-		"main": {"app", "assets", "compositor", "editor", "encode", "export", "model", "render",
+		"main": {"app", "assets", "compositor", "diskspace", "editor", "encode", "export", "model", "render",
 			"server", "storage", "webhook"},
 	}
 	seen := 0

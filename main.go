@@ -48,8 +48,12 @@ func newRootCmd() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", "./data", "directory of the database and stored files")
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	// --version is declared here so that cobra does not add a -v shorthand for it.
+	root.Version = versionText()
+	root.SetVersionTemplate("{{.Version}}")
+	root.Flags().Bool("version", false, "print the version, commit and build settings (as `cutroom version`)")
 	root.AddCommand(newServeCmd(g), newExportCmd(g), newWorkspacesCmd(g), newKeysCmd(g),
-		newBackupCmd(), newRestoreCmd(g))
+		newBackupCmd(), newRestoreCmd(g), newVersionCmd())
 	return root
 }
 

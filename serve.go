@@ -13,6 +13,7 @@ import (
 
 	"github.com/cutroom/cutroom/app"
 	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/encode"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/render"
@@ -51,6 +52,7 @@ type serveFlags struct {
 	limits        assets.Limits
 	linkTTL       time.Duration
 	ffprobe       string
+	minFreeDisk   int64
 	metricsToken  string
 	logFormat     string
 	adminToken    string
@@ -105,6 +107,8 @@ desktop apps that bundle the server).`,
 	fl.IntVar(&f.limits.MaxImageSide, "max-image-side", def.MaxImageSide, "largest image width or height in pixels")
 	fl.DurationVar(&f.linkTTL, "file-link-ttl", assets.DefaultLinkTTL, "how long signed file links (fileUrl) stay valid")
 	fl.StringVar(&f.ffprobe, "ffprobe", "ffprobe", "ffprobe used as a fallback when media cannot be probed in Go (empty: never)")
+	fl.Int64Var(&f.minFreeDisk, "min-free-disk", 0, fmt.Sprintf("free bytes the data dir's filesystem keeps: below, uploads and new exports get 507 STORAGE_FULL and /readyz fails (0: %d MiB or %d%% of the filesystem, whichever is smaller; negative: no floor)",
+		diskspace.DefaultMinFreeBytes>>20, diskspace.DefaultMinFreePercent))
 	fl.StringVar(&f.metricsToken, "metrics-token", "", "bearer token GET /metrics needs (empty: the metrics need no token; never an API key)")
 	fl.StringVar(&f.logFormat, "log-format", "text", "log format: text (logfmt-style key=value) or json (one object per line)")
 	fl.StringVar(&f.adminToken, "admin-token", "", "serve the operator's routes under /admin/ (online backups) to this bearer token (16..256 characters; empty: not served)")
@@ -181,6 +185,7 @@ func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger) app.Config {
 		Export: export.Config{Workers: f.renderWorkers, OutputTTL: f.outputTTL, MaxOutputSide: f.maxOutputSide,
 			MaxDuration: f.maxDuration},
 		HeaderPrefix: f.headerPrefix, AllowHosts: f.allowHosts, ShutdownGrace: f.shutdownGrace,
+		MinFreeDisk:  f.minFreeDisk,
 		MetricsToken: f.metricsToken,
 		// The listening line comes last, so a script that waits for it has everything.
 		Ready: func(a *app.App) { fmt.Printf("cutroom listening on %s (data in %s)\n", a.BaseURL, g.dataDir) },

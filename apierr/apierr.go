@@ -26,11 +26,12 @@ const (
 	Unprocessable                   // 422: well-formed, but a rule refuses it
 	RateLimited                     // 429: too many requests; retry after a while
 	Unavailable                     // 503: the server cannot take it now; retry later
+	InsufficientStorage             // 507: the server has no room to store it; retry after space is freed
 )
 
 var kindNames = [...]string{"internal", "invalid", "unauthenticated", "forbidden", "not found",
 	"method not allowed", "timeout", "conflict", "gone", "precondition failed", "too large",
-	"range not satisfiable", "unprocessable", "rate limited", "unavailable"}
+	"range not satisfiable", "unprocessable", "rate limited", "unavailable", "insufficient storage"}
 
 func (k Kind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {

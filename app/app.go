@@ -14,6 +14,7 @@ import (
 
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor/text"
+	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/metrics"
 	"github.com/cutroom/cutroom/render"
@@ -53,8 +54,8 @@ type Config struct {
 	// Server configures the HTTP API; PublicURL, AllowedHosts, Features and Logger are
 	// filled in by Open.
 	Server server.Config
-	// Assets configures the asset store; Dir, PublicURL, FFprobe, Logger and OnFont are
-	// filled in by Open.
+	// Assets configures the asset store; Dir, PublicURL, FFprobe, Logger, OnFont and Space
+	// are filled in by Open.
 	Assets assets.Config
 	// FFprobe is the ffprobe program the asset store falls back on (empty: never).
 	FFprobe string
@@ -62,8 +63,8 @@ type Config struct {
 	FFmpeg string
 	// Render configures the renderer (see RenderSettings).
 	Render RenderSettings
-	// Export configures the export service; OutputDir, Links, Guard, HeaderPrefix, Notify
-	// and Logger are filled in by Open.
+	// Export configures the export service; OutputDir, Links, Guard, HeaderPrefix, Notify,
+	// Logger and Space are filled in by Open.
 	Export export.Config
 	// HeaderPrefix is the prefix of the webhook headers (default webhook.DefaultHeaderPrefix).
 	HeaderPrefix string
@@ -73,6 +74,11 @@ type Config struct {
 	ShutdownGrace time.Duration
 	// JanitorInterval is how often expired records are swept (default DefaultJanitorInterval).
 	JanitorInterval time.Duration
+	// MinFreeDisk is the free space (bytes) the data dir's filesystem keeps: below it,
+	// uploads and new exports are refused with 507 STORAGE_FULL and /readyz fails (default
+	// 0: the smaller of diskspace.DefaultMinFreeBytes and diskspace.DefaultMinFreePercent of
+	// the filesystem; negative: no floor).
+	MinFreeDisk int64
 	// MetricsToken, when set, is the bearer token GET /metrics needs (--metrics-token).
 	MetricsToken string
 	// Ready, if set, is called by Run once everything runs, just before it serves.
@@ -187,6 +193,8 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	// the database, so it exists before the export service that needs this store's media.
 	acfg.References = export.NewReferences(a.DB)
 	acfg.OnFont = func(path string) { addFonts(a.Fonts, []string{path}, a.log) }
+	space := diskspace.NewGuard(a.cfg.DataDir, a.cfg.MinFreeDisk)
+	acfg.Space = space
 	if a.cfg.FFprobe != "" {
 		if p, err := exec.LookPath(a.cfg.FFprobe); err == nil {
 			acfg.FFprobe = p
@@ -210,11 +218,16 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	}
 	addFonts(a.Fonts, uploaded, a.log)
 	var ff *assets.FFmpeg
+	health := &readiness{dataDir: a.cfg.DataDir, db: a.DB, space: space, ffmpeg: ffmpegNotConfigured}
 	if a.cfg.FFmpeg != "" {
+		health.ffmpeg = ffmpegAvailable
 		if ff, err = assets.FindFFmpeg(a.cfg.FFmpeg); err != nil {
 			log.Warn("ffmpeg not usable: video items and audio are unavailable", "err", err)
-			ff = nil
+			ff, health.ffmpeg = nil, ffmpegUnusable
 		}
+	}
+	if health.encoderErr = render.CheckEncoders(); health.encoderErr != nil {
+		log.Error("the encoders do not open: exports will fail", "err", health.encoderErr)
 	}
 	a.Renderer = newRenderer(store, a.Fonts, a.cfg.Render, ff, a.log, a.metrics)
 	guard, err := webhook.NewGuard(a.cfg.AllowHosts)
@@ -226,6 +239,7 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	ecfg := a.cfg.Export
 	ecfg.OutputDir, ecfg.Links, ecfg.Guard = filepath.Join(a.cfg.DataDir, "outputs"), export.NewLinks(a.BaseURL, signer), guard
 	ecfg.HeaderPrefix, ecfg.Notify, ecfg.Logger, ecfg.Metrics = a.cfg.HeaderPrefix, a.Deliverer.Notify, log, a.metrics
+	ecfg.Space = space
 	if a.Exports, err = export.New(ecfg, a.DB, a.Renderer); err != nil {
 		return err
 	}
@@ -236,7 +250,7 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 		scfg.AllowedHosts = server.LoopbackHosts(a.BaseURL)
 	}
 	srv := server.New(scfg, server.Deps{Accounts: a.DB, Projects: a.DB, Idempotency: a.DB, Exports: a.Exports,
-		Assets: store, Files: store, Fonts: a.Fonts, Metrics: a.metrics, Backups: a.DB})
+		Assets: store, Files: store, Fonts: a.Fonts, Metrics: a.metrics, Backups: a.DB, Health: health})
 	a.hs = srv.HTTPServer(a.ln.Addr().String())
 	a.janitor = newJanitor(a.DB, a.cfg.JanitorInterval, log)
 	return nil

@@ -35,8 +35,16 @@
 // (deliveries in flight are retried at the next start). Close, after Run returned (or instead
 // of it), closes a listener never served and, last, the database.
 //
+// Health. The App answers the readiness probe (GET /readyz, server.Health): the database
+// answers a read, a byte can be written in the data dir, its filesystem is above the
+// free-space floor, the encoders opened when Open ran (render.CheckEncoders, once: linked
+// libraries do not come and go), and ffmpeg's state as Open found it (reported, never
+// failing). One diskspace.Guard of the data dir, with MinFreeDisk, is the floor of the asset
+// store's uploads, the export service's creates and the readiness check.
+//
 // Defaults. Config's zero values take documented defaults: LockTimeout DefaultLockTimeout,
-// ShutdownGrace DefaultShutdownGrace, JanitorInterval DefaultJanitorInterval, HeaderPrefix
+// ShutdownGrace DefaultShutdownGrace, JanitorInterval DefaultJanitorInterval, MinFreeDisk the
+// smaller of diskspace.DefaultMinFreeBytes and DefaultMinFreePercent of the filesystem, HeaderPrefix
 // webhook.DefaultHeaderPrefix, PublicURL http://<listener address>, RenderSettings the
 // render package's (FrameWorkers NumCPU-1), and the component configs (Server, Assets,
 // Export) their packages' defaults. An empty FFmpeg or FFprobe means none; no Logger means

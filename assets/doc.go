@@ -108,4 +108,9 @@
 //
 // The renderer reaches both through its own Decoder interface, which Media implements
 // (Decodes, OpenVideo, OpenSound: decoding.go), without importing this package.
+//
+// A full disk: an upload is refused with 507 STORAGE_FULL before anything is written while
+// Config.Space says the filesystem is below its floor (counting the declared length), and
+// a file write or record commit that fails for lack of space is STORAGE_FULL too
+// (diskspace.Refuse); deletions are never refused for space.
 package assets

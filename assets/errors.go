@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/cutroom/cutroom/apierr"
+	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -48,7 +49,8 @@ var (
 )
 
 // recordError turns the asset records' sentinel errors into the errors clients see (with
-// the texts they have always had); other errors pass through.
+// the texts they have always had), and a commit that failed for lack of space into
+// STORAGE_FULL; other errors pass through.
 func recordError(err error, projectID, assetID string) error {
 	switch {
 	case errors.Is(err, storage.ErrAssetNotFound):
@@ -60,5 +62,5 @@ func recordError(err error, projectID, assetID string) error {
 	case errors.Is(err, storage.ErrInvalidCursor):
 		return CodeInvalidCursor.Wrap(err, "pageCursor is not a cursor this server handed out")
 	}
-	return err
+	return diskspace.Refuse(err)
 }

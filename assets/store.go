@@ -19,6 +19,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/signedlink"
@@ -174,6 +175,10 @@ type Config struct {
 	// OnFont, when set, is called with the stored path of every font uploaded, after its
 	// record commits (the server adds it to the text renderer's font library).
 	OnFont func(path string)
+	// Space refuses uploads (STORAGE_FULL) while the files area's filesystem is below its
+	// free-space floor, counting the declared length; nil refuses none. A write that fails
+	// for lack of space is STORAGE_FULL either way.
+	Space *diskspace.Guard
 	// Metrics counts the uploads stored; nil counts nothing.
 	Metrics Metrics
 }
@@ -308,8 +313,17 @@ func diskName(clean string) string {
 // a temp file; its first bytes decide the kind and so the size cap, which is enforced
 // while streaming (413, nothing stored); the file is probed, synced and renamed into
 // place, and only then is the record committed (with the project binding when asked).
-// Any failure removes the temp file.
+// Any failure removes the temp file. Below the free-space floor (Config.Space), or when a
+// write fails for lack of space, the upload is refused with STORAGE_FULL.
 func (s *Store) Upload(ctx context.Context, up Upload) (model.Asset, error) {
+	if err := s.cfg.Space.Admit(up.Length); err != nil {
+		return model.Asset{}, err
+	}
+	a, err := s.upload(ctx, up)
+	return a, diskspace.Refuse(err)
+}
+
+func (s *Store) upload(ctx context.Context, up Upload) (model.Asset, error) {
 	if up.ProjectID != "" {
 		if _, err := s.rec.Project(up.WorkspaceID, up.ProjectID); err != nil {
 			return model.Asset{}, recordError(err, up.ProjectID, "")

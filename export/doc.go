@@ -61,4 +61,9 @@
 //     EXPORT_COMPLETED or EXPORT_FAILED; the body's task is the TaskView at that moment
 //     (exactly what GET shows then). Events are outbox entries written in the same
 //     transaction as the status change; package webhook delivers them. Cancel sends none.
+//   - A full disk: Create refuses a new task with 507 STORAGE_FULL while Config.Space says
+//     the filesystem is below its floor (after the state's and workspace's rules, before
+//     anything is charged), and a task commit that fails for lack of space is STORAGE_FULL
+//     too (storeError); tasks already accepted keep rendering, and expired outputs are
+//     still deleted.
 package export

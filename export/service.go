@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/apierr"
+	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/signedlink"
@@ -79,6 +80,10 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives task logs; slog.Default() when nil.
 	Logger *slog.Logger
+	// Space refuses new tasks (STORAGE_FULL) while the output directory's filesystem is
+	// below its free-space floor; nil refuses none. A task commit that fails for lack of
+	// space is STORAGE_FULL either way.
+	Space *diskspace.Guard
 	// Metrics counts tasks created and finished and observes renders; nil counts nothing.
 	Metrics Metrics
 }
@@ -278,6 +283,11 @@ func (s *Service) Create(ctx context.Context, p model.Principal, projectID strin
 		if balance < charge {
 			return Created{}, errInsufficientCredits.New("this export costs %d credits and the workspace has %d", charge, balance)
 		}
+	}
+	// The disk's floor is checked after the state's and the workspace's rules (a request
+	// that breaks one learns that first) and before anything is charged or stored.
+	if err := s.cfg.Space.Admit(0); err != nil {
+		return Created{}, err
 	}
 	if req.CallbackURL != nil {
 		if ws.WebhookSecret == "" {

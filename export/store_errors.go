@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/cutroom/cutroom/apierr"
+	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -17,7 +18,8 @@ var (
 )
 
 // storeError turns storage's sentinel errors into the errors clients see, with the texts
-// they have always had; id is the task or project concerned. Other errors pass through.
+// they have always had, and a commit that failed for lack of space into STORAGE_FULL; id is
+// the task or project concerned. Other errors pass through.
 func storeError(err error, id string) error {
 	var le *storage.LimitError
 	switch {
@@ -32,5 +34,5 @@ func storeError(err error, id string) error {
 	case errors.As(err, &le) && le.Err == storage.ErrInsufficientCredits:
 		return errInsufficientCredits.Wrap(err, "this export costs %d credits and the workspace has %d", le.Need, le.Have)
 	}
-	return err
+	return diskspace.Refuse(err)
 }

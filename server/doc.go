@@ -9,7 +9,11 @@
 //   - The server's own codes are defined next to the rule that raises them (request.go for
 //     decoding, idempotency.go, ranges.go, ...). storage's sentinel errors are mapped where
 //     the server calls storage (projects, auth, idempotency), with the texts clients have
-//     always seen.
+//     always seen. A project commit that fails for lack of space is 507 STORAGE_FULL
+//     (diskspace.Refuse, in projectError).
+//   - GET /healthz and GET /readyz (health.go) need no key: /healthz answers 200 while the
+//     engine serves; /readyz answers what Deps.Health (the App) reports, 200 or 503 with the
+//     failed checks, as words only.
 //   - observe (observe.go) is the outermost middleware: it gives every request its id (the
 //     client's X-Request-Id when it is 1..128 safe characters, else a new UUID), echoes it,
 //     and after the answer logs one line (method, route template, status, duration, bytes,

@@ -63,6 +63,8 @@ func statusOf(k apierr.Kind) int {
 		return http.StatusTooManyRequests
 	case apierr.Unavailable:
 		return http.StatusServiceUnavailable
+	case apierr.InsufficientStorage:
+		return http.StatusInsufficientStorage
 	default: // apierr.Internal, and any kind this switch does not know
 		return http.StatusInternalServerError
 	}
@@ -76,7 +78,7 @@ var problemTypes = map[int]string{
 	400: "BAD_REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND",
 	405: "METHOD_NOT_ALLOWED", 408: "REQUEST_TIMEOUT", 409: "CONFLICT", 410: "GONE", 412: "PRECONDITION_FAILED", 413: "PAYLOAD_TOO_LARGE",
 	416: "RANGE_NOT_SATISFIABLE", 422: "UNPROCESSABLE_ENTITY", 429: "TOO_MANY_REQUESTS",
-	500: "INTERNAL_ERROR", 503: "SERVICE_UNAVAILABLE",
+	500: "INTERNAL_ERROR", 503: "SERVICE_UNAVAILABLE", 507: "INSUFFICIENT_STORAGE",
 }
 
 // problemFor turns any error into the problem the client sees, and the Retry-After (seconds,

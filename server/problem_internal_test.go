@@ -44,6 +44,9 @@ func TestEveryKindHasItsDocumentedStatus(t *testing.T) {
 			t.Errorf("status %d of kind %s has no problem type", got, k)
 		}
 	}
+	if statusOf(apierr.InsufficientStorage) != http.StatusInsufficientStorage || problemTypes[507] != "INSUFFICIENT_STORAGE" {
+		t.Error("a full disk (InsufficientStorage) must be 507 INSUFFICIENT_STORAGE")
+	}
 	if statusOf(apierr.Kind(n)) != http.StatusInternalServerError || statusOf(-1) != http.StatusInternalServerError {
 		t.Error("a kind the switch does not know must be 500")
 	}

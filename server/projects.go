@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/cutroom/cutroom/apierr"
+	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
@@ -121,7 +122,7 @@ func (s *Server) createProject(c *gin.Context) {
 			rec.Data = data
 		}
 		if err := s.deps.Projects.CreateProject(p, state, rec); err != nil {
-			return 0, nil, err
+			return 0, nil, projectError(err, p.ID)
 		}
 		return http.StatusCreated, data, nil
 	})
@@ -264,12 +265,13 @@ func (s *Server) deleteProject(c *gin.Context) {
 	s.ok(c, http.StatusOK, gin.H{"projectId": id, "deleted": true}, nil)
 }
 
-// projectError answers storage's ErrProjectNotFound for project id; other errors pass.
+// projectError answers storage's ErrProjectNotFound for project id, and a commit that
+// failed for lack of space with STORAGE_FULL; other errors pass.
 func projectError(err error, id string) error {
 	if errors.Is(err, storage.ErrProjectNotFound) {
 		return errProjectNotFound.Wrap(err, "project %s not found", id)
 	}
-	return err
+	return diskspace.Refuse(err)
 }
 
 func firstError(errs ...error) error {

@@ -107,6 +107,9 @@ type Deps struct {
 	// links; both may be nil in tests that do not use them.
 	Assets Assets
 	Files  Files
+	// Health runs the readiness checks of GET /readyz; nil leaves /readyz unregistered
+	// (GET /healthz is always there).
+	Health Health
 	// Metrics counts the requests and serves GET /metrics (no API key); nil leaves both out.
 	Metrics Metrics
 	// Backups serves GET /admin/backup when Config.AdminToken is set; nil leaves it
@@ -205,6 +208,7 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 }
 
 func (s *Server) routes() {
+	s.healthRoutes()
 	v1 := s.engine.Group("/v1", s.authenticate)
 	// Capabilities, validate and illustrations need a valid key but not runtime access.
 	v1.GET("/editor/capabilities", s.getCapabilities)

@@ -1,0 +1,86 @@
+package app
+
+import (
+	"context"
+	"os"
+	"sort"
+
+	"github.com/cutroom/cutroom/diskspace"
+	"github.com/cutroom/cutroom/server"
+	"github.com/cutroom/cutroom/storage"
+)
+
+// The readiness checks (GET /readyz) and the status words they report. A check fails
+// unless its word is "ok"; ffmpeg is reported and never fails, as video items and
+// compressed audio are optional.
+const (
+	checkDatabase  = "database"  // ok | unavailable
+	checkDataDir   = "dataDir"   // ok | full | not_writable
+	checkDiskSpace = "diskSpace" // ok | low | unknown
+	checkEncoder   = "encoder"   // ok | unavailable
+	checkFFmpeg    = "ffmpeg"    // available | not_configured | unusable
+)
+
+// ffmpeg states of the readiness report.
+const (
+	ffmpegAvailable     = "available"
+	ffmpegNotConfigured = "not_configured"
+	ffmpegUnusable      = "unusable"
+)
+
+// readiness implements server.Health over the App's data dir, database, disk guard and
+// what Open found of the encoders and ffmpeg.
+type readiness struct {
+	dataDir    string
+	db         *storage.DB
+	space      *diskspace.Guard
+	encoderErr error
+	ffmpeg     string
+}
+
+// Readiness runs the checks: the database answers a read, a file can be written in the
+// data dir, the free space is above the floor (--min-free-disk), the encoders opened at
+// start; and reports ffmpeg's state. Words, never paths or error texts, go out.
+func (r *readiness) Readiness(context.Context) server.Readiness {
+	checks := map[string]string{checkDatabase: "ok", checkDataDir: "ok", checkDiskSpace: "ok",
+		checkEncoder: "ok", checkFFmpeg: r.ffmpeg}
+	if r.db.Ping() != nil {
+		checks[checkDatabase] = "unavailable"
+	}
+	if err := probeWrite(r.dataDir); diskspace.IsFull(err) {
+		checks[checkDataDir] = "full"
+	} else if err != nil {
+		checks[checkDataDir] = "not_writable"
+	}
+	if st, err := r.space.State(); err != nil {
+		checks[checkDiskSpace] = "unknown"
+	} else if st.Low() {
+		checks[checkDiskSpace] = "low"
+	}
+	if r.encoderErr != nil {
+		checks[checkEncoder] = "unavailable"
+	}
+	var failed []string
+	for name, word := range checks {
+		if name != checkFFmpeg && word != "ok" {
+			failed = append(failed, name)
+		}
+	}
+	sort.Strings(failed)
+	return server.Readiness{Checks: checks, Failed: failed}
+}
+
+// probeWrite writes a byte to a new file in dir and removes it.
+func probeWrite(dir string) error {
+	f, err := os.CreateTemp(dir, ".readyz-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write([]byte{0})
+	cerr := f.Close()
+	_ = os.Remove(f.Name())
+	if werr != nil {
+		return werr
+	}
+	return cerr
+}

@@ -1,0 +1,370 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"image"
+	"image/png"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cutroom/cutroom/diskspace"
+	"github.com/cutroom/cutroom/storage"
+)
+
+// testApp is an App serving on loopback with a workspace and its key.
+type testApp struct {
+	t    *testing.T
+	app  *App
+	base string
+	key  string
+	wsID string
+	stop func() // ends Run and closes the App; safe to call twice
+}
+
+// startApp opens and runs an App of cfg (DataDir and the rest as given), with a workspace
+// "w" and a key; before, if set, runs on the database before the App opens the rest.
+func startApp(t *testing.T, cfg Config, before func(db *storage.DB)) *testApp {
+	t.Helper()
+	if cfg.ShutdownGrace == 0 {
+		cfg.ShutdownGrace = 5 * time.Second
+	}
+	a := New(cfg)
+	if err := a.OpenDB(); err != nil {
+		t.Fatal(err)
+	}
+	on := true
+	ws, err := a.DB.CreateWorkspace(storage.WorkspaceInput{Name: "w", RuntimeAccess: &on})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, key, err := a.DB.CreateKey("w", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before != nil {
+		before(a.DB)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := a.Open(ctx, ln); err != nil {
+		cancel()
+		a.Close()
+		t.Fatal(err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- a.Run(ctx) }()
+	stopped := false
+	ta := &testApp{t: t, app: a, base: a.BaseURL, key: key, wsID: ws.ID}
+	ta.stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := <-ran; err != nil {
+			t.Error(err)
+		}
+		if err := a.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(ta.stop)
+	return ta
+}
+
+// answer is a response: status, headers, body and the body as JSON.
+type answer struct {
+	status int
+	header http.Header
+	body   string
+	json   map[string]any
+}
+
+// do sends a request with the App's key (none when key is false) and headers hdr.
+func (a *testApp) do(method, path string, body []byte, key bool, hdr ...string) answer {
+	a.t.Helper()
+	req, _ := http.NewRequest(method, a.base+path, bytes.NewReader(body))
+	if key {
+		req.Header.Set("x-api-key", a.key)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	r := answer{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	_ = json.Unmarshal(b, &r.json)
+	return r
+}
+
+// storageFull checks that r is a 507 STORAGE_FULL problem with a Retry-After.
+func (a *testApp) storageFull(what string, r answer) {
+	a.t.Helper()
+	if r.status != http.StatusInsufficientStorage || r.json["errorCode"] != "STORAGE_FULL" ||
+		r.json["type"] != "INSUFFICIENT_STORAGE" || r.header.Get("Retry-After") != "60" ||
+		r.header.Get("Content-Type") != "application/problem+json" {
+		a.t.Fatalf("%s: %d %v %s", what, r.status, r.header, r.body)
+	}
+	if strings.Contains(r.body, "no space left") || strings.Contains(r.body, a.app.cfg.DataDir) {
+		a.t.Fatalf("%s: the problem shows internals: %s", what, r.body)
+	}
+}
+
+// readyz returns GET /readyz (without a key): status, the checks and the failed ones.
+func (a *testApp) readyz() (int, map[string]string, []string) {
+	a.t.Helper()
+	r := a.do("GET", "/readyz", nil, false)
+	var body struct {
+		Status string            `json:"status"`
+		Checks map[string]string `json:"checks"`
+		Failed []string          `json:"failed"`
+	}
+	if err := json.Unmarshal([]byte(r.body), &body); err != nil {
+		a.t.Fatalf("readyz: %d %s", r.status, r.body)
+	}
+	if (r.status == 200) != (body.Status == "ready") || (r.status == 503) != (body.Status == "not_ready") {
+		a.t.Fatalf("readyz: %d %s", r.status, r.body)
+	}
+	if strings.Contains(r.body, a.app.cfg.DataDir) || strings.Contains(r.body, "/") {
+		a.t.Fatalf("readyz shows internals: %s", r.body)
+	}
+	return r.status, body.Checks, body.Failed
+}
+
+func pngBytes(t *testing.T, side int) []byte {
+	var b bytes.Buffer
+	img := image.NewRGBA(image.Rect(0, 0, side, side))
+	for i := range img.Pix { // noise does not compress: the file is about 4 x side² bytes
+		img.Pix[i] = byte(i*7919 + i/3*104729)
+	}
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// paddedState is solidState with a member of n bytes the server stores but does not model.
+func paddedState(n int) string {
+	return strings.Replace(solidState, `"deletedAssets":[]}`, `"deletedAssets":[],"pad":"`+strings.Repeat("x", n)+`"}`, 1)
+}
+
+func exportBody(state string) []byte {
+	return []byte(`{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":0.6,"format":"mp4"}`)
+}
+
+// TestHealthAndReadiness: /healthz and /readyz need no key; /readyz reports every check
+// as a word (ffmpeg's state included) and no internals, and answers 503 naming the check
+// that fails.
+func TestHealthAndReadiness(t *testing.T) {
+	a := startApp(t, Config{DataDir: t.TempDir()}, nil)
+	if r := a.do("GET", "/healthz", nil, false); r.status != 200 || r.json["status"] != "ok" {
+		t.Fatalf("healthz: %d %s", r.status, r.body)
+	}
+	st, checks, failed := a.readyz()
+	want := map[string]string{"database": "ok", "dataDir": "ok", "diskSpace": "ok", "encoder": "ok", "ffmpeg": "not_configured"}
+	if st != 200 || len(failed) != 0 || len(checks) != len(want) {
+		t.Fatalf("readyz: %d %v %v", st, checks, failed)
+	}
+	for k, v := range want {
+		if checks[k] != v {
+			t.Errorf("check %s: %q, want %q", k, checks[k], v)
+		}
+	}
+	a.stop()
+
+	// The checks themselves, over a closed database and a data dir that is not there.
+	db, err := storage.Open(t.TempDir(), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	r := (&readiness{dataDir: filepath.Join(t.TempDir(), "gone"), db: db, space: diskspace.NewGuard(t.TempDir(), 0),
+		encoderErr: errors.New("no x264"), ffmpeg: ffmpegUnusable}).Readiness(context.Background())
+	if r.Checks["database"] != "unavailable" || r.Checks["dataDir"] != "not_writable" || r.Checks["encoder"] != "unavailable" ||
+		r.Checks["ffmpeg"] != "unusable" || strings.Join(r.Failed, ",") != "dataDir,database,encoder" {
+		t.Fatalf("%+v", r)
+	}
+}
+
+// TestMinFreeDisk: with --min-free-disk above the free space, uploads and new exports are
+// refused with 507 STORAGE_FULL before anything is written, /readyz says diskSpace is low,
+// and deletions (a project's, the janitor's sweep) and project writes still go through.
+func TestMinFreeDisk(t *testing.T) {
+	dir := t.TempDir()
+	sp, err := diskspace.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Hour)
+	a := startApp(t, Config{DataDir: dir, MinFreeDisk: int64(sp.Free) + 1<<30, JanitorInterval: 20 * time.Millisecond},
+		func(db *storage.DB) {
+			if err := db.PutIdempotency(storage.IdempotencyRecord{Scope: "expired", Status: 201, Data: []byte("{}"),
+				CreatedAt: past.Add(-time.Hour), ExpiresAt: past}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	a.storageFull("upload", a.do("POST", "/v1/uploads", pngBytes(t, 8), true, "x-file-name", "a.png"))
+	a.storageFull("export", a.do("POST", "/v1/exports", exportBody(solidState), true, "Content-Type", "application/json"))
+	if entries, _ := os.ReadDir(filepath.Join(dir, "files", "tmp")); len(entries) != 0 {
+		t.Fatalf("a refused upload left %d files", len(entries))
+	}
+	if tasks, _, err := a.app.DB.ListExports(a.wsID, 10, "", ""); err != nil || len(tasks) != 0 {
+		t.Fatalf("a refused export was stored: %v %v", tasks, err)
+	}
+	st, checks, failed := a.readyz()
+	if st != 503 || checks["diskSpace"] != "low" || checks["dataDir"] != "ok" || strings.Join(failed, ",") != "diskSpace" {
+		t.Fatalf("readyz below the floor: %d %v %v", st, checks, failed)
+	}
+	r := a.do("POST", "/v1/projects", []byte(`{"editorState":`+solidState+`}`), true)
+	if r.status != 201 {
+		t.Fatalf("project create below the floor: %d %s", r.status, r.body)
+	}
+	id := r.json["data"].(map[string]any)["projectId"].(string)
+	if r := a.do("DELETE", "/v1/projects/"+id, nil, true); r.status != 200 {
+		t.Fatalf("delete below the floor: %d %s", r.status, r.body)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		rec, err := a.app.DB.Idempotency("expired")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the janitor did not sweep below the floor")
+		}
+	}
+}
+
+// TestDiskFull runs the App on a 6 MiB tmpfs (root only) without a floor and fills it: an
+// upload, a project create and an export create answer 507 STORAGE_FULL (problem+json,
+// Retry-After) instead of 500, and /readyz says the data dir is full. Once space is freed,
+// everything works again, and after a restart every acknowledged write is there.
+func TestDiskFull(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("TestDiskFull mounts a small tmpfs to fill, which needs root; run the tests as root to cover the disk-full path")
+	}
+	dir := filepath.Join(t.TempDir(), "data")
+	if err := os.Mkdir(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs (%v: %s); the disk-full path is not covered here", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v %s", dir, err, out)
+		}
+	})
+	a := startApp(t, Config{DataDir: dir, MinFreeDisk: -1}, nil)
+
+	// Acknowledged before the disk fills.
+	r := a.do("POST", "/v1/projects", []byte(`{"editorState":`+solidState+`}`), true)
+	if r.status != 201 {
+		t.Fatalf("project: %d %s", r.status, r.body)
+	}
+	projectBefore := r.json["data"].(map[string]any)["projectId"].(string)
+	logo := pngBytes(t, 16)
+	r = a.do("POST", "/v1/uploads", logo, true, "x-file-name", "logo.png")
+	if r.status != 201 {
+		t.Fatalf("upload: %d %s", r.status, r.body)
+	}
+	assetBefore := r.json["data"].(map[string]any)["assetId"].(string)
+
+	// Fill the disk.
+	filler := filepath.Join(dir, "filler")
+	f, err := os.Create(filler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 64<<10)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	f.Close()
+
+	a.storageFull("upload on a full disk", a.do("POST", "/v1/uploads", pngBytes(t, 256), true, "x-file-name", "big.png"))
+	a.storageFull("project create on a full disk", a.do("POST", "/v1/projects", []byte(`{"editorState":`+paddedState(512<<10)+`}`), true))
+	a.storageFull("export create on a full disk", a.do("POST", "/v1/exports", exportBody(paddedState(512<<10)), true, "Content-Type", "application/json"))
+	if st, checks, failed := a.readyz(); st != 503 || checks["dataDir"] != "full" || strings.Join(failed, ",") != "dataDir" {
+		t.Fatalf("readyz on a full disk: %d %v %v", st, checks, failed)
+	}
+
+	// Free the space: everything works again.
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if st, checks, failed := a.readyz(); st != 200 {
+		t.Fatalf("readyz after freeing space: %d %v %v", st, checks, failed)
+	}
+	if r := a.do("POST", "/v1/uploads", pngBytes(t, 256), true, "x-file-name", "big.png"); r.status != 201 {
+		t.Fatalf("upload after freeing space: %d %s", r.status, r.body)
+	}
+	r = a.do("POST", "/v1/projects", []byte(`{"editorState":`+paddedState(512<<10)+`}`), true)
+	if r.status != 201 {
+		t.Fatalf("project after freeing space: %d %s", r.status, r.body)
+	}
+	projectAfter := r.json["data"].(map[string]any)["projectId"].(string)
+	r = a.do("POST", "/v1/exports", exportBody(paddedState(512<<10)), true, "Content-Type", "application/json")
+	if r.status != 201 {
+		t.Fatalf("export after freeing space: %d %s", r.status, r.body)
+	}
+	taskID := r.json["data"].(map[string]any)["taskId"].(string)
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		r := a.do("GET", "/v1/exports/"+taskID, nil, true)
+		status, _ := r.json["data"].(map[string]any)["status"].(string)
+		if status == "COMPLETED" {
+			break
+		}
+		if status == "FAILED" || time.Now().After(deadline) {
+			t.Fatalf("export after freeing space: %s", r.body)
+		}
+	}
+	a.stop()
+
+	// After a restart, every acknowledged write is there.
+	db, err := storage.Open(dir, storage.Options{})
+	if err != nil {
+		t.Fatalf("the database does not reopen: %v", err)
+	}
+	defer db.Close()
+	for _, id := range []string{projectBefore, projectAfter} {
+		if _, _, err := db.ProjectWithState(a.wsID, id); err != nil {
+			t.Errorf("project %s: %v", id, err)
+		}
+	}
+	asset, err := db.Asset(a.wsID, assetBefore)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "files", filepath.FromSlash(asset.FileKey))); err != nil || !bytes.Equal(b, logo) {
+		t.Errorf("the asset's file: %v", err)
+	}
+	if task, err := db.ExportTask(a.wsID, taskID); err != nil || task.Status != "COMPLETED" {
+		t.Errorf("export task: %+v %v", task, err)
+	}
+}
