@@ -119,7 +119,9 @@
 //     Last-Modified the host sent; a later fetch asks with If-None-Match/If-Modified-Since
 //     and uses the file on 304. After each new file the least recently used files (by
 //     modification time, touched on each use) go until the total is within CacheBytes;
-//     the new file stays even if it alone is larger.
+//     the new file stays even if it alone is larger. A render reads its fetched files when
+//     it draws them, so a file evicted meanwhile by another render's fetch fails that read:
+//     size the cache above the remote assets of the renders that run at once.
 //   - Unresolvable (export create's check) does no network I/O: it lists the assets a
 //     render reads (RenderedAssets: image, gif, video and audio items in tracks and the
 //     background's image asset) that resolve locally neither as uploads nor as fetchable
