@@ -99,6 +99,12 @@
 //     more than 8 s ahead. At most 3 decoders per file; decoders no frame was asked of
 //     for 256 requests are stopped. Session.Close kills and reaps every process; a
 //     canceled request context returns at once.
+//   - Frame buffers are recycled (framepool.go), by reference count: a decoder's window
+//     holds each of its frames; Session.HoldVideoFrame adds a holder until its release
+//     func is called; a buffer with no holder goes back to its decoder's pool and the next
+//     frame is read into it. A frame from Session.VideoFrame is never recycled (it may be
+//     kept forever, as before). Rule for callers: never touch a held frame after
+//     releasing it.
 //
 // The renderer reaches both through its own Decoder interface, which Media implements
 // (Decodes, OpenVideo, OpenSound: decoding.go), without importing this package.
