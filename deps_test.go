@@ -21,6 +21,9 @@ func TestImportDirections(t *testing.T) {
 		// apierr: the one error model (kind, code, field, details); a standard-library leaf
 		// every package that raises API errors may import.
 		"apierr": {},
+		// internal/netnstest: test support only (imported by _test files): runs a package's
+		// tests in a private network namespace.
+		"internal/netnstest": {},
 		// model: the nouns several packages share (workspaces, keys, projects, assets,
 		// export tasks, statuses, credit pools, webhook deliveries); a standard-library leaf
 		// that storage persists and the others use without importing storage for a type.

@@ -5,11 +5,18 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cutroom/cutroom/internal/netnstest"
 )
 
-// TestMain keeps the font cache of the Apps the tests open (fontCacheFile) in a temporary
-// directory rather than the user's cache.
+// TestMain runs the tests in a private network namespace when root (the Apps they open
+// fetch remote assets and deliver webhooks to loopback hosts; nothing may leave the machine)
+// and keeps the font cache of those Apps (fontCacheFile) in a temporary directory rather than
+// the user's cache.
 func TestMain(m *testing.M) {
+	if code, done := netnstest.Reexec("app"); done {
+		os.Exit(code)
+	}
 	dir, err := os.MkdirTemp("", "cutroom-app-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -5,39 +5,21 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
-	"os/exec"
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/netnstest"
 	"github.com/cutroom/cutroom/webhook"
 )
 
-// netnsEnv marks a test binary already running in its own network namespace.
-const netnsEnv = "CUTROOM_TEST_NETNS"
-
 // inNetns is true when the tests run in a private network namespace (loopback only).
-var inNetns bool
+var inNetns = netnstest.InNetns()
 
-// TestMain re-executes the test binary in a private network namespace when root (unshare -n,
-// then lo up), so that no test of this package can send a packet off the machine.
+// TestMain runs the tests in a private network namespace when root, so that no test of this
+// package can send a packet off the machine.
 func TestMain(m *testing.M) {
-	if os.Getenv(netnsEnv) == "1" {
-		inNetns = true
-		os.Exit(m.Run())
-	}
-	if os.Geteuid() == 0 {
-		if _, err := exec.LookPath("unshare"); err == nil {
-			args := append([]string{"-n", "sh", "-c", `ip link set lo up && exec "$0" "$@"`, os.Args[0]}, os.Args[1:]...)
-			cmd := exec.Command("unshare", args...)
-			cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-			cmd.Env = append(os.Environ(), netnsEnv+"=1")
-			if err := cmd.Run(); err == nil {
-				os.Exit(0)
-			} else if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() > 0 {
-				os.Exit(ee.ExitCode())
-			}
-			fmt.Fprintln(os.Stderr, "webhook tests: no private network namespace; the tests that dial outside loopback are skipped")
-		}
+	if code, done := netnstest.Reexec("webhook"); done {
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
