@@ -56,6 +56,7 @@ type serveFlags struct {
 	metricsToken  string
 	logFormat     string
 	adminToken    string
+	fetch         assets.RemoteConfig
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -95,7 +96,7 @@ desktop apps that bundle the server).`,
 	fl.IntVar(&f.maxOutputSide, "max-output-side", export.DefaultMaxOutputSide, "largest export output side in pixels")
 	fl.DurationVar(&f.maxDuration, "max-duration", export.DefaultMaxDuration, "longest export video; a longer one is refused at create (422 EXPORT_TOO_LONG)")
 	fl.StringVar(&f.headerPrefix, "webhook-header-prefix", webhook.DefaultHeaderPrefix, "prefix of the webhook headers <prefix>-Timestamp, -Signature and -Event-Id")
-	fl.StringSliceVar(&f.allowHosts, "allow-hosts", nil, "outbound destinations (webhook callbacks) to allow besides public addresses: loopback, private, CIDRs, addresses or host names")
+	fl.StringSliceVar(&f.allowHosts, "allow-hosts", nil, "outbound destinations (webhook callbacks, remote asset fetches) to allow besides public addresses: loopback, private, CIDRs, addresses or host names")
 	def := assets.DefaultLimits()
 	fl.Int64Var(&f.limits.Video, "max-video-bytes", def.Video, "largest video upload (mp4, mov, webm, mkv)")
 	fl.Int64Var(&f.limits.Audio, "max-audio-bytes", def.Audio, "largest audio upload (mp3, aac, wav, m4a, ogg, opus, flac)")
@@ -111,6 +112,10 @@ desktop apps that bundle the server).`,
 		diskspace.DefaultMinFreeBytes>>20, diskspace.DefaultMinFreePercent))
 	fl.StringVar(&f.metricsToken, "metrics-token", "", "bearer token GET /metrics needs (empty: the metrics need no token; never an API key)")
 	fl.StringVar(&f.logFormat, "log-format", "text", "log format: text (logfmt-style key=value) or json (one object per line)")
+	fl.StringVar(&f.fetch.Mode, "fetch-remote", assets.DefaultFetchMode, "fetch editor assets that are not uploaded from their http(s) remoteUrl: off (refused at create with 422 EXPORT_ASSET_UNRESOLVABLE; for air-gapped installs), allowlist (hosts of --fetch-hosts) or public (any host); through the outbound guard (--allow-hosts)")
+	fl.StringSliceVar(&f.fetch.Hosts, "fetch-hosts", nil, "host patterns --fetch-remote=allowlist fetches from: cdn.example.com or *.example.com")
+	fl.DurationVar(&f.fetch.Timeout, "fetch-timeout", assets.DefaultFetchTimeout, "bound on one remote asset fetch, body included")
+	fl.Int64Var(&f.fetch.CacheBytes, "fetch-cache-bytes", assets.DefaultFetchCacheBytes, "bound on the fetched files kept in <data-dir>/cache/remote (least recently used go first)")
 	fl.StringVar(&f.adminToken, "admin-token", "", "serve the operator's routes under /admin/ (online backups) to this bearer token (16..256 characters; empty: not served)")
 	return cmd
 }
@@ -187,6 +192,7 @@ func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger) app.Config {
 		HeaderPrefix: f.headerPrefix, AllowHosts: f.allowHosts, ShutdownGrace: f.shutdownGrace,
 		MinFreeDisk:  f.minFreeDisk,
 		MetricsToken: f.metricsToken,
+		Fetch:        f.fetch,
 		// The listening line comes last, so a script that waits for it has everything.
 		Ready: func(a *app.App) { fmt.Printf("cutroom listening on %s (data in %s)\n", a.BaseURL, g.dataDir) },
 	}

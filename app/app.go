@@ -61,6 +61,11 @@ type Config struct {
 	FFprobe string
 	// FFmpeg is the ffmpeg program decoding video and compressed audio (empty: none).
 	FFmpeg string
+	// Fetch configures fetching remote assets (--fetch-remote, --fetch-hosts,
+	// --fetch-timeout, --fetch-cache-bytes); Dial (the outbound guard's, AllowHosts),
+	// CacheDir (<DataDir>/cache/remote) and Limits (Assets.Limits) are filled in by Open.
+	// Mode off (the default) fetches nothing.
+	Fetch assets.RemoteConfig
 	// Render configures the renderer (see RenderSettings).
 	Render RenderSettings
 	// Export configures the export service; OutputDir, Links, Guard, HeaderPrefix, Notify,
@@ -229,17 +234,24 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	if health.encoderErr = render.CheckEncoders(); health.encoderErr != nil {
 		log.Error("the encoders do not open: exports will fail", "err", health.encoderErr)
 	}
-	a.Renderer = newRenderer(store, a.Fonts, a.cfg.Render, ff, a.log, a.metrics)
 	guard, err := webhook.NewGuard(a.cfg.AllowHosts)
 	if err != nil {
 		return fmt.Errorf("--allow-hosts: %w", err)
 	}
+	fcfg := a.cfg.Fetch
+	fcfg.Dial, fcfg.CacheDir, fcfg.Limits = guard.DialContext, filepath.Join(a.cfg.DataDir, "cache", "remote"), acfg.Limits
+	remote, err := assets.NewRemote(fcfg)
+	if err != nil {
+		return fmt.Errorf("--fetch-remote: %w", err)
+	}
+	a.Renderer = newRenderer(store, a.Fonts, a.cfg.Render, ff, remote, a.log, a.metrics)
 	a.Deliverer = webhook.NewDeliverer(webhook.Config{HeaderPrefix: a.cfg.HeaderPrefix, Guard: guard, Logger: log,
 		Metrics: a.metrics}, a.DB)
 	ecfg := a.cfg.Export
 	ecfg.OutputDir, ecfg.Links, ecfg.Guard = filepath.Join(a.cfg.DataDir, "outputs"), export.NewLinks(a.BaseURL, signer), guard
 	ecfg.HeaderPrefix, ecfg.Notify, ecfg.Logger, ecfg.Metrics = a.cfg.HeaderPrefix, a.Deliverer.Notify, log, a.metrics
 	ecfg.Space = space
+	ecfg.Unresolvable = unresolvable(store, a.cfg.Render.AssetDir, remote)
 	if a.Exports, err = export.New(ecfg, a.DB, a.Renderer); err != nil {
 		return err
 	}

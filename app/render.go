@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"runtime"
 
@@ -38,7 +39,8 @@ type RenderSettings struct {
 }
 
 // newRenderer is the export pipeline as serve runs it: each task's media comes from its
-// workspace's uploaded assets (then rs.AssetDir), text is drawn with the App's font library,
+// workspace's uploaded assets (then rs.AssetDir, then remote's fetches when remote is not
+// nil), text is drawn with the App's font library,
 // and video and sound are decoded with ff when it is there (nil: no video items or
 // compressed audio). Its Features are what capabilities advertise and what export creation
 // checks states against.
@@ -46,28 +48,29 @@ type RenderSettings struct {
 // Unless set, each render composites on NumCPU-1 workers (at least 1): the API keeps a core
 // while renders run, which lowers the API's latency under renders and raises throughput (see
 // bench/README.md, exports.sh).
-func newRenderer(store *assets.Store, fonts *text.Library, rs RenderSettings, ff *assets.FFmpeg, log *slog.Logger,
-	m render.Metrics) *render.Pipeline {
+func newRenderer(store *assets.Store, fonts *text.Library, rs RenderSettings, ff *assets.FFmpeg, remote *assets.Remote,
+	log *slog.Logger, m render.Metrics) *render.Pipeline {
 	if rs.FrameWorkers <= 0 {
 		rs.FrameWorkers = max(1, runtime.NumCPU()-1)
 	}
-	var fromDir assets.Resolver
-	if rs.AssetDir != "" {
-		fromDir = assets.DirResolver(rs.AssetDir)
-	}
 	return render.NewPipeline(render.PipelineConfig{
 		Media: assets.Media{FFmpeg: ff}, // what every job's media decodes, for Features
-		MediaFor: func(_ context.Context, job export.RenderJob) (compositor.Media, error) {
+		MediaFor: func(ctx context.Context, job export.RenderJob) (compositor.Media, error) {
 			m := store.MediaFor(job.WorkspaceID)
 			m.FFmpeg = ff
-			if fromDir != nil {
-				uploaded := m.Resolve
-				m.Resolve = func(a *editor.Asset) (string, error) {
-					if p, err := uploaded(a); err == nil {
-						return p, nil
-					}
-					return fromDir(a)
+			m.Resolve = localResolver(store, rs.AssetDir, job.WorkspaceID)
+			if remote != nil && job.Parsed != nil {
+				// remote assets are fetched before the first frame: one that cannot be
+				// fetched fails the task naming it, before any work is spent
+				r, err := assets.Prefetch(ctx, job.Parsed, m.Resolve, remote)
+				var fe *assets.FetchError
+				if errors.As(err, &fe) {
+					return nil, &export.RenderFailure{Code: export.CodeAssetFetchFailed, Msg: fe.Error(), Err: err}
 				}
+				if err != nil {
+					return nil, err
+				}
+				m.Resolve = r
 			}
 			return m, nil
 		},
@@ -80,4 +83,28 @@ func newRenderer(store *assets.Store, fonts *text.Library, rs RenderSettings, ff
 		Logger:          log,
 		Metrics:         m,
 	})
+}
+
+// localResolver finds the local file of a workspace's editor asset: its upload, then (when
+// dir is set) a file of dir as assets.DirResolver finds it.
+func localResolver(store *assets.Store, dir, workspaceID string) assets.Resolver {
+	uploaded := store.MediaFor(workspaceID).Resolve
+	if dir == "" {
+		return uploaded
+	}
+	fromDir := assets.DirResolver(dir)
+	return func(a *editor.Asset) (string, error) {
+		if p, err := uploaded(a); err == nil {
+			return p, nil
+		}
+		return fromDir(a)
+	}
+}
+
+// unresolvable is the export service's create check (export.Config.Unresolvable): the
+// rendered assets of a state that are neither local (localResolver) nor fetchable.
+func unresolvable(store *assets.Store, dir string, remote *assets.Remote) func(string, *editor.State) []assets.Unresolved {
+	return func(workspaceID string, st *editor.State) []assets.Unresolved {
+		return assets.Unresolvable(st, localResolver(store, dir, workspaceID), remote)
+	}
 }

@@ -99,9 +99,42 @@
 //     more than 8 s ahead. At most 3 decoders per file; decoders no frame was asked of
 //     for 256 requests are stopped. Session.Close kills and reaps every process; a
 //     canceled request context returns at once.
+//   - Frame buffers are recycled (framepool.go), by reference count: a decoder's window
+//     holds each of its frames; Session.HoldVideoFrame adds a holder until its release
+//     func is called; a buffer with no holder goes back to its decoder's pool and the next
+//     frame is read into it. A frame from Session.VideoFrame is never recycled (it may be
+//     kept forever, as before). Rule for callers: never touch a held frame after
+//     releasing it.
 //
 // The renderer reaches both through its own Decoder interface, which Media implements
 // (Decodes, OpenVideo, OpenSound: decoding.go), without importing this package.
+//
+// # Remote assets
+//
+// Remote (NewRemote, --fetch-remote) fetches editor assets that are not uploaded from their
+// http(s) remoteUrl: off (the default, a nil *Remote: nothing is fetched), allowlist (hosts
+// matching RemoteConfig.Hosts: "cdn.example.com" or "*.example.com") or public. Decisions:
+//
+//   - The package does not import the outbound guard: the App gives RemoteConfig.Dial (the
+//     webhook guard's DialContext), so every connection, redirects' included, is checked at
+//     dial time on the resolved address. Redirects (at most 5) must meet the policy again.
+//     No proxy; URLs with user info are refused.
+//   - The first 4 KiB decide the kind (Sniff), and the body is capped by that kind's upload
+//     cap while it streams; bytes of no kind are refused.
+//   - The cache (RemoteConfig.CacheDir) keys files by URL (sha256) with the ETag and
+//     Last-Modified the host sent; a later fetch asks with If-None-Match/If-Modified-Since
+//     and uses the file on 304. After each new file the least recently used files (by
+//     modification time, touched on each use) go until the total is within CacheBytes;
+//     the new file stays even if it alone is larger. A render reads its fetched files when
+//     it draws them, so a file evicted meanwhile by another render's fetch fails that read:
+//     size the cache above the remote assets of the renders that run at once.
+//   - Unresolvable (export create's check) does no network I/O: it lists the assets a
+//     render reads (RenderedAssets: image, gif, video and audio items in tracks and the
+//     background's image asset) that resolve locally neither as uploads nor as fetchable
+//     URLs. Prefetch fetches them before the render's first frame and fails with a
+//     *FetchError naming the asset, its URL and the reason (the App makes it the task's
+//     EXPORT_ASSET_FETCH_FAILED). A background's remote imageUrl without an asset may name a
+//     preset the compositor draws, so it is fetched only when the render asks for it.
 //
 // A full disk: an upload is refused with 507 STORAGE_FULL before anything is written while
 // Config.Space says the filesystem is below its floor (counting the declared length), and

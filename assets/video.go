@@ -68,8 +68,33 @@ type videoProbe struct {
 // VideoFrame returns the frame of a video asset shown at mediaTime (seconds of the
 // source from its first frame): the last frame whose presentation time is at or before
 // it (the first frame before it starts, the last after it ends). The image is opaque,
-// premultiplied RGBA with origin (0, 0), and is never modified afterwards.
+// premultiplied RGBA with origin (0, 0), and is never modified afterwards (its buffer is
+// never recycled; HoldVideoFrame's are).
 func (s *Session) VideoFrame(ctx context.Context, a *editor.Asset, mediaTime time.Duration) (image.Image, error) {
+	b, err := s.frame(ctx, a, mediaTime, false)
+	if err != nil {
+		return nil, err
+	}
+	return b.img, nil
+}
+
+// HoldVideoFrame is VideoFrame for a caller that says when it is done: the image stays
+// unchanged until release is called (once, from any goroutine), after which the session
+// may decode another frame into its buffer. Renders use it so that decoded frames are
+// recycled instead of allocated per frame (framepool.go).
+func (s *Session) HoldVideoFrame(ctx context.Context, a *editor.Asset, mediaTime time.Duration) (img image.Image, release func(), err error) {
+	b, err := s.frame(ctx, a, mediaTime, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	var once sync.Once
+	return b.img, func() { once.Do(b.unref) }, nil
+}
+
+// frame finds the frame for mediaTime and, while its decoder is still locked (so the
+// window's reference keeps it alive), takes a reference for the caller (hold) or marks
+// it never to be recycled.
+func (s *Session) frame(ctx context.Context, a *editor.Asset, mediaTime time.Duration, hold bool) (*frameBuf, error) {
 	if s.FFmpeg == nil {
 		return nil, CodeDecoderMissing.New("video asset %q: decoding video needs ffmpeg, which is not available", a.ID)
 	}
@@ -86,14 +111,21 @@ func (s *Session) VideoFrame(ctx context.Context, a *editor.Asset, mediaTime tim
 		if err != nil {
 			return nil, fmt.Errorf("video asset %q: %w", a.ID, err)
 		}
-		img, ok, err := d.frameAt(ctx, t)
+		b, ok, err := d.frameAt(ctx, t)
+		if ok {
+			if hold {
+				b.ref()
+			} else {
+				b.escaped.Store(true)
+			}
+		}
 		d.mu.Unlock()
 		if err != nil {
 			s.drop(path, d)
 			return nil, fmt.Errorf("video asset %q: %w", a.ID, err)
 		}
 		if ok {
-			return img, nil
+			return b, nil
 		}
 		// The decoder moved past t meanwhile: drop it and start one at t.
 		s.drop(path, d)
@@ -261,7 +293,7 @@ func (f *FFmpeg) probeVideo(ctx context.Context, path string) *videoProbe {
 // decodedFrame is one decoded frame and its presentation time (seconds of the source).
 type decodedFrame struct {
 	t   float64
-	img *image.RGBA
+	buf *frameBuf // the window's reference
 }
 
 // frameMeta is what showinfo says about the next frame.
@@ -287,6 +319,7 @@ type videoDecoder struct {
 	start    float64 // the stream's start time (subtracted from frame times)
 	startAt  float64 // the media time the decoder was started for
 	window   []decodedFrame
+	pool     framePool
 	first    bool // window[0] is the first frame the decoder produced
 	eof      bool
 	err      error
@@ -427,7 +460,7 @@ const eps = 1e-4
 
 // frameAt returns the frame covering t; ok is false when t is before the window (the
 // caller restarts). Must be called with d.mu held.
-func (d *videoDecoder) frameAt(ctx context.Context, t float64) (*image.RGBA, bool, error) {
+func (d *videoDecoder) frameAt(ctx context.Context, t float64) (*frameBuf, bool, error) {
 	defer d.publish()
 	for !d.eof && (len(d.window) == 0 || d.window[len(d.window)-1].t <= t+eps) {
 		if err := d.next(ctx); err != nil {
@@ -439,11 +472,11 @@ func (d *videoDecoder) frameAt(ctx context.Context, t float64) (*image.RGBA, boo
 	}
 	for i := len(d.window) - 1; i >= 0; i-- {
 		if d.window[i].t <= t+eps {
-			return d.window[i].img, true, nil
+			return d.window[i].buf, true, nil
 		}
 	}
 	if d.first {
-		return d.window[0].img, true, nil // before the first frame: show it
+		return d.window[0].buf, true, nil // before the first frame: show it
 	}
 	return nil, false, nil
 }
@@ -470,8 +503,9 @@ func (d *videoDecoder) next(ctx context.Context) error {
 	if fm.w <= 0 || fm.h <= 0 || fm.w > 16384 || fm.h > 16384 {
 		return fmt.Errorf("bad frame size %dx%d", fm.w, fm.h)
 	}
-	img := image.NewRGBA(image.Rect(0, 0, fm.w, fm.h))
-	if _, err := io.ReadFull(d.r, img.Pix); err != nil {
+	buf := d.pool.get(fm.w, fm.h) // overwritten whole by the read
+	if _, err := io.ReadFull(d.r, buf.img.Pix); err != nil {
+		buf.unref()
 		d.eof = true
 		if werr := d.wait(); werr != nil {
 			return werr
@@ -487,11 +521,12 @@ func (d *videoDecoder) next(ctx context.Context) error {
 	}
 	d.produced++
 	if len(d.window) >= videoWindow {
+		d.window[0].buf.unref()
 		copy(d.window, d.window[1:])
 		d.window = d.window[:len(d.window)-1]
 		d.first = false
 	}
-	d.window = append(d.window, decodedFrame{t: t, img: img})
+	d.window = append(d.window, decodedFrame{t: t, buf: buf})
 	return nil
 }
 
@@ -530,6 +565,9 @@ func (d *videoDecoder) reap() {
 		return
 	}
 	d.closed = true
+	for _, f := range d.window {
+		f.buf.unref()
+	}
 	d.window = nil
 	d.publish()
 	_ = d.out.Close()

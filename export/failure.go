@@ -12,6 +12,9 @@ import (
 const (
 	CodeFrameTimeout  = "EXPORT_FRAME_TIMEOUT"  // a frame took longer than the watchdog allows
 	CodeRenderCrashed = "EXPORT_RENDER_CRASHED" // a crash interrupted the task's render MaxCrashes times
+	// CodeAssetFetchFailed: a remote asset could not be fetched when the render began
+	// (the message names the asset, its URL and the reason).
+	CodeAssetFetchFailed = "EXPORT_ASSET_FETCH_FAILED"
 )
 
 // RenderFailure is a render that failed for a reason with a stable code. A Renderer returns

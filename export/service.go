@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/apierr"
+	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/model"
@@ -86,6 +87,11 @@ type Config struct {
 	Space *diskspace.Guard
 	// Metrics counts tasks created and finished and observes renders; nil counts nothing.
 	Metrics Metrics
+	// Unresolvable, when set, lists the assets of a workspace's state that a render could
+	// not read (not uploaded, fetching off or the host not allowed); Create refuses such a
+	// state with EXPORT_ASSET_UNRESOLVABLE before anything is charged or stored. nil
+	// checks nothing (the render reports what it cannot read).
+	Unresolvable func(workspaceID string, st *editor.State) []assets.Unresolved
 }
 
 // Service manages export tasks: create, read, list and cancel for the API, and the
@@ -183,6 +189,9 @@ var (
 	err60FPSRequired        = apierr.Define(apierr.Unprocessable, "ENTITLEMENT_60FPS_REQUIRED")
 	errInsufficientCredits  = apierr.Define(apierr.Unprocessable, "INSUFFICIENT_CREDITS")
 	errWebhookSecretMissing = apierr.Define(apierr.Unprocessable, "WEBHOOK_SECRET_NOT_CONFIGURED")
+	// ErrAssetUnresolvable: assets the render needs are neither uploaded nor fetchable
+	// under the server's --fetch-remote policy; the details list each (assets.Unresolved).
+	ErrAssetUnresolvable = apierr.Define(apierr.Unprocessable, "EXPORT_ASSET_UNRESOLVABLE")
 )
 
 // Create validates a create request and stores the new PENDING task, charging its credits.
@@ -247,6 +256,17 @@ func (s *Service) Create(ctx context.Context, p model.Principal, projectID strin
 		if names := editor.UnsupportedFeatures(parsed, fr.Features()); len(names) > 0 {
 			return Created{}, ErrFeatureUnsupported.Field("editorState",
 				"this server cannot render these features of the state yet: %s", strings.Join(names, ", ")).WithDetails(names)
+		}
+	}
+	if s.cfg.Unresolvable != nil {
+		if un := s.cfg.Unresolvable(ws.ID, parsed); len(un) > 0 {
+			names := make([]string, len(un))
+			for i, u := range un {
+				names[i] = strconv.Quote(u.AssetID)
+			}
+			return Created{}, ErrAssetUnresolvable.Field("editorState",
+				"these assets cannot be read for the render: %s (%s); upload them, or the operator allows fetching their remoteUrl (serve --fetch-remote, --fetch-hosts)",
+				strings.Join(names, ", "), un[0].Reason).WithDetails(un)
 		}
 	}
 	fps := *req.FPS

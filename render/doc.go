@@ -30,6 +30,16 @@
 // (VideoDecoder, SoundStream) are aliases of interface literals that assets declares
 // identically, so neither package names the other.
 //
+// Decision: decoded video frames are lent, not given. A decoder that recycles its frame
+// buffers (assets.Session) also has HoldVideoFrame, whose frame stays unchanged until its
+// release is called; render finds it through an optional interface (frameHolder,
+// media.go), so VideoDecoder and other suppliers are unchanged. The compositor uses a
+// video frame only inside the call that asked for it and caches none, so one output
+// frame's drawing (frameMaker.make: Split, plates, windows, whole frame, all on one
+// worker) holds every frame it asked for in a lease carried by its context and releases
+// them when it returns. K workers drawing K frames hold at most K frames per clip (two
+// during a fade); frames asked for outside a drawing (no lease) are never recycled.
+//
 // One render runs in named stages (pipeline.go): planJob validates the job; openMedia
 // picks the job's media and sound; dispatch hands out frame numbers in order, each with a
 // free pooled I420 buffer; composite (K workers) draws and converts frames under the frame

@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"image"
+	"sync"
 	"time"
 
 	"github.com/cutroom/cutroom/compositor"
@@ -50,9 +51,62 @@ type videoMedia struct {
 	video VideoDecoder // nil only when the media is built for Features
 }
 
-// VideoFrame returns the frame of a video asset at mediaTime.
+// VideoFrame returns the frame of a video asset at mediaTime. Inside a frame's drawing
+// (ctx from withFrameLease) and with a decoder that recycles frames (frameHolder, as
+// assets.Session is), the frame is held until the drawing ends; otherwise it is the
+// decoder's plain VideoFrame.
 func (m videoMedia) VideoFrame(ctx context.Context, a *editor.Asset, mediaTime time.Duration) (image.Image, error) {
+	if l, ok := ctx.Value(frameLeaseKey{}).(*frameLease); ok {
+		if h, ok := m.video.(frameHolder); ok {
+			img, release, err := h.HoldVideoFrame(ctx, a, mediaTime)
+			if err != nil {
+				return nil, err
+			}
+			l.add(release)
+			return img, nil
+		}
+	}
 	return m.video.VideoFrame(ctx, a, mediaTime)
+}
+
+// frameHolder is a VideoDecoder whose frames can be held and released (assets.Session):
+// the image stays unchanged until release is called, then its buffer may be reused.
+type frameHolder interface {
+	HoldVideoFrame(ctx context.Context, a *editor.Asset, mediaTime time.Duration) (image.Image, func(), error)
+}
+
+// frameLease collects the releases of the video frames held while one output frame is
+// drawn. The compositor uses a video frame only during the call that asked for it
+// (compositor.VideoFrames: unchanged until the call returns; it caches none), and a
+// frame's drawing (frameMaker.make) spans all its compositor calls, so make releases
+// them all when it returns. One worker draws a frame, but the compositor may ask from
+// goroutines of its own, hence the lock.
+type frameLease struct {
+	mu       sync.Mutex
+	releases []func()
+}
+
+type frameLeaseKey struct{}
+
+func (l *frameLease) add(release func()) {
+	l.mu.Lock()
+	l.releases = append(l.releases, release)
+	l.mu.Unlock()
+}
+
+// withFrameLease returns ctx carrying a new lease and the func that releases every frame
+// held under it.
+func withFrameLease(ctx context.Context) (context.Context, func()) {
+	l := &frameLease{}
+	return context.WithValue(ctx, frameLeaseKey{}, l), func() {
+		l.mu.Lock()
+		rs := l.releases
+		l.releases = nil
+		l.mu.Unlock()
+		for _, r := range rs {
+			r()
+		}
+	}
 }
 
 // decoderOf returns media as a Decoder that decodes, if it is one.

@@ -209,6 +209,8 @@ func (b *drawBuffers) bandFor(w int) []uint8 {
 // make draws frame n into yuv, using bufs to draw in; held says what yuv holds from its
 // previous frame and is updated.
 func (m *frameMaker) make(ctx context.Context, n int64, bufs *drawBuffers, yuv *encode.I420, held *heldPlate) error {
+	ctx, release := withFrameLease(ctx) // video frames drawn into this frame (media.go)
+	defer release()
 	last := *held
 	*held = heldPlate{}
 	into := func(dst *encode.I420) func(win *image.RGBA) error {

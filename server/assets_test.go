@@ -497,7 +497,7 @@ func TestSignedLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h2 := server.New(server.Config{Now: e.clock.Now, PublicURL: publicURL}, server.Deps{Accounts: e.db, Projects: e.db, Idempotency: e.db, Assets: store2, Files: store2}).Handler()
+	h2 := checkAPI(t, server.New(server.Config{Now: e.clock.Now, PublicURL: publicURL}, server.Deps{Accounts: e.db, Projects: e.db, Idempotency: e.db, Assets: store2, Files: store2}).Handler())
 	req := httptest.NewRequest("GET", strings.TrimPrefix(fresh, publicURL), nil)
 	rec := httptest.NewRecorder()
 	h2.ServeHTTP(rec, req)

@@ -115,8 +115,8 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.h = server.New(server.Config{Now: clk.Now, PublicURL: public, Logger: quiet},
-		server.Deps{Accounts: db, Projects: db, Idempotency: db, Exports: svc}).Handler()
+	e.h = checkAPI(t, server.New(server.Config{Now: clk.Now, PublicURL: public, Logger: quiet},
+		server.Deps{Accounts: db, Projects: db, Idempotency: db, Exports: svc}).Handler())
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(2)

@@ -15,8 +15,8 @@ import (
 func TestMetricsWithoutToken(t *testing.T) {
 	e := newEnv(t)
 	m := metrics.New(metrics.Sources{}, nil)
-	h := server.New(server.Config{PublicURL: "http://127.0.0.1:8787"},
-		server.Deps{Accounts: e.db, Projects: e.db, Idempotency: e.db, Metrics: m}).Handler()
+	h := checkAPI(t, server.New(server.Config{PublicURL: "http://127.0.0.1:8787"},
+		server.Deps{Accounts: e.db, Projects: e.db, Idempotency: e.db, Metrics: m}).Handler())
 	get := func(path, key, reqID string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("GET", path, nil)
 		req.Host = "127.0.0.1:8787"

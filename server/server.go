@@ -209,6 +209,7 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 
 func (s *Server) routes() {
 	s.healthRoutes()
+	s.engine.GET("/v1/openapi.json", s.getOpenAPI)
 	v1 := s.engine.Group("/v1", s.authenticate)
 	// Capabilities, validate and illustrations need a valid key but not runtime access.
 	v1.GET("/editor/capabilities", s.getCapabilities)

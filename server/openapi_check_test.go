@@ -1,0 +1,179 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cutroom/cutroom/server"
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+)
+
+// editorStateID is the $id of the editor-state schema the description refers to. The
+// checks below resolve it to "any object": the editor package's own tests hold states to
+// that schema, and checking them again here would only slow every test down.
+const editorStateID = "https://api.indream.ai/schemas/editor-state.v1.schema.json"
+
+// apiDescription is the served description, loaded and validated once per test binary.
+var apiDescription = sync.OnceValues(func() (*describedAPI, error) {
+	loader := openapi3.NewLoader()
+	loader.IsExternalRefsAllowed = true
+	loader.ReadFromURIFunc = func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
+		if u.String() == editorStateID {
+			return []byte(`{"type":"object"}`), nil
+		}
+		return nil, fmt.Errorf("the description refers to %s, which is not ours", u)
+	}
+	doc, err := loader.LoadFromData(server.OpenAPI())
+	if err != nil {
+		return nil, err
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, err
+	}
+	router, err := legacy.NewRouter(doc)
+	if err != nil {
+		return nil, err
+	}
+	openapi3filter.RegisterBodyDecoder("application/problem+json", openapi3filter.JSONBodyDecoder)
+	return &describedAPI{doc: doc, router: router}, nil
+})
+
+type describedAPI struct {
+	doc    *openapi3.T
+	router routers.Router
+}
+
+// route finds the described operation of a request. /files/*fileKey takes keys with
+// slashes, which an OpenAPI path parameter cannot, so it is matched here.
+func (d *describedAPI) route(r *http.Request) (*routers.Route, map[string]string, error) {
+	if key, ok := strings.CutPrefix(r.URL.Path, "/files/"); ok {
+		item := d.doc.Paths.Value("/files/{fileKey}")
+		if op := item.GetOperation(r.Method); op != nil {
+			return &routers.Route{Spec: d.doc, Path: "/files/{fileKey}", PathItem: item, Method: r.Method, Operation: op},
+				map[string]string{"fileKey": key}, nil
+		}
+	}
+	return d.router.FindRoute(r)
+}
+
+// checkAPI wraps h so that every request it serves and every answer it gives is checked
+// against the served OpenAPI description; a mismatch fails t: an undocumented route,
+// status or errorCode, or a body that breaks its schema. Request bodies are teed as the
+// handler reads them and responses pass through as written, so slow bodies and streams
+// behave as without the wrapper.
+func checkAPI(t testing.TB, h http.Handler) http.Handler {
+	api, err := apiDescription()
+	if err != nil {
+		t.Fatalf("openapi.json: %v", err)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var reqBody bytes.Buffer
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = teeBody{Reader: io.TeeReader(r.Body, &reqBody), Closer: r.Body}
+		}
+		rec := &recordingWriter{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(rec, r)
+		if err := api.check(r, reqBody.Bytes(), rec); err != nil {
+			msg, _, _ := strings.Cut(err.Error(), "\n")
+			t.Errorf("%s %s answered %d, not as described in openapi.json: %s\n%s", r.Method, r.URL, rec.status, msg, clip(rec.body.Bytes()))
+		}
+	})
+}
+
+func (d *describedAPI) check(r *http.Request, reqBody []byte, rec *recordingWriter) error {
+	route, params, err := d.route(r)
+	if err != nil {
+		// Only the router's own refusals answer paths and methods that are not described.
+		code := problemCode(rec)
+		if code == "ROUTE_NOT_FOUND" || code == "METHOD_NOT_ALLOWED" || code == "HOST_NOT_ALLOWED" {
+			return nil
+		}
+		return fmt.Errorf("undocumented route: %v", err)
+	}
+	opts := &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, IncludeResponseStatus: true}
+	req := r.Clone(context.Background())
+	req.Body = io.NopCloser(bytes.NewReader(reqBody))
+	if !isJSON(r.Header.Get("Content-Type")) {
+		opts.ExcludeRequestBody = true
+	}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: opts}
+	// Refused requests are refused on purpose; an accepted one must fit the description.
+	if rec.status < 300 {
+		if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+			return fmt.Errorf("accepted request: %w", err)
+		}
+	}
+	ropts := *opts
+	ropts.ExcludeResponseBody = !isJSON(rec.Header().Get("Content-Type"))
+	return openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in, Status: rec.status, Header: rec.Header(),
+		Body: io.NopCloser(bytes.NewReader(rec.body.Bytes())), Options: &ropts,
+	})
+}
+
+func isJSON(ct string) bool {
+	mt, _, _ := mime.ParseMediaType(ct)
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+func problemCode(rec *recordingWriter) string {
+	var p struct{ ErrorCode string }
+	_ = json.Unmarshal(rec.body.Bytes(), &p)
+	return p.ErrorCode
+}
+
+func clip(b []byte) []byte {
+	if len(b) > 600 {
+		return append(b[:600:600], "..."...)
+	}
+	return b
+}
+
+type teeBody struct {
+	io.Reader
+	io.Closer
+}
+
+// recordingWriter passes a response through and keeps its status and JSON body.
+type recordingWriter struct {
+	http.ResponseWriter
+	status      int
+	wroteHeader bool
+	body        bytes.Buffer
+}
+
+func (w *recordingWriter) WriteHeader(code int) {
+	if !w.wroteHeader && code >= 200 {
+		w.status, w.wroteHeader = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *recordingWriter) Write(p []byte) (int, error) {
+	w.wroteHeader = true
+	if isJSON(w.Header().Get("Content-Type")) {
+		w.body.Write(p)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *recordingWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection (deadlines, hijacking).
+func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
