@@ -8,7 +8,7 @@ RACE_PKGS ?= ./server/ ./storage/ ./compositor/ ./export/ ./render/ ./webhook/ .
 # also works (bundled copy, about 2x slower H.264); see encode/README.md.
 GOTAGS ?= extlib,pkgconfig
 
-.PHONY: run build deps test-deps test vet fmt-check bench browser-check fuzz
+.PHONY: run build deps deb-deps test-deps test vet fmt-check bench browser-check fuzz deb deb-check
 
 ## run: install missing system packages, build, and serve on 127.0.0.1:8787 with data in ./data
 run: build
@@ -21,21 +21,35 @@ build: deps
 deps:
 	@./scripts/install-deps.sh
 
+deb-deps:
+	@./scripts/install-deps.sh --deb
+
 test-deps:
 	@./scripts/install-deps.sh --test
+
+## deb: build the Debian package build/cutroom_<version>_<arch>.deb (binary, hardened systemd
+## unit, /etc/default/cutroom; nfpm through the Go module proxy); DEB_VERSION=1.2.3 sets its version
+deb: deb-deps
+	@GO='$(GO)' GOTAGS='$(GOTAGS)' DEB_VERSION='$(DEB_VERSION)' ./scripts/deb.sh
+
+## deb-check: build the package, install it (dpkg -i; as root), run cutroom version, verify the
+## unit (systemd-analyze verify), serve once as the cutroom user, and remove it again
+deb-check: deb
+	@./scripts/deb-check.sh
 
 ## browser-check: compare compositor frames with headless Chromium renders of the same
 ## states (SSIM >= 0.97). `make test` runs it too, as part of go test ./...
 browser-check: test-deps
 	$(GO) test -tags '$(GOTAGS)' -count=1 -run Browser -v ./compositor/...
 
-## test: the whole test suite (what CI runs)
+## test: the whole test suite and the package check (what CI runs)
 test: test-deps
 	$(GO) vet -tags '$(GOTAGS)' ./...
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" >&2; exit 1)
 	$(GO) test -tags '$(GOTAGS)' -count=1 -timeout 30m ./...
 	$(GO) test -tags '$(GOTAGS)' -count=1 -race -timeout 20m $(RACE_PKGS)
 	@GO='$(GO)' GOTAGS='$(GOTAGS)' FUZZTIME='$(FUZZTIME)' ./scripts/fuzz-short.sh
+	@$(MAKE) --no-print-directory deb-check
 
 ## fuzz: run every fuzz target for FUZZTIME (default 4s) each, after its checked-in corpus
 FUZZTIME ?= 4s

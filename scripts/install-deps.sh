@@ -4,13 +4,16 @@
 #   build:   gcc, pkg-config, libx264-dev (H.264), libvpx-dev (VP8/VP9), libopus-dev (Opus)
 #   runtime: ffmpeg (optional at run time: decoding video and compressed audio inputs)
 #   tests:   ffmpeg/ffprobe (reference decoder), chromium (browser reference renders),
-#            time (/usr/bin/time for bench/compare.sh)
+#            time (/usr/bin/time for bench/compare.sh), and the package check's tools
+#   --deb:   dpkg-dev (dpkg-shlibdeps: the package's library dependencies), adduser (the
+#            package's postinst), systemd (systemd-analyze verify of its unit)
 set -euo pipefail
 
 want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev libvo-aacenc-dev ffmpeg)
-if [ "${1:-}" = "--test" ]; then
-  want+=(chromium fonts-noto-core time)
-fi
+case "${1:-}" in
+--test) want+=(chromium fonts-noto-core time dpkg-dev adduser systemd) ;;
+--deb) want+=(dpkg-dev adduser systemd) ;;
+esac
 
 missing=()
 for p in "${want[@]}"; do
