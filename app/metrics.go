@@ -3,6 +3,7 @@ package app
 import (
 	"log/slog"
 
+	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/metrics"
 )
 
@@ -25,7 +26,10 @@ func (a *App) newMetrics(log *slog.Logger) *metrics.Metrics {
 			}
 			return out, err
 		},
-		DataDir: a.cfg.DataDir,
+		DiskSpace: func() (free, total uint64, err error) {
+			sp, err := diskspace.Stat(a.cfg.DataDir)
+			return sp.Free, sp.Total, err
+		},
 	}, log)
 }
 

@@ -23,7 +23,7 @@ func TestFailingSourceLeavesTheRest(t *testing.T) {
 		StoredAssets: func() (map[string]metrics.Usage, error) {
 			return map[string]metrics.Usage{"video": {Files: 3, Bytes: 300}}, nil
 		},
-		DataDir: t.TempDir(),
+		DiskSpace: func() (uint64, uint64, error) { return 100, 1000, nil },
 	}, slog.New(slog.NewTextHandler(&logs, nil)))
 	m.ObserveRequest("BREW", "", 404, 0)
 	rec := httptest.NewRecorder()

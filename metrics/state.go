@@ -27,9 +27,8 @@ type Sources struct {
 	ActiveRenders func() int
 	// StoredAssets is the stored asset files by kind (soft-deleted assets keep their files).
 	StoredAssets func() (map[string]Usage, error)
-	// DataDir is the directory whose file system's free and total bytes are reported ("":
-	// none).
-	DataDir string
+	// DiskSpace is the free and total bytes of the data dir's file system.
+	DiskSpace func() (free, total uint64, err error)
 }
 
 // stateCollector reads Sources at scrape time.
@@ -95,8 +94,8 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 	}
-	if c.src.DataDir != "" {
-		free, total, err := diskSpace(c.src.DataDir)
+	if c.src.DiskSpace != nil {
+		free, total, err := c.src.DiskSpace()
 		if err != nil {
 			c.invalid(ch, c.diskFree, err)
 		} else {
