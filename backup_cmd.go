@@ -17,9 +17,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// backupHeaderTimeout bounds the wait for the server's answer to a backup request; the
-// download itself has no bound (the server cuts off a client that stops reading).
-const backupHeaderTimeout = time.Minute
+// backupStallTimeout bounds every wait of a backup download, for the server's answer and
+// then for each next byte; the download as a whole has no bound (the server cuts off a
+// client that stops reading).
+const backupStallTimeout = time.Minute
 
 func newBackupCmd() *cobra.Command {
 	var out, serverURL, token string
@@ -64,12 +65,18 @@ the README's "Backups and restore".`,
 // downloadBackup fetches a snapshot from the server at base into dest: a temporary file in
 // dest's directory, complete, synced and checked (storage.CheckFile) before it is renamed.
 func downloadBackup(ctx context.Context, base, token, dest string) (storage.FileInfo, error) {
+	// A server that stops answering or sending must not hang the command: the download is
+	// cancelled when nothing arrives for backupStallTimeout.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stall := time.AfterFunc(backupStallTimeout, cancel)
+	defer stall.Stop()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+server.AdminBackupPath, nil)
 	if err != nil {
 		return storage.FileInfo{}, fmt.Errorf("--server: %w", err)
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
-	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: backupHeaderTimeout}}
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment}}
 	resp, err := client.Do(req)
 	if err != nil {
 		return storage.FileInfo{}, fmt.Errorf("backup: %w", err)
@@ -89,7 +96,7 @@ func downloadBackup(ctx context.Context, base, token, dest string) (storage.File
 			_ = os.Remove(tmp.Name())
 		}
 	}()
-	n, err := io.Copy(tmp, resp.Body)
+	n, err := io.Copy(tmp, &progressReader{r: resp.Body, progress: func() { stall.Reset(backupStallTimeout) }})
 	if err == nil && resp.ContentLength >= 0 && n != resp.ContentLength {
 		err = io.ErrUnexpectedEOF
 	}
@@ -115,6 +122,20 @@ func downloadBackup(ctx context.Context, base, token, dest string) (storage.File
 		_ = d.Close()
 	}
 	return info, nil
+}
+
+// progressReader calls progress after every read that returned bytes.
+type progressReader struct {
+	r        io.Reader
+	progress func()
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.progress()
+	}
+	return n, err
 }
 
 // refusal describes a server's non-200 answer to a backup request.
