@@ -2,53 +2,21 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"image"
 	"image/png"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/cutroom/cutroom/storage"
 )
 
 // TestAppAssetHeldByActiveExport: the App wires the asset store's reference check to the
 // export tasks in the database, so an uploaded asset named by an active export's state
 // cannot be deleted (409 ASSET_REFERENCED) and can once the export is canceled.
 func TestAppAssetHeldByActiveExport(t *testing.T) {
-	app := New(Config{DataDir: t.TempDir(), ShutdownGrace: 5 * time.Second})
-	defer app.Close()
-	if err := app.OpenDB(); err != nil {
-		t.Fatal(err)
-	}
-	on := true
-	if _, err := app.DB.CreateWorkspace(storage.WorkspaceInput{Name: "w", RuntimeAccess: &on}); err != nil {
-		t.Fatal(err)
-	}
-	_, key, err := app.DB.CreateKey("w", "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := app.Open(ctx, ln); err != nil {
-		t.Fatal(err)
-	}
-	ran := make(chan error, 1)
-	go func() { ran <- app.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-ran; err != nil {
-			t.Error(err)
-		}
-	}()
+	app := serveApp(t, Config{})
+	key := app.key
 	base := app.BaseURL
 	do := func(method, path string, body []byte, hdr ...string) (int, map[string]any) {
 		t.Helper()

@@ -2,13 +2,11 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"image"
 	"image/color"
 	"image/png"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,7 +15,6 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/model"
-	"github.com/cutroom/cutroom/storage"
 )
 
 // imageState is a valid 320x180 state of 0.2 s: one image item of the asset "dot" (dot.png,
@@ -63,35 +60,8 @@ func TestAppRenderAssetDir(t *testing.T) {
 // returns the task once it ended.
 func exportOnce(t *testing.T, rs RenderSettings, state string) model.ExportTask {
 	t.Helper()
-	a := New(Config{DataDir: t.TempDir(), ShutdownGrace: 5 * time.Second, Render: rs})
-	defer a.Close()
-	if err := a.OpenDB(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.DB.CreateWorkspace(storage.WorkspaceInput{Name: "w"}); err != nil {
-		t.Fatal(err)
-	}
-	_, key, err := a.DB.CreateKey("w", "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if err := a.Open(ctx, ln); err != nil {
-		t.Fatal(err)
-	}
-	ran := make(chan error, 1)
-	go func() { ran <- a.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-ran; err != nil {
-			t.Error(err)
-		}
-	}()
+	a := serveApp(t, Config{Render: rs})
+	key := a.key
 	body := `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":1,"format":"mp4"}`
 	req, _ := http.NewRequest("POST", a.BaseURL+"/v1/exports", strings.NewReader(body))
 	req.Header.Set("x-api-key", key)

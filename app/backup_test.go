@@ -1,11 +1,9 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,48 +17,6 @@ import (
 )
 
 const testAdminToken = "admin-token-for-the-backup-tests"
-
-// servedApp is an App serving on a loopback listener, with a workspace and its API key.
-type servedApp struct {
-	*App
-	key, workspaceID string
-}
-
-func serveApp(t *testing.T, dir, adminToken string) *servedApp {
-	t.Helper()
-	a := New(Config{DataDir: dir, ShutdownGrace: 5 * time.Second, Server: server.Config{AdminToken: adminToken}})
-	t.Cleanup(func() { a.Close() })
-	if err := a.OpenDB(); err != nil {
-		t.Fatal(err)
-	}
-	on := true
-	ws, err := a.DB.CreateWorkspace(storage.WorkspaceInput{Name: "w", RuntimeAccess: &on})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, key, err := a.DB.CreateKey("w", "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := a.Open(ctx, ln); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	ran := make(chan error, 1)
-	go func() { ran <- a.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-ran; err != nil {
-			t.Error(err)
-		}
-	})
-	return &servedApp{App: a, key: key, workspaceID: ws.ID}
-}
 
 // createProject creates a project through the API and returns its id ("" and the answer
 // when it is not acknowledged).
@@ -103,7 +59,7 @@ func backupRequest(base, auth string, hdr ...string) *http.Request {
 // restore into a fresh data dir opens with the App and holds every project whose create
 // was acknowledged before the backup started.
 func TestBackupUnderWriteLoad(t *testing.T) {
-	s := serveApp(t, t.TempDir(), testAdminToken)
+	s := serveApp(t, Config{Server: server.Config{AdminToken: testAdminToken}})
 	// Some bulk first, so that the snapshot is far larger than the socket buffers and the
 	// backup's read transaction stays open while its reader pauses.
 	for i := range 48 {
@@ -227,7 +183,7 @@ func TestBackupUnderWriteLoad(t *testing.T) {
 // TestBackupRouteAuth: the backup route takes the admin token alone (no API key works
 // there, in either header), answers problem+json, and is not served without a token.
 func TestBackupRouteAuth(t *testing.T) {
-	s := serveApp(t, t.TempDir(), testAdminToken)
+	s := serveApp(t, Config{Server: server.Config{AdminToken: testAdminToken}})
 	for _, tc := range []struct {
 		name string
 		req  *http.Request
@@ -262,7 +218,7 @@ func TestBackupRouteAuth(t *testing.T) {
 		t.Errorf("the admin token on /v1/projects: %d, want 401", resp.StatusCode)
 	}
 
-	off := serveApp(t, t.TempDir(), "")
+	off := serveApp(t, Config{})
 	resp, err = http.DefaultClient.Do(backupRequest(off.BaseURL, "Bearer "+testAdminToken))
 	if err != nil {
 		t.Fatal(err)
