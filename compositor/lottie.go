@@ -2,6 +2,7 @@ package compositor
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"math"
 	"sync"
@@ -139,4 +140,32 @@ func fitRect(w, h, pw, ph int) image.Rectangle {
 	fw, fh := max(1, int(math.Round(float64(w)*s))), max(1, int(math.Round(float64(h)*s)))
 	x0, y0 := (pw-fw)/2, (ph-fh)/2
 	return image.Rect(x0, y0, x0+fw, y0+fh)
+}
+
+// Undrawable names, for each lottie asset a lottie item of st shows with an inline
+// resourceJson, why it cannot be drawn (package lottie's Check against opts.Lottie: the
+// budgets, embedded images only, no text layers); nil when everything can be. Uploaded
+// Lottie files were measured at upload and are checked again when first drawn.
+func Undrawable(st *editor.State, opts Options) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i, tr := range st.Tracks {
+		if tr.Hidden {
+			continue
+		}
+		for _, it := range st.ItemsInTrack(i) {
+			if it.Type != editor.ItemLottie || seen[it.AssetID] {
+				continue
+			}
+			seen[it.AssetID] = true
+			a := st.Asset(it.AssetID)
+			if a == nil || len(a.ResourceJSON) == 0 || a.ResourceType == "svg" {
+				continue
+			}
+			if _, err := lottie.Check(a.ResourceJSON, opts.Lottie); err != nil {
+				out = append(out, fmt.Sprintf("lottie asset %q: %v", a.ID, err))
+			}
+		}
+	}
+	return out
 }
