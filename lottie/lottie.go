@@ -100,18 +100,14 @@ func (a *Animation) Frames() int { return max(a.frames, 1) }
 
 // FrameAt returns the frame (0 = ip) shown t seconds into the animation when it loops, as
 // lottie-web's player with loop on shows it: whole frames (rlottie draws whole frames),
-// t*fr wrapped into [0, op-ip).
+// t*fr wrapped into [0, op-ip). Times before 0 show frame 0.
 func (a *Animation) FrameAt(t float64) int {
 	n := a.Frames()
 	f := math.Floor(t*a.FR + 1e-6)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
+	if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
 		return 0
 	}
-	f = math.Mod(f, float64(n))
-	if f < 0 {
-		f += float64(n)
-	}
-	return int(f)
+	return int(math.Mod(f, float64(n)))
 }
 
 // Render draws frame (0 = ip) into dst, scaled to dst's size (stretched: the caller keeps

@@ -79,6 +79,10 @@ files['easing']=doc([shape_layer(1,[grp(rect(16,16),fill([1,1,1,1]))],ks(p={"a":
    {"t":0,"s":[15,20,0],"o":{"x":0.8,"y":0},"i":{"x":0.2,"y":1}},{"t":30,"s":[85,20,0],"h":1},{"t":45,"s":[85,80,0],"o":{"x":0.1,"y":0.9},"i":{"x":0.9,"y":0.1}},{"t":60,"s":[15,80,0]}]},
    o=anim((0,100),(60,30),ease=False))),
    {"ddd":0,"ind":2,"ty":1,"nm":"solid","sr":1,"ks":ks(p=(50,50,0),a=(15,15,0),o=anim((0,20),(40,90))),"ao":0,"sw":30,"sh":30,"sc":"#3366cc","ip":0,"op":60,"st":0,"bm":0}])
+# in point 10: frame 0 of the comparison is the file's frame 10; a 24 fps file
+ip=doc([shape_layer(1,[grp(rect(30,30,4),fill([0.5,0.9,0.2,1]))],ks(p={"a":1,"k":[{"t":10,"s":[20,50,0],"o":{"x":0.3,"y":0},"i":{"x":0.7,"y":1}},{"t":70,"s":[80,50,0]}]},r=anim((10,0),(70,180))),ip=10,op=70)],op=70,fr=24)
+ip["ip"]=10
+files['inpoint']=ip
 os.makedirs(out,exist_ok=True)
 for k,v in files.items():
     json.dump(v,open(os.path.join(out,k+'.json'),'w'),separators=(',',':'))
