@@ -171,3 +171,30 @@ func TestFeaturesListLottie(t *testing.T) {
 		t.Errorf("lottie not in %v", fs.ItemTypes)
 	}
 }
+
+// BenchmarkLottieItem1080p draws 1920x1080 frames of a state with one full-frame lottie
+// item (the precomp corpus file, stretched), a different Lottie frame each time; frames/s
+// is reported (bench/README.md, session 7).
+func BenchmarkLottieItem1080p(b *testing.B) {
+	doc := lottieDoc(b, "precomp")
+	bl := newBuilder()
+	bl.assets["lot"] = lottieAssetJSON("lot", doc)
+	bl.add(0, lottieItem("l", "lot", 0, 0, tW, tH))
+	st, err := editor.Parse(bl.json())
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := New(st, Options{Media: &testMedia{}, Width: 1920, Height: 1080})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, 1920, 1080))
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := c.RenderFrame(ctx, int64(i%60), fps, dst); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "frames/s")
+}

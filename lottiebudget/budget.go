@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 )
@@ -369,7 +370,7 @@ func CheckBytes(data []byte, lim Limits) (Info, error) {
 	if _, err := s.token(); err != nil {
 		return Info{}, err
 	}
-	if _, err := dec.Token(); err == nil {
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return Info{}, malformed("unexpected data after the JSON value")
 	}
 	for _, k := range []string{"fr", "ip", "op", "w", "h"} {
