@@ -16,14 +16,18 @@ import (
 const maxLottieSide = 4096
 
 // lottieCache holds the loaded animation of each Lottie asset (loaded once, on first use)
-// and the frame last rendered for each item, which the next output frame reuses when it
-// shows the same Lottie frame at the same size (a 30 fps animation in a 60 fps video).
-// Its zero value is ready.
+// and the last lottieKeep frames rendered for each item, which later calls reuse when they
+// show the same Lottie frame at the same size: the plate analysis and the drawing of one
+// output frame, workers drawing neighbouring frames at once, a 30 fps animation in a 60 fps
+// video. Memory: at most lottieKeep pictures per lottie item. Its zero value is ready.
 type lottieCache struct {
 	mu    sync.Mutex
 	anims map[string]*lottieAsset
-	last  map[*editor.Item]lottieFrame
+	last  map[*editor.Item][]lottieFrame // newest first
 }
+
+// lottieKeep is how many rendered frames each lottie item keeps.
+const lottieKeep = 3
 
 type lottieAsset struct {
 	once sync.Once
@@ -104,10 +108,17 @@ func (c *Compositor) lottieSource(ctx context.Context, it *editor.Item, lt int64
 	}
 	frame := anim.FrameAt(c.mediaSeconds(it, lt))
 	lc := &c.lotties
+	var last lottieFrame
+	ok := false
 	lc.mu.Lock()
-	last, ok := lc.last[it]
+	for _, f := range lc.last[it] {
+		if f.frame == frame && f.w == pw && f.h == ph {
+			last, ok = f, true
+			break
+		}
+	}
 	lc.mu.Unlock()
-	if !ok || last.frame != frame || last.w != pw || last.h != ph {
+	if !ok {
 		img := image.NewRGBA(image.Rect(0, 0, pw, ph))
 		dst := img
 		if it.KeepAspectRatio {
@@ -122,12 +133,30 @@ func (c *Compositor) lottieSource(ctx context.Context, it *editor.Item, lt int64
 		last = lottieFrame{frame: frame, w: pw, h: ph, img: img}
 		lc.mu.Lock()
 		if lc.last == nil {
-			lc.last = map[*editor.Item]lottieFrame{}
+			lc.last = map[*editor.Item][]lottieFrame{}
 		}
-		lc.last[it] = last
+		keep := append([]lottieFrame{last}, lc.last[it]...)
+		lc.last[it] = keep[:min(len(keep), lottieKeep)]
 		lc.mu.Unlock()
 	}
 	return source{kind: srcImage, img: last.img, toSrc: b.toSrc(pw, ph)}, true, nil
+}
+
+// trim drops the pictures of lottie items that ended before tick t (TrimMedia) and returns
+// their bytes.
+func (lc *lottieCache) trim(t int64) int64 {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	var n int64
+	for it, fs := range lc.last {
+		if it.StartTicks+it.DurationTicks < t {
+			for _, f := range fs {
+				n += int64(len(f.img.Pix))
+			}
+			delete(lc.last, it)
+		}
+	}
+	return n
 }
 
 // fitRect is the rectangle of a w x h picture fitted inside pw x ph pixels and centred

@@ -198,3 +198,65 @@ func BenchmarkLottieItem1080p(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "frames/s")
 }
+
+// TestLottieParallelFrames: frames drawn from several goroutines at once (the render
+// pipeline's workers share one Compositor) equal the same frames drawn one by one.
+func TestLottieParallelFrames(t *testing.T) {
+	doc := lottieDoc(t, "precomp")
+	b := newBuilder()
+	b.assets["lot"] = lottieAssetJSON("lot", doc)
+	b.add(0, lottieItem("l", "lot", 10, 0, 90, 90))
+	b.add(1, with(lottieItem("m", "lot", 80, 0, 70, 90), "keepAspectRatio", true))
+	st, err := editor.Parse(b.json())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(st, Options{Media: &testMedia{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 12
+	par := make([]*image.RGBA, n)
+	errs := make(chan error, n)
+	for i := range par {
+		par[i] = image.NewRGBA(image.Rect(0, 0, tW, tH))
+		go func(i int) { errs <- c.RenderFrame(context.Background(), int64(i%4), fps, par[i]) }(i)
+	}
+	for range par {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, img := range par {
+		want := renderState(t, b.json(), int64(i%4), nil)
+		if string(img.Pix) != string(want.Pix) {
+			t.Fatalf("frame %d drawn in parallel differs from the serial render", i%4)
+		}
+	}
+}
+
+// TestLottieTrim: TrimMedia releases the pictures of lottie items that have ended.
+func TestLottieTrim(t *testing.T) {
+	b := newBuilder()
+	b.assets["lot"] = lottieAssetJSON("lot", lottieDoc(t, "rect"))
+	b.add(0, lottieItem("l", "lot", 0, 0, 100, 50))
+	st, err := editor.Parse(b.json())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(st, Options{Media: &testMedia{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f := int64(0); f < 3; f++ {
+		if err := c.RenderFrame(context.Background(), f, fps, image.NewRGBA(image.Rect(0, 0, tW, tH))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := c.TrimMedia(secTicks, 0); n != 0 {
+		t.Fatalf("released %d bytes while the item still shows", n)
+	}
+	if n := c.TrimMedia(5*secTicks, 0); n != 3*100*50*4 {
+		t.Fatalf("released %d bytes after the item ended, want its 3 pictures (%d)", n, 3*100*50*4)
+	}
+}
