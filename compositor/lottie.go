@@ -173,7 +173,8 @@ func fitRect(w, h, pw, ph int) image.Rectangle {
 
 // Undrawable names, for each lottie asset a lottie item of st shows with an inline
 // resourceJson, why it cannot be drawn (package lottie's Check against opts.Lottie: the
-// budgets, embedded images only, no text layers); nil when everything can be. Uploaded
+// budgets, embedded images only, no text layers), and the lottie assets of resourceType
+// svg; nil when everything can be. Uploaded
 // Lottie files were measured at upload and are checked again when first drawn.
 func Undrawable(st *editor.State, opts Options) []string {
 	var out []string
@@ -188,7 +189,14 @@ func Undrawable(st *editor.State, opts Options) []string {
 			}
 			seen[it.AssetID] = true
 			a := st.Asset(it.AssetID)
-			if a == nil || len(a.ResourceJSON) == 0 || a.ResourceType == "svg" {
+			if a == nil {
+				continue
+			}
+			if a.ResourceType == "svg" {
+				out = append(out, fmt.Sprintf("lottie asset %q is an svg resource (resourceComponentId), which is not drawn", a.ID))
+				continue
+			}
+			if len(a.ResourceJSON) == 0 {
 				continue
 			}
 			if _, err := lottie.Check(a.ResourceJSON, opts.Lottie); err != nil {

@@ -260,3 +260,27 @@ func TestLottieTrim(t *testing.T) {
 		t.Fatalf("released %d bytes after the item ended, want its 3 pictures (%d)", n, 3*100*50*4)
 	}
 }
+
+// TestUndrawable names the inline animations and svg-resource assets of lottie items that
+// cannot be drawn, and nothing else.
+func TestUndrawable(t *testing.T) {
+	b := newBuilder()
+	b.assets["ok"] = lottieAssetJSON("ok", lottieDoc(t, "rect"))
+	b.assets["up"] = lottieAssetJSON("up", nil) // uploaded: checked when drawn
+	b.assets["txt"] = lottieAssetJSON("txt", []byte(`{"v":"5","fr":30,"ip":0,"op":10,"w":10,"h":10,"layers":[{"ty":5}]}`))
+	svg := lottieAssetJSON("svg", nil)
+	svg["resourceType"], svg["resourceComponentId"] = "svg", "component-x"
+	b.assets["svg"] = svg
+	b.add(0, lottieItem("a", "ok", 0, 0, 10, 10))
+	b.add(1, lottieItem("b", "up", 0, 0, 10, 10))
+	b.add(2, lottieItem("c", "txt", 0, 0, 10, 10))
+	b.add(3, lottieItem("d", "svg", 0, 0, 10, 10))
+	st, err := editor.Parse(b.json())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Undrawable(st, Options{})
+	if len(got) != 2 || !strings.Contains(got[0], `"txt"`) || !strings.Contains(got[0], "text layers") || !strings.Contains(got[1], `"svg"`) {
+		t.Fatalf("Undrawable = %q", got)
+	}
+}
