@@ -12,8 +12,16 @@
 // Layout follows CSS `white-space: pre-wrap; overflow-wrap: break-word`: explicit newlines are
 // kept, lines wrap at UAX #14 break opportunities inside a fixed box width, a word longer than
 // the box breaks between grapheme clusters, and trailing spaces hang. Text is shaped with
-// HarfBuzz (github.com/go-text/typesetting), so kerning, ligatures, Arabic joining, Indic
-// reordering and bidirectional text work like in the browser. Line boxes follow the CSS
+// HarfBuzz (github.com/go-text/typesetting), so kerning, ligatures, Arabic joining and Indic
+// reordering work like in the browser.
+//
+// Bidirectional text follows UAX #9 as Chromium applies it to `direction: ltr|rtl` (bidi.go):
+// the paragraph level is the item's direction; levels are resolved per character with our own
+// W1-W7, N0-N2 and I1-I2 over x/text's character classes (x/text's Paragraph.Order gives run
+// directions but no levels, so digits inside a right-to-left run broke it in two); each run
+// of one level is shaped in its direction; lines break on the logical text; then each line's
+// runs are reordered by L2, trailing white space at the paragraph level (L1). Explicit
+// embedding, override and isolate controls are not interpreted. Line boxes follow the CSS
 // inline formatting model: each line is lineHeight*fontSize tall, with half the leading above
 // the primary font's ascent and half below its descent, ascent and descent rounded to whole
 // pixels as Chromium does.
