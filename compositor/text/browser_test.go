@@ -100,6 +100,21 @@ func browserStates() []browserState {
 			BoxWidth: 520,
 			Style:    Style{Family: "Noto Sans", Weight: 400, Size: 40, LineHeight: 1.4, Align: "right", Direction: "rtl", Color: black},
 		}, 0.97},
+		// Colour emoji from the embedded Noto Color Emoji (the page loads the same file):
+		// sequences as one glyph, bitmaps scaled to the font size, inside bidi runs. (A
+		// one-line page of the RTL state comes back from headless Chromium cut below the
+		// first 30 px of text, hence its second line.)
+		{"emoji_sequences", Text{
+			Content:  "Emoji 😀🎉 \U0001F468\u200d\U0001F469\u200d\U0001F467\u200d\U0001F466 👍🏽 🇫🇷🇯🇵 1\ufe0f\u20e3 \u2764\ufe0f done",
+			BoxWidth: 560,
+			Style:    Style{Family: "Noto Sans", Weight: 400, Size: 44, LineHeight: 1.4, Align: "left", Direction: "ltr", Color: black},
+		}, 0.97},
+		{"emoji_rtl", Text{
+			Content:  "שלום 👋🏾 עולם 🇮🇱 #\ufe0f\u20e3 مرحبا 🌍 and 42 more",
+			BoxWidth: 560,
+			Style: Style{Family: "Noto Sans", Weight: 700, Size: 40, LineHeight: 1.3, Align: "right", Direction: "rtl",
+				Color: color.NRGBA{40, 40, 160, 255}},
+		}, 0.97},
 		{"serif_italic_lines", Text{
 			Content:  "Serif italic text\n\nafter an empty line, and a verylongwordthatmustbreakacrosslines",
 			BoxWidth: 420,
@@ -157,7 +172,7 @@ func statePage(faces string, s Text) string {
 		fontStyle = "italic"
 	}
 	css := fmt.Sprintf(`position:absolute;left:%dpx;top:%dpx;width:%gpx;margin:0;padding:0;`+
-		`font-family:%q,"Noto Sans","Noto Sans Arabic","Noto Sans Hebrew","Noto Sans Devanagari","Noto Sans CJK SC","Symbola";`+
+		`font-family:%q,"Noto Sans","Noto Sans Arabic","Noto Sans Hebrew","Noto Sans Devanagari","Noto Sans CJK SC","Noto Color Emoji","Symbola";`+
 		`font-weight:%d;font-style:%s;font-size:%gpx;line-height:%g;letter-spacing:%gpx;text-align:%s;direction:%s;`+
 		`white-space:pre-wrap;overflow-wrap:break-word;color:%s;font-kerning:normal;`,
 		pageMargin, pageMargin, s.BoxWidth, st.Family, st.Weight, fontStyle, st.Size, st.LineHeight, st.LetterSpacing,

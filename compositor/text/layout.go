@@ -88,6 +88,8 @@ type fontmap struct {
 	weight  int
 	italic  bool
 	byFace  map[*font.Face]*faceEntry
+	// emoji is the face emoji sequences are shaped with, chosen on first need.
+	emoji *emojiChoice
 }
 
 // ResolveFace implements shaping.Fontmap.
@@ -308,8 +310,8 @@ func srcOffset(src []int, i int) int {
 }
 
 // splitLevelRuns splits a paragraph into runs of one bidi level, each shaped in its level's
-// direction, then by script and font (the segmenter's own bidi pass finds nothing more to
-// split in a run of one level).
+// direction, then into emoji sequences and, between them, by script and font (the
+// segmenter's own bidi pass finds nothing more to split in a run of one level).
 func (ss *shaperState) splitLevelRuns(input shaping.Input, levels []uint8, fm *fontmap) []shaping.Input {
 	var out []shaping.Input
 	for a := input.RunStart; a < input.RunEnd; {
@@ -323,7 +325,7 @@ func (ss *shaperState) splitLevelRuns(input shaping.Input, levels []uint8, fm *f
 		if levels[a]%2 == 1 {
 			in.Direction = di.DirectionRTL
 		}
-		out = append(out, ss.seg.Split(in, fm)...)
+		out = append(out, ss.splitRun(in, fm)...)
 		a = b
 	}
 	return out

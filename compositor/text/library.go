@@ -199,6 +199,7 @@ var embeddedFaces = []struct {
 	file string
 	face faceRecord
 }{
+	{"fonts/NotoColorEmoji.ttf", faceRecord{"Noto Color Emoji", 400, false, 1, 0}},
 	{"fonts/NotoSans-Bold.ttf", faceRecord{"Noto Sans", 700, false, 1, 0}},
 	{"fonts/NotoSans-BoldItalic.ttf", faceRecord{"Noto Sans", 700, true, 1, 0}},
 	{"fonts/NotoSans-Italic.ttf", faceRecord{"Noto Sans", 400, true, 1, 0}},
@@ -230,7 +231,7 @@ func genericFamily(key string) string {
 	case "monospace", "ui-monospace":
 		return "noto sans mono"
 	case "emoji":
-		return "symbola"
+		return "noto color emoji"
 	}
 	return key
 }
@@ -668,8 +669,9 @@ func (l *Library) faceForRune(primary *faceEntry, weight int, italic bool, r run
 	return found
 }
 
-// emojiFamilies lists the emoji families preferred for emoji code points, colour first: a
-// colour bitmap font from an operator or system directory wins over embedded Symbola.
+// emojiFamilies lists the emoji families preferred for emoji code points, colour first: Noto
+// Color Emoji (embedded; an operator's or uploaded font of that family wins over it), then
+// Symbola's monochrome outlines for what it lacks.
 func emojiFamilies() []string {
 	return []string{"noto color emoji", "symbola"}
 }
