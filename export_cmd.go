@@ -87,7 +87,7 @@ func newExportCmd(g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a bar on a terminal, else lines), bar, lines or none")
 	fl.StringVar(&f.workspace, "workspace", "", "resolve uploaded assets of this workspace id from --data-dir first (the server must be stopped)")
 	fl.StringSliceVar(&f.fonts, "fonts", nil, "extra directories of font files for text (besides the embedded and system fonts)")
-	fl.BoolVar(&f.systemFonts, "system-fonts", true, "use the system's font directories too; false draws text from the embedded, --fonts and (with --workspace) data-dir and uploaded fonts only, the same on every machine")
+	fl.BoolVar(&f.systemFonts, "system-fonts", true, "use the system's font directories too; false draws text from the embedded, --fonts and (with --workspace) <data-dir>/fonts fonts only, the same on every machine")
 	fl.StringVar(&f.ffmpeg, "ffmpeg", "", "ffmpeg program that decodes video and compressed audio assets (default: ffmpeg on PATH)")
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the render to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")

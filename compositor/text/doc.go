@@ -2,9 +2,10 @@
 // the editor's preview, which is CSS in a browser.
 //
 // A [Library] holds fonts: a small permissive set embedded in the binary (Noto Sans, Serif
-// and Mono, Noto scripts for Arabic, Hebrew, Devanagari and a CJK subset, and Symbola for
-// monochrome emoji; a colour bitmap emoji font such as Noto Color Emoji is used when an
-// operator or system directory has one), fonts from operator directories, system font directories, and font files
+// and Mono, Noto scripts for Arabic, Hebrew, Devanagari and a CJK subset, Noto Color Emoji
+// (CBDT colour bitmaps, drawn in colour) and Symbola for other symbols; fonts/README.md has
+// their licences), fonts from operator directories, system font directories (unless
+// LibraryOptions.IncludeSystem is off), and font files
 // registered at run time. [Library.Render] turns a [Text] (content, [Style], box width and
 // output scale) into a [Layer]: a premultiplied RGBA image plus its offset from the text box's
 // top-left corner. The compositor then transforms that layer with the item's geometry.
@@ -25,6 +26,12 @@
 // inline formatting model: each line is lineHeight*fontSize tall, with half the leading above
 // the primary font's ascent and half below its descent, ascent and descent rounded to whole
 // pixels as Chromium does.
+//
+// Emoji (emoji.go): Noto Color Emoji is embedded uncompressed (its PNG glyphs compress by
+// 7-10%, not worth a decompression and an xz dependency). Emoji sequences are found before
+// font fallback (keycaps, flags, ZWJ sequences with skin tones and VS16) and shaped whole
+// with the emoji face, so its GSUB ligatures draw each as one glyph; per-character fallback
+// alone would give a keycap's digit and combining mark to the text font.
 //
 // Stroke follows `-webkit-text-stroke` with `paint-order: stroke fill`: the stroke is centred
 // on the glyph outline and painted under the fill, so strokeWidth/2 shows outside the glyph.
