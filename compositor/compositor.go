@@ -42,6 +42,14 @@ type TextTypes interface {
 	TextItemTypes() []editor.ItemType
 }
 
+// IllustratedText is implemented by TextRenderers that draw illustrations (text-template
+// graphic nodes): New gives them the compositor's Options.Illustrations, so a template
+// node names the same illustrations an illustration item does (a workspace's own ones
+// too), and uses the renderer it returns.
+type IllustratedText interface {
+	WithIllustrations(IllustrationFunc) TextRenderer
+}
+
 // Options configure a Compositor.
 type Options struct {
 	// Media supplies decoded assets. Required when the state draws any media.
@@ -235,6 +243,9 @@ func New(st *editor.State, opts Options) (*Compositor, error) {
 	}
 	if c.opts.Illustrations == nil {
 		c.opts.Illustrations = LibraryIllustrations
+	}
+	if it, ok := c.opts.Text.(IllustratedText); ok {
+		c.opts.Text = it.WithIllustrations(c.opts.Illustrations)
 	}
 	if c.opts.MaxMediaBytes <= 0 {
 		c.opts.MaxMediaBytes = 512 << 20

@@ -115,6 +115,12 @@ type Deps struct {
 	// Backups serves GET /admin/backup when Config.AdminToken is set; nil leaves it
 	// unregistered.
 	Backups Backups
+	// Illustrations keeps the workspaces' own illustrations (uploads with
+	// x-illustration-name, GET /v1/illustrations); nil keeps none and refuses the header.
+	Illustrations Illustrations
+	// Names gives what a workspace's states may name beyond the built-in sets, for the
+	// validate route's reference rules (editor.ReferenceIssues); nil: the built-in sets.
+	Names func(workspaceID string) (editor.References, error)
 }
 
 // Server is cutroom's HTTP interface.
