@@ -252,7 +252,7 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	ecfg.HeaderPrefix, ecfg.Notify, ecfg.Logger, ecfg.Metrics = a.cfg.HeaderPrefix, a.Deliverer.Notify, log, a.metrics
 	ecfg.Space = space
 	ecfg.Unresolvable = unresolvable(store, a.cfg.Render.AssetDir, remote)
-	ecfg.Names = stateNames(a.DB, remote)
+	ecfg.Names = stateNames(a.DB, store, a.cfg.Render.AssetDir, remote)
 	if a.Exports, err = export.New(ecfg, a.DB, a.Renderer); err != nil {
 		return err
 	}

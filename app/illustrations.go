@@ -59,17 +59,24 @@ func illustrationsFor(db *storage.DB, store *assets.Store) func(context.Context,
 }
 
 // stateNames is the export service's and the validate route's view of what a workspace's
-// states may name (export.Config.Names): its own illustrations and the remote
-// background images remote fetches (nil remote: none).
-func stateNames(db *storage.DB, remote *assets.Remote) func(string) (editor.References, error) {
+// states may name (export.Config.Names): its own illustrations, and background images
+// that name no preset but are a local file (localResolver, as the compositor asks for
+// them) or a remote URL remote fetches (nil remote: none).
+func stateNames(db *storage.DB, store *assets.Store, dir string, remote *assets.Remote) func(string) (editor.References, error) {
 	return func(workspaceID string) (editor.References, error) {
 		names, err := workspaceIllustrationNames(db, workspaceID)
 		if err != nil {
 			return editor.References{}, err
 		}
+		local := localResolver(store, dir, workspaceID)
 		return editor.References{
 			Illustration: func(name string) bool { _, ok := names[name]; return ok },
-			Fetch:        remote.Allowed,
+			Background: func(url string) error {
+				if _, err := local(compositor.BackgroundAsset(url)); err == nil {
+					return nil
+				}
+				return remote.Allowed(url)
+			},
 		}, nil
 	}
 }

@@ -19,8 +19,8 @@ const (
 	// workspace's own.
 	CodeIllustrationUnknown = "EDITOR_ILLUSTRATION_UNKNOWN"
 	// CodeBackgroundPresetUnknown: an image background without imageAssetId whose imageUrl
-	// names no background preset image (BackgroundPresetID) and is not an http(s) URL the
-	// server fetches.
+	// names no background preset image (BackgroundPresetID) and is no image the server can
+	// read (References.Background).
 	CodeBackgroundPresetUnknown = "EDITOR_BACKGROUND_PRESET_UNKNOWN"
 )
 
@@ -36,10 +36,10 @@ type References struct {
 	// Illustration reports whether the workspace has an illustration of its own of that
 	// name (besides the built-in library, which is always known).
 	Illustration func(name string) bool
-	// Fetch reports why a background's remote imageUrl would not be fetched (nil: it
-	// would). Nil Fetch accepts every http(s) URL: the caller cannot tell (a validate
-	// without a server's policy).
-	Fetch func(url string) error
+	// Background reports why an image background's imageUrl that names no preset cannot
+	// be read for the render (nil: it can): a file the server has, or a remote URL its
+	// fetch policy allows. Nil Background checks nothing (the caller cannot tell).
+	Background func(url string) error
 }
 
 // BackgroundPresetID returns the background preset image id an imageUrl names, or "" when
@@ -98,7 +98,7 @@ func ReferenceIssues(s *State, refs References) []Issue {
 			}
 		}
 	}
-	if is, ok := backgroundIssue(s.GlobalBackground, refs.Fetch); !ok {
+	if is, ok := backgroundIssue(s.GlobalBackground, refs.Background); !ok {
 		out = append(out, is)
 	}
 	sortIssues(&out)
@@ -106,27 +106,19 @@ func ReferenceIssues(s *State, refs References) []Issue {
 }
 
 // backgroundIssue checks an image background without an asset: its imageUrl must name a
-// preset, or be an http(s) URL that fetch allows.
-func backgroundIssue(b Background, fetch func(string) error) (Issue, bool) {
-	if b.Type != BackgroundImage || b.ImageAssetID != "" || BackgroundPresetID(b.ImageURL) != "" {
+// preset, or be an image background (when set) can read.
+func backgroundIssue(b Background, background func(string) error) (Issue, bool) {
+	if b.Type != BackgroundImage || b.ImageAssetID != "" || BackgroundPresetID(b.ImageURL) != "" || background == nil {
 		return Issue{}, true
 	}
 	u := strings.TrimSpace(b.ImageURL)
-	lower := strings.ToLower(u)
-	remote := strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://")
-	msg := ""
-	switch {
-	case !remote:
-		msg = "background image " + strconv.Quote(u) + " names no preset (" + strings.Join(backgroundImagePresets(), ", ") + ") and is not an http(s) URL"
-	case fetch != nil:
-		if err := fetch(u); err != nil {
-			msg = "background image " + strconv.Quote(u) + " names no preset (" + strings.Join(backgroundImagePresets(), ", ") + ") and is not fetched: " + err.Error()
-		}
-	}
-	if msg == "" {
+	err := background(u)
+	if err == nil {
 		return Issue{}, true
 	}
-	return Issue{Code: CodeBackgroundPresetUnknown, Path: pointer("globalBackground", "imageUrl"), Message: msg}, false
+	return Issue{Code: CodeBackgroundPresetUnknown, Path: pointer("globalBackground", "imageUrl"),
+		Message: "background image " + strconv.Quote(u) + " names no preset (" + strings.Join(backgroundImagePresets(), ", ") +
+			") and cannot be read: " + err.Error()}, false
 }
 
 // WithIssues returns r with more issues (sorted in, duplicates removed); Valid is false
