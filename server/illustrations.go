@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 
 	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/assets"
@@ -132,7 +133,7 @@ func (s *Server) searchIllustrations(c *gin.Context) {
 }
 
 // stateNameIssues are the reference issues of a valid state for the caller's workspace
-// (editor.ReferenceIssues with Deps.Names).
+// (editor.ReferenceIssues with Deps.Names, else the workspace's Deps.Illustrations).
 func (s *Server) stateNameIssues(c *gin.Context, raw []byte) ([]editor.Issue, error) {
 	st, err := editor.Parse(raw)
 	if err != nil {
@@ -143,6 +144,13 @@ func (s *Server) stateNameIssues(c *gin.Context, raw []byte) ([]editor.Issue, er
 		if refs, err = s.deps.Names(principal(c).Workspace.ID); err != nil {
 			return nil, err
 		}
+	}
+	if refs.Illustration == nil {
+		own, err := s.workspaceIllustrationNames(c)
+		if err != nil {
+			return nil, err
+		}
+		refs.Illustration = func(name string) bool { return slices.Contains(own, name) }
 	}
 	return editor.ReferenceIssues(st, refs), nil
 }
