@@ -147,3 +147,32 @@ func TestWorkspaceIllustrationExports(t *testing.T) {
 		t.Fatalf("centre pixels %v %v, want white", px, err)
 	}
 }
+
+// TestBackgroundPresetRefusedAtCreate: an image background whose imageUrl names no preset
+// and that the server can neither find nor fetch (fetching is off) is refused at create and
+// by validate (EDITOR_BACKGROUND_PRESET_UNKNOWN at /globalBackground/imageUrl, naming it)
+// instead of failing the render mid-way; a preset id is accepted.
+func TestBackgroundPresetRefusedAtCreate(t *testing.T) {
+	a := startApp(t, Config{DataDir: t.TempDir()}, nil)
+	bg := func(url string) string {
+		return strings.Replace(solidState, `"globalBackground":{"type":"none"}`,
+			`"globalBackground":{"type":"image","imageAssetId":null,"imageUrl":"`+url+`","source":"preset"}`, 1)
+	}
+	const missing = "https://example.com/background.jpg"
+	r := a.do("POST", "/v1/exports", exportBody(bg(missing)), true, "Content-Type", "application/json")
+	if r.status != 422 || r.json["errorCode"] != "EDITOR_BACKGROUND_PRESET_UNKNOWN" || r.json["field"] != "editorState/globalBackground/imageUrl" ||
+		!strings.Contains(r.body, missing) || !strings.Contains(r.body, "fetching remote assets is off") {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	r = a.do("POST", "/v1/editor/validate", []byte(`{"editorState":`+bg(missing)+`}`), true, "Content-Type", "application/json")
+	if !strings.Contains(r.body, `"code":"EDITOR_BACKGROUND_PRESET_UNKNOWN","path":"/globalBackground/imageUrl"`) {
+		t.Fatalf("validate: %d %s", r.status, r.body)
+	}
+	r = a.do("POST", "/v1/exports", exportBody(bg("preset://paper")), true, "Content-Type", "application/json")
+	if r.status != 201 {
+		t.Fatalf("create with a preset: %d %s", r.status, r.body)
+	}
+	if task := a.waitTask(r.json["data"].(map[string]any)["taskId"].(string)); task.Status != model.StatusCompleted {
+		t.Fatalf("task %s: %v", task.Status, deref(task.Error))
+	}
+}
