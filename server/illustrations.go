@@ -68,6 +68,9 @@ func svgBody(body io.Reader) (io.Reader, error) {
 		return nil, err
 	}
 	head = head[:n]
+	if n == 0 {
+		return bytes.NewReader(nil), nil // the upload refuses the empty body (BODY_REQUIRED)
+	}
 	if f, ok := assets.Sniff(head); !ok || f.Name != "svg" {
 		return nil, errIllustrationNotSVG.Field("body", "an upload with x-illustration-name must be an SVG document")
 	}

@@ -41,6 +41,7 @@ func TestIllustrationUploads(t *testing.T) {
 	upload(e, e.keyA, "m.svg", svg, []byte(markSVG), "x-illustration-name", "-dash").Problem(400, "ILLUSTRATION_NAME_INVALID")
 	upload(e, e.keyA, "m.svg", svg, []byte(markSVG), "x-illustration-name", strings.Repeat("x", 65)).Problem(400, "ILLUSTRATION_NAME_INVALID")
 	upload(e, e.keyA, "m.svg", svg, []byte(markSVG), "x-illustration-name", "").Problem(400, "ILLUSTRATION_NAME_INVALID")
+	upload(e, e.keyA, "m.svg", svg, nil, "x-illustration-name", "brand-mark").Problem(400, "BODY_REQUIRED")
 	upload(e, e.keyA, "m.svg", svg, []byte(markSVG), "x-illustration-name", "circle").Problem(409, "ILLUSTRATION_NAME_BUILTIN")
 	upload(e, e.keyA, "m.png", "image/png", encodePNG(t, 4, 4), "x-illustration-name", "brand-mark").Problem(422, "ILLUSTRATION_NOT_SVG")
 	complexity(t, upload(e, e.keyA, "m.svg", svg, nestedUseSVG(5, 10), "x-illustration-name", "brand-mark"), "svg.elements", 20_000)
