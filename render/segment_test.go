@@ -284,3 +284,34 @@ func TestSegmentCancel(t *testing.T) {
 		}
 	}
 }
+
+// TestSegmentConfigIndependentOfThreads: workers with different core counts (encoder
+// threads) render segments with the same decoder configuration, which join.
+func TestSegmentConfigIndependentOfThreads(t *testing.T) {
+	raw := testScene(320, 180, 2, -1)
+	for _, format := range []string{"mp4", "webm"} {
+		dir := t.TempDir()
+		job := jobFor(t, raw, 30, 1, format, filepath.Join(dir, "out."+format))
+		var files []SegmentFile
+		var first SegmentInfo
+		for i, threads := range []int{1, 4} {
+			p := NewPipeline(PipelineConfig{Media: gradMedia{}, Workers: 1, EncoderThreads: threads})
+			seg := Segment{int64(i) * 30, int64(i+1) * 30}
+			path := filepath.Join(dir, fmt.Sprintf("s%d.%s", i, format))
+			info, err := p.RenderSegment(t.Context(), job, seg, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 {
+				first = info
+			} else if d := first.Config.Diff(info.Config); d != "" {
+				t.Errorf("%s: %d encoder threads give %s", format, threads, d)
+			}
+			files = append(files, SegmentFile{path, seg})
+		}
+		if err := NewPipeline(PipelineConfig{Media: gradMedia{}}).JoinSegments(t.Context(), job, files, nil); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		checkPackets(t, videoPackets(t, job.OutputPath), 60, 30, 30)
+	}
+}
