@@ -315,3 +315,36 @@ func TestSegmentConfigIndependentOfThreads(t *testing.T) {
 		checkPackets(t, videoPackets(t, job.OutputPath), 60, 30, 30)
 	}
 }
+
+// TestSegmentVideoClip: segments that start in the middle of a video clip show the same
+// source frames as the one-piece render (the clip's decoder starts at the segment).
+func TestSegmentVideoClip(t *testing.T) {
+	ff := ffmpegOrSkip(t)
+	dir := t.TempDir()
+	numberedVideo(t, filepath.Join(dir, "cfr10.mp4"), 70, "10", "")
+	clip := box("v", "video", 0, 6*pipeTBPS, 0, 0, 64, 64)
+	clip["assetId"], clip["videoStartFromInSeconds"], clip["playbackRate"] = "cfr10", 0.5, 1.0
+	clip["decibelAdjustment"], clip["borderRadius"] = anim(0), anim(0)
+	clip["audioFadeInDurationInSeconds"], clip["audioFadeOutDurationInSeconds"] = 0.0, 0.0
+	raw := videoState(64, 64, 6, []map[string]any{clip}, map[string]any{"cfr10": videoAsset("cfr10", "cfr10.mp4", 64, 64, 7, false)})
+	media := assets.Media{Resolve: assets.DirResolver(dir), FFmpeg: ff}
+	one, seg := filepath.Join(dir, "one.mp4"), filepath.Join(dir, "seg.mp4")
+	cfg := PipelineConfig{Media: media, Workers: 2, Preset: "ultrafast", CRF: 1}
+	if err := NewPipeline(cfg).Render(t.Context(), jobFor(t, raw, 30, 1, "mp4", one), nil); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Segmented, cfg.SegmentSeconds = true, 1.7 // boundaries at frames 51, 102, 153: mid source frame
+	if err := NewPipeline(cfg).Render(t.Context(), jobFor(t, raw, 30, 1, "mp4", seg), nil); err != nil {
+		t.Fatal(err)
+	}
+	la, lb := lumaFrames(t, one, 64, 64, 8, 8, 56, 56), lumaFrames(t, seg, 64, 64, 8, 8, 56, 56)
+	if len(la) != 180 || len(lb) != 180 {
+		t.Fatalf("%d and %d frames", len(la), len(lb))
+	}
+	for k := range la {
+		want := 5 + k/3 // 0.5 s into the clip, 10 fps source, 30 fps output
+		if fa, fb := frameOf(la[k], 3), frameOf(lb[k], 3); fa != want || fb != want {
+			t.Errorf("frame %d shows source frame %d (one piece) and %d (segments), want %d", k, fa, fb, want)
+		}
+	}
+}

@@ -43,7 +43,17 @@ func openMP4(path string, fps int) (*mp4Segment, error) {
 	return s, nil
 }
 
-func readMP4(f *os.File, fps int) (*mp4Segment, error) {
+func readMP4(f *os.File, fps int) (s *mp4Segment, err error) {
+	if err := checkMP4Tables(f); err != nil {
+		return nil, err
+	}
+	// mp4ff trusts the tables it decodes; checkMP4Tables bounded their sizes, and a panic
+	// on what it did not foresee is a bad segment, not a crash of the coordinator.
+	defer func() {
+		if r := recover(); r != nil {
+			s, err = nil, fmt.Errorf("read mp4: %v", r)
+		}
+	}()
 	mf, err := mp4.DecodeFile(f, mp4.WithDecodeMode(mp4.DecModeLazyMdat))
 	if err != nil {
 		return nil, fmt.Errorf("read mp4: %v", err)
@@ -62,8 +72,16 @@ func readMP4(f *os.File, fps int) (*mp4Segment, error) {
 	if stbl.Stsz == nil || stbl.Stts == nil || stbl.Stsc == nil || (stbl.Stco == nil && stbl.Co64 == nil) {
 		return nil, fmt.Errorf("the sample table is incomplete")
 	}
+	for i, e := range stbl.Stsc.Entries {
+		if e.SamplesPerChunk == 0 || e.FirstChunk == 0 || (i > 0 && e.FirstChunk <= stbl.Stsc.Entries[i-1].FirstChunk) {
+			return nil, fmt.Errorf("the sample-to-chunk table is malformed")
+		}
+	}
+	if len(stbl.Stsc.Entries) == 0 {
+		return nil, fmt.Errorf("the sample-to-chunk table is empty")
+	}
 	avc := stbl.Stsd.AvcX
-	s := &mp4Segment{f: f, stbl: stbl, n: stbl.Stsz.GetNrSamples(), next: 1, chunk: -1}
+	s = &mp4Segment{f: f, stbl: stbl, n: stbl.Stsz.GetNrSamples(), next: 1, chunk: -1}
 	s.cfg = VideoConfig{Codec: encode.CodecH264, Width: int(avc.Width), Height: int(avc.Height),
 		SPS: avc.AvcC.SPSnalus, PPS: avc.AvcC.PPSnalus}
 	if len(s.cfg.SPS) == 0 || len(s.cfg.PPS) == 0 {
@@ -81,6 +99,19 @@ func readMP4(f *os.File, fps int) (*mp4Segment, error) {
 	}
 	if s.n == 0 {
 		return nil, fmt.Errorf("no samples")
+	}
+	// Every table must describe exactly the samples, so reading them cannot run off one.
+	if sum(stbl.Stts.SampleCount) != uint64(s.n) {
+		return nil, fmt.Errorf("the time-to-sample table does not describe the %d samples", s.n)
+	}
+	if stbl.Ctts != nil {
+		var c uint64
+		for i := range stbl.Ctts.NrSampleCount() {
+			c += uint64(stbl.Ctts.SampleCount(i))
+		}
+		if c != uint64(s.n) {
+			return nil, fmt.Errorf("the composition offset table does not describe the %d samples", s.n)
+		}
 	}
 	return s, nil
 }
@@ -172,4 +203,12 @@ func (s *mp4Segment) chunkOffset(chunk int) (uint64, error) {
 		return s.stbl.Stco.GetOffset(chunk)
 	}
 	return s.stbl.Co64.GetOffset(chunk)
+}
+
+func sum(v []uint32) uint64 {
+	var t uint64
+	for _, x := range v {
+		t += uint64(x)
+	}
+	return t
 }

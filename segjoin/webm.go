@@ -2,6 +2,7 @@ package segjoin
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/at-wat/ebml-go"
@@ -59,8 +60,11 @@ func readWebM(path string, fps int) (*webmSegment, error) {
 	if st, err := f.Stat(); err != nil || st.Size() > maxWebMSegmentBytes {
 		return nil, fmt.Errorf("the file is unreadable or larger than %d bytes", maxWebMSegmentBytes)
 	}
+	if err := checkEBMLSizes(f); err != nil {
+		return nil, err
+	}
 	var doc webmSegmentFile
-	if err := ebml.Unmarshal(f, &doc); err != nil {
+	if err := unmarshalWebM(f, &doc); err != nil {
 		return nil, fmt.Errorf("read webm: %v", err)
 	}
 	seg := doc.Segment
@@ -124,4 +128,15 @@ func (s *webmSegment) read() (p encode.Packet, ok bool, err error) {
 	b := s.blocks[i]
 	s.next++
 	return encode.Packet{Data: b.Data[0], PTS: i, DTS: i, Key: b.Keyframe}, true, nil
+}
+
+// unmarshalWebM decodes a checked file (checkEBMLSizes); a panic of ebml-go on what the
+// check did not foresee is a bad segment, not a crash of the coordinator.
+func unmarshalWebM(r io.Reader, doc *webmSegmentFile) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	return ebml.Unmarshal(r, doc)
 }
