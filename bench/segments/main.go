@@ -5,8 +5,8 @@
 // another, timing each) joined without re-encoding with the sound mix
 // (render.Pipeline.JoinSegments, timed). Runs are interleaved (one piece, segments + join,
 // one piece, ...) because the machine is shared; it prints the medians, the per-round
-// ratios and the projected wall time for N workers (the longest segment's render times
-// ceil(segments/N), plus the join; object-store transfers are bench/cluster.sh's).
+// ratios and the projected wall time for N workers (ceil(segments/N) waves of the mean
+// segment's render, plus the join; object-store transfers are bench/cluster.sh's).
 //
 //	bench/make-assets.sh && go run -tags extlib,pkgconfig ./bench/segments -seconds 60 -runs 3
 package main
@@ -117,14 +117,16 @@ func run(scenePath, assetDir string, seconds int, segment float64, format string
 	fmt.Printf("\nreference scene lengthened to %d s, %dx%d %d fps %s, %d segments of %g s, %d threads, %d rounds; load %s",
 		seconds, st.CompositionWidth, st.CompositionHeight, fps, format, len(segs), segment, threads, runs, load)
 	fmt.Printf("one piece:              %7.2f s (median)\n", median(one))
-	fmt.Printf("segments, one by one:   %7.2f s (sum of renders), longest segment %.2f s\n", median(sumSeg), median(maxSeg))
+	mean := median(sumSeg) / float64(len(segs))
+	fmt.Printf("segments, one by one:   %7.2f s (sum of renders), mean segment %.2f s, longest %.2f s\n", median(sumSeg), mean, median(maxSeg))
 	fmt.Printf("join (no re-encode):    %7.3f s = %.2f%% of the one-piece render\n", median(join), 100*median(join)/median(one))
 	fmt.Printf("segmented total / one piece: %.3fx (median of per-round ratios)\n", pairedRatio(total, one))
 	fmt.Printf("per-segment render / one piece per segment: %.3fx\n", median(sumSeg)/median(one))
 	for _, n := range []int{1, 2, 4, 8, 16} {
 		waves := (len(segs) + n - 1) / n
-		wall := float64(waves)*median(maxSeg) + median(join)
-		fmt.Printf("projected %2d workers: %6.2f s (speed-up %.2fx; without transfers)\n", n, wall, median(one)/wall)
+		wall := float64(waves)*mean + median(join)
+		fmt.Printf("projected %2d workers: %6.2f s (speed-up %.2fx; %d wave(s) of the mean segment + join, without transfers)\n",
+			n, wall, median(one)/wall, waves)
 	}
 	return nil
 }
