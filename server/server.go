@@ -127,6 +127,9 @@ type Deps struct {
 	// Previews draws GET /v1/projects/{id}/frame and POST /v1/editor/frame; nil leaves them
 	// unregistered.
 	Previews Previews
+	// Webhooks reads a task's webhook deliveries (GET /v1/exports/{taskId}/webhooks); nil
+	// leaves that route unregistered.
+	Webhooks Webhooks
 }
 
 // Server is cutroom's HTTP interface.
@@ -257,6 +260,9 @@ func (s *Server) routes() {
 		}
 		rt.GET("/exports/:taskId", s.getExport)
 		rt.DELETE("/exports/:taskId", s.cancelExport)
+		if s.deps.Webhooks != nil {
+			rt.GET("/exports/:taskId/webhooks", s.getTaskWebhooks)
+		}
 		// Output links are signed and expiring; they need no API key.
 		s.engine.GET("/outputs/:taskId/:filename", s.getOutput)
 		s.engine.HEAD("/outputs/:taskId/:filename", s.getOutput)
