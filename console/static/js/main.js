@@ -67,6 +67,10 @@ form.addEventListener("submit", (e) => {
   signIn(k);
 });
 
+// The form's button stays disabled until this module runs, so the browser never submits
+// the form by itself (which would put the key in the page's URL).
+document.getElementById("signin-button").disabled = false;
+
 signout.addEventListener("click", () => { clearKey(); showSignin("Signed out."); });
 
 const routes = [

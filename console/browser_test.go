@@ -1,0 +1,263 @@
+package console_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+var screenshotTo = flag.String("console.screenshot", "",
+	"write the Exports page's screenshot from TestConsoleInBrowser to this file (make the README's docs/console.png with -console.screenshot=../docs/console.png)")
+
+// browser starts headless Chromium; its context ends with the test.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	bin := chromium(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
+		chromedp.WindowSize(1280, 900), chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
+		chromedp.Flag("disable-gpu", true), chromedp.UserDataDir(t.TempDir()))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	ctx, cancelTime := context.WithTimeout(ctx, time.Minute)
+	t.Cleanup(func() { cancelTime(); cancel(); cancelAlloc() })
+	if err := chromedp.Run(ctx); err != nil {
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	return ctx
+}
+
+// run runs browser actions, failing the test with what it was doing.
+func run(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action) {
+	t.Helper()
+	if err := chromedp.Run(ctx, actions...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// poll waits until the expression is true, failing with the last value of show.
+func poll(t *testing.T, ctx context.Context, what, expr string, limit time.Duration) {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	if err := chromedp.Run(c, chromedp.Poll(expr, nil, chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+		var page string
+		_ = chromedp.Run(ctx, chromedp.Evaluate(`document.getElementById("main").innerText.slice(0, 1500)`, &page))
+		t.Fatalf("%s: %v\npage: %s", what, err, page)
+	}
+}
+
+// eval evaluates a JavaScript expression into out.
+func eval(t *testing.T, ctx context.Context, expr string, out any) {
+	t.Helper()
+	run(t, ctx, "evaluating "+expr, chromedp.Evaluate(expr, out))
+}
+
+// shots writes full-page PNG screenshots under dir.
+type shots struct {
+	t   *testing.T
+	ctx context.Context
+	dir string
+}
+
+func (s shots) take(name string) string {
+	s.t.Helper()
+	var b []byte
+	run(s.t, s.ctx, "screenshot "+name, chromedp.FullScreenshot(&b, 100))
+	p := filepath.Join(s.dir, name+".png")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	return p
+}
+
+// pngFile writes a small picture to upload.
+func pngFile(t *testing.T) string {
+	img := image.NewRGBA(image.Rect(0, 0, 64, 48))
+	for y := 0; y < 48; y++ {
+		for x := 0; x < 64; x++ {
+			img.Set(x, y, color.RGBA{uint8(x * 4), uint8(y * 5), 160, 255})
+		}
+	}
+	p := filepath.Join(t.TempDir(), "swatch.png")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// previewHash is a hash of the preview image's pixels and the time it shows.
+const previewHash = `(() => { const i = document.getElementById("preview-img");
+  if (!i || !i.complete || !i.naturalWidth) return "";
+  const c = document.createElement("canvas"); c.width = i.naturalWidth; c.height = i.naturalHeight;
+  const x = c.getContext("2d"); x.drawImage(i, 0, 0);
+  const d = x.getImageData(0, 0, c.width, c.height).data; let h = 0;
+  for (let k = 0; k < d.length; k += 4) h = (h * 31 + d[k] + 7 * d[k + 1] + 13 * d[k + 2]) >>> 0;
+  return i.dataset.t + ":" + h; })()`
+
+// TestConsoleInBrowser drives the console in headless Chromium against a real App: a wrong
+// key, sign-in by #key=, the projects list and a project, the preview slider, an upload, an
+// export followed to 100% through the events stream and played, a cancel, and the pages on
+// a phone-sized screen. Screenshots of each page go under the test's temp dir.
+func TestConsoleInBrowser(t *testing.T) {
+	s := serve(t)
+	var demo, long struct{ ProjectID string }
+	if s.api(t, "POST", "/v1/projects", map[string]any{"title": "Console demo", "description": "two colours", "editorState": twoColours(2)}, &demo) != 201 ||
+		s.api(t, "POST", "/v1/projects", map[string]any{"title": "Long render", "editorState": twoColours(30)}, &long) != 201 {
+		t.Fatal("creating the projects failed")
+	}
+	ctx := browser(t)
+	dir, err := os.MkdirTemp("", "cutroom-console-screenshots-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := shots{t, ctx, dir} // kept for review
+	t.Logf("screenshots in %s", sh.dir)
+
+	// A wrong key, typed in the form, is refused in words.
+	run(t, ctx, "wrong key", chromedp.Navigate(s.base+"/"), chromedp.WaitEnabled("#signin-button", chromedp.ByID),
+		chromedp.SendKeys("#key", "not-a-key", chromedp.ByID), chromedp.Click("#signin-button", chromedp.ByID))
+	poll(t, ctx, "the wrong key's error", `document.getElementById("signin-error").textContent.includes("not accepted")`, 5*time.Second)
+	var msg string
+	eval(t, ctx, `document.getElementById("signin-error").textContent`, &msg)
+	if !strings.Contains(msg, "OPEN_API_KEY_INVALID") || !strings.Contains(msg, "401") {
+		t.Errorf("wrong key: %q, want the problem's code and status in the sentence", msg)
+	}
+	sh.take("signin-error")
+
+	// #key= signs in and leaves the address bar at once.
+	run(t, ctx, "sign in", chromedp.Navigate("about:blank"), chromedp.Navigate(s.base+"/#key="+s.key),
+		chromedp.WaitVisible("#nav", chromedp.ByID))
+	var href string
+	eval(t, ctx, `location.href + " " + history.length`, &href)
+	if strings.Contains(href, s.key) || strings.Contains(href, "key=") {
+		t.Fatalf("the key is still in the address bar: %s", href)
+	}
+
+	// Projects: listed, searchable, and a project's page with its state's summary.
+	run(t, ctx, "projects", chromedp.Click(`a[data-page="projects"]`, chromedp.ByQuery))
+	poll(t, ctx, "the projects list", `document.querySelectorAll("tbody tr").length === 2`, 5*time.Second)
+	run(t, ctx, "search", chromedp.SendKeys("#project-search", "demo", chromedp.ByID))
+	poll(t, ctx, "the search", `document.querySelectorAll("tbody tr").length === 1 && document.querySelector("tbody tr").textContent.includes("Console demo")`, 5*time.Second)
+	sh.take("projects")
+	run(t, ctx, "open the project", chromedp.Click(`//a[text()="Console demo"]`, chromedp.BySearch))
+	poll(t, ctx, "the project's summary", `document.getElementById("main").innerText.includes("320×180") &&
+		document.getElementById("main").innerText.includes("2 solid")`, 5*time.Second)
+
+	if s.routed(t, "/v1/projects/"+demo.ProjectID+"/frame?t=0") {
+		// The slider moves the preview from the red second to the blue one.
+		poll(t, ctx, "the first preview", previewHash+`.startsWith("0.000:")`, 10*time.Second)
+		var first string
+		eval(t, ctx, previewHash, &first)
+		run(t, ctx, "move the slider", chromedp.Evaluate(`(() => { const s = document.getElementById("preview-slider");
+			s.focus(); s.value = "1.5"; s.dispatchEvent(new Event("input", {bubbles: true})); })()`, nil))
+		poll(t, ctx, "the preview at 1.5 s", previewHash+`.startsWith("1.500:")`, 10*time.Second)
+		var second string
+		eval(t, ctx, previewHash, &second)
+		if strings.Split(first, ":")[1] == strings.Split(second, ":")[1] {
+			t.Errorf("the preview did not change between 0 s and 1.5 s (%s, %s)", first, second)
+		}
+	} else {
+		t.Log("GET /v1/projects/{id}/frame is not served by this build: the preview slider check is skipped")
+	}
+	sh.take("project")
+
+	// Upload an image to the project; its thumbnail shows.
+	run(t, ctx, "assets", chromedp.Click(`a[data-page="assets"]`, chromedp.ByQuery),
+		chromedp.WaitVisible("#asset-file", chromedp.ByID),
+		chromedp.SetValue("#asset-project", demo.ProjectID, chromedp.ByID),
+		chromedp.SetUploadFiles("#asset-file", []string{pngFile(t)}, chromedp.ByID))
+	poll(t, ctx, "the uploaded image's thumbnail", `[...document.querySelectorAll("li.asset img")].some((i) =>
+		i.alt.includes("swatch.png") && i.complete && i.naturalWidth === 64)`, 10*time.Second)
+	sh.take("assets")
+
+	// Start an export from the project's page; it jumps to the task, whose progress the
+	// events stream drives to 100, then plays.
+	run(t, ctx, "export form", chromedp.Evaluate(`location.hash = "#/projects/`+demo.ProjectID+`"`, nil),
+		chromedp.WaitVisible("#x-start", chromedp.ByID), chromedp.Click("#x-start", chromedp.ByID))
+	poll(t, ctx, "the jump to the task", `location.hash.startsWith("#/exports/") && document.querySelector("li.task.highlight") !== null`, 10*time.Second)
+	var taskID string
+	eval(t, ctx, `location.hash.split("/")[2]`, &taskID)
+	sse := s.routed(t, "/v1/exports/events")
+	if sse {
+		poll(t, ctx, "the events stream", `document.getElementById("live").textContent.startsWith("Live: task events connected")`, 5*time.Second)
+	} else {
+		t.Log("GET /v1/exports/events is not served by this build: progress is followed by refreshing the list")
+	}
+	card := fmt.Sprintf(`document.querySelector('li[data-task="%s"]')`, taskID)
+	poll(t, ctx, "the export's completion", card+`.dataset.status === "COMPLETED" && `+card+`.querySelector("progress").value === 100`, 30*time.Second)
+	poll(t, ctx, "the output's playback", `(() => { const v = `+card+`.querySelector("video");
+		if (v && v.paused) { v.muted = true; v.play().catch(() => {}); } return v && v.readyState >= 2; })()`, 10*time.Second)
+	var duration float64
+	eval(t, ctx, card+`.querySelector("video").duration`, &duration)
+	if math.Abs(duration-2) > 0.05 {
+		t.Errorf("the output plays for %.3f s, want 2 s", duration)
+	}
+	if sse {
+		eval(t, ctx, `document.getElementById("live").textContent`, &msg)
+		if !strings.HasPrefix(msg, "Live: task events connected") {
+			t.Errorf("the events stream dropped during the export: %q", msg)
+		}
+	}
+	p := sh.take("exports")
+	if *screenshotTo != "" {
+		b, err := os.ReadFile(p)
+		if err == nil {
+			err = os.WriteFile(*screenshotTo, b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Cancel another: a long export started through the API shows up and is canceled.
+	var long1 struct{ TaskID string }
+	if code := s.api(t, "POST", "/v1/projects/"+long.ProjectID+"/exports",
+		map[string]any{"format": "mp4", "fps": 60, "scale": 4, "ratio": "16:9"}, &long1); code != 201 {
+		t.Fatalf("starting the long export: %d", code)
+	}
+	card = fmt.Sprintf(`document.querySelector('li[data-task="%s"]')`, long1.TaskID)
+	run(t, ctx, "exports list", chromedp.Evaluate(`location.hash = "#/exports/`+long1.TaskID+`"`, nil))
+	poll(t, ctx, "the long export's cancel button", card+` && `+card+`.querySelector("button.cancel") !== null`, 5*time.Second)
+	run(t, ctx, "cancel", chromedp.Click(fmt.Sprintf(`li[data-task="%s"] button.cancel`, long1.TaskID), chromedp.ByQuery))
+	poll(t, ctx, "the cancel", card+`.dataset.status === "CANCELED" && `+card+`.querySelector("button.cancel") === null`, 10*time.Second)
+	var status struct{ Status string }
+	s.api(t, "GET", "/v1/exports/"+long1.TaskID, nil, &status)
+	if status.Status != "CANCELED" {
+		t.Errorf("the API shows the canceled task as %s", status.Status)
+	}
+
+	// The webhook deliveries of the finished task, then the pages on a phone's screen: no
+	// sideways scrolling.
+	run(t, ctx, "webhooks", chromedp.Evaluate(`location.hash = "#/exports/`+taskID+`/webhooks"`, nil),
+		chromedp.WaitVisible("#page h1", chromedp.ByQuery))
+	time.Sleep(200 * time.Millisecond)
+	sh.take("webhooks")
+	run(t, ctx, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+	for _, page := range []string{"exports", "projects", "assets"} {
+		run(t, ctx, "phone "+page, chromedp.Evaluate(`location.hash = "#/`+page+`"`, nil))
+		poll(t, ctx, "phone "+page, `document.querySelector("#page h1") && document.querySelector("#page h1").textContent.toLowerCase() === "`+page+`"`, 5*time.Second)
+		time.Sleep(300 * time.Millisecond)
+		var wide bool
+		eval(t, ctx, `document.documentElement.scrollWidth > window.innerWidth + 1`, &wide)
+		if wide {
+			t.Errorf("the %s page scrolls sideways on a 390 px screen", page)
+		}
+		sh.take(page + "-phone")
+	}
+}
