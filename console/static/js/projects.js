@@ -107,6 +107,7 @@ export async function projectPage(root, signal, id) {
     el("section", { class: "card", "aria-labelledby": "assets-h" }, el("h2", { id: "assets-h", text: "Assets of the state" }),
       el("table", {}, el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "Asset" }), el("th", { scope: "col", text: "Type" }),
         el("th", { scope: "col", text: "Resolves" }), el("th", { scope: "col", text: "Size" }))), assetRows)));
+  if (!Object.keys(sum.assets).length) assetRows.append(el("tr", {}, el("td", { colspan: 4, text: "This state uses no assets." })));
   for (const [key, a] of Object.entries(sum.assets)) {
     const cell = el("td", { text: "checking…" });
     assetRows.append(el("tr", {}, el("td", { text: a.filename || key }), el("td", { text: a.type || "—" }), cell,
@@ -121,7 +122,7 @@ export async function projectPage(root, signal, id) {
 // previewCard shows GET /v1/projects/{id}/frame at the slider's time.
 function previewCard(id, sum, signal) {
   const max = Math.max(0, sum.duration);
-  const img = el("img", { id: "preview-img", alt: "Frame preview at 0 seconds" });
+  const img = el("img", { id: "preview-img", alt: "Frame preview at 0 seconds", hidden: true });
   const out = el("output", { id: "preview-time", for: "preview-slider", text: "0.00 s" });
   const slider = el("input", { type: "range", id: "preview-slider", min: 0, max: max.toFixed(3), step: 0.05, value: 0 });
   const err = el("p", { class: "error", role: "alert" });
@@ -141,6 +142,7 @@ function previewCard(id, sum, signal) {
       if (url) URL.revokeObjectURL(url);
       url = URL.createObjectURL(blob);
       img.src = url;
+      img.hidden = false;
       img.alt = `Frame preview at ${t.toFixed(2)} seconds`;
       img.dataset.t = t.toFixed(3);
       err.textContent = "";
