@@ -52,7 +52,14 @@ export async function raw(method, path, opts = {}) {
     if (e.name === "AbortError") throw e;
     throw new ApiError(0, null);
   }
-  if (!res.ok && res.status !== 304) throw new ApiError(res.status, await problemOf(res));
+  if (!res.ok && res.status !== 304) {
+    const err = new ApiError(res.status, await problemOf(res));
+    // A key revoked while the console is open: back to the sign-in form, in words.
+    if (res.status === 401 && !opts.signingIn) {
+      window.dispatchEvent(new CustomEvent("cutroom:unauthenticated", { detail: `Your API key is no longer accepted: ${err.message}` }));
+    }
+    throw err;
+  }
   return res;
 }
 

@@ -55,6 +55,7 @@ function taskCard(task, signal) {
       ["Finished", when(t.completedAt)],
       ["Render time", t.completedAt ? seconds(t.durationSeconds) : "—"],
       ["Task", t.taskId],
+      ["Project", t.projectId ? el("a", { href: `#/projects/${t.projectId}` }, "open the project") : "— (stateless export)"],
     ]), t.status === "FAILED" ? errorBox(`This export failed: ${t.error || "no reason was recorded."}`) : "");
     drawSide(t);
   }

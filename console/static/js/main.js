@@ -27,7 +27,7 @@ let current = null; // the AbortController of the page shown
 
 // check asks a route every key may call; it throws the API's answer in words.
 async function check() {
-  await call("GET", "/v1/editor/capabilities");
+  await call("GET", "/v1/editor/capabilities", undefined, { signingIn: true });
 }
 
 function showSignin(message) {

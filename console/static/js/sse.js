@@ -40,7 +40,11 @@ export async function stream(path, { signal, onEvent, onState, onUnavailable }) 
         try { p = await res.json(); } catch { /* not JSON */ }
         const err = new ApiError(res.status, p);
         if (res.status === 404 || res.status === 405) { onUnavailable(err); return; }
-        if (res.status === 401 || res.status === 403) { onState(err.message, false); return; }
+        if (res.status === 401) {
+          window.dispatchEvent(new CustomEvent("cutroom:unauthenticated", { detail: `Your API key is no longer accepted: ${err.message}` }));
+          return;
+        }
+        if (res.status === 403) { onState(err.message, false); return; }
         throw err;
       }
       onState("Live", true);
