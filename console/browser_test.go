@@ -152,6 +152,10 @@ func TestConsoleInBrowser(t *testing.T) {
 	// Projects: listed, searchable, and a project's page with its state's summary.
 	run(t, ctx, "projects", chromedp.Click(`a[data-page="projects"]`, chromedp.ByQuery))
 	poll(t, ctx, "the projects list", `document.querySelectorAll("tbody tr").length === 2`, 5*time.Second)
+	run(t, ctx, "search", chromedp.SendKeys("#project-search", "xyz", chromedp.ByID))
+	poll(t, ctx, "the empty search", `document.querySelectorAll("tbody tr").length === 0`, 5*time.Second)
+	run(t, ctx, "clear the search", chromedp.Evaluate(`(() => { const s = document.getElementById("project-search");
+		s.value = ""; s.dispatchEvent(new Event("input")); })()`, nil))
 	run(t, ctx, "search", chromedp.SendKeys("#project-search", "demo", chromedp.ByID))
 	poll(t, ctx, "the search", `document.querySelectorAll("tbody tr").length === 1 && document.querySelector("tbody tr").textContent.includes("Console demo")`, 5*time.Second)
 	sh.take("projects")
@@ -185,6 +189,27 @@ func TestConsoleInBrowser(t *testing.T) {
 	poll(t, ctx, "the uploaded image's thumbnail", `[...document.querySelectorAll("li.asset img")].some((i) =>
 		i.alt.includes("swatch.png") && i.complete && i.naturalWidth === 64)`, 10*time.Second)
 	sh.take("assets")
+
+	// A project whose state uses the upload: deleting it is refused, in words, and the
+	// project's page shows the asset as resolving.
+	var assetID string
+	eval(t, ctx, `document.querySelector("li.asset").dataset.asset`, &assetID)
+	uses := twoColours(2)
+	uses["assets"] = map[string]any{assetID: map[string]any{"id": assetID, "type": "image", "filename": "swatch.png",
+		"size": 1, "mimeType": "image/png", "width": 64, "height": 48, "remoteUrl": nil, "remoteKey": nil}}
+	var user struct{ ProjectID string }
+	if s.api(t, "POST", "/v1/projects", map[string]any{"title": "Uses the swatch", "editorState": uses}, &user) != 201 {
+		t.Fatal("creating the project that uses the upload failed")
+	}
+	run(t, ctx, "delete", chromedp.Click(fmt.Sprintf(`li[data-asset="%s"] button.danger`, assetID), chromedp.ByQuery))
+	poll(t, ctx, "the refused delete", fmt.Sprintf(`document.querySelector('li[data-asset="%s"] .error').textContent.includes("cannot be deleted while it is in use")`, assetID), 5*time.Second)
+	eval(t, ctx, fmt.Sprintf(`document.querySelector('li[data-asset="%s"] .error').textContent`, assetID), &msg)
+	if !strings.Contains(msg, "ASSET_REFERENCED, HTTP 409") {
+		t.Errorf("the refused delete reads %q, without the code and status", msg)
+	}
+	run(t, ctx, "the project using the asset", chromedp.Evaluate(`location.hash = "#/projects/`+user.ProjectID+`"`, nil))
+	poll(t, ctx, "the asset's resolution", `document.getElementById("main").innerText.includes("swatch.png") &&
+		document.getElementById("main").innerText.includes("✓ yes, uploaded to this workspace")`, 5*time.Second)
 
 	// Start an export from the project's page; it jumps to the task, whose progress the
 	// events stream drives to 100, then plays.
