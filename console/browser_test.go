@@ -8,12 +8,15 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
 
@@ -121,7 +124,41 @@ func TestConsoleInBrowser(t *testing.T) {
 		s.api(t, "POST", "/v1/projects", map[string]any{"title": "Long render", "editorState": twoColours(30)}, &long) != 201 {
 		t.Fatal("creating the projects failed")
 	}
+	for _, path := range []string{"/", "/console/js/main.js"} { // through the real server's router
+		res, err := http.Get(s.base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Fatalf("GET %s: %d", path, res.StatusCode)
+		}
+		checkSecurity(t, path, res.Header)
+	}
 	ctx := browser(t)
+	// Every URL the page asks for, to check that the key never travels in one.
+	var mu sync.Mutex
+	var urls []string
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			mu.Lock()
+			urls = append(urls, e.Request.URL) // what is sent: never the fragment
+			mu.Unlock()
+		}
+	})
+	run(t, ctx, "network events", network.Enable())
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(urls) < 10 {
+			t.Errorf("saw only %d requests", len(urls))
+		}
+		for _, u := range urls {
+			if strings.Contains(u, s.key) {
+				t.Errorf("a request's URL holds the key: %s", u)
+			}
+		}
+	}()
 	dir, err := os.MkdirTemp("", "cutroom-console-screenshots-")
 	if err != nil {
 		t.Fatal(err)
