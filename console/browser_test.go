@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -184,6 +185,16 @@ func TestConsoleInBrowser(t *testing.T) {
 	eval(t, ctx, `location.href + " " + history.length`, &href)
 	if strings.Contains(href, s.key) || strings.Contains(href, "key=") {
 		t.Fatalf("the key is still in the address bar: %s", href)
+	}
+
+	// The stream parser: heartbeat comments, CRLF, multi-line data, a block split mid-way.
+	var parsed string
+	run(t, ctx, "the SSE parser", chromedp.Evaluate(`import("/console/js/sse.js").then((m) => {
+		const [a, rest] = m.parseEvents(": heartbeat\r\n\r\nid: 7\r\nevent: task.updated\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\nid: 8\nda");
+		const [b, rest2] = m.parseEvents(rest + "ta: x\n\n");
+		return JSON.stringify([a, b, rest2]); })`, &parsed, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }))
+	if want := `[[{"event":"task.updated","data":"{\"a\":\n1}","id":"7"}],[{"event":"message","data":"x","id":"8"}],""]`; parsed != want {
+		t.Errorf("parseEvents: %s, want %s", parsed, want)
 	}
 
 	// Projects: listed, searchable, and a project's page with its state's summary.
