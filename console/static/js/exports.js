@@ -2,7 +2,7 @@
 // stream (or, on a server without it, by refreshing the list).
 import { call, all, sameOrigin } from "./api.js";
 import { stream } from "./sse.js";
-import { el, facts, errorBox, when, seconds, announce } from "./ui.js";
+import { el, facts, errorBox, when, seconds, announce, liveState } from "./ui.js";
 
 const ACTIVE = new Set(["PENDING", "PROCESSING", "PAUSED"]);
 const META = "cutroom.exportRequests"; // what this tab asked for: output size and fps by task
@@ -37,6 +37,7 @@ function taskCard(task, signal) {
   function draw(t) {
     if (shown && shown.status === t.status && shown.progress === t.progress && shown.exportPhase === t.exportPhase &&
       shown.completedAt === t.completedAt) return;
+    if (shown && shown.status !== t.status) announce(`Export ${t.filename || t.taskId} is now ${t.status.toLowerCase()}.`);
     shown = t;
     card.dataset.status = t.status;
     status.className = `status ${t.status}`;
@@ -148,9 +149,9 @@ function live(signal, upsert, note) {
       if (t && t.task && t.task.taskId) t = t.task;
       if (t && t.taskId) { note.textContent = ""; upsert(t); }
     },
-    onState(text, ok) { announce(ok ? "Live: task events connected" : text); },
+    onState(text, ok) { liveState(ok ? "Live: task events connected" : text); },
     onUnavailable(err) {
-      announce(`Live updates are not available (${err.message}); refreshing every 2 seconds.`);
+      liveState(`Live updates are not available (${err.message}); refreshing every 2 seconds.`);
       poll(signal, upsert);
     },
   });

@@ -1,7 +1,7 @@
 // The console's entry: sign-in (a #key= fragment, or the form), then a hash router over the
 // pages. Each page gets an AbortSignal that ends its requests and streams when it is left.
 import { call, getKey, setKey, clearKey } from "./api.js";
-import { announce } from "./ui.js";
+import { announce, liveState } from "./ui.js";
 import { exportsPage } from "./exports.js";
 import { projectsPage, projectPage } from "./projects.js";
 import { assetsPage } from "./assets.js";
@@ -38,6 +38,7 @@ function showSignin(message) {
   signin.hidden = false;
   signinError.textContent = message || "";
   announce("");
+  liveState("");
   keyInput.focus();
 }
 
@@ -85,6 +86,7 @@ function route() {
   if (!getKey()) { showSignin(); return; }
   if (current) current.abort();
   current = new AbortController();
+  liveState("");
   const hash = location.hash || "#/exports";
   page.replaceChildren();
   const section = hash.split("/")[1] || "exports";

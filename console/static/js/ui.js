@@ -46,8 +46,14 @@ export function seconds(s) {
   return `${Number(s).toFixed(Number(s) < 10 ? 2 : 1)} s`;
 }
 
-// announce says text to screen readers and shows it in the header's live region.
+// announce says text to screen readers (a visually hidden live region).
 export function announce(text) {
+  const a = document.getElementById("announce");
+  if (a) a.textContent = text;
+}
+
+// liveState shows the state of the live updates in the header (also a live region).
+export function liveState(text) {
   const live = document.getElementById("live");
   if (live) live.textContent = text;
 }
