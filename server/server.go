@@ -66,6 +66,12 @@ type Config struct {
 	// AdminToken guards the operator's routes under /admin/ (online backups); empty, they
 	// are not served (404).
 	AdminToken string
+	// EventHeartbeat is the time between heartbeat comments of an event stream (default
+	// DefaultEventHeartbeat); a stream also checks its key then.
+	EventHeartbeat time.Duration
+	// MaxEventStreams is the most event streams one API key may have open (default
+	// DefaultMaxEventStreams); beyond it, 429 EVENT_STREAMS_LIMIT with Retry-After.
+	MaxEventStreams int
 }
 
 // Accounts authenticates API keys.
@@ -132,6 +138,7 @@ type Server struct {
 	budget   *bodyBudget
 	hosts    map[string]bool
 	caps     editor.EditorCapabilities
+	streams  *eventStreams
 }
 
 // New builds the server and its routes.
@@ -167,7 +174,13 @@ func New(cfg Config, deps Deps) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, now: cfg.Now,
+	if cfg.EventHeartbeat <= 0 {
+		cfg.EventHeartbeat = DefaultEventHeartbeat
+	}
+	if cfg.MaxEventStreams <= 0 {
+		cfg.MaxEventStreams = DefaultMaxEventStreams
+	}
+	s := &Server{streams: newEventStreams(), cfg: cfg, deps: deps, log: cfg.Logger, now: cfg.Now,
 		limiter:  newSyncLimiter(cfg.SyncRate, cfg.SyncBurst, cfg.Now),
 		inflight: inflight{keys: map[string]struct{}{}}, caps: editor.Capabilities(cfg.Features),
 		budget: &bodyBudget{limit: cfg.BodyBudgetBytes}}
@@ -200,7 +213,7 @@ func (s *Server) Handler() http.Handler { return s.engine }
 // is no ReadTimeout: request bodies get a deadline that moves with the bytes received
 // (bodyDeadline), so uploads of any size go through at a sane rate.
 func (s *Server) HTTPServer(addr string) *http.Server {
-	return &http.Server{
+	hs := &http.Server{
 		Addr:              addr,
 		Handler:           s.engine,
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
@@ -208,6 +221,8 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	hs.RegisterOnShutdown(s.CloseStreams) // event streams never go idle: end them
+	return hs
 }
 
 func (s *Server) routes() {
@@ -234,6 +249,9 @@ func (s *Server) routes() {
 		rt.POST("/projects/:projectId/exports", s.limitBody, s.createProjectExport)
 		rt.POST("/exports", s.limitBody, s.createStatelessExport)
 		rt.GET("/exports", s.listExports)
+		if _, ok := s.deps.Exports.(TaskEvents); ok {
+			rt.GET("/exports/events", s.exportEvents)
+		}
 		rt.GET("/exports/:taskId", s.getExport)
 		rt.DELETE("/exports/:taskId", s.cancelExport)
 		// Output links are signed and expiring; they need no API key.
