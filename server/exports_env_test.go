@@ -126,7 +126,7 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	if o.server != nil {
 		o.server(&scfg)
 	}
-	srv := server.New(scfg, server.Deps{Accounts: db, Projects: db, Idempotency: db, Exports: svc})
+	srv := server.New(scfg, server.Deps{Accounts: db, Projects: db, Idempotency: db, Exports: svc, Webhooks: db})
 	e.h = checkAPI(t, srv.Handler())
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

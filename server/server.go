@@ -72,6 +72,9 @@ type Config struct {
 	// MaxEventStreams is the most event streams one API key may have open (default
 	// DefaultMaxEventStreams); beyond it, 429 EVENT_STREAMS_LIMIT with Retry-After.
 	MaxEventStreams int
+	// MaxPreviews is how many frame previews one workspace may have drawing at once
+	// (default DefaultMaxPreviews); beyond it, 429 FRAME_PREVIEWS_BUSY with Retry-After.
+	MaxPreviews int
 }
 
 // Accounts authenticates API keys.
@@ -124,6 +127,12 @@ type Deps struct {
 	// Console serves the web console at GET / and GET /console/*path (console.Handler);
 	// nil leaves both unregistered.
 	Console http.Handler
+	// Previews draws GET /v1/projects/{id}/frame and POST /v1/editor/frame; nil leaves them
+	// unregistered.
+	Previews Previews
+	// Webhooks reads a task's webhook deliveries (GET /v1/exports/{taskId}/webhooks); nil
+	// leaves that route unregistered.
+	Webhooks Webhooks
 }
 
 // Server is cutroom's HTTP interface.
@@ -139,6 +148,7 @@ type Server struct {
 	hosts    map[string]bool
 	caps     editor.EditorCapabilities
 	streams  *eventStreams
+	previews *previews
 }
 
 // New builds the server and its routes.
@@ -180,7 +190,10 @@ func New(cfg Config, deps Deps) *Server {
 	if cfg.MaxEventStreams <= 0 {
 		cfg.MaxEventStreams = DefaultMaxEventStreams
 	}
-	s := &Server{streams: newEventStreams(), cfg: cfg, deps: deps, log: cfg.Logger, now: cfg.Now,
+	if cfg.MaxPreviews <= 0 {
+		cfg.MaxPreviews = DefaultMaxPreviews
+	}
+	s := &Server{streams: newEventStreams(), previews: newPreviews(), cfg: cfg, deps: deps, log: cfg.Logger, now: cfg.Now,
 		limiter:  newSyncLimiter(cfg.SyncRate, cfg.SyncBurst, cfg.Now),
 		inflight: inflight{keys: map[string]struct{}{}}, caps: editor.Capabilities(cfg.Features),
 		budget: &bodyBudget{limit: cfg.BodyBudgetBytes}}
@@ -254,9 +267,16 @@ func (s *Server) routes() {
 		}
 		rt.GET("/exports/:taskId", s.getExport)
 		rt.DELETE("/exports/:taskId", s.cancelExport)
+		if s.deps.Webhooks != nil {
+			rt.GET("/exports/:taskId/webhooks", s.getTaskWebhooks)
+		}
 		// Output links are signed and expiring; they need no API key.
 		s.engine.GET("/outputs/:taskId/:filename", s.getOutput)
 		s.engine.HEAD("/outputs/:taskId/:filename", s.getOutput)
+	}
+	if s.deps.Previews != nil {
+		rt.GET("/projects/:projectId/frame", s.getProjectFrame)
+		rt.POST("/editor/frame", s.limitBody, s.postEditorFrame)
 	}
 	if s.deps.Assets != nil {
 		rt.POST("/uploads", s.upload)
