@@ -21,10 +21,10 @@ type (
 		server.Exports
 		server.TaskEvents
 	}
-	allHealth   struct{ server.Health }
-	allBackups  struct{ server.Backups }
 	allPreviews struct{ server.Previews }
 	allWebhooks struct{ server.Webhooks }
+	allHealth   struct{ server.Health }
+	allBackups  struct{ server.Backups }
 )
 
 // The description lists exactly the routes the engine serves (with every dependency and

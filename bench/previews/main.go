@@ -30,14 +30,15 @@ func main() {
 	assetDir := flag.String("assets", "bench/assets", "directory of the scene's images")
 	width := flag.Int("width", 1920, "preview width")
 	format := flag.String("format", "jpeg", "jpeg or png")
+	idle := flag.Bool("idle", false, "no export renders meanwhile (for comparison)")
 	flag.Parse()
-	if err := run(*n, *scenePath, *assetDir, *width, *format); err != nil {
+	if err := run(*n, *scenePath, *assetDir, *width, *format, *idle); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, scenePath, assetDir string, width int, format string) error {
+func run(n int, scenePath, assetDir string, width int, format string, idle bool) error {
 	state, err := os.ReadFile(scenePath)
 	if err != nil {
 		return err
@@ -89,13 +90,15 @@ func run(n int, scenePath, assetDir string, width int, format string) error {
 		}
 		return nil
 	}
-	if err := startExport(); err != nil {
-		return err
+	if !idle {
+		if err := startExport(); err != nil {
+			return err
+		}
+		for !rendering() {
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(500 * time.Millisecond) // the render's own media decoded, frames flowing
 	}
-	for !rendering() {
-		time.Sleep(10 * time.Millisecond)
-	}
-	time.Sleep(500 * time.Millisecond) // the render's own media decoded, frames flowing
 	preview := func(t float64) (time.Duration, error) {
 		body, _ := json.Marshal(map[string]any{"editorState": json.RawMessage(state), "t": t, "width": width, "format": format})
 		t0 := time.Now()
@@ -113,7 +116,7 @@ func run(n int, scenePath, assetDir string, width int, format string) error {
 	var lat []time.Duration
 	always := true
 	for i := 0; i < n; i++ {
-		if !rendering() {
+		if !idle && !rendering() {
 			always = false
 			if err := startExport(); err != nil {
 				return err
@@ -132,7 +135,11 @@ func run(n int, scenePath, assetDir string, width int, format string) error {
 	}
 	slices.Sort(lat)
 	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
-	fmt.Printf("previews: %d x %dpx %s of %s while an export renders (rendering throughout: %v)\n", n, width, format, scenePath, always)
+	if idle {
+		fmt.Printf("previews: %d x %dpx %s of %s, no export rendering\n", n, width, format, scenePath)
+	} else {
+		fmt.Printf("previews: %d x %dpx %s of %s while an export renders (rendering throughout: %v)\n", n, width, format, scenePath, always)
+	}
 	fmt.Printf("cold (first, decodes the scene's images): %.1f ms\n", ms(cold))
 	fmt.Printf("p50 %.1f ms  p95 %.1f ms  max %.1f ms\n", ms(pct(0.50)), ms(pct(0.95)), ms(lat[len(lat)-1]))
 	return nil
