@@ -133,6 +133,14 @@ type Deps struct {
 	// Webhooks reads a task's webhook deliveries (GET /v1/exports/{taskId}/webhooks); nil
 	// leaves that route unregistered.
 	Webhooks Webhooks
+	// Illustrations keeps the workspaces' own illustrations (uploads with
+	// x-illustration-name, GET /v1/illustrations); nil keeps none and refuses the header.
+	Illustrations Illustrations
+	// Names gives what a workspace's states may name beyond the built-in sets, for the
+	// validate route's reference rules (editor.ReferenceIssues); nil (or no Illustration
+	// in what it gives) takes the workspace's names from Illustrations, and checks no
+	// background image.
+	Names func(workspaceID string) (editor.References, error)
 }
 
 // Server is cutroom's HTTP interface.
