@@ -31,7 +31,7 @@ func browser(t *testing.T) context.Context {
 	bin := chromium(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
 		chromedp.WindowSize(1280, 900), chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
-		chromedp.Flag("disable-gpu", true), chromedp.UserDataDir(t.TempDir()))
+		chromedp.Flag("disable-gpu", true)) // chromedp makes (and removes) a profile dir of its own
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(alloc)
 	ctx, cancelTime := context.WithTimeout(ctx, time.Minute)
