@@ -142,6 +142,12 @@ func (p *Pipeline) Features() editor.FeatureSet {
 	return fs
 }
 
+// CheckState names what of st the compositor cannot draw although its features are
+// supported (export.StateChecker): inline Lottie documents refused by package lottie.
+func (p *Pipeline) CheckState(st *editor.State) []string {
+	return compositor.Undrawable(st, compositor.Options{})
+}
+
 // Render renders job to job.OutputPath (see the Renderer contract): nothing is left at
 // OutputPath or in its directory on error or cancel. progress is called after each frame
 // is encoded, from one goroutine at a time; it may be nil.
