@@ -4,7 +4,11 @@
 # ffmpeg alone (one filtergraph, same x264 veryfast crf 20 and AAC 192 kb/s). Prints wall
 # time, CPU time (user+sys) and peak RSS of each (/usr/bin/time) and the ratios.
 #
-# usage: bench/video-clips.sh [--seconds 60] [--threads 2]
+# usage: bench/video-clips.sh [--seconds 60] [--threads 2] [--rounds N] [--base BINARY]
+#
+# --rounds N runs the programs N times, interleaved, and prints medians (and the median of
+# per-round ratios); --base BINARY adds another cutroom build (main's, say) as "base" to
+# every round, for before/after figures on a loaded machine.
 #
 # Result (2 shared vCPUs, one run each, 2026-11-21; clips are testsrc2/testsrc 1080p30):
 #   cutroom  wall 115.7 s  cpu 115.2 s  peak RSS 578 MiB
@@ -13,11 +17,13 @@
 # Both outputs: h264 1800 frames 60.000 s, aac LC 48 kHz stereo 60.000 s.
 set -euo pipefail
 cd "$(dirname "$0")"
-SECS=60 THREADS=2
+SECS=60 THREADS=2 ROUNDS=1 BASE=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--seconds) SECS=$2; shift 2 ;;
 	--threads) THREADS=$2; shift 2 ;;
+	--rounds) ROUNDS=$2; shift 2 ;;
+	--base) BASE=$(realpath "$2"); shift 2 ;;
 	*) echo "unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -76,22 +82,38 @@ run() {
 	/usr/bin/time -f "$name %e %U %S %M" -o out/clips-time.txt "$@" >/dev/null 2>out/clips-$name.log
 	cat out/clips-time.txt
 }
-{
-	run cutroom out/cutroom export "$D/state.json" -o "$D/cutroom.mp4" --assets "$D" --fps 30 \
-		--preset veryfast --crf 20 --threads "$THREADS" --progress none
-	run ffmpeg ffmpeg -nostdin -v error -y -i "$D/a.mp4" -i "$D/b.mp4" -i "$D/music.mp3" -filter_complex "$GRAPH" \
-		-map "[v]" -map "[m]" -t "$SECS" -c:v libx264 -preset veryfast -crf 20 -g 150 -threads "$THREADS" \
-		-c:a aac -b:a 192k "$D/ffmpeg.mp4"
-} | tee out/clips-results.txt
+: >out/clips-results.txt
+for round in $(seq "$ROUNDS"); do
+	{
+		if [ -n "$BASE" ]; then
+			run base "$BASE" export "$D/state.json" -o "$D/base.mp4" --assets "$D" --fps 30 \
+				--preset veryfast --crf 20 --threads "$THREADS" --progress none
+		fi
+		run cutroom out/cutroom export "$D/state.json" -o "$D/cutroom.mp4" --assets "$D" --fps 30 \
+			--preset veryfast --crf 20 --threads "$THREADS" --progress none
+		run ffmpeg ffmpeg -nostdin -v error -y -i "$D/a.mp4" -i "$D/b.mp4" -i "$D/music.mp3" -filter_complex "$GRAPH" \
+			-map "[v]" -map "[m]" -t "$SECS" -c:v libx264 -preset veryfast -crf 20 -g 150 -threads "$THREADS" \
+			-c:a aac -b:a 192k "$D/ffmpeg.mp4"
+	} | sed "s/^/$round /" | tee -a out/clips-results.txt
+done
 python3 - out/clips-results.txt <<'PY'
-import sys
-r = {}
+import statistics as st, sys
+rounds = {}
 for line in open(sys.argv[1]):
-    n, e, u, s, m = line.split()
-    r[n] = (float(e), float(u) + float(s), int(m) / 1024)
-for n, (e, c, m) in r.items():
-    print(f"{n:8s} wall {e:7.1f} s  cpu {c:7.1f} s  peak RSS {m:6.0f} MiB")
-if len(r) == 2:
-    a, b = r["cutroom"], r["ffmpeg"]
-    print(f"cutroom/ffmpeg: wall {a[0]/b[0]:.2f}x  cpu {a[1]/b[1]:.2f}x  peak RSS {a[2]/b[2]:.2f}x")
+    k, n, e, u, s, m = line.split()
+    rounds.setdefault(k, {})[n] = (float(e), float(u) + float(s), int(m) / 1024)
+names = list(next(iter(rounds.values())))
+med = lambda xs: st.median(xs)
+for n in names:
+    rs = [r[n] for r in rounds.values() if n in r]
+    print(f"{n:8s} wall {med([x[0] for x in rs]):7.1f} s  cpu {med([x[1] for x in rs]):7.1f} s  "
+          f"peak RSS {med([x[2] for x in rs]):6.0f} MiB  ({len(rs)} runs)")
+def ratio(a, b):
+    pairs = [(r[a], r[b]) for r in rounds.values() if a in r and b in r]
+    w, c, m = (med([x[i] / y[i] for x, y in pairs]) for i in range(3))
+    print(f"{a}/{b}: wall {w:.2f}x  cpu {c:.2f}x  peak RSS {m:.2f}x  (median of per-round ratios)")
+ratio("cutroom", "ffmpeg")
+if "base" in names:
+    ratio("cutroom", "base")
+    ratio("base", "ffmpeg")
 PY
