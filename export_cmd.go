@@ -45,6 +45,8 @@ type exportFlags struct {
 	// workspace resolves uploaded assets from the data dir (server stopped)
 	workspace string
 	fonts     []string
+	// systemFonts adds the system font directories (--system-fonts)
+	systemFonts bool
 	// ffmpeg is the ffmpeg program decoding video and compressed audio
 	ffmpeg string
 }
@@ -85,6 +87,7 @@ func newExportCmd(g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a bar on a terminal, else lines), bar, lines or none")
 	fl.StringVar(&f.workspace, "workspace", "", "resolve uploaded assets of this workspace id from --data-dir first (the server must be stopped)")
 	fl.StringSliceVar(&f.fonts, "fonts", nil, "extra directories of font files for text (besides the embedded and system fonts)")
+	fl.BoolVar(&f.systemFonts, "system-fonts", true, "use the system's font directories too; false draws text from the embedded, --fonts and (with --workspace) <data-dir>/fonts fonts only, the same on every machine")
 	fl.StringVar(&f.ffmpeg, "ffmpeg", "", "ffmpeg program that decodes video and compressed audio assets (default: ffmpeg on PATH)")
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the render to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
@@ -126,7 +129,7 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 	resolve := assets.DirResolver(dir)
 	// With --workspace, the App opens the data dir's database and asset store (read side);
 	// its font library then includes <data-dir>/fonts.
-	acfg := app.Config{FontDirs: f.fonts, LockTimeout: adminLockTimeout}
+	acfg := app.Config{FontDirs: f.fonts, NoSystemFonts: !f.systemFonts, LockTimeout: adminLockTimeout}
 	if f.workspace != "" {
 		if st, err := os.Stat(g.dataDir); err != nil || !st.IsDir() {
 			return fmt.Errorf("export: --workspace needs the server's --data-dir; %s is not a directory", g.dataDir)

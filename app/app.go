@@ -44,6 +44,10 @@ type Config struct {
 	LockTimeout time.Duration
 	// FontDirs are extra font directories besides <DataDir>/fonts and the system's.
 	FontDirs []string
+	// NoSystemFonts leaves the system's font directories out (--system-fonts=false): text is
+	// drawn from the embedded fonts, <DataDir>/fonts, FontDirs and uploaded fonts only, the
+	// same on every machine. The default (false) uses the system's fonts too.
+	NoSystemFonts bool
 	// Logger receives the components' logs (nil: none).
 	Logger *slog.Logger
 
@@ -168,7 +172,7 @@ func (a *App) Open(ctx context.Context, ln net.Listener) error {
 			return err
 		}
 	}
-	fonts, err := newTextLibrary(a.cfg.DataDir, a.cfg.FontDirs, a.log)
+	fonts, err := newTextLibrary(a.cfg.DataDir, a.cfg.FontDirs, !a.cfg.NoSystemFonts, a.log)
 	if err != nil {
 		return fmt.Errorf("font library: %w", err)
 	}
