@@ -66,18 +66,24 @@ func TestImportDirections(t *testing.T) {
 		// render: the frame pipeline (compositor -> I420 -> encoder) implementing
 		// export.Renderer; the only package that imports both compositor and encode. Media
 		// comes through its Decoder interface (assets.Media implements it), not assets.
-		"render": {"editor", "compositor", "encode", "export"},
+		"render": {"editor", "compositor", "encode", "export", "segjoin"},
+		// segjoin: joins segments rendered apart (render.RenderSegment) without re-encoding,
+		// through encode's muxers; it never sees the compositor or an editor state.
+		"segjoin": {"encode"},
 		// exporttest: a solid-colour test renderer for export tests and bench/ (never wired by serve).
 		"export/exporttest": {"editor", "encode", "export"},
 		"server":            {"apierr", "diskspace", "editor", "illustrations", "model", "storage", "assets", "export"},
+		// console: the web console's static files (go:embed) and their handler with the
+		// security headers; a standard-library leaf the App hands to the server.
+		"console": {},
 		// app: the composition root (App: open, Run, Close), the one package that wires the
 		// components to one another; main, its tests and bench/exports use it.
-		"app": {"assets", "compositor", "compositor/text", "diskspace", "editor", "export", "metrics", "render", "server",
+		"app": {"assets", "compositor", "compositor/text", "console", "diskspace", "editor", "export", "metrics", "render", "server",
 			"signedlink", "storage", "webhook"},
 		// main: cobra commands, flags (defaults from the packages' Default constants) and
 		// output; it runs everything through app, and `cutroom export` renders with render's
 		// pipeline directly.
-		"main": {"app", "assets", "compositor", "diskspace", "editor", "encode", "export", "model", "render",
+		"main": {"app", "assets", "compositor", "diskspace", "editor", "encode", "export", "illustrations", "model", "render",
 			"server", "storage", "webhook"},
 	}
 	seen := 0

@@ -3,6 +3,7 @@ module github.com/cutroom/cutroom
 go 1.26.8
 
 require (
+	github.com/chromedp/chromedp v0.14.2
 	github.com/gin-gonic/gin v1.10.1
 	github.com/google/uuid v1.6.0
 	github.com/hajimehoshi/go-mp3 v0.3.4
@@ -18,6 +19,16 @@ require (
 	go.etcd.io/bbolt v1.4.0
 	golang.org/x/image v0.24.0
 	golang.org/x/time v0.11.0
+)
+
+require (
+	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327 // indirect
+	github.com/chromedp/sysutil v1.1.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20250725192818-e39067aee2d2 // indirect
+	github.com/gobwas/httphead v0.1.0 // indirect
+	github.com/gobwas/pool v0.2.1 // indirect
+	github.com/gobwas/ws v1.4.0 // indirect
+	github.com/kr/pretty v0.3.1 // indirect
 )
 
 require (

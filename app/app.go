@@ -14,6 +14,7 @@ import (
 
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor/text"
+	"github.com/cutroom/cutroom/console"
 	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/metrics"
@@ -248,7 +249,7 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	if err != nil {
 		return fmt.Errorf("--fetch-remote: %w", err)
 	}
-	a.Renderer = newRenderer(store, a.Fonts, a.cfg.Render, ff, remote, a.log, a.metrics)
+	a.Renderer = newRenderer(store, a.Fonts, a.cfg.Render, ff, remote, illustrationsFor(a.DB, store), a.log, a.metrics)
 	a.Deliverer = webhook.NewDeliverer(webhook.Config{HeaderPrefix: a.cfg.HeaderPrefix, Guard: guard, Logger: log,
 		Metrics: a.metrics}, a.DB)
 	ecfg := a.cfg.Export
@@ -256,6 +257,7 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	ecfg.HeaderPrefix, ecfg.Notify, ecfg.Logger, ecfg.Metrics = a.cfg.HeaderPrefix, a.Deliverer.Notify, log, a.metrics
 	ecfg.Space = space
 	ecfg.Unresolvable = unresolvable(store, a.cfg.Render.AssetDir, remote)
+	ecfg.Names = stateNames(a.DB, store, a.cfg.Render.AssetDir, remote)
 	if a.Exports, err = export.New(ecfg, a.DB, a.Renderer); err != nil {
 		return err
 	}
@@ -266,7 +268,9 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 		scfg.AllowedHosts = server.LoopbackHosts(a.BaseURL)
 	}
 	srv := server.New(scfg, server.Deps{Accounts: a.DB, Projects: a.DB, Idempotency: a.DB, Exports: a.Exports,
-		Assets: store, Files: store, Fonts: a.Fonts, Metrics: a.metrics, Backups: a.DB, Health: health})
+		Assets: store, Files: store, Fonts: a.Fonts, Metrics: a.metrics, Backups: a.DB, Health: health,
+		Illustrations: a.DB, Names: ecfg.Names,
+		Previews: stillPreviews{render.NewStills(a.Renderer)}, Webhooks: a.DB, Console: console.Handler()})
 	a.hs = srv.HTTPServer(a.ln.Addr().String())
 	a.janitor = newJanitor(a.DB, a.cfg.JanitorInterval, log)
 	return nil

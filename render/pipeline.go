@@ -35,6 +35,10 @@ type PipelineConfig struct {
 	Text compositor.TextRenderer
 	// Illustrations looks up illustrations by name; nil means the built-in library.
 	Illustrations compositor.IllustrationFunc
+	// IllustrationsFor, when set, looks up the illustrations of one job instead of
+	// Illustrations (for example the built-in library, then job.WorkspaceID's own); it is
+	// called once per render, before the first frame.
+	IllustrationsFor func(ctx context.Context, job export.RenderJob) (compositor.IllustrationFunc, error)
 	// Workers is the number of frames composited at once (K); 0 means GOMAXPROCS.
 	Workers int
 	// EncoderThreads is the encoder's own thread count; 0 means every core.
@@ -64,6 +68,14 @@ type PipelineConfig struct {
 	// videoplan.go); the output is the same (up to rounding where plates are mixed or clips
 	// copied). For comparisons.
 	WholeFrames bool
+	// Segmented renders an export longer than SegmentSeconds as segments of whole frames
+	// (RenderSegment, one after another) joined without re-encoding (JoinSegments), the
+	// local form of the cluster's coordinator/worker split; false (the default) renders
+	// every export in one piece. See segment.go.
+	Segmented bool
+	// SegmentSeconds is the length of a segment when Segmented; 0 means
+	// DefaultSegmentSeconds (10 s).
+	SegmentSeconds float64
 }
 
 // Pipeline renders export jobs to video files: K compositor workers, each drawing one
@@ -136,6 +148,9 @@ func (p *Pipeline) Features() editor.FeatureSet {
 // OutputPath or in its directory on error or cancel. progress is called after each frame
 // is encoded, from one goroutine at a time; it may be nil.
 func (p *Pipeline) Render(ctx context.Context, job export.RenderJob, progress func(done, total int64)) error {
+	if p.cfg.Segmented {
+		return p.renderSegmented(ctx, job, progress)
+	}
 	_, err := p.render(ctx, job, progress)
 	return err
 }
@@ -159,6 +174,10 @@ type plan struct {
 	fps        int
 	frames     int64
 	format     string
+	// first is the first frame drawn (frames [first, first+frames)) and videoOnly leaves the
+	// sound out: a segment (segment.go); 0 and false for a whole export.
+	first     int64
+	videoOnly bool
 }
 
 // planJob checks job and fills in what it leaves out.
@@ -285,18 +304,26 @@ const mediaKeepSeconds = 2
 // goroutine and owns the writer and the mixer. The buffers move between the stages over
 // channels, so each one is touched by one stage at a time.
 func (p *Pipeline) render(ctx context.Context, job export.RenderJob, progress func(done, total int64)) (renderStats, error) {
-	var stats renderStats
-	log := p.log.With("task", job.TaskID)
 	pl, err := p.planJob(job)
 	if err != nil {
-		return stats, err
+		return renderStats{}, err
 	}
+	return p.renderPlan(ctx, job, pl, progress)
+}
+
+// renderPlan is render with the job planned (pl: the whole export or a segment of it).
+func (p *Pipeline) renderPlan(ctx context.Context, job export.RenderJob, pl plan, progress func(done, total int64)) (renderStats, error) {
+	var stats renderStats
+	log := p.log.With("task", job.TaskID)
 	media, openSound, closeMedia, err := p.openMedia(ctx, job, pl)
 	if err != nil {
 		return stats, err
 	}
 	defer closeMedia() // after the stages have stopped (deferred before them)
-	sounds := soundItems(pl.state)
+	var sounds []*editor.Item
+	if !pl.videoOnly {
+		sounds = soundItems(pl.state)
+	}
 	var audioOpts *encode.AudioOptions
 	if len(sounds) > 0 {
 		if openSound == nil {
@@ -305,8 +332,14 @@ func (p *Pipeline) render(ctx context.Context, job export.RenderJob, progress fu
 		}
 		audioOpts = &encode.AudioOptions{}
 	}
+	ill := p.cfg.Illustrations
+	if p.cfg.IllustrationsFor != nil {
+		if ill, err = p.cfg.IllustrationsFor(ctx, job); err != nil {
+			return stats, err
+		}
+	}
 	comp, err := compositor.New(pl.state, compositor.Options{Media: media, Text: p.cfg.Text,
-		Illustrations: p.cfg.Illustrations, Width: pl.outW, Height: pl.outH, Logger: log})
+		Illustrations: ill, Width: pl.outW, Height: pl.outH, Logger: log})
 	if err != nil {
 		return stats, leafFailure(err)
 	}
@@ -344,7 +377,7 @@ func (p *Pipeline) render(ctx context.Context, job export.RenderJob, progress fu
 	wg.Add(1)
 	go func() { // the first frame's images decode in parallel while the workers start
 		defer wg.Done()
-		comp.Preload(rctx, 0, pl.fps)
+		comp.Preload(rctx, pl.first, pl.fps)
 	}()
 	wg.Add(1)
 	go func() {
@@ -442,7 +475,7 @@ type run struct {
 func (r *run) dispatch() {
 	defer close(r.work)
 	allocated := 0
-	for n := int64(0); n < r.pl.frames; n++ {
+	for n := r.pl.first; n < r.pl.first+r.pl.frames; n++ {
 		var s *frameSlot
 		select {
 		case s = <-r.free:
@@ -510,7 +543,7 @@ func (r *run) composite() {
 func (r *run) encodeInOrder() error {
 	pl, poolSize := r.pl, int64(r.poolSize)
 	pending := make([]*frameSlot, poolSize)
-	for next := int64(0); next < pl.frames; {
+	for next := pl.first; next < pl.first+pl.frames; {
 		if err := r.rctx.Err(); err != nil {
 			return err
 		}
@@ -530,11 +563,11 @@ func (r *run) encodeInOrder() error {
 		}
 		next++
 		r.free <- s // never blocks: at most poolSize buffers exist
-		if next == 1 || next%int64(pl.fps) == 0 {
+		if next == pl.first+1 || next%int64(pl.fps) == 0 {
 			r.release(next)
 		}
 		if r.progress != nil {
-			r.progress(next, pl.frames)
+			r.progress(next-pl.first, pl.frames)
 		}
 	}
 	return nil

@@ -33,6 +33,8 @@ var (
 	bucketCredits      = []byte("credits")        // workspace id -> int64 balance (absent: unlimited)
 	bucketOutbox       = []byte("webhook_outbox") // sequence (8 bytes) -> WebhookDelivery
 	bucketOutboxDead   = []byte("webhook_dead")   // sequence (8 bytes) -> WebhookDelivery given up
+	// task id + sequence (8 bytes) -> WebhookDelivery delivered; made by the first delivery
+	bucketOutboxDone = []byte("webhook_delivered")
 
 	keySchemaVersion = []byte("schema_version")
 )
@@ -64,6 +66,7 @@ var migrations = []func(tx *bolt.Tx) error{
 		return err
 	},
 	migrateIdempotencyData, // 5: idempotency records keep the resource, not the HTTP body (idempotency.go)
+	migrateIllustrations,   // 6: the workspaces' own illustrations (illustrations.go)
 }
 
 // Options configure Open.
