@@ -110,3 +110,16 @@ func checkUnsupported(st *editor.State, fs editor.FeatureSet, skip bool) error {
 	fmt.Fprintf(os.Stderr, "cutroom: export: --skip-unsupported: left out of the output: %s\n", list)
 	return nil
 }
+
+// checkDrawable refuses, before anything renders, the contents of st the pipeline cannot
+// draw although their features are supported (inline Lottie documents package lottie
+// refuses), with the server's create-time answer. --skip-unsupported does not apply: the
+// item would fail the render, not be left out.
+func checkDrawable(st *editor.State, sc export.StateChecker) error {
+	reasons := sc.CheckState(st)
+	if len(reasons) == 0 {
+		return nil
+	}
+	return fmt.Errorf("export: %s: %w", export.ErrFeatureUnsupported,
+		export.ErrFeatureUnsupported.New("this server cannot draw parts of the state: %s", strings.Join(reasons, "; ")))
+}
