@@ -84,7 +84,7 @@ func TestImportDirections(t *testing.T) {
 		"console": {},
 		// app: the composition root (App: open, Run, Close), the one package that wires the
 		// components to one another; main, its tests and bench/exports use it.
-		"app": {"assets", "compositor", "compositor/text", "console", "diskspace", "editor", "export", "metrics", "render", "server",
+		"app": {"assets", "compositor", "compositor/text", "console", "diskspace", "editor", "export", "illustrations", "metrics", "render", "server",
 			"signedlink", "storage", "webhook"},
 		// main: cobra commands, flags (defaults from the packages' Default constants) and
 		// output; it runs everything through app, and `cutroom export` renders with render's

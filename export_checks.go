@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,8 +14,6 @@ import (
 	"github.com/cutroom/cutroom/illustrations"
 )
 
-// maxIllustrationFile caps one --illustrations file (the server's image upload cap).
-const maxIllustrationFile = 50 << 20
 
 // loadIllustrations reads the NAME.svg files of dir ("" reads none) as the export's own
 // illustrations, named as a workspace's uploads are (illustrations.ValidName): a file
@@ -40,7 +37,7 @@ func loadIllustrations(dir string) (map[string][]byte, error) {
 		if err := illustrations.ValidName(name); err != nil {
 			return nil, fmt.Errorf("export: --illustrations: %s: %w", e.Name(), err)
 		}
-		b, err := readFileCapped(filepath.Join(dir, e.Name()), maxIllustrationFile)
+		b, err := illustrations.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			return nil, fmt.Errorf("export: --illustrations: %w", err)
 		}
@@ -50,19 +47,6 @@ func loadIllustrations(dir string) (map[string][]byte, error) {
 		out[name] = b
 	}
 	return out, nil
-}
-
-func readFileCapped(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err == nil && int64(len(b)) > limit {
-		err = fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return b, err
 }
 
 // illustrationLookup draws the built-in library, then own (--illustrations).
