@@ -62,6 +62,14 @@ type PipelineConfig struct {
 	// WholeFrames draws and converts every frame whole instead of reusing plates of the
 	// items that stay put (see plates.go); the output is the same. For comparisons.
 	WholeFrames bool
+	// Segmented renders an export longer than SegmentSeconds as segments of whole frames
+	// (RenderSegment, one after another) joined without re-encoding (JoinSegments), the
+	// local form of the cluster's coordinator/worker split; false (the default) renders
+	// every export in one piece. See segment.go.
+	Segmented bool
+	// SegmentSeconds is the length of a segment when Segmented; 0 means
+	// DefaultSegmentSeconds (10 s).
+	SegmentSeconds float64
 }
 
 // Pipeline renders export jobs to video files: K compositor workers, each drawing one
