@@ -107,7 +107,7 @@ type App struct {
 	Renderer  *render.Pipeline   // serving only
 
 	janitor *janitor
-	cluster *clusterRun // nil: no cluster
+	cluster *clusterRun      // nil: no cluster
 	metrics *metrics.Metrics // serving only
 	hs      *http.Server
 	ln      net.Listener

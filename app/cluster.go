@@ -18,7 +18,6 @@ import (
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/render"
-	"github.com/nats-io/nats.go"
 )
 
 // ClusterSettings turn on scale-out (see package cluster). The zero value is off: one
@@ -50,7 +49,7 @@ func (c ClusterSettings) enabled() bool { return c.Listen != "" || len(c.NATS) >
 // connection and the in-process worker.
 type clusterRun struct {
 	embedded *cluster.Embedded
-	conn     *nats.Conn
+	conn     *cluster.Conn
 	worker   *cluster.Worker // nil: coordinator only
 }
 
@@ -81,7 +80,7 @@ func (a *App) openCluster(local *render.Pipeline, store *assets.Store, remote *a
 			return nil, err
 		}
 		cr.embedded = e
-		conn.URLs, conn.Options = []string{"nats://" + e.Addr()}, []nats.Option{e.InProcess()}
+		conn.Embedded = e
 	}
 	nc, err := cluster.Connect(conn)
 	if err != nil {

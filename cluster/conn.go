@@ -48,14 +48,21 @@ type ConnConfig struct {
 	Token, Creds string
 	// Name names the connection in the server's monitoring.
 	Name string
-	// Options are extra connection options (the embedded server's in-process dialer).
-	Options []nats.Option
+	// Embedded, when set, is dialled in-process (URLs are then not used).
+	Embedded *Embedded
 }
+
+// Conn is a connection to NATS (the App holds it without importing NATS).
+type Conn = nats.Conn
 
 // Connect opens a connection to NATS; a refused token or credential is ErrRefused.
 func Connect(cfg ConnConfig) (*nats.Conn, error) {
-	opts := append([]nats.Option{nats.Name(cfg.Name), nats.MaxReconnects(-1),
-		nats.ReconnectWait(500 * time.Millisecond)}, cfg.Options...)
+	opts := []nats.Option{nats.Name(cfg.Name), nats.MaxReconnects(-1),
+		nats.ReconnectWait(500 * time.Millisecond)}
+	if cfg.Embedded != nil {
+		opts = append(opts, nats.InProcessServer(cfg.Embedded.srv))
+		cfg.URLs = []string{"nats://" + cfg.Embedded.Addr()}
+	}
 	if cfg.Token != "" {
 		opts = append(opts, nats.Token(cfg.Token))
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 )
 
 // MinTokenLength is the shortest --cluster-token accepted.
@@ -62,9 +61,6 @@ func (e *Embedded) Addr() string {
 	}
 	return ""
 }
-
-// InProcess is the connection option the server's own coordinator and worker dial with.
-func (e *Embedded) InProcess() nats.Option { return nats.InProcessServer(e.srv) }
 
 // Shutdown stops the server and waits for it.
 func (e *Embedded) Shutdown() {
