@@ -9,6 +9,11 @@
 // file while encoding, so memory stays bounded however long the video is; Abort removes
 // every temporary file.
 //
+// A remuxing Writer (NewRemuxWriter) takes video that is already encoded (WritePacket, in
+// decode order) instead of frames, plus a soundtrack as usual, and writes it through the
+// same muxers: segjoin joins segments rendered apart with it, so a joined file has the
+// boxes, sample description and colour tags of a Writer that encoded every frame.
+//
 // Errors: encode never reaches an API client, so it has no error codes. Every error matches
 // one sentinel kind (ErrInvalidOptions, ErrUnsupportedFormat, ErrInvalidFrame, ErrClosed,
 // ErrEncoder, ErrIO) with errors.Is, and its underlying error if it has one; its text is

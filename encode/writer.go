@@ -33,6 +33,12 @@ type Writer struct {
 // NewWriter validates opts, opens the encoder and prepares to write the file at path.
 // Nothing is created at path until Close succeeds. Errors match one of the Err... kinds.
 func NewWriter(path string, opts Options) (*Writer, error) {
+	return newWriter(path, opts, nil)
+}
+
+// newWriter is NewWriter; with pass set, the Writer takes encoded packets (WritePacket)
+// instead of frames and opens no encoder (see NewRemuxWriter).
+func newWriter(path string, opts Options, pass *copyEncoder) (*Writer, error) {
 	o, err := opts.Normalize()
 	if err != nil {
 		return nil, err
@@ -47,8 +53,25 @@ func NewWriter(path string, opts Options) (*Writer, error) {
 	w := &Writer{opts: o, path: path}
 	w.emitFn = w.emit
 	t := muxTrack{kind: trackVideo, codec: o.Codec, width: o.Width, height: o.Height}
-	switch o.Codec {
-	case CodecH264:
+	switch {
+	case pass != nil:
+		w.enc = pass
+		t.sps, t.pps = pass.config()
+		w.scale = 1000 // as the encoders' writers below
+		if o.Codec != CodecH264 {
+			w.scale = 1
+		}
+		var m muxer
+		if o.Codec == CodecH264 {
+			m, err = newMP4Muxer(dir)
+		} else {
+			m, err = newWebMMuxer(dir)
+		}
+		if err != nil {
+			return nil, err
+		}
+		w.mux = m
+	case o.Codec == CodecH264:
 		e, err := newH264Encoder(o)
 		if err != nil {
 			return nil, err

@@ -48,4 +48,18 @@
 // pool and releases media no longer needed. Buffers move between stages over channels, so
 // each is touched by one stage at a time; the encode loop alone owns the writer and the
 // mixer.
+//
+// Decision (segments, segment.go): an export can be rendered as segments of whole frames
+// ([First, End), Split) by RenderSegment, each a file of the export's container with no
+// sound, its first frame a keyframe (a fresh encoder starts with an IDR frame) and its
+// timestamps from 0, and joined by JoinSegments, which mixes the sound once for the whole
+// timeline (mix.go) and hands the files to segjoin, which copies their samples into one file
+// without re-encoding. A segment is the same run as a render (renderPlan with plan.first and
+// plan.videoOnly), so drawing, the watchdog, cancel and the temp+rename write are the
+// render's own. Identical encoder parameters give identical decoder configurations (the
+// encoder thread count does not enter them: checked for 1 and 4 threads), and the join checks
+// them rather than trusting it. Segmenting in one process (PipelineConfig.Segmented) is off
+// by default: the segments render one after another and each restarts the encoder and the
+// compositor's warm-up, which costs more than the join saves (bench/README.md, session 7);
+// it is the local form of the cluster's coordinator/worker split.
 package render

@@ -142,6 +142,9 @@ func (p *Pipeline) Features() editor.FeatureSet {
 // OutputPath or in its directory on error or cancel. progress is called after each frame
 // is encoded, from one goroutine at a time; it may be nil.
 func (p *Pipeline) Render(ctx context.Context, job export.RenderJob, progress func(done, total int64)) error {
+	if p.cfg.Segmented {
+		return p.renderSegmented(ctx, job, progress)
+	}
 	_, err := p.render(ctx, job, progress)
 	return err
 }
@@ -165,6 +168,10 @@ type plan struct {
 	fps        int
 	frames     int64
 	format     string
+	// first is the first frame drawn (frames [first, first+frames)) and videoOnly leaves the
+	// sound out: a segment (segment.go); 0 and false for a whole export.
+	first     int64
+	videoOnly bool
 }
 
 // planJob checks job and fills in what it leaves out.
@@ -291,18 +298,26 @@ const mediaKeepSeconds = 2
 // goroutine and owns the writer and the mixer. The buffers move between the stages over
 // channels, so each one is touched by one stage at a time.
 func (p *Pipeline) render(ctx context.Context, job export.RenderJob, progress func(done, total int64)) (renderStats, error) {
-	var stats renderStats
-	log := p.log.With("task", job.TaskID)
 	pl, err := p.planJob(job)
 	if err != nil {
-		return stats, err
+		return renderStats{}, err
 	}
+	return p.renderPlan(ctx, job, pl, progress)
+}
+
+// renderPlan is render with the job planned (pl: the whole export or a segment of it).
+func (p *Pipeline) renderPlan(ctx context.Context, job export.RenderJob, pl plan, progress func(done, total int64)) (renderStats, error) {
+	var stats renderStats
+	log := p.log.With("task", job.TaskID)
 	media, openSound, closeMedia, err := p.openMedia(ctx, job, pl)
 	if err != nil {
 		return stats, err
 	}
 	defer closeMedia() // after the stages have stopped (deferred before them)
-	sounds := soundItems(pl.state)
+	var sounds []*editor.Item
+	if !pl.videoOnly {
+		sounds = soundItems(pl.state)
+	}
 	var audioOpts *encode.AudioOptions
 	if len(sounds) > 0 {
 		if openSound == nil {
@@ -349,7 +364,7 @@ func (p *Pipeline) render(ctx context.Context, job export.RenderJob, progress fu
 	wg.Add(1)
 	go func() { // the first frame's images decode in parallel while the workers start
 		defer wg.Done()
-		comp.Preload(rctx, 0, pl.fps)
+		comp.Preload(rctx, pl.first, pl.fps)
 	}()
 	wg.Add(1)
 	go func() {
@@ -447,7 +462,7 @@ type run struct {
 func (r *run) dispatch() {
 	defer close(r.work)
 	allocated := 0
-	for n := int64(0); n < r.pl.frames; n++ {
+	for n := r.pl.first; n < r.pl.first+r.pl.frames; n++ {
 		var s *frameSlot
 		select {
 		case s = <-r.free:
@@ -515,7 +530,7 @@ func (r *run) composite() {
 func (r *run) encodeInOrder() error {
 	pl, poolSize := r.pl, int64(r.poolSize)
 	pending := make([]*frameSlot, poolSize)
-	for next := int64(0); next < pl.frames; {
+	for next := pl.first; next < pl.first+pl.frames; {
 		if err := r.rctx.Err(); err != nil {
 			return err
 		}
@@ -535,11 +550,11 @@ func (r *run) encodeInOrder() error {
 		}
 		next++
 		r.free <- s // never blocks: at most poolSize buffers exist
-		if next == 1 || next%int64(pl.fps) == 0 {
+		if next == pl.first+1 || next%int64(pl.fps) == 0 {
 			r.release(next)
 		}
 		if r.progress != nil {
-			r.progress(next, pl.frames)
+			r.progress(next-pl.first, pl.frames)
 		}
 	}
 	return nil

@@ -41,25 +41,26 @@ type VideoConfig struct {
 // Equal reports whether c and o are the same configuration.
 func (c VideoConfig) Equal(o VideoConfig) bool { return c.Diff(o) == "" }
 
-// Diff describes how o differs from c ("" when they are equal).
+// Diff describes how o differs from c, as "<what o has>, <what c has>" ("" when they are
+// equal).
 func (c VideoConfig) Diff(o VideoConfig) string {
 	switch {
 	case c.Codec != o.Codec:
-		return fmt.Sprintf("codec %s, not %s", o.Codec, c.Codec)
+		return fmt.Sprintf("codec %s where the first has %s", o.Codec, c.Codec)
 	case c.Width != o.Width || c.Height != o.Height:
-		return fmt.Sprintf("size %dx%d, not %dx%d", o.Width, o.Height, c.Width, c.Height)
+		return fmt.Sprintf("size %dx%d where the first has %dx%d", o.Width, o.Height, c.Width, c.Height)
 	case !sameSets(c.SPS, o.SPS):
-		return "a different SPS (H.264 sequence parameter set)"
+		return "an H.264 sequence parameter set (SPS) unlike the first's"
 	case !sameSets(c.PPS, o.PPS):
-		return "a different PPS (H.264 picture parameter set)"
+		return "an H.264 picture parameter set (PPS) unlike the first's"
 	case c.Profile != o.Profile:
-		return fmt.Sprintf("profile %d, not %d", o.Profile, c.Profile)
+		return fmt.Sprintf("profile %d where the first has %d", o.Profile, c.Profile)
 	case c.BitDepth != o.BitDepth:
-		return fmt.Sprintf("bit depth %d, not %d", o.BitDepth, c.BitDepth)
+		return fmt.Sprintf("bit depth %d where the first has %d", o.BitDepth, c.BitDepth)
 	case c.ColorSpace != o.ColorSpace || c.ColorRange != o.ColorRange:
-		return fmt.Sprintf("colour space %d range %d, not %d range %d", o.ColorSpace, o.ColorRange, c.ColorSpace, c.ColorRange)
+		return fmt.Sprintf("colour space %d range %d where the first has %d range %d", o.ColorSpace, o.ColorRange, c.ColorSpace, c.ColorRange)
 	case c.SubX != o.SubX || c.SubY != o.SubY:
-		return fmt.Sprintf("chroma subsampling %d,%d, not %d,%d", o.SubX, o.SubY, c.SubX, c.SubY)
+		return fmt.Sprintf("chroma subsampling %d,%d where the first has %d,%d", o.SubX, o.SubY, c.SubX, c.SubY)
 	}
 	return ""
 }

@@ -1,0 +1,218 @@
+// Command segments measures segment-parallel exports on this machine: the reference scene
+// (bench/reference-scene.json) lengthened to -seconds (its 10 s repeated, items shifted,
+// animations and the crossfade repeated with them) rendered in one piece by the in-process
+// pipeline, then as segments of -segment seconds (render.Pipeline.RenderSegment, one after
+// another, timing each) joined without re-encoding with the sound mix
+// (render.Pipeline.JoinSegments, timed). Runs are interleaved (one piece, segments + join,
+// one piece, ...) because the machine is shared; it prints the medians, the per-round
+// ratios and the projected wall time for N workers (the longest segment's render times
+// ceil(segments/N), plus the join; object-store transfers are bench/cluster.sh's).
+//
+//	bench/make-assets.sh && go run -tags extlib,pkgconfig ./bench/segments -seconds 60 -runs 3
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/cutroom/cutroom/app"
+	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/compositor"
+	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/render"
+)
+
+func main() {
+	scenePath := flag.String("scene", "bench/reference-scene.json", "editor state to lengthen and export")
+	assetDir := flag.String("assets", "bench/assets", "directory of the scene's images (bench/make-assets.sh)")
+	seconds := flag.Int("seconds", 60, "length of the lengthened scene (a multiple of the scene's length)")
+	segment := flag.Float64("segment", render.DefaultSegmentSeconds, "segment length in seconds")
+	format := flag.String("format", "mp4", "mp4 or webm")
+	fps := flag.Int("fps", 30, "frames per second")
+	runs := flag.Int("runs", 3, "interleaved rounds")
+	threads := flag.Int("threads", 2, "compositor workers and encoder threads")
+	out := flag.String("out", "bench/out", "directory for the outputs")
+	flag.Parse()
+	if err := run(*scenePath, *assetDir, *seconds, *segment, *format, *fps, *runs, *threads, *out); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(scenePath, assetDir string, seconds int, segment float64, format string, fps, runs, threads int, out string) error {
+	raw, err := os.ReadFile(scenePath)
+	if err != nil {
+		return err
+	}
+	if raw, err = lengthen(raw, seconds); err != nil {
+		return err
+	}
+	st, err := editor.Parse(raw)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	a := app.New(app.Config{})
+	defer a.Close()
+	if err := a.Open(ctx, nil); err != nil {
+		return err
+	}
+	p := render.NewPipeline(render.PipelineConfig{Media: assets.Media{Resolve: assets.DirResolver(assetDir)},
+		Text: compositor.NewTextItems(a.Fonts, nil), Workers: threads, EncoderThreads: threads,
+		Preset: "veryfast"})
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	job := export.RenderJob{TaskID: "bench", State: raw, Parsed: st, FPS: fps, Format: format, Scale: 1,
+		OutputWidth: st.CompositionWidth, OutputHeight: st.CompositionHeight,
+		OutputPath: filepath.Join(out, "segments-one."+format)}
+	segs, err := render.Split(job, segment)
+	if err != nil {
+		return err
+	}
+	var one, total, maxSeg, sumSeg, join []float64
+	for r := range runs {
+		start := time.Now()
+		if err := p.Render(ctx, job, nil); err != nil {
+			return err
+		}
+		one = append(one, time.Since(start).Seconds())
+
+		start = time.Now()
+		var files []render.SegmentFile
+		var longest, sum float64
+		for i, s := range segs {
+			path := filepath.Join(out, fmt.Sprintf("segment-%d.%s", i, format))
+			info, err := p.RenderSegment(ctx, job, s, path)
+			if err != nil {
+				return err
+			}
+			longest, sum = max(longest, info.RenderSeconds), sum+info.RenderSeconds
+			files = append(files, render.SegmentFile{Path: path, Segment: s})
+		}
+		js := time.Now()
+		joined := job
+		joined.OutputPath = filepath.Join(out, "segments-joined."+format)
+		if err := p.JoinSegments(ctx, joined, files, nil); err != nil {
+			return err
+		}
+		join = append(join, time.Since(js).Seconds())
+		total = append(total, time.Since(start).Seconds())
+		maxSeg, sumSeg = append(maxSeg, longest), append(sumSeg, sum)
+		for _, f := range files {
+			os.Remove(f.Path)
+		}
+		fmt.Printf("round %d: one piece %.2fs; %d segments %.2fs (longest %.2fs) + join %.3fs = %.2fs\n",
+			r+1, one[r], len(segs), sum, longest, join[r], total[r])
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("\nreference scene lengthened to %d s, %dx%d %d fps %s, %d segments of %g s, %d threads, %d rounds; load %s",
+		seconds, st.CompositionWidth, st.CompositionHeight, fps, format, len(segs), segment, threads, runs, load)
+	fmt.Printf("one piece:              %7.2f s (median)\n", median(one))
+	fmt.Printf("segments, one by one:   %7.2f s (sum of renders), longest segment %.2f s\n", median(sumSeg), median(maxSeg))
+	fmt.Printf("join (no re-encode):    %7.3f s = %.2f%% of the one-piece render\n", median(join), 100*median(join)/median(one))
+	fmt.Printf("segmented total / one piece: %.3fx (median of per-round ratios)\n", pairedRatio(total, one))
+	fmt.Printf("per-segment render / one piece per segment: %.3fx\n", median(sumSeg)/median(one))
+	for _, n := range []int{1, 2, 4, 8, 16} {
+		waves := (len(segs) + n - 1) / n
+		wall := float64(waves)*median(maxSeg) + median(join)
+		fmt.Printf("projected %2d workers: %6.2f s (speed-up %.2fx; without transfers)\n", n, wall, median(one)/wall)
+	}
+	return nil
+}
+
+// lengthen repeats the scene's timeline until it lasts seconds: every item and transition
+// is copied with a new id, shifted by the scene's length each time.
+func lengthen(raw []byte, seconds int) ([]byte, error) {
+	var st map[string]any
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return nil, err
+	}
+	items := st["items"].(map[string]any)
+	tbps := st["timebaseTicksPerSecond"].(float64)
+	var length float64
+	for _, it := range items {
+		m := it.(map[string]any)
+		length = max(length, m["startTicks"].(float64)+m["durationTicks"].(float64))
+	}
+	copies := int(float64(seconds) * tbps / length)
+	if copies < 1 || float64(copies)*length != float64(seconds)*tbps {
+		return nil, fmt.Errorf("%d s is not a multiple of the scene's %g s", seconds, length/tbps)
+	}
+	trans := st["transitions"].(map[string]any)
+	ids := map[string][]string{} // per original id, its copies
+	orig := slices.Collect(func(yield func(string) bool) {
+		for id := range items {
+			if !yield(id) {
+				return
+			}
+		}
+	})
+	sort.Strings(orig)
+	for k := 1; k < copies; k++ {
+		for _, id := range orig {
+			m := map[string]any{}
+			for kk, v := range items[id].(map[string]any) {
+				m[kk] = v
+			}
+			nid := fmt.Sprintf("%s-%d", id, k)
+			m["id"] = nid
+			m["startTicks"] = m["startTicks"].(float64) + float64(k)*length
+			items[nid] = m
+			ids[id] = append(ids[id], nid)
+		}
+		for tid, t := range trans {
+			if len(tid) > 0 && tid[len(tid)-1] >= '0' && tid[len(tid)-1] <= '9' {
+				continue // a copy
+			}
+			m := map[string]any{}
+			for kk, v := range t.(map[string]any) {
+				m[kk] = v
+			}
+			m["id"] = fmt.Sprintf("%s-%d", tid, k)
+			m["fromClipId"] = fmt.Sprintf("%s-%d", m["fromClipId"], k)
+			m["toClipId"] = fmt.Sprintf("%s-%d", m["toClipId"], k)
+			trans[m["id"].(string)] = m
+		}
+	}
+	for _, tr := range st["tracks"].([]any) {
+		t := tr.(map[string]any)
+		var list []any
+		for k := range copies {
+			for _, id := range t["items"].([]any) {
+				if k == 0 {
+					list = append(list, id)
+				} else {
+					list = append(list, ids[id.(string)][k-1])
+				}
+			}
+		}
+		t["items"] = list
+	}
+	return json.Marshal(st)
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func pairedRatio(a, b []float64) float64 {
+	r := make([]float64, len(a))
+	for i := range a {
+		r[i] = a[i] / b[i]
+	}
+	return median(r)
+}
