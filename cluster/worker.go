@@ -200,6 +200,8 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg, ackWait time.Dur
 	w.running[me] = cancel
 	w.mu.Unlock()
 	defer func() { w.mu.Lock(); delete(w.running, me); w.mu.Unlock() }()
+	w.log.Info("segment started", "taskId", j.TaskID, "segment", j.Index, "firstFrame", j.First, "lastFrame", j.End-1,
+		"delivery", delivered, "worker", w.cfg.ID)
 	stopBeat := w.heartbeat(msg, ackWait)
 	d, err := w.render(rctx, j)
 	stopBeat()
@@ -212,6 +214,10 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg, ackWait time.Dur
 	case ctx.Err() != nil:
 		w.log.Info("segment handed back: the worker stops", "taskId", j.TaskID, "segment", j.Index)
 		_ = msg.Nak()
+	case errors.As(err, new(*transportError)):
+		// NATS unreachable (a coordinator restarting): not the segment's fault
+		w.log.Warn("segment handed back: a transfer failed", "taskId", j.TaskID, "segment", j.Index, "err", err)
+		_ = msg.NakWithDelay(time.Second)
 	case delivered >= uint64(max(j.Attempts, 1)):
 		w.fail(ctx, j, err)
 		_ = msg.Term()
@@ -286,7 +292,7 @@ func (w *Worker) render(ctx context.Context, j Job) (Done, error) {
 	}
 	statePath, release, err := w.cfg.Cache.Get(ctx, j.State, fetch(j.State))
 	if err != nil {
-		return Done{}, fmt.Errorf("fetch the state: %w", err)
+		return Done{}, &transportError{fmt.Errorf("fetch the state: %w", err)}
 	}
 	state, err := os.ReadFile(statePath)
 	release()
@@ -301,7 +307,7 @@ func (w *Worker) render(ctx context.Context, j Job) (Done, error) {
 	for id, sum := range j.Assets {
 		p, release, err := w.cfg.Cache.Get(ctx, sum, fetch(sum))
 		if err != nil {
-			return Done{}, fmt.Errorf("fetch asset %s: %w", id, err)
+			return Done{}, &transportError{fmt.Errorf("fetch asset %s: %w", id, err)}
 		}
 		defer release()
 		files[id] = p
@@ -320,7 +326,14 @@ func (w *Worker) render(ctx context.Context, j Job) (Done, error) {
 	secs := time.Since(start).Seconds()
 	sum, n, err := putFile(ctx, w.res.objects, rj.OutputPath)
 	if err != nil {
-		return Done{}, err
+		return Done{}, &transportError{fmt.Errorf("upload the segment: %w", err)}
 	}
 	return Done{Key: j.Key, Worker: w.cfg.ID, Object: sum, Bytes: n, First: j.First, End: j.End, RenderSeconds: secs}, nil
 }
+
+// transportError is a failed transfer through NATS: the job is handed back, not counted as
+// a failure of its segment (CrashDeliveries still bounds it).
+type transportError struct{ err error }
+
+func (e *transportError) Error() string { return e.err.Error() }
+func (e *transportError) Unwrap() error { return e.err }
