@@ -84,7 +84,7 @@ func TestImportDirections(t *testing.T) {
 		// main: cobra commands, flags (defaults from the packages' Default constants) and
 		// output; it runs everything through app, and `cutroom export` renders with render's
 		// pipeline directly.
-		"main": {"app", "assets", "cluster", "compositor", "diskspace", "editor", "encode", "export", "model", "render",
+		"main": {"app", "assets", "cluster", "compositor", "diskspace", "editor", "encode", "export", "illustrations", "model", "render",
 			"server", "storage", "webhook"},
 	}
 	seen := 0

@@ -45,8 +45,14 @@ type exportFlags struct {
 	// workspace resolves uploaded assets from the data dir (server stopped)
 	workspace string
 	fonts     []string
+	// systemFonts adds the system font directories (--system-fonts)
+	systemFonts bool
 	// ffmpeg is the ffmpeg program decoding video and compressed audio
 	ffmpeg string
+	// illustrations is a directory of NAME.svg files: the export's own illustrations
+	illustrations string
+	// skipUnsupported renders without the features the renderer cannot draw
+	skipUnsupported bool
 }
 
 func newExportCmd(g *globalFlags) *cobra.Command {
@@ -60,7 +66,9 @@ func newExportCmd(g *globalFlags) *cobra.Command {
 			"complete; on any failure or Ctrl-C nothing is left at OUTPUT.\n" +
 			"With --frame N and -o frame.png it writes frame N as a PNG.\n" +
 			"Assets resolve to a file:// remoteUrl, else to the asset's remoteKey, else its filename,\n" +
-			"under --assets (default: the state file's directory). With --workspace ID, assets uploaded to that\n" +
+			"under --assets (default: the state file's directory). Illustrations are the built-in ones and\n" +
+			"the NAME.svg files of --illustrations. A state using what this build cannot draw is refused\n" +
+			"as the server refuses it, unless --skip-unsupported. With --workspace ID, assets uploaded to that\n" +
 			"workspace are found in --data-dir first (only while the server is stopped: the database\n" +
 			"allows one process at a time).",
 		Args: cobra.ExactArgs(1),
@@ -85,7 +93,10 @@ func newExportCmd(g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a bar on a terminal, else lines), bar, lines or none")
 	fl.StringVar(&f.workspace, "workspace", "", "resolve uploaded assets of this workspace id from --data-dir first (the server must be stopped)")
 	fl.StringSliceVar(&f.fonts, "fonts", nil, "extra directories of font files for text (besides the embedded and system fonts)")
+	fl.BoolVar(&f.systemFonts, "system-fonts", true, "use the system's font directories too; false draws text from the embedded, --fonts and (with --workspace) <data-dir>/fonts fonts only, the same on every machine")
 	fl.StringVar(&f.ffmpeg, "ffmpeg", "", "ffmpeg program that decodes video and compressed audio assets (default: ffmpeg on PATH)")
+	fl.StringVar(&f.illustrations, "illustrations", "", "directory of NAME.svg files: illustrations the state may name besides the built-in ones (as a workspace's uploads with x-illustration-name)")
+	fl.BoolVar(&f.skipUnsupported, "skip-unsupported", false, "render without the features this build cannot draw (listed on stderr) instead of refusing the state with EXPORT_FEATURE_UNSUPPORTED")
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the render to this file (for bench/)")
 	_ = fl.MarkHidden("cpuprofile")
 	fl.BoolVar(&f.whole, "whole-frames", false, "draw every frame whole instead of reusing still parts (same output; for bench/)")
@@ -119,6 +130,10 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 	if !res.Valid {
 		return fmt.Errorf("export: invalid editor state: %w", res.Err())
 	}
+	own, err := loadIllustrations(f.illustrations)
+	if err != nil {
+		return err
+	}
 	dir := f.assets
 	if dir == "" {
 		dir = filepath.Dir(statePath)
@@ -126,7 +141,7 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 	resolve := assets.DirResolver(dir)
 	// With --workspace, the App opens the data dir's database and asset store (read side);
 	// its font library then includes <data-dir>/fonts.
-	acfg := app.Config{FontDirs: f.fonts, LockTimeout: adminLockTimeout}
+	acfg := app.Config{FontDirs: f.fonts, NoSystemFonts: !f.systemFonts, LockTimeout: adminLockTimeout}
 	if f.workspace != "" {
 		if st, err := os.Stat(g.dataDir); err != nil || !st.IsDir() {
 			return fmt.Errorf("export: --workspace needs the server's --data-dir; %s is not a directory", g.dataDir)
@@ -142,6 +157,10 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 		store, ws := a.Assets, f.workspace
 		resolve = firstResolver(func(a *editor.Asset) (string, error) { return store.Resolve(ws, a) }, resolve)
 	}
+	if err := checkNames(st, own, resolve); err != nil {
+		return err
+	}
+	ill := illustrationLookup(own)
 	media := assets.Media{Resolve: resolve}
 	// Video and compressed audio decode with ffmpeg; without it states using them are
 	// refused with a clear message (images, text and the rest still render).
@@ -157,23 +176,26 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 		if media.FFmpeg != nil {
 			sess := media.NewSession(0) // video frames; its decoders stop on return
 			defer sess.Close()
-			return exportFrame(ctx, st, sess, txt, f)
+			return exportFrame(ctx, st, sess, txt, ill, f)
 		}
-		return exportFrame(ctx, st, media, txt, f)
+		return exportFrame(ctx, st, media, txt, ill, f)
 	}
 	if f.frame >= 0 {
 		return fmt.Errorf("export: --frame is for PNG outputs; a %s output renders every frame", format)
 	}
-	return exportVideo(ctx, raw, st, media, txt, format, f)
+	return exportVideo(ctx, raw, st, media, txt, ill, format, f)
 }
 
 // exportFrame renders one frame and writes it as a PNG atomically.
-func exportFrame(ctx context.Context, st *editor.State, media compositor.Media, txt compositor.TextRenderer, f *exportFlags) error {
+func exportFrame(ctx context.Context, st *editor.State, media compositor.Media, txt compositor.TextRenderer,
+	ill compositor.IllustrationFunc, f *exportFlags) error {
 	if f.frame < 0 {
 		return errors.New("export: --frame N is required for a PNG output")
 	}
-	opts := compositor.Options{Media: media, Text: txt, Scale: f.scale}
-	warnUndrawn(st, opts)
+	opts := compositor.Options{Media: media, Text: txt, Illustrations: ill, Scale: f.scale}
+	if err := checkUnsupported(st, compositor.Features(opts), f.skipUnsupported); err != nil {
+		return err
+	}
 	comp, err := compositor.New(st, opts)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)

@@ -46,7 +46,8 @@ func outputFormat(out, flag string) (string, error) {
 
 // exportVideo renders the whole timeline of st to f.out with the export pipeline. Ctrl-C
 // (SIGINT) or SIGTERM stops it; the pipeline then leaves no file behind.
-func exportVideo(ctx context.Context, raw []byte, st *editor.State, media compositor.Media, txt compositor.TextRenderer, format string, f *exportFlags) error {
+func exportVideo(ctx context.Context, raw []byte, st *editor.State, media compositor.Media, txt compositor.TextRenderer,
+	ill compositor.IllustrationFunc, format string, f *exportFlags) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	w, h := export.OutputSize(st.CompositionWidth, st.CompositionHeight, f.scale)
@@ -61,11 +62,13 @@ func exportVideo(ctx context.Context, raw []byte, st *editor.State, media compos
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	p := render.NewPipeline(render.PipelineConfig{Media: media, Text: txt, Workers: f.workers, WholeFrames: f.whole,
+	p := render.NewPipeline(render.PipelineConfig{Media: media, Text: txt, Illustrations: ill, Workers: f.workers, WholeFrames: f.whole,
 		EncoderThreads: f.threads, Preset: f.preset, CRF: f.crf, MaxOutputSide: f.maxSide,
 		MaxFrameSeconds: f.maxFrame})
 	// What the pipeline renders: with ffmpeg that includes video and audio items.
-	warnMissing(st, p.Features())
+	if err := checkUnsupported(st, p.Features(), f.skipUnsupported); err != nil {
+		return err
+	}
 	job := export.RenderJob{State: raw, Parsed: st, CompositionWidth: st.CompositionWidth,
 		CompositionHeight: st.CompositionHeight, OutputWidth: w, OutputHeight: h, Scale: f.scale,
 		FPS: f.fps, Format: format, Frames: frames, OutputPath: out}
@@ -180,18 +183,6 @@ func fmtDuration(d time.Duration) string {
 		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
 	}
 	return fmt.Sprintf("%d:%02d", s/60, s%60)
-}
-
-// warnUndrawn tells on stderr which features of the state this build does not draw yet.
-func warnUndrawn(st *editor.State, opts compositor.Options) {
-	warnMissing(st, compositor.Features(opts))
-}
-
-// warnMissing prints what of st is outside fs (not drawn or not heard).
-func warnMissing(st *editor.State, fs editor.FeatureSet) {
-	if missing := editor.UnsupportedFeatures(st, fs); len(missing) > 0 {
-		fmt.Fprintf(os.Stderr, "cutroom: export: warning: not drawn yet: %s\n", strings.Join(missing, ", "))
-	}
 }
 
 // firstResolver tries each resolver in turn and returns the first path found, or the last

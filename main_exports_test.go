@@ -47,8 +47,8 @@ func TestWorkspaceCreditsAndEntitlementsAdmin(t *testing.T) {
 }
 
 // TestServeExportRoutesRefuseUndrawable: serve registers the export routes, and a state
-// using something the renderer cannot draw (here an illustration that is not in the
-// built-in library) is refused at create, naming it, instead of being queued.
+// naming what the renderer cannot find (here an illustration neither built in nor the
+// workspace's) is refused at create, naming it, instead of being queued.
 func TestServeExportRoutesRefuseUndrawable(t *testing.T) {
 	const key = "cutroom_sk_test-key-for-export-routes"
 	srv := startServer(t, t.TempDir(), "--api-key", key)
@@ -58,7 +58,7 @@ func TestServeExportRoutesRefuseUndrawable(t *testing.T) {
 	}
 	state := `{"compositionWidth":640,"compositionHeight":360,"timebaseTicksPerSecond":240000,"tracks":[{"id":"t","items":["s"],"hidden":false,"muted":false}],"assets":{},"items":{"s":{"id":"s","type":"illustration","startTicks":0,"durationTicks":240000,"illustrationName":"no-such-illustration","color":"#fff","left":{"value":0,"keyframes":[]},"top":{"value":0,"keyframes":[]},"width":{"value":640,"keyframes":[]},"height":{"value":360,"keyframes":[]},"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},"opacity":{"value":1,"keyframes":[]},"isDraggingInTimeline":false,"borderRadius":{"value":0,"keyframes":[]},"rotation":{"value":0,"keyframes":[]},"keepAspectRatio":false}},"transitions":{},"globalBackground":{"type":"none"},"deletedAssets":[]}`
 	st, body = call(t, "POST", srv.base+"/v1/exports", key, `{"editorState":`+state+`,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":1,"format":"mp4"}`)
-	if st != 422 || !strings.Contains(body, "EXPORT_FEATURE_UNSUPPORTED") || !strings.Contains(body, "illustration:no-such-illustration") {
+	if st != 422 || !strings.Contains(body, "EDITOR_ILLUSTRATION_UNKNOWN") || !strings.Contains(body, `illustration \"no-such-illustration\"`) {
 		t.Fatalf("create: %d %s", st, body)
 	}
 	if st, body = call(t, "GET", srv.base+"/v1/exports/00000000-0000-4000-8000-000000000000", key, ""); st != 404 {

@@ -39,6 +39,7 @@ type serveFlags struct {
 	shutdownGrace time.Duration
 	maxFrameSecs  float64
 	fontDirs      []string
+	systemFonts   bool
 	preset        string
 	crf           int
 	frameWorkers  int
@@ -92,6 +93,7 @@ desktop apps that bundle the server).`,
 	fl.IntVar(&f.frameWorkers, "frame-workers", 0, "frames composited at once per render (0: CPU cores - 1, at least 1, so the API keeps a core)")
 	fl.StringVar(&f.ffmpeg, "ffmpeg", "ffmpeg", "ffmpeg used to decode video items and compressed audio (empty: none; they are then unavailable)")
 	fl.StringSliceVar(&f.fontDirs, "fonts", nil, "extra directories of font files for text (besides <data-dir>/fonts and the system's)")
+	fl.BoolVar(&f.systemFonts, "system-fonts", true, "use the system's font directories too; false draws text from the embedded, <data-dir>/fonts, --fonts and uploaded fonts only, the same on every machine")
 	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", app.DefaultShutdownGrace, "hard bound on shutdown: requests in flight and renders (paused) get this long, then the process exits anyway")
 	fl.Float64Var(&f.maxFrameSecs, "max-frame-seconds", render.DefaultMaxFrameSeconds, "watchdog: a frame taking longer to draw fails its export with EXPORT_FRAME_TIMEOUT")
 	fl.IntVar(&f.renderWorkers, "render-workers", 0, "exports rendered at once (0: half the CPU cores, at least 1)")
@@ -199,7 +201,7 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 // serveConfig is the App that serve's flags describe.
 func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger) app.Config {
 	return app.Config{
-		DataDir: g.dataDir, FontDirs: f.fontDirs, Logger: log, PublicURL: f.publicURL,
+		DataDir: g.dataDir, FontDirs: f.fontDirs, NoSystemFonts: !f.systemFonts, Logger: log, PublicURL: f.publicURL,
 		Server: server.Config{MaxBodyBytes: f.maxBody, BodyBudgetBytes: f.bodyBudget, MinBodyRate: f.minBodyRate,
 			BodyGrace: f.bodyGrace, ReadHeaderTimeout: f.headerTimeout, SyncRate: f.syncRate, SyncBurst: f.syncBurst,
 			AdminToken: f.adminToken},

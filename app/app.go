@@ -44,6 +44,10 @@ type Config struct {
 	LockTimeout time.Duration
 	// FontDirs are extra font directories besides <DataDir>/fonts and the system's.
 	FontDirs []string
+	// NoSystemFonts leaves the system's font directories out (--system-fonts=false): text is
+	// drawn from the embedded fonts, <DataDir>/fonts, FontDirs and uploaded fonts only, the
+	// same on every machine. The default (false) uses the system's fonts too.
+	NoSystemFonts bool
 	// Logger receives the components' logs (nil: none).
 	Logger *slog.Logger
 
@@ -171,7 +175,7 @@ func (a *App) Open(ctx context.Context, ln net.Listener) error {
 			return err
 		}
 	}
-	fonts, err := newTextLibrary(a.cfg.DataDir, a.cfg.FontDirs, a.log)
+	fonts, err := newTextLibrary(a.cfg.DataDir, a.cfg.FontDirs, !a.cfg.NoSystemFonts, a.log)
 	if err != nil {
 		return fmt.Errorf("font library: %w", err)
 	}
@@ -247,7 +251,7 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	if err != nil {
 		return fmt.Errorf("--fetch-remote: %w", err)
 	}
-	a.Renderer = newRenderer(store, a.Fonts, a.cfg.Render, ff, remote, a.log, a.metrics)
+	a.Renderer = newRenderer(store, a.Fonts, a.cfg.Render, ff, remote, illustrationsFor(a.DB, store), a.log, a.metrics)
 	a.Deliverer = webhook.NewDeliverer(webhook.Config{HeaderPrefix: a.cfg.HeaderPrefix, Guard: guard, Logger: log,
 		Metrics: a.metrics}, a.DB)
 	ecfg := a.cfg.Export
@@ -255,6 +259,7 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	ecfg.HeaderPrefix, ecfg.Notify, ecfg.Logger, ecfg.Metrics = a.cfg.HeaderPrefix, a.Deliverer.Notify, log, a.metrics
 	ecfg.Space = space
 	ecfg.Unresolvable = unresolvable(store, a.cfg.Render.AssetDir, remote)
+	ecfg.Names = stateNames(a.DB, store, a.cfg.Render.AssetDir, remote)
 	var renderer export.Renderer = a.Renderer
 	if a.cfg.Cluster.enabled() {
 		if renderer, err = a.openCluster(a.Renderer, store, remote, ff); err != nil {
@@ -271,7 +276,8 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 		scfg.AllowedHosts = server.LoopbackHosts(a.BaseURL)
 	}
 	srv := server.New(scfg, server.Deps{Accounts: a.DB, Projects: a.DB, Idempotency: a.DB, Exports: a.Exports,
-		Assets: store, Files: store, Fonts: a.Fonts, Metrics: a.metrics, Backups: a.DB, Health: health})
+		Assets: store, Files: store, Fonts: a.Fonts, Metrics: a.metrics, Backups: a.DB, Health: health,
+		Illustrations: a.DB, Names: ecfg.Names})
 	a.hs = srv.HTTPServer(a.ln.Addr().String())
 	a.janitor = newJanitor(a.DB, a.cfg.JanitorInterval, log)
 	return nil

@@ -10,20 +10,20 @@ import (
 
 // newTextLibrary builds the font library text items are drawn with: the fonts embedded in
 // the binary, the data dir's fonts directory (operators drop font files there), the
-// system's font directories, and extra directories (--fonts). Uploaded font assets are
-// added by the caller.
-func newTextLibrary(dataDir string, extra []string, log *slog.Logger) (*text.Library, error) {
+// system's font directories when system is set (--system-fonts), and extra directories
+// (--fonts). Uploaded font assets are added by the caller.
+func newTextLibrary(dataDir string, extra []string, system bool, log *slog.Logger) (*text.Library, error) {
 	dirs := []string{}
 	if dataDir != "" {
 		dirs = append(dirs, filepath.Join(dataDir, "fonts"))
 	}
 	dirs = append(dirs, extra...)
-	lib, err := text.NewLibrary(text.LibraryOptions{Dirs: dirs, IncludeSystem: true, CacheFile: fontCacheFile()})
+	lib, err := text.NewLibrary(text.LibraryOptions{Dirs: dirs, IncludeSystem: system, CacheFile: fontCacheFile()})
 	if err != nil {
 		return nil, err
 	}
 	if log != nil {
-		log.Debug("font library", "families", len(lib.Families()), "dirs", dirs)
+		log.Debug("font library", "families", len(lib.Families()), "dirs", dirs, "system", system)
 	}
 	return lib, nil
 }

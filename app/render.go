@@ -39,7 +39,7 @@ type RenderSettings struct {
 }
 
 // newRenderer is the export pipeline as serve runs it: each task's media comes from its
-// workspace's uploaded assets (then rs.AssetDir, then remote's fetches when remote is not
+// workspace's uploaded assets (its illustrations from ill) (then rs.AssetDir, then remote's fetches when remote is not
 // nil), text is drawn with the App's font library,
 // and video and sound are decoded with ff when it is there (nil: no video items or
 // compressed audio). Its Features are what capabilities advertise and what export creation
@@ -49,7 +49,7 @@ type RenderSettings struct {
 // while renders run, which lowers the API's latency under renders and raises throughput (see
 // bench/README.md, exports.sh).
 func newRenderer(store *assets.Store, fonts *text.Library, rs RenderSettings, ff *assets.FFmpeg, remote *assets.Remote,
-	log *slog.Logger, m render.Metrics) *render.Pipeline {
+	ill func(context.Context, export.RenderJob) (compositor.IllustrationFunc, error), log *slog.Logger, m render.Metrics) *render.Pipeline {
 	if rs.FrameWorkers <= 0 {
 		rs.FrameWorkers = max(1, runtime.NumCPU()-1)
 	}
@@ -74,14 +74,15 @@ func newRenderer(store *assets.Store, fonts *text.Library, rs RenderSettings, ff
 			}
 			return m, nil
 		},
-		Text:            compositor.NewTextItems(fonts, log),
-		Workers:         rs.FrameWorkers,
-		Preset:          rs.Preset,
-		CRF:             rs.CRF,
-		MaxOutputSide:   rs.MaxOutputSide,
-		MaxFrameSeconds: rs.MaxFrameSeconds,
-		Logger:          log,
-		Metrics:         m,
+		IllustrationsFor: ill,
+		Text:             compositor.NewTextItems(fonts, log),
+		Workers:          rs.FrameWorkers,
+		Preset:           rs.Preset,
+		CRF:              rs.CRF,
+		MaxOutputSide:    rs.MaxOutputSide,
+		MaxFrameSeconds:  rs.MaxFrameSeconds,
+		Logger:           log,
+		Metrics:          m,
 	})
 }
 

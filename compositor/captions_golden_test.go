@@ -66,7 +66,9 @@ func renderTextState(t testing.TB, raw []byte, frame int64) *image.RGBA {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(st, Options{Media: &testMedia{files: map[string][]byte{}}, Illustrations: testIllustrations,
+	// Template graphic nodes draw with Options.Illustrations: the built-in library here, as
+	// the browser reference draws them (testIllustrations replaces "heart").
+	c, err := New(st, Options{Media: &testMedia{files: map[string][]byte{}},
 		Text: NewTextItems(sharedLibrary(t), nil)})
 	if err != nil {
 		t.Fatal(err)

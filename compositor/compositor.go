@@ -42,6 +42,21 @@ type TextTypes interface {
 	TextItemTypes() []editor.ItemType
 }
 
+// BackgroundAsset is the editor asset the compositor asks its Media for when an image
+// background has no imageAssetId and its imageUrl names no preset: an image whose
+// remoteUrl is the imageUrl and whose filename is its last element.
+func BackgroundAsset(url string) *editor.Asset {
+	return &editor.Asset{Type: editor.AssetImage, RemoteURL: url, Filename: path.Base(url)}
+}
+
+// IllustratedText is implemented by TextRenderers that draw illustrations (text-template
+// graphic nodes): New gives them the compositor's Options.Illustrations, so a template
+// node names the same illustrations an illustration item does (a workspace's own ones
+// too), and uses the renderer it returns.
+type IllustratedText interface {
+	WithIllustrations(IllustrationFunc) TextRenderer
+}
+
 // Options configure a Compositor.
 type Options struct {
 	// Media supplies decoded assets. Required when the state draws any media.
@@ -236,6 +251,9 @@ func New(st *editor.State, opts Options) (*Compositor, error) {
 	if c.opts.Illustrations == nil {
 		c.opts.Illustrations = LibraryIllustrations
 	}
+	if it, ok := c.opts.Text.(IllustratedText); ok {
+		c.opts.Text = it.WithIllustrations(c.opts.Illustrations)
+	}
 	if c.opts.MaxMediaBytes <= 0 {
 		c.opts.MaxMediaBytes = 512 << 20
 	}
@@ -268,7 +286,7 @@ func New(st *editor.State, opts Options) (*Compositor, error) {
 	}
 	bg := st.GlobalBackground
 	if bg.Type == editor.BackgroundImage && bg.ImageAssetID == "" && bg.ImageURL != "" && presetID(bg.ImageURL) == "" {
-		c.media[""] = &mediaEntry{asset: &editor.Asset{Type: editor.AssetImage, RemoteURL: bg.ImageURL, Filename: path.Base(bg.ImageURL)}, svgLim: opts.SVG}
+		c.media[""] = &mediaEntry{asset: BackgroundAsset(bg.ImageURL), svgLim: opts.SVG}
 	}
 	if bg.Type == editor.BackgroundColor {
 		c.bgColor = c.parseColor(bg.Color, "globalBackground.color")

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/cutroom/cutroom/illustrations"
+	"github.com/cutroom/cutroom/svgbudget"
 	"github.com/srwiley/oksvg"
 	"github.com/srwiley/rasterx"
 	"golang.org/x/image/vector"
@@ -142,6 +143,11 @@ func (c *maskCache) illustrationMask(lib IllustrationFunc, name string, w, h int
 	if !seen {
 		if lib != nil {
 			if src, ok := lib(name); ok {
+				// A workspace's SVG passed this budget at upload; measure it again before
+				// parsing, as media SVGs are (svgbudget's default limits).
+				if err := checkSVG(src, svgbudget.Limits{}); err != nil {
+					return nil, fmt.Errorf("illustration %q: %w", name, err)
+				}
 				src = bytes.ReplaceAll(src, []byte("currentColor"), []byte("#ffffff"))
 				if ic, err := oksvg.ReadIconStream(bytes.NewReader(fixSVG(src)), oksvg.IgnoreErrorMode); err == nil && ic.ViewBox.W > 0 && ic.ViewBox.H > 0 {
 					icon = ic
@@ -151,7 +157,7 @@ func (c *maskCache) illustrationMask(lib IllustrationFunc, name string, w, h int
 		c.icons[name] = icon
 	}
 	if icon == nil {
-		return nil, fmt.Errorf("illustration %q is not in the built-in library", name)
+		return nil, fmt.Errorf("illustration %q is neither built in nor given by the render's lookup", name)
 	}
 	rgba := image.NewRGBA(image.Rect(0, 0, w, h))
 	vb := icon.ViewBox

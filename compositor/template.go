@@ -85,7 +85,7 @@ func (t *TextItems) renderTemplate(it *editor.Item, lt int64, scale float64) (*i
 			pw, ph := pixelSize(n.Width*k*scale), pixelSize(n.Height*k*scale)
 			name := n.ImageComponentID
 			m, err := t.masks.get(maskKey{"illustration", name, pw, ph}, func() (*image.Alpha, error) {
-				return t.masks.illustrationMask(LibraryIllustrations, name, pw, ph)
+				return t.masks.illustrationMask(t.ill, name, pw, ph)
 			})
 			if err != nil {
 				return nil, 0, 0, fmt.Errorf("node %q: %w", n.ID, err)

@@ -19,6 +19,7 @@ type TextItems struct {
 	log   *slog.Logger
 	pages *pageCache
 	masks *maskCache // template illustrations
+	ill   IllustrationFunc
 }
 
 // NewTextItems returns a TextRenderer over a font library; log receives warnings about
@@ -27,7 +28,20 @@ func NewTextItems(lib *text.Library, log *slog.Logger) *TextItems {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &TextItems{lib: lib, log: log, pages: newPageCache(64), masks: newMaskCache(64)}
+	return &TextItems{lib: lib, log: log, pages: newPageCache(64), masks: newMaskCache(64), ill: LibraryIllustrations}
+}
+
+// WithIllustrations returns a TextItems sharing t's fonts and text caches that draws
+// template graphic nodes with lib (nil: the built-in library) and its own illustration
+// cache, so the same name from two lookups (two workspaces) never shares a drawing. The
+// compositor calls it with its Options.Illustrations (IllustratedText).
+func (t *TextItems) WithIllustrations(lib IllustrationFunc) TextRenderer {
+	if lib == nil {
+		lib = LibraryIllustrations
+	}
+	c := *t
+	c.masks, c.ill = newMaskCache(64), lib
+	return &c
 }
 
 // TextItemTypes lists the item types RenderText draws: text, captions and text templates

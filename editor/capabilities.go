@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
-
-	"github.com/cutroom/cutroom/illustrations"
 )
 
 // FeatureSet lists what a renderer can draw. Capabilities advertises only these, and
@@ -336,9 +334,9 @@ func capabilitiesVersion(c EditorCapabilities) string {
 
 // UnsupportedFeatures names every feature s uses that supported lacks, as "kind:name"
 // strings (item:lottie, transition:flip, effect:blur, filter:lemon-cyan, animation:zoom-in,
-// captionAnimation:jitter, shape:star, chart:radar, background:blur, templateImage:lottie,
-// illustration:<name> for an illustration item's name or an svg template image's
-// imageComponentId not in the built-in library), sorted and without duplicates. Items in no track and items on
+// captionAnimation:jitter, shape:star, chart:radar, background:blur, templateImage:lottie),
+// sorted and without duplicates. Names the server resolves (illustrations, background
+// presets) are not features: ReferenceIssues reports those. Items in no track and items on
 // tracks that are both hidden and muted are not rendered, so they are not counted.
 // Export creation fails with EXPORT_FEATURE_UNSUPPORTED when the result is not empty.
 func UnsupportedFeatures(s *State, supported FeatureSet) []string {
@@ -384,10 +382,6 @@ func UnsupportedFeatures(s *State, supported FeatureSet) []string {
 				add("filter", it.Filter.FilterType)
 			case it.Chart != nil && !has(supported.ChartTypes, it.Chart.ChartType):
 				add("chart", string(it.Chart.ChartType))
-			case it.Illustration != nil:
-				if _, ok := illustrations.ByName(it.Illustration.Name); !ok {
-					add("illustration", it.Illustration.Name)
-				}
 			case it.Template != nil:
 				for _, n := range it.Template.Nodes {
 					anim(n.Animations)
@@ -395,13 +389,8 @@ func UnsupportedFeatures(s *State, supported FeatureSet) []string {
 					if n.Type != TemplateNodeImage {
 						continue
 					}
-					switch {
-					case !has(supported.TemplateImages, n.ImageType):
+					if !has(supported.TemplateImages, n.ImageType) {
 						add("templateImage", n.ImageType)
-					case n.ImageType == "svg" && n.ImageComponentID != "":
-						if _, ok := illustrations.ByName(n.ImageComponentID); !ok {
-							add("illustration", n.ImageComponentID)
-						}
 					}
 				}
 			}

@@ -143,8 +143,11 @@ func TestUnsupportedFeatures(t *testing.T) {
 	fs = AllFeatures()
 	fs.Shapes = []string{"rectangle"}
 	fs.ChartTypes = nil
-	if got := UnsupportedFeatures(st, fs); !reflect.DeepEqual(got, []string{"illustration:no-such-thing", "shape:star"}) {
-		t.Fatalf("got %v (hidden+muted track must not count)", got)
+	if got := UnsupportedFeatures(st, fs); !reflect.DeepEqual(got, []string{"shape:star"}) {
+		t.Fatalf("got %v (hidden+muted track must not count; names are ReferenceIssues')", got)
+	}
+	if is := ReferenceIssues(st, References{}); len(is) != 1 || is[0].Path != "/items/i/illustrationName" {
+		t.Fatalf("reference issues %+v", is)
 	}
 }
 
@@ -158,12 +161,16 @@ func TestUnsupportedTemplateImages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := UnsupportedFeatures(st, AllFeatures()); !reflect.DeepEqual(got, []string{"illustration:component-hero-mark"}) {
+	if got := UnsupportedFeatures(st, AllFeatures()); len(got) != 0 {
 		t.Fatalf("all features: %v", got)
 	}
 	fs := AllFeatures()
 	fs.TemplateImages = []string{"svg"}
-	if got := UnsupportedFeatures(st, fs); !reflect.DeepEqual(got, []string{"illustration:component-hero-mark", "templateImage:lottie"}) {
+	if got := UnsupportedFeatures(st, fs); !reflect.DeepEqual(got, []string{"templateImage:lottie"}) {
 		t.Fatalf("svg only: %v", got)
+	}
+	// Names are not features: ReferenceIssues reports the unknown one (not the built-in heart).
+	if is := ReferenceIssues(st, References{}); len(is) != 1 || is[0].Path != "/items/x/nodes/1/imageComponentId" {
+		t.Fatalf("reference issues %+v", is)
 	}
 }

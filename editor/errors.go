@@ -31,7 +31,7 @@ var interfaceCodes = []apierr.Code{
 // APICode returns the API code of an editor code (an Issue's Code or a Code... constant);
 // a code this package does not define reads as EDITOR_SCHEMA_INVALID.
 func APICode(code string) apierr.Code {
-	for _, list := range [][]apierr.Code{interfaceCodes, semanticCodes, limitCodes} {
+	for _, list := range [][]apierr.Code{interfaceCodes, semanticCodes, limitCodes, referenceCodes} {
 		for _, c := range list {
 			if c.String() == code {
 				return c

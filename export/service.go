@@ -92,6 +92,12 @@ type Config struct {
 	// state with EXPORT_ASSET_UNRESOLVABLE before anything is charged or stored. nil
 	// checks nothing (the render reports what it cannot read).
 	Unresolvable func(workspaceID string, st *editor.State) []assets.Unresolved
+	// Names, when set, gives what a workspace's state may name beyond the built-in
+	// sets: its own illustrations and the remote background images the server fetches.
+	// Create refuses a state with a name that resolves to nothing (editor.ReferenceIssues:
+	// EDITOR_ILLUSTRATION_UNKNOWN, EDITOR_BACKGROUND_PRESET_UNKNOWN) before anything is
+	// charged or stored. nil resolves against the built-in sets only.
+	Names func(workspaceID string) (editor.References, error)
 }
 
 // Service manages export tasks: create, read, list and cancel for the API, and the
@@ -251,6 +257,9 @@ func (s *Service) Create(ctx context.Context, p model.Principal, projectID strin
 	}
 	if r := Ratios[*req.Ratio]; r[0] != 0 && !ratioMatches(compW, compH, r[0], r[1]) {
 		return Created{}, errRatioMismatch.Field("ratio", "ratio %s does not match the composition size %dx%d; send the matching ratio or custom", *req.Ratio, compW, compH)
+	}
+	if err := s.checkNames(ws.ID, parsed); err != nil {
+		return Created{}, err
 	}
 	if fr, ok := s.renderer.(Featured); ok {
 		if names := editor.UnsupportedFeatures(parsed, fr.Features()); len(names) > 0 {

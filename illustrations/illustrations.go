@@ -8,9 +8,17 @@
 // generated once from the Go code that used to draw the library in package editor and is
 // edited as data from now on; the tests pin its names and a few search answers.
 //
+// Workspaces add illustrations of their own: an SVG uploaded with x-illustration-name
+// (ValidName's rules) is bound to that name in the workspace (package storage), listed by
+// SearchWith beside the library with its Source, and drawn like a built-in one (its
+// coverage tinted with the item's colour). A name is one drawing: built-in names cannot be
+// taken, uploading a name again replaces it (the older asset stays an ordinary asset), and
+// deleting the bound asset unregisters the name. A render reads the workspace's
+// illustrations when it starts.
+//
 // The package lives at the module root, not under editor, because three packages at
 // different layers use it and none of them owns it: editor checks that a state names a
-// known illustration (UnsupportedFeatures), the compositor draws them, and the server
+// known illustration (ReferenceIssues), the compositor draws them, and the server
 // answers the search route. It knows nothing of the editor model and imports no other
 // cutroom package (a leaf), so each of them can import it without importing the others.
 //

@@ -21,23 +21,68 @@ const MaxQuery = 200
 // or a subsequence of the name (e.g. "arwup"
 // finds "arrow-up"). Only the first MaxQuery characters of q are used.
 func Search(q string) []string {
+	hits := SearchWith(q, nil)
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.Name
+	}
+	return out
+}
+
+// Sources of a Hit.
+const (
+	SourceBuiltin   = "builtin"   // the embedded library
+	SourceWorkspace = "workspace" // a workspace's own illustration (see ValidName)
+)
+
+// Hit is one answer of SearchWith: an illustration's name and where it comes from.
+type Hit struct {
+	Name   string `json:"name"`
+	Source string `json:"source"` // SourceBuiltin or SourceWorkspace
+}
+
+// SearchWith searches the built-in library and a workspace's own illustration names
+// (extra, which have no tags) together, with Search's rules and ranking: one list, best
+// first, ties by name. An empty or blank q returns every name, sorted. A name of extra that
+// is also a built-in name is left out (the built-in one answers).
+func SearchWith(q string, extra []string) []Hit {
 	if utf8.RuneCountInString(q) > MaxQuery {
 		q = string([]rune(q)[:MaxQuery])
 	}
 	words := splitWords(q)
 	l := lib()
+	cands := make([]Illustration, 0, len(l.list)+len(extra))
+	cands = append(cands, l.list...)
+	builtin := len(cands)
+	for _, n := range extra {
+		if _, dup := l.byName[n]; !dup {
+			cands = append(cands, Illustration{Name: n})
+		}
+	}
+	source := func(i int) string {
+		if i < builtin {
+			return SourceBuiltin
+		}
+		return SourceWorkspace
+	}
 	if len(words) == 0 {
-		return Names()
+		out := make([]Hit, len(cands))
+		for i, il := range cands {
+			out[i] = Hit{il.Name, source(i)}
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+		return out
 	}
 	if len(words) > 16 {
 		words = words[:16]
 	}
 	type hit struct {
-		name  string
-		score int
+		name   string
+		source string
+		score  int
 	}
 	var hits []hit
-	for _, il := range l.list {
+	for ci, il := range cands {
 		nameWords := splitWords(il.Name)
 		total := 0
 		ok := true
@@ -69,7 +114,7 @@ func Search(q string) []string {
 		}
 		// Shorter names rank first among equals ("star" before "star-outline").
 		total = total*100 - min(len(il.Name), 99)
-		hits = append(hits, hit{il.Name, total})
+		hits = append(hits, hit{il.Name, source(ci), total})
 	}
 	sort.Slice(hits, func(i, j int) bool {
 		if hits[i].score != hits[j].score {
@@ -77,9 +122,9 @@ func Search(q string) []string {
 		}
 		return hits[i].name < hits[j].name
 	})
-	out := make([]string, len(hits))
+	out := make([]Hit, len(hits))
 	for i, h := range hits {
-		out[i] = h.name
+		out[i] = Hit{h.name, h.source}
 	}
 	return out
 }

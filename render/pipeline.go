@@ -35,6 +35,10 @@ type PipelineConfig struct {
 	Text compositor.TextRenderer
 	// Illustrations looks up illustrations by name; nil means the built-in library.
 	Illustrations compositor.IllustrationFunc
+	// IllustrationsFor, when set, looks up the illustrations of one job instead of
+	// Illustrations (for example the built-in library, then job.WorkspaceID's own); it is
+	// called once per render, before the first frame.
+	IllustrationsFor func(ctx context.Context, job export.RenderJob) (compositor.IllustrationFunc, error)
 	// Workers is the number of frames composited at once (K); 0 means GOMAXPROCS.
 	Workers int
 	// EncoderThreads is the encoder's own thread count; 0 means every core.
@@ -326,8 +330,14 @@ func (p *Pipeline) renderPlan(ctx context.Context, job export.RenderJob, pl plan
 		}
 		audioOpts = &encode.AudioOptions{}
 	}
+	ill := p.cfg.Illustrations
+	if p.cfg.IllustrationsFor != nil {
+		if ill, err = p.cfg.IllustrationsFor(ctx, job); err != nil {
+			return stats, err
+		}
+	}
 	comp, err := compositor.New(pl.state, compositor.Options{Media: media, Text: p.cfg.Text,
-		Illustrations: p.cfg.Illustrations, Width: pl.outW, Height: pl.outH, Logger: log})
+		Illustrations: ill, Width: pl.outW, Height: pl.outH, Logger: log})
 	if err != nil {
 		return stats, leafFailure(err)
 	}

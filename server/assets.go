@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -81,18 +82,34 @@ func (s *Server) upload(c *gin.Context) {
 		}
 		projectID = id.String()
 	}
+	illustration, err := s.illustrationName(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	var body io.Reader = c.Request.Body
+	if illustration != "" {
+		body, err = svgBody(body)
+	}
 	// Uploads may be large and slow: bodyDeadline cuts only a body slower than the minimum
 	// rate.
-	a, err := s.deps.Assets.Upload(c.Request.Context(), assets.Upload{WorkspaceID: principal(c).Workspace.ID, ProjectID: projectID,
-		FileName: name[0], ContentType: c.GetHeader("Content-Type"), Length: c.Request.ContentLength, Body: c.Request.Body})
+	var a model.Asset
+	if err == nil {
+		a, err = s.deps.Assets.Upload(c.Request.Context(), assets.Upload{WorkspaceID: principal(c).Workspace.ID, ProjectID: projectID,
+			FileName: name[0], ContentType: c.GetHeader("Content-Type"), Length: c.Request.ContentLength, Body: body})
+	}
 	if err != nil && bodyTimedOut(c) {
 		err = s.bodyTimeoutProblem()
+	}
+	var meta map[string]any
+	if err == nil && illustration != "" {
+		meta, err = s.registerIllustration(c, illustration, a.ID)
 	}
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	s.ok(c, http.StatusCreated, s.recordOf(a), nil)
+	s.ok(c, http.StatusCreated, s.recordOf(a), meta)
 }
 
 func (s *Server) getAsset(c *gin.Context) {

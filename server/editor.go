@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/cutroom/cutroom/editor"
-	"github.com/cutroom/cutroom/illustrations"
 	"github.com/gin-gonic/gin"
 )
 
@@ -33,6 +32,14 @@ func (s *Server) validateState(c *gin.Context) {
 		return
 	}
 	res := editor.Validate(st)
+	if res.Valid {
+		more, err := s.stateNameIssues(c, st)
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		res = res.WithIssues(more...)
+	}
 	s.ok(c, http.StatusOK, res, map[string]any{"capabilitiesVersion": s.capabilities().Version})
 }
 
@@ -42,22 +49,6 @@ func (s *Server) capabilities() editor.EditorCapabilities { return s.caps }
 // getCapabilities answers GET /v1/editor/capabilities.
 func (s *Server) getCapabilities(c *gin.Context) {
 	s.ok(c, http.StatusOK, s.caps, nil)
-}
-
-// searchIllustrations answers GET /v1/illustrations?q=: the built-in library's names,
-// fuzzy-matched and ranked, or all of them without q.
-func (s *Server) searchIllustrations(c *gin.Context) {
-	q := c.Query("q")
-	if len([]rune(q)) > illustrations.MaxQuery {
-		s.fail(c, errInvalidQuery.Field("q",
-			"q must be at most %d characters", illustrations.MaxQuery))
-		return
-	}
-	names := illustrations.Search(q)
-	if names == nil {
-		names = []string{}
-	}
-	s.ok(c, http.StatusOK, names, nil)
 }
 
 // listFonts answers GET /v1/editor/fonts: the font families text items can name, matched

@@ -36,6 +36,14 @@ func TestValidateRoute(t *testing.T) {
 		d := m["data"].(map[string]any)
 		errs := d["errors"].([]any)
 		wantValid := strings.Contains(name, ".valid.")
+		if name == "editor-state.valid.text-template.json" {
+			// Schema-valid, but its graphic component-hero-mark is neither built in nor
+			// registered by the workspace (see TestIllustrationUploads).
+			if d["valid"] != false || len(errs) != 1 || errs[0].(map[string]any)["code"] != "EDITOR_ILLUSTRATION_UNKNOWN" {
+				t.Fatalf("%s: valid=%v errors=%v", name, d["valid"], errs)
+			}
+			continue
+		}
 		if d["valid"] != wantValid || (wantValid != (len(errs) == 0)) {
 			t.Fatalf("%s: valid=%v errors=%v", name, d["valid"], errs)
 		}

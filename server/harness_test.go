@@ -140,7 +140,8 @@ func newAssetEnv(t *testing.T, assetCfg func(*assets.Config), mutate ...func(*se
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.h = checkAPI(t, server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db, Assets: e.store, Files: e.store, Fonts: e.fonts}).Handler())
+	e.h = checkAPI(t, server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db, Assets: e.store, Files: e.store, Fonts: e.fonts,
+		Illustrations: db}).Handler())
 	return e
 }
 

@@ -115,6 +115,14 @@ type Deps struct {
 	// Backups serves GET /admin/backup when Config.AdminToken is set; nil leaves it
 	// unregistered.
 	Backups Backups
+	// Illustrations keeps the workspaces' own illustrations (uploads with
+	// x-illustration-name, GET /v1/illustrations); nil keeps none and refuses the header.
+	Illustrations Illustrations
+	// Names gives what a workspace's states may name beyond the built-in sets, for the
+	// validate route's reference rules (editor.ReferenceIssues); nil (or no Illustration
+	// in what it gives) takes the workspace's names from Illustrations, and checks no
+	// background image.
+	Names func(workspaceID string) (editor.References, error)
 }
 
 // Server is cutroom's HTTP interface.

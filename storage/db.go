@@ -64,6 +64,7 @@ var migrations = []func(tx *bolt.Tx) error{
 		return err
 	},
 	migrateIdempotencyData, // 5: idempotency records keep the resource, not the HTTP body (idempotency.go)
+	migrateIllustrations,   // 6: the workspaces' own illustrations (illustrations.go)
 }
 
 // Options configure Open.

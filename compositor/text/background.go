@@ -2,6 +2,8 @@ package text
 
 import (
 	"math"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/image/vector"
 )
@@ -14,13 +16,71 @@ type bgRow struct {
 // kappa places cubic Bézier control points so the curve approximates a quarter circle.
 const kappa = 0.5522847498
 
+// lineExtent is the horizontal extent of a line's painted glyphs, in composition pixels;
+// none is true when the line paints no glyph.
+type lineExtent struct {
+	left, right float64
+	none        bool
+}
+
+// paintedExtents returns, when spans hide words (Hidden, or Fade 1: a typewriter's words
+// not yet typed, an elastic-pop word before it pops), each line's extent over the glyphs
+// that are painted, white space left out; nil when no span hides anything, and a line whose
+// every glyph is painted keeps its own box. The line background follows the words shown,
+// as the editor draws it: the box of each line spans its visible words only, and a line
+// with none has no box.
+func paintedExtents(t Text, lay *layout) []lineExtent {
+	hides := false
+	for _, sp := range t.Spans {
+		if sp.Hidden || sp.Fade >= 1 {
+			hides = true
+			break
+		}
+	}
+	if !hides {
+		return nil
+	}
+	ext := make([]lineExtent, len(lay.lines))
+	all := make([]bool, len(lay.lines))
+	for i := range ext {
+		ext[i] = lineExtent{left: math.Inf(1), right: math.Inf(-1), none: true}
+		all[i] = true
+	}
+	for _, g := range lay.glyphs {
+		if g.line < 0 || g.line >= len(ext) {
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(t.Content[min(g.src, len(t.Content)):]); unicode.IsSpace(r) {
+			continue
+		}
+		if k := spanOf(t.Spans, g.src); k >= 0 && (t.Spans[k].Hidden || t.Spans[k].Fade >= 1) {
+			all[g.line] = false
+			continue
+		}
+		e := &ext[g.line]
+		e.left, e.right, e.none = math.Min(e.left, g.x), math.Max(e.right, g.x+g.adv), false
+	}
+	for i, ln := range lay.lines {
+		if all[i] {
+			ext[i] = lineExtent{left: ln.left, right: ln.right} // nothing hidden: the line's box
+		}
+	}
+	return ext
+}
+
 // backgroundRows returns, in output pixels relative to the layer origin, the background
 // rectangle of every line with content, grouped into runs of vertically touching lines.
-func backgroundRows(lay *layout, bg *Background, scale, originX, originY float64) [][]bgRow {
+// With painted (paintedExtents) a line's rectangle spans its painted glyphs only, and a
+// line painting none has no rectangle.
+func backgroundRows(lay *layout, bg *Background, scale, originX, originY float64, painted []lineExtent) [][]bgRow {
 	var groups [][]bgRow
 	var cur []bgRow
-	for _, ln := range lay.lines {
-		if !ln.hasContent || ln.bottom <= ln.top {
+	for i, ln := range lay.lines {
+		left, right := ln.left, ln.right
+		if painted != nil {
+			left, right = painted[i].left, painted[i].right
+		}
+		if !ln.hasContent || ln.bottom <= ln.top || (painted != nil && painted[i].none) {
 			if len(cur) > 0 {
 				groups = append(groups, cur)
 				cur = nil
@@ -28,8 +88,8 @@ func backgroundRows(lay *layout, bg *Background, scale, originX, originY float64
 			continue
 		}
 		r := bgRow{
-			x0: (ln.left-bg.HorizontalPadding)*scale - originX,
-			x1: (ln.right+bg.HorizontalPadding)*scale - originX,
+			x0: (left-bg.HorizontalPadding)*scale - originX,
+			x1: (right+bg.HorizontalPadding)*scale - originX,
 			y0: ln.top*scale - originY,
 			y1: ln.bottom*scale - originY,
 		}

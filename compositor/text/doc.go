@@ -2,9 +2,10 @@
 // the editor's preview, which is CSS in a browser.
 //
 // A [Library] holds fonts: a small permissive set embedded in the binary (Noto Sans, Serif
-// and Mono, Noto scripts for Arabic, Hebrew, Devanagari and a CJK subset, and Symbola for
-// monochrome emoji; a colour bitmap emoji font such as Noto Color Emoji is used when an
-// operator or system directory has one), fonts from operator directories, system font directories, and font files
+// and Mono, Noto scripts for Arabic, Hebrew, Devanagari and a CJK subset, Noto Color Emoji
+// (CBDT colour bitmaps, drawn in colour) and Symbola for other symbols; fonts/README.md has
+// their licences), fonts from operator directories, system font directories (unless
+// LibraryOptions.IncludeSystem is off), and font files
 // registered at run time. [Library.Render] turns a [Text] (content, [Style], box width and
 // output scale) into a [Layer]: a premultiplied RGBA image plus its offset from the text box's
 // top-left corner. The compositor then transforms that layer with the item's geometry.
@@ -12,11 +13,25 @@
 // Layout follows CSS `white-space: pre-wrap; overflow-wrap: break-word`: explicit newlines are
 // kept, lines wrap at UAX #14 break opportunities inside a fixed box width, a word longer than
 // the box breaks between grapheme clusters, and trailing spaces hang. Text is shaped with
-// HarfBuzz (github.com/go-text/typesetting), so kerning, ligatures, Arabic joining, Indic
-// reordering and bidirectional text work like in the browser. Line boxes follow the CSS
+// HarfBuzz (github.com/go-text/typesetting), so kerning, ligatures, Arabic joining and Indic
+// reordering work like in the browser.
+//
+// Bidirectional text follows UAX #9 as Chromium applies it to `direction: ltr|rtl` (bidi.go):
+// the paragraph level is the item's direction; levels are resolved per character with our own
+// W1-W7, N0-N2 and I1-I2 over x/text's character classes (x/text's Paragraph.Order gives run
+// directions but no levels, so digits inside a right-to-left run broke it in two); each run
+// of one level is shaped in its direction; lines break on the logical text; then each line's
+// runs are reordered by L2, trailing white space at the paragraph level (L1). Explicit
+// embedding, override and isolate controls are not interpreted. Line boxes follow the CSS
 // inline formatting model: each line is lineHeight*fontSize tall, with half the leading above
 // the primary font's ascent and half below its descent, ascent and descent rounded to whole
 // pixels as Chromium does.
+//
+// Emoji (emoji.go): Noto Color Emoji is embedded uncompressed (its PNG glyphs compress by
+// 7-10%, not worth a decompression and an xz dependency). Emoji sequences are found before
+// font fallback (keycaps, flags, ZWJ sequences with skin tones and VS16) and shaped whole
+// with the emoji face, so its GSUB ligatures draw each as one glyph; per-character fallback
+// alone would give a keycap's digit and combining mark to the text font.
 //
 // Stroke follows `-webkit-text-stroke` with `paint-order: stroke fill`: the stroke is centred
 // on the glyph outline and painted under the fill, so strokeWidth/2 shows outside the glyph.

@@ -41,6 +41,7 @@ func FuzzRender(f *testing.F) {
 	f.Add("Hello\nworld", 200.0, 24.0, 1.2, 0.0, "center", "rtl", 2.0, 1.0)
 	f.Add("שלום مرحبا 中文 😀", 50.0, 100.0, 0.0, -5.0, "right", "ltr", 0.0, 2.0)
 	f.Add("", 0.0, 1.0, 1.0, 0.0, "", "", 0.0, 0.0)
+	f.Add("a (ב [c) ד] 1\ufe0f\u20e3\u200d\U0001F1EB\U0001F3F4\U000E0067\u202e\u2067x\u2069 ١٢,٣ 4.5% \U0001F469\U0001F3FE\u200d", 120.0, 30.0, 1.2, 2.0, "left", "rtl", 1.0, 1.0)
 	lib, err := NewLibrary(LibraryOptions{})
 	if err != nil {
 		f.Fatal(err)

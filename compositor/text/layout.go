@@ -2,6 +2,7 @@ package text
 
 import (
 	"math"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -87,6 +88,8 @@ type fontmap struct {
 	weight  int
 	italic  bool
 	byFace  map[*font.Face]*faceEntry
+	// emoji is the face emoji sequences are shaped with, chosen on first need.
+	emoji *emojiChoice
 }
 
 // ResolveFace implements shaping.Fontmap.
@@ -242,7 +245,8 @@ func (l *Library) layoutText(t Text) (*layout, error) {
 			Size:         fixed.Int26_6(math.Round(size * unitsPerPx * 64)),
 			FontFeatures: features,
 		}
-		split := spacesToPrimary(ss.seg.Split(input, fm), pface)
+		levels := bidiLevels(runes, rtl)
+		split := spacesToPrimary(ss.splitLevelRuns(input, levels, fm), pface)
 		outs := make([]shaping.Output, 0, len(split))
 		for _, in := range split {
 			out := ss.shaper.Shape(in)
@@ -271,7 +275,7 @@ func (l *Library) layoutText(t Text) (*layout, error) {
 			}
 			x0, baseline, idx := addLine(wpx, glyphCount > 0)
 			pen := x0
-			for _, run := range visualOrder(line) {
+			for _, run := range visualOrder(line, levels, rtl) {
 				e := fm.byFace[run.Face]
 				if e == nil {
 					e = primary
@@ -305,17 +309,42 @@ func srcOffset(src []int, i int) int {
 	return src[i]
 }
 
-// visualOrder returns the runs of a line sorted left to right.
-func visualOrder(line shaping.Line) []shaping.Output {
-	out := make([]shaping.Output, len(line))
-	for _, run := range line {
-		v := int(run.VisualIndex)
-		if v < 0 || v >= len(out) {
-			return line
+// splitLevelRuns splits a paragraph into runs of one bidi level, each shaped in its level's
+// direction, then into emoji sequences and, between them, by script and font (the
+// segmenter's own bidi pass finds nothing more to split in a run of one level).
+func (ss *shaperState) splitLevelRuns(input shaping.Input, levels []uint8, fm *fontmap) []shaping.Input {
+	var out []shaping.Input
+	for a := input.RunStart; a < input.RunEnd; {
+		b := a + 1
+		for b < input.RunEnd && levels[b] == levels[a] {
+			b++
 		}
-		out[v] = run
+		in := input
+		in.RunStart, in.RunEnd = a, b
+		in.Direction = di.DirectionLTR
+		if levels[a]%2 == 1 {
+			in.Direction = di.DirectionRTL
+		}
+		out = append(out, ss.splitRun(in, fm)...)
+		a = b
 	}
 	return out
+}
+
+// visualOrder returns the runs of a line left to right: sorted logically, then reordered by
+// their bidi levels (UAX #9 L2).
+func visualOrder(line shaping.Line, levels []uint8, rtl bool) []shaping.Output {
+	runs := append([]shaping.Output(nil), line...)
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Runes.Offset < runs[j].Runes.Offset })
+	lv := make([]uint8, len(runs))
+	for i, r := range runs {
+		if o := r.Runes.Offset; o >= 0 && o < len(levels) {
+			lv[i] = levels[o]
+		} else if rtl {
+			lv[i] = 1
+		}
+	}
+	return reorderRuns(runs, lv)
 }
 
 // addLetterSpacing adds ls to the advance of every glyph cluster of a run, as Chromium applies

@@ -199,6 +199,7 @@ var embeddedFaces = []struct {
 	file string
 	face faceRecord
 }{
+	{"fonts/NotoColorEmoji.ttf", faceRecord{"Noto Color Emoji", 400, false, 1, 0}},
 	{"fonts/NotoSans-Bold.ttf", faceRecord{"Noto Sans", 700, false, 1, 0}},
 	{"fonts/NotoSans-BoldItalic.ttf", faceRecord{"Noto Sans", 700, true, 1, 0}},
 	{"fonts/NotoSans-Italic.ttf", faceRecord{"Noto Sans", 400, true, 1, 0}},
@@ -230,7 +231,7 @@ func genericFamily(key string) string {
 	case "monospace", "ui-monospace":
 		return "noto sans mono"
 	case "emoji":
-		return "symbola"
+		return "noto color emoji"
 	}
 	return key
 }
@@ -668,8 +669,9 @@ func (l *Library) faceForRune(primary *faceEntry, weight int, italic bool, r run
 	return found
 }
 
-// emojiFamilies lists the emoji families preferred for emoji code points, colour first: a
-// colour bitmap font from an operator or system directory wins over embedded Symbola.
+// emojiFamilies lists the emoji families preferred for emoji code points, colour first: Noto
+// Color Emoji (embedded; an operator's or uploaded font of that family wins over it), then
+// Symbola's monochrome outlines for what it lacks.
 func emojiFamilies() []string {
 	return []string{"noto color emoji", "symbola"}
 }
@@ -688,15 +690,30 @@ func hasGlyph(e *faceEntry, r rune) bool {
 }
 
 // preferEmojiFont reports whether r is an emoji that should come from the emoji font even when
-// the text font has a glyph for it (emoji presentation by default).
+// the text font has a glyph for it: the supplementary emoji blocks, and below them the
+// characters whose Emoji_Presentation is Yes (emoji-data.txt, Unicode 15). Text-default
+// symbols (☺, ☂, ♞, ❤ without VS16) stay with the text font when it has them, as in Chromium.
 func preferEmojiFont(r rune) bool {
-	switch {
-	case r >= 0x1F000 && r <= 0x1FAFF:
+	if r >= 0x1F000 && r <= 0x1FAFF {
 		return true
-	case r >= 0x2600 && r <= 0x27BF:
-		return true
-	case r == 0x231A, r == 0x231B, r >= 0x23E9 && r <= 0x23F3, r >= 0x23F8 && r <= 0x23FA, r == 0x2B50, r == 0x2B55:
-		return true
+	}
+	if r < 0x231A || r > 0x2B55 {
+		return false
+	}
+	// the BMP ranges with Emoji_Presentation=Yes
+	ranges := [...][2]rune{
+		{0x231A, 0x231B}, {0x23E9, 0x23EC}, {0x23F0, 0x23F0}, {0x23F3, 0x23F3}, {0x25FD, 0x25FE},
+		{0x2614, 0x2615}, {0x2648, 0x2653}, {0x267F, 0x267F}, {0x2693, 0x2693}, {0x26A1, 0x26A1},
+		{0x26AA, 0x26AB}, {0x26BD, 0x26BE}, {0x26C4, 0x26C5}, {0x26CE, 0x26CE}, {0x26D4, 0x26D4},
+		{0x26EA, 0x26EA}, {0x26F2, 0x26F3}, {0x26F5, 0x26F5}, {0x26FA, 0x26FA}, {0x26FD, 0x26FD},
+		{0x2705, 0x2705}, {0x270A, 0x270B}, {0x2728, 0x2728}, {0x274C, 0x274C}, {0x274E, 0x274E},
+		{0x2753, 0x2755}, {0x2757, 0x2757}, {0x2795, 0x2797}, {0x27B0, 0x27B0}, {0x27BF, 0x27BF},
+		{0x2B1B, 0x2B1C}, {0x2B50, 0x2B50}, {0x2B55, 0x2B55},
+	}
+	for _, rg := range ranges {
+		if r >= rg[0] && r <= rg[1] {
+			return true
+		}
 	}
 	return false
 }

@@ -88,7 +88,7 @@ type Span struct {
 	// Color replaces Style.Color for the fill of these characters.
 	Color color.NRGBA
 	// Hidden leaves the characters unpainted (fill and stroke), keeping their space; the
-	// line background is still painted.
+	// line background covers only the painted glyphs (see paintedExtents), as does Fade 1.
 	Hidden bool
 	// Fade makes the characters transparent: their fill and stroke alpha are multiplied by
 	// 1-Fade (0: opaque, 1: invisible).
@@ -435,7 +435,7 @@ func (l *Library) rasterize(t Text, lay *layout) (*Layer, error) {
 	}
 	var groups [][]bgRow
 	if hasBg {
-		groups = backgroundRows(lay, st.Background, scale, 0, 0)
+		groups = backgroundRows(lay, st.Background, scale, 0, 0, paintedExtents(t, lay))
 		for _, g := range groups {
 			for _, r := range g {
 				grow(math.Floor(r.x0), math.Floor(r.y0), math.Ceil(r.x1), math.Ceil(r.y1))

@@ -1,0 +1,95 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/compositor"
+	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/storage"
+)
+
+// maxIllustrationBytes caps the SVG file a workspace illustration is read from at render
+// (the upload's image cap; the file passed it and the SVG budget at upload).
+const maxIllustrationBytes = 50 << 20
+
+// workspaceIllustrationNames returns the names of a workspace's own illustrations as a set.
+func workspaceIllustrationNames(db *storage.DB, workspaceID string) (map[string]string, error) {
+	list, err := db.Illustrations(workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]string, len(list))
+	for _, il := range list {
+		m[il.Name] = il.AssetID
+	}
+	return m, nil
+}
+
+// illustrationsFor is the renderer's per-job illustration lookup
+// (render.PipelineConfig.IllustrationsFor): the built-in library, then the job's
+// workspace's own illustrations as registered when the render starts, each read from its
+// uploaded SVG file on first use.
+func illustrationsFor(db *storage.DB, store *assets.Store) func(context.Context, export.RenderJob) (compositor.IllustrationFunc, error) {
+	return func(_ context.Context, job export.RenderJob) (compositor.IllustrationFunc, error) {
+		names, err := workspaceIllustrationNames(db, job.WorkspaceID)
+		if err != nil {
+			return nil, fmt.Errorf("the workspace's illustrations: %w", err)
+		}
+		return func(name string) ([]byte, bool) {
+			if svg, ok := compositor.LibraryIllustrations(name); ok {
+				return svg, true
+			}
+			id, ok := names[name]
+			if !ok {
+				return nil, false
+			}
+			p, err := store.Resolve(job.WorkspaceID, &editor.Asset{ID: id})
+			if err != nil {
+				return nil, false // deleted since the render started
+			}
+			svg, err := readCapped(p, maxIllustrationBytes)
+			return svg, err == nil
+		}, nil
+	}
+}
+
+// stateNames is the export service's and the validate route's view of what a workspace's
+// states may name (export.Config.Names): its own illustrations, and background images
+// that name no preset but are a local file (localResolver, as the compositor asks for
+// them) or a remote URL remote fetches (nil remote: none).
+func stateNames(db *storage.DB, store *assets.Store, dir string, remote *assets.Remote) func(string) (editor.References, error) {
+	return func(workspaceID string) (editor.References, error) {
+		names, err := workspaceIllustrationNames(db, workspaceID)
+		if err != nil {
+			return editor.References{}, err
+		}
+		local := localResolver(store, dir, workspaceID)
+		return editor.References{
+			Illustration: func(name string) bool { _, ok := names[name]; return ok },
+			Background: func(url string) error {
+				if _, err := local(compositor.BackgroundAsset(url)); err == nil {
+					return nil
+				}
+				return remote.Allowed(url)
+			},
+		}, nil
+	}
+}
+
+func readCapped(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		err = fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return b, err
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/compositor"
+	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/illustrations"
+)
+
+// maxIllustrationFile caps one --illustrations file (the server's image upload cap).
+const maxIllustrationFile = 50 << 20
+
+// loadIllustrations reads the NAME.svg files of dir ("" reads none) as the export's own
+// illustrations, named as a workspace's uploads are (illustrations.ValidName): a file
+// whose name breaks the rules, or is a built-in illustration's, is an error. Files of
+// other extensions are ignored.
+func loadIllustrations(dir string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	if dir == "" {
+		return out, nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("export: --illustrations: %w", err)
+	}
+	for _, e := range ents {
+		ext := filepath.Ext(e.Name())
+		if e.IsDir() || !strings.EqualFold(ext, ".svg") {
+			continue
+		}
+		name := strings.TrimSuffix(e.Name(), ext)
+		if err := illustrations.ValidName(name); err != nil {
+			return nil, fmt.Errorf("export: --illustrations: %s: %w", e.Name(), err)
+		}
+		b, err := readFileCapped(filepath.Join(dir, e.Name()), maxIllustrationFile)
+		if err != nil {
+			return nil, fmt.Errorf("export: --illustrations: %w", err)
+		}
+		if f, ok := assets.Sniff(b); !ok || f.Name != "svg" {
+			return nil, fmt.Errorf("export: --illustrations: %s is not an SVG document", e.Name())
+		}
+		out[name] = b
+	}
+	return out, nil
+}
+
+func readFileCapped(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		err = fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return b, err
+}
+
+// illustrationLookup draws the built-in library, then own (--illustrations).
+func illustrationLookup(own map[string][]byte) compositor.IllustrationFunc {
+	return func(name string) ([]byte, bool) {
+		if svg, ok := compositor.LibraryIllustrations(name); ok {
+			return svg, true
+		}
+		svg, ok := own[name]
+		return svg, ok
+	}
+}
+
+// checkNames refuses, as export create does, a state naming an illustration neither built
+// in nor in own, or a background image that names no preset and that resolve cannot find
+// (EDITOR_ILLUSTRATION_UNKNOWN, EDITOR_BACKGROUND_PRESET_UNKNOWN).
+func checkNames(st *editor.State, own map[string][]byte, resolve assets.Resolver) error {
+	issues := editor.ReferenceIssues(st, editor.References{
+		Illustration: func(name string) bool { _, ok := own[name]; return ok },
+		Background: func(url string) error {
+			_, err := resolve(compositor.BackgroundAsset(url))
+			return err
+		},
+	})
+	if len(issues) == 0 {
+		return nil
+	}
+	return fmt.Errorf("export: %w", editor.Result{Errors: issues}.Err())
+}
+
+// checkUnsupported refuses, as export create does (EXPORT_FEATURE_UNSUPPORTED, the same
+// message), a state using features outside fs, what the renderer draws; with skip it
+// says on stderr what the output leaves out and goes on.
+func checkUnsupported(st *editor.State, fs editor.FeatureSet, skip bool) error {
+	missing := editor.UnsupportedFeatures(st, fs)
+	if len(missing) == 0 {
+		return nil
+	}
+	sort.Strings(missing)
+	list := strings.Join(missing, ", ")
+	if !skip {
+		return fmt.Errorf("export: %s: %w (--skip-unsupported renders without them)", export.ErrFeatureUnsupported,
+			export.ErrFeatureUnsupported.New("this server cannot render these features of the state yet: %s", list))
+	}
+	fmt.Fprintf(os.Stderr, "cutroom: export: --skip-unsupported: left out of the output: %s\n", list)
+	return nil
+}
