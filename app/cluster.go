@@ -136,7 +136,7 @@ func (a *App) openCluster(local *render.Pipeline, store *assets.Store, remote *a
 			return nil, err
 		}
 		cr.worker, err = cluster.NewWorker(cluster.WorkerConfig{Conn: nc, Cache: cache, Logger: log,
-			Render: segmentRenderer(a.Fonts, a.cfg.Render, ff, log), TempDir: filepath.Join(a.cfg.DataDir, "outputs")})
+			Render: segmentRenderer(a.Fonts, a.cfg.Render, ff, log), TempDir: filepath.Join(a.cfg.DataDir, "cache")})
 		if err != nil {
 			return nil, err
 		}
