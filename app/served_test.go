@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"net"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,7 +14,13 @@ import (
 type servedApp struct {
 	*App
 	key, workspaceID string
+	stopOnce         sync.Once
+	stopFn           func(t *testing.T)
 }
+
+// stop shuts the App down (as SIGTERM does) and waits for Run to return; the test's end
+// does it otherwise.
+func (s *servedApp) stop(t *testing.T) { s.stopOnce.Do(func() { s.stopFn(t) }) }
 
 // serveApp opens an App of cfg (on a new data dir unless cfg names one; ShutdownGrace 5 s
 // unless set), with workspace "w" (runtime access on) and an API key, serves it on a
@@ -51,11 +58,12 @@ func serveApp(t *testing.T, cfg Config) *servedApp {
 	}
 	ran := make(chan error, 1)
 	go func() { ran <- a.Run(ctx) }()
-	t.Cleanup(func() {
+	sa := &servedApp{App: a, key: key, workspaceID: ws.ID, stopFn: func(t *testing.T) {
 		cancel()
 		if err := <-ran; err != nil {
 			t.Error(err)
 		}
-	})
-	return &servedApp{App: a, key: key, workspaceID: ws.ID}
+	}}
+	t.Cleanup(func() { sa.stop(t) })
+	return sa
 }

@@ -66,4 +66,10 @@
 //     anything is charged), and a task commit that fails for lack of space is STORAGE_FULL
 //     too (storeError); tasks already accepted keep rendering, and expired outputs are
 //     still deleted.
+//   - Events (events.go): every committed change of a task is published to an in-memory
+//     EventLog (a ring of Config.EventBuffer changes, DefaultEventBuffer) as the TaskView
+//     after the change; the commit and the publish happen under one mutex, so the log is in
+//     commit order. Readers never block the scheduler: they read the ring from the last
+//     sequence they saw and resync from Recent when they fell behind it. Ids carry an epoch
+//     new at each start, so ids of an earlier process are recognised.
 package export

@@ -81,7 +81,7 @@ func (s *Service) recover() error {
 	notify := false
 	for _, id := range ids {
 		now := s.now().UTC()
-		t, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+		t, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 			if t.Status != model.StatusProcessing && t.Status != model.StatusPaused {
 				return nil, storage.ErrNoChange
 			}
@@ -129,7 +129,7 @@ func (s *Service) Abandon() []string {
 	s.mu.Unlock()
 	var out []string
 	for _, id := range ids {
-		t, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+		t, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 			if t.Status != model.StatusProcessing {
 				return nil, storage.ErrNoChange
 			}
@@ -203,7 +203,7 @@ func (s *Service) start(wg *sync.WaitGroup, id string) bool {
 	}
 	now := s.now().UTC()
 	claimed := false
-	t, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+	t, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 		claimed = false
 		if t.Status != model.StatusPending {
 			return nil, storage.ErrNoChange
@@ -247,7 +247,7 @@ func (s *Service) render(ctx context.Context, t model.ExportTask) {
 		log.Info("export canceled")
 	case errors.Is(cause, errPaused):
 		_ = os.RemoveAll(s.taskDir(t.ID))
-		if _, perr := s.store.UpdateExport(t.ID, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+		if _, perr := s.update(t.ID, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 			if t.Status != model.StatusProcessing {
 				return nil, storage.ErrNoChange
 			}
@@ -315,7 +315,7 @@ func (s *Service) renderFile(ctx context.Context, t *model.ExportTask) (err erro
 func (s *Service) finish(id string, started time.Time, renderErr error) {
 	now := s.now().UTC()
 	recorded := false
-	t, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+	t, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 		recorded = false
 		if t.Status != model.StatusProcessing {
 			return nil, storage.ErrNoChange
@@ -356,7 +356,7 @@ func (s *Service) finish(id string, started time.Time, renderErr error) {
 
 // setPhase records a phase and progress of a PROCESSING task.
 func (s *Service) setPhase(id, phase string, pct float64) {
-	_, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+	_, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 		if t.Status != model.StatusProcessing || (t.Phase == phase && t.Progress == pct) {
 			return nil, storage.ErrNoChange
 		}
@@ -415,7 +415,7 @@ func (s *Service) purgeExpired() {
 			continue
 		}
 		s.log.Info("export output expired and deleted", "task", id)
-		if _, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+		if _, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 			if t.OutputPurged {
 				return nil, storage.ErrNoChange
 			}

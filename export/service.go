@@ -92,6 +92,9 @@ type Config struct {
 	// state with EXPORT_ASSET_UNRESOLVABLE before anything is charged or stored. nil
 	// checks nothing (the render reports what it cannot read).
 	Unresolvable func(workspaceID string, st *editor.State) []assets.Unresolved
+	// EventBuffer is how many task changes the event log (Events) keeps for streams to
+	// replay (default DefaultEventBuffer).
+	EventBuffer int
 	// Names, when set, gives what a workspace's state may name beyond the built-in
 	// sets: its own illustrations and the remote background images the server fetches.
 	// Create refuses a state with a name that resolves to nothing (editor.ReferenceIssues:
@@ -112,6 +115,8 @@ type Service struct {
 	now      func() time.Time
 	validate *editor.Validator
 	wake     chan struct{}
+	events   *EventLog
+	pubMu    sync.Mutex // held across a task commit and its publish (events.go)
 
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc
@@ -164,6 +169,9 @@ func New(cfg Config, store Store, r Renderer) (*Service, error) {
 	if cfg.Metrics == nil {
 		cfg.Metrics = noMetrics{}
 	}
+	if cfg.EventBuffer <= 0 {
+		cfg.EventBuffer = DefaultEventBuffer
+	}
 	if err := os.MkdirAll(cfg.OutputDir, 0o750); err != nil {
 		return nil, fmt.Errorf("export: output dir: %w", err)
 	}
@@ -172,7 +180,7 @@ func New(cfg Config, store Store, r Renderer) (*Service, error) {
 		return nil, err
 	}
 	return &Service{cfg: cfg, store: store, renderer: r, links: cfg.Links, log: cfg.Logger, now: cfg.Now,
-		validate: v, wake: make(chan struct{}, 1), running: map[string]context.CancelCauseFunc{}}, nil
+		validate: v, wake: make(chan struct{}, 1), events: newEventLog(cfg.EventBuffer), running: map[string]context.CancelCauseFunc{}}, nil
 }
 
 // Created is the outcome of Create.
@@ -347,7 +355,12 @@ func (s *Service) Create(ctx context.Context, p model.Principal, projectID strin
 	if idem != nil {
 		idem.Data = data
 	}
+	s.pubMu.Lock()
 	prior, err := s.store.CreateExport(t, state, idem, storage.ExportLimits{MaxActive: s.cfg.MaxActive, DedupeClientTaskID: dedupe})
+	if err == nil && prior == nil {
+		s.events.publish(t.WorkspaceID, s.View(&t))
+	}
+	s.pubMu.Unlock()
 	if err != nil {
 		return Created{}, storeError(err, id)
 	}
@@ -411,7 +424,7 @@ func (s *Service) Cancel(workspaceID, id string) (TaskView, error) {
 	}
 	now := s.now().UTC()
 	canceled := false
-	t, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+	t, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 		canceled = false
 		switch {
 		case t.Status == model.StatusCanceled:

@@ -17,4 +17,18 @@ type WebhookDelivery struct {
 	NextAttemptAt time.Time         `json:"nextAttemptAt"`
 	CreatedAt     time.Time         `json:"createdAt"`
 	LastError     string            `json:"lastError,omitempty"`
+	// History lists the attempts made, oldest first (at most one per retry of the schedule).
+	History []WebhookAttempt `json:"history,omitempty"`
+	// DeliveredAt is when a receiver accepted the event (nil while it waits or was given up).
+	DeliveredAt *time.Time `json:"deliveredAt,omitempty"`
+	// GaveUp is set when the last retry failed (the entry is a dead letter).
+	GaveUp bool `json:"gaveUp,omitempty"`
+}
+
+// WebhookAttempt is one delivery attempt: when it was made, the receiver's status code (0
+// when there was no answer) and the error (empty when it was accepted).
+type WebhookAttempt struct {
+	At         time.Time `json:"at"`
+	StatusCode int       `json:"statusCode,omitempty"`
+	Error      string    `json:"error,omitempty"`
 }

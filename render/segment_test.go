@@ -173,6 +173,15 @@ func TestSegmentedExport(t *testing.T) {
 				}
 			}
 			t.Logf("%s: worst frame PSNR %.1f dB", format, worst)
+			// Seekable: a seek into the middle of a segment lands on the right frame.
+			out, err := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-ss", "13.5", "-i", joined, "-frames:v", "1",
+				"-f", "rawvideo", "-pix_fmt", "yuv420p", "-").Output()
+			if err != nil || len(out) != len(fa[405]) {
+				t.Fatalf("seek to 13.5 s: %v (%d bytes)", err, len(out))
+			}
+			if p := psnrYUV(fa[405], out); p < 40 {
+				t.Errorf("seek to 13.5 s: PSNR %.1f dB against frame 405 of the one-piece render", p)
+			}
 		})
 	}
 }

@@ -100,6 +100,9 @@ func readMP4(f *os.File, fps int) (s *mp4Segment, err error) {
 	if s.n == 0 {
 		return nil, fmt.Errorf("no samples")
 	}
+	if st, err := f.Stat(); err != nil || uint64(s.n) > uint64(st.Size()) {
+		return nil, fmt.Errorf("%d samples do not fit in the file", s.n)
+	}
 	// Every table must describe exactly the samples, so reading them cannot run off one.
 	if sum(stbl.Stts.SampleCount) != uint64(s.n) {
 		return nil, fmt.Errorf("the time-to-sample table does not describe the %d samples", s.n)

@@ -30,4 +30,19 @@
 //     Content-Length; every write gets a minute, so a client that stops reading cannot keep
 //     the snapshot's read transaction open, and a stream that breaks off aborts the
 //     connection (the client sees a short body).
+//   - GET /v1/exports/events (events.go) streams export.Service's event log as Server-Sent
+//     Events: task.updated with the task as GET shows it, an id per event that
+//     Last-Event-ID resumes after (an id the log cannot replay gets the current state of the
+//     workspace's active and newest tasks first), a heartbeat comment every EventHeartbeat,
+//     at most MaxEventStreams per key (429 EVENT_STREAMS_LIMIT). A stream re-checks its key
+//     at each heartbeat and at most once a second as changes come, and ends when it no longer
+//     authenticates; HTTPServer registers CloseStreams with the http.Server's shutdown,
+//     which would otherwise wait for streams that never go idle.
+//   - Frame previews (preview.go): GET /v1/projects/{id}/frame and POST /v1/editor/frame
+//     draw one frame through Deps.Previews (the App wires render.Stills in; the server
+//     never imports the compositor). The ETag hashes the workspace, the state's bytes, the
+//     time in ms, the width and the format; If-None-Match answers 304 before anything is
+//     drawn, and the last 32 MiB of pictures are kept. Width is capped at MaxPreviewSide on
+//     both sides; at most MaxPreviews draw per workspace (429 FRAME_PREVIEWS_BUSY). webp is
+//     refused (FRAME_FORMAT_UNSUPPORTED): no encoder without a new cgo dependency.
 package server

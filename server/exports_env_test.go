@@ -44,6 +44,7 @@ type exportEnv struct {
 	svc      *export.Service
 	renderer *exporttest.Solid
 	dataDir  string
+	srv      *server.Server
 }
 
 type exportOpts struct {
@@ -54,6 +55,9 @@ type exportOpts struct {
 	fail       error
 	ttl        time.Duration
 	maxDur     time.Duration // export.Config.MaxDuration
+	maxActive  int           // export.Config.MaxActive
+	progress   time.Duration // export.Config.ProgressInterval (default 50 ms)
+	server     func(*server.Config)
 }
 
 func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
@@ -108,15 +112,22 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	if o.workers == 0 {
 		o.workers = 2
 	}
+	if o.progress == 0 {
+		o.progress = 50 * time.Millisecond
+	}
 	svc, err := export.New(export.Config{Workers: o.workers, OutputDir: filepath.Join(dir, "outputs"),
 		Links: export.NewLinks(public, signer), Guard: guard, Notify: dl.Notify, Now: clk.Now, OutputTTL: o.ttl,
-		ProgressInterval: 50 * time.Millisecond, PollInterval: 100 * time.Millisecond, JanitorInterval: 50 * time.Millisecond, Logger: quiet,
+		ProgressInterval: o.progress, MaxActive: o.maxActive, PollInterval: 100 * time.Millisecond, JanitorInterval: 50 * time.Millisecond, Logger: quiet,
 		MaxDuration: o.maxDur}, db, r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.h = checkAPI(t, server.New(server.Config{Now: clk.Now, PublicURL: public, Logger: quiet},
-		server.Deps{Accounts: db, Projects: db, Idempotency: db, Exports: svc}).Handler())
+	scfg := server.Config{Now: clk.Now, PublicURL: public, Logger: quiet}
+	if o.server != nil {
+		o.server(&scfg)
+	}
+	srv := server.New(scfg, server.Deps{Accounts: db, Projects: db, Idempotency: db, Exports: svc, Webhooks: db})
+	e.h = checkAPI(t, srv.Handler())
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -125,7 +136,7 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	// Cleanups run last-in first-out: stop the goroutines, then close the database.
 	t.Cleanup(func() { db.Close() })
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	return &exportEnv{env: e, clock: clk, svc: svc, renderer: r, dataDir: dir}
+	return &exportEnv{env: e, clock: clk, svc: svc, renderer: r, dataDir: dir, srv: srv}
 }
 
 // exportBody is a valid stateless create body over state, with fields overridden by kv

@@ -16,9 +16,14 @@ import (
 
 // Stand-ins that only make the server register every route; their methods are never called.
 type (
-	allExports struct{ server.Exports }
-	allHealth  struct{ server.Health }
-	allBackups struct{ server.Backups }
+	allExports struct {
+		server.Exports
+		server.TaskEvents
+	}
+	allPreviews struct{ server.Previews }
+	allWebhooks struct{ server.Webhooks }
+	allHealth   struct{ server.Health }
+	allBackups  struct{ server.Backups }
 )
 
 // The description lists exactly the routes the engine serves (with every dependency and
@@ -27,7 +32,8 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	e := newEnv(t)
 	s := server.New(server.Config{PublicURL: "http://127.0.0.1:8787", AdminToken: "admin"},
 		server.Deps{Accounts: e.db, Projects: e.db, Idempotency: e.db, Fonts: e.fonts, Exports: allExports{},
-			Assets: e.store, Files: e.store, Health: allHealth{}, Metrics: metrics.New(metrics.Sources{}, nil), Backups: allBackups{}})
+			Assets: e.store, Files: e.store, Health: allHealth{}, Metrics: metrics.New(metrics.Sources{}, nil), Backups: allBackups{},
+			Previews: allPreviews{}, Webhooks: allWebhooks{}})
 	param := regexp.MustCompile(`[:*]([A-Za-z]+)`)
 	served := map[string]bool{}
 	for _, r := range s.Handler().(*gin.Engine).Routes() {

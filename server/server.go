@@ -66,6 +66,15 @@ type Config struct {
 	// AdminToken guards the operator's routes under /admin/ (online backups); empty, they
 	// are not served (404).
 	AdminToken string
+	// EventHeartbeat is the time between heartbeat comments of an event stream (default
+	// DefaultEventHeartbeat); a stream also checks its key then.
+	EventHeartbeat time.Duration
+	// MaxEventStreams is the most event streams one API key may have open (default
+	// DefaultMaxEventStreams); beyond it, 429 EVENT_STREAMS_LIMIT with Retry-After.
+	MaxEventStreams int
+	// MaxPreviews is how many frame previews one workspace may have drawing at once
+	// (default DefaultMaxPreviews); beyond it, 429 FRAME_PREVIEWS_BUSY with Retry-After.
+	MaxPreviews int
 }
 
 // Accounts authenticates API keys.
@@ -115,6 +124,12 @@ type Deps struct {
 	// Backups serves GET /admin/backup when Config.AdminToken is set; nil leaves it
 	// unregistered.
 	Backups Backups
+	// Previews draws GET /v1/projects/{id}/frame and POST /v1/editor/frame; nil leaves them
+	// unregistered.
+	Previews Previews
+	// Webhooks reads a task's webhook deliveries (GET /v1/exports/{taskId}/webhooks); nil
+	// leaves that route unregistered.
+	Webhooks Webhooks
 	// Illustrations keeps the workspaces' own illustrations (uploads with
 	// x-illustration-name, GET /v1/illustrations); nil keeps none and refuses the header.
 	Illustrations Illustrations
@@ -137,6 +152,8 @@ type Server struct {
 	budget   *bodyBudget
 	hosts    map[string]bool
 	caps     editor.EditorCapabilities
+	streams  *eventStreams
+	previews *previews
 }
 
 // New builds the server and its routes.
@@ -172,7 +189,16 @@ func New(cfg Config, deps Deps) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, now: cfg.Now,
+	if cfg.EventHeartbeat <= 0 {
+		cfg.EventHeartbeat = DefaultEventHeartbeat
+	}
+	if cfg.MaxEventStreams <= 0 {
+		cfg.MaxEventStreams = DefaultMaxEventStreams
+	}
+	if cfg.MaxPreviews <= 0 {
+		cfg.MaxPreviews = DefaultMaxPreviews
+	}
+	s := &Server{streams: newEventStreams(), previews: newPreviews(), cfg: cfg, deps: deps, log: cfg.Logger, now: cfg.Now,
 		limiter:  newSyncLimiter(cfg.SyncRate, cfg.SyncBurst, cfg.Now),
 		inflight: inflight{keys: map[string]struct{}{}}, caps: editor.Capabilities(cfg.Features),
 		budget: &bodyBudget{limit: cfg.BodyBudgetBytes}}
@@ -205,7 +231,7 @@ func (s *Server) Handler() http.Handler { return s.engine }
 // is no ReadTimeout: request bodies get a deadline that moves with the bytes received
 // (bodyDeadline), so uploads of any size go through at a sane rate.
 func (s *Server) HTTPServer(addr string) *http.Server {
-	return &http.Server{
+	hs := &http.Server{
 		Addr:              addr,
 		Handler:           s.engine,
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
@@ -213,6 +239,8 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	hs.RegisterOnShutdown(s.CloseStreams) // event streams never go idle: end them
+	return hs
 }
 
 func (s *Server) routes() {
@@ -235,11 +263,21 @@ func (s *Server) routes() {
 		rt.POST("/projects/:projectId/exports", s.limitBody, s.createProjectExport)
 		rt.POST("/exports", s.limitBody, s.createStatelessExport)
 		rt.GET("/exports", s.listExports)
+		if _, ok := s.deps.Exports.(TaskEvents); ok {
+			rt.GET("/exports/events", s.exportEvents)
+		}
 		rt.GET("/exports/:taskId", s.getExport)
 		rt.DELETE("/exports/:taskId", s.cancelExport)
+		if s.deps.Webhooks != nil {
+			rt.GET("/exports/:taskId/webhooks", s.getTaskWebhooks)
+		}
 		// Output links are signed and expiring; they need no API key.
 		s.engine.GET("/outputs/:taskId/:filename", s.getOutput)
 		s.engine.HEAD("/outputs/:taskId/:filename", s.getOutput)
+	}
+	if s.deps.Previews != nil {
+		rt.GET("/projects/:projectId/frame", s.getProjectFrame)
+		rt.POST("/editor/frame", s.limitBody, s.postEditorFrame)
 	}
 	if s.deps.Assets != nil {
 		rt.POST("/uploads", s.upload)

@@ -33,6 +33,8 @@ var (
 	bucketCredits      = []byte("credits")        // workspace id -> int64 balance (absent: unlimited)
 	bucketOutbox       = []byte("webhook_outbox") // sequence (8 bytes) -> WebhookDelivery
 	bucketOutboxDead   = []byte("webhook_dead")   // sequence (8 bytes) -> WebhookDelivery given up
+	// task id + sequence (8 bytes) -> WebhookDelivery delivered; made by the first delivery
+	bucketOutboxDone = []byte("webhook_delivered")
 
 	keySchemaVersion = []byte("schema_version")
 )

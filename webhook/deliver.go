@@ -48,7 +48,7 @@ const DefaultHeaderPrefix = "X-Service"
 // Store is the outbox the deliverer drains.
 type Store interface {
 	PendingWebhooks() ([]model.WebhookDelivery, error)
-	WebhookDelivered(seq uint64) error
+	WebhookSucceeded(d model.WebhookDelivery) error
 	WebhookFailed(d model.WebhookDelivery, dead bool) error
 	Workspace(ref string) (model.Workspace, error)
 }
@@ -280,12 +280,19 @@ func destination(raw string) string {
 
 // attempt makes one delivery attempt and records its outcome.
 func (d *Deliverer) attempt(ctx context.Context, p model.WebhookDelivery) {
-	retryAfter, err := d.send(ctx, p)
+	at := d.cfg.Now().UTC()
+	status, retryAfter, err := d.send(ctx, p)
 	if ctx.Err() != nil {
 		return // shutting down: the attempt does not count
 	}
+	rec := model.WebhookAttempt{At: at, StatusCode: status}
+	if err != nil {
+		rec.Error = err.Error()
+	}
+	p.History = append(p.History, rec)
 	if err == nil {
-		if err := d.store.WebhookDelivered(p.Seq); err != nil {
+		p.DeliveredAt = &at
+		if err := d.store.WebhookSucceeded(p); err != nil {
 			d.log.Error("webhook delivered but not recorded; it will be sent again", "event", p.EventID, "err", err)
 		}
 		d.cfg.Metrics.WebhookAttempt(OutcomeDelivered, p.Attempts+1)
@@ -295,6 +302,7 @@ func (d *Deliverer) attempt(ctx context.Context, p model.WebhookDelivery) {
 	p.Attempts++
 	p.LastError = err.Error()
 	dead := p.Attempts > len(d.cfg.Schedule)
+	p.GaveUp = dead
 	if !dead {
 		wait := d.cfg.Schedule[p.Attempts-1]
 		if d.cfg.Jitter > 0 {
@@ -317,21 +325,21 @@ func (d *Deliverer) attempt(ctx context.Context, p model.WebhookDelivery) {
 	}
 }
 
-// send posts one delivery; it returns the receiver's Retry-After (0 when none) and an
-// error unless the receiver answered 2xx.
-func (d *Deliverer) send(ctx context.Context, p model.WebhookDelivery) (time.Duration, error) {
+// send posts one delivery; it returns the receiver's status code (0 without an answer), its
+// Retry-After (0 when none) and an error unless the receiver answered 2xx.
+func (d *Deliverer) send(ctx context.Context, p model.WebhookDelivery) (int, time.Duration, error) {
 	ws, err := d.store.Workspace(p.WorkspaceID)
 	if err != nil {
-		return 0, fmt.Errorf("workspace: %w", err)
+		return 0, 0, fmt.Errorf("workspace: %w", err)
 	}
 	if ws.WebhookSecret == "" {
-		return 0, fmt.Errorf("the workspace has no webhook secret configured")
+		return 0, 0, fmt.Errorf("the workspace has no webhook secret configured")
 	}
 	rctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(rctx, http.MethodPost, p.URL, bytes.NewReader(p.Body))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	for k, v := range p.Headers {
 		req.Header.Set(k, v)
@@ -346,14 +354,14 @@ func (d *Deliverer) send(ctx context.Context, p model.WebhookDelivery) (time.Dur
 	req.Header.Set(pre+"-Event-Type", p.EventType)
 	resp, err := d.client.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		return 0, nil
+		return resp.StatusCode, 0, nil
 	}
-	return parseRetryAfter(resp.Header.Get("Retry-After"), d.cfg.Now()), fmt.Errorf("receiver answered %s", resp.Status)
+	return resp.StatusCode, parseRetryAfter(resp.Header.Get("Retry-After"), d.cfg.Now()), fmt.Errorf("receiver answered %s", resp.Status)
 }
 
 // parseRetryAfter reads a Retry-After value in seconds or as an HTTP date.

@@ -5,8 +5,8 @@
 // another, timing each) joined without re-encoding with the sound mix
 // (render.Pipeline.JoinSegments, timed). Runs are interleaved (one piece, segments + join,
 // one piece, ...) because the machine is shared; it prints the medians, the per-round
-// ratios and the projected wall time for N workers (the longest segment's render times
-// ceil(segments/N), plus the join; object-store transfers are bench/cluster.sh's).
+// ratios and the projected wall time for N workers (ceil(segments/N) waves of the mean
+// segment's render, plus the join; object-store transfers are bench/cluster.sh's).
 //
 //	bench/make-assets.sh && go run -tags extlib,pkgconfig ./bench/segments -seconds 60 -runs 3
 package main
@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"syscall"
 	"time"
 
 	"github.com/cutroom/cutroom/app"
@@ -78,15 +79,15 @@ func run(scenePath, assetDir string, seconds int, segment float64, format string
 	if err != nil {
 		return err
 	}
-	var one, total, maxSeg, sumSeg, join []float64
+	var one, total, maxSeg, sumSeg, join, oneCPU, segCPU []float64
 	for r := range runs {
-		start := time.Now()
+		start, c0 := time.Now(), cpuSeconds()
 		if err := p.Render(ctx, job, nil); err != nil {
 			return err
 		}
-		one = append(one, time.Since(start).Seconds())
+		one, oneCPU = append(one, time.Since(start).Seconds()), append(oneCPU, cpuSeconds()-c0)
 
-		start = time.Now()
+		start, c0 = time.Now(), cpuSeconds()
 		var files []render.SegmentFile
 		var longest, sum float64
 		for i, s := range segs {
@@ -105,26 +106,29 @@ func run(scenePath, assetDir string, seconds int, segment float64, format string
 			return err
 		}
 		join = append(join, time.Since(js).Seconds())
-		total = append(total, time.Since(start).Seconds())
+		total, segCPU = append(total, time.Since(start).Seconds()), append(segCPU, cpuSeconds()-c0)
 		maxSeg, sumSeg = append(maxSeg, longest), append(sumSeg, sum)
 		for _, f := range files {
 			os.Remove(f.Path)
 		}
-		fmt.Printf("round %d: one piece %.2fs; %d segments %.2fs (longest %.2fs) + join %.3fs = %.2fs\n",
-			r+1, one[r], len(segs), sum, longest, join[r], total[r])
+		fmt.Printf("round %d: one piece %.2fs (cpu %.1fs); %d segments %.2fs (longest %.2fs) + join %.3fs = %.2fs (cpu %.1fs)\n",
+			r+1, one[r], oneCPU[r], len(segs), sum, longest, join[r], total[r], segCPU[r])
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Printf("\nreference scene lengthened to %d s, %dx%d %d fps %s, %d segments of %g s, %d threads, %d rounds; load %s",
 		seconds, st.CompositionWidth, st.CompositionHeight, fps, format, len(segs), segment, threads, runs, load)
 	fmt.Printf("one piece:              %7.2f s (median)\n", median(one))
-	fmt.Printf("segments, one by one:   %7.2f s (sum of renders), longest segment %.2f s\n", median(sumSeg), median(maxSeg))
+	mean := median(sumSeg) / float64(len(segs))
+	fmt.Printf("segments, one by one:   %7.2f s (sum of renders), mean segment %.2f s, longest %.2f s\n", median(sumSeg), mean, median(maxSeg))
 	fmt.Printf("join (no re-encode):    %7.3f s = %.2f%% of the one-piece render\n", median(join), 100*median(join)/median(one))
-	fmt.Printf("segmented total / one piece: %.3fx (median of per-round ratios)\n", pairedRatio(total, one))
+	fmt.Printf("segmented total / one piece: wall %.3fx, cpu %.3fx (medians of per-round ratios; cpu %.1f s vs %.1f s)\n",
+		pairedRatio(total, one), pairedRatio(segCPU, oneCPU), median(segCPU), median(oneCPU))
 	fmt.Printf("per-segment render / one piece per segment: %.3fx\n", median(sumSeg)/median(one))
 	for _, n := range []int{1, 2, 4, 8, 16} {
 		waves := (len(segs) + n - 1) / n
-		wall := float64(waves)*median(maxSeg) + median(join)
-		fmt.Printf("projected %2d workers: %6.2f s (speed-up %.2fx; without transfers)\n", n, wall, median(one)/wall)
+		wall := float64(waves)*mean + median(join)
+		fmt.Printf("projected %2d workers: %6.2f s (speed-up %.2fx; %d wave(s) of the mean segment + join, without transfers)\n",
+			n, wall, median(one)/wall, waves)
 	}
 	return nil
 }
@@ -215,4 +219,14 @@ func pairedRatio(a, b []float64) float64 {
 		r[i] = a[i] / b[i]
 	}
 	return median(r)
+}
+
+// cpuSeconds is the process's user+system CPU time so far (every thread: the compositor
+// workers and the encoder's).
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }

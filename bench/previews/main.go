@@ -1,0 +1,164 @@
+// Command previews measures frame previews (POST /v1/editor/frame) of the reference scene
+// at 1080p while an export of the same scene renders on the same server: the App serve
+// runs, in process, on a temporary data dir, with the scene's images resolved under
+// -assets (bench/make-assets.sh makes them). It prints the first (cold) preview's latency
+// and the p50/p95/max of the next -n, each at a different instant (so none is a cached
+// answer), and whether an export was rendering during every one of them.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/cutroom/cutroom/app"
+	"github.com/cutroom/cutroom/storage"
+)
+
+func main() {
+	n := flag.Int("n", 100, "previews to time after the first")
+	scenePath := flag.String("scene", "bench/reference-scene.json", "the editor state")
+	assetDir := flag.String("assets", "bench/assets", "directory of the scene's images")
+	width := flag.Int("width", 1920, "preview width")
+	format := flag.String("format", "jpeg", "jpeg or png")
+	idle := flag.Bool("idle", false, "no export renders meanwhile (for comparison)")
+	flag.Parse()
+	if err := run(*n, *scenePath, *assetDir, *width, *format, *idle); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(n int, scenePath, assetDir string, width int, format string, idle bool) error {
+	state, err := os.ReadFile(scenePath)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "cutroom-bench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	ready := make(chan struct{})
+	a := app.New(app.Config{DataDir: dir, Render: app.RenderSettings{AssetDir: assetDir},
+		Ready: func(*app.App) { close(ready) }})
+	defer a.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := a.Open(ctx, ln); err != nil {
+		_ = ln.Close()
+		return err
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- a.Run(ctx) }()
+	defer func() { cancel(); <-ran }()
+	select {
+	case <-ready:
+	case err := <-ran:
+		return err
+	}
+	if _, err := a.DB.CreateWorkspace(storage.WorkspaceInput{Name: "bench"}); err != nil {
+		return err
+	}
+	_, key, err := a.DB.CreateKey("bench", "bench")
+	if err != nil {
+		return err
+	}
+	base := a.BaseURL
+	client := &http.Client{}
+	exportBody, _ := json.Marshal(map[string]any{"editorState": json.RawMessage(state), "stateSchemaVersion": "v1",
+		"fps": 30, "ratio": "16:9", "scale": 1, "format": "mp4"})
+	// keep an export rendering throughout: start one, and another whenever none renders
+	rendering := func() bool { return a.Exports.Running() > 0 }
+	startExport := func() error {
+		st, body, err := call(client, "POST", base+"/v1/exports", key, exportBody)
+		if err != nil || st != 201 {
+			return fmt.Errorf("create export: %d %s %v", st, body, err)
+		}
+		return nil
+	}
+	if !idle {
+		if err := startExport(); err != nil {
+			return err
+		}
+		for !rendering() {
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(500 * time.Millisecond) // the render's own media decoded, frames flowing
+	}
+	preview := func(t float64) (time.Duration, error) {
+		body, _ := json.Marshal(map[string]any{"editorState": json.RawMessage(state), "t": t, "width": width, "format": format})
+		t0 := time.Now()
+		st, resp, err := call(client, "POST", base+"/v1/editor/frame", key, body)
+		d := time.Since(t0)
+		if err != nil || st != 200 {
+			return d, fmt.Errorf("preview at %v: %d %.200s %v", t, st, resp, err)
+		}
+		return d, nil
+	}
+	cold, err := preview(0.5)
+	if err != nil {
+		return err
+	}
+	var lat []time.Duration
+	always := true
+	for i := 0; i < n; i++ {
+		if !idle && !rendering() {
+			always = false
+			if err := startExport(); err != nil {
+				return err
+			}
+			for !rendering() {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		t := float64(rand.IntN(9990)+1) / 1000 // a new instant each time: no cached answer
+		d, err := preview(t)
+		if err != nil {
+			return err
+		}
+		lat = append(lat, d)
+		always = always && rendering()
+	}
+	slices.Sort(lat)
+	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
+	if idle {
+		fmt.Printf("previews: %d x %dpx %s of %s, no export rendering\n", n, width, format, scenePath)
+	} else {
+		fmt.Printf("previews: %d x %dpx %s of %s while an export renders (rendering throughout: %v)\n", n, width, format, scenePath, always)
+	}
+	fmt.Printf("cold (first, decodes the scene's images): %.1f ms\n", ms(cold))
+	fmt.Printf("p50 %.1f ms  p95 %.1f ms  max %.1f ms\n", ms(pct(0.50)), ms(pct(0.95)), ms(lat[len(lat)-1]))
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func call(c *http.Client, method, url, key string, body []byte) (int, []byte, error) {
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("x-api-key", key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}

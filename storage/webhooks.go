@@ -1,0 +1,79 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"sort"
+
+	"github.com/cutroom/cutroom/model"
+	bolt "go.etcd.io/bbolt"
+)
+
+// WebhookSucceeded records the delivery of d (whose History and DeliveredAt the caller set):
+// the entry leaves the outbox and is kept, by task, for TaskWebhooks.
+func (db *DB) WebhookSucceeded(d model.WebhookDelivery) error {
+	val, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	seq := binary.BigEndian.AppendUint64(nil, d.Seq)
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		if err := tx.Bucket(bucketOutbox).Delete(seq); err != nil {
+			return err
+		}
+		done, err := tx.CreateBucketIfNotExists(bucketOutboxDone)
+		if err != nil {
+			return err
+		}
+		return done.Put(append([]byte(d.TaskID), seq...), val)
+	})
+}
+
+// TaskWebhooks returns the webhook events of a task, in the order they were enqueued: those
+// waiting in the outbox, those delivered and those given up (Seq set on each).
+func (db *DB) TaskWebhooks(taskID string) ([]model.WebhookDelivery, error) {
+	type kv struct {
+		seq uint64
+		v   []byte
+	}
+	var raws []kv
+	prefix := []byte(taskID)
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketOutbox, bucketOutboxDead} {
+			// the outbox holds what waits, the dead letters what was given up: both small
+			if err := tx.Bucket(name).ForEach(func(k, v []byte) error {
+				if bytes.Contains(v, []byte(`"taskId":"`+taskID+`"`)) {
+					raws = append(raws, kv{binary.BigEndian.Uint64(k), copyBytes(v)})
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		if done := tx.Bucket(bucketOutboxDone); done != nil {
+			c := done.Cursor()
+			for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+8; k, v = c.Next() {
+				raws = append(raws, kv{binary.BigEndian.Uint64(k[len(prefix):]), copyBytes(v)})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(raws, func(i, j int) bool { return raws[i].seq < raws[j].seq })
+	out := make([]model.WebhookDelivery, 0, len(raws))
+	for _, r := range raws {
+		var d model.WebhookDelivery
+		if err := json.Unmarshal(r.v, &d); err != nil {
+			return nil, err
+		}
+		if d.TaskID != taskID {
+			continue
+		}
+		d.Seq = r.seq
+		out = append(out, d)
+	}
+	return out, nil
+}
