@@ -275,6 +275,12 @@ func (s *Service) Create(ctx context.Context, p model.Principal, projectID strin
 				"this server cannot render these features of the state yet: %s", strings.Join(names, ", ")).WithDetails(names)
 		}
 	}
+	if sc, ok := s.renderer.(StateChecker); ok {
+		if reasons := sc.CheckState(parsed); len(reasons) > 0 {
+			return Created{}, ErrFeatureUnsupported.Field("editorState",
+				"this server cannot draw parts of the state: %s", strings.Join(reasons, "; ")).WithDetails(reasons)
+		}
+	}
 	if s.cfg.Unresolvable != nil {
 		if un := s.cfg.Unresolvable(ws.ID, parsed); len(un) > 0 {
 			names := make([]string, len(un))

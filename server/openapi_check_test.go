@@ -55,14 +55,16 @@ type describedAPI struct {
 	router routers.Router
 }
 
-// route finds the described operation of a request. /files/*fileKey takes keys with
-// slashes, which an OpenAPI path parameter cannot, so it is matched here.
+// route finds the described operation of a request. /files/*fileKey and /console/*path
+// take values with slashes, which an OpenAPI path parameter cannot, so they are matched here.
 func (d *describedAPI) route(r *http.Request) (*routers.Route, map[string]string, error) {
-	if key, ok := strings.CutPrefix(r.URL.Path, "/files/"); ok {
-		item := d.doc.Paths.Value("/files/{fileKey}")
-		if op := item.GetOperation(r.Method); op != nil {
-			return &routers.Route{Spec: d.doc, Path: "/files/{fileKey}", PathItem: item, Method: r.Method, Operation: op},
-				map[string]string{"fileKey": key}, nil
+	for _, w := range []struct{ prefix, path, param string }{{"/files/", "/files/{fileKey}", "fileKey"}, {"/console/", "/console/{path}", "path"}} {
+		if v, ok := strings.CutPrefix(r.URL.Path, w.prefix); ok {
+			item := d.doc.Paths.Value(w.path)
+			if op := item.GetOperation(r.Method); op != nil {
+				return &routers.Route{Spec: d.doc, Path: w.path, PathItem: item, Method: r.Method, Operation: op},
+					map[string]string{w.param: v}, nil
+			}
 		}
 	}
 	return d.router.FindRoute(r)

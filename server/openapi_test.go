@@ -9,6 +9,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/cutroom/cutroom/console"
 	"github.com/cutroom/cutroom/metrics"
 	"github.com/cutroom/cutroom/server"
 	"github.com/gin-gonic/gin"
@@ -33,7 +34,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	s := server.New(server.Config{PublicURL: "http://127.0.0.1:8787", AdminToken: "admin"},
 		server.Deps{Accounts: e.db, Projects: e.db, Idempotency: e.db, Fonts: e.fonts, Exports: allExports{},
 			Assets: e.store, Files: e.store, Health: allHealth{}, Metrics: metrics.New(metrics.Sources{}, nil), Backups: allBackups{},
-			Previews: allPreviews{}, Webhooks: allWebhooks{}})
+			Previews: allPreviews{}, Webhooks: allWebhooks{}, Console: console.Handler()})
 	param := regexp.MustCompile(`[:*]([A-Za-z]+)`)
 	served := map[string]bool{}
 	for _, r := range s.Handler().(*gin.Engine).Routes() {

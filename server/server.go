@@ -124,6 +124,9 @@ type Deps struct {
 	// Backups serves GET /admin/backup when Config.AdminToken is set; nil leaves it
 	// unregistered.
 	Backups Backups
+	// Console serves the web console at GET / and GET /console/*path (console.Handler);
+	// nil leaves both unregistered.
+	Console http.Handler
 	// Previews draws GET /v1/projects/{id}/frame and POST /v1/editor/frame; nil leaves them
 	// unregistered.
 	Previews Previews
@@ -246,6 +249,10 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 func (s *Server) routes() {
 	s.healthRoutes()
 	s.engine.GET("/v1/openapi.json", s.getOpenAPI)
+	if s.deps.Console != nil {
+		s.engine.GET("/", gin.WrapH(s.deps.Console))
+		s.engine.GET("/console/*path", gin.WrapH(s.deps.Console))
+	}
 	v1 := s.engine.Group("/v1", s.authenticate)
 	// Capabilities, validate and illustrations need a valid key but not runtime access.
 	v1.GET("/editor/capabilities", s.getCapabilities)
