@@ -14,7 +14,6 @@ import (
 	"github.com/cutroom/cutroom/illustrations"
 )
 
-
 // loadIllustrations reads the NAME.svg files of dir ("" reads none) as the export's own
 // illustrations, named as a workspace's uploads are (illustrations.ValidName): a file
 // whose name breaks the rules, or is a built-in illustration's, is an error. Files of
