@@ -84,12 +84,16 @@ func TestImportDirections(t *testing.T) {
 		"console": {},
 		// app: the composition root (App: open, Run, Close), the one package that wires the
 		// components to one another; main, its tests and bench/exports use it.
-		"app": {"assets", "compositor", "compositor/text", "console", "diskspace", "editor", "export", "metrics", "render", "server",
+		"app": {"assets", "cluster", "compositor", "compositor/text", "console", "diskspace", "editor", "export", "illustrations", "metrics", "render", "server",
 			"signedlink", "storage", "webhook"},
+		// cluster: render workers and segment-parallel exports over NATS JetStream (the
+		// coordinator is an export.Renderer); it knows no compositor or encoder: app gives it
+		// the split, segment render and join of render. The only importer of NATS.
+		"cluster": {"editor", "export"},
 		// main: cobra commands, flags (defaults from the packages' Default constants) and
 		// output; it runs everything through app, and `cutroom export` renders with render's
 		// pipeline directly.
-		"main": {"app", "assets", "compositor", "diskspace", "editor", "encode", "export", "illustrations", "model", "render",
+		"main": {"app", "assets", "cluster", "compositor", "diskspace", "editor", "encode", "export", "illustrations", "model", "render",
 			"server", "storage", "webhook"},
 	}
 	seen := 0
@@ -124,6 +128,9 @@ func TestImportDirections(t *testing.T) {
 		for _, imp := range pkg.Imports {
 			if imp == "go.etcd.io/bbolt" && rel != "storage" {
 				t.Errorf("%s imports bbolt; only storage may", rel)
+			}
+			if strings.HasPrefix(imp, "github.com/nats-io/") && rel != "cluster" {
+				t.Errorf("%s imports NATS; only cluster may", rel)
 			}
 			if imp == "github.com/gin-gonic/gin" && rel != "server" {
 				t.Errorf("%s imports gin; only server may", rel)

@@ -135,6 +135,11 @@ func classifyJSON(r io.Reader, lim Limits) (jsonInfo, error) {
 		if err := scan.Check(nums["ip"], nums["op"]); err != nil {
 			return jsonInfo{}, lottieError(err)
 		}
+		facts := lottiebudget.Info{W: nums["w"], H: nums["h"], FR: nums["fr"], IP: nums["ip"], OP: nums["op"],
+			Images: scan.Images, TextLayers: scan.TextLayers}
+		if err := facts.Drawable(); err != nil {
+			return jsonInfo{}, CodeUnsupported.New("%v", err)
+		}
 		info := jsonInfo{format: formats["lottie"], width: nums["w"], height: nums["h"]}
 		if fr := nums["fr"]; fr > 0 && nums["op"] > nums["ip"] {
 			info.duration = (nums["op"] - nums["ip"]) / fr

@@ -413,6 +413,12 @@ var (
 	errPaused   = errors.New("server shutting down: export paused")
 )
 
+// Paused reports whether a render's ctx was stopped because the server shuts down (the task
+// is recorded PAUSED and rendered again at the next start), not canceled or failed. A
+// renderer that keeps work outside the process (package cluster) keeps it for the resumed
+// render.
+func Paused(ctx context.Context) bool { return errors.Is(context.Cause(ctx), errPaused) }
+
 var errTaskNotCancelable = apierr.Define(apierr.Conflict, "TASK_NOT_CANCELABLE")
 
 // Cancel cancels an active task of a workspace and stops its render: the task becomes

@@ -7,7 +7,6 @@ import (
 	"image"
 	"math"
 	"runtime"
-	"strings"
 	"sync"
 
 	"github.com/cutroom/cutroom/lottiebudget"
@@ -18,7 +17,7 @@ import (
 var ErrUnsupported = errors.New("lottie animation cannot be drawn")
 
 // MaxSide bounds the pixel size of one rendered frame on each side.
-const MaxSide = 8192
+const MaxSide = lottiebudget.MaxSide
 
 type unsupported struct{ msg string }
 
@@ -51,16 +50,8 @@ func Check(data []byte, lim lottiebudget.Limits) (lottiebudget.Info, error) {
 	case err != nil:
 		return info, refuse("the Lottie animation cannot be read: %v", err)
 	}
-	for _, p := range info.Images {
-		if !strings.HasPrefix(p, "data:image/") {
-			return info, refuse("the Lottie animation's image asset %q is not embedded (only data:image/ URIs are drawn; files and URLs are never read)", truncate(p, 60))
-		}
-	}
-	if info.TextLayers > 0 {
-		return info, refuse("the Lottie animation has %d text layers, which are not drawn", info.TextLayers)
-	}
-	if !(info.FR > 0) || !(info.OP > info.IP) || info.W < 1 || info.H < 1 || info.W > MaxSide || info.H > MaxSide {
-		return info, refuse("the Lottie animation needs fr > 0, op > ip and a size of 1 to %d pixels", MaxSide)
+	if err := info.Drawable(); err != nil {
+		return info, &unsupported{err.Error()}
 	}
 	return info, nil
 }
@@ -132,13 +123,6 @@ func (a *Animation) Render(ctx context.Context, frame int, dst *image.RGBA) erro
 	clear(pix[:(h-1)*dst.Stride+w*4])
 	a.rl.render(min(max(frame, 0), a.Frames()-1), pix, w, h, dst.Stride)
 	return nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // Limits are the structure budgets (package lottiebudget's; zero members mean its defaults).
