@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,4 +72,24 @@ func ffmpegSame(t *testing.T, a, b []byte) {
 	if len(raws[0]) != 1920*1080*3 || !bytes.Equal(raws[0], raws[1]) {
 		t.Fatalf("ffmpeg decodes the banded jpeg (%d bytes) to other pixels than the one-piece one", len(raws[0]))
 	}
+}
+
+// BenchmarkJPEG1080: a 1920x1080 preview frame encoded in one piece (image/jpeg) and in
+// bands (encodeJPEG); run with -cpu 1,2 to see the CPU cost and the wall on two cores.
+func BenchmarkJPEG1080(b *testing.B) {
+	img := gradient(1920, 1080, false)
+	b.Run("one-piece", func(b *testing.B) {
+		for b.Loop() {
+			if err := jpeg.Encode(io.Discard, img, &jpeg.Options{Quality: JPEGQuality}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("bands", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := encodeJPEG(img, JPEGQuality); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
