@@ -38,9 +38,10 @@ deb-check: deb
 	@./scripts/deb-check.sh
 
 ## browser-check: compare compositor frames with headless Chromium renders of the same
-## states (SSIM >= 0.97). `make test` runs it too, as part of go test ./...
+## states (SSIM >= 0.97), and Lottie frames with lottie-web's in Chromium. `make test` runs
+## them too, as part of go test ./...
 browser-check: test-deps
-	$(GO) test -tags '$(GOTAGS)' -count=1 -run Browser -v ./compositor/...
+	$(GO) test -tags '$(GOTAGS)' -count=1 -run 'Browser|LottieWeb' -v ./compositor/... ./lottie/
 
 ## test: the whole test suite and the package check (what CI runs)
 test: test-deps

@@ -12,7 +12,7 @@ const module = "github.com/cutroom/cutroom"
 
 // TestImportDirections keeps the dependency rules of DESIGN.md ("Layout" and "Import
 // directions"): imports point inward, only storage imports bbolt, only server imports gin,
-// only encode uses cgo, and nothing imports main (whose own imports are checked under
+// only encode and lottie use cgo, and nothing imports main (whose own imports are checked under
 // "main"). It allows exactly the edges the design states: a new package or import fails
 // it, and so does an allowed edge no code uses any more (remove it here and from DESIGN.md).
 func TestImportDirections(t *testing.T) {
@@ -46,11 +46,17 @@ func TestImportDirections(t *testing.T) {
 		// signedlink: the signed, expiring links (HMAC over path and expiry) that assets
 		// and export sign and the server's file and output routes check through them.
 		"signedlink": {"apierr"},
-		"assets":     {"apierr", "diskspace", "editor", "model", "signedlink", "storage", "svgbudget"},
+		"assets":     {"apierr", "diskspace", "editor", "lottiebudget", "model", "signedlink", "storage", "svgbudget"},
 		// diskspace: the free-space floor (--min-free-disk) and STORAGE_FULL for writes
 		// that fail for lack of space; assets, export and server map their writes with it.
 		"diskspace":  {"apierr"},
-		"compositor": {"editor", "compositor/text", "illustrations", "svgbudget"},
+		"compositor": {"editor", "compositor/text", "illustrations", "lottie", "svgbudget"},
+		// lottie: Lottie animations drawn by rlottie through cgo (the one cgo package besides
+		// encode); it measures every document with lottiebudget first.
+		"lottie": {"lottiebudget"},
+		// lottiebudget: the Lottie structure budget both the upload check (assets) and the
+		// renderer (lottie) apply; a standard-library leaf so neither imports the other.
+		"lottiebudget": {},
 		// svgbudget: the SVG document budget both the upload check (assets) and the
 		// renderer (compositor) apply; a standard-library leaf so neither imports the other.
 		"svgbudget":       {},
@@ -78,12 +84,16 @@ func TestImportDirections(t *testing.T) {
 		"console": {},
 		// app: the composition root (App: open, Run, Close), the one package that wires the
 		// components to one another; main, its tests and bench/exports use it.
-		"app": {"assets", "compositor", "compositor/text", "console", "diskspace", "editor", "export", "metrics", "render", "server",
+		"app": {"assets", "cluster", "compositor", "compositor/text", "console", "diskspace", "editor", "export", "illustrations", "metrics", "render", "server",
 			"signedlink", "storage", "webhook"},
+		// cluster: render workers and segment-parallel exports over NATS JetStream (the
+		// coordinator is an export.Renderer); it knows no compositor or encoder: app gives it
+		// the split, segment render and join of render. The only importer of NATS.
+		"cluster": {"editor", "export"},
 		// main: cobra commands, flags (defaults from the packages' Default constants) and
 		// output; it runs everything through app, and `cutroom export` renders with render's
 		// pipeline directly.
-		"main": {"app", "assets", "compositor", "diskspace", "editor", "encode", "export", "illustrations", "model", "render",
+		"main": {"app", "assets", "cluster", "compositor", "diskspace", "editor", "encode", "export", "illustrations", "model", "render",
 			"server", "storage", "webhook"},
 	}
 	seen := 0
@@ -112,12 +122,15 @@ func TestImportDirections(t *testing.T) {
 			t.Errorf("package %s is not in the design's layout; add it to DESIGN.md and this test deliberately", rel)
 			return nil
 		}
-		if len(pkg.CgoFiles) > 0 && rel != "encode" && !strings.HasPrefix(rel, "encode/") {
-			t.Errorf("%s uses cgo; only encode may", rel)
+		if len(pkg.CgoFiles) > 0 && rel != "encode" && !strings.HasPrefix(rel, "encode/") && rel != "lottie" {
+			t.Errorf("%s uses cgo; only encode and lottie may", rel)
 		}
 		for _, imp := range pkg.Imports {
 			if imp == "go.etcd.io/bbolt" && rel != "storage" {
 				t.Errorf("%s imports bbolt; only storage may", rel)
+			}
+			if strings.HasPrefix(imp, "github.com/nats-io/") && rel != "cluster" {
+				t.Errorf("%s imports NATS; only cluster may", rel)
 			}
 			if imp == "github.com/gin-gonic/gin" && rel != "server" {
 				t.Errorf("%s imports gin; only server may", rel)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,9 +13,6 @@ import (
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/illustrations"
 )
-
-// maxIllustrationFile caps one --illustrations file (the server's image upload cap).
-const maxIllustrationFile = 50 << 20
 
 // loadIllustrations reads the NAME.svg files of dir ("" reads none) as the export's own
 // illustrations, named as a workspace's uploads are (illustrations.ValidName): a file
@@ -40,7 +36,7 @@ func loadIllustrations(dir string) (map[string][]byte, error) {
 		if err := illustrations.ValidName(name); err != nil {
 			return nil, fmt.Errorf("export: --illustrations: %s: %w", e.Name(), err)
 		}
-		b, err := readFileCapped(filepath.Join(dir, e.Name()), maxIllustrationFile)
+		b, err := illustrations.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			return nil, fmt.Errorf("export: --illustrations: %w", err)
 		}
@@ -50,19 +46,6 @@ func loadIllustrations(dir string) (map[string][]byte, error) {
 		out[name] = b
 	}
 	return out, nil
-}
-
-func readFileCapped(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err == nil && int64(len(b)) > limit {
-		err = fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return b, err
 }
 
 // illustrationLookup draws the built-in library, then own (--illustrations).
@@ -109,4 +92,17 @@ func checkUnsupported(st *editor.State, fs editor.FeatureSet, skip bool) error {
 	}
 	fmt.Fprintf(os.Stderr, "cutroom: export: --skip-unsupported: left out of the output: %s\n", list)
 	return nil
+}
+
+// checkDrawable refuses, before anything renders, the contents of st the pipeline cannot
+// draw although their features are supported (inline Lottie documents package lottie
+// refuses), with the server's create-time answer. --skip-unsupported does not apply: the
+// item would fail the render, not be left out.
+func checkDrawable(st *editor.State, sc export.StateChecker) error {
+	reasons := sc.CheckState(st)
+	if len(reasons) == 0 {
+		return nil
+	}
+	return fmt.Errorf("export: %s: %w", export.ErrFeatureUnsupported,
+		export.ErrFeatureUnsupported.New("this server cannot draw parts of the state: %s", strings.Join(reasons, "; ")))
 }

@@ -69,6 +69,9 @@ func exportVideo(ctx context.Context, raw []byte, st *editor.State, media compos
 	if err := checkUnsupported(st, p.Features(), f.skipUnsupported); err != nil {
 		return err
 	}
+	if err := checkDrawable(st, p); err != nil {
+		return err
+	}
 	job := export.RenderJob{State: raw, Parsed: st, CompositionWidth: st.CompositionWidth,
 		CompositionHeight: st.CompositionHeight, OutputWidth: w, OutputHeight: h, Scale: f.scale,
 		FPS: f.fps, Format: format, Frames: frames, OutputPath: out}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cutroom/cutroom/app"
 	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/cluster"
 	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/encode"
 	"github.com/cutroom/cutroom/export"
@@ -58,6 +59,8 @@ type serveFlags struct {
 	logFormat     string
 	adminToken    string
 	fetch         assets.RemoteConfig
+	cluster       app.ClusterSettings
+	localRender   bool
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -119,7 +122,21 @@ desktop apps that bundle the server).`,
 	fl.DurationVar(&f.fetch.Timeout, "fetch-timeout", assets.DefaultFetchTimeout, "bound on one remote asset fetch, body included")
 	fl.Int64Var(&f.fetch.CacheBytes, "fetch-cache-bytes", assets.DefaultFetchCacheBytes, "bound on the fetched files kept in <data-dir>/cache/remote (least recently used go first)")
 	fl.StringVar(&f.adminToken, "admin-token", "", "serve the operator's routes under /admin/ (online backups) to this bearer token (16..256 characters; empty: not served)")
+	addClusterFlags(cmd, f)
 	return cmd
+}
+
+// addClusterFlags declares serve's scale-out flags (see README "More than one machine").
+func addClusterFlags(cmd *cobra.Command, f *serveFlags) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.cluster.Listen, "cluster-listen", "", "start an embedded NATS server with JetStream (stored in <data-dir>/nats) on HOST:PORT for render workers to join (127.0.0.1:4222 for this machine only); needs --cluster-token")
+	fl.StringVar(&f.cluster.Token, "cluster-token", "", fmt.Sprintf("the secret render workers present to join (at least %d characters; --cluster-listen always requires it)", cluster.MinTokenLength))
+	fl.StringSliceVar(&f.cluster.NATS, "nats", nil, "use an existing NATS cluster with JetStream instead of an embedded server: nats://h1:4222,nats://h2:4222")
+	fl.StringVar(&f.cluster.Creds, "nats-creds", "", "NATS credentials file (user JWT and NKey seed) for --nats")
+	fl.BoolVar(&f.localRender, "local-render", true, "with a cluster, also render segments and short exports in this process (false: coordinator only, workers render everything)")
+	fl.Float64Var(&f.cluster.SegmentSeconds, "segment-seconds", cluster.DefaultSegmentSeconds, "with a cluster, exports longer than this are rendered by the workers in segments of this many seconds")
+	fl.DurationVar(&f.cluster.AckWait, "segment-ack-wait", cluster.DefaultAckWait, "with a cluster, how long a worker may go silent before its segment is handed to another (workers signal every third of it while rendering)")
+	fl.IntVar(&f.cluster.Attempts, "segment-attempts", cluster.DefaultAttempts, "with a cluster, how many times a failing segment is rendered before its export fails")
 }
 
 // newLogger is serve's logger on w (stderr) at --log-level in --log-format.
@@ -159,6 +176,9 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	if n := len(f.adminToken); n > 0 && (n < 16 || n > 256) {
 		return fmt.Errorf("--admin-token must be 16..256 characters")
 	}
+	if err := checkClusterFlags(f); err != nil {
+		return err
+	}
 	a := app.New(serveConfig(g, f, log))
 	defer a.Close()
 	if err := a.OpenDB(); err != nil {
@@ -195,9 +215,17 @@ func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger) app.Config {
 		MinFreeDisk:  f.minFreeDisk,
 		MetricsToken: f.metricsToken,
 		Fetch:        f.fetch,
+		Cluster:      clusterSettings(f),
 		// The listening line comes last, so a script that waits for it has everything.
 		Ready: func(a *app.App) { fmt.Printf("cutroom listening on %s (data in %s)\n", a.BaseURL, g.dataDir) },
 	}
+}
+
+// clusterSettings are the App's cluster settings of serve's flags.
+func clusterSettings(f *serveFlags) app.ClusterSettings {
+	cs := f.cluster
+	cs.CoordinatorOnly = !f.localRender
+	return cs
 }
 
 // setUpDefaultWorkspace makes sure the default workspace exists with a usable API key (a new

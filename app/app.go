@@ -73,6 +73,8 @@ type Config struct {
 	Fetch assets.RemoteConfig
 	// Render configures the renderer (see RenderSettings).
 	Render RenderSettings
+	// Cluster turns on rendering on workers through NATS (zero: off).
+	Cluster ClusterSettings
 	// Export configures the export service; OutputDir, Links, Guard, HeaderPrefix, Notify,
 	// Logger and Space are filled in by Open.
 	Export export.Config
@@ -110,6 +112,7 @@ type App struct {
 	Renderer  *render.Pipeline   // serving only
 
 	janitor *janitor
+	cluster *clusterRun      // nil: no cluster
 	metrics *metrics.Metrics // serving only
 	hs      *http.Server
 	ln      net.Listener
@@ -258,7 +261,13 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	ecfg.Space = space
 	ecfg.Unresolvable = unresolvable(store, a.cfg.Render.AssetDir, remote)
 	ecfg.Names = stateNames(a.DB, store, a.cfg.Render.AssetDir, remote)
-	if a.Exports, err = export.New(ecfg, a.DB, a.Renderer); err != nil {
+	var renderer export.Renderer = a.Renderer
+	if a.cfg.Cluster.enabled() {
+		if renderer, err = a.openCluster(a.Renderer, store, remote, ff); err != nil {
+			return err
+		}
+	}
+	if a.Exports, err = export.New(ecfg, a.DB, renderer); err != nil {
 		return err
 	}
 	scfg := a.cfg.Server
@@ -287,6 +296,10 @@ func (a *App) logger() *slog.Logger {
 // Close releases what Run does not: a listener never served and the database. Call it after
 // Run returned (or instead of Run).
 func (a *App) Close() error {
+	if a.cluster != nil {
+		a.cluster.close()
+		a.cluster = nil
+	}
 	if a.ln != nil {
 		_ = a.ln.Close()
 		a.ln = nil

@@ -42,6 +42,16 @@
 // failing). One diskspace.Guard of the data dir, with MinFreeDisk, is the floor of the asset
 // store's uploads, the export service's creates and the readiness check.
 //
+// Cluster. With Config.Cluster set (--cluster-listen or --nats), Open starts the embedded NATS
+// server or dials the existing one and the export service renders through a
+// cluster.Coordinator instead of the pipeline: long exports go to the workers in segments
+// (render.Split, Pipeline.RenderSegment on the workers, Pipeline.JoinSegments here, handed to
+// cluster as functions), short ones render in-process as before unless CoordinatorOnly. Run
+// also runs an in-process worker (not when CoordinatorOnly), stopped before the scheduler
+// so its segments go back to the queue; Close drains the connection and stops the embedded
+// server last. RunWorker is `cutroom worker`: the same segment renderer, on the App's fonts
+// and ffmpeg, without a data dir. The zero ClusterSettings start nothing.
+//
 // Defaults. Config's zero values take documented defaults: LockTimeout DefaultLockTimeout,
 // ShutdownGrace DefaultShutdownGrace, JanitorInterval DefaultJanitorInterval, MinFreeDisk the
 // smaller of diskspace.DefaultMinFreeBytes and DefaultMinFreePercent of the filesystem, HeaderPrefix

@@ -3,19 +3,14 @@ package app
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/illustrations"
 	"github.com/cutroom/cutroom/storage"
 )
-
-// maxIllustrationBytes caps the SVG file a workspace illustration is read from at render
-// (the upload's image cap; the file passed it and the SVG budget at upload).
-const maxIllustrationBytes = 50 << 20
 
 // workspaceIllustrationNames returns the names of a workspace's own illustrations as a set.
 func workspaceIllustrationNames(db *storage.DB, workspaceID string) (map[string]string, error) {
@@ -52,7 +47,7 @@ func illustrationsFor(db *storage.DB, store *assets.Store) func(context.Context,
 			if err != nil {
 				return nil, false // deleted since the render started
 			}
-			svg, err := readCapped(p, maxIllustrationBytes)
+			svg, err := illustrations.ReadFile(p)
 			return svg, err == nil
 		}, nil
 	}
@@ -79,17 +74,4 @@ func stateNames(db *storage.DB, store *assets.Store, dir string, remote *assets.
 			},
 		}, nil
 	}
-}
-
-func readCapped(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err == nil && int64(len(b)) > limit {
-		err = fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return b, err
 }

@@ -43,6 +43,13 @@ func (a *App) Run(ctx context.Context) error {
 	schedWG.Add(1)
 	go func() { defer schedWG.Done(); schedErr <- a.Exports.Run(schedCtx) }()
 
+	// The in-process render worker (a clustered serve that renders too) stops first: its
+	// unfinished segments go back to the queue.
+	var workerWG sync.WaitGroup
+	workerCtx, stopWorker := context.WithCancel(context.Background())
+	defer func() { stopWorker(); waitUntil(&workerWG, deadline) }()
+	a.runClusterWorker(workerCtx, &workerWG)
+
 	if a.cfg.Ready != nil {
 		a.cfg.Ready(a)
 	}

@@ -105,6 +105,12 @@
 //     frame is read into it. A frame from Session.VideoFrame is never recycled (it may be
 //     kept forever, as before). Rule for callers: never touch a held frame after
 //     releasing it.
+//   - Session.HoldVideoFrameYCbCr: the frame as BT.709 limited-range I420 of a given size,
+//     from decoders of its own (videoyuv.go): ffmpeg scales (bilinear) and converts the
+//     colours (BT.709 limited sources only scaled; untagged and BT.601 limited ones by the
+//     colorspace filter's fast mode; full range and the rest by swscale from their tags), 3
+//     bytes per 2 pixels through the pipe instead of 8. Same window, pool and reference
+//     counting as RGBA frames; rotated sources come upright the same way.
 //
 // The renderer reaches both through its own Decoder interface, which Media implements
 // (Decodes, OpenVideo, OpenSound: decoding.go), without importing this package.

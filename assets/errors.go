@@ -21,6 +21,10 @@ var (
 	// frames; Lottie layers after precomp expansion, nesting, keyframes, frames). The
 	// error's details (a problem's errors member) name the measure and its limit.
 	CodeTooComplex = apierr.Define(apierr.Unprocessable, "ASSET_TOO_COMPLEX")
+	// CodeUnsupported: a file of a known kind, within the budgets, that uses what the
+	// renderer does not draw (a Lottie animation with text layers or images that are files
+	// or URLs): refused at upload rather than failing an export later.
+	CodeUnsupported = apierr.Define(apierr.Unprocessable, "ASSET_UNSUPPORTED")
 	// CodeImageTooLarge: the image's dimensions exceed the decoding limits.
 	CodeImageTooLarge = apierr.Define(apierr.Unprocessable, "IMAGE_TOO_LARGE")
 	// CodeTooLarge: the body exceeds the size cap of its kind (or a file the bytes

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/cutroom/cutroom/lottiebudget"
 )
 
 // jsonInfo is what a JSON upload turned out to be.
@@ -36,7 +38,7 @@ type captionEntry struct {
 func classifyJSON(r io.Reader, lim Limits) (jsonInfo, error) {
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
 	dec.UseNumber()
-	scan := newLottieScan(dec, lim)
+	scan := lottiebudget.NewScan(dec, lim.lottieLimits())
 	tok, err := dec.Token()
 	if err != nil {
 		return jsonInfo{}, invalid("the JSON file is malformed: %v", err)
@@ -78,8 +80,8 @@ func classifyJSON(r io.Reader, lim Limits) (jsonInfo, error) {
 			}
 			if t == json.Delim('[') {
 				seen[key] = true
-				if err := scan.layersArray(); err != nil {
-					return jsonInfo{}, err
+				if err := scan.LayersArray(); err != nil {
+					return jsonInfo{}, lottieError(err)
 				}
 			} else if err := skipValue(dec, t); err != nil {
 				return jsonInfo{}, err
@@ -90,8 +92,8 @@ func classifyJSON(r io.Reader, lim Limits) (jsonInfo, error) {
 				return jsonInfo{}, invalid("the JSON file is malformed: %v", err)
 			}
 			if t == json.Delim('[') {
-				if err := scan.assetsArray(); err != nil {
-					return jsonInfo{}, err
+				if err := scan.AssetsArray(); err != nil {
+					return jsonInfo{}, lottieError(err)
 				}
 			} else if err := skipValue(dec, t); err != nil {
 				return jsonInfo{}, err
@@ -130,8 +132,13 @@ func classifyJSON(r io.Reader, lim Limits) (jsonInfo, error) {
 	}
 	switch {
 	case seen["v"] && seen["fr"] && seen["ip"] && seen["op"] && seen["layers"]:
-		if err := scan.check(nums["ip"], nums["op"]); err != nil {
-			return jsonInfo{}, err
+		if err := scan.Check(nums["ip"], nums["op"]); err != nil {
+			return jsonInfo{}, lottieError(err)
+		}
+		facts := lottiebudget.Info{W: nums["w"], H: nums["h"], FR: nums["fr"], IP: nums["ip"], OP: nums["op"],
+			Images: scan.Images, TextLayers: scan.TextLayers}
+		if err := facts.Drawable(); err != nil {
+			return jsonInfo{}, CodeUnsupported.New("%v", err)
 		}
 		info := jsonInfo{format: formats["lottie"], width: nums["w"], height: nums["h"]}
 		if fr := nums["fr"]; fr > 0 && nums["op"] > nums["ip"] {

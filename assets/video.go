@@ -61,8 +61,9 @@ func (m Media) NewSession(maxSide int) *Session {
 }
 
 type videoProbe struct {
-	start float64 // the stream's start time, seconds
-	err   error
+	start  float64 // the stream's start time, seconds
+	colour colourTags
+	err    error
 }
 
 // VideoFrame returns the frame of a video asset shown at mediaTime (seconds of the
@@ -71,7 +72,7 @@ type videoProbe struct {
 // premultiplied RGBA with origin (0, 0), and is never modified afterwards (its buffer is
 // never recycled; HoldVideoFrame's are).
 func (s *Session) VideoFrame(ctx context.Context, a *editor.Asset, mediaTime time.Duration) (image.Image, error) {
-	b, err := s.frame(ctx, a, mediaTime, false)
+	b, err := s.frame(ctx, a, mediaTime, false, frameForm{})
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func (s *Session) VideoFrame(ctx context.Context, a *editor.Asset, mediaTime tim
 // may decode another frame into its buffer. Renders use it so that decoded frames are
 // recycled instead of allocated per frame (framepool.go).
 func (s *Session) HoldVideoFrame(ctx context.Context, a *editor.Asset, mediaTime time.Duration) (img image.Image, release func(), err error) {
-	b, err := s.frame(ctx, a, mediaTime, true)
+	b, err := s.frame(ctx, a, mediaTime, true, frameForm{})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -94,7 +95,7 @@ func (s *Session) HoldVideoFrame(ctx context.Context, a *editor.Asset, mediaTime
 // frame finds the frame for mediaTime and, while its decoder is still locked (so the
 // window's reference keeps it alive), takes a reference for the caller (hold) or marks
 // it never to be recycled.
-func (s *Session) frame(ctx context.Context, a *editor.Asset, mediaTime time.Duration, hold bool) (*frameBuf, error) {
+func (s *Session) frame(ctx context.Context, a *editor.Asset, mediaTime time.Duration, hold bool, form frameForm) (*frameBuf, error) {
 	if s.FFmpeg == nil {
 		return nil, CodeDecoderMissing.New("video asset %q: decoding video needs ffmpeg, which is not available", a.ID)
 	}
@@ -107,7 +108,7 @@ func (s *Session) frame(ctx context.Context, a *editor.Asset, mediaTime time.Dur
 	}
 	t := max(mediaTime.Seconds(), 0)
 	for attempt := 0; attempt < 3; attempt++ {
-		d, err := s.decoderFor(ctx, path, t)
+		d, err := s.decoderFor(ctx, path, t, form)
 		if err != nil {
 			return nil, fmt.Errorf("video asset %q: %w", a.ID, err)
 		}
@@ -134,7 +135,7 @@ func (s *Session) frame(ctx context.Context, a *editor.Asset, mediaTime time.Dur
 }
 
 // decoderFor returns a locked decoder of path that can serve t, starting one if needed.
-func (s *Session) decoderFor(ctx context.Context, path string, t float64) (*videoDecoder, error) {
+func (s *Session) decoderFor(ctx context.Context, path string, t float64, form frameForm) (*videoDecoder, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -148,7 +149,7 @@ func (s *Session) decoderFor(ctx context.Context, path string, t float64) (*vide
 	s.closeIdle()
 	var best *videoDecoder
 	for _, d := range s.decoders[path] {
-		if d.canServe(t) && (best == nil || d.startAt > best.startAt) {
+		if d.form == form && d.canServe(t) && (best == nil || d.startAt > best.startAt) {
 			best = d
 		}
 	}
@@ -173,7 +174,7 @@ func (s *Session) decoderFor(ctx context.Context, path string, t float64) (*vide
 	if maxSide <= 0 {
 		maxSide = DefaultMaxVideoSide
 	}
-	d, err := s.FFmpeg.startVideo(path, t, pr.start, maxSide)
+	d, err := s.FFmpeg.startVideo(path, t, pr, maxSide, form)
 	if err != nil {
 		return nil, err
 	}
@@ -274,20 +275,24 @@ func (s *Session) Close() error {
 // probeVideo reads the start time of the first video stream.
 func (f *FFmpeg) probeVideo(ctx context.Context, path string) *videoProbe {
 	out, err := exec.CommandContext(ctx, f.FFprobePath, "-v", "error", "-select_streams", "v:0",
-		"-show_entries", "stream=start_time,codec_name", "-of", "json", path).Output()
+		"-show_entries", "stream=start_time,codec_name,pix_fmt,color_space,color_range", "-of", "json", path).Output()
 	if err != nil {
 		return &videoProbe{err: CodeInvalid.New("ffprobe %s: %v", path, err)}
 	}
 	var r struct {
 		Streams []struct {
 			StartTime string `json:"start_time"`
+			PixFmt    string `json:"pix_fmt"`
+			Space     string `json:"color_space"`
+			Range     string `json:"color_range"`
 		} `json:"streams"`
 	}
 	if err := json.Unmarshal(out, &r); err != nil || len(r.Streams) == 0 {
 		return &videoProbe{err: CodeInvalid.New("%s has no video stream", path)}
 	}
 	st, _ := strconv.ParseFloat(r.Streams[0].StartTime, 64)
-	return &videoProbe{start: st}
+	v := r.Streams[0]
+	return &videoProbe{start: st, colour: colourTags{pixFmt: v.PixFmt, space: v.Space, rng: v.Range}}
 }
 
 // decodedFrame is one decoded frame and its presentation time (seconds of the source).
@@ -306,6 +311,7 @@ type frameMeta struct {
 // startAt, in presentation order.
 type videoDecoder struct {
 	mu       sync.Mutex // held while a frame is looked up or decoded
+	form     frameForm  // what the frames are (RGBA, or I420 of a size)
 	cmd      *exec.Cmd
 	out      io.ReadCloser
 	r        *bufio.Reader
@@ -336,7 +342,7 @@ var (
 	showinfoTB    = regexp.MustCompile(`config in time_base: (\d+)/(\d+)`)
 )
 
-func (f *FFmpeg) startVideo(path string, t, start float64, maxSide int) (*videoDecoder, error) {
+func (f *FFmpeg) startVideo(path string, t float64, pr *videoProbe, maxSide int, form frameForm) (*videoDecoder, error) {
 	args := []string{"-nostdin", "-hide_banner", "-nostats", "-loglevel", "info"}
 	if t > 0 {
 		// Seek to the keyframe at or before t; frames keep their own timestamps (-copyts).
@@ -347,11 +353,15 @@ func (f *FFmpeg) startVideo(path string, t, start float64, maxSide int) (*videoD
 	// session 6 video clips). The option exists since ffmpeg 5.0; -fps_mode needs 5.1.
 	ms := strconv.Itoa(maxSide)
 	scale := "scale=w='if(gte(iw,ih),min(" + ms + ",iw),-2)':h='if(gte(iw,ih),-2,min(" + ms + ",ih))'"
+	pixFmt := "rgba"
+	if form.yuv {
+		scale, pixFmt = yuvFilters(form.w, form.h, pr.colour), "yuv420p"
+	}
 	args = append(args, "-copyts", "-i", path, "-map", "0:v:0", "-an", "-sn", "-dn",
-		"-vf", scale+",showinfo=checksum=0", "-fps_mode", "passthrough", "-pix_fmt", "rgba", "-f", "rawvideo", "-")
+		"-vf", scale+",showinfo=checksum=0", "-fps_mode", "passthrough", "-pix_fmt", pixFmt, "-f", "rawvideo", "-")
 	cmd := exec.Command(f.FFmpegPath, args...)
-	d := &videoDecoder{cmd: cmd, meta: make(chan frameMeta, 64), stop: make(chan struct{}),
-		stderr: &tailBuffer{}, tbReady: make(chan struct{}), start: start, startAt: t}
+	d := &videoDecoder{cmd: cmd, meta: make(chan frameMeta, 64), stop: make(chan struct{}), form: form,
+		stderr: &tailBuffer{}, tbReady: make(chan struct{}), start: pr.start, startAt: t}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -503,8 +513,11 @@ func (d *videoDecoder) next(ctx context.Context) error {
 	if fm.w <= 0 || fm.h <= 0 || fm.w > 16384 || fm.h > 16384 {
 		return fmt.Errorf("bad frame size %dx%d", fm.w, fm.h)
 	}
-	buf := d.pool.get(fm.w, fm.h) // overwritten whole by the read
-	if _, err := io.ReadFull(d.r, buf.img.Pix); err != nil {
+	if d.form.yuv && (fm.w != d.form.w || fm.h != d.form.h) {
+		return fmt.Errorf("frame size %dx%d, not the %dx%d asked for", fm.w, fm.h, d.form.w, d.form.h)
+	}
+	buf := d.pool.get(fm.w, fm.h, d.form.yuv) // overwritten whole by the read
+	if _, err := io.ReadFull(d.r, buf.raw); err != nil {
 		buf.unref()
 		d.eof = true
 		if werr := d.wait(); werr != nil {

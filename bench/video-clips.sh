@@ -4,7 +4,13 @@
 # ffmpeg alone (one filtergraph, same x264 veryfast crf 20 and AAC 192 kb/s). Prints wall
 # time, CPU time (user+sys) and peak RSS of each (/usr/bin/time) and the ratios.
 #
-# usage: bench/video-clips.sh [--seconds 60] [--threads 2]
+# usage: bench/video-clips.sh [--seconds 60] [--threads 2] [--rounds N] [--base BINARY]
+#                             [--source WxH]
+#
+# --rounds N runs the programs N times, interleaved, and prints medians (and the median of
+# per-round ratios); --base BINARY adds another cutroom build (main's, say) as "base" to
+# every round, for before/after figures on a loaded machine. --source 3840x2160 makes the
+# clips 4K (the export stays 1080p; ffmpeg's graph scales them with scale=1920:1080).
 #
 # Result (2 shared vCPUs, one run each, 2026-11-21; clips are testsrc2/testsrc 1080p30):
 #   cutroom  wall 115.7 s  cpu 115.2 s  peak RSS 578 MiB
@@ -13,30 +19,35 @@
 # Both outputs: h264 1800 frames 60.000 s, aac LC 48 kHz stereo 60.000 s.
 set -euo pipefail
 cd "$(dirname "$0")"
-SECS=60 THREADS=2
+SECS=60 THREADS=2 ROUNDS=1 BASE= SRC=1920x1080
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--seconds) SECS=$2; shift 2 ;;
 	--threads) THREADS=$2; shift 2 ;;
+	--rounds) ROUNDS=$2; shift 2 ;;
+	--base) BASE=$(realpath "$2"); shift 2 ;;
+	--source) SRC=$2; shift 2 ;;
 	*) echo "unknown argument $1" >&2; exit 2 ;;
 	esac
 done
 [ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install -y time" >&2; exit 1; }
 D=out/clips-$SECS
+[ "$SRC" = 1920x1080 ] || D=out/clips-$SECS-$SRC
 mkdir -p "$D"
 (cd .. && go build -tags extlib,pkgconfig -o bench/out/cutroom .)
 HALF=$((SECS / 2))
 CLIP=$((HALF + 1)) # each clip plays 0.5 s past the cut
 if [ ! -f "$D/a.mp4" ] || [ ! -f "$D/b.mp4" ] || [ ! -f "$D/music.mp3" ]; then
-	ffmpeg -nostdin -v error -y -f lavfi -i "testsrc2=s=1920x1080:r=30:d=$CLIP" -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$D/a.mp4"
-	ffmpeg -nostdin -v error -y -f lavfi -i "testsrc=s=1920x1080:r=30:d=$CLIP" -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$D/b.mp4"
+	ffmpeg -nostdin -v error -y -f lavfi -i "testsrc2=s=$SRC:r=30:d=$CLIP" -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$D/a.mp4"
+	ffmpeg -nostdin -v error -y -f lavfi -i "testsrc=s=$SRC:r=30:d=$CLIP" -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$D/b.mp4"
 	ffmpeg -nostdin -v error -y -f lavfi -i "sine=f=220:d=$SECS:sample_rate=44100" -f lavfi -i "sine=f=330:d=$SECS:sample_rate=44100" \
 		-filter_complex "[0][1]amix=inputs=2,aformat=channel_layouts=stereo" -c:a libmp3lame -b:a 192k "$D/music.mp3"
 fi
 TB=240000
-python3 - "$D/state.json" "$SECS" <<'PY'
+python3 - "$D/state.json" "$SECS" "$SRC" <<'PY'
 import json, sys
 path, secs = sys.argv[1], int(sys.argv[2])
+sw, sh = (int(v) for v in sys.argv[3].split("x"))
 tb, half = 240000, secs // 2
 def anim(v): return {"value": v, "keyframes": []}
 def item(i, typ, asset, start, dur, extra):
@@ -50,7 +61,7 @@ def item(i, typ, asset, start, dur, extra):
 vid = {"keepAspectRatio": False, "borderRadius": anim(0), "videoStartFromInSeconds": 0}
 def vasset(i, f, d):
     return {"id": i, "type": "video", "filename": f, "size": 1, "remoteUrl": None, "remoteKey": f,
-            "mimeType": "video/mp4", "durationInSeconds": d, "hasAudioTrack": False, "width": 1920, "height": 1080}
+            "mimeType": "video/mp4", "durationInSeconds": d, "hasAudioTrack": False, "width": sw, "height": sh}
 st = {"compositionWidth": 1920, "compositionHeight": 1080, "timebaseTicksPerSecond": tb,
       "tracks": [{"id": "music", "hidden": False, "muted": False, "items": ["m"]},
                  {"id": "video", "hidden": False, "muted": False, "items": ["a", "b"]}],
@@ -67,7 +78,9 @@ st = {"compositionWidth": 1920, "compositionHeight": 1080, "timebaseTicksPerSeco
 json.dump(st, open(path, "w"))
 PY
 OFF=$(echo "$HALF - 0.5" | bc)
-GRAPH="[0:v]trim=0:$((HALF))+0.5,setpts=PTS-STARTPTS[a];[1:v]setpts=PTS-STARTPTS[b];\
+SCALE=
+[ "$SRC" = 1920x1080 ] || SCALE=scale=1920:1080,
+GRAPH="[0:v]${SCALE}trim=0:$((HALF))+0.5,setpts=PTS-STARTPTS[a];[1:v]${SCALE}setpts=PTS-STARTPTS[b];\
 [a][b]xfade=transition=fade:duration=1:offset=$OFF,format=yuv420p[v];\
 [2:a]volume=-6dB,afade=t=in:d=2,afade=t=out:st=$((SECS - 2)):d=2,aresample=48000[m]"
 GRAPH=${GRAPH//\+0.5/.5}
@@ -76,22 +89,38 @@ run() {
 	/usr/bin/time -f "$name %e %U %S %M" -o out/clips-time.txt "$@" >/dev/null 2>out/clips-$name.log
 	cat out/clips-time.txt
 }
-{
-	run cutroom out/cutroom export "$D/state.json" -o "$D/cutroom.mp4" --assets "$D" --fps 30 \
-		--preset veryfast --crf 20 --threads "$THREADS" --progress none
-	run ffmpeg ffmpeg -nostdin -v error -y -i "$D/a.mp4" -i "$D/b.mp4" -i "$D/music.mp3" -filter_complex "$GRAPH" \
-		-map "[v]" -map "[m]" -t "$SECS" -c:v libx264 -preset veryfast -crf 20 -g 150 -threads "$THREADS" \
-		-c:a aac -b:a 192k "$D/ffmpeg.mp4"
-} | tee out/clips-results.txt
+: >out/clips-results.txt
+for round in $(seq "$ROUNDS"); do
+	{
+		if [ -n "$BASE" ]; then
+			run base "$BASE" export "$D/state.json" -o "$D/base.mp4" --assets "$D" --fps 30 \
+				--preset veryfast --crf 20 --threads "$THREADS" --progress none
+		fi
+		run cutroom out/cutroom export "$D/state.json" -o "$D/cutroom.mp4" --assets "$D" --fps 30 \
+			--preset veryfast --crf 20 --threads "$THREADS" --progress none
+		run ffmpeg ffmpeg -nostdin -v error -y -i "$D/a.mp4" -i "$D/b.mp4" -i "$D/music.mp3" -filter_complex "$GRAPH" \
+			-map "[v]" -map "[m]" -t "$SECS" -c:v libx264 -preset veryfast -crf 20 -g 150 -threads "$THREADS" \
+			-c:a aac -b:a 192k "$D/ffmpeg.mp4"
+	} | sed "s/^/$round /" | tee -a out/clips-results.txt
+done
 python3 - out/clips-results.txt <<'PY'
-import sys
-r = {}
+import statistics as st, sys
+rounds = {}
 for line in open(sys.argv[1]):
-    n, e, u, s, m = line.split()
-    r[n] = (float(e), float(u) + float(s), int(m) / 1024)
-for n, (e, c, m) in r.items():
-    print(f"{n:8s} wall {e:7.1f} s  cpu {c:7.1f} s  peak RSS {m:6.0f} MiB")
-if len(r) == 2:
-    a, b = r["cutroom"], r["ffmpeg"]
-    print(f"cutroom/ffmpeg: wall {a[0]/b[0]:.2f}x  cpu {a[1]/b[1]:.2f}x  peak RSS {a[2]/b[2]:.2f}x")
+    k, n, e, u, s, m = line.split()
+    rounds.setdefault(k, {})[n] = (float(e), float(u) + float(s), int(m) / 1024)
+names = list(next(iter(rounds.values())))
+med = lambda xs: st.median(xs)
+for n in names:
+    rs = [r[n] for r in rounds.values() if n in r]
+    print(f"{n:8s} wall {med([x[0] for x in rs]):7.1f} s  cpu {med([x[1] for x in rs]):7.1f} s  "
+          f"peak RSS {med([x[2] for x in rs]):6.0f} MiB  ({len(rs)} runs)")
+def ratio(a, b):
+    pairs = [(r[a], r[b]) for r in rounds.values() if a in r and b in r]
+    w, c, m = (med([x[i] / y[i] for x, y in pairs]) for i in range(3))
+    print(f"{a}/{b}: wall {w:.2f}x  cpu {c:.2f}x  peak RSS {m:.2f}x  (median of per-round ratios)")
+ratio("cutroom", "ffmpeg")
+if "base" in names:
+    ratio("cutroom", "base")
+    ratio("base", "ffmpeg")
 PY

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/lottie"
 	"github.com/cutroom/cutroom/svgbudget"
 )
 
@@ -75,6 +76,9 @@ type Options struct {
 	// SVG is the budget an SVG asset is measured against before it is parsed (the upload
 	// check's; zero fields mean svgbudget's defaults).
 	SVG svgbudget.Limits
+	// Lottie is the budget a Lottie document is measured against before rlottie loads it
+	// (the upload check's; zero fields mean lottiebudget's defaults).
+	Lottie lottie.Limits
 	// Logger receives warnings (unparseable colours and the like); nil discards them.
 	Logger *slog.Logger
 }
@@ -160,6 +164,7 @@ type Compositor struct {
 	masks   *maskCache
 	charts  *chartCache
 	sprites *spriteCache
+	lotties lottieCache
 	log     *slog.Logger
 	bgColor Color
 	bgGrad  *Gradient

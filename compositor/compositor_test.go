@@ -498,7 +498,7 @@ func TestFeaturesCoverWhatIsDrawn(t *testing.T) {
 		}
 	}
 	for _, it := range fs.ItemTypes {
-		if it == editor.ItemText || it == editor.ItemVideo || it == editor.ItemLottie || it == editor.ItemChart {
+		if it == editor.ItemText || it == editor.ItemVideo || it == editor.ItemChart {
 			t.Errorf("item type %q listed without its renderer", it)
 		}
 	}

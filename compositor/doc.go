@@ -6,7 +6,9 @@
 // never opens files: decoded media comes from the caller's Media, text layers from an
 // optional TextRenderer (TextItems draws text, captions, text templates and chart labels
 // with package compositor/text), and illustrations from the editor's built-in library.
-// Charts are rasterised here with golang.org/x/image/vector.
+// Charts are rasterised here with golang.org/x/image/vector. Lottie items are drawn by
+// package lottie (rlottie through cgo, the one non-Go renderer the compositor calls; its
+// frames come back as RGBA pictures drawn like any image).
 //
 // The frame is what the editor's CSS preview shows for the same state. README.md in this
 // directory defines every rendering rule exactly (geometry, animations, transitions,

@@ -11,7 +11,7 @@ type CaptionAnimationTypes interface {
 
 // Features returns what a Compositor built with opts draws, for editor.Capabilities and
 // the export package's Featured interface. Everything of editor state v1 is drawn except:
-// lottie items; chart items unless opts.Text is a TextItems (labels need the text engine); video items unless opts.Media implements
+// text-template image nodes of type lottie; chart items unless opts.Text is a TextItems (labels need the text engine); video items unless opts.Media implements
 // VideoFrames; text, captions and text-template items (and caption animations) unless
 // opts.Text is set (only the types a TextTypes renderer names). Audio items are not listed:
 // they have no pixels, and the export pipeline adds them when it mixes sound.
@@ -31,8 +31,6 @@ func Features(opts Options) editor.FeatureSet {
 	var items []editor.ItemType
 	for _, t := range all.ItemTypes {
 		switch t {
-		case editor.ItemLottie:
-			continue
 		case editor.ItemChart:
 			if _, ok := opts.Text.(chartLabeler); !ok {
 				continue
@@ -63,7 +61,8 @@ func Features(opts Options) editor.FeatureSet {
 	case !textTypes[editor.ItemCaptions]:
 		fs.CaptionAnimations = nil // caption animations animate captions' words
 	}
-	// Template image nodes: built-in illustrations as svg; lottie is not drawn.
+	// Template image nodes: built-in illustrations as svg; lottie nodes are not drawn (lottie
+	// items are).
 	fs.TemplateImages = nil
 	if opts.Text != nil && textTypes[editor.ItemTextTemplate] {
 		fs.TemplateImages = []string{"svg"}

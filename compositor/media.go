@@ -470,7 +470,7 @@ func (c *Compositor) TrimMedia(t, keep int64) int64 {
 	if len(gone) > 0 && c.sprites != nil {
 		c.sprites.forget(gone) // sprites hold their source images
 	}
-	return n
+	return n + c.lotties.trim(t)
 }
 
 // halve reduces an image to half size (rounding up) with a 2x2 box filter.

@@ -59,6 +59,9 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 		stable = false
 	case editor.ItemImage, editor.ItemGif:
 		src, ok, err = c.imageSource(ctx, it, lt, &b)
+	case editor.ItemLottie:
+		src, ok, err = c.lottieSource(ctx, it, lt, &b)
+		stable = false
 	default: // text-like: the layer drawn above
 		stable = false
 	}
@@ -72,7 +75,7 @@ func (c *Compositor) prepareItem(ctx context.Context, it *editor.Item, lt int64,
 // drawsType reports whether this Compositor, with its options, draws items of it.Type.
 func (c *Compositor) drawsType(it *editor.Item) bool {
 	switch it.Type {
-	case editor.ItemImage, editor.ItemGif, editor.ItemSolid, editor.ItemIllustration:
+	case editor.ItemImage, editor.ItemGif, editor.ItemSolid, editor.ItemIllustration, editor.ItemLottie:
 		return true
 	case editor.ItemVideo:
 		_, ok := c.opts.Media.(VideoFrames)
@@ -83,7 +86,7 @@ func (c *Compositor) drawsType(it *editor.Item) bool {
 		_, ok := c.opts.Text.(chartLabeler)
 		return ok && it.Chart != nil
 	}
-	// lottie items are not drawn yet; audio has no pixels
+	// audio has no pixels
 	return false
 }
 

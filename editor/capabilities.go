@@ -134,7 +134,11 @@ type BackgroundPresets struct {
 // EditorCapabilities is the body of GET /v1/editor/capabilities (the interface's capabilities).
 type EditorCapabilities struct {
 	// Version is a hash of every list below; it changes whenever a list changes.
-	Version           string                  `json:"version"`
+	Version string `json:"version"`
+	// ItemTypes lists the item types this server draws (lottie among them when the
+	// renderer draws it). The spec leaves the complete item-type enum to this route; the
+	// member is an addition to its list of members, so clients that do not know it ignore it.
+	ItemTypes         []ItemType              `json:"itemTypes"`
 	Animations        []string                `json:"animations"`
 	CaptionAnimations CaptionAnimationCatalog `json:"captionAnimations"`
 	Transitions       []string                `json:"transitions"`
@@ -246,6 +250,7 @@ func backgroundImagePresets() []string {
 func Capabilities(supported FeatureSet) EditorCapabilities {
 	all := AllFeatures()
 	c := EditorCapabilities{
+		ItemTypes:   filter(all.ItemTypes, supported.ItemTypes),
 		Animations:  filter(all.Animations, supported.Animations),
 		Transitions: filter(all.Transitions, supported.Transitions),
 		Effects:     filter(all.Effects, supported.Effects),

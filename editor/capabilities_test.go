@@ -70,7 +70,8 @@ func TestCapabilitiesAll(t *testing.T) {
 			t.Errorf("gradient %q", g)
 		}
 	}
-	// The JSON has exactly the members of the interface's capabilities document.
+	// The JSON has exactly the members of the interface's capabilities document, plus
+	// itemTypes: the spec leaves the item-type enum to this route without naming a member.
 	b, _ := json.Marshal(c)
 	var m map[string]json.RawMessage
 	json.Unmarshal(b, &m)
@@ -79,7 +80,7 @@ func TestCapabilitiesAll(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	wantKeys := []string{"animations", "backgroundPresets", "captionAnimations", "effectPresets", "effects", "filterPresets", "filters", "shapes", "transitionPresets", "transitions", "version"}
+	wantKeys := []string{"animations", "backgroundPresets", "captionAnimations", "effectPresets", "effects", "filterPresets", "filters", "itemTypes", "shapes", "transitionPresets", "transitions", "version"}
 	if !reflect.DeepEqual(keys, wantKeys) {
 		t.Errorf("keys %v", keys)
 	}

@@ -275,6 +275,12 @@ func (s *Service) Create(ctx context.Context, p model.Principal, projectID strin
 				"this server cannot render these features of the state yet: %s", strings.Join(names, ", ")).WithDetails(names)
 		}
 	}
+	if sc, ok := s.renderer.(StateChecker); ok {
+		if reasons := sc.CheckState(parsed); len(reasons) > 0 {
+			return Created{}, ErrFeatureUnsupported.Field("editorState",
+				"this server cannot draw parts of the state: %s", strings.Join(reasons, "; ")).WithDetails(reasons)
+		}
+	}
 	if s.cfg.Unresolvable != nil {
 		if un := s.cfg.Unresolvable(ws.ID, parsed); len(un) > 0 {
 			names := make([]string, len(un))
@@ -406,6 +412,12 @@ var (
 	errCanceled = errors.New("export canceled")
 	errPaused   = errors.New("server shutting down: export paused")
 )
+
+// Paused reports whether a render's ctx was stopped because the server shuts down (the task
+// is recorded PAUSED and rendered again at the next start), not canceled or failed. A
+// renderer that keeps work outside the process (package cluster) keeps it for the resumed
+// render.
+func Paused(ctx context.Context) bool { return errors.Is(context.Cause(ctx), errPaused) }
 
 var errTaskNotCancelable = apierr.Define(apierr.Conflict, "TASK_NOT_CANCELABLE")
 

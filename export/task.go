@@ -35,6 +35,13 @@ type Featured interface {
 	Features() editor.FeatureSet
 }
 
+// StateChecker is implemented by renderers that cannot draw some contents of a state that
+// its features do not name (an inline Lottie document over the budget or reading files).
+// Create refuses a state it names reasons for with EXPORT_FEATURE_UNSUPPORTED listing them.
+type StateChecker interface {
+	CheckState(st *editor.State) []string
+}
+
 // RenderJob is everything a Renderer needs for one task.
 type RenderJob struct {
 	TaskID      string

@@ -64,7 +64,9 @@ type PipelineConfig struct {
 	// nothing.
 	Metrics Metrics
 	// WholeFrames draws and converts every frame whole instead of reusing plates of the
-	// items that stay put (see plates.go); the output is the same. For comparisons.
+	// items that stay put (see plates.go) or copying full-frame video clips in I420 (see
+	// videoplan.go); the output is the same (up to rounding where plates are mixed or clips
+	// copied). For comparisons.
 	WholeFrames bool
 	// Segmented renders an export longer than SegmentSeconds as segments of whole frames
 	// (RenderSegment, one after another) joined without re-encoding (JoinSegments), the
@@ -141,6 +143,12 @@ func (p *Pipeline) Features() editor.FeatureSet {
 		fs.ItemTypes = append(fs.ItemTypes, editor.ItemAudio)
 	}
 	return fs
+}
+
+// CheckState names what of st the compositor cannot draw although its features are
+// supported (export.StateChecker): inline Lottie documents refused by package lottie.
+func (p *Pipeline) CheckState(st *editor.State) []string {
+	return compositor.Undrawable(st, compositor.Options{})
 }
 
 // Render renders job to job.OutputPath (see the Renderer contract): nothing is left at
@@ -365,6 +373,7 @@ func (p *Pipeline) renderPlan(ctx context.Context, job export.RenderJob, pl plan
 		maker: &frameMaker{comp: comp, fps: pl.fps, w: pl.outW, h: pl.outH}}
 	if !p.cfg.WholeFrames {
 		r.maker.plates = &plateCache{}
+		r.maker.video = yuvVideoOf(media) // full-frame clips copied in I420 (videoplan.go)
 	}
 	if audioOpts != nil {
 		r.mix = newMixer(rctx, pl.state, sounds, openSound)

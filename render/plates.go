@@ -168,6 +168,10 @@ type frameMaker struct {
 	// for splitting every frame (one success starts over).
 	misses atomic.Int64
 	splits atomic.Int64 // frames split (for tests)
+	// video, when set, decodes I420 clip frames: frames that are one full-frame clip are
+	// copied from them (videoplan.go); videoFrames counts those frames.
+	video       yuvHolder
+	videoFrames atomic.Int64
 }
 
 // missLimit and missProbe: see frameMaker.misses.
@@ -213,6 +217,11 @@ func (m *frameMaker) make(ctx context.Context, n int64, bufs *drawBuffers, yuv *
 	defer release()
 	last := *held
 	*held = heldPlate{}
+	if m.video != nil {
+		if done, err := m.makeVideo(ctx, n, yuv); done || err != nil {
+			return err
+		}
+	}
 	into := func(dst *encode.I420) func(win *image.RGBA) error {
 		return func(win *image.RGBA) error { return encode.RGBAWindowToI420(dst, win, win.Rect) }
 	}

@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
 # Installs the Debian packages cutroom needs to build, run and test, when they are missing.
 # Safe to run repeatedly: it does nothing when everything is present.
-#   build:   gcc, pkg-config, libx264-dev (H.264), libvpx-dev (VP8/VP9), libopus-dev (Opus)
+#   build:   gcc, pkg-config, libx264-dev (H.264), libvpx-dev (VP8/VP9), libopus-dev (Opus),
+#            librlottie-dev (Lottie animations; its runtime library librlottie0-1 comes with it)
 #   runtime: ffmpeg (optional at run time: decoding video and compressed audio inputs)
 #   tests:   ffmpeg/ffprobe (reference decoder), chromium (browser reference renders),
-#            time (/usr/bin/time for bench/compare.sh), and the package check's tools
+#            time (/usr/bin/time for bench/compare.sh), the package check's tools, and
+#            npm with lottie-web (the Lottie reference renderer, installed in node_modules/
+#            of the repository: package lottie's test finds it there)
 #   --deb:   dpkg-dev (dpkg-shlibdeps: the package's library dependencies), adduser (the
 #            package's postinst), systemd (systemd-analyze verify of its unit)
 set -euo pipefail
 
-want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev libvo-aacenc-dev ffmpeg)
+want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev libvo-aacenc-dev librlottie-dev ffmpeg)
 case "${1:-}" in
---test) want+=(chromium fonts-noto-core time dpkg-dev adduser systemd) ;;
+--test)
+  want+=(chromium fonts-noto-core time dpkg-dev adduser systemd)
+  # npm from Debian unless one is already there (NodeSource's nodejs bundles its own)
+  command -v npm >/dev/null 2>&1 || want+=(npm)
+  ;;
 --deb) want+=(dpkg-dev adduser systemd) ;;
 esac
 
@@ -19,7 +26,21 @@ missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# lottie-web, the reference of the Lottie comparison (--test only): an exact version into
+# the repository's node_modules/ (git-ignored), once npm is there.
+lottie_web() {
+  [ "${1:-}" = --test ] || return 0
+  local root
+  root=$(cd "$(dirname "$0")/.." && pwd)
+  [ -f "$root/node_modules/lottie-web/build/player/lottie.min.js" ] && return 0
+  echo "cutroom: installing lottie-web 5.13.0 into $root/node_modules" >&2
+  (cd "$root" && npm install --no-save --no-package-lock --no-audit --no-fund lottie-web@5.13.0 >/dev/null)
+}
+
+if [ ${#missing[@]} -eq 0 ]; then
+  lottie_web "${1:-}"
+  exit 0
+fi
 
 echo "cutroom: installing missing system packages: ${missing[*]}" >&2
 if ! command -v apt-get >/dev/null 2>&1; then
@@ -34,3 +55,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+lottie_web "${1:-}"

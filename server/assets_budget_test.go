@@ -231,7 +231,7 @@ func TestUploadLottieBudget(t *testing.T) {
 	// keyframes: every object of an animated property's "k" array
 	kf := func(n int) []byte {
 		var b strings.Builder
-		b.WriteString(`{"v":"5","fr":30,"ip":0,"op":60,"layers":[{"ty":4,"ks":{"p":{"a":1,"k":[`)
+		b.WriteString(`{"v":"5","fr":30,"ip":0,"op":60,"w":64,"h":64,"layers":[{"ty":4,"ks":{"p":{"a":1,"k":[`)
 		for i := 0; i < n; i++ {
 			if i > 0 {
 				b.WriteByte(',')
@@ -248,5 +248,29 @@ func TestUploadLottieBudget(t *testing.T) {
 	a := mustUpload(e, "ok.json", "", nestedLottie(2, 10)) // 2,110 layers once expanded
 	if a["type"] != "lottie" || a["duration"] != 2.0 {
 		t.Fatalf("nested 2x10: %v", a)
+	}
+}
+
+// TestUploadLottieUndrawable: a Lottie file within the budgets that the renderer does not
+// draw is refused at upload, naming why, instead of failing its first export.
+func TestUploadLottieUndrawable(t *testing.T) {
+	e := newEnv(t)
+	cases := map[string]struct{ doc, detail string }{
+		"file image": {`{"v":"5.7.4","fr":30,"ip":0,"op":60,"w":64,"h":64,"assets":[{"id":"i","w":8,"h":8,"u":"images/","p":"a.png"}],"layers":[{"ty":2,"refId":"i"}]}`, "not embedded"},
+		"url image":  {`{"v":"5.7.4","fr":30,"ip":0,"op":60,"w":64,"h":64,"assets":[{"id":"i","w":8,"h":8,"u":"","p":"http://127.0.0.1:1/a.png"}],"layers":[{"ty":2,"refId":"i"}]}`, "not embedded"},
+		"text layer": {`{"v":"5.7.4","fr":30,"ip":0,"op":60,"w":64,"h":64,"layers":[{"ty":5,"t":{}}]}`, "text layers"},
+		"no size":    {`{"v":"5.7.4","fr":30,"ip":0,"op":60,"layers":[{"ty":4,"shapes":[]}]}`, "size"},
+		"no frames":  {`{"v":"5.7.4","fr":30,"ip":60,"op":60,"w":64,"h":64,"layers":[{"ty":4,"shapes":[]}]}`, "op > ip"},
+	}
+	for name, c := range cases {
+		p := upload(e, e.keyA, "x.json", "", []byte(c.doc)).Problem(422, "ASSET_UNSUPPORTED")
+		if !strings.Contains(p["detail"].(string), c.detail) {
+			t.Errorf("%s: detail %q lacks %q", name, p["detail"], c.detail)
+		}
+	}
+	assertNoFiles(t, e, 0)
+	embedded := `{"v":"5.7.4","fr":30,"ip":0,"op":60,"w":64,"h":64,"assets":[{"id":"i","w":1,"h":1,"e":1,"u":"","p":"data:image/png;base64,iVBORw0KGgo="}],"layers":[{"ty":2,"refId":"i"}]}`
+	if a := mustUpload(e, "ok.json", "", []byte(embedded)); a["type"] != "lottie" {
+		t.Fatalf("embedded image: %v", a)
 	}
 }

@@ -84,16 +84,17 @@ func TestCapabilitiesRoute(t *testing.T) {
 		}
 		return false
 	}
-	if !has(d["transitions"], "flip") || !has(d["shapes"], "star") {
-		t.Fatalf("full renderer lacks flip/star: %s", r.Body)
+	if !has(d["transitions"], "flip") || !has(d["shapes"], "star") || !has(d["itemTypes"], "lottie") {
+		t.Fatalf("full renderer lacks flip/star/lottie: %s", r.Body)
 	}
 	// A renderer without flip and star does not advertise them, and the version changes.
 	limited := editor.AllFeatures()
 	limited.Transitions = without(limited.Transitions, "flip")
 	limited.Shapes = without(limited.Shapes, "star")
+	limited.ItemTypes = slices.DeleteFunc(slices.Clone(limited.ItemTypes), func(t editor.ItemType) bool { return t == editor.ItemLottie })
 	e2 := newEnv(t, func(c *server.Config) { c.Features = limited })
 	d2 := e2.do("GET", "/v1/editor/capabilities", e2.keyA, nil).Data()
-	if has(d2["transitions"], "flip") || has(d2["shapes"], "star") || d2["version"] == d["version"] {
+	if has(d2["transitions"], "flip") || has(d2["shapes"], "star") || has(d2["itemTypes"], "lottie") || d2["version"] == d["version"] {
 		t.Fatalf("limited capabilities: %v", d2)
 	}
 	e.do("GET", "/v1/editor/capabilities", "", nil).Problem(401, "OPEN_API_KEY_INVALID")

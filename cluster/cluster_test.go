@@ -1,0 +1,257 @@
+package cluster_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cutroom/cutroom/cluster"
+	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/internal/netnstest"
+)
+
+// TestMain runs the tests in a private network namespace when root: they listen and dial
+// on loopback only.
+func TestMain(m *testing.M) {
+	if code, done := netnstest.Reexec("cluster"); done {
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+const testToken = "cluster-test-token-0123456789"
+
+// state is a valid 2 s state: one solid.
+const state = `{"compositionWidth":320,"compositionHeight":180,"timebaseTicksPerSecond":240000,
+"tracks":[{"id":"t1","items":["box"],"hidden":false,"muted":false}],
+"assets":{},"transitions":{},"globalBackground":{"type":"color","color":"#0f172a","gradient":null},"deletedAssets":[],
+"items":{"box":{"id":"box","type":"solid","shape":"rectangle","color":"#22c55e","startTicks":0,"durationTicks":480000,
+"top":{"value":10,"keyframes":[]},"left":{"value":10,"keyframes":[]},
+"width":{"value":100,"keyframes":[]},"height":{"value":100,"keyframes":[]},"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},
+"opacity":{"value":1,"keyframes":[]},"isDraggingInTimeline":false,"borderRadius":{"value":0,"keyframes":[]},"rotation":{"value":0,"keyframes":[]},"keepAspectRatio":false}}}`
+
+// rig is an embedded server, a coordinator whose join concatenates the segment files, and
+// the asset file its jobs carry.
+type rig struct {
+	t     *testing.T
+	emb   *cluster.Embedded
+	coord *cluster.Coordinator
+	asset string
+}
+
+func newRig(t *testing.T, attempts int) *rig {
+	t.Helper()
+	dir := t.TempDir()
+	emb, err := cluster.StartEmbedded("127.0.0.1:0", testToken, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emb.Shutdown)
+	nc, err := cluster.Connect(cluster.ConnConfig{URLs: []string{"nats://" + emb.Addr()}, Token: testToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	r := &rig{t: t, emb: emb, asset: filepath.Join(dir, "asset.bin")}
+	if err := os.WriteFile(r.asset, []byte("the asset's bytes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.coord, err = cluster.NewCoordinator(context.Background(), cluster.CoordinatorConfig{Conn: nc,
+		SegmentSeconds: 0.2, AckWait: 2 * time.Second, Attempts: attempts,
+		Join: func(_ context.Context, job export.RenderJob, _ cluster.Encoding, paths []string) error {
+			var out []byte
+			for _, p := range paths {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				out = append(out, b...)
+			}
+			return os.WriteFile(job.OutputPath, out, 0o600)
+		},
+		AssetFiles: func(context.Context, export.RenderJob) (map[string]string, error) {
+			return map[string]string{"a1": r.asset}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// worker runs a worker with render until the test ends; kill closes its connection (as a
+// dead process's).
+func (r *rig) worker(id string, render cluster.RenderSegmentFunc) (kill func()) {
+	r.t.Helper()
+	nc, err := cluster.Connect(cluster.ConnConfig{URLs: []string{"nats://" + r.emb.Addr()}, Token: testToken})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	cache, err := cluster.OpenCache(r.t.TempDir(), 0)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	w, err := cluster.NewWorker(cluster.WorkerConfig{Conn: nc, Cache: cache, Render: render, ID: id, TempDir: r.t.TempDir()})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = w.Run(ctx) }()
+	r.t.Cleanup(func() { cancel(); <-done; nc.Close() })
+	return nc.Close
+}
+
+func (r *rig) job(id string) export.RenderJob {
+	parsed, err := editor.Parse([]byte(state))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return export.RenderJob{TaskID: id, State: []byte(state), Parsed: parsed, CompositionWidth: 320,
+		CompositionHeight: 180, OutputWidth: 320, OutputHeight: 180, Scale: 1, FPS: 10, Format: "mp4",
+		Frames: 20, OutputPath: filepath.Join(r.t.TempDir(), "out.mp4")}
+}
+
+// writeRange is a renderer that writes "[first,end)" and checks it got the asset.
+func writeRange(workers *sync.Map) cluster.RenderSegmentFunc {
+	return func(ctx context.Context, job export.RenderJob, _ cluster.Encoding, seg cluster.Segment, files map[string]string, dst string) error {
+		b, err := os.ReadFile(files["a1"])
+		if err != nil || string(b) != "the asset's bytes" {
+			return fmt.Errorf("asset not delivered: %v", err)
+		}
+		workers.Store(dst, true)
+		time.Sleep(30 * time.Millisecond)
+		return os.WriteFile(dst, fmt.Appendf(nil, "[%d,%d)", seg.First, seg.End), 0o600)
+	}
+}
+
+func TestSegmentsJoinedInOrderFromSeveralWorkers(t *testing.T) {
+	r := newRig(t, 3)
+	var seen sync.Map
+	r.worker("w1", writeRange(&seen))
+	r.worker("w2", writeRange(&seen))
+	job := r.job("task-1")
+	var last int64
+	err := r.coord.Render(context.Background(), job, func(done, total int64) { last = done })
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(job.OutputPath)
+	var want bytes.Buffer
+	for f := 0; f < 20; f += 2 {
+		fmt.Fprintf(&want, "[%d,%d)", f, f+2)
+	}
+	if string(got) != want.String() {
+		t.Fatalf("joined %q, want %q", got, want.String())
+	}
+	if last != 20 {
+		t.Fatalf("last progress %d, want 20", last)
+	}
+}
+
+func TestSegmentFailingOnEveryAttemptFailsTheTask(t *testing.T) {
+	r := newRig(t, 2)
+	var seen sync.Map
+	ok := writeRange(&seen)
+	var tries sync.Map
+	r.worker("w1", func(ctx context.Context, job export.RenderJob, enc cluster.Encoding, seg cluster.Segment, files map[string]string, dst string) error {
+		if seg.First == 6 {
+			n, _ := tries.LoadOrStore("n", new(int))
+			*n.(*int)++
+			return &export.RenderFailure{Code: "COMPOSITOR_TEST", Msg: "the box would not draw"}
+		}
+		return ok(ctx, job, enc, seg, files, dst)
+	})
+	err := r.coord.Render(context.Background(), r.job("task-2"), func(int64, int64) {})
+	var rf *export.RenderFailure
+	if !errors.As(err, &rf) || rf.Code != "COMPOSITOR_TEST" || !strings.Contains(rf.Msg, "segment 3 (frames 6-7)") ||
+		!strings.Contains(rf.Msg, "worker w1") || !strings.Contains(rf.Msg, "the box would not draw") {
+		t.Fatalf("err %v, want the segment's failure naming it and the worker", err)
+	}
+	if n, _ := tries.Load("n"); *n.(*int) != 2 {
+		t.Fatalf("segment rendered %d times, want 2 (Attempts)", *n.(*int))
+	}
+}
+
+func TestCancelStopsTheWorkersWithinASecond(t *testing.T) {
+	r := newRig(t, 3)
+	started := make(chan struct{}, 10)
+	stopped := make(chan time.Time, 10)
+	r.worker("w1", func(ctx context.Context, _ export.RenderJob, _ cluster.Encoding, _ cluster.Segment, _ map[string]string, _ string) error {
+		started <- struct{}{}
+		<-ctx.Done()
+		stopped <- time.Now()
+		return ctx.Err()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- r.coord.Render(ctx, r.job("task-3"), func(int64, int64) {}) }()
+	<-started
+	at := time.Now()
+	cancel()
+	select {
+	case s := <-stopped:
+		if d := s.Sub(at); d > time.Second {
+			t.Fatalf("the worker stopped %v after the cancel", d)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("the worker's render did not stop")
+	}
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Render: %v, want canceled", err)
+	}
+	// the other segments were dropped from the queue: no render starts again
+	select {
+	case <-started:
+		t.Fatal("a segment of the canceled task was rendered")
+	case <-time.After(1500 * time.Millisecond):
+	}
+}
+
+func TestWorkerKilledMidSegmentIsRedelivered(t *testing.T) {
+	r := newRig(t, 3)
+	var seen sync.Map
+	hung := make(chan struct{})
+	release := make(chan struct{})
+	defer close(release)
+	var once sync.Once
+	// w1 takes a segment and its connection dies while it renders
+	kill := r.worker("w1", func(ctx context.Context, _ export.RenderJob, _ cluster.Encoding, _ cluster.Segment, _ map[string]string, _ string) error {
+		once.Do(func() { close(hung) })
+		<-release
+		return errors.New("gone")
+	})
+	errc := make(chan error, 1)
+	job := r.job("task-4")
+	go func() { errc <- r.coord.Render(context.Background(), job, func(int64, int64) {}) }()
+	<-hung
+	kill()
+	r.worker("w2", writeRange(&seen))
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the task did not complete after its worker died")
+	}
+}
+
+func TestWrongTokenIsRefused(t *testing.T) {
+	r := newRig(t, 3)
+	_, err := cluster.Connect(cluster.ConnConfig{URLs: []string{"nats://" + r.emb.Addr()}, Token: "not-the-token-at-all"})
+	if !errors.Is(err, cluster.ErrRefused) {
+		t.Fatalf("err %v, want ErrRefused", err)
+	}
+	_, err = cluster.Connect(cluster.ConnConfig{URLs: []string{"nats://" + r.emb.Addr()}})
+	if !errors.Is(err, cluster.ErrRefused) {
+		t.Fatalf("no token: err %v, want ErrRefused", err)
+	}
+}

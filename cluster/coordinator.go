@@ -1,0 +1,303 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cutroom/cutroom/export"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// CodeSegmentFailed starts the error of a task whose segment failed on every attempt when
+// the worker's error had no code of its own.
+const CodeSegmentFailed = "EXPORT_SEGMENT_FAILED"
+
+// CoordinatorConfig configures a Coordinator. Zero values take the documented defaults.
+type CoordinatorConfig struct {
+	// Conn is the connection to NATS (required).
+	Conn *nats.Conn
+	// Local renders exports of at most SegmentSeconds in-process, as without a cluster;
+	// nil sends every export to the workers (--local-render=false).
+	Local export.Renderer
+	// SegmentSeconds is the longest export rendered in one piece and the length of segments
+	// (default DefaultSegmentSeconds).
+	SegmentSeconds float64
+	// AckWait is the consumer's AckWait (default DefaultAckWait).
+	AckWait time.Duration
+	// Attempts is how many times a failing segment is rendered (default DefaultAttempts).
+	Attempts int
+	// Encoding is the encoder settings of every segment.
+	Encoding Encoding
+	// Split, Join and AssetFiles are the App's (Split nil: segments of whole
+	// SegmentSeconds*fps frames). Join and AssetFiles are required.
+	Split      SplitFunc
+	Join       JoinFunc
+	AssetFiles AssetFilesFunc
+	// Logger receives the coordinator's log (nil: none).
+	Logger *slog.Logger
+}
+
+// Coordinator is the export.Renderer of a clustered server (see the package doc).
+type Coordinator struct {
+	cfg CoordinatorConfig
+	res *resources
+	log *slog.Logger
+}
+
+// NewCoordinator makes (or updates) the JetStream resources and returns the coordinator.
+func NewCoordinator(ctx context.Context, cfg CoordinatorConfig) (*Coordinator, error) {
+	if cfg.SegmentSeconds <= 0 {
+		cfg.SegmentSeconds = DefaultSegmentSeconds
+	}
+	if cfg.AckWait <= 0 {
+		cfg.AckWait = DefaultAckWait
+	}
+	if cfg.Attempts <= 0 {
+		cfg.Attempts = DefaultAttempts
+	}
+	if cfg.Split == nil {
+		cfg.Split = fixedSplit
+	}
+	if cfg.Conn == nil || cfg.Join == nil || cfg.AssetFiles == nil {
+		return nil, errors.New("cluster: a coordinator needs Conn, Join and AssetFiles")
+	}
+	res, err := create(ctx, cfg.Conn, cfg.AckWait)
+	if err != nil {
+		return nil, err
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Coordinator{cfg: cfg, res: res, log: log}, nil
+}
+
+// Render implements export.Renderer: in-process when the export is short and Local is set,
+// else in segments through the workers.
+func (c *Coordinator) Render(ctx context.Context, job export.RenderJob, progress func(done, total int64)) error {
+	if c.cfg.Local != nil && job.Frames <= int64(c.cfg.SegmentSeconds*float64(job.FPS)) {
+		return c.cfg.Local.Render(ctx, job, progress)
+	}
+	err := c.renderSegments(ctx, job, progress)
+	if err != nil && !export.Paused(ctx) {
+		// canceled or failed: the workers stop the task and its queued jobs go
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		c.cancelTask(cctx, job.TaskID)
+		cancel()
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return err
+}
+
+// run is one segmented render's state.
+type run struct {
+	job     export.RenderJob
+	key     string
+	segs    []Segment
+	done    map[int]Done
+	workers map[string]bool
+}
+
+func (c *Coordinator) renderSegments(ctx context.Context, job export.RenderJob, progress func(done, total int64)) error {
+	base, err := c.publishable(ctx, job)
+	if err != nil {
+		return err
+	}
+	r := &run{job: job, key: base.Key, segs: c.cfg.Split(job, c.cfg.SegmentSeconds), done: map[int]Done{}, workers: map[string]bool{}}
+	t := token(job.TaskID)
+	w, err := c.res.kv.WatchFiltered(ctx, []string{"done." + t + ".*", "fail." + t + ".*"})
+	if err != nil {
+		return fmt.Errorf("watch the task's segments: %w", err)
+	}
+	defer w.Stop()
+	// the records already there (a coordinator restarted mid-task), then the end marker
+	for e := range w.Updates() {
+		if e == nil {
+			break
+		}
+		if err := r.take(e, c); err != nil {
+			return err
+		}
+	}
+	if len(r.done) > 0 {
+		c.log.Info("export resumes: segments already rendered are kept", "task", job.TaskID, "done", len(r.done), "segments", len(r.segs))
+	}
+	if err := c.publish(ctx, r, base); err != nil {
+		return err
+	}
+	c.report(r, progress)
+	for len(r.done) < len(r.segs) {
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case e, ok := <-w.Updates():
+			if !ok {
+				return errors.New("cluster: the watch of the task's segments ended")
+			}
+			if e == nil {
+				continue
+			}
+			if err := r.take(e, c); err != nil {
+				return err
+			}
+			c.report(r, progress)
+		}
+	}
+	return c.join(ctx, r)
+}
+
+// publishable uploads the state and assets of job and returns the job template.
+func (c *Coordinator) publishable(ctx context.Context, job export.RenderJob) (Job, error) {
+	files, err := c.cfg.AssetFiles(ctx, job)
+	if err != nil {
+		return Job{}, err
+	}
+	assets := make(map[string]string, len(files))
+	for id, path := range files {
+		sum, _, err := putFile(ctx, c.res.objects, path)
+		if err != nil {
+			return Job{}, fmt.Errorf("cluster: asset %s: %w", id, err)
+		}
+		assets[id] = sum
+	}
+	state, err := putBytes(ctx, c.res.objects, job.State)
+	if err != nil {
+		return Job{}, fmt.Errorf("cluster: upload the state: %w", err)
+	}
+	return Job{TaskID: job.TaskID, Key: renderKey(state, job, c.cfg.Encoding, c.cfg.SegmentSeconds), State: state,
+		CompositionWidth: job.CompositionWidth, CompositionHeight: job.CompositionHeight,
+		OutputWidth: job.OutputWidth, OutputHeight: job.OutputHeight, Scale: job.Scale, FPS: job.FPS,
+		Format: job.Format, Frames: job.Frames, Encoding: c.cfg.Encoding, Assets: assets, Attempts: c.cfg.Attempts}, nil
+}
+
+// publish queues the segments not done yet. Message ids make a job still queued from an
+// earlier run of the task (within the stream's duplicate window) not queued twice.
+func (c *Coordinator) publish(ctx context.Context, r *run, base Job) error {
+	for i, s := range r.segs {
+		if _, ok := r.done[i]; ok {
+			continue
+		}
+		j := base
+		j.Index, j.Segments, j.First, j.End = i, len(r.segs), s.First, s.End
+		data, err := json.Marshal(j)
+		if err != nil {
+			return err
+		}
+		if _, err := c.res.js.Publish(ctx, jobSubject(r.job.TaskID, i), data,
+			jetstream.WithMsgID(fmt.Sprintf("%s.%s.%d", token(r.job.TaskID), r.key, i))); err != nil {
+			return fmt.Errorf("cluster: queue segment %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// take reads a done or fail record of the task.
+func (r *run) take(e jetstream.KeyValueEntry, c *Coordinator) error {
+	if e.Operation() != jetstream.KeyValuePut {
+		return nil
+	}
+	var idx int
+	k := e.Key()
+	if _, err := fmt.Sscanf(k[strings.LastIndexByte(k, '.')+1:], "%d", &idx); err != nil || idx < 0 || idx >= len(r.segs) {
+		return nil
+	}
+	if strings.HasPrefix(k, "fail.") {
+		var f Failure
+		if json.Unmarshal(e.Value(), &f) != nil || f.Key != r.key {
+			return nil
+		}
+		code := f.Code
+		if code == "" {
+			code = CodeSegmentFailed
+		}
+		return &export.RenderFailure{Code: code, Msg: fmt.Sprintf("segment %d (frames %d-%d) failed on worker %s: %s",
+			idx, f.First, f.End-1, f.Worker, f.Message)}
+	}
+	var d Done
+	if json.Unmarshal(e.Value(), &d) != nil || d.Key != r.key {
+		return nil
+	}
+	if _, ok := r.done[idx]; !ok {
+		r.done[idx] = d
+		r.workers[d.Worker] = true
+	}
+	return nil
+}
+
+// report gives the frames of finished segments as progress.
+func (c *Coordinator) report(r *run, progress func(done, total int64)) {
+	var n int64
+	for _, d := range r.done {
+		n += d.End - d.First
+	}
+	progress(n, r.job.Frames)
+}
+
+// join downloads the segments next to the output, joins them, and removes the task's
+// segment objects and records.
+func (c *Coordinator) join(ctx context.Context, r *run) error {
+	dir := filepath.Dir(r.job.OutputPath)
+	paths := make([]string, len(r.segs))
+	start := time.Now()
+	var bytes int64
+	for i := range r.segs {
+		paths[i] = filepath.Join(dir, fmt.Sprintf(".segment-%05d.%s", i, r.job.Format))
+		n, err := getFile(ctx, c.res.objects, r.done[i].Object, paths[i])
+		if err != nil {
+			return fmt.Errorf("cluster: segment %d: %w", i, err)
+		}
+		bytes += n
+	}
+	fetched := time.Since(start)
+	defer func() {
+		for _, p := range paths {
+			_ = os.Remove(p)
+		}
+	}()
+	if err := c.cfg.Join(ctx, r.job, c.cfg.Encoding, paths); err != nil {
+		return err
+	}
+	c.log.Info("export rendered by the cluster", "task", r.job.TaskID, "segments", len(r.segs), "workers", len(r.workers),
+		"segmentBytes", bytes, "downloadSeconds", fetched.Seconds(), "joinSeconds", (time.Since(start) - fetched).Seconds())
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	for i, d := range r.done {
+		_ = c.res.objects.Delete(cctx, objectName(d.Object))
+		_ = c.res.kv.Purge(cctx, doneKey(r.job.TaskID, i))
+	}
+	return nil
+}
+
+// cancelTask records the task canceled (the workers stop it) and drops its queued jobs.
+func (c *Coordinator) cancelTask(ctx context.Context, taskID string) {
+	if _, err := c.res.kv.Put(ctx, cancelKey(taskID), []byte(time.Now().UTC().Format(time.RFC3339))); err != nil {
+		c.log.Warn("cluster: record a cancel", "task", taskID, "err", err)
+	}
+	if err := c.res.stream.Purge(ctx, jetstream.WithPurgeSubject(subjectBase+"."+token(taskID)+".>")); err != nil {
+		c.log.Warn("cluster: drop queued segments", "task", taskID, "err", err)
+	}
+	// segments already finished are of no use now
+	keys, err := c.res.kv.ListKeysFiltered(ctx, "done."+token(taskID)+".*")
+	if err != nil {
+		return
+	}
+	for k := range keys.Keys() {
+		if e, err := c.res.kv.Get(ctx, k); err == nil {
+			var d Done
+			if json.Unmarshal(e.Value(), &d) == nil {
+				_ = c.res.objects.Delete(ctx, objectName(d.Object))
+			}
+		}
+		_ = c.res.kv.Purge(ctx, k)
+	}
+}

@@ -1,0 +1,45 @@
+// Package cluster spreads exports over render workers through NATS JetStream: the
+// coordinator (the server) splits a long export into segments of whole frames, publishes one
+// job per segment on a work-queue stream, and joins the finished segments; workers (`cutroom
+// worker`, and the server itself unless --local-render=false) take jobs, render them and put
+// the files back. Nothing is home-made: queueing, redelivery, durable records and file
+// transfer are JetStream's.
+//
+// Decisions:
+//
+//   - The seam is export.Renderer: Coordinator.Render is the renderer the export service
+//     calls, so progress, webhooks, credits, the 2-active limit and crash recovery stay the
+//     export package's and are unchanged. An export of at most SegmentSeconds (and every
+//     export when the cluster is off) renders in-process as before.
+//   - This package knows no compositor and no encoder: the App gives it functions that
+//     split, render a segment and join (package render), and that find a job's asset files.
+//   - Names: the stream "CUTROOM_SEGMENTS" (work-queue retention, subjects
+//     cutroom.segments.<task>.<index>), its durable pull consumer "workers" (explicit acks,
+//     AckWait, no delivery limit: the attempts are counted by the workers), the key-value
+//     bucket "cutroom-segments" (done.<task>.<index>, fail.<task>.<index>, cancel.<task>;
+//     a day's TTL) and the object store "cutroom-objects" (objects named sha256-<hex> of
+//     their bytes: states, assets and finished segments, chunked by the Object Store).
+//   - A job carries the task's render settings, its frame range, the SHA-256 of its state and
+//     of each asset it draws: never an API key, a workspace's other data or a path.
+//   - A worker renders a job while telling JetStream it is in progress every AckWait/3; if
+//     it dies, JetStream hands the job to another after AckWait. A render error is retried
+//     (Nak after a second) until the job's Attempts; the last failure records
+//     fail.<task>.<index> with the worker's message, which fails the task naming the segment.
+//     A job handed out CrashDeliveries times without finishing (workers dying on it) fails
+//     the same way. SIGTERM cancels the worker's renders and Naks their jobs: nothing is left
+//     half-way, the segment goes back to the queue at once.
+//   - A finished segment is uploaded, then recorded done.<task>.<index> (with the render's
+//     key, a hash of the state and settings), then acked. The coordinator watches these
+//     records, so a coordinator that restarts mid-task (its task PAUSED or crashed, then
+//     rendered again by the export service) finds the segments already done and publishes
+//     only the others; publishing uses message ids, so a job still queued is not queued twice.
+//   - Cancel: the coordinator records cancel.<task> and purges the task's queued jobs; every
+//     worker watches cancel.> and stops that task's renders at once (well within a second)
+//     and drops its jobs. A task that fails is canceled the same way. A pause (shutdown)
+//     cancels nothing: workers go on, and the resumed task uses their segments.
+//   - The embedded server (--cluster-listen) always requires the token and stores JetStream
+//     under <data-dir>/nats; a wrong token is refused by NATS and reported as such.
+//   - Workers keep the assets they fetched in a directory of files named by their hash,
+//     bounded in bytes with least-recently-used eviction (Cache); a file in use is never
+//     evicted.
+package cluster

@@ -1,0 +1,121 @@
+package cluster
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/export"
+)
+
+// Segment is the frames [First, End) of an export.
+type Segment struct{ First, End int64 }
+
+// Encoding is the encoder settings every segment of a render shares (segments are joined
+// without re-encoding, so they must be encoded alike).
+type Encoding struct {
+	Preset string `json:"preset"`
+	CRF    int    `json:"crf"`
+}
+
+// Job is one segment to render: the message of the work queue.
+type Job struct {
+	TaskID string `json:"taskId"`
+	// Key identifies the render: a hash of the state and every setting below but the
+	// segment, so records of another render of the task are not taken for this one's.
+	Key      string `json:"key"`
+	Index    int    `json:"index"`
+	Segments int    `json:"segments"`
+	First    int64  `json:"first"`
+	End      int64  `json:"end"`
+	// State is the SHA-256 (hex) of the editor state, an object of the object store.
+	State             string   `json:"state"`
+	CompositionWidth  int      `json:"compositionWidth"`
+	CompositionHeight int      `json:"compositionHeight"`
+	OutputWidth       int      `json:"outputWidth"`
+	OutputHeight      int      `json:"outputHeight"`
+	Scale             float64  `json:"scale"`
+	FPS               int      `json:"fps"`
+	Format            string   `json:"format"`
+	Frames            int64    `json:"frames"`
+	Encoding          Encoding `json:"encoding"`
+	// Assets maps the editor asset ids the state draws to the SHA-256 of their files.
+	Assets map[string]string `json:"assets"`
+	// Attempts is how many times a failing render of this segment is tried.
+	Attempts int `json:"attempts"`
+}
+
+// RenderJob is the export.RenderJob of j (without Parsed and OutputPath, which the worker
+// fills in).
+func (j *Job) RenderJob(state []byte) export.RenderJob {
+	return export.RenderJob{TaskID: j.TaskID, State: state, CompositionWidth: j.CompositionWidth,
+		CompositionHeight: j.CompositionHeight, OutputWidth: j.OutputWidth, OutputHeight: j.OutputHeight,
+		Scale: j.Scale, FPS: j.FPS, Format: j.Format, Frames: j.Frames}
+}
+
+// Done is the record of a finished segment (done.<task>.<index>).
+type Done struct {
+	Key           string  `json:"key"`
+	Worker        string  `json:"worker"`
+	Object        string  `json:"object"` // SHA-256 of the segment file
+	Bytes         int64   `json:"bytes"`
+	First         int64   `json:"first"`
+	End           int64   `json:"end"`
+	RenderSeconds float64 `json:"renderSeconds"`
+}
+
+// Failure is the record of a segment that failed for good (fail.<task>.<index>).
+type Failure struct {
+	Key     string `json:"key"`
+	Worker  string `json:"worker"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message"`
+	First   int64  `json:"first"`
+	End     int64  `json:"end"`
+}
+
+// RenderSegmentFunc renders frames seg of job to the file dst with the encoder settings
+// enc; files maps the job's editor asset ids to local files. It is the App's (package
+// render's RenderSegment).
+type RenderSegmentFunc func(ctx context.Context, job export.RenderJob, enc Encoding, seg Segment,
+	files map[string]string, dst string) error
+
+// SplitFunc splits job into segments of about seconds each (package render's splitter).
+type SplitFunc func(job export.RenderJob, seconds float64) []Segment
+
+// JoinFunc joins the segment files, in order, with the sound of the whole timeline into
+// job.OutputPath (package render's join).
+type JoinFunc func(ctx context.Context, job export.RenderJob, enc Encoding, segments []string) error
+
+// AssetFilesFunc returns the local files of the assets job draws, by editor asset id.
+type AssetFilesFunc func(ctx context.Context, job export.RenderJob) (map[string]string, error)
+
+// renderKey hashes what makes a render: the state and the settings.
+func renderKey(stateHash string, job export.RenderJob, enc Encoding, segSeconds float64) string {
+	b, _ := json.Marshal([]any{stateHash, job.CompositionWidth, job.CompositionHeight, job.OutputWidth,
+		job.OutputHeight, job.Scale, job.FPS, job.Format, job.Frames, enc, segSeconds})
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:12])
+}
+
+// parseState parses a job's state as the export service does.
+func parseState(state []byte) (*editor.State, error) {
+	p, err := editor.Parse(state)
+	if err != nil {
+		return nil, fmt.Errorf("parse the state: %w", err)
+	}
+	return p, nil
+}
+
+// fixedSplit is the splitter used when none is given: whole segments of seconds*fps frames.
+func fixedSplit(job export.RenderJob, seconds float64) []Segment {
+	per := max(int64(seconds*float64(job.FPS)), 1)
+	var out []Segment
+	for f := int64(0); f < job.Frames; f += per {
+		out = append(out, Segment{First: f, End: min(f+per, job.Frames)})
+	}
+	return out
+}

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	natsserver "github.com/nats-io/nats-server/v2/server"
+)
+
+const clusterToken = "cluster-cmd-test-token-0123456789"
+
+// freeAddr is a loopback address nothing listens on now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// workerProc is a running `cutroom worker` whose log lines are kept.
+type workerProc struct {
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	logs []map[string]any
+	seen chan map[string]any // every line, for waiting on one
+	done chan struct{}
+}
+
+func startWorker(t *testing.T, natsURL, token, id string) *workerProc {
+	t.Helper()
+	cmd := exec.Command(binPath, "worker", "--nats", natsURL, "--cluster-token", token, "--id", id,
+		"--cache-dir", filepath.Join(t.TempDir(), "cache"), "--frame-workers", "1", "--ffmpeg", "")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w := &workerProc{cmd: cmd, seen: make(chan map[string]any, 1000), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) != nil {
+				m = map[string]any{"msg": sc.Text()}
+			}
+			w.mu.Lock()
+			w.logs = append(w.logs, m)
+			w.mu.Unlock()
+			select {
+			case w.seen <- m:
+			default:
+			}
+		}
+	}()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return w
+}
+
+// lines returns the worker's log lines with message msg.
+func (w *workerProc) lines(msg string) []map[string]any {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []map[string]any
+	for _, m := range w.logs {
+		if m["msg"] == msg {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// waitLine waits for a log line with message msg.
+func (w *workerProc) waitLine(t *testing.T, msg string, within time.Duration) map[string]any {
+	t.Helper()
+	deadline := time.After(within)
+	for {
+		select {
+		case m := <-w.seen:
+			if m["msg"] == msg {
+				return m
+			}
+		case <-deadline:
+			t.Fatalf("worker logged no %q within %s", msg, within)
+		}
+	}
+}
+
+// createClusterExport creates an export of a state of the given seconds at 320x180 (scale 0.6 of 534x300), 30 fps.
+func createClusterExport(t *testing.T, base string, seconds int) string {
+	t.Helper()
+	state := strings.Replace(longState(seconds), `"compositionWidth":1280,"compositionHeight":720`, `"compositionWidth":534,"compositionHeight":300`, 1)
+	body := `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":0.6,"format":"mp4"}`
+	st, resp := call(t, "POST", base+"/v1/exports", exportKey, body)
+	if st != 201 {
+		t.Fatalf("create export: %d %s", st, resp)
+	}
+	var r struct{ Data struct{ TaskID string } }
+	if err := json.Unmarshal([]byte(resp), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r.Data.TaskID
+}
+
+// probeFrames checks a completed task's output: n video frames at 30 fps, timestamps i/30.
+func probeFrames(t *testing.T, outputURL string, n int) {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "out.mp4")
+	st, body := call(t, "GET", outputURL, "", "")
+	if st != 200 {
+		t.Fatalf("download: %d", st)
+	}
+	if err := os.WriteFile(f, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
+		"-of", "csv=p=0", f).Output()
+	if err != nil {
+		t.Fatalf("ffprobe: %v", err)
+	}
+	lines := strings.Fields(strings.TrimSpace(string(out)))
+	if len(lines) != n {
+		t.Fatalf("%d frames, want %d", len(lines), n)
+	}
+	for i, l := range lines {
+		pts, err := strconv.ParseFloat(strings.TrimSuffix(l, ","), 64)
+		if err != nil || fmt.Sprintf("%.3f", pts) != fmt.Sprintf("%.3f", float64(i)/30) {
+			t.Fatalf("frame %d at %s, want %.3f", i, l, float64(i)/30)
+		}
+	}
+}
+
+// renderedBy returns the workers that logged a finished segment of task, and how many
+// segments they logged in all.
+func renderedBy(task string, ws ...*workerProc) (workers map[string]int, segments int) {
+	workers = map[string]int{}
+	for _, w := range ws {
+		for _, m := range w.lines("segment rendered") {
+			if m["taskId"] == task {
+				workers[fmt.Sprint(m["worker"])]++
+				segments++
+			}
+		}
+	}
+	return workers, segments
+}
+
+func clusterServer(t *testing.T, dir string, args ...string) *serverProc {
+	t.Helper()
+	return startServer(t, dir, append([]string{"--api-key", exportKey, "--ffmpeg", "", "--segment-seconds", "2",
+		"--segment-ack-wait", "3s", "--local-render=false"}, args...)...)
+}
+
+// TestClusterExportOnThreeWorkers: an embedded NATS server and three workers render a 20 s
+// export in 2 s segments; one worker is killed (SIGKILL) while it renders; the export
+// completes with every frame at its exact time, rendered by more than one worker.
+func TestClusterExportOnThreeWorkers(t *testing.T) {
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	srv := clusterServer(t, dir, "--cluster-listen", addr, "--cluster-token", clusterToken)
+	url := "nats://" + addr
+	w1 := startWorker(t, url, clusterToken, "w1")
+	w2 := startWorker(t, url, clusterToken, "w2")
+	w3 := startWorker(t, url, clusterToken, "w3")
+	id := createClusterExport(t, srv.base, 20)
+	w1.waitLine(t, "segment started", 30*time.Second)
+	_ = w1.cmd.Process.Signal(syscall.SIGKILL)
+	v := waitTask(t, srv.base, id, 60*time.Second, func(v taskView) bool { return v.Status == "COMPLETED" })
+	probeFrames(t, *v.OutputURL, 600)
+	workers, _ := renderedBy(id, w1, w2, w3)
+	if len(workers) < 2 {
+		t.Fatalf("rendered by %v, want more than one worker", workers)
+	}
+}
+
+// TestClusterExternalNATSCancelAndRestart: a separate NATS server (from the Go module)
+// that the coordinator dials with --nats; a canceled export stops on the workers; a
+// coordinator restarted mid-task does not render its finished segments again.
+func TestClusterExternalNATSCancelAndRestart(t *testing.T) {
+	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
+		StoreDir: t.TempDir(), Authorization: clusterToken, NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats server not ready")
+	}
+	t.Cleanup(ns.Shutdown)
+	url := ns.ClientURL()
+	dir := t.TempDir()
+	srv := clusterServer(t, dir, "--nats", url, "--cluster-token", clusterToken)
+	w1 := startWorker(t, url, clusterToken, "w1")
+	w2 := startWorker(t, url, clusterToken, "w2")
+
+	// cancel: the workers stop the task's segment at once and render no more of it
+	id := createClusterExport(t, srv.base, 20)
+	w1.waitLine(t, "segment started", 30*time.Second)
+	if st, body := call(t, "DELETE", srv.base+"/v1/exports/"+id, exportKey, ""); st != 200 {
+		t.Fatalf("cancel: %d %s", st, body)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	_, before := renderedBy(id, w1, w2)
+	time.Sleep(1500 * time.Millisecond)
+	if _, after := renderedBy(id, w1, w2); after != before {
+		t.Fatalf("%d segments of the canceled task rendered after the cancel had a second", after-before)
+	}
+	if _, n := renderedBy(id, w1, w2); n >= 10 {
+		t.Fatalf("all %d segments rendered despite the cancel", n)
+	}
+
+	// restart: stop the coordinator once some segments are done, start it again
+	id = createClusterExport(t, srv.base, 20)
+	waitTask(t, srv.base, id, 30*time.Second, func(v taskView) bool { return v.Progress > 0 })
+	_ = srv.cmd.Process.Signal(syscall.SIGTERM)
+	_ = srv.cmd.Wait()
+	srv = clusterServer(t, dir, "--nats", url, "--cluster-token", clusterToken)
+	v := waitTask(t, srv.base, id, 60*time.Second, func(v taskView) bool { return v.Status == "COMPLETED" })
+	probeFrames(t, *v.OutputURL, 600)
+	if workers, n := renderedBy(id, w1, w2); n != 10 {
+		t.Fatalf("%d segments rendered for 10 (by %v): finished segments were rendered again", n, workers)
+	}
+}
+
+// TestClusterWorkerWrongToken: a worker with a wrong token is refused, saying so.
+func TestClusterWorkerWrongToken(t *testing.T) {
+	addr := freeAddr(t)
+	clusterServer(t, t.TempDir(), "--cluster-listen", addr, "--cluster-token", clusterToken)
+	out, err := exec.Command(binPath, "worker", "--nats", "nats://"+addr, "--cluster-token", "a-wrong-token-of-some-length").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "refused the credentials") {
+		t.Fatalf("wrong token: err=%v\n%s", err, out)
+	}
+}

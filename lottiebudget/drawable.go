@@ -1,0 +1,45 @@
+package lottiebudget
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrUndrawable marks a document within the budgets that the renderer does not draw: an
+// image asset that is not an embedded data URI, text layers, or no usable size, frame rate
+// or frame range.
+var ErrUndrawable = errors.New("lottie animation not drawable")
+
+// MaxSide bounds a Lottie composition's size (w and h) and a rendered frame's, in pixels.
+const MaxSide = 8192
+
+// Drawable returns nil when the renderer draws a document with these facts, otherwise an
+// error wrapping ErrUndrawable that says why. Uploads (package assets) and the renderer
+// (package lottie) apply this one rule, so an uploaded file is refused at upload rather
+// than failing a render later.
+func (i Info) Drawable() error {
+	for _, p := range i.Images {
+		if !strings.HasPrefix(p, "data:image/") {
+			return undrawable("the Lottie animation's image asset %q is not embedded (only data:image/ URIs are drawn; files and URLs are never read)", truncate(p, 60))
+		}
+	}
+	if i.TextLayers > 0 {
+		return undrawable("the Lottie animation has %d text layers, which are not drawn", i.TextLayers)
+	}
+	if !(i.FR > 0) || !(i.OP > i.IP) || i.W < 1 || i.H < 1 || i.W > MaxSide || i.H > MaxSide {
+		return undrawable("the Lottie animation needs fr > 0, op > ip and a size (w, h) of 1 to %d pixels", MaxSide)
+	}
+	return nil
+}
+
+func undrawable(format string, args ...any) error {
+	return &wrapped{ErrUndrawable, fmt.Sprintf(format, args...)}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
