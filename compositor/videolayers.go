@@ -17,7 +17,8 @@ import (
 // lowest track with anything active), and every other active item with pixels, on the
 // tracks above it, is a video item drawn unrotated, uncropped, unrounded, at full opacity,
 // onto a rectangle inside the frame whose edges are whole and even pixels (so that its
-// chroma samples are its own in 4:2:0); one item per track. Anything else (a caption, a
+// chroma samples are its own in 4:2:0), with a size that is not animated (each size asked
+// for is a decoder of its own); one item per track. Anything else (a caption, a
 // logo, a half-transparent or rotated corner) and the frame is not one.
 
 // VideoRect is a clip frame copied into a rectangle of the output frame.
@@ -125,6 +126,9 @@ func (c *Compositor) rectClip(it *editor.Item, t int64) (VideoRect, bool) {
 	a := c.st.Asset(it.AssetID)
 	if a == nil {
 		return VideoRect{}, false
+	}
+	if len(it.Width.Keyframes)+len(it.Height.Keyframes)+len(it.ScaleX.Keyframes)+len(it.ScaleY.Keyframes) > 0 {
+		return VideoRect{}, false // a decoder per size: only a size that never changes
 	}
 	lt := t - it.StartTicks
 	pl, op, ok := c.placeOp(it, lt, &extra{m: identity, opacity: 1})

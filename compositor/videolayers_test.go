@@ -35,6 +35,10 @@ func TestVideoLayers(t *testing.T) {
 		{"a corner at an odd left", newBuilder().add(0, vid("c", 0, 101, 50, 48, 28)).add(1, full("a", 0)), nil, false},
 		{"a corner of odd height", newBuilder().add(0, vid("c", 0, 100, 50, 48, 27)).add(1, full("a", 0)), nil, false},
 		{"a corner past the frame's edge", newBuilder().add(0, vid("c", 0, 140, 50, 48, 28)).add(1, full("a", 0)), nil, false},
+		{"a corner of animated width", newBuilder().add(0, corner("c", "width", an(48, [2]float64{0, 48}, [2]float64{float64(sec * 9 / 10), 57}))).
+			add(1, full("a", 0)), nil, false},
+		{"a corner moving", newBuilder().add(0, corner("c", "left", an(100, [2]float64{0, 84}, [2]float64{float64(sec * 9 / 10), 102}))).
+			add(1, full("a", 0)), []image.Rectangle{cr}, false},
 		{"a corner at half opacity", newBuilder().add(0, corner("c", "opacity", an(0.5))).add(1, full("a", 0)), nil, false},
 		{"a rotated corner", newBuilder().add(0, corner("c", "rotation", an(90))).add(1, full("a", 0)), nil, false},
 		{"a cropped corner", newBuilder().add(0, corner("c", "cropLeft", an(0.1))).add(1, full("a", 0)), nil, false},
