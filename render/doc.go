@@ -81,7 +81,8 @@
 // DefaultPreviewWait (120 ms) a frame, so back-to-back previews slow an export but never
 // stop it, and with no preview the check is one atomic load. The encoder's threads are not
 // paused (gating the encode loop as well gave no measurable gain). A 1080p jpeg's encoding
-// was ~80% of a warm preview's CPU (profile in bench/README.md), so jpeg.go encodes it in
-// bands at once with image/jpeg and joins them with restart markers: the file decodes to
-// exactly the pixels of the one-piece encoding (same tables, same quantised coefficients).
+// was ~80% of a warm preview's CPU with image/jpeg (profile in bench/README.md), so
+// previews are compressed by libjpeg-turbo through encode.JPEG, about 5x cheaper
+// (encode's BenchmarkJPEG1080); an earlier step encoded bands at once with image/jpeg,
+// which cut the wall but not the CPU a loaded machine has to find.
 package render

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/encode"
 	"github.com/cutroom/cutroom/export"
 )
 
@@ -145,7 +146,7 @@ func (st *Stills) Still(ctx context.Context, s Still) ([]byte, error) {
 		return nil, leafFailure(err)
 	}
 	if s.Format == "jpeg" {
-		return encodeJPEG(dst, JPEGQuality) // in bands at once (jpeg.go)
+		return encode.JPEG(dst, JPEGQuality) // libjpeg-turbo
 	}
 	var buf bytes.Buffer
 	switch s.Format {
