@@ -3,9 +3,11 @@
 # lengthened to 60 s at 1080p30 (issue 18): the per-segment render cost and the join cost
 # (bench/segments: one piece and segments interleaved), the object-store transfers through an
 # embedded NATS server (bench/cluster), and the projected wall time on 1, 2, 4, 8 and 16
-# two-core workers: the longest segment's render x ceil(segments / N) + one asset fetch +
-# one segment upload + the coordinator's download of every segment + the join, with 16
-# segments of 3.75 s (so that 16 workers have one each).
+# two-core workers: the busiest worker's renders (each segment's measured render time,
+# handed out in order to the worker free first, as workers pull from the queue; with 16
+# workers that is the longest segment) + one asset fetch + one segment upload + the
+# coordinator's download of every segment + the join, with 16 segments of 3.75 s (so that
+# 16 workers have one each).
 #
 #	bench/cluster.sh [runs]   (default 1 round; results in bench/README.md, session 7)
 set -euo pipefail
@@ -18,16 +20,18 @@ seg_log="$out/cluster-segments.txt"
 go run -tags extlib,pkgconfig ./bench/segments -seconds 60 -segment 3.75 -runs "$runs" -threads 2 -out "$out" | tee "$seg_log"
 go run -tags extlib,pkgconfig ./bench/cluster -file "$out/segments-joined.mp4" -segments 16 | tee "$out/cluster-transfer.txt"
 one=$(sed -n 's/^one piece: *\([0-9.]*\) s.*/\1/p' "$seg_log")
-longest=$(sed -n 's/.*longest segment \([0-9.]*\) s.*/\1/p' "$seg_log")
+longest=$(sed -n 's/^segments, one by one:.*longest \([0-9.]*\) s.*/\1/p' "$seg_log")
 join=$(sed -n 's/^join (no re-encode): *\([0-9.]*\) s.*/\1/p' "$seg_log")
 eval "$(sed -n 's/^TRANSFER //p' "$out/cluster-transfer.txt")"
-awk -v one="$one" -v longest="$longest" -v join="$join" -v ag="$asset_get" -v sp="$segment_put" -v sg="$segments_get" 'BEGIN {
-	segs = 16; xfer = ag + sp + sg
+makespans=$(sed -n 's/^MAKESPAN \([0-9]*\) \([0-9.]*\)$/\1=\2/p' "$seg_log" | tr '\n' ' ')
+awk -v one="$one" -v longest="$longest" -v join="$join" -v ag="$asset_get" -v sp="$segment_put" -v sg="$segments_get" -v ms="$makespans" 'BEGIN {
+	xfer = ag + sp + sg
+	split(ms, pairs, " ")
+	for (i in pairs) { split(pairs[i], kv, "="); mk[kv[1]] = kv[2] }
 	printf "\none machine, one piece: %.2f s; longest segment %.2f s; join %.3f s; transfers %.3f s\n", one, longest, join, xfer
 	printf "join + transfers = %.2f%% of the one-machine render (target <= 5%%)\n", 100 * (join + xfer) / one
 	for (n = 1; n <= 16; n *= 2) {
-		rounds = int((segs + n - 1) / n)
-		wall = longest * rounds + xfer + join
+		wall = mk[n] + xfer + join
 		printf "projected %2d workers: %6.2f s, speed-up %.2fx (target >= %.1fx up to 8)\n", n, wall, one / wall, 0.8 * (n < 8 ? n : 8)
 	}
 }'

@@ -80,6 +80,7 @@ func run(scenePath, assetDir string, seconds int, segment float64, format string
 		return err
 	}
 	var one, total, maxSeg, sumSeg, join, oneCPU, segCPU []float64
+	var segTimes [][]float64 // each round's render seconds of every segment
 	for r := range runs {
 		start, c0 := time.Now(), cpuSeconds()
 		if err := p.Render(ctx, job, nil); err != nil {
@@ -90,6 +91,7 @@ func run(scenePath, assetDir string, seconds int, segment float64, format string
 		start, c0 = time.Now(), cpuSeconds()
 		var files []render.SegmentFile
 		var longest, sum float64
+		times := make([]float64, len(segs))
 		for i, s := range segs {
 			path := filepath.Join(out, fmt.Sprintf("segment-%d.%s", i, format))
 			info, err := p.RenderSegment(ctx, job, s, path)
@@ -97,6 +99,7 @@ func run(scenePath, assetDir string, seconds int, segment float64, format string
 				return err
 			}
 			longest, sum = max(longest, info.RenderSeconds), sum+info.RenderSeconds
+			times[i] = info.RenderSeconds
 			files = append(files, render.SegmentFile{Path: path, Segment: s})
 		}
 		js := time.Now()
@@ -108,6 +111,7 @@ func run(scenePath, assetDir string, seconds int, segment float64, format string
 		join = append(join, time.Since(js).Seconds())
 		total, segCPU = append(total, time.Since(start).Seconds()), append(segCPU, cpuSeconds()-c0)
 		maxSeg, sumSeg = append(maxSeg, longest), append(sumSeg, sum)
+		segTimes = append(segTimes, times)
 		for _, f := range files {
 			os.Remove(f.Path)
 		}
@@ -124,13 +128,41 @@ func run(scenePath, assetDir string, seconds int, segment float64, format string
 	fmt.Printf("segmented total / one piece: wall %.3fx, cpu %.3fx (medians of per-round ratios; cpu %.1f s vs %.1f s)\n",
 		pairedRatio(total, one), pairedRatio(segCPU, oneCPU), median(segCPU), median(oneCPU))
 	fmt.Printf("per-segment render / one piece per segment: %.3fx\n", median(sumSeg)/median(one))
+	// Each segment's render time, the median over rounds, handed out in order to the worker
+	// that is free first (as workers pull from the queue): the busiest worker's total is
+	// the render part of the projected wall (bench/cluster.sh adds transfers and the join).
+	perSeg := make([]float64, len(segs))
+	for i := range segs {
+		var ts []float64
+		for _, round := range segTimes {
+			ts = append(ts, round[i])
+		}
+		perSeg[i] = median(ts)
+	}
 	for _, n := range []int{1, 2, 4, 8, 16} {
-		waves := (len(segs) + n - 1) / n
-		wall := float64(waves)*mean + median(join)
-		fmt.Printf("projected %2d workers: %6.2f s (speed-up %.2fx; %d wave(s) of the mean segment + join, without transfers)\n",
-			n, wall, median(one)/wall, waves)
+		ms := makespan(perSeg, n)
+		wall := ms + median(join)
+		fmt.Printf("projected %2d workers: %6.2f s (speed-up %.2fx; segments to the first free worker + join, without transfers)\n",
+			n, wall, median(one)/wall)
+		fmt.Printf("MAKESPAN %d %.4f\n", n, ms)
 	}
 	return nil
+}
+
+// makespan is the busiest of n workers' total when segments of the given render times are
+// handed out in order, each to the worker free first.
+func makespan(times []float64, n int) float64 {
+	free := make([]float64, n)
+	for _, t := range times {
+		i := 0
+		for j := range free {
+			if free[j] < free[i] {
+				i = j
+			}
+		}
+		free[i] += t
+	}
+	return slices.Max(free)
 }
 
 // lengthen repeats the scene's timeline until it lasts seconds: every item and transition
