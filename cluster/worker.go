@@ -267,7 +267,8 @@ func (w *Worker) finish(ctx context.Context, msg jetstream.Msg, j Job, d Done) {
 	}
 	_ = msg.Ack()
 	w.log.Info("segment rendered", "taskId", j.TaskID, "segment", j.Index, "firstFrame", j.First, "lastFrame", j.End-1,
-		"renderSeconds", d.RenderSeconds, "bytes", d.Bytes, "worker", w.cfg.ID)
+		"renderSeconds", d.RenderSeconds, "bytes", d.Bytes, "worker", w.cfg.ID,
+		"illustrations", len(j.Illustrations), "fonts", len(j.Fonts))
 }
 
 // fail records a segment that failed for good, which fails its task.
