@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"image"
@@ -60,6 +61,16 @@ func poll(t *testing.T, ctx context.Context, what, expr string, limit time.Durat
 		_ = chromedp.Run(ctx, chromedp.Evaluate(`document.getElementById("main").innerText.slice(0, 1500)`, &page))
 		t.Fatalf("%s: %v\npage: %s", what, err, page)
 	}
+}
+
+// clickLive clicks the element sel finds in a part of the page that live updates
+// re-render (the exports list redraws a card on every task event): chromedp.Click can find
+// a node that is replaced before its click lands ("Could not find node with given id").
+// The query and the click happen in one evaluation, retried until the element is there.
+func clickLive(t *testing.T, ctx context.Context, what, sel string) {
+	t.Helper()
+	q, _ := json.Marshal(sel)
+	poll(t, ctx, what, `(() => { const e = document.querySelector(`+string(q)+`); if (!e) return false; e.click(); return true })()`, 5*time.Second)
 }
 
 // eval evaluates a JavaScript expression into out.
@@ -246,7 +257,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	if s.api(t, "POST", "/v1/projects", map[string]any{"title": "Uses the swatch", "editorState": uses}, &user) != 201 {
 		t.Fatal("creating the project that uses the upload failed")
 	}
-	run(t, ctx, "delete", chromedp.Click(fmt.Sprintf(`li[data-asset="%s"] button.danger`, assetID), chromedp.ByQuery))
+	clickLive(t, ctx, "delete", fmt.Sprintf(`li[data-asset="%s"] button.danger`, assetID))
 	poll(t, ctx, "the refused delete", fmt.Sprintf(`document.querySelector('li[data-asset="%s"] .error').textContent.includes("cannot be deleted while it is in use")`, assetID), 5*time.Second)
 	eval(t, ctx, fmt.Sprintf(`document.querySelector('li[data-asset="%s"] .error').textContent`, assetID), &msg)
 	if !strings.Contains(msg, "ASSET_REFERENCED, HTTP 409") {
@@ -298,7 +309,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	card = fmt.Sprintf(`document.querySelector('li[data-task="%s"]')`, long1.TaskID)
 	run(t, ctx, "exports list", chromedp.Evaluate(`location.hash = "#/exports/`+long1.TaskID+`"`, nil))
 	poll(t, ctx, "the long export's cancel button", card+` && `+card+`.querySelector("button.cancel") !== null`, 5*time.Second)
-	run(t, ctx, "cancel", chromedp.Click(fmt.Sprintf(`li[data-task="%s"] button.cancel`, long1.TaskID), chromedp.ByQuery))
+	clickLive(t, ctx, "cancel", fmt.Sprintf(`li[data-task="%s"] button.cancel`, long1.TaskID))
 	poll(t, ctx, "the cancel", card+`.dataset.status === "CANCELED" && `+card+`.querySelector("button.cancel") === null`, 10*time.Second)
 	var status struct{ Status string }
 	s.api(t, "GET", "/v1/exports/"+long1.TaskID, nil, &status)

@@ -74,4 +74,15 @@
 // by default: the segments render one after another and each restarts the encoder and the
 // compositor's warm-up, which costs more than the join saves (bench/README.md, session 7);
 // it is the local form of the cluster's coordinator/worker split.
+//
+// Decision (previews, issue 21): frame previews (Stills, still.go) go before renders'
+// compositing. A preview holds the Pipeline's previewGate (gate.go) while it draws and
+// encodes; each compositor worker waits on it before each frame, at most
+// DefaultPreviewWait (120 ms) a frame, so back-to-back previews slow an export but never
+// stop it, and with no preview the check is one atomic load. The encoder's threads are not
+// paused (gating the encode loop as well gave no measurable gain). A 1080p jpeg's encoding
+// was ~80% of a warm preview's CPU with image/jpeg (profile in bench/README.md), so
+// previews are compressed by libjpeg-turbo through encode.JPEG, about 5x cheaper
+// (encode's BenchmarkJPEG1080); an earlier step encoded bands at once with image/jpeg,
+// which cut the wall but not the CPU a loaded machine has to find.
 package render

@@ -103,8 +103,9 @@ type PipelineConfig struct {
 //
 // A Pipeline is safe for concurrent Render calls; each call has its own buffers.
 type Pipeline struct {
-	cfg PipelineConfig
-	log *slog.Logger
+	cfg  PipelineConfig
+	log  *slog.Logger
+	gate *previewGate // previews (Stills) before renders' compositing: gate.go
 }
 
 // NewPipeline returns a Pipeline with cfg (defaults filled in).
@@ -125,7 +126,7 @@ func NewPipeline(cfg PipelineConfig) *Pipeline {
 	if cfg.Metrics == nil {
 		cfg.Metrics = noMetrics{}
 	}
-	return &Pipeline{cfg: cfg, log: log}
+	return &Pipeline{cfg: cfg, log: log, gate: newPreviewGate(DefaultPreviewWait)}
 }
 
 // Features returns what the pipeline renders: what the compositor draws with the
@@ -523,6 +524,7 @@ func (r *run) composite() {
 		r.allocMu.Unlock()
 	}()
 	for s := range r.work {
+		r.p.gate.wait(r.rctx) // a preview drawing goes first, for a bounded time
 		fctx, timedOut, stop := r.p.watchdog(r.rctx, r.cancel, s.n, r.log)
 		err := r.maker.make(fctx, s.n, &bufs, s.yuv, &s.held)
 		stop()

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/jpeg"
 	"image/png"
 	"math"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/encode"
 	"github.com/cutroom/cutroom/export"
 )
 
@@ -105,7 +105,8 @@ func (c *stillCache) release(e *stillEntry) {
 // the last stillCacheSize prepared compositors (state, workspace and size), with their
 // decoded media, so that moving a preview's time slider decodes a state's images once.
 // It is safe for concurrent use; it shares nothing with renders, so a preview never waits
-// for an export.
+// for an export, and while it draws the Pipeline's renders hold back their compositing
+// (previewGate, gate.go).
 type Stills struct {
 	p     *Pipeline
 	cache stillCache
@@ -133,6 +134,7 @@ func (st *Stills) Still(ctx context.Context, s Still) ([]byte, error) {
 		st.cache.put(e)
 	}
 	defer st.cache.release(e)
+	defer p.gate.hold()() // renders' compositor workers wait while this draws (gate.go)
 	dst := image.NewRGBA(image.Rect(0, 0, s.Width, s.Height))
 	fctx, releaseFrames := withFrameLease(ctx) // video frames drawn into this still (media.go)
 	err := e.comp.RenderFrame(fctx, s.Millis, stillFPS, dst)
@@ -143,10 +145,11 @@ func (st *Stills) Still(ctx context.Context, s Still) ([]byte, error) {
 		}
 		return nil, leafFailure(err)
 	}
+	if s.Format == "jpeg" {
+		return encode.JPEG(dst, JPEGQuality) // libjpeg-turbo
+	}
 	var buf bytes.Buffer
 	switch s.Format {
-	case "jpeg":
-		err = jpeg.Encode(&buf, dst, &jpeg.Options{Quality: JPEGQuality})
 	case "png":
 		err = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, dst)
 	default:

@@ -10,8 +10,9 @@ import (
 	"github.com/cutroom/cutroom/encode"
 )
 
-// Frames that are one full-frame video clip (or a fade between two: compositor.VideoOnly)
-// are not drawn: the clip's frame, decoded by the video decoder as BT.709 limited-range
+// Frames that are one full-frame video clip (or a fade between two: compositor.VideoOnly),
+// with or without opaque clip rectangles above (a picture-in-picture corner:
+// compositor.VideoLayers, videolayers.go), are not drawn: the clip's frame, decoded by the video decoder as BT.709 limited-range
 // I420 at the output size (yuvHolder), is copied into the pooled frame, or two are mixed
 // with encode.MixI420 as fades of still plates are. That skips the decoder's RGBA
 // conversion, 5 of every 8 bytes through its pipe, the compositor's drawing and the RGB ->
@@ -40,12 +41,13 @@ func yuvVideoOf(media compositor.Media) yuvHolder {
 // makes the frame as usual. ctx carries the frame's lease (frameMaker.make): the clip
 // frames are held until the frame is made.
 func (m *frameMaker) makeVideo(ctx context.Context, n int64, yuv *encode.I420) (done bool, err error) {
-	vf, ok := m.comp.VideoOnly(n, m.fps)
+	vl, ok := m.comp.VideoLayers(n, m.fps)
 	if !ok {
 		return false, nil
 	}
-	hold := func(c compositor.VideoClip) *encode.I420 {
-		img, release, err := m.video.HoldVideoFrameYCbCr(ctx, c.Asset, c.MediaTime, m.w, m.h)
+	vf := vl.VideoFrame
+	hold := func(c compositor.VideoClip, w, h int) *encode.I420 {
+		img, release, err := m.video.HoldVideoFrameYCbCr(ctx, c.Asset, c.MediaTime, w, h)
 		if err != nil {
 			return nil
 		}
@@ -55,26 +57,40 @@ func (m *frameMaker) makeVideo(ctx context.Context, n int64, yuv *encode.I420) (
 			return nil
 		}
 		l.add(release)
-		return &encode.I420{Width: m.w, Height: m.h, Y: img.Y, YStride: img.YStride,
+		return &encode.I420{Width: w, Height: h, Y: img.Y, YStride: img.YStride,
 			Cb: img.Cb, Cr: img.Cr, CStride: img.CStride}
 	}
 	var a, b *encode.I420
 	if !vf.Blend || vf.BlendK < 256 {
-		if a = hold(vf.Clip); a == nil {
+		if a = hold(vf.Clip, m.w, m.h); a == nil {
 			return false, ctx.Err()
 		}
 	}
 	if vf.Blend && vf.BlendK > 0 {
-		if b = hold(vf.Clip2); b == nil {
+		if b = hold(vf.Clip2, m.w, m.h); b == nil {
+			return false, ctx.Err()
+		}
+	}
+	above := make([]*encode.I420, len(vl.Above))
+	for i, r := range vl.Above {
+		if above[i] = hold(r.Clip, r.Rect.Dx(), r.Rect.Dy()); above[i] == nil {
 			return false, ctx.Err()
 		}
 	}
 	m.videoFrames.Add(1)
 	switch {
 	case a == nil:
-		return true, yuv.CopyFrom(b)
+		err = yuv.CopyFrom(b)
 	case b == nil:
-		return true, yuv.CopyFrom(a)
+		err = yuv.CopyFrom(a)
+	default:
+		err = encode.MixI420(yuv, a, b, vf.BlendK)
 	}
-	return true, encode.MixI420(yuv, a, b, vf.BlendK)
+	if err != nil {
+		return true, err
+	}
+	for i, r := range vl.Above {
+		copyI420Rect(yuv, above[i], r.Rect.Min)
+	}
+	return true, nil
 }

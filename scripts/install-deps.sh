@@ -2,7 +2,8 @@
 # Installs the Debian packages cutroom needs to build, run and test, when they are missing.
 # Safe to run repeatedly: it does nothing when everything is present.
 #   build:   gcc, pkg-config, libx264-dev (H.264), libvpx-dev (VP8/VP9), libopus-dev (Opus),
-#            librlottie-dev (Lottie animations; its runtime library librlottie0-1 comes with it)
+#            librlottie-dev (Lottie animations; its runtime library librlottie0-1 comes with it),
+#            libjpeg62-turbo-dev (frame previews compressed by libjpeg-turbo; runtime libjpeg62-turbo)
 #   runtime: ffmpeg (optional at run time: decoding video and compressed audio inputs)
 #   tests:   ffmpeg/ffprobe (reference decoder), chromium (browser reference renders),
 #            time (/usr/bin/time for bench/compare.sh), the package check's tools, and
@@ -12,7 +13,7 @@
 #            package's postinst), systemd (systemd-analyze verify of its unit)
 set -euo pipefail
 
-want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev libvo-aacenc-dev librlottie-dev ffmpeg)
+want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev libvo-aacenc-dev librlottie-dev libjpeg62-turbo-dev ffmpeg)
 case "${1:-}" in
 --test)
   want+=(chromium fonts-noto-core time dpkg-dev adduser systemd)

@@ -17,6 +17,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"regexp"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -31,14 +33,30 @@ func main() {
 	width := flag.Int("width", 1920, "preview width")
 	format := flag.String("format", "jpeg", "jpeg or png")
 	idle := flag.Bool("idle", false, "no export renders meanwhile (for comparison)")
+	wait := flag.Bool("wait", false, "after the previews, let the export rendering finish; print each finished export's render time (-n 0: one export without previews)")
+	cpuprofile := flag.String("cpuprofile", "", "write the process's CPU profile over the timed previews to this file")
 	flag.Parse()
-	if err := run(*n, *scenePath, *assetDir, *width, *format, *idle); err != nil {
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
+	if err := run(*n, *scenePath, *assetDir, *width, *format, *idle, *wait); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
 
-func run(n int, scenePath, assetDir string, width int, format string, idle bool) error {
+func run(n int, scenePath, assetDir string, width int, format string, idle, wait bool) error {
 	state, err := os.ReadFile(scenePath)
 	if err != nil {
 		return err
@@ -83,10 +101,14 @@ func run(n int, scenePath, assetDir string, width int, format string, idle bool)
 		"fps": 30, "ratio": "16:9", "scale": 1, "format": "mp4"})
 	// keep an export rendering throughout: start one, and another whenever none renders
 	rendering := func() bool { return a.Exports.Running() > 0 }
+	var tasks []string
 	startExport := func() error {
 		st, body, err := call(client, "POST", base+"/v1/exports", key, exportBody)
 		if err != nil || st != 201 {
 			return fmt.Errorf("create export: %d %s %v", st, body, err)
+		}
+		if m := taskIDRe.FindSubmatch(body); m != nil {
+			tasks = append(tasks, string(m[1]))
 		}
 		return nil
 	}
@@ -108,6 +130,9 @@ func run(n int, scenePath, assetDir string, width int, format string, idle bool)
 			return d, fmt.Errorf("preview at %v: %d %.200s %v", t, st, resp, err)
 		}
 		return d, nil
+	}
+	if n == 0 {
+		return exportTimes(client, base, key, tasks, rendering)
 	}
 	cold, err := preview(0.5)
 	if err != nil {
@@ -142,6 +167,33 @@ func run(n int, scenePath, assetDir string, width int, format string, idle bool)
 	}
 	fmt.Printf("cold (first, decodes the scene's images): %.1f ms\n", ms(cold))
 	fmt.Printf("p50 %.1f ms  p95 %.1f ms  max %.1f ms\n", ms(pct(0.50)), ms(pct(0.95)), ms(lat[len(lat)-1]))
+	if wait {
+		return exportTimes(client, base, key, tasks, rendering)
+	}
+	return nil
+}
+
+var (
+	taskIDRe   = regexp.MustCompile(`"taskId":\s*"([^"]+)"`)
+	durationRe = regexp.MustCompile(`"durationSeconds":\s*([0-9.]+)`)
+	completeRe = regexp.MustCompile(`"status":\s*"COMPLETED"`)
+)
+
+// exportTimes waits for the export rendering to finish and prints the render time (the
+// task's durationSeconds) of each finished export.
+func exportTimes(client *http.Client, base, key string, tasks []string, rendering func() bool) error {
+	for rendering() {
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, id := range tasks {
+		st, body, err := call(client, "GET", base+"/v1/exports/"+id, key, nil)
+		if err != nil || st != 200 {
+			return fmt.Errorf("get export: %d %s %v", st, body, err)
+		}
+		if m := durationRe.FindSubmatch(body); m != nil && completeRe.Match(body) {
+			fmt.Printf("export %s rendered in %s s\n", id, m[1])
+		}
+	}
 	return nil
 }
 

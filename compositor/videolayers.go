@@ -1,0 +1,159 @@
+package compositor
+
+import (
+	"image"
+	"math"
+	"time"
+
+	"github.com/cutroom/cutroom/editor"
+)
+
+// Frames that are a full-frame clip with opaque clips above it: a picture-in-picture
+// corner over a clip (or a fade) is drawn axis-aligned, at full opacity, onto a rectangle
+// of whole pixels. Such a clip covers its rectangle with its own pixels, so the caller can
+// copy its frame, decoded at the rectangle's size in the encoder's colour space, into the
+// bottom clip's copy (render does, in I420). VideoLayers extends VideoOnly's rules: the
+// bottom is what VideoOnly accepts (one full-frame clip, or a fade between two, on the
+// lowest track with anything active), and every other active item with pixels, on the
+// tracks above it, is a video item drawn unrotated, uncropped, unrounded, at full opacity,
+// onto a rectangle inside the frame whose edges are whole and even pixels (so that its
+// chroma samples are its own in 4:2:0), with a size that is not animated (each size asked
+// for is a decoder of its own); one item per track. Anything else (a caption, a
+// logo, a half-transparent or rotated corner) and the frame is not one.
+
+// VideoRect is a clip frame copied into a rectangle of the output frame.
+type VideoRect struct {
+	Clip VideoClip
+	// Rect is where the clip's frame goes, in the frame's pixels, with even edges.
+	Rect image.Rectangle
+}
+
+// VideoLayers is a VideoOnly frame with opaque clip rectangles above it, bottom to top.
+type VideoLayers struct {
+	VideoFrame
+	Above []VideoRect
+}
+
+// VideoLayers reports whether frame n at fps is a VideoOnly frame with zero or more opaque
+// clip rectangles above it, and which (see above). It decodes nothing.
+func (c *Compositor) VideoLayers(n int64, fps int) (VideoLayers, bool) {
+	if vf, ok := c.VideoOnly(n, fps); ok {
+		return VideoLayers{VideoFrame: vf}, true
+	}
+	if fps <= 0 || n < 0 {
+		return VideoLayers{}, false
+	}
+	t := c.st.FrameTicks(n, int64(fps))
+	if !c.clippable(t) {
+		return VideoLayers{}, false
+	}
+	bottom := -1
+	for ti := len(c.tracks) - 1; ti >= 0; ti-- {
+		if !c.tracks[ti].hidden && c.trackShows(&c.tracks[ti], t) {
+			bottom = ti
+			break
+		}
+	}
+	if bottom < 0 {
+		return VideoLayers{}, false
+	}
+	var vl VideoLayers
+	tp := &c.tracks[bottom]
+	if tr := tp.activeAt(t); tr != nil {
+		a, okA := c.fullFrameClip(tr.from, t)
+		b, okB := c.fullFrameClip(tr.to, t)
+		if tr.tr.Type != "fade" || !okA || !okB || c.activeItems(tp, t, tr) != nil {
+			return VideoLayers{}, false
+		}
+		p := tr.progress(t)
+		ka := int(clamp01(1-p)*256 + 0.5)
+		vl.VideoFrame = VideoFrame{Clip: a, Blend: true, Clip2: b, BlendK: 256 - ka}
+	} else {
+		its := c.activeItems(tp, t, nil)
+		if len(its) != 1 {
+			return VideoLayers{}, false
+		}
+		a, ok := c.fullFrameClip(its[0], t)
+		if !ok {
+			return VideoLayers{}, false
+		}
+		vl.Clip = a
+	}
+	for ti := bottom - 1; ti >= 0; ti-- {
+		tp := &c.tracks[ti]
+		if tp.hidden || !c.trackShows(tp, t) {
+			continue
+		}
+		its := c.activeItems(tp, t, nil)
+		if tp.activeAt(t) != nil || len(its) != 1 {
+			return VideoLayers{}, false
+		}
+		r, ok := c.rectClip(its[0], t)
+		if !ok {
+			return VideoLayers{}, false
+		}
+		vl.Above = append(vl.Above, r)
+	}
+	return vl, true
+}
+
+// trackShows reports whether anything with pixels is active on tp at tick t.
+func (c *Compositor) trackShows(tp *trackPlan, t int64) bool {
+	return tp.activeAt(t) != nil || len(c.activeItems(tp, t, nil)) > 0
+}
+
+// activeItems lists the items with pixels active on tp at tick t, but tr's two.
+func (c *Compositor) activeItems(tp *trackPlan, t int64, tr *transPlan) []*editor.Item {
+	var its []*editor.Item
+	for _, it := range tp.items {
+		if tr != nil && (it == tr.from || it == tr.to) {
+			continue
+		}
+		if it.ActiveAt(t) && it.HasGeometry && c.drawsType(it) {
+			its = append(its, it)
+		}
+	}
+	return its
+}
+
+// rectClip returns the clip frame of a video item at tick t and its rectangle when the
+// item is drawn opaque onto a rectangle of whole, even pixels inside the frame (see
+// VideoLayers).
+func (c *Compositor) rectClip(it *editor.Item, t int64) (VideoRect, bool) {
+	if it.Type != editor.ItemVideo || !it.HasGeometry || !c.drawsType(it) {
+		return VideoRect{}, false
+	}
+	a := c.st.Asset(it.AssetID)
+	if a == nil {
+		return VideoRect{}, false
+	}
+	if len(it.Width.Keyframes)+len(it.Height.Keyframes)+len(it.ScaleX.Keyframes)+len(it.ScaleY.Keyframes) > 0 {
+		return VideoRect{}, false // a decoder per size: only a size that never changes
+	}
+	lt := t - it.StartTicks
+	pl, op, ok := c.placeOp(it, lt, &extra{m: identity, opacity: 1})
+	if !ok || op.alpha != 1 || op.radius > 0 || op.mask.kind != maskNone ||
+		pl.cropL != 0 || pl.cropT != 0 || pl.cropR != 0 || pl.cropB != 0 {
+		return VideoRect{}, false
+	}
+	f := op.fwd
+	if f.b != 0 || f.d != 0 || f.a <= 0 || f.e <= 0 {
+		return VideoRect{}, false
+	}
+	x0, okX0 := evenPixel(f.c)
+	y0, okY0 := evenPixel(f.f)
+	x1, okX1 := evenPixel(f.c + f.a*op.w)
+	y1, okY1 := evenPixel(f.f + f.e*op.h)
+	r := image.Rect(x0, y0, x1, y1)
+	if !okX0 || !okY0 || !okX1 || !okY1 || r.Empty() || !r.In(c.frame) {
+		return VideoRect{}, false
+	}
+	mt := max(c.mediaSeconds(it, lt), 0)
+	return VideoRect{Clip: VideoClip{Asset: a, MediaTime: time.Duration(mt * float64(time.Second))}, Rect: r}, true
+}
+
+// evenPixel returns v as an int when it is an even whole number (within 1e-6).
+func evenPixel(v float64) (int, bool) {
+	r := math.Round(v)
+	return int(r), math.Abs(v-r) <= 1e-6 && int(r)%2 == 0
+}
