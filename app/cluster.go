@@ -117,8 +117,17 @@ func (a *App) openCluster(local *render.Pipeline, store *assets.Store, remote *a
 			}
 			return local.JoinSegments(ctx, job, files, nil)
 		},
-		AssetFiles: func(ctx context.Context, job export.RenderJob) (map[string]string, error) {
-			return assetFiles(ctx, job, localResolver(store, a.cfg.Render.AssetDir, job.WorkspaceID), remote)
+		AssetFiles: func(ctx context.Context, job export.RenderJob) (cluster.Files, error) {
+			var f cluster.Files
+			var err error
+			if f.Assets, err = assetFiles(ctx, job, localResolver(store, a.cfg.Render.AssetDir, job.WorkspaceID), remote); err != nil {
+				return f, err
+			}
+			if f.Illustrations, err = jobIllustrationFiles(a.DB, store, job); err != nil {
+				return f, err
+			}
+			f.Fonts, err = jobFontFiles(store, a.cfg.DataDir, job)
+			return f, err
 		},
 		Logger: log}
 	if !cs.CoordinatorOnly {
@@ -136,7 +145,7 @@ func (a *App) openCluster(local *render.Pipeline, store *assets.Store, remote *a
 			return nil, err
 		}
 		cr.worker, err = cluster.NewWorker(cluster.WorkerConfig{Conn: nc, Cache: cache, Logger: log,
-			Render: segmentRenderer(a.Fonts, a.cfg.Render, ff, log), TempDir: filepath.Join(a.cfg.DataDir, "cache")})
+			Render: segmentRenderer(a.Fonts, false, a.cfg.Render, ff, log), TempDir: filepath.Join(a.cfg.DataDir, "cache")})
 		if err != nil {
 			return nil, err
 		}
@@ -191,15 +200,23 @@ func assetFiles(ctx context.Context, job export.RenderJob, local assets.Resolver
 }
 
 // segmentRenderer renders a worker's segments: a pipeline of the job's encoding whose media
-// are the files the worker fetched, text drawn with fonts.
-func segmentRenderer(fonts *text.Library, rs RenderSettings, ff *assets.FFmpeg, log *slog.Logger) cluster.RenderSegmentFunc {
+// and workspace illustrations are the files the worker fetched, text drawn with fonts and
+// the font files sent with the segments (registered in fonts once and kept when addSent;
+// the in-process worker's fonts are the server's library, which has them already).
+func segmentRenderer(fonts *text.Library, addSent bool, rs RenderSettings, ff *assets.FFmpeg, log *slog.Logger) cluster.RenderSegmentFunc {
 	if rs.FrameWorkers <= 0 {
 		rs.FrameWorkers = max(1, runtime.NumCPU()-1)
 	}
 	textItems := compositor.NewTextItems(fonts, log)
-	return func(ctx context.Context, job export.RenderJob, enc cluster.Encoding, seg cluster.Segment, files map[string]string, dst string) error {
+	sent := &workerFonts{lib: fonts}
+	return func(ctx context.Context, job export.RenderJob, enc cluster.Encoding, seg cluster.Segment, files cluster.Files, dst string) error {
+		if addSent {
+			if err := sent.add(files.Fonts); err != nil {
+				return err
+			}
+		}
 		resolve := func(a *editor.Asset) (string, error) {
-			if p, ok := files[a.ID]; ok {
+			if p, ok := files.Assets[a.ID]; ok {
 				return p, nil
 			}
 			return "", fmt.Errorf("asset %q was not sent with the segment", a.ID)
@@ -209,7 +226,8 @@ func segmentRenderer(fonts *text.Library, rs RenderSettings, ff *assets.FFmpeg, 
 			MediaFor: func(context.Context, export.RenderJob) (compositor.Media, error) {
 				return assets.Media{FFmpeg: ff, Resolve: resolve}, nil
 			},
-			Text: textItems, Workers: rs.FrameWorkers, Preset: enc.Preset, CRF: enc.CRF,
+			IllustrationsFor: segmentIllustrations(files.Illustrations),
+			Text:             textItems, Workers: rs.FrameWorkers, Preset: enc.Preset, CRF: enc.CRF,
 			MaxOutputSide: rs.MaxOutputSide, MaxFrameSeconds: rs.MaxFrameSeconds, Logger: log})
 		_, err := p.RenderSegment(ctx, job, render.Segment{First: seg.First, End: seg.End}, dst)
 		return err
@@ -266,7 +284,7 @@ func (a *App) RunWorker(ctx context.Context, ws WorkerSettings) error {
 	}
 	defer nc.Close()
 	w, err := cluster.NewWorker(cluster.WorkerConfig{Conn: nc, Concurrency: ws.Concurrency, Cache: cache, ID: ws.ID,
-		Render: segmentRenderer(a.Fonts, a.cfg.Render, ff, log), Logger: log})
+		Render: segmentRenderer(a.Fonts, true, a.cfg.Render, ff, log), Logger: log})
 	if err != nil {
 		return err
 	}

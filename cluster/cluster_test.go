@@ -44,7 +44,8 @@ type rig struct {
 	t     *testing.T
 	emb   *cluster.Embedded
 	coord *cluster.Coordinator
-	asset string
+	// asset, illustration and font are the files every job ships.
+	asset, illustration, font string
 }
 
 func newRig(t *testing.T, attempts int) *rig {
@@ -60,9 +61,12 @@ func newRig(t *testing.T, attempts int) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	r := &rig{t: t, emb: emb, asset: filepath.Join(dir, "asset.bin")}
-	if err := os.WriteFile(r.asset, []byte("the asset's bytes"), 0o600); err != nil {
-		t.Fatal(err)
+	r := &rig{t: t, emb: emb, asset: filepath.Join(dir, "asset.bin"), illustration: filepath.Join(dir, "logo.svg"),
+		font: filepath.Join(dir, "brand.ttf")}
+	for p, b := range map[string]string{r.asset: "the asset's bytes", r.illustration: "the logo's SVG", r.font: "the font's bytes"} {
+		if err := os.WriteFile(p, []byte(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	r.coord, err = cluster.NewCoordinator(context.Background(), cluster.CoordinatorConfig{Conn: nc,
 		SegmentSeconds: 0.2, AckWait: 2 * time.Second, Attempts: attempts,
@@ -77,8 +81,9 @@ func newRig(t *testing.T, attempts int) *rig {
 			}
 			return os.WriteFile(job.OutputPath, out, 0o600)
 		},
-		AssetFiles: func(context.Context, export.RenderJob) (map[string]string, error) {
-			return map[string]string{"a1": r.asset}, nil
+		AssetFiles: func(context.Context, export.RenderJob) (cluster.Files, error) {
+			return cluster.Files{Assets: map[string]string{"a1": r.asset},
+				Illustrations: map[string]string{"logo": r.illustration}, Fonts: []string{r.font}}, nil
 		}})
 	if err != nil {
 		t.Fatal(err)
@@ -119,12 +124,22 @@ func (r *rig) job(id string) export.RenderJob {
 		Frames: 20, OutputPath: filepath.Join(r.t.TempDir(), "out.mp4")}
 }
 
-// writeRange is a renderer that writes "[first,end)" and checks it got the asset.
+// writeRange is a renderer that writes "[first,end)" and checks it got the asset, the
+// illustration and the font.
 func writeRange(workers *sync.Map) cluster.RenderSegmentFunc {
-	return func(ctx context.Context, job export.RenderJob, _ cluster.Encoding, seg cluster.Segment, files map[string]string, dst string) error {
-		b, err := os.ReadFile(files["a1"])
+	return func(ctx context.Context, job export.RenderJob, _ cluster.Encoding, seg cluster.Segment, files cluster.Files, dst string) error {
+		b, err := os.ReadFile(files.Assets["a1"])
 		if err != nil || string(b) != "the asset's bytes" {
 			return fmt.Errorf("asset not delivered: %v", err)
+		}
+		if b, err := os.ReadFile(files.Illustrations["logo"]); err != nil || string(b) != "the logo's SVG" {
+			return fmt.Errorf("illustration not delivered: %v", err)
+		}
+		if len(files.Fonts) != 1 {
+			return fmt.Errorf("fonts %q, want one", files.Fonts)
+		}
+		if b, err := os.ReadFile(files.Fonts[0]); err != nil || string(b) != "the font's bytes" {
+			return fmt.Errorf("font not delivered: %v", err)
 		}
 		workers.Store(dst, true)
 		time.Sleep(30 * time.Millisecond)
@@ -161,7 +176,7 @@ func TestSegmentFailingOnEveryAttemptFailsTheTask(t *testing.T) {
 	var seen sync.Map
 	ok := writeRange(&seen)
 	var tries sync.Map
-	r.worker("w1", func(ctx context.Context, job export.RenderJob, enc cluster.Encoding, seg cluster.Segment, files map[string]string, dst string) error {
+	r.worker("w1", func(ctx context.Context, job export.RenderJob, enc cluster.Encoding, seg cluster.Segment, files cluster.Files, dst string) error {
 		if seg.First == 6 {
 			n, _ := tries.LoadOrStore("n", new(int))
 			*n.(*int)++
@@ -184,7 +199,7 @@ func TestCancelStopsTheWorkersWithinASecond(t *testing.T) {
 	r := newRig(t, 3)
 	started := make(chan struct{}, 10)
 	stopped := make(chan time.Time, 10)
-	r.worker("w1", func(ctx context.Context, _ export.RenderJob, _ cluster.Encoding, _ cluster.Segment, _ map[string]string, _ string) error {
+	r.worker("w1", func(ctx context.Context, _ export.RenderJob, _ cluster.Encoding, _ cluster.Segment, _ cluster.Files, _ string) error {
 		started <- struct{}{}
 		<-ctx.Done()
 		stopped <- time.Now()
@@ -223,7 +238,7 @@ func TestWorkerKilledMidSegmentIsRedelivered(t *testing.T) {
 	defer close(release)
 	var once sync.Once
 	// w1 takes a segment and its connection dies while it renders
-	kill := r.worker("w1", func(ctx context.Context, _ export.RenderJob, _ cluster.Encoding, _ cluster.Segment, _ map[string]string, _ string) error {
+	kill := r.worker("w1", func(ctx context.Context, _ export.RenderJob, _ cluster.Encoding, _ cluster.Segment, _ cluster.Files, _ string) error {
 		once.Do(func() { close(hung) })
 		<-release
 		return errors.New("gone")

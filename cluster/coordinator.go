@@ -156,19 +156,42 @@ func (c *Coordinator) renderSegments(ctx context.Context, job export.RenderJob, 
 	return c.join(ctx, r)
 }
 
-// publishable uploads the state and assets of job and returns the job template.
+// publishable uploads the state, assets, illustrations and fonts of job and returns the
+// job template.
 func (c *Coordinator) publishable(ctx context.Context, job export.RenderJob) (Job, error) {
 	files, err := c.cfg.AssetFiles(ctx, job)
 	if err != nil {
 		return Job{}, err
 	}
-	assets := make(map[string]string, len(files))
-	for id, path := range files {
+	put := func(kind, name, path string) (string, error) {
 		sum, _, err := putFile(ctx, c.res.objects, path)
 		if err != nil {
-			return Job{}, fmt.Errorf("cluster: asset %s: %w", id, err)
+			return "", fmt.Errorf("cluster: %s %s: %w", kind, name, err)
 		}
-		assets[id] = sum
+		return sum, nil
+	}
+	assets := make(map[string]string, len(files.Assets))
+	for id, path := range files.Assets {
+		if assets[id], err = put("asset", id, path); err != nil {
+			return Job{}, err
+		}
+	}
+	var ills map[string]string
+	for name, path := range files.Illustrations {
+		if ills == nil {
+			ills = make(map[string]string, len(files.Illustrations))
+		}
+		if ills[name], err = put("illustration", name, path); err != nil {
+			return Job{}, err
+		}
+	}
+	var fonts []string
+	for _, path := range files.Fonts {
+		sum, err := put("font", filepath.Base(path), path)
+		if err != nil {
+			return Job{}, err
+		}
+		fonts = append(fonts, sum)
 	}
 	state, err := putBytes(ctx, c.res.objects, job.State)
 	if err != nil {
@@ -177,7 +200,8 @@ func (c *Coordinator) publishable(ctx context.Context, job export.RenderJob) (Jo
 	return Job{TaskID: job.TaskID, Key: renderKey(state, job, c.cfg.Encoding, c.cfg.SegmentSeconds), State: state,
 		CompositionWidth: job.CompositionWidth, CompositionHeight: job.CompositionHeight,
 		OutputWidth: job.OutputWidth, OutputHeight: job.OutputHeight, Scale: job.Scale, FPS: job.FPS,
-		Format: job.Format, Frames: job.Frames, Encoding: c.cfg.Encoding, Assets: assets, Attempts: c.cfg.Attempts}, nil
+		Format: job.Format, Frames: job.Frames, Encoding: c.cfg.Encoding, Assets: assets,
+		Illustrations: ills, Fonts: fonts, Attempts: c.cfg.Attempts}, nil
 }
 
 // publish queues the segments not done yet. Message ids make a job still queued from an

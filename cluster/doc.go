@@ -12,7 +12,7 @@
 //     export package's and are unchanged. An export of at most SegmentSeconds (and every
 //     export when the cluster is off) renders in-process as before.
 //   - This package knows no compositor and no encoder: the App gives it functions that
-//     split, render a segment and join (package render), and that find a job's asset files.
+//     split, render a segment and join (package render), and that find the files a job draws.
 //   - Names: the stream "CUTROOM_SEGMENTS" (work-queue retention, subjects
 //     cutroom.segments.<task>.<index>), its durable pull consumer "workers" (explicit acks,
 //     AckWait, no delivery limit: the attempts are counted by the workers), the key-value
@@ -20,7 +20,11 @@
 //     a day's TTL) and the object store "cutroom-objects" (objects named sha256-<hex> of
 //     their bytes: states, assets and finished segments, chunked by the Object Store).
 //   - A job carries the task's render settings, its frame range, the SHA-256 of its state and
-//     of each asset it draws: never an API key, a workspace's other data or a path.
+//     of each file it draws (Files): its assets, the workspace illustrations its state names
+//     (by name) and the uploaded or data-dir font files of the families its text names;
+//     never an API key, a workspace's other data or a path. Which files those are is the
+//     App's choice (AssetFilesFunc); the worker fetches them through its cache and hands
+//     their local copies to the render (RenderSegmentFunc).
 //   - A worker renders a job while telling JetStream it is in progress every AckWait/3; if
 //     it dies, JetStream hands the job to another after AckWait. A render error is retried
 //     (Nak after a second) until the job's Attempts; the last failure records

@@ -44,6 +44,12 @@ type Job struct {
 	Encoding          Encoding `json:"encoding"`
 	// Assets maps the editor asset ids the state draws to the SHA-256 of their files.
 	Assets map[string]string `json:"assets"`
+	// Illustrations maps the names of the workspace illustrations the state draws (never
+	// built-in ones, never the workspace's others) to the SHA-256 of their SVG files.
+	Illustrations map[string]string `json:"illustrations,omitempty"`
+	// Fonts are the SHA-256 of the font files of the families the state's text names that
+	// the coordinator has from uploads or its data dir's fonts directory.
+	Fonts []string `json:"fonts,omitempty"`
 	// Attempts is how many times a failing render of this segment is tried.
 	Attempts int `json:"attempts"`
 }
@@ -77,11 +83,22 @@ type Failure struct {
 	End     int64  `json:"end"`
 }
 
+// Files are the local files a job draws besides its state: on the coordinator the files it
+// ships (AssetFilesFunc), on a worker the fetched copies in its cache (RenderSegmentFunc).
+type Files struct {
+	// Assets maps editor asset ids to files.
+	Assets map[string]string
+	// Illustrations maps the names of workspace illustrations to their SVG files.
+	Illustrations map[string]string
+	// Fonts are font files (TTF, OTF, TTC) the text of the job may need.
+	Fonts []string
+}
+
 // RenderSegmentFunc renders frames seg of job to the file dst with the encoder settings
-// enc; files maps the job's editor asset ids to local files. It is the App's (package
-// render's RenderSegment).
+// enc; files are the job's assets, illustrations and fonts as local files. It is the App's
+// (package render's RenderSegment).
 type RenderSegmentFunc func(ctx context.Context, job export.RenderJob, enc Encoding, seg Segment,
-	files map[string]string, dst string) error
+	files Files, dst string) error
 
 // SplitFunc splits job into segments of about seconds each (package render's splitter).
 type SplitFunc func(job export.RenderJob, seconds float64) []Segment
@@ -90,8 +107,9 @@ type SplitFunc func(job export.RenderJob, seconds float64) []Segment
 // job.OutputPath (package render's join).
 type JoinFunc func(ctx context.Context, job export.RenderJob, enc Encoding, segments []string) error
 
-// AssetFilesFunc returns the local files of the assets job draws, by editor asset id.
-type AssetFilesFunc func(ctx context.Context, job export.RenderJob) (map[string]string, error)
+// AssetFilesFunc returns the local files job draws that workers need: its assets, its
+// workspace illustrations and its uploaded fonts.
+type AssetFilesFunc func(ctx context.Context, job export.RenderJob) (Files, error)
 
 // renderKey hashes what makes a render: the state and the settings.
 func renderKey(stateHash string, job export.RenderJob, enc Encoding, segSeconds float64) string {

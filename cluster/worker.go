@@ -267,7 +267,8 @@ func (w *Worker) finish(ctx context.Context, msg jetstream.Msg, j Job, d Done) {
 	}
 	_ = msg.Ack()
 	w.log.Info("segment rendered", "taskId", j.TaskID, "segment", j.Index, "firstFrame", j.First, "lastFrame", j.End-1,
-		"renderSeconds", d.RenderSeconds, "bytes", d.Bytes, "worker", w.cfg.ID)
+		"renderSeconds", d.RenderSeconds, "bytes", d.Bytes, "worker", w.cfg.ID,
+		"illustrations", len(j.Illustrations), "fonts", len(j.Fonts))
 }
 
 // fail records a segment that failed for good, which fails its task.
@@ -303,14 +304,40 @@ func (w *Worker) render(ctx context.Context, j Job) (Done, error) {
 	if err != nil {
 		return Done{}, err
 	}
-	files := make(map[string]string, len(j.Assets))
-	for id, sum := range j.Assets {
+	var releases []func()
+	files := Files{Assets: make(map[string]string, len(j.Assets))}
+	get := func(kind, name, sum string) (string, error) {
 		p, release, err := w.cfg.Cache.Get(ctx, sum, fetch(sum))
 		if err != nil {
-			return Done{}, &transportError{fmt.Errorf("fetch asset %s: %w", id, err)}
+			return "", &transportError{fmt.Errorf("fetch %s %s: %w", kind, name, err)}
 		}
-		defer release()
-		files[id] = p
+		releases = append(releases, release)
+		return p, nil
+	}
+	defer func() {
+		for _, r := range releases {
+			r()
+		}
+	}()
+	for id, sum := range j.Assets {
+		if files.Assets[id], err = get("asset", id, sum); err != nil {
+			return Done{}, err
+		}
+	}
+	for name, sum := range j.Illustrations {
+		if files.Illustrations == nil {
+			files.Illustrations = make(map[string]string, len(j.Illustrations))
+		}
+		if files.Illustrations[name], err = get("illustration", name, sum); err != nil {
+			return Done{}, err
+		}
+	}
+	for _, sum := range j.Fonts {
+		p, err := get("font", sum, sum)
+		if err != nil {
+			return Done{}, err
+		}
+		files.Fonts = append(files.Fonts, p)
 	}
 	dir, err := os.MkdirTemp(w.cfg.TempDir, "cutroom-segment-")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -716,4 +717,16 @@ func preferEmojiFont(r rune) bool {
 		}
 	}
 	return false
+}
+
+// FileFamilies returns the family names of the faces in the font file at path, each once;
+// nothing when the file is not a usable font. It reads the file's metadata only.
+func FileFamilies(path string) []string {
+	var out []string
+	for _, e := range describeFile(path, sourceAdded) {
+		if !slices.Contains(out, e.family) {
+			out = append(out, e.family)
+		}
+	}
+	return out
 }

@@ -1,0 +1,173 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/compositor"
+	"github.com/cutroom/cutroom/compositor/text"
+	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/illustrations"
+	"github.com/cutroom/cutroom/storage"
+)
+
+// What a clustered export ships to workers besides its state and assets (see package
+// cluster): a worker has no database, no files area and only its own fonts, so
+//
+//   - the SVG files of the workspace illustrations the state names (the names
+//     editor.ReferenceIssues asks the workspace about: built-in ones are not shipped, nor
+//     the workspace's other illustrations), which the worker's pipeline looks up after the
+//     built-in library, as the server's does;
+//   - the font files of the families the state's text names (text, captions and template
+//     text nodes) that the server has from uploaded font assets or its data dir's fonts
+//     directory. Embedded fonts are in every binary; system and --fonts fonts are the
+//     worker's own business. A worker registers a font file it receives in its font library
+//     once and keeps it for later renders: the server's library already holds the uploaded
+//     fonts of every workspace in one library that every workspace's renders use, so a
+//     worker keeping them exposes nothing a single server does not.
+
+// jobIllustrationFiles returns the SVG files of the workspace illustrations job's state
+// names, by name.
+func jobIllustrationFiles(db *storage.DB, store *assets.Store, job export.RenderJob) (map[string]string, error) {
+	if job.Parsed == nil {
+		return nil, nil
+	}
+	var named []string
+	editor.ReferenceIssues(job.Parsed, editor.References{Illustration: func(name string) bool {
+		named = append(named, name)
+		return true
+	}})
+	if len(named) == 0 {
+		return nil, nil
+	}
+	own, err := workspaceIllustrationNames(db, job.WorkspaceID)
+	if err != nil {
+		return nil, fmt.Errorf("the workspace's illustrations: %w", err)
+	}
+	out := map[string]string{}
+	for _, name := range named {
+		if _, ok := compositor.LibraryIllustrations(name); ok {
+			continue
+		}
+		id, ok := own[name]
+		if !ok {
+			continue // the render fails on it as a local one does
+		}
+		p, err := store.Resolve(job.WorkspaceID, &editor.Asset{ID: id})
+		if err != nil {
+			continue // deleted since: as a local render, unknown
+		}
+		out[name] = p
+	}
+	return out, nil
+}
+
+// stateFontFamilies returns the font families the text of s names, lower-cased, each once.
+func stateFontFamilies(s *editor.State) []string {
+	var out []string
+	add := func(f string) {
+		if f = strings.ToLower(strings.TrimSpace(f)); f != "" && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	if s == nil {
+		return nil
+	}
+	for _, it := range s.Items {
+		if it.Text != nil {
+			add(it.Text.FontFamily)
+		}
+		if it.Captions != nil {
+			add(it.Captions.FontFamily)
+		}
+		if it.Template != nil {
+			for _, n := range it.Template.Nodes {
+				add(n.Style.FontFamily)
+			}
+		}
+	}
+	return out
+}
+
+// jobFontFiles returns the uploaded and data-dir font files whose families job's text names.
+func jobFontFiles(store *assets.Store, dataDir string, job export.RenderJob) ([]string, error) {
+	families := stateFontFamilies(job.Parsed)
+	if len(families) == 0 {
+		return nil, nil
+	}
+	files, err := store.FontFiles()
+	if err != nil {
+		return nil, fmt.Errorf("uploaded fonts: %w", err)
+	}
+	if dataDir != "" {
+		dir := filepath.Join(dataDir, "fonts")
+		_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	var out []string
+	for _, f := range files {
+		for _, fam := range text.FileFamilies(f) {
+			if slices.Contains(families, strings.ToLower(fam)) {
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// workerFonts registers the font files a worker receives in its library, each once (by
+// path: a cache path names its content's SHA-256), and keeps them.
+type workerFonts struct {
+	lib *text.Library
+	mu  sync.Mutex
+	in  map[string]bool
+}
+
+func (w *workerFonts) add(paths []string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range paths {
+		key := filepath.Base(p)
+		if w.in[key] {
+			continue
+		}
+		if err := w.lib.AddFontFile(p); err != nil {
+			return fmt.Errorf("font file %s sent with the segment: %w", key, err)
+		}
+		if w.in == nil {
+			w.in = map[string]bool{}
+		}
+		w.in[key] = true
+	}
+	return nil
+}
+
+// segmentIllustrations is a worker's illustration lookup of one segment: the built-in
+// library, then the workspace illustrations sent with it.
+func segmentIllustrations(files map[string]string) func(context.Context, export.RenderJob) (compositor.IllustrationFunc, error) {
+	return func(context.Context, export.RenderJob) (compositor.IllustrationFunc, error) {
+		return func(name string) ([]byte, bool) {
+			if svg, ok := compositor.LibraryIllustrations(name); ok {
+				return svg, true
+			}
+			p, ok := files[name]
+			if !ok {
+				return nil, false
+			}
+			svg, err := illustrations.ReadFile(p)
+			return svg, err == nil
+		}, nil
+	}
+}
