@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 
@@ -26,9 +25,9 @@ func (s *Server) validateState(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	st := bytes.TrimSpace(req.EditorState)
-	if len(st) == 0 || string(st) == "null" {
-		s.fail(c, errFieldRequired.Field("editorState", "editorState is required"))
+	st, err := requiredState(req.EditorState)
+	if err != nil {
+		s.fail(c, err)
 		return
 	}
 	res := editor.Validate(st)

@@ -72,11 +72,21 @@ func stateVersionFor(sent optString, state []byte) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// checkEditorState makes sure editorState is present and passes the schema check.
-func (s *Server) checkEditorState(raw json.RawMessage) error {
+// requiredState returns a body's editorState without surrounding space, or the
+// FIELD_REQUIRED problem when it is missing or null (projects, validate and frame previews).
+func requiredState(raw json.RawMessage) ([]byte, error) {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || string(t) == "null" {
-		return errFieldRequired.Field("editorState", "editorState is required")
+		return nil, errFieldRequired.Field("editorState", "editorState is required")
+	}
+	return t, nil
+}
+
+// checkEditorState makes sure editorState is present and passes the schema check.
+func (s *Server) checkEditorState(raw json.RawMessage) error {
+	t, err := requiredState(raw)
+	if err != nil {
+		return err
 	}
 	if t[0] != '{' {
 		return errInvalidFieldType.Field("editorState", "editorState must be a JSON object")
