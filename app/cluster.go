@@ -126,8 +126,8 @@ func (a *App) openCluster(local *render.Pipeline, store *assets.Store, remote *a
 			if f.Illustrations, err = jobIllustrationFiles(a.DB, store, job); err != nil {
 				return f, err
 			}
-			f.Fonts, err = jobFontFiles(store, a.cfg.DataDir, job)
-			return f, err
+			f.Fonts = jobFontFiles(a.Fonts, job)
+			return f, nil
 		},
 		Logger: log}
 	if !cs.CoordinatorOnly {

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -96,35 +95,14 @@ func stateFontFamilies(s *editor.State) []string {
 	return out
 }
 
-// jobFontFiles returns the uploaded and data-dir font files whose families job's text names.
-func jobFontFiles(store *assets.Store, dataDir string, job export.RenderJob) ([]string, error) {
+// jobFontFiles returns the font files of the families job's text names that fonts has from
+// uploads, the data dir or --fonts (not embedded or system fonts, which workers have).
+func jobFontFiles(fonts *text.Library, job export.RenderJob) []string {
 	families := stateFontFamilies(job.Parsed)
-	if len(families) == 0 {
-		return nil, nil
+	if len(families) == 0 || fonts == nil {
+		return nil
 	}
-	files, err := store.FontFiles()
-	if err != nil {
-		return nil, fmt.Errorf("uploaded fonts: %w", err)
-	}
-	if dataDir != "" {
-		dir := filepath.Join(dataDir, "fonts")
-		_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err == nil && d.Type().IsRegular() {
-				files = append(files, p)
-			}
-			return nil
-		})
-	}
-	var out []string
-	for _, f := range files {
-		for _, fam := range text.FileFamilies(f) {
-			if slices.Contains(families, strings.ToLower(fam)) {
-				out = append(out, f)
-				break
-			}
-		}
-	}
-	return out, nil
+	return fonts.FamilyFiles(families)
 }
 
 // workerFonts registers the font files a worker receives in its library, each once (by

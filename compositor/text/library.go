@@ -719,13 +719,27 @@ func preferEmojiFont(r rune) bool {
 	return false
 }
 
-// FileFamilies returns the family names of the faces in the font file at path, each once;
-// nothing when the file is not a usable font. It reads the file's metadata only.
-func FileFamilies(path string) []string {
+// FamilyFiles returns the files of the faces the library has from added files and font
+// directories (not embedded or system fonts) whose family is one of families (compared
+// without case), each once. The cluster's coordinator sends them to workers, which have
+// their own embedded and system fonts; the library scanned them already, so only the
+// matching files are looked at (still there).
+func (l *Library) FamilyFiles(families []string) []string {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
 	var out []string
-	for _, e := range describeFile(path, sourceAdded) {
-		if !slices.Contains(out, e.family) {
-			out = append(out, e.family)
+	for _, e := range l.entries {
+		if (e.src != sourceAdded && e.src != sourceDir) || slices.Contains(out, e.path) {
+			continue
+		}
+		for _, f := range families {
+			// a face added from memory (AddFontData) has a name, not a file
+			if strings.EqualFold(e.family, f) {
+				if st, err := os.Stat(e.path); err == nil && st.Mode().IsRegular() {
+					out = append(out, e.path)
+				}
+				break
+			}
 		}
 	}
 	return out
