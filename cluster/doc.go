@@ -21,7 +21,7 @@
 //     their bytes: states, assets and finished segments, chunked by the Object Store).
 //   - A job carries the task's render settings, its frame range, the SHA-256 of its state and
 //     of each file it draws (Files): its assets, the workspace illustrations its state names
-//     (by name) and the uploaded or data-dir font files of the families its text names;
+//     (by name) and the uploaded, data-dir or --fonts font files of the families its text names;
 //     never an API key, a workspace's other data or a path. Which files those are is the
 //     App's choice (AssetFilesFunc); the worker fetches them through its cache and hands
 //     their local copies to the render (RenderSegmentFunc).
