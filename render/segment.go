@@ -212,7 +212,7 @@ func (p *Pipeline) JoinSegments(ctx context.Context, job export.RenderJob, segs 
 // output's directory, and joins them; an export no longer than one segment is rendered in
 // one piece, exactly as without segments. The segment files are removed in every case.
 func (p *Pipeline) renderSegmented(ctx context.Context, job export.RenderJob, progress func(done, total int64)) error {
-	segs, err := Split(job, p.cfg.SegmentSeconds)
+	segs, err := p.SplitByCost(job, p.cfg.SegmentSeconds)
 	if err != nil {
 		return err
 	}

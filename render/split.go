@@ -1,0 +1,96 @@
+package render
+
+import (
+	"math"
+
+	"github.com/cutroom/cutroom/compositor"
+	"github.com/cutroom/cutroom/export"
+)
+
+// maxCostSamples bounds the frames whose cost SplitByCost estimates: a longer export is
+// sampled every few frames (each sample standing for its neighbours), so splitting stays
+// a few milliseconds whatever the length.
+const maxCostSamples = 20000
+
+// SplitByCost divides job's frames into about as many segments as Split(job,
+// segmentSeconds) does: the length over segmentSeconds rounded to the nearest, at least one
+// (no short remainder, which would leave one worker a segment more to do while the others
+// wait). The cuts are placed so that each segment holds about the same estimated work
+// (compositor.FrameCost: frames where much changes, transitions and effects cost more than
+// still ones) rather than the same number of frames; no segment is shorter than a quarter
+// of segmentSeconds. Segments rendered in parallel then finish at about the same time,
+// which is what sets a clustered export's wall time. The result depends only on the job
+// and segmentSeconds (never on the machine), so a coordinator that restarts cuts the same
+// segments again. Errors are Split's and the render's for a job that cannot be planned.
+func (p *Pipeline) SplitByCost(job export.RenderJob, segmentSeconds float64) ([]Segment, error) {
+	segs, err := Split(job, segmentSeconds)
+	if err != nil || len(segs) <= 1 {
+		return segs, err
+	}
+	if job.OutputPath == "" {
+		job.OutputPath = "split" // planJob wants one; nothing is written
+	}
+	pl, err := p.planJob(job)
+	if err != nil {
+		return nil, err
+	}
+	comp, err := compositor.New(pl.state, compositor.Options{Width: pl.outW, Height: pl.outH})
+	if err != nil {
+		return nil, leafFailure(err)
+	}
+	frames := segs[len(segs)-1].End
+	per := segs[0].Frames()
+	k := max(int((frames+per/2)/per), 1)
+	if k == 1 {
+		return []Segment{{First: 0, End: frames}}, nil
+	}
+	cum := frameCosts(comp, frames, pl.fps)
+	return cutByCost(cum, k, max(per/4, 1)), nil
+}
+
+// frameCosts returns the running total of the estimated frame costs: cum[n] is the cost of
+// frames [0, n), so cum has frames+1 entries.
+func frameCosts(comp *compositor.Compositor, frames int64, fps int) []float64 {
+	stride := max((frames+maxCostSamples-1)/maxCostSamples, 1)
+	cum := make([]float64, frames+1)
+	var c float64
+	for n := range frames {
+		if n%stride == 0 {
+			c = comp.FrameCost(n, fps)
+		}
+		cum[n+1] = cum[n] + c
+	}
+	return cum
+}
+
+// cutByCost cuts frames [0, len(cum)-1) into k runs of at least minFrames each, the i-th
+// cut at the first frame where the running cost reaches i/k of the total.
+func cutByCost(cum []float64, k int, minFrames int64) []Segment {
+	frames := int64(len(cum) - 1)
+	k = int(min(max(int64(k), 1), frames))
+	minFrames = min(max(minFrames, 1), frames/int64(k))
+	total := cum[frames]
+	segs := make([]Segment, 0, k)
+	first := int64(0)
+	for i := 1; i < k; i++ {
+		goal := total * float64(i) / float64(k)
+		// the first frame n with cum[n] >= goal, by bisection (cum is increasing)
+		lo, hi := first, frames
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if cum[mid] >= goal {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		// whichever of n-1, n is nearer the goal
+		if lo > 0 && math.Abs(cum[lo-1]-goal) < math.Abs(cum[lo]-goal) {
+			lo--
+		}
+		end := min(max(lo, first+minFrames), frames-int64(k-i)*minFrames)
+		segs = append(segs, Segment{First: first, End: end})
+		first = end
+	}
+	return append(segs, Segment{First: first, End: frames})
+}

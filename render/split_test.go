@@ -1,0 +1,115 @@
+package render
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/cutroom/cutroom/compositor"
+)
+
+// TestSplitByCost cuts testScene (a picture fading in over the first half, a crossfade at
+// 10 s, a picture moving throughout) into 2 s segments of about equal estimated work.
+func TestSplitByCost(t *testing.T) {
+	const fps, seconds = 30, 20
+	raw := testScene(320, 180, seconds, -1)
+	job := jobFor(t, raw, fps, 1, "mp4", "")
+	p := NewPipeline(PipelineConfig{})
+	segs, err := p.SplitByCost(job, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byLength, err := Split(job, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(segs) != len(byLength) {
+		t.Fatalf("%d segments, want Split's %d", len(segs), len(byLength))
+	}
+	next := int64(0)
+	for i, s := range segs {
+		if s.First != next || s.Frames() < fps/2 {
+			t.Fatalf("segment %d is %v after frame %d: want contiguous runs of at least a quarter of 2 s", i, s, next)
+		}
+		next = s.End
+	}
+	if next != seconds*fps {
+		t.Fatalf("segments end at %d, want %d", next, seconds*fps)
+	}
+	// the first half (a picture fading in) costs more per frame: its segments are shorter
+	var firstHalf, secondHalf []int64
+	for _, s := range segs {
+		switch {
+		case s.End <= seconds*fps/2:
+			firstHalf = append(firstHalf, s.Frames())
+		case s.First >= seconds*fps/2+fps/2:
+			secondHalf = append(secondHalf, s.Frames())
+		}
+	}
+	if len(firstHalf) == 0 || len(secondHalf) == 0 || slices.Max(firstHalf) >= slices.Min(secondHalf) {
+		t.Errorf("segments %v: want the fading first half cut shorter than the still second half", segs)
+	}
+	// each segment holds about the same estimate
+	comp, err := compositor.New(parseValid(t, raw), compositor.Options{Width: 320, Height: 180})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var costs []float64
+	for _, s := range segs {
+		var c float64
+		for n := s.First; n < s.End; n++ {
+			c += comp.FrameCost(n, fps)
+		}
+		costs = append(costs, c)
+	}
+	if lo, hi := slices.Min(costs), slices.Max(costs); hi > 1.1*lo {
+		t.Errorf("estimated segment costs %.0f: the dearest is %.2fx the cheapest", costs, hi/lo)
+	}
+	// the same job is always cut the same way (a restarted coordinator relies on it)
+	if again, err := p.SplitByCost(job, 2); err != nil || !slices.Equal(again, segs) {
+		t.Errorf("a second cut differs: %v (%v)", again, err)
+	}
+	// an export of one segment or less is one segment, and so is one of 1.2 (20 s in 16.5 s
+	// segments); 7 s segments make 3 (20/7 = 2.9), and 9 s segments 2 (20/9 = 2.2) where
+	// Split leaves a short third
+	for _, tc := range []struct {
+		seconds float64
+		n       int
+	}{{30, 1}, {16.5, 1}, {7, 3}, {9, 2}} {
+		got, err := p.SplitByCost(job, tc.seconds)
+		if err != nil || len(got) != tc.n || got[0].First != 0 || got[len(got)-1].End != seconds*fps {
+			t.Errorf("%g s segments: %v (%v), want %d covering the export", tc.seconds, got, err, tc.n)
+		}
+	}
+	if _, err := p.SplitByCost(job, -1); err == nil {
+		t.Error("a negative segment length was accepted")
+	}
+}
+
+// TestCutByCost checks the cutter's bounds: k runs covering every frame, none shorter than
+// minFrames, even when the costs would put every cut in one place.
+func TestCutByCost(t *testing.T) {
+	cum := func(costs ...float64) []float64 {
+		out := []float64{0}
+		for _, c := range costs {
+			out = append(out, out[len(out)-1]+c)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		cum  []float64
+		k    int
+		min  int64
+		want []Segment
+	}{
+		{"uniform", cum(1, 1, 1, 1, 1, 1), 3, 1, []Segment{{0, 2}, {2, 4}, {4, 6}}},
+		{"one dear frame", cum(1, 1, 10, 1, 1, 1, 1, 1), 2, 1, []Segment{{0, 3}, {3, 8}}},
+		{"all cost at the end", cum(0, 0, 0, 0, 0, 0, 0, 100), 4, 2, []Segment{{0, 2}, {2, 4}, {4, 6}, {6, 8}}},
+		{"more runs than frames", cum(1, 1), 5, 1, []Segment{{0, 1}, {1, 2}}},
+	} {
+		got := cutByCost(tc.cum, tc.k, tc.min)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
