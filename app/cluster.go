@@ -92,28 +92,24 @@ func (a *App) openCluster(local *render.Pipeline, store *assets.Store, remote *a
 	log := a.logger()
 	ccfg := cluster.CoordinatorConfig{Conn: nc, SegmentSeconds: cs.SegmentSeconds, AckWait: cs.AckWait,
 		Attempts: cs.Attempts, Encoding: cluster.Encoding{Preset: a.cfg.Render.Preset, CRF: a.cfg.Render.CRF},
-		Split: func(job export.RenderJob, seconds float64) []cluster.Segment {
-			segs, err := render.Split(job, seconds)
+		Split: func(job export.RenderJob, seconds float64) ([]cluster.Segment, error) {
+			segs, err := local.SplitByCost(job, seconds)
 			if err != nil {
-				return nil
+				return nil, err
 			}
 			out := make([]cluster.Segment, len(segs))
 			for i, s := range segs {
 				out[i] = cluster.Segment{First: s.First, End: s.End}
 			}
-			return out
+			return out, nil
 		},
-		Join: func(ctx context.Context, job export.RenderJob, _ cluster.Encoding, paths []string) error {
-			segs, err := render.Split(job, cs.segmentSeconds())
-			if err != nil {
-				return err
-			}
+		Join: func(ctx context.Context, job export.RenderJob, _ cluster.Encoding, segs []cluster.Segment, paths []string) error {
 			if len(segs) != len(paths) {
 				return fmt.Errorf("cluster: %d segment files for %d segments", len(paths), len(segs))
 			}
 			files := make([]render.SegmentFile, len(paths))
 			for i, p := range paths {
-				files[i] = render.SegmentFile{Path: p, Segment: segs[i]}
+				files[i] = render.SegmentFile{Path: p, Segment: render.Segment{First: segs[i].First, End: segs[i].End}}
 			}
 			return local.JoinSegments(ctx, job, files, nil)
 		},
@@ -145,7 +141,7 @@ func (a *App) openCluster(local *render.Pipeline, store *assets.Store, remote *a
 			return nil, err
 		}
 		cr.worker, err = cluster.NewWorker(cluster.WorkerConfig{Conn: nc, Cache: cache, Logger: log,
-			Render: segmentRenderer(a.Fonts, false, a.cfg.Render, ff, log), TempDir: filepath.Join(a.cfg.DataDir, "cache")})
+			Render: segmentRenderer(a.Fonts, false, a.cfg.Render, 0, ff, log), TempDir: filepath.Join(a.cfg.DataDir, "cache")})
 		if err != nil {
 			return nil, err
 		}
@@ -203,9 +199,14 @@ func assetFiles(ctx context.Context, job export.RenderJob, local assets.Resolver
 // and workspace illustrations are the files the worker fetched, text drawn with fonts and
 // the font files sent with the segments (registered in fonts once and kept when addSent;
 // the in-process worker's fonts are the server's library, which has them already).
-func segmentRenderer(fonts *text.Library, addSent bool, rs RenderSettings, ff *assets.FFmpeg, log *slog.Logger) cluster.RenderSegmentFunc {
+// threads, when positive, is each segment's share of the cores: its frame workers (unless
+// rs sets them) and encoder threads; 0 keeps the server's defaults.
+func segmentRenderer(fonts *text.Library, addSent bool, rs RenderSettings, threads int, ff *assets.FFmpeg, log *slog.Logger) cluster.RenderSegmentFunc {
 	if rs.FrameWorkers <= 0 {
 		rs.FrameWorkers = max(1, runtime.NumCPU()-1)
+		if threads > 0 {
+			rs.FrameWorkers = threads
+		}
 	}
 	textItems := compositor.NewTextItems(fonts, log)
 	sent := &workerFonts{lib: fonts}
@@ -227,7 +228,7 @@ func segmentRenderer(fonts *text.Library, addSent bool, rs RenderSettings, ff *a
 				return assets.Media{FFmpeg: ff, Resolve: resolve}, nil
 			},
 			IllustrationsFor: segmentIllustrations(files.Illustrations),
-			Text:             textItems, Workers: rs.FrameWorkers, Preset: enc.Preset, CRF: enc.CRF,
+			Text:             textItems, Workers: rs.FrameWorkers, EncoderThreads: threads, Preset: enc.Preset, CRF: enc.CRF,
 			MaxOutputSide: rs.MaxOutputSide, MaxFrameSeconds: rs.MaxFrameSeconds, Logger: log})
 		_, err := p.RenderSegment(ctx, job, render.Segment{First: seg.First, End: seg.End}, dst)
 		return err
@@ -239,7 +240,9 @@ type WorkerSettings struct {
 	// NATS are the servers to join; Token and Creds as in ClusterSettings.
 	NATS         []string
 	Token, Creds string
-	// Concurrency is how many segments render at once (default 1).
+	// Concurrency is how many segments render at once; 0 means DefaultWorkerConcurrency.
+	// The machine's cores are divided among them (each segment's frame workers, unless
+	// RenderSettings.FrameWorkers is set, and its encoder threads).
 	Concurrency int
 	// CacheDir keeps fetched assets (default <user cache dir>/cutroom/worker);
 	// CacheMaxBytes bounds it (default cluster.DefaultCacheMaxBytes).
@@ -248,6 +251,13 @@ type WorkerSettings struct {
 	// ID names the worker (default <hostname>-<pid>).
 	ID string
 }
+
+// DefaultWorkerConcurrency is how many segments a `cutroom worker` renders at once by
+// default: two on a machine of two or more cores (each with half of them), else one. Two
+// segments with one thread each kept both cores of the reference two-core VM busier than
+// one segment with two threads (x264's frame threads and the compositor wait on each other
+// at a segment's start and end): 1.16x the segments per second (bench/README.md, issue 18).
+func DefaultWorkerConcurrency() int { return min(2, runtime.NumCPU()) }
 
 // RunWorker runs a render worker until ctx ends (see package cluster): it joins NATS,
 // renders segments with the App's fonts, ffmpeg and render settings, and on ctx's end
@@ -264,6 +274,10 @@ func (a *App) RunWorker(ctx context.Context, ws WorkerSettings) error {
 		}
 		ws.CacheDir = filepath.Join(dir, "cutroom", "worker")
 	}
+	if ws.Concurrency <= 0 {
+		ws.Concurrency = DefaultWorkerConcurrency()
+	}
+	threads := max(1, runtime.NumCPU()/ws.Concurrency)
 	cache, err := cluster.OpenCache(ws.CacheDir, ws.CacheMaxBytes)
 	if err != nil {
 		return err
@@ -284,11 +298,12 @@ func (a *App) RunWorker(ctx context.Context, ws WorkerSettings) error {
 	}
 	defer nc.Close()
 	w, err := cluster.NewWorker(cluster.WorkerConfig{Conn: nc, Concurrency: ws.Concurrency, Cache: cache, ID: ws.ID,
-		Render: segmentRenderer(a.Fonts, true, a.cfg.Render, ff, log), Logger: log})
+		Render: segmentRenderer(a.Fonts, true, a.cfg.Render, threads, ff, log), Logger: log})
 	if err != nil {
 		return err
 	}
-	log.Info("worker joining", "nats", ws.NATS, "worker", w.ID(), "cacheDir", ws.CacheDir)
+	log.Info("worker joining", "nats", ws.NATS, "worker", w.ID(), "cacheDir", ws.CacheDir,
+		"concurrency", ws.Concurrency, "threadsPerSegment", threads)
 	err = w.Run(ctx)
 	_ = nc.Drain()
 	return err

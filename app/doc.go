@@ -45,7 +45,7 @@
 // Cluster. With Config.Cluster set (--cluster-listen or --nats), Open starts the embedded NATS
 // server or dials the existing one and the export service renders through a
 // cluster.Coordinator instead of the pipeline: long exports go to the workers in segments
-// (render.Split, Pipeline.RenderSegment on the workers, Pipeline.JoinSegments here, handed to
+// (Pipeline.SplitByCost, Pipeline.RenderSegment on the workers, Pipeline.JoinSegments here, handed to
 // cluster as functions), short ones render in-process as before unless CoordinatorOnly. Run
 // also runs an in-process worker (not when CoordinatorOnly), stopped before the scheduler
 // so its segments go back to the queue; Close drains the connection and stops the embedded

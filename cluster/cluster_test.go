@@ -3,6 +3,8 @@ package cluster_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +18,7 @@ import (
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/internal/netnstest"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestMain runs the tests in a private network namespace when root: they listen and dial
@@ -44,11 +47,18 @@ type rig struct {
 	t     *testing.T
 	emb   *cluster.Embedded
 	coord *cluster.Coordinator
+	nc    *cluster.Conn // the coordinator's connection
 	// asset, illustration and font are the files every job ships.
 	asset, illustration, font string
 }
 
 func newRig(t *testing.T, attempts int) *rig {
+	t.Helper()
+	return newRigTTL(t, attempts, 0)
+}
+
+// newRigTTL is newRig with the coordinator's ObjectTTL.
+func newRigTTL(t *testing.T, attempts int, objectTTL time.Duration) *rig {
 	t.Helper()
 	dir := t.TempDir()
 	emb, err := cluster.StartEmbedded("127.0.0.1:0", testToken, dir)
@@ -68,9 +78,10 @@ func newRig(t *testing.T, attempts int) *rig {
 			t.Fatal(err)
 		}
 	}
+	r.nc = nc
 	r.coord, err = cluster.NewCoordinator(context.Background(), cluster.CoordinatorConfig{Conn: nc,
-		SegmentSeconds: 0.2, AckWait: 2 * time.Second, Attempts: attempts,
-		Join: func(_ context.Context, job export.RenderJob, _ cluster.Encoding, paths []string) error {
+		SegmentSeconds: 0.2, AckWait: 2 * time.Second, Attempts: attempts, ObjectTTL: objectTTL,
+		Join: func(_ context.Context, job export.RenderJob, _ cluster.Encoding, _ []cluster.Segment, paths []string) error {
 			var out []byte
 			for _, p := range paths {
 				b, err := os.ReadFile(p)
@@ -268,5 +279,57 @@ func TestWrongTokenIsRefused(t *testing.T) {
 	_, err = cluster.Connect(cluster.ConnConfig{URLs: []string{"nats://" + r.emb.Addr()}})
 	if !errors.Is(err, cluster.ErrRefused) {
 		t.Fatalf("no token: err %v, want ErrRefused", err)
+	}
+}
+
+// TestObjectsExpireUnlessUsed: the object store forgets an asset no export has used for
+// ObjectTTL, and an export using an asset older than half of it puts it again, so an asset
+// in use never expires.
+func TestObjectsExpireUnlessUsed(t *testing.T) {
+	const ttl = 3 * time.Second
+	r := newRigTTL(t, 1, ttl)
+	r.worker("w1", writeRange(&sync.Map{}))
+	js, err := jetstream.New(r.nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := js.ObjectStore(t.Context(), cluster.ObjectsName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte("the asset's bytes"))
+	name := "sha256-" + hex.EncodeToString(sum[:])
+	export := func(id string) time.Time {
+		t.Helper()
+		if err := r.coord.Render(t.Context(), r.job(id), func(int64, int64) {}); err != nil {
+			t.Fatal(err)
+		}
+		info, err := objs.GetInfo(t.Context(), name)
+		if err != nil {
+			t.Fatalf("after export %s the asset is not in the store: %v", id, err)
+		}
+		return info.ModTime
+	}
+	first := export("ttl-1")
+	time.Sleep(ttl/2 + 300*time.Millisecond)
+	if again := export("ttl-2"); !again.After(first) {
+		t.Errorf("an export %v after the asset was put did not put it again (put at %v, then %v)", ttl/2, first, again)
+	}
+	// past the TTL of the first put: still there, as it was put again
+	time.Sleep(ttl/2 + 300*time.Millisecond)
+	if _, err := objs.GetInfo(t.Context(), name); err != nil {
+		t.Fatalf("%v after its first put, the asset put again since is gone: %v", ttl+600*time.Millisecond, err)
+	}
+	// unused for longer than the TTL: gone
+	deadline := time.Now().Add(ttl + 3*time.Second)
+	for {
+		_, err := objs.GetInfo(t.Context(), name)
+		if errors.Is(err, jetstream.ErrObjectNotFound) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the asset is still in the store well past its TTL (%v)", err)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

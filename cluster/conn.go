@@ -32,6 +32,8 @@ const (
 	// CrashDeliveries is how many times a job may be handed out without finishing (its
 	// workers stopped or died) before its task fails.
 	CrashDeliveries = 10
+	// DefaultObjectTTL is how long the object store keeps an object no export has used.
+	DefaultObjectTTL = 7 * 24 * time.Hour
 	// recordTTL is how long done, fail and cancel records are kept.
 	recordTTL = 24 * time.Hour
 )
@@ -90,7 +92,7 @@ type resources struct {
 
 // create makes (or updates) the stream, the consumer, the bucket and the object store: the
 // coordinator's part.
-func create(ctx context.Context, nc *nats.Conn, ackWait time.Duration) (*resources, error) {
+func create(ctx context.Context, nc *nats.Conn, ackWait, objectTTL time.Duration) (*resources, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, err
@@ -110,7 +112,7 @@ func create(ctx context.Context, nc *nats.Conn, ackWait time.Duration) (*resourc
 		return nil, fmt.Errorf("bucket %s: %w", BucketName, err)
 	}
 	if r.objects, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: ObjectsName,
-		Storage: jetstream.FileStorage}); err != nil {
+		TTL: objectTTL, Storage: jetstream.FileStorage}); err != nil {
 		return nil, fmt.Errorf("object store %s: %w", ObjectsName, err)
 	}
 	return r, nil

@@ -34,6 +34,11 @@ type CoordinatorConfig struct {
 	AckWait time.Duration
 	// Attempts is how many times a failing segment is rendered (default DefaultAttempts).
 	Attempts int
+	// ObjectTTL is how long the object store keeps an object (default DefaultObjectTTL):
+	// assets, states, illustrations and fonts that no export has used for that long go, and
+	// so do segments a coordinator never came back to join. The coordinator puts an object
+	// again once it is half as old, so nothing an export uses expires under it.
+	ObjectTTL time.Duration
 	// Encoding is the encoder settings of every segment.
 	Encoding Encoding
 	// Split, Join and AssetFiles are the App's (Split nil: segments of whole
@@ -69,7 +74,10 @@ func NewCoordinator(ctx context.Context, cfg CoordinatorConfig) (*Coordinator, e
 	if cfg.Conn == nil || cfg.Join == nil || cfg.AssetFiles == nil {
 		return nil, errors.New("cluster: a coordinator needs Conn, Join and AssetFiles")
 	}
-	res, err := create(ctx, cfg.Conn, cfg.AckWait)
+	if cfg.ObjectTTL <= 0 {
+		cfg.ObjectTTL = DefaultObjectTTL
+	}
+	res, err := create(ctx, cfg.Conn, cfg.AckWait, cfg.ObjectTTL)
 	if err != nil {
 		return nil, err
 	}
@@ -109,11 +117,18 @@ type run struct {
 }
 
 func (c *Coordinator) renderSegments(ctx context.Context, job export.RenderJob, progress func(done, total int64)) error {
+	segs, err := c.cfg.Split(job, c.cfg.SegmentSeconds)
+	if err != nil {
+		return err
+	}
+	if len(segs) == 0 {
+		return errors.New("cluster: the export was cut into no segments")
+	}
 	base, err := c.publishable(ctx, job)
 	if err != nil {
 		return err
 	}
-	r := &run{job: job, key: base.Key, segs: c.cfg.Split(job, c.cfg.SegmentSeconds), done: map[int]Done{}, workers: map[string]bool{}}
+	r := &run{job: job, key: base.Key, segs: segs, done: map[int]Done{}, workers: map[string]bool{}}
 	t := token(job.TaskID)
 	w, err := c.res.kv.WatchFiltered(ctx, []string{"done." + t + ".*", "fail." + t + ".*"})
 	if err != nil {
@@ -164,7 +179,7 @@ func (c *Coordinator) publishable(ctx context.Context, job export.RenderJob) (Jo
 		return Job{}, err
 	}
 	put := func(kind, name, path string) (string, error) {
-		sum, _, err := putFile(ctx, c.res.objects, path)
+		sum, _, err := putFile(ctx, c.res.objects, path, c.cfg.ObjectTTL/2)
 		if err != nil {
 			return "", fmt.Errorf("cluster: %s %s: %w", kind, name, err)
 		}
@@ -193,11 +208,11 @@ func (c *Coordinator) publishable(ctx context.Context, job export.RenderJob) (Jo
 		}
 		fonts = append(fonts, sum)
 	}
-	state, err := putBytes(ctx, c.res.objects, job.State)
+	state, err := putBytes(ctx, c.res.objects, job.State, c.cfg.ObjectTTL/2)
 	if err != nil {
 		return Job{}, fmt.Errorf("cluster: upload the state: %w", err)
 	}
-	return Job{TaskID: job.TaskID, Key: renderKey(state, job, c.cfg.Encoding, c.cfg.SegmentSeconds), State: state,
+	return Job{TaskID: job.TaskID, Key: renderKey(state, job, c.cfg.Encoding, c.cfg.SegmentSeconds, assets, ills, fonts), State: state,
 		CompositionWidth: job.CompositionWidth, CompositionHeight: job.CompositionHeight,
 		OutputWidth: job.OutputWidth, OutputHeight: job.OutputHeight, Scale: job.Scale, FPS: job.FPS,
 		Format: job.Format, Frames: job.Frames, Encoding: c.cfg.Encoding, Assets: assets,
@@ -237,7 +252,7 @@ func (r *run) take(e jetstream.KeyValueEntry, c *Coordinator) error {
 	}
 	if strings.HasPrefix(k, "fail.") {
 		var f Failure
-		if json.Unmarshal(e.Value(), &f) != nil || f.Key != r.key {
+		if json.Unmarshal(e.Value(), &f) != nil || f.Key != r.key || !r.is(idx, f.First, f.End) {
 			return nil
 		}
 		code := f.Code
@@ -248,7 +263,7 @@ func (r *run) take(e jetstream.KeyValueEntry, c *Coordinator) error {
 			idx, f.First, f.End-1, f.Worker, f.Message)}
 	}
 	var d Done
-	if json.Unmarshal(e.Value(), &d) != nil || d.Key != r.key {
+	if json.Unmarshal(e.Value(), &d) != nil || d.Key != r.key || !r.is(idx, d.First, d.End) {
 		return nil
 	}
 	if _, ok := r.done[idx]; !ok {
@@ -256,6 +271,12 @@ func (r *run) take(e jetstream.KeyValueEntry, c *Coordinator) error {
 		r.workers[d.Worker] = true
 	}
 	return nil
+}
+
+// is reports whether segment idx of this run is frames [first, end): a record of a task cut
+// another way (by an older version of the splitter) is not taken for this run's.
+func (r *run) is(idx int, first, end int64) bool {
+	return r.segs[idx].First == first && r.segs[idx].End == end
 }
 
 // report gives the frames of finished segments as progress.
@@ -288,7 +309,7 @@ func (c *Coordinator) join(ctx context.Context, r *run) error {
 			_ = os.Remove(p)
 		}
 	}()
-	if err := c.cfg.Join(ctx, r.job, c.cfg.Encoding, paths); err != nil {
+	if err := c.cfg.Join(ctx, r.job, c.cfg.Encoding, r.segs, paths); err != nil {
 		return err
 	}
 	c.log.Info("export rendered by the cluster", "task", r.job.TaskID, "segments", len(r.segs), "workers", len(r.workers),

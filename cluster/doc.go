@@ -25,6 +25,9 @@
 //     never an API key, a workspace's other data or a path. Which files those are is the
 //     App's choice (AssetFilesFunc); the worker fetches them through its cache and hands
 //     their local copies to the render (RenderSegmentFunc).
+//   - The coordinator cuts an export with the App's SplitFunc (segments of about equal
+//     work, not equal length) and hands the same segments to the join; a done record is
+//     taken only for the frames its index has in this cut.
 //   - A worker renders a job while telling JetStream it is in progress every AckWait/3; if
 //     it dies, JetStream hands the job to another after AckWait. A render error is retried
 //     (Nak after a second) until the job's Attempts; the last failure records
@@ -33,16 +36,20 @@
 //     the same way. SIGTERM cancels the worker's renders and Naks their jobs: nothing is left
 //     half-way, the segment goes back to the queue at once.
 //   - A finished segment is uploaded, then recorded done.<task>.<index> (with the render's
-//     key, a hash of the state and settings), then acked. The coordinator watches these
-//     records, so a coordinator that restarts mid-task (its task PAUSED or crashed, then
-//     rendered again by the export service) finds the segments already done and publishes
-//     only the others; publishing uses message ids, so a job still queued is not queued twice.
+//     key, a hash of the state, the settings and the files drawn), then acked. The
+//     coordinator watches these records, so a coordinator that restarts mid-task (its task
+//     PAUSED or crashed, then rendered again by the export service) finds the segments
+//     already done and publishes only the others; publishing uses message ids, so a job
+//     still queued is not queued twice.
 //   - Cancel: the coordinator records cancel.<task> and purges the task's queued jobs; every
 //     worker watches cancel.> and stops that task's renders at once (well within a second)
 //     and drops its jobs. A task that fails is canceled the same way. A pause (shutdown)
 //     cancels nothing: workers go on, and the resumed task uses their segments.
 //   - The embedded server (--cluster-listen) always requires the token and stores JetStream
 //     under <data-dir>/nats; a wrong token is refused by NATS and reported as such.
+//   - The object store has a TTL (DefaultObjectTTL, 7 days): assets no export has used for
+//     that long and segments nobody joined go by themselves. The coordinator puts an object
+//     again once it is half that old, so nothing an export uses expires under it.
 //   - Workers keep the assets they fetched in a directory of files named by their hash,
 //     bounded in bytes with least-recently-used eviction (Cache); a file in use is never
 //     evicted.

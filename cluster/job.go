@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
@@ -100,21 +101,30 @@ type Files struct {
 type RenderSegmentFunc func(ctx context.Context, job export.RenderJob, enc Encoding, seg Segment,
 	files Files, dst string) error
 
-// SplitFunc splits job into segments of about seconds each (package render's splitter).
-type SplitFunc func(job export.RenderJob, seconds float64) []Segment
+// SplitFunc splits job into segments of about seconds each (package render's splitter,
+// which moves the cuts so that segments hold about equal work). It must cut a job the same
+// way every time: a coordinator that restarts mid-task cuts it again and keeps the
+// segments already done.
+type SplitFunc func(job export.RenderJob, seconds float64) ([]Segment, error)
 
-// JoinFunc joins the segment files, in order, with the sound of the whole timeline into
-// job.OutputPath (package render's join).
-type JoinFunc func(ctx context.Context, job export.RenderJob, enc Encoding, segments []string) error
+// JoinFunc joins the segment files (paths[i] holds the frames segs[i], in order, as
+// SplitFunc cut them) with the sound of the whole timeline into job.OutputPath (package
+// render's join).
+type JoinFunc func(ctx context.Context, job export.RenderJob, enc Encoding, segs []Segment, paths []string) error
 
 // AssetFilesFunc returns the local files job draws that workers need: its assets, its
 // workspace illustrations and its uploaded fonts.
 type AssetFilesFunc func(ctx context.Context, job export.RenderJob) (Files, error)
 
-// renderKey hashes what makes a render: the state and the settings.
-func renderKey(stateHash string, job export.RenderJob, enc Encoding, segSeconds float64) string {
+// renderKey hashes what makes a render: the state, the settings and the contents of the
+// files it draws (an illustration or font replaced while the task was paused makes another
+// render, whose segments are all rendered again).
+func renderKey(stateHash string, job export.RenderJob, enc Encoding, segSeconds float64,
+	assets, illustrations map[string]string, fonts []string) string {
+	fonts = slices.Clone(fonts)
+	slices.Sort(fonts)
 	b, _ := json.Marshal([]any{stateHash, job.CompositionWidth, job.CompositionHeight, job.OutputWidth,
-		job.OutputHeight, job.Scale, job.FPS, job.Format, job.Frames, enc, segSeconds})
+		job.OutputHeight, job.Scale, job.FPS, job.Format, job.Frames, enc, segSeconds, assets, illustrations, fonts})
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:12])
 }
@@ -129,11 +139,11 @@ func parseState(state []byte) (*editor.State, error) {
 }
 
 // fixedSplit is the splitter used when none is given: whole segments of seconds*fps frames.
-func fixedSplit(job export.RenderJob, seconds float64) []Segment {
+func fixedSplit(job export.RenderJob, seconds float64) ([]Segment, error) {
 	per := max(int64(seconds*float64(job.FPS)), 1)
 	var out []Segment
 	for f := int64(0); f < job.Frames; f += per {
 		out = append(out, Segment{First: f, End: min(f+per, job.Frames)})
 	}
-	return out
+	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -31,17 +32,29 @@ func hashFile(path string) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
-// putFile uploads a file under its hash unless the store has it already, and returns the
-// hash and size.
-func putFile(ctx context.Context, objs jetstream.ObjectStore, path string) (string, int64, error) {
+// have reports whether the store holds the object of sum, put less than refreshAfter ago
+// (any age when refreshAfter is 0). An older one is put again by the caller, so that an
+// object still in use never reaches the store's TTL.
+func have(ctx context.Context, objs jetstream.ObjectStore, sum string, refreshAfter time.Duration) (bool, error) {
+	info, err := objs.GetInfo(ctx, objectName(sum))
+	switch {
+	case errors.Is(err, jetstream.ErrObjectNotFound):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return refreshAfter <= 0 || time.Since(info.ModTime) < refreshAfter, nil
+}
+
+// putFile uploads a file under its hash unless the store has it already (put less than
+// refreshAfter ago, see have), and returns the hash and size.
+func putFile(ctx context.Context, objs jetstream.ObjectStore, path string, refreshAfter time.Duration) (string, int64, error) {
 	sum, n, err := hashFile(path)
 	if err != nil {
 		return "", 0, err
 	}
-	if _, err := objs.GetInfo(ctx, objectName(sum)); err == nil {
-		return sum, n, nil
-	} else if !errors.Is(err, jetstream.ErrObjectNotFound) {
-		return "", 0, err
+	if ok, err := have(ctx, objs, sum, refreshAfter); err != nil || ok {
+		return sum, n, err
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -55,11 +68,11 @@ func putFile(ctx context.Context, objs jetstream.ObjectStore, path string) (stri
 }
 
 // putBytes is putFile for bytes in memory.
-func putBytes(ctx context.Context, objs jetstream.ObjectStore, b []byte) (string, error) {
+func putBytes(ctx context.Context, objs jetstream.ObjectStore, b []byte, refreshAfter time.Duration) (string, error) {
 	s := sha256.Sum256(b)
 	sum := hex.EncodeToString(s[:])
-	if _, err := objs.GetInfo(ctx, objectName(sum)); err == nil {
-		return sum, nil
+	if ok, err := have(ctx, objs, sum, refreshAfter); err != nil || ok {
+		return sum, err
 	}
 	if _, err := objs.PutBytes(ctx, objectName(sum), b); err != nil {
 		return "", err

@@ -351,7 +351,7 @@ func (w *Worker) render(ctx context.Context, j Job) (Done, error) {
 		return Done{}, err
 	}
 	secs := time.Since(start).Seconds()
-	sum, n, err := putFile(ctx, w.res.objects, rj.OutputPath)
+	sum, n, err := putFile(ctx, w.res.objects, rj.OutputPath, 0)
 	if err != nil {
 		return Done{}, &transportError{fmt.Errorf("upload the segment: %w", err)}
 	}
