@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,6 +49,7 @@ type rig struct {
 	emb   *cluster.Embedded
 	coord *cluster.Coordinator
 	nc    *cluster.Conn // the coordinator's connection
+	logs  *logBuffer    // the coordinator's log
 	// asset, illustration and font are the files every job ships.
 	asset, illustration, font string
 }
@@ -78,9 +80,10 @@ func newRigTTL(t *testing.T, attempts int, objectTTL time.Duration) *rig {
 			t.Fatal(err)
 		}
 	}
-	r.nc = nc
+	r.nc, r.logs = nc, &logBuffer{}
 	r.coord, err = cluster.NewCoordinator(context.Background(), cluster.CoordinatorConfig{Conn: nc,
 		SegmentSeconds: 0.2, AckWait: 2 * time.Second, Attempts: attempts, ObjectTTL: objectTTL,
+		Logger: slog.New(slog.NewTextHandler(r.logs, nil)),
 		Join: func(_ context.Context, job export.RenderJob, _ cluster.Encoding, _ []cluster.Segment, paths []string) error {
 			var out []byte
 			for _, p := range paths {
@@ -331,5 +334,56 @@ func TestObjectsExpireUnlessUsed(t *testing.T) {
 			t.Fatalf("the asset is still in the store well past its TTL (%v)", err)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// logBuffer is a log destination safe for concurrent writes.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestWarnsWhileNoWorkerTakesSegments: an export whose segments no worker takes waits, the
+// coordinator saying why in its log, and completes once a worker comes.
+func TestWarnsWhileNoWorkerTakesSegments(t *testing.T) {
+	r := newRig(t, 1)
+	done := make(chan error, 1)
+	go func() { done <- r.coord.Render(t.Context(), r.job("lonely"), func(int64, int64) {}) }()
+	const warning = "no render worker is taking segments"
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(r.logs.String(), warning) {
+		select {
+		case err := <-done:
+			t.Fatalf("the export ended without a worker: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no warning in the coordinator's log:\n%s", r.logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(r.logs.String(), "task=lonely") {
+		t.Errorf("the warning does not name the task:\n%s", r.logs.String())
+	}
+	r.worker("late", writeRange(&sync.Map{}))
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the export did not complete once a worker came")
 	}
 }

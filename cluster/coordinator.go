@@ -151,10 +151,14 @@ func (c *Coordinator) renderSegments(ctx context.Context, job export.RenderJob, 
 		return err
 	}
 	c.report(r, progress)
+	idle := time.NewTicker(c.cfg.AckWait)
+	defer idle.Stop()
 	for len(r.done) < len(r.segs) {
 		select {
 		case <-ctx.Done():
 			return context.Cause(ctx)
+		case <-idle.C:
+			c.warnIfNoWorkers(ctx, r)
 		case e, ok := <-w.Updates():
 			if !ok {
 				return errors.New("cluster: the watch of the task's segments ended")
@@ -169,6 +173,22 @@ func (c *Coordinator) renderSegments(ctx context.Context, job export.RenderJob, 
 		}
 	}
 	return c.join(ctx, r)
+}
+
+// warnIfNoWorkers logs a warning when the task waits on segments that no worker is taking:
+// jobs are queued, none is being rendered and no worker is asking for one (every worker
+// gone, or none started with --local-render=false). The export waits for workers as long
+// as it takes (a worker may come back); the warning, every AckWait, says why.
+func (c *Coordinator) warnIfNoWorkers(ctx context.Context, r *run) {
+	info, err := c.res.cons.Info(ctx)
+	if err != nil {
+		c.log.Warn("cluster: read the work queue's state", "err", err)
+		return
+	}
+	if info.NumPending > 0 && info.NumAckPending == 0 && info.NumWaiting == 0 {
+		c.log.Warn("no render worker is taking segments: the export waits for one (start `cutroom worker`)",
+			"task", r.job.TaskID, "segmentsLeft", len(r.segs)-len(r.done), "queued", info.NumPending)
+	}
 }
 
 // publishable uploads the state, assets, illustrations and fonts of job and returns the
