@@ -3,13 +3,19 @@
 # lengthened to 60 s at 1080p30 (issue 18): the per-segment render cost and the join cost
 # (bench/segments: one piece and segments interleaved), the object-store transfers through an
 # embedded NATS server (bench/cluster), and the projected wall time on 1, 2, 4, 8 and 16
-# two-core workers: the busiest worker's renders (each segment's measured render time,
-# handed out in order to the worker free first, as workers pull from the queue; with 16
-# workers that is the longest segment) + one asset fetch + one segment upload + the
-# coordinator's download of every segment + the join, with 16 segments of 3.75 s (so that
-# 16 workers have one each).
+# two-core workers: the busiest worker's renders + one asset fetch + one segment upload + the
+# coordinator's download of every segment + the join.
 #
-#	bench/cluster.sh [runs]   (default 1 round; results in bench/README.md, session 7)
+# Segments are cut as the coordinator cuts them (render.Pipeline.SplitByCost: about equal
+# estimated work), 16 of them by default (SEGMENT=3.75 s). They are rendered as a worker with
+# its default --concurrency renders them on this two-core machine: CONCURRENCY=2 at once,
+# one thread each, each timed; the projection hands each segment's render time (the median
+# over rounds) to the first free of N x CONCURRENCY slots, as the workers' slots pull from the
+# queue. With 16 segments, 8 workers have one segment per slot; more workers need shorter
+# segments (SEGMENT=1.875 gives 32).
+#
+#	bench/cluster.sh [runs]   (default 1 round; results in bench/README.md, sessions 7 and 8)
+#	SEGMENT=1.875 CONCURRENCY=1 bench/cluster.sh 3
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-1}"
@@ -17,10 +23,14 @@ bench/make-assets.sh >/dev/null
 out=bench/out
 mkdir -p "$out"
 seg_log="$out/cluster-segments.txt"
-go run -tags extlib,pkgconfig ./bench/segments -seconds 60 -segment 3.75 -runs "$runs" -threads 2 -out "$out" | tee "$seg_log"
-go run -tags extlib,pkgconfig ./bench/cluster -file "$out/segments-joined.mp4" -segments 16 | tee "$out/cluster-transfer.txt"
+segment="${SEGMENT:-3.75}"
+concurrency="${CONCURRENCY:-2}"
+go run -tags extlib,pkgconfig ./bench/segments -seconds 60 -segment "$segment" -runs "$runs" -threads 2 \
+	-concurrency "$concurrency" -out "$out" | tee "$seg_log"
+nsegs=$(sed -n 's/^reference scene.* \([0-9]*\) segments of.*/\1/p' "$seg_log")
+go run -tags extlib,pkgconfig ./bench/cluster -file "$out/segments-joined.mp4" -segments "$nsegs" | tee "$out/cluster-transfer.txt"
 one=$(sed -n 's/^one piece: *\([0-9.]*\) s.*/\1/p' "$seg_log")
-longest=$(sed -n 's/^segments, one by one:.*longest \([0-9.]*\) s.*/\1/p' "$seg_log")
+longest=$(sed -n 's/^segments:.*longest \([0-9.]*\) s.*/\1/p' "$seg_log")
 join=$(sed -n 's/^join (no re-encode): *\([0-9.]*\) s.*/\1/p' "$seg_log")
 eval "$(sed -n 's/^TRANSFER //p' "$out/cluster-transfer.txt")"
 makespans=$(sed -n 's/^MAKESPAN \([0-9]*\) \([0-9.]*\)$/\1=\2/p' "$seg_log" | tr '\n' ' ')

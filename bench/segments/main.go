@@ -1,14 +1,17 @@
 // Command segments measures segment-parallel exports on this machine: the reference scene
 // (bench/reference-scene.json) lengthened to -seconds (its 10 s repeated, items shifted,
 // animations and the crossfade repeated with them) rendered in one piece by the in-process
-// pipeline, then as segments of -segment seconds (render.Pipeline.RenderSegment, one after
-// another, timing each) joined without re-encoding with the sound mix
+// pipeline, then cut as a clustered export is (render.Pipeline.SplitByCost: as many segments
+// as -segment seconds give, of about equal estimated work) and rendered as a worker renders
+// them (render.Pipeline.RenderSegment; -concurrency at once, the -threads divided among
+// them), timing each, and joined without re-encoding with the sound mix
 // (render.Pipeline.JoinSegments, timed). Runs are interleaved (one piece, segments + join,
 // one piece, ...) because the machine is shared; it prints the medians, the per-round
-// ratios and the projected wall time for N workers (ceil(segments/N) waves of the mean
-// segment's render, plus the join; object-store transfers are bench/cluster.sh's).
+// ratios, each segment's time beside its estimated cost, and the projected wall time for N
+// workers (each segment's time handed to the first free of N x -concurrency slots, plus the
+// join; object-store transfers are bench/cluster.sh's).
 //
-//	bench/make-assets.sh && go run -tags extlib,pkgconfig ./bench/segments -seconds 60 -runs 3
+//	bench/make-assets.sh && go run -tags extlib,pkgconfig ./bench/segments -seconds 60 -runs 3 -concurrency 2
 package main
 
 import (
@@ -21,6 +24,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync"
 	"syscall"
 	"time"
 
@@ -40,15 +44,17 @@ func main() {
 	format := flag.String("format", "mp4", "mp4 or webm")
 	fps := flag.Int("fps", 30, "frames per second")
 	runs := flag.Int("runs", 3, "interleaved rounds")
-	threads := flag.Int("threads", 2, "compositor workers and encoder threads")
+	threads := flag.Int("threads", 2, "compositor workers and encoder threads (of the one-piece render; divided among -concurrency segments)")
+	cut := flag.String("split", "cost", "how segments are cut: cost (as the coordinator: equal estimated work) or length (equal length)")
+	concurrency := flag.Int("concurrency", 1, "segments rendered at once, as a worker with --concurrency does")
 	out := flag.String("out", "bench/out", "directory for the outputs")
 	flag.Parse()
-	if err := run(*scenePath, *assetDir, *seconds, *segment, *format, *fps, *runs, *threads, *out); err != nil {
+	if err := run(*scenePath, *assetDir, *seconds, *segment, *format, *fps, *runs, *threads, *concurrency, *cut, *out); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(scenePath, assetDir string, seconds int, segment float64, format string, fps, runs, threads int, out string) error {
+func run(scenePath, assetDir string, seconds int, segment float64, format string, fps, runs, threads, concurrency int, cut, out string) error {
 	raw, err := os.ReadFile(scenePath)
 	if err != nil {
 		return err
@@ -69,13 +75,25 @@ func run(scenePath, assetDir string, seconds int, segment float64, format string
 	p := render.NewPipeline(render.PipelineConfig{Media: assets.Media{Resolve: assets.DirResolver(assetDir)},
 		Text: compositor.NewTextItems(a.Fonts, nil), Workers: threads, EncoderThreads: threads,
 		Preset: "veryfast"})
+	segThreads := max(threads/concurrency, 1)
+	sp := render.NewPipeline(render.PipelineConfig{Media: assets.Media{Resolve: assets.DirResolver(assetDir)},
+		Text: compositor.NewTextItems(a.Fonts, nil), Workers: segThreads, EncoderThreads: segThreads,
+		Preset: "veryfast"})
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
 	job := export.RenderJob{TaskID: "bench", State: raw, Parsed: st, FPS: fps, Format: format, Scale: 1,
 		OutputWidth: st.CompositionWidth, OutputHeight: st.CompositionHeight,
 		OutputPath: filepath.Join(out, "segments-one."+format)}
-	segs, err := render.Split(job, segment)
+	var segs []render.Segment
+	switch cut {
+	case "cost":
+		segs, err = p.SplitByCost(job, segment)
+	case "length":
+		segs, err = render.Split(job, segment)
+	default:
+		err = fmt.Errorf("-split %q: want cost or length", cut)
+	}
 	if err != nil {
 		return err
 	}
@@ -89,18 +107,39 @@ func run(scenePath, assetDir string, seconds int, segment float64, format string
 		one, oneCPU = append(one, time.Since(start).Seconds()), append(oneCPU, cpuSeconds()-c0)
 
 		start, c0 = time.Now(), cpuSeconds()
-		var files []render.SegmentFile
-		var longest, sum float64
+		files := make([]render.SegmentFile, len(segs))
 		times := make([]float64, len(segs))
-		for i, s := range segs {
-			path := filepath.Join(out, fmt.Sprintf("segment-%d.%s", i, format))
-			info, err := p.RenderSegment(ctx, job, s, path)
-			if err != nil {
-				return err
-			}
-			longest, sum = max(longest, info.RenderSeconds), sum+info.RenderSeconds
-			times[i] = info.RenderSeconds
-			files = append(files, render.SegmentFile{Path: path, Segment: s})
+		next := make(chan int)
+		errs := make(chan error, concurrency)
+		var wg sync.WaitGroup
+		for range concurrency { // each takes the next segment, as a worker's slots pull jobs
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					path := filepath.Join(out, fmt.Sprintf("segment-%d.%s", i, format))
+					info, err := sp.RenderSegment(ctx, job, segs[i], path)
+					if err != nil {
+						errs <- err
+						return
+					}
+					times[i], files[i] = info.RenderSeconds, render.SegmentFile{Path: path, Segment: segs[i]}
+				}
+			}()
+		}
+		for i := range segs {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		select {
+		case err := <-errs:
+			return err
+		default:
+		}
+		var longest, sum float64
+		for _, t := range times {
+			longest, sum = max(longest, t), sum+t
 		}
 		js := time.Now()
 		joined := job
@@ -119,28 +158,44 @@ func run(scenePath, assetDir string, seconds int, segment float64, format string
 			r+1, one[r], oneCPU[r], len(segs), sum, longest, join[r], total[r], segCPU[r])
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
-	fmt.Printf("\nreference scene lengthened to %d s, %dx%d %d fps %s, %d segments of %g s, %d threads, %d rounds; load %s",
-		seconds, st.CompositionWidth, st.CompositionHeight, fps, format, len(segs), segment, threads, runs, load)
+	fmt.Printf("\nreference scene lengthened to %d s, %dx%d %d fps %s, %d segments of %g s cut by %s, %d threads (segments: %d at once, %d threads each), %d rounds; load %s",
+		seconds, st.CompositionWidth, st.CompositionHeight, fps, format, len(segs), segment, cut, threads, concurrency, segThreads, runs, load)
 	fmt.Printf("one piece:              %7.2f s (median)\n", median(one))
 	mean := median(sumSeg) / float64(len(segs))
-	fmt.Printf("segments, one by one:   %7.2f s (sum of renders), mean segment %.2f s, longest %.2f s\n", median(sumSeg), mean, median(maxSeg))
+	fmt.Printf("segments:               %7.2f s (sum of renders), mean segment %.2f s, longest %.2f s\n", median(sumSeg), mean, median(maxSeg))
 	fmt.Printf("join (no re-encode):    %7.3f s = %.2f%% of the one-piece render\n", median(join), 100*median(join)/median(one))
 	fmt.Printf("segmented total / one piece: wall %.3fx, cpu %.3fx (medians of per-round ratios; cpu %.1f s vs %.1f s)\n",
 		pairedRatio(total, one), pairedRatio(segCPU, oneCPU), median(segCPU), median(oneCPU))
-	fmt.Printf("per-segment render / one piece per segment: %.3fx\n", median(sumSeg)/median(one))
+	if concurrency == 1 {
+		fmt.Printf("per-segment render / one piece per segment: %.3fx\n", median(sumSeg)/median(one))
+	}
 	// Each segment's render time, the median over rounds, handed out in order to the worker
 	// that is free first (as workers pull from the queue): the busiest worker's total is
 	// the render part of the projected wall (bench/cluster.sh adds transfers and the join).
 	perSeg := make([]float64, len(segs))
+	est := make([]float64, len(segs)) // each segment's estimated cost (compositor.FrameCost)
+	if comp, err := compositor.New(st, compositor.Options{Width: st.CompositionWidth, Height: st.CompositionHeight}); err == nil {
+		for i, s := range segs {
+			for n := s.First; n < s.End; n++ {
+				est[i] += comp.FrameCost(n, fps)
+			}
+		}
+	}
+	var estSum float64
+	for _, e := range est {
+		estSum += e
+	}
 	for i := range segs {
 		var ts []float64
 		for _, round := range segTimes {
 			ts = append(ts, round[i])
 		}
 		perSeg[i] = median(ts)
+		fmt.Printf("segment %2d frames [%5d, %5d): %.3f s, estimated cost %.1f (%.3f s at the mean rate)\n",
+			i, segs[i].First, segs[i].End, perSeg[i], est[i], est[i]/estSum*median(sumSeg))
 	}
 	for _, n := range []int{1, 2, 4, 8, 16} {
-		ms := makespan(perSeg, n)
+		ms := makespan(perSeg, n*concurrency)
 		wall := ms + median(join)
 		fmt.Printf("projected %2d workers: %6.2f s (speed-up %.2fx; segments to the first free worker + join, without transfers)\n",
 			n, wall, median(one)/wall)
