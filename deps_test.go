@@ -24,6 +24,9 @@ func TestImportDirections(t *testing.T) {
 		// internal/netnstest: test support only (imported by _test files): runs a package's
 		// tests in a private network namespace.
 		"internal/netnstest": {},
+		// internal/testlog: test support only (imported by _test files): a log buffer safe
+		// for concurrent writes.
+		"internal/testlog": {},
 		// model: the nouns several packages share (workspaces, keys, projects, assets,
 		// export tasks, statuses, credit pools, webhook deliveries); a standard-library leaf
 		// that storage persists and the others use without importing storage for a type.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/testlog"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -17,7 +18,7 @@ import (
 // Close releases the database (another process could open it).
 func TestAppLifecycle(t *testing.T) {
 	dir := t.TempDir()
-	var logs syncBuffer
+	var logs testlog.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ready := make(chan string, 1)
 	app := New(Config{DataDir: dir, Logger: log, ShutdownGrace: 5 * time.Second,

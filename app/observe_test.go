@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/testlog"
 	"github.com/cutroom/cutroom/storage"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -47,7 +48,7 @@ type flow struct {
 // the Prometheus text parser.
 func runFlow(t *testing.T) flow {
 	t.Helper()
-	var logs syncBuffer
+	var logs testlog.Buffer
 	log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	const (
 		hookSecret   = "whsec-0123456789abcdefghij"

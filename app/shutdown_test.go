@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/internal/testlog"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
@@ -45,24 +45,6 @@ const solidState = `{"compositionWidth":320,"compositionHeight":180,"timebaseTic
 	`"isDraggingInTimeline":false,"borderRadius":{"value":0,"keyframes":[]},"rotation":{"value":0,"keyframes":[]},"keepAspectRatio":false}},` +
 	`"transitions":{},"globalBackground":{"type":"none"},"deletedAssets":[]}`
 
-// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestShutdownGraceIsAHardBound: a render that ignores its cancel does not hold the
 // shutdown past ShutdownGrace (--shutdown-grace): stopServing returns when the grace runs
 // out, logs the abandoned task, and leaves it PAUSED (resumed at the next start, not counted
@@ -90,7 +72,7 @@ func TestShutdownGraceIsAHardBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
+	var logs testlog.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	r := &deafRenderer{started: make(chan struct{}), release: make(chan struct{})}
 	defer close(r.release)

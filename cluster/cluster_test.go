@@ -19,6 +19,7 @@ import (
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/internal/netnstest"
+	"github.com/cutroom/cutroom/internal/testlog"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -48,8 +49,8 @@ type rig struct {
 	t     *testing.T
 	emb   *cluster.Embedded
 	coord *cluster.Coordinator
-	nc    *cluster.Conn // the coordinator's connection
-	logs  *logBuffer    // the coordinator's log
+	nc    *cluster.Conn   // the coordinator's connection
+	logs  *testlog.Buffer // the coordinator's log
 	// asset, illustration and font are the files every job ships.
 	asset, illustration, font string
 }
@@ -80,7 +81,7 @@ func newRigTTL(t *testing.T, attempts int, objectTTL time.Duration) *rig {
 			t.Fatal(err)
 		}
 	}
-	r.nc, r.logs = nc, &logBuffer{}
+	r.nc, r.logs = nc, &testlog.Buffer{}
 	r.coord, err = cluster.NewCoordinator(context.Background(), cluster.CoordinatorConfig{Conn: nc,
 		SegmentSeconds: 0.2, AckWait: 2 * time.Second, Attempts: attempts, ObjectTTL: objectTTL,
 		Logger: slog.New(slog.NewTextHandler(r.logs, nil)),
@@ -335,24 +336,6 @@ func TestObjectsExpireUnlessUsed(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-}
-
-// logBuffer is a log destination safe for concurrent writes.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestWarnsWhileNoWorkerTakesSegments: an export whose segments no worker takes waits, the

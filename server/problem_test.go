@@ -1,37 +1,18 @@
 package server_test
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/cutroom/cutroom/internal/testlog"
 	"github.com/cutroom/cutroom/server"
 )
-
-// lockedBuffer is a log sink the handlers may write from their goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // An error that carries no kind (here: the database is closed under the server, so storage
 // fails with bbolt's own error) is a logged 500 INTERNAL_ERROR whose body tells nothing of it.
 func TestErrorWithoutKindIsLoggedInternal(t *testing.T) {
-	var logs lockedBuffer
+	var logs testlog.Buffer
 	e := newEnv(t, func(c *server.Config) { c.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
 	if r := e.do("GET", "/v1/projects", e.keyA, nil); r.Status != 200 { // works while the database is open
 		t.Fatalf("%d %s", r.Status, r.Body)
