@@ -238,6 +238,43 @@ func TestClusterExternalNATSCancelAndRestart(t *testing.T) {
 	}
 }
 
+// TestClusterCoordinatorKilled: the server, with the embedded NATS server inside it, is
+// killed (SIGKILL) mid-export and started again on the same data dir and address; the
+// workers reconnect, the export resumes as a crashed task and completes, and the segments
+// finished before the kill are not rendered again.
+func TestClusterCoordinatorKilled(t *testing.T) {
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	args := []string{"--cluster-listen", addr, "--cluster-token", clusterToken}
+	srv := clusterServer(t, dir, args...)
+	url := "nats://" + addr
+	w1 := startWorker(t, url, clusterToken, "w1")
+	w2 := startWorker(t, url, clusterToken, "w2")
+	id := createClusterExport(t, srv.base, 20)
+	// kill once at least 6 of the 10 segments are done: a coordinator that rendered them
+	// again would make 16 or more
+	deadline := time.Now().Add(30 * time.Second)
+	for _, n := renderedBy(id, w1, w2); n < 6; _, n = renderedBy(id, w1, w2) {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d segments rendered in 30 s", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = srv.cmd.Process.Signal(syscall.SIGKILL)
+	_ = srv.cmd.Wait()
+	_, before := renderedBy(id, w1, w2)
+	srv = clusterServer(t, dir, args...)
+	v := waitTask(t, srv.base, id, 90*time.Second, func(v taskView) bool { return v.Status == "COMPLETED" })
+	probeFrames(t, *v.OutputURL, 600)
+	// at most the segments being rendered at the kill (two workers, two at once) are
+	// rendered twice
+	workers, n := renderedBy(id, w1, w2)
+	t.Logf("%d segments rendered before the kill, %d in all (by %v)", before, n, workers)
+	if n < 10 || n > 10+4 {
+		t.Fatalf("%d segments rendered for 10, %d of them before the kill: want finished segments kept", n, before)
+	}
+}
+
 // TestClusterWorkerWrongToken: a worker with a wrong token is refused, saying so.
 func TestClusterWorkerWrongToken(t *testing.T) {
 	addr := freeAddr(t)
