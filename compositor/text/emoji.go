@@ -131,12 +131,26 @@ type emojiChoice struct {
 
 // splitRun splits one run of one bidi level into shaping inputs: emoji sequences with the
 // emoji face, the text between them by the segmenter (script, then font per character).
+// The emoji face is looked up (and the emoji font, ~10 MB, parsed) only when the run has a
+// character that could start an emoji sequence, not for every run of text.
 func (ss *shaperState) splitRun(in shaping.Input, fm *fontmap) []shaping.Input {
-	e, face := fm.emojiFace()
-	if e == nil {
+	var face *font.Face
+	looked := false
+	has := func(r rune) bool {
+		if !looked {
+			looked = true
+			_, face = fm.emojiFace()
+		}
+		if face == nil {
+			return false
+		}
+		_, ok := face.NominalGlyph(r)
+		return ok
+	}
+	clusters := emojiClusters(in.Text[in.RunStart:in.RunEnd], has)
+	if len(clusters) == 0 {
 		return append([]shaping.Input(nil), ss.seg.Split(in, fm)...)
 	}
-	has := func(r rune) bool { _, ok := face.NominalGlyph(r); return ok }
 	var out []shaping.Input
 	pos := in.RunStart
 	text := func(a, b int) {
@@ -146,7 +160,7 @@ func (ss *shaperState) splitRun(in shaping.Input, fm *fontmap) []shaping.Input {
 			out = append(out, ss.seg.Split(part, fm)...)
 		}
 	}
-	for _, c := range emojiClusters(in.Text[in.RunStart:in.RunEnd], has) {
+	for _, c := range clusters {
 		a, b := c[0]+in.RunStart, c[1]+in.RunStart
 		text(pos, a)
 		part := in

@@ -70,3 +70,29 @@ func TestEmojiClusters(t *testing.T) {
 		}
 	}
 }
+
+// TestEmojiFontLoadedOnlyForEmoji: text without emoji (digits, symbols, scripts of other
+// embedded fonts) never
+// parses the colour emoji font (about 20 MB of memory once parsed); the first emoji does.
+func TestEmojiFontLoadedOnlyForEmoji(t *testing.T) {
+	lib, err := NewLibrary(LibraryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := lib.byFamily["noto color emoji"] // not matchFamily, which loads the face
+	if len(list) != 1 {
+		t.Fatalf("%d faces of the embedded emoji family, want 1", len(list))
+	}
+	emoji := list[0]
+	loaded := func() bool { return emoji.face != nil || emoji.err != nil }
+	for _, s := range []string{"cutroom reference scene", "12 # * 3.5% (c) \u00a9", "\u0645\u0631\u062d\u0628\u0627 \u05e9\u05dc\u05d5\u05dd"} {
+		layoutOf(t, lib, Text{Content: s, BoxWidth: 800, Style: Style{Size: 40, LineHeight: 1.2}})
+		if loaded() {
+			t.Fatalf("laying out %q loaded the emoji font", s)
+		}
+	}
+	layoutOf(t, lib, Text{Content: "ok \U0001F44D", BoxWidth: 800, Style: Style{Size: 40, LineHeight: 1.2}})
+	if !loaded() {
+		t.Fatal("an emoji did not load the emoji font")
+	}
+}
