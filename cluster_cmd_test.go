@@ -275,6 +275,68 @@ func TestClusterCoordinatorKilled(t *testing.T) {
 	}
 }
 
+// TestClusterWorkerSIGTERM: a worker stopped with SIGTERM while it renders hands its
+// segments back at once and exits; nothing of them is recorded, and another worker renders
+// each of the export's segments exactly once in all.
+func TestClusterWorkerSIGTERM(t *testing.T) {
+	addr := freeAddr(t)
+	srv := clusterServer(t, t.TempDir(), "--cluster-listen", addr, "--cluster-token", clusterToken)
+	url := "nats://" + addr
+	w1 := startWorker(t, url, clusterToken, "w1")
+	// 10 s at 1920x1080: segments long enough to be stopped mid-render
+	body := `{"editorState":` + longState(10) + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":1.5,"format":"mp4"}`
+	st, resp := call(t, "POST", srv.base+"/v1/exports", exportKey, body)
+	if st != 201 {
+		t.Fatalf("create export: %d %s", st, resp)
+	}
+	var created struct{ Data struct{ TaskID string } }
+	if err := json.Unmarshal([]byte(resp), &created); err != nil {
+		t.Fatal(err)
+	}
+	id := created.Data.TaskID
+	w1.waitLine(t, "segment started", 30*time.Second)
+	stopped := time.Now()
+	_ = w1.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-w1.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the worker did not exit within 10 s of SIGTERM")
+	}
+	if err := w1.cmd.Wait(); err != nil {
+		t.Errorf("the worker's exit after SIGTERM: %v", err)
+	}
+	back := w1.lines("segment handed back: the worker stops")
+	if len(back) == 0 {
+		t.Fatalf("the worker handed no segment back (stopped %v after it started one)", time.Since(stopped))
+	}
+	w2 := startWorker(t, url, clusterToken, "w2")
+	v := waitTask(t, srv.base, id, 120*time.Second, func(v taskView) bool { return v.Status == "COMPLETED" })
+	probeFrames(t, *v.OutputURL, 300)
+	rendered := map[float64]int{}
+	for _, w := range []*workerProc{w1, w2} {
+		for _, m := range w.lines("segment rendered") {
+			if m["taskId"] == id {
+				rendered[m["segment"].(float64)]++
+			}
+		}
+	}
+	if len(rendered) != 5 {
+		t.Fatalf("segments rendered %v, want the 5 of the export", rendered)
+	}
+	for seg, n := range rendered {
+		if n != 1 {
+			t.Errorf("segment %v rendered %d times", seg, n)
+		}
+	}
+	for _, m := range back {
+		for _, r := range w1.lines("segment rendered") {
+			if r["segment"] == m["segment"] {
+				t.Errorf("segment %v was handed back and also recorded by the worker that stopped", m["segment"])
+			}
+		}
+	}
+}
+
 // TestClusterWorkerWrongToken: a worker with a wrong token is refused, saying so.
 func TestClusterWorkerWrongToken(t *testing.T) {
 	addr := freeAddr(t)
