@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/webhook"
 	natsserver "github.com/nats-io/nats-server/v2/server"
 )
 
@@ -334,6 +338,143 @@ func TestClusterWorkerSIGTERM(t *testing.T) {
 				t.Errorf("segment %v was handed back and also recorded by the worker that stopped", m["segment"])
 			}
 		}
+	}
+}
+
+// TestClusterKeepsTheExportContract: with the renders on workers, an export's API behaves as
+// in one process: the 2-active limit refuses a third export, progress only grows and ends at
+// 100, the signed webhooks say EXPORT_STARTED then EXPORT_COMPLETED with the task as GET
+// shows it, the credits charged at create stay charged, and a canceled export is refunded.
+func TestClusterKeepsTheExportContract(t *testing.T) {
+	dir := t.TempDir()
+	admin := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(binPath, append(args, "--data-dir", dir)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("cutroom %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	admin("workspaces", "create", "acme", "--webhook-secret", "s3cret")
+	admin("workspaces", "update", "acme", "--credits", "1000")
+	fields := strings.Fields(admin("keys", "create", "--workspace", "acme"))
+	key := fields[len(fields)-1]
+
+	type event struct {
+		Type   string
+		TaskID string
+		Status string
+	}
+	var mu sync.Mutex
+	var events []event
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		ts, _ := strconv.ParseInt(r.Header.Get("X-Service-Timestamp"), 10, 64)
+		if !webhook.Verify("s3cret", ts, raw, r.Header.Get("X-Service-Signature")) {
+			t.Errorf("a webhook with a bad signature: %s", raw)
+		}
+		var ev struct {
+			EventType string
+			Task      struct{ TaskID, Status string }
+		}
+		_ = json.Unmarshal(raw, &ev)
+		mu.Lock()
+		events = append(events, event{ev.EventType, ev.Task.TaskID, ev.Task.Status})
+		mu.Unlock()
+		w.WriteHeader(204)
+	}))
+	defer recv.Close()
+
+	addr := freeAddr(t)
+	srv := startServer(t, dir, "--ffmpeg", "", "--segment-seconds", "2", "--segment-ack-wait", "3s",
+		"--local-render=false", "--cluster-listen", addr, "--cluster-token", clusterToken, "--allow-hosts", "loopback")
+	w1 := startWorker(t, "nats://"+addr, clusterToken, "w1")
+	state := strings.Replace(longState(20), `"compositionWidth":1280,"compositionHeight":720`, `"compositionWidth":534,"compositionHeight":300`, 1)
+	body := `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":0.6,"format":"mp4","callbackUrl":"` + recv.URL + `"}`
+	type created struct {
+		Data struct{ TaskID, ChargedCredits string }
+	}
+	create := func() (int, created, string) {
+		st, resp := call(t, "POST", srv.base+"/v1/exports", key, body)
+		var c created
+		_ = json.Unmarshal([]byte(resp), &c)
+		return st, c, resp
+	}
+	st1, c1, resp := create()
+	if st1 != 201 {
+		t.Fatalf("create: %d %s", st1, resp)
+	}
+	st2, c2, resp := create()
+	if st2 != 201 {
+		t.Fatalf("second create: %d %s", st2, resp)
+	}
+	if st, _, resp := create(); st != 422 || !strings.Contains(resp, "OPEN_API_EXPORT_CONCURRENCY_LIMIT_EXCEEDED") {
+		t.Fatalf("a third active export: %d %s, want the 2-active limit", st, resp)
+	}
+	if c1.Data.ChargedCredits == "" || c1.Data.ChargedCredits == "0" {
+		t.Fatalf("charged %q at create", c1.Data.ChargedCredits)
+	}
+	if st, resp := call(t, "DELETE", srv.base+"/v1/exports/"+c2.Data.TaskID, key, ""); st != 200 {
+		t.Fatalf("cancel: %d %s", st, resp)
+	}
+
+	get := func(id string) map[string]any {
+		st, resp := call(t, "GET", srv.base+"/v1/exports/"+id, key, "")
+		var r struct{ Data map[string]any }
+		if st != 200 || json.Unmarshal([]byte(resp), &r) != nil {
+			t.Fatalf("get: %d %s", st, resp)
+		}
+		return r.Data
+	}
+	last := -1.0
+	deadline := time.Now().Add(60 * time.Second)
+	var done map[string]any
+	for {
+		v := get(c1.Data.TaskID)
+		p, _ := v["progress"].(float64)
+		if p < last {
+			t.Fatalf("progress went from %v to %v", last, p)
+		}
+		last = p
+		if v["status"] == "COMPLETED" {
+			done = v
+			break
+		}
+		if v["status"] == "FAILED" || time.Now().After(deadline) {
+			t.Fatalf("task %v", v)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if last != 100 || done["chargedCredits"] != c1.Data.ChargedCredits {
+		t.Errorf("completed with progress %v and %v credits charged, want 100 and %s", last, done["chargedCredits"], c1.Data.ChargedCredits)
+	}
+	if v := get(c2.Data.TaskID); v["status"] != "CANCELED" || v["chargedCredits"] != "0" {
+		t.Errorf("the canceled export: %v %v credits, want CANCELED and refunded", v["status"], v["chargedCredits"])
+	}
+	if workers, _ := renderedBy(c1.Data.TaskID, w1); workers["w1"] == 0 {
+		t.Error("the worker rendered nothing: the export did not go through the cluster")
+	}
+	// the webhooks of the completed export, in order
+	deadline = time.Now().Add(20 * time.Second)
+	for {
+		mu.Lock()
+		var got []event
+		for _, e := range events {
+			if e.TaskID == c1.Data.TaskID {
+				got = append(got, e)
+			}
+		}
+		mu.Unlock()
+		if len(got) >= 2 {
+			if got[0].Type != "EXPORT_STARTED" || got[1].Type != "EXPORT_COMPLETED" || got[1].Status != "COMPLETED" {
+				t.Errorf("webhooks %+v, want EXPORT_STARTED then EXPORT_COMPLETED", got)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("webhooks of the export: %+v", got)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
