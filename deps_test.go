@@ -75,7 +75,7 @@ func TestImportDirections(t *testing.T) {
 		// render: the frame pipeline (compositor -> I420 -> encoder) implementing
 		// export.Renderer; the only package that imports both compositor and encode. Media
 		// comes through its Decoder interface (assets.Media implements it), not assets.
-		"render": {"editor", "compositor", "encode", "export", "segjoin"},
+		"render": {"editor", "compositor", "diskspace", "encode", "export", "segjoin"},
 		// segjoin: joins segments rendered apart (render.RenderSegment) without re-encoding,
 		// through encode's muxers; it never sees the compositor or an editor state.
 		"segjoin": {"encode"},

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/cutroom/cutroom/compositor"
+	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/encode"
 	"github.com/cutroom/cutroom/export"
 )
@@ -30,6 +31,12 @@ const (
 	CodeEncodeClosed            = "ENCODE_CLOSED"             // encode.ErrClosed
 	CodeEncoderFailed           = "ENCODE_ENCODER_FAILED"     // encode.ErrEncoder
 	CodeEncodeIO                = "ENCODE_IO"                 // encode.ErrIO
+
+	// CodeStorageFull: writing the output (or a temporary file of it) failed because the
+	// disk is full (ENOSPC, EDQUOT): the operator's problem, not the state's, so it reads as
+	// such rather than as ENCODE_IO. The API's refusal of a write on a full disk has the
+	// same code.
+	CodeStorageFull = "STORAGE_FULL"
 )
 
 // leafCodes maps the compositor's and the encoder's error kinds to task codes. An encoder
@@ -61,6 +68,10 @@ var leafCodes = []struct {
 func leafFailure(err error) error {
 	if err == nil {
 		return nil
+	}
+	if errors.Is(err, encode.ErrIO) && diskspace.IsFull(err) {
+		return &export.RenderFailure{Code: CodeStorageFull, Err: err,
+			Msg: CodeStorageFull + ": the disk is full; the output could not be written (" + err.Error() + ")"}
 	}
 	for _, l := range leafCodes {
 		if errors.Is(err, l.kind) {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cutroom/cutroom/compositor"
@@ -82,5 +85,36 @@ func TestLeafFailureMidFrame(t *testing.T) {
 	framed := export.TaskError(fmt.Errorf("frame %d: %w", 12, inner)) // as composite wraps it
 	if want := "ENCODE_INVALID_FRAME: frame 12: ENCODE_INVALID_FRAME: copy between frames of different or malformed sizes"; framed != want {
 		t.Errorf("got %q, want %q", framed, want)
+	}
+}
+
+// TestRenderOnFullDisk: an output on a full disk (a 64 KiB tmpfs; root only) fails the
+// render with STORAGE_FULL, not ENCODE_IO, and leaves nothing behind.
+func TestRenderOnFullDisk(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small tmpfs to fill needs root; run the tests as root to cover the disk-full path")
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := os.Mkdir(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs (%v: %s); the disk-full path is not covered here", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v %s", dir, err, out)
+		}
+	})
+	p := NewPipeline(PipelineConfig{Media: gradMedia{}, Workers: 2})
+	for _, format := range []string{"mp4", "webm"} {
+		err := p.Render(t.Context(), jobFor(t, testScene(640, 360, 10, -1), 30, 1, format, filepath.Join(dir, "out."+format)), nil)
+		var rf *export.RenderFailure
+		if !errors.As(err, &rf) || rf.Code != CodeStorageFull || !strings.HasPrefix(export.TaskError(err), "STORAGE_FULL: the disk is full") {
+			t.Errorf("%s on a full disk: %v, want STORAGE_FULL", format, err)
+		}
+		if names := dirEntries(t, dir); len(names) != 0 {
+			t.Errorf("%s: left %v on the full disk", format, names)
+		}
 	}
 }
