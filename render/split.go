@@ -12,16 +12,16 @@ import (
 // a few milliseconds whatever the length.
 const maxCostSamples = 20000
 
-// SplitByCost divides job's frames into about as many segments as Split(job,
-// segmentSeconds) does: the length over segmentSeconds rounded to the nearest, at least one
-// (no short remainder, which would leave one worker a segment more to do while the others
-// wait). The cuts are placed so that each segment holds about the same estimated work
-// (compositor.FrameCost: frames where much changes, transitions and effects cost more than
-// still ones) rather than the same number of frames; no segment is shorter than a quarter
-// of segmentSeconds. Segments rendered in parallel then finish at about the same time,
-// which is what sets a clustered export's wall time. The result depends only on the job
-// and segmentSeconds (never on the machine), so a coordinator that restarts cuts the same
-// segments again. Errors are Split's and the render's for a job that cannot be planned.
+// SplitByCost divides job's frames into as many segments as Split(job, segmentSeconds)
+// does (so an export longer than one segment is always split), with the cuts placed so
+// that each segment holds about the same estimated work (compositor.FrameCost: frames
+// where much changes, transitions and effects cost more than still ones) rather than the
+// same number of frames: no short last segment, and no segment over a crossfade that takes
+// twice as long as the others. No segment is shorter than a quarter of segmentSeconds.
+// Segments rendered in parallel then finish at about the same time, which is what sets a
+// clustered export's wall time. The result depends only on the job and segmentSeconds
+// (never on the machine), so a coordinator that restarts cuts the same segments again.
+// Errors are Split's and the render's for a job that cannot be planned.
 func (p *Pipeline) SplitByCost(job export.RenderJob, segmentSeconds float64) ([]Segment, error) {
 	segs, err := Split(job, segmentSeconds)
 	if err != nil || len(segs) <= 1 {
@@ -40,12 +40,8 @@ func (p *Pipeline) SplitByCost(job export.RenderJob, segmentSeconds float64) ([]
 	}
 	frames := segs[len(segs)-1].End
 	per := segs[0].Frames()
-	k := max(int((frames+per/2)/per), 1)
-	if k == 1 {
-		return []Segment{{First: 0, End: frames}}, nil
-	}
 	cum := frameCosts(comp, frames, pl.fps)
-	return cutByCost(cum, k, max(per/4, 1)), nil
+	return cutByCost(cum, len(segs), max(per/4, 1)), nil
 }
 
 // frameCosts returns the running total of the estimated frame costs: cum[n] is the cost of

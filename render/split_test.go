@@ -68,17 +68,19 @@ func TestSplitByCost(t *testing.T) {
 	if again, err := p.SplitByCost(job, 2); err != nil || !slices.Equal(again, segs) {
 		t.Errorf("a second cut differs: %v (%v)", again, err)
 	}
-	// an export of one segment or less is one segment, and so is one of 1.2 (20 s in 16.5 s
-	// segments); 7 s segments make 3 (20/7 = 2.9), and 9 s segments 2 (20/9 = 2.2) where
-	// Split leaves a short third
+	// an export of one segment or less is one segment; one a little longer is two of about
+	// equal work (not a long one and a short remainder)
 	for _, tc := range []struct {
 		seconds float64
 		n       int
-	}{{30, 1}, {16.5, 1}, {7, 3}, {9, 2}} {
+	}{{30, 1}, {20, 1}, {16.5, 2}, {7, 3}} {
 		got, err := p.SplitByCost(job, tc.seconds)
 		if err != nil || len(got) != tc.n || got[0].First != 0 || got[len(got)-1].End != seconds*fps {
 			t.Errorf("%g s segments: %v (%v), want %d covering the export", tc.seconds, got, err, tc.n)
 		}
+	}
+	if two, _ := p.SplitByCost(job, 16.5); len(two) == 2 && (two[0].Frames() < 200 || two[1].Frames() < 200) {
+		t.Errorf("16.5 s segments of a 20 s export: %v, want two of about 10 s, not 16.5 s and a remainder", two)
 	}
 	if _, err := p.SplitByCost(job, -1); err == nil {
 		t.Error("a negative segment length was accepted")
