@@ -12,10 +12,10 @@
 # one thread each, each timed; the projection hands each segment's render time (the median
 # over rounds) to the first free of N x CONCURRENCY slots, as the workers' slots pull from the
 # queue. With 16 segments, 8 workers have one segment per slot; more workers need shorter
-# segments (SEGMENT=1.875 gives 32).
+# segments (SEGMENT=1.9 gives 32).
 #
 #	bench/cluster.sh [runs]   (default 1 round; results in bench/README.md, sessions 7 and 8)
-#	SEGMENT=1.875 CONCURRENCY=1 bench/cluster.sh 3
+#	SEGMENT=1.9 CONCURRENCY=1 bench/cluster.sh 3
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-1}"
