@@ -58,6 +58,13 @@ type IllustratedText interface {
 	WithIllustrations(IllustrationFunc) TextRenderer
 }
 
+// LoggedText is implemented by TextRenderers that log warnings (a colour they ignore): when
+// Options.Logger is set, New gives them that logger (which names the render, e.g. its task)
+// and uses the renderer it returns, so a warning about an item says which render it was.
+type LoggedText interface {
+	WithLogger(*slog.Logger) TextRenderer
+}
+
 // Options configure a Compositor.
 type Options struct {
 	// Media supplies decoded assets. Required when the state draws any media.
@@ -258,6 +265,9 @@ func New(st *editor.State, opts Options) (*Compositor, error) {
 	}
 	if it, ok := c.opts.Text.(IllustratedText); ok {
 		c.opts.Text = it.WithIllustrations(c.opts.Illustrations)
+	}
+	if lt, ok := c.opts.Text.(LoggedText); ok && opts.Logger != nil {
+		c.opts.Text = lt.WithLogger(opts.Logger)
 	}
 	if c.opts.MaxMediaBytes <= 0 {
 		c.opts.MaxMediaBytes = 512 << 20

@@ -44,6 +44,14 @@ func (t *TextItems) WithIllustrations(lib IllustrationFunc) TextRenderer {
 	return &c
 }
 
+// WithLogger returns a TextItems sharing t's fonts, caches and illustrations that logs its
+// warnings to log (LoggedText: the compositor's logger, which names the render).
+func (t *TextItems) WithLogger(log *slog.Logger) TextRenderer {
+	c := *t
+	c.log = log
+	return &c
+}
+
 // TextItemTypes lists the item types RenderText draws: text, captions and text templates
 // (whose lottie image nodes are not drawn: Features leaves "lottie" out of TemplateImages).
 func (t *TextItems) TextItemTypes() []editor.ItemType {
