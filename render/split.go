@@ -40,48 +40,60 @@ func (p *Pipeline) SplitByCost(job export.RenderJob, segmentSeconds float64) ([]
 	}
 	frames := segs[len(segs)-1].End
 	per := segs[0].Frames()
-	cum := frameCosts(comp, frames, pl.fps)
-	return cutByCost(cum, len(segs), max(per/4, 1)), nil
+	curve := frameCosts(comp, frames, pl.fps)
+	return cutByCost(curve.cum, frames, len(segs), max(per/4, 1)), nil
 }
 
-// frameCosts returns the running total of the estimated frame costs: cum[n] is the cost of
-// frames [0, n), so cum has frames+1 entries.
-func frameCosts(comp *compositor.Compositor, frames int64, fps int) []float64 {
-	stride := max((frames+maxCostSamples-1)/maxCostSamples, 1)
-	cum := make([]float64, frames+1)
-	var c float64
-	for n := range frames {
-		if n%stride == 0 {
-			c = comp.FrameCost(n, fps)
-		}
-		cum[n+1] = cum[n] + c
+// costCurve is the running total of the estimated frame costs, kept per sample (every
+// stride frames; each sample's cost stands for the frames up to the next), so its size is
+// bounded by maxCostSamples whatever the export's length.
+type costCurve struct {
+	frames, stride int64
+	start          []float64 // start[i]: the cost of frames [0, i*stride)
+	per            []float64 // per[i]: the cost of each frame of sample i
+}
+
+// frameCosts estimates job's frame costs with comp.
+func frameCosts(comp *compositor.Compositor, frames int64, fps int) *costCurve {
+	c := &costCurve{frames: frames, stride: max((frames+maxCostSamples-1)/maxCostSamples, 1)}
+	var total float64
+	for n := int64(0); n < frames; n += c.stride {
+		cost := comp.FrameCost(n, fps)
+		c.start, c.per = append(c.start, total), append(c.per, cost)
+		total += cost * float64(min(c.stride, frames-n))
 	}
-	return cum
+	return c
 }
 
-// cutByCost cuts frames [0, len(cum)-1) into k runs of at least minFrames each, the i-th
-// cut at the first frame where the running cost reaches i/k of the total.
-func cutByCost(cum []float64, k int, minFrames int64) []Segment {
-	frames := int64(len(cum) - 1)
+// cum returns the cost of frames [0, n), 0 <= n <= frames.
+func (c *costCurve) cum(n int64) float64 {
+	i := min(n/c.stride, int64(len(c.start))-1)
+	return c.start[i] + float64(n-i*c.stride)*c.per[i]
+}
+
+// cutByCost cuts frames [0, frames) into k runs of at least minFrames each, the i-th cut at
+// the frame where the running cost (cum, increasing, cum(0) = 0) comes nearest i/k of the
+// total.
+func cutByCost(cum func(n int64) float64, frames int64, k int, minFrames int64) []Segment {
 	k = int(min(max(int64(k), 1), frames))
 	minFrames = min(max(minFrames, 1), frames/int64(k))
-	total := cum[frames]
+	total := cum(frames)
 	segs := make([]Segment, 0, k)
 	first := int64(0)
 	for i := 1; i < k; i++ {
 		goal := total * float64(i) / float64(k)
-		// the first frame n with cum[n] >= goal, by bisection (cum is increasing)
+		// the first frame n with cum(n) >= goal, by bisection
 		lo, hi := first, frames
 		for lo < hi {
 			mid := (lo + hi) / 2
-			if cum[mid] >= goal {
+			if cum(mid) >= goal {
 				hi = mid
 			} else {
 				lo = mid + 1
 			}
 		}
 		// whichever of n-1, n is nearer the goal
-		if lo > 0 && math.Abs(cum[lo-1]-goal) < math.Abs(cum[lo]-goal) {
+		if lo > 0 && math.Abs(cum(lo-1)-goal) < math.Abs(cum(lo)-goal) {
 			lo--
 		}
 		end := min(max(lo, first+minFrames), frames-int64(k-i)*minFrames)

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -90,28 +91,56 @@ func TestSplitByCost(t *testing.T) {
 // TestCutByCost checks the cutter's bounds: k runs covering every frame, none shorter than
 // minFrames, even when the costs would put every cut in one place.
 func TestCutByCost(t *testing.T) {
-	cum := func(costs ...float64) []float64 {
-		out := []float64{0}
-		for _, c := range costs {
-			out = append(out, out[len(out)-1]+c)
-		}
-		return out
-	}
 	for _, tc := range []struct {
-		name string
-		cum  []float64
-		k    int
-		min  int64
-		want []Segment
+		name  string
+		costs []float64
+		k     int
+		min   int64
+		want  []Segment
 	}{
-		{"uniform", cum(1, 1, 1, 1, 1, 1), 3, 1, []Segment{{0, 2}, {2, 4}, {4, 6}}},
-		{"one dear frame", cum(1, 1, 10, 1, 1, 1, 1, 1), 2, 1, []Segment{{0, 3}, {3, 8}}},
-		{"all cost at the end", cum(0, 0, 0, 0, 0, 0, 0, 100), 4, 2, []Segment{{0, 2}, {2, 4}, {4, 6}, {6, 8}}},
-		{"more runs than frames", cum(1, 1), 5, 1, []Segment{{0, 1}, {1, 2}}},
+		{"uniform", []float64{1, 1, 1, 1, 1, 1}, 3, 1, []Segment{{0, 2}, {2, 4}, {4, 6}}},
+		{"one dear frame", []float64{1, 1, 10, 1, 1, 1, 1, 1}, 2, 1, []Segment{{0, 3}, {3, 8}}},
+		{"all cost at the end", []float64{0, 0, 0, 0, 0, 0, 0, 100}, 4, 2, []Segment{{0, 2}, {2, 4}, {4, 6}, {6, 8}}},
+		{"more runs than frames", []float64{1, 1}, 5, 1, []Segment{{0, 1}, {1, 2}}},
 	} {
-		got := cutByCost(tc.cum, tc.k, tc.min)
+		cum := []float64{0}
+		for _, c := range tc.costs {
+			cum = append(cum, cum[len(cum)-1]+c)
+		}
+		got := cutByCost(func(n int64) float64 { return cum[n] }, int64(len(tc.costs)), tc.k, tc.min)
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestCostCurveSampled: a long export's costs are kept per sample (bounded memory), and the
+// curve still adds up every frame.
+func TestCostCurveSampled(t *testing.T) {
+	const fps, seconds = 30, 20
+	raw := testScene(320, 180, seconds, -1)
+	comp, err := compositor.New(parseValid(t, raw), compositor.Options{Width: 320, Height: 180})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := frameCosts(comp, seconds*fps, fps)
+	if full.stride != 1 || len(full.start) != seconds*fps {
+		t.Fatalf("stride %d, %d samples for %d frames", full.stride, len(full.start), seconds*fps)
+	}
+	var sum float64
+	for n := int64(0); n < seconds*fps; n++ {
+		sum += comp.FrameCost(n, fps)
+		if got := full.cum(n + 1); math.Abs(got-sum) > 1e-6*sum {
+			t.Fatalf("cum(%d) = %v, want %v", n+1, got, sum)
+		}
+	}
+	// a 4 h export at 60 fps: at most maxCostSamples samples, and the total is about the
+	// frames times the mean of the samples
+	long := frameCosts(comp, 4*3600*60, 60)
+	if len(long.start) > maxCostSamples || long.stride < 2 {
+		t.Fatalf("%d samples of %d frames each", len(long.start), long.stride)
+	}
+	if total := long.cum(long.frames); !(total >= float64(long.frames)) {
+		t.Errorf("total cost %v of %d frames, want at least 1 a frame", total, long.frames)
 	}
 }
