@@ -454,6 +454,19 @@ func TestClusterKeepsTheExportContract(t *testing.T) {
 	if workers, _ := renderedBy(c1.Data.TaskID, w1); workers["w1"] == 0 {
 		t.Error("the worker rendered nothing: the export did not go through the cluster")
 	}
+	// the work queue's gauges: nothing queued or rendering now, the worker's slots idle
+	st, scrape := call(t, "GET", srv.base+"/metrics", "", "")
+	if st != 200 {
+		t.Fatalf("metrics: %d", st)
+	}
+	for _, want := range []string{"\ncutroom_cluster_segments_queued 0\n", "\ncutroom_cluster_segments_rendering 0\n", "\ncutroom_cluster_worker_slots_idle "} {
+		if !strings.Contains(scrape, want) {
+			t.Errorf("metrics lack %q", strings.TrimSpace(want))
+		}
+	}
+	if strings.Contains(scrape, "cutroom_cluster_worker_slots_idle 0\n") {
+		t.Error("metrics: no idle worker slot while the worker waits for segments")
+	}
 	// the webhooks of the completed export, in order
 	deadline = time.Now().Add(20 * time.Second)
 	for {

@@ -50,6 +50,7 @@ func (c ClusterSettings) enabled() bool { return c.Listen != "" || len(c.NATS) >
 type clusterRun struct {
 	embedded *cluster.Embedded
 	conn     *cluster.Conn
+	coord    *cluster.Coordinator
 	worker   *cluster.Worker // nil: coordinator only
 }
 
@@ -135,6 +136,7 @@ func (a *App) openCluster(local *render.Pipeline, store *assets.Store, remote *a
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
+	cr.coord = coord
 	if !cs.CoordinatorOnly {
 		cache, err := cluster.OpenCache(filepath.Join(a.cfg.DataDir, "cache", "cluster"), 0)
 		if err != nil {

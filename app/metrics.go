@@ -1,16 +1,33 @@
 package app
 
 import (
+	"context"
+	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/metrics"
 )
 
 // newMetrics is the App's registry (metrics.New), its scrape-time sources reading the
-// database, the export service and the data dir's file system.
+// database, the export service, the data dir's file system and, with a cluster, the work
+// queue.
 func (a *App) newMetrics(log *slog.Logger) *metrics.Metrics {
+	var clusterQueue func() (metrics.ClusterQueue, error)
+	if a.cfg.Cluster.enabled() {
+		clusterQueue = func() (metrics.ClusterQueue, error) {
+			if a.cluster == nil || a.cluster.coord == nil {
+				return metrics.ClusterQueue{}, errors.New("the cluster is not started")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			q, err := a.cluster.coord.Queue(ctx)
+			return metrics.ClusterQueue{Queued: q.Queued, Rendering: q.Rendering, Idle: q.Idle}, err
+		}
+	}
 	return metrics.New(metrics.Sources{
+		ClusterQueue:  clusterQueue,
 		ActiveExports: a.activeExports,
 		ActiveRenders: func() int {
 			if a.Exports == nil {

@@ -175,19 +175,33 @@ func (c *Coordinator) renderSegments(ctx context.Context, job export.RenderJob, 
 	return c.join(ctx, r)
 }
 
+// Queue is the state of the work queue (all tasks' segments): Queued waiting for a worker,
+// Rendering taken by a worker and not finished, Idle the workers' requests for a segment
+// waiting (idle render slots).
+type Queue struct{ Queued, Rendering, Idle int }
+
+// Queue reads the work queue's state from JetStream.
+func (c *Coordinator) Queue(ctx context.Context) (Queue, error) {
+	info, err := c.res.cons.Info(ctx)
+	if err != nil {
+		return Queue{}, fmt.Errorf("cluster: read the work queue's state: %w", err)
+	}
+	return Queue{Queued: int(info.NumPending), Rendering: info.NumAckPending, Idle: info.NumWaiting}, nil
+}
+
 // warnIfNoWorkers logs a warning when the task waits on segments that no worker is taking:
 // jobs are queued, none is being rendered and no worker is asking for one (every worker
 // gone, or none started with --local-render=false). The export waits for workers as long
 // as it takes (a worker may come back); the warning, every AckWait, says why.
 func (c *Coordinator) warnIfNoWorkers(ctx context.Context, r *run) {
-	info, err := c.res.cons.Info(ctx)
+	q, err := c.Queue(ctx)
 	if err != nil {
-		c.log.Warn("cluster: read the work queue's state", "err", err)
+		c.log.Warn("cluster: no warning about idle workers", "err", err)
 		return
 	}
-	if info.NumPending > 0 && info.NumAckPending == 0 && info.NumWaiting == 0 {
+	if q.Queued > 0 && q.Rendering == 0 && q.Idle == 0 {
 		c.log.Warn("no render worker is taking segments: the export waits for one (start `cutroom worker`)",
-			"task", r.job.TaskID, "segmentsLeft", len(r.segs)-len(r.done), "queued", info.NumPending)
+			"task", r.job.TaskID, "segmentsLeft", len(r.segs)-len(r.done), "queued", q.Queued)
 	}
 }
 

@@ -61,3 +61,37 @@ func TestFailingSourceLeavesTheRest(t *testing.T) {
 		t.Fatalf("the failure was not logged: %s", logs.String())
 	}
 }
+
+// The cluster's queue gauges are served from their source, and only when there is one (a
+// server without a cluster has none).
+func TestClusterQueueGauges(t *testing.T) {
+	scrape := func(src metrics.Sources) map[string]float64 {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		metrics.New(src, nil).Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		p := expfmt.NewTextParser(model.UTF8Validation)
+		fams, err := p.TextToMetricFamilies(rec.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]float64{}
+		for _, name := range []string{"cutroom_cluster_segments_queued", "cutroom_cluster_segments_rendering", "cutroom_cluster_worker_slots_idle"} {
+			if f := fams[name]; f != nil {
+				out[name] = f.GetMetric()[0].GetGauge().GetValue()
+			}
+		}
+		return out
+	}
+	got := scrape(metrics.Sources{ClusterQueue: func() (metrics.ClusterQueue, error) {
+		return metrics.ClusterQueue{Queued: 3, Rendering: 2, Idle: 1}, nil
+	}})
+	want := map[string]float64{"cutroom_cluster_segments_queued": 3, "cutroom_cluster_segments_rendering": 2, "cutroom_cluster_worker_slots_idle": 1}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v (all: %v)", k, got[k], v, got)
+		}
+	}
+	if got := scrape(metrics.Sources{}); len(got) != 0 {
+		t.Errorf("without a cluster: %v", got)
+	}
+}

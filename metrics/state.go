@@ -29,6 +29,15 @@ type Sources struct {
 	StoredAssets func() (map[string]Usage, error)
 	// DiskSpace is the free and total bytes of the data dir's file system.
 	DiskSpace func() (free, total uint64, err error)
+	// ClusterQueue is the state of the render workers' queue (nil without a cluster).
+	ClusterQueue func() (ClusterQueue, error)
+}
+
+// ClusterQueue is the state of the cluster's work queue of segments.
+type ClusterQueue struct {
+	// Queued is the segments waiting for a worker; Rendering the ones a worker has taken
+	// and not finished; Idle the workers' requests for a segment waiting (idle slots).
+	Queued, Rendering, Idle int
 }
 
 // stateCollector reads Sources at scrape time.
@@ -37,6 +46,7 @@ type stateCollector struct {
 	log *slog.Logger
 
 	exports, queue, renders, assetFiles, assetBytes, diskFree, diskTotal *prometheus.Desc
+	segQueued, segRendering, workersIdle                                 *prometheus.Desc
 }
 
 func newStateCollector(src Sources, log *slog.Logger) *stateCollector {
@@ -54,11 +64,18 @@ func newStateCollector(src Sources, log *slog.Logger) *stateCollector {
 			nil, nil),
 		diskTotal: prometheus.NewDesc(name("data_dir_size_bytes"), "Size in bytes of the data dir's file system.",
 			nil, nil),
+		segQueued: prometheus.NewDesc(name("cluster_segments_queued"), "Segments waiting in the cluster's work queue for a worker.",
+			nil, nil),
+		segRendering: prometheus.NewDesc(name("cluster_segments_rendering"), "Segments a worker has taken and not finished.",
+			nil, nil),
+		workersIdle: prometheus.NewDesc(name("cluster_worker_slots_idle"), "Workers' requests for a segment waiting (idle render slots).",
+			nil, nil),
 	}
 }
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.exports, c.queue, c.renders, c.assetFiles, c.assetBytes, c.diskFree, c.diskTotal} {
+	for _, d := range []*prometheus.Desc{c.exports, c.queue, c.renders, c.assetFiles, c.assetBytes, c.diskFree, c.diskTotal,
+		c.segQueued, c.segRendering, c.workersIdle} {
 		ch <- d
 	}
 }
@@ -101,6 +118,16 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		} else {
 			ch <- prometheus.MustNewConstMetric(c.diskFree, prometheus.GaugeValue, float64(free))
 			ch <- prometheus.MustNewConstMetric(c.diskTotal, prometheus.GaugeValue, float64(total))
+		}
+	}
+	if f := c.src.ClusterQueue; f != nil {
+		q, err := f()
+		if err != nil {
+			c.invalid(ch, c.segQueued, err)
+		} else {
+			ch <- prometheus.MustNewConstMetric(c.segQueued, prometheus.GaugeValue, float64(q.Queued))
+			ch <- prometheus.MustNewConstMetric(c.segRendering, prometheus.GaugeValue, float64(q.Rendering))
+			ch <- prometheus.MustNewConstMetric(c.workersIdle, prometheus.GaugeValue, float64(q.Idle))
 		}
 	}
 }
