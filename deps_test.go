@@ -27,6 +27,9 @@ func TestImportDirections(t *testing.T) {
 		// internal/testlog: test support only (imported by _test files): a log buffer safe
 		// for concurrent writes.
 		"internal/testlog": {},
+		// internal/tmpfstest: test support only (imported by _test files): a small tmpfs to
+		// fill (root only).
+		"internal/tmpfstest": {},
 		// model: the nouns several packages share (workspaces, keys, projects, assets,
 		// export tasks, statuses, credit pools, webhook deliveries); a standard-library leaf
 		// that storage persists and the others use without importing storage for a type.

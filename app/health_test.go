@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/diskspace"
+	"github.com/cutroom/cutroom/internal/tmpfstest"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -260,21 +260,7 @@ func TestMinFreeDisk(t *testing.T) {
 // Retry-After) instead of 500, and /readyz says the data dir is full. Once space is freed,
 // everything works again, and after a restart every acknowledged write is there.
 func TestDiskFull(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("TestDiskFull mounts a small tmpfs to fill, which needs root; run the tests as root to cover the disk-full path")
-	}
-	dir := filepath.Join(t.TempDir(), "data")
-	if err := os.Mkdir(dir, 0o750); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs (%v: %s); the disk-full path is not covered here", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v %s", dir, err, out)
-		}
-	})
+	dir := tmpfstest.Mount(t, "6m")
 	a := startApp(t, Config{DataDir: dir, MinFreeDisk: -1}, nil)
 
 	// Acknowledged before the disk fills.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +11,7 @@ import (
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/encode"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/internal/tmpfstest"
 )
 
 // TestFailedTaskErrors: the compositor's and the encoder's errors (sentinel kinds, no codes)
@@ -91,21 +90,7 @@ func TestLeafFailureMidFrame(t *testing.T) {
 // TestRenderOnFullDisk: an output on a full disk (a 64 KiB tmpfs; root only) fails the
 // render with STORAGE_FULL, not ENCODE_IO, and leaves nothing behind.
 func TestRenderOnFullDisk(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a small tmpfs to fill needs root; run the tests as root to cover the disk-full path")
-	}
-	dir := filepath.Join(t.TempDir(), "out")
-	if err := os.Mkdir(dir, 0o750); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs (%v: %s); the disk-full path is not covered here", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v %s", dir, err, out)
-		}
-	})
+	dir := tmpfstest.Mount(t, "64k")
 	p := NewPipeline(PipelineConfig{Media: gradMedia{}, Workers: 2})
 	for _, format := range []string{"mp4", "webm"} {
 		err := p.Render(t.Context(), jobFor(t, testScene(640, 360, 10, -1), 30, 1, format, filepath.Join(dir, "out."+format)), nil)
