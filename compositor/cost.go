@@ -54,17 +54,17 @@ func (c *Compositor) FrameCost(n int64, fps int) float64 {
 	}
 	frameArea := float64(c.outW) * float64(c.outH)
 	var redrawn, moved, decoded, loaded float64
-	whole := c.st.GlobalBackground.Type == editor.BackgroundBlur
+	// drawn whole exactly when Split would not split the frame (a transition other than a
+	// fade between stills, an effect, a filter, a blurred background)
+	fade, ok := c.splitFade(t)
+	whole := !ok || !c.clippable(t)
+	if fade != nil || !ok { // a transition: every pixel changes
+		redrawn = frameArea
+	}
 	for ti := range c.tracks {
 		tp := &c.tracks[ti]
 		if tp.hidden {
 			continue
-		}
-		if tr := tp.activeAt(t); tr != nil {
-			redrawn = frameArea
-			if tr.tr.Type != "fade" || !cheapToPrepare(tr.from) || !cheapToPrepare(tr.to) {
-				whole = true
-			}
 		}
 		for _, it := range tp.items {
 			now, before := it.ActiveAt(t), prev >= 0 && it.ActiveAt(prev)
@@ -74,11 +74,10 @@ func (c *Compositor) FrameCost(n int64, fps int) float64 {
 			switch it.Type {
 			case editor.ItemEffect:
 				if now {
-					whole, redrawn = true, frameArea
+					redrawn = frameArea
 				}
 				continue
 			case editor.ItemFilter:
-				whole = whole || now
 				continue
 			}
 			if !it.HasGeometry {
