@@ -77,11 +77,11 @@ func (f *forger) put(name string, b []byte) {
 }
 
 // foreign puts frames that are not the export's and returns their record fields.
-func (f *forger) foreign(b []byte) (object string, size int) {
+func (f *forger) foreign(b []byte) (object string, size int64) {
 	s := sha256.Sum256(b)
 	object = hex.EncodeToString(s[:])
 	f.put("sha256-"+object, b)
-	return object, len(b)
+	return object, int64(len(b))
 }
 
 // write records v (JSON) under key.
@@ -198,6 +198,44 @@ func TestRecordsOfNoWorkerAreIgnored(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUnsignedRecordOfTheJobsWorkerIsIgnored: a client that takes every job of an export
+// off the queue, as a worker does, and records each done without the job's signature (as a
+// worker of an older release would) and acks it, completes nothing: the coordinator queues
+// the segments again and a worker that signs renders them.
+func TestUnsignedRecordOfTheJobsWorkerIsIgnored(t *testing.T) {
+	r := newRig(t, 1)
+	f := r.forger()
+	job := r.job("victim")
+	errc := start(t.Context(), r.coord, job)
+	f.renderKey(job.TaskID) // queued
+	cons, err := f.stream.Consumer(t.Context(), cluster.ConsumerName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for taken := 0; taken < 10; {
+		batch, err := cons.Fetch(10, jetstream.FetchMaxWait(2*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for m := range batch.Messages() {
+			var j cluster.Job
+			if err := json.Unmarshal(m.Data(), &j); err != nil {
+				t.Fatal(err)
+			}
+			d := cluster.Done{Key: j.Key, Worker: "old", First: j.First, End: j.End}
+			d.Object, d.Bytes = f.foreign(fmt.Appendf(nil, "OLD[%d,%d)", j.First, j.End))
+			f.write(fmt.Sprintf("done.%s.%d", j.TaskID, j.Index), d)
+			if err := m.Ack(); err != nil {
+				t.Fatal(err)
+			}
+			taken++
+		}
+	}
+	notEnded(t, errc, job)
+	r.worker("w1", writeRange(&sync.Map{}))
+	completes(t, errc, job)
 }
 
 // TestAnotherTasksRecordsAreIgnored: the signed records of another task's segments, written

@@ -178,6 +178,11 @@ func (c *Coordinator) renderSegments(ctx context.Context, job export.RenderJob, 
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		case <-idle.C:
+			// a segment whose job a worker acked with a record that was ignored (or whose
+			// job was dropped) is queued again, then the queue is looked at
+			if err := c.publish(ctx, r, base); err != nil {
+				c.log.Warn("cluster: queue the segments not done again", "task", job.TaskID, "err", err)
+			}
 			c.warnIfNoWorkers(ctx, r)
 		case e, ok := <-w.Updates():
 			if !ok {
