@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -124,7 +125,7 @@ func start(ctx context.Context, coord *cluster.Coordinator, job export.RenderJob
 }
 
 // notEnded fails the test if the render of job ends within a second: it would have ended
-// on forged records (no worker renders yet).
+// on forged records.
 func notEnded(t *testing.T, errc chan error, job export.RenderJob) {
 	t.Helper()
 	select {
@@ -134,16 +135,33 @@ func notEnded(t *testing.T, errc chan error, job export.RenderJob) {
 	}
 }
 
-// completes waits for the render of job to succeed with the frames writeRange renders.
-func completes(t *testing.T, errc chan error, job export.RenderJob) {
+// rendersDespite checks that the render of job (its result coming on errc), while no worker
+// that signs is there, does not end on the forged records within a second; then starts one
+// and checks that the export joins its frames.
+func (r *rig) rendersDespite(errc chan error, job export.RenderJob) {
+	r.t.Helper()
+	notEnded(r.t, errc, job)
+	r.worker("signer", writeRange(&sync.Map{}))
+	completes(r.t, errc, job)
+}
+
+// ended waits for the render's result.
+func ended(t *testing.T, errc chan error) error {
 	t.Helper()
 	select {
 	case err := <-errc:
-		if err != nil {
-			t.Fatal(err)
-		}
+		return err
 	case <-time.After(30 * time.Second):
-		t.Fatal("the export did not complete")
+		t.Fatal("the export did not end")
+		return nil
+	}
+}
+
+// completes waits for the render of job to succeed with the frames writeRange renders.
+func completes(t *testing.T, errc chan error, job export.RenderJob) {
+	t.Helper()
+	if err := ended(t, errc); err != nil {
+		t.Fatal(err)
 	}
 	if got, want := readOutput(job), joined(job.TaskID); got != want {
 		t.Fatalf("joined %q, want %q", got, want)
@@ -155,8 +173,8 @@ func completes(t *testing.T, errc chan error, job export.RenderJob) {
 func blockFrom(first int64, release chan struct{}, renders *sync.Map) cluster.RenderSegmentFunc {
 	ok := writeRange(&sync.Map{})
 	return func(ctx context.Context, job export.RenderJob, enc cluster.Encoding, seg cluster.Segment, files cluster.Files, dst string) error {
-		n, _ := renders.LoadOrStore(seg.First, new(int))
-		*n.(*int)++
+		n, _ := renders.LoadOrStore(seg.First, new(atomic.Int64))
+		n.(*atomic.Int64).Add(1)
 		if seg.First >= first {
 			select {
 			case <-release:
@@ -190,9 +208,7 @@ func TestRecordsOfNoWorkerAreIgnored(t *testing.T) {
 				}
 				f.write(fmt.Sprintf("%s.%s.%d", kind, job.TaskID, i), rec)
 			}
-			notEnded(t, errc, job)
-			r.worker("w1", writeRange(&sync.Map{}))
-			completes(t, errc, job)
+			r.rendersDespite(errc, job)
 			if !strings.Contains(r.logs.String(), "not signed for its job") || !strings.Contains(r.logs.String(), "claimedWorker=mallory") {
 				t.Errorf("the coordinator did not log the records it ignored:\n%s", r.logs.String())
 			}
@@ -233,9 +249,7 @@ func TestUnsignedRecordOfTheJobsWorkerIsIgnored(t *testing.T) {
 			taken++
 		}
 	}
-	notEnded(t, errc, job)
-	r.worker("w1", writeRange(&sync.Map{}))
-	completes(t, errc, job)
+	r.rendersDespite(errc, job)
 }
 
 // TestAnotherTasksRecordsAreIgnored: the signed records of another task's segments, written
@@ -278,9 +292,7 @@ func TestAnotherTasksRecordsAreIgnored(t *testing.T) {
 		m["key"] = key
 		f.write("done.victim."+i, m)
 	}
-	notEnded(t, errc, job)
-	r.worker("w2", writeRange(&sync.Map{}))
-	completes(t, errc, job)
+	r.rendersDespite(errc, job)
 }
 
 // TestAnotherSegmentsRecordIsIgnored: a worker's signed record of one segment, written again
@@ -317,9 +329,8 @@ func TestRestartedCoordinatorIgnoresATamperedRecord(t *testing.T) {
 	nc, first := r.coordinator(&strings.Builder{})
 	ctx, cancel := context.WithCancel(t.Context())
 	errc := start(ctx, first, job)
-	var rec map[string]any
 	for i := range 9 {
-		rec = f.await(fmt.Sprintf("done.victim.%d", i))
+		rec := f.await(fmt.Sprintf("done.victim.%d", i))
 		if i == 3 {
 			rec["object"], rec["bytes"] = f.foreign([]byte("FOREIGN[6,8)"))
 			f.write("done.victim.3", rec)
@@ -333,11 +344,11 @@ func TestRestartedCoordinatorIgnoresATamperedRecord(t *testing.T) {
 	completes(t, start(t.Context(), r.coord, job), job)
 	for seg := int64(0); seg < 20; seg += 2 {
 		n, _ := renders.Load(seg)
-		want := 1
+		want := int64(1)
 		if seg == 6 {
 			want = 2
 		}
-		if got := *n.(*int); got != want {
+		if got := n.(*atomic.Int64).Load(); got != want {
 			t.Errorf("segment at frame %d rendered %d times, want %d", seg, got, want)
 		}
 	}
@@ -355,12 +366,7 @@ func TestCorruptSegmentIsNotJoined(t *testing.T) {
 	rec := f.await("done.victim.4")
 	f.put("sha256-"+rec["object"].(string), []byte("FOREIGN[8,10)"))
 	close(release)
-	var err error
-	select {
-	case err = <-errc:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the export did not end")
-	}
+	err := ended(t, errc)
 	var rf *export.RenderFailure
 	if !errors.As(err, &rf) || rf.Code != cluster.CodeSegmentCorrupt || !strings.Contains(rf.Msg, "segment 4 (frames 8-9") {
 		t.Fatalf("err %v, want %s naming segment 4", err, cluster.CodeSegmentCorrupt)

@@ -306,7 +306,7 @@ func (c *Coordinator) publish(ctx context.Context, r *run, base Job) error {
 
 // queued reports whether the work queue holds j already: its subject's last job is j's
 // render, segment and secret. (Message ids would not do: a segment whose record was
-// rejected must be queued again although its job was queued before.)
+// ignored must be queued again although its job was queued before.)
 func (c *Coordinator) queued(ctx context.Context, j *Job) (bool, error) {
 	m, err := c.res.stream.GetLastMsgForSubject(ctx, jobSubject(j.TaskID, j.Index))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
