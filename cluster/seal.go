@@ -8,10 +8,8 @@ import (
 	"encoding/json"
 )
 
-// Records are bound to their job (see the package doc): each job carries a secret that the
-// coordinator derives from its own key, and the worker that was handed the job signs the
-// segment's done or fail record with it. The coordinator takes a record only when its MAC
-// is right for the job of that task, render and index.
+// Records bound to their job (see the package doc): the secret of each job and the MACs of
+// done and fail records.
 
 // MinSecretLength is the shortest CoordinatorConfig.Secret accepted.
 const MinSecretLength = 16
@@ -30,11 +28,12 @@ func jobSecret(coordinator []byte, task, key string, index int, seg Segment) str
 	return mac(coordinator, "job", task, key, index, seg.First, seg.End)
 }
 
-// mac is the hex HMAC-SHA256 of the JSON array of fields, keyed with key.
+// mac is the hex HMAC-SHA256 of the JSON array of fields, keyed with key; "" (which
+// signed never accepts) if fields cannot be encoded.
 func mac(key []byte, fields ...any) string {
 	b, err := json.Marshal(fields)
 	if err != nil {
-		panic(err) // strings and numbers only
+		return ""
 	}
 	m := hmac.New(sha256.New, key)
 	m.Write(b)
@@ -43,7 +42,8 @@ func mac(key []byte, fields ...any) string {
 
 // signed reports whether got is the MAC of fields under key.
 func signed(got string, key []byte, fields ...any) bool {
-	return hmac.Equal([]byte(got), []byte(mac(key, fields...)))
+	want := mac(key, fields...)
+	return want != "" && hmac.Equal([]byte(got), []byte(want))
 }
 
 // fields are what the MAC of a done record of segment index of task covers: all of it.
