@@ -73,6 +73,12 @@ func (a *App) openCluster(local *render.Pipeline, store *assets.Store, remote *a
 	if cs.Listen != "" && len(cs.NATS) > 0 {
 		return nil, errors.New("--cluster-listen and --nats exclude each other: start an embedded server or use an existing one")
 	}
+	// the key of the secrets workers sign segment records with: kept in the database, so a
+	// restarted server keeps the segments done before its restart
+	secret, err := a.DB.Secret("cluster-jobs", 32)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: job secret: %w", err)
+	}
 	cr := &clusterRun{}
 	conn := cluster.ConnConfig{URLs: cs.NATS, Token: cs.Token, Creds: cs.Creds, Name: "cutroom serve"}
 	if cs.Listen != "" {
@@ -126,7 +132,7 @@ func (a *App) openCluster(local *render.Pipeline, store *assets.Store, remote *a
 			f.Fonts = jobFontFiles(a.Fonts, job)
 			return f, nil
 		},
-		Logger: log}
+		Secret: secret, Logger: log}
 	if !cs.CoordinatorOnly {
 		ccfg.Local = local
 	}
