@@ -144,6 +144,11 @@ func draw(dst *image.RGBA, clip image.Rectangle, op *drawOp, src *source) {
 	drawMode(dst, clip, op, src, false)
 }
 
+// drawAdd draws like draw but adds the source to dst (plus-lighter), saturating.
+func drawAdd(dst *image.RGBA, clip image.Rectangle, op *drawOp, src *source) {
+	drawMode(dst, clip, op, src, true)
+}
+
 // drawMode is draw with a choice of blend: source-over, or plus-lighter (add) when add is set.
 func drawMode(dst *image.RGBA, clip image.Rectangle, op *drawOp, src *source, add bool) {
 	if op.alpha <= 0 || op.w <= 0 || op.h <= 0 {

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"image"
 	"math"
+
+	"github.com/cutroom/cutroom/editor"
 )
 
 // blurScratch holds the buffers a blur needs; it belongs to one frame at a time.
@@ -330,4 +332,46 @@ func clampf(v float32) float32 {
 		return 1
 	}
 	return v
+}
+
+// effectSigma is the base blur of the blur effects, in composition pixels at intensity 1.
+const effectSigma = 10.0
+
+// applyEffect applies an effect item to everything drawn so far (the tracks behind it).
+func (c *Compositor) applyEffect(it *editor.Item, t int64, dst *image.RGBA, sc *scratch) {
+	e := it.Effect
+	if e == nil || it.DurationTicks <= 0 {
+		return
+	}
+	p := clamp01(float64(t-it.StartTicks) / float64(it.DurationTicks))
+	in := math.Max(0, e.Intensity)
+	scale := math.Sqrt(c.vx * c.vy)
+	switch e.EffectType {
+	case "flash-to-black":
+		overlayBlack(dst, dst.Rect, in*(1-math.Abs(2*p-1)))
+	case "fade-in":
+		overlayBlack(dst, dst.Rect, in*(1-p))
+	case "fade-out":
+		overlayBlack(dst, dst.Rect, in*p)
+	case "blur":
+		sigma := paramFloat(e.Params, "radius", effectSigma) * in
+		blurRGBA(dst, dst.Rect, sigma*scale, &sc.blur)
+	case "blurred-opening":
+		sigma := paramFloat(e.Params, "radius", 2*effectSigma) * in * (1 - editor.EaseOut.Apply(p))
+		blurRGBA(dst, dst.Rect, sigma*scale, &sc.blur)
+	}
+}
+
+// applyFilter applies a filter item's colour look to everything drawn so far.
+func (c *Compositor) applyFilter(it *editor.Item, dst *image.RGBA) {
+	f := it.Filter
+	if f == nil {
+		return
+	}
+	look, ok := filterLooks[f.FilterType]
+	if !ok {
+		return
+	}
+	amount := clamp01(f.Intensity) * clamp01(paramFloat(f.Params, "blend", 1))
+	applyLook(dst, dst.Rect, look.ops, amount)
 }
