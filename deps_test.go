@@ -1,4 +1,4 @@
-package main
+package cutroom_test
 
 import (
 	"go/build"
@@ -12,8 +12,9 @@ const module = "github.com/cutroom/cutroom"
 
 // TestImportDirections keeps the dependency rules of DESIGN.md ("Layout" and "Import
 // directions"): imports point inward, only storage imports bbolt, only server imports gin,
-// only encode and lottie use cgo, and nothing imports main (whose own imports are checked under
-// "main"). It allows exactly the edges the design states: a new package or import fails
+// only encode and lottie use cgo, the command (cmd/cutroom, a main package nothing can
+// import) imports only what it is allowed, and the module root holds no Go code but these
+// checks. It allows exactly the edges the design states: a new package or import fails
 // it, and so does an allowed edge no code uses any more (remove it here and from DESIGN.md).
 func TestImportDirections(t *testing.T) {
 	// allowed lists, per package, the project packages it may import.
@@ -96,10 +97,10 @@ func TestImportDirections(t *testing.T) {
 		// coordinator is an export.Renderer); it knows no compositor or encoder: app gives it
 		// the split, segment render and join of render. The only importer of NATS.
 		"cluster": {"editor", "export"},
-		// main: cobra commands, flags (defaults from the packages' Default constants) and
-		// output; it runs everything through app, and `cutroom export` renders with render's
-		// pipeline directly.
-		"main": {"app", "assets", "cluster", "compositor", "diskspace", "editor", "encode", "export", "illustrations", "model", "render",
+		// cmd/cutroom: the cutroom command (package main): cobra commands, flags (defaults
+		// from the packages' Default constants), output and exit codes; it runs everything
+		// through app, and `cutroom export` renders with render's pipeline directly.
+		"cmd/cutroom": {"app", "assets", "cluster", "compositor", "diskspace", "editor", "encode", "export", "illustrations", "model", "render",
 			"server", "storage", "webhook"},
 	}
 	seen := 0
@@ -120,7 +121,12 @@ func TestImportDirections(t *testing.T) {
 		}
 		rel := filepath.ToSlash(path)
 		if rel == "." {
-			rel = "main"
+			// The root holds the module-wide checks (this file, errorcodes_test.go) and no
+			// package code: commands live in cmd/, packages in their directories.
+			if len(pkg.GoFiles)+len(pkg.CgoFiles) > 0 {
+				t.Errorf("the module root has Go code (%v); put a command in cmd/, a package in its directory", append(pkg.GoFiles, pkg.CgoFiles...))
+			}
+			return nil
 		}
 		seen++
 		allow, known := allowed[rel]
@@ -149,11 +155,11 @@ func TestImportDirections(t *testing.T) {
 			}
 			target := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
 			if target == "" {
-				t.Errorf("%s imports main", rel)
+				t.Errorf("%s imports the module root", rel)
 				continue
 			}
 			used[rel+" -> "+target] = true
-			if rel != "main" && strings.HasPrefix(target, rel+"/") { // a package's own sub-packages
+			if strings.HasPrefix(target, rel+"/") { // a package's own sub-packages
 				continue
 			}
 			ok := false
