@@ -14,23 +14,28 @@ const module = "github.com/cutroom/cutroom"
 // directions"): imports point inward, only storage imports bbolt, only server imports gin,
 // only encode and lottie use cgo, the command (cmd/cutroom, a main package nothing can
 // import) imports only what it is allowed, and the module root holds no Go code but these
-// checks. It allows exactly the edges the design states: a new package or import fails
+// checks; the test-support packages are imported by _test files only. It allows exactly the edges the design states: a new package or import fails
 // it, and so does an allowed edge no code uses any more (remove it here and from DESIGN.md).
 func TestImportDirections(t *testing.T) {
+	// testSupport lists the test-support packages, helpers that tests of several packages
+	// share, and the project packages each may import. Only _test files (and other
+	// test-support packages) import them.
+	testSupport := map[string][]string{
+		// internal/imagetest: how alike two pictures are (SSIM, PSNR) and the reference PNG
+		// files, for the compositor, lottie, render, encode and assets tests.
+		"internal/imagetest": {},
+		// internal/netnstest: runs a package's tests in a private network namespace.
+		"internal/netnstest": {},
+		// internal/testlog: a log buffer safe for concurrent writes.
+		"internal/testlog": {},
+		// internal/tmpfstest: a small tmpfs to fill (root only).
+		"internal/tmpfstest": {},
+	}
 	// allowed lists, per package, the project packages it may import.
 	allowed := map[string][]string{
 		// apierr: the one error model (kind, code, field, details); a standard-library leaf
 		// every package that raises API errors may import.
 		"apierr": {},
-		// internal/netnstest: test support only (imported by _test files): runs a package's
-		// tests in a private network namespace.
-		"internal/netnstest": {},
-		// internal/testlog: test support only (imported by _test files): a log buffer safe
-		// for concurrent writes.
-		"internal/testlog": {},
-		// internal/tmpfstest: test support only (imported by _test files): a small tmpfs to
-		// fill (root only).
-		"internal/tmpfstest": {},
 		// model: the nouns several packages share (workspaces, keys, projects, assets,
 		// export tasks, statuses, credit pools, webhook deliveries); a standard-library leaf
 		// that storage persists and the others use without importing storage for a type.
@@ -103,6 +108,9 @@ func TestImportDirections(t *testing.T) {
 		"cmd/cutroom": {"app", "assets", "cluster", "compositor", "diskspace", "editor", "encode", "export", "illustrations", "model", "render",
 			"server", "storage", "webhook"},
 	}
+	for pkg, targets := range testSupport {
+		allowed[pkg] = targets
+	}
 	seen := 0
 	used := map[string]bool{} // "pkg -> target" edges in use
 	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
@@ -159,6 +167,11 @@ func TestImportDirections(t *testing.T) {
 				continue
 			}
 			used[rel+" -> "+target] = true
+			if _, ok := testSupport[target]; ok {
+				if _, ok := testSupport[rel]; !ok {
+					t.Errorf("%s imports the test-support package %s outside its _test files", rel, target)
+				}
+			}
 			if strings.HasPrefix(target, rel+"/") { // a package's own sub-packages
 				continue
 			}
