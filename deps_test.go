@@ -21,6 +21,9 @@ func TestImportDirections(t *testing.T) {
 	// share, and the project packages each may import. Only _test files (and other
 	// test-support packages) import them.
 	testSupport := map[string][]string{
+		// internal/ffmpegtest: a written file's streams and sound read back with ffprobe and
+		// ffmpeg, for the encode and render tests.
+		"internal/ffmpegtest": {},
 		// internal/imagetest: how alike two pictures are (SSIM, PSNR) and the reference PNG
 		// files, for the compositor, lottie, render, encode and assets tests.
 		"internal/imagetest": {},

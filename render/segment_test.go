@@ -17,6 +17,7 @@ import (
 
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/internal/ffmpegtest"
 	"github.com/cutroom/cutroom/internal/imagetest"
 	"github.com/cutroom/cutroom/segjoin"
 )
@@ -143,7 +144,7 @@ func TestSegmentedExport(t *testing.T) {
 			if d, _ := strconv.ParseFloat(pb.Format.Duration, 64); math.Abs(d-seconds) > 0.03 {
 				t.Errorf("duration %s, want %d s", pb.Format.Duration, seconds)
 			}
-			if si := probeStreams(t, joined); len(si.Streams) != 2 || si.Streams[1].Channels != 2 {
+			if si := ffmpegtest.Probe(t, joined); len(si.Streams) != 2 || si.Streams[1].Channels != 2 {
 				t.Errorf("streams of the joined file: %+v", si.Streams)
 			}
 			segs, err := segmented.SplitByCost(jobFor(t, raw, fps, 1, format, joined), 2)
