@@ -21,6 +21,10 @@ func TestImportDirections(t *testing.T) {
 	// share, and the project packages each may import. Only _test files (and other
 	// test-support packages) import them.
 	testSupport := map[string][]string{
+		// internal/apptest: a real App serving on loopback with a workspace and its key, and
+		// the TestMain (private network namespace, private font cache) of app's and
+		// console's tests.
+		"internal/apptest": {"app", "internal/netnstest", "storage"},
 		// internal/ffmpegtest: a written file's streams and sound read back with ffprobe and
 		// ffmpeg, for the encode and render tests.
 		"internal/ffmpegtest": {},
