@@ -16,7 +16,7 @@ run: build
 
 ## build: build the cutroom binary
 build: deps
-	$(GO) build -tags '$(GOTAGS)' -o $(BIN) .
+	$(GO) build -tags '$(GOTAGS)' -o $(BIN) ./cmd/cutroom
 
 deps:
 	@./scripts/install-deps.sh

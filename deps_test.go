@@ -1,4 +1,4 @@
-package main
+package cutroom_test
 
 import (
 	"go/build"
@@ -12,24 +12,37 @@ const module = "github.com/cutroom/cutroom"
 
 // TestImportDirections keeps the dependency rules of DESIGN.md ("Layout" and "Import
 // directions"): imports point inward, only storage imports bbolt, only server imports gin,
-// only encode and lottie use cgo, and nothing imports main (whose own imports are checked under
-// "main"). It allows exactly the edges the design states: a new package or import fails
+// only encode and lottie use cgo, the command (cmd/cutroom, a main package nothing can
+// import) imports only what it is allowed, and the module root holds no Go code but these
+// checks; the test-support packages are imported by _test files only. It allows exactly the edges the design states: a new package or import fails
 // it, and so does an allowed edge no code uses any more (remove it here and from DESIGN.md).
 func TestImportDirections(t *testing.T) {
+	// testSupport lists the test-support packages, helpers that tests of several packages
+	// share, and the project packages each may import. Only _test files (and other
+	// test-support packages) import them.
+	testSupport := map[string][]string{
+		// internal/apptest: a real App serving on loopback with a workspace and its key, and
+		// the TestMain (private network namespace, private font cache) of app's and
+		// console's tests.
+		"internal/apptest": {"app", "internal/netnstest", "storage"},
+		// internal/ffmpegtest: a written file's streams and sound read back with ffprobe and
+		// ffmpeg, for the encode and render tests.
+		"internal/ffmpegtest": {},
+		// internal/imagetest: how alike two pictures are (SSIM, PSNR) and the reference PNG
+		// files, for the compositor, lottie, render, encode and assets tests.
+		"internal/imagetest": {},
+		// internal/netnstest: runs a package's tests in a private network namespace.
+		"internal/netnstest": {},
+		// internal/testlog: a log buffer safe for concurrent writes.
+		"internal/testlog": {},
+		// internal/tmpfstest: a small tmpfs to fill (root only).
+		"internal/tmpfstest": {},
+	}
 	// allowed lists, per package, the project packages it may import.
 	allowed := map[string][]string{
 		// apierr: the one error model (kind, code, field, details); a standard-library leaf
 		// every package that raises API errors may import.
 		"apierr": {},
-		// internal/netnstest: test support only (imported by _test files): runs a package's
-		// tests in a private network namespace.
-		"internal/netnstest": {},
-		// internal/testlog: test support only (imported by _test files): a log buffer safe
-		// for concurrent writes.
-		"internal/testlog": {},
-		// internal/tmpfstest: test support only (imported by _test files): a small tmpfs to
-		// fill (root only).
-		"internal/tmpfstest": {},
 		// model: the nouns several packages share (workspaces, keys, projects, assets,
 		// export tasks, statuses, credit pools, webhook deliveries); a standard-library leaf
 		// that storage persists and the others use without importing storage for a type.
@@ -96,11 +109,14 @@ func TestImportDirections(t *testing.T) {
 		// coordinator is an export.Renderer); it knows no compositor or encoder: app gives it
 		// the split, segment render and join of render. The only importer of NATS.
 		"cluster": {"editor", "export"},
-		// main: cobra commands, flags (defaults from the packages' Default constants) and
-		// output; it runs everything through app, and `cutroom export` renders with render's
-		// pipeline directly.
-		"main": {"app", "assets", "cluster", "compositor", "diskspace", "editor", "encode", "export", "illustrations", "model", "render",
+		// cmd/cutroom: the cutroom command (package main): cobra commands, flags (defaults
+		// from the packages' Default constants), output and exit codes; it runs everything
+		// through app, and `cutroom export` renders with render's pipeline directly.
+		"cmd/cutroom": {"app", "assets", "cluster", "compositor", "diskspace", "editor", "encode", "export", "illustrations", "model", "render",
 			"server", "storage", "webhook"},
+	}
+	for pkg, targets := range testSupport {
+		allowed[pkg] = targets
 	}
 	seen := 0
 	used := map[string]bool{} // "pkg -> target" edges in use
@@ -120,7 +136,12 @@ func TestImportDirections(t *testing.T) {
 		}
 		rel := filepath.ToSlash(path)
 		if rel == "." {
-			rel = "main"
+			// The root holds the module-wide checks (this file, errorcodes_test.go) and no
+			// package code: commands live in cmd/, packages in their directories.
+			if len(pkg.GoFiles)+len(pkg.CgoFiles) > 0 {
+				t.Errorf("the module root has Go code (%v); put a command in cmd/, a package in its directory", append(pkg.GoFiles, pkg.CgoFiles...))
+			}
+			return nil
 		}
 		seen++
 		allow, known := allowed[rel]
@@ -149,11 +170,16 @@ func TestImportDirections(t *testing.T) {
 			}
 			target := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
 			if target == "" {
-				t.Errorf("%s imports main", rel)
+				t.Errorf("%s imports the module root", rel)
 				continue
 			}
 			used[rel+" -> "+target] = true
-			if rel != "main" && strings.HasPrefix(target, rel+"/") { // a package's own sub-packages
+			if _, ok := testSupport[target]; ok {
+				if _, ok := testSupport[rel]; !ok {
+					t.Errorf("%s imports the test-support package %s outside its _test files", rel, target)
+				}
+			}
+			if strings.HasPrefix(target, rel+"/") { // a package's own sub-packages
 				continue
 			}
 			ok := false

@@ -1,4 +1,4 @@
-package app
+package app_test
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/app"
+	"github.com/cutroom/cutroom/internal/apptest"
 	"github.com/cutroom/cutroom/model"
 )
 
@@ -50,7 +52,7 @@ func TestAppRenderAssetDir(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(assetDir, "dot.png"), buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	task := exportOnce(t, RenderSettings{FrameWorkers: 1, AssetDir: assetDir}, imageState)
+	task := exportOnce(t, app.RenderSettings{FrameWorkers: 1, AssetDir: assetDir}, imageState)
 	if task.Status != model.StatusCompleted {
 		t.Fatalf("task %s (error %q), want %s", task.Status, deref(task.Error), model.StatusCompleted)
 	}
@@ -58,10 +60,10 @@ func TestAppRenderAssetDir(t *testing.T) {
 
 // exportOnce serves an App of rs on a new data dir, exports state through the API and
 // returns the task once it ended.
-func exportOnce(t *testing.T, rs RenderSettings, state string) model.ExportTask {
+func exportOnce(t *testing.T, rs app.RenderSettings, state string) model.ExportTask {
 	t.Helper()
-	a := serveApp(t, Config{Render: rs})
-	key := a.key
+	a := apptest.Serve(t, app.Config{Render: rs}, nil)
+	key := a.Key
 	body := `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":1,"format":"mp4"}`
 	req, _ := http.NewRequest("POST", a.BaseURL+"/v1/exports", strings.NewReader(body))
 	req.Header.Set("x-api-key", key)

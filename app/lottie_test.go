@@ -1,4 +1,4 @@
-package app
+package app_test
 
 import (
 	"io"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cutroom/cutroom/app"
+	"github.com/cutroom/cutroom/internal/apptest"
 	"github.com/cutroom/cutroom/model"
 )
 
@@ -35,7 +37,7 @@ func TestAppLottieExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	task := exportOnce(t, RenderSettings{FrameWorkers: 1}, lottieState(string(doc)))
+	task := exportOnce(t, app.RenderSettings{FrameWorkers: 1}, lottieState(string(doc)))
 	if task.Status != model.StatusCompleted {
 		t.Fatalf("task %s (error %q), want %s", task.Status, deref(task.Error), model.StatusCompleted)
 	}
@@ -45,10 +47,10 @@ func TestAppLottieExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	ext := strings.Replace(string(img), `"u":"","p":"data:image/png;base64,`, `"u":"/etc/","p":"hostname#`, 1)
-	a := serveApp(t, Config{})
+	a := apptest.Serve(t, app.Config{}, nil)
 	body := `{"editorState":` + lottieState(ext) + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":1,"format":"mp4"}`
 	req, _ := http.NewRequest("POST", a.BaseURL+"/v1/exports", strings.NewReader(body))
-	req.Header.Set("x-api-key", a.key)
+	req.Header.Set("x-api-key", a.Key)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

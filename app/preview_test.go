@@ -1,4 +1,4 @@
-package app
+package app_test
 
 import (
 	"bufio"
@@ -8,12 +8,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cutroom/cutroom/app"
+	"github.com/cutroom/cutroom/internal/apptest"
 )
 
 // The App serves frame previews with its renderer and the event stream of its export
 // service, and its shutdown ends an open stream instead of waiting for it.
 func TestServedPreviewAndEvents(t *testing.T) {
-	s := serveApp(t, Config{ShutdownGrace: 20 * time.Second})
+	s := apptest.Serve(t, app.Config{ShutdownGrace: 20 * time.Second}, nil)
 	state := `{"compositionWidth":320,"compositionHeight":180,"timebaseTicksPerSecond":240000,` +
 		`"tracks":[{"id":"t1","items":["s1"],"hidden":false,"muted":false}],"assets":{},` +
 		`"items":{"s1":{"id":"s1","type":"solid","startTicks":0,"durationTicks":240000,"shape":"rectangle","color":"#00ff00",` +
@@ -22,7 +25,7 @@ func TestServedPreviewAndEvents(t *testing.T) {
 		`"isDraggingInTimeline":false,"borderRadius":{"value":0,"keyframes":[]},"rotation":{"value":0,"keyframes":[]},"keepAspectRatio":false}},` +
 		`"transitions":{},"globalBackground":{"type":"none"},"deletedAssets":[]}`
 	req, _ := http.NewRequest("POST", s.BaseURL+"/v1/editor/frame", strings.NewReader(`{"editorState":`+state+`,"t":0.5,"format":"png"}`))
-	req.Header.Set("x-api-key", s.key)
+	req.Header.Set("x-api-key", s.Key)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +40,7 @@ func TestServedPreviewAndEvents(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req, _ = http.NewRequestWithContext(ctx, "GET", s.BaseURL+"/v1/exports/events", nil)
-	req.Header.Set("x-api-key", s.key)
+	req.Header.Set("x-api-key", s.Key)
 	resp, err = http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +57,7 @@ func TestServedPreviewAndEvents(t *testing.T) {
 		}
 	}()
 	start := time.Now()
-	s.stop(t)
+	s.Stop()
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("shutdown took %v with a stream open", d)
 	}

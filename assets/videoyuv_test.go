@@ -10,20 +10,8 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
-
-// planePSNR is the PSNR of b against a (dB, +Inf when equal).
-func planePSNR(a, b []byte) float64 {
-	var se float64
-	for i := range a {
-		d := float64(a[i]) - float64(b[i])
-		se += d * d
-	}
-	if se == 0 {
-		return math.Inf(1)
-	}
-	return 10 * math.Log10(255*255/(se/float64(len(a))))
-}
 
 // TestHoldVideoFrameYCbCrColours decodes the first frame of sources with different colour
 // tags as I420 at the output size and compares it with ffmpeg's own conversion of the same
@@ -93,12 +81,12 @@ func TestHoldVideoFrameYCbCrColours(t *testing.T) {
 		planes := [][2]int{{0, ny}, {ny, ny + nc}, {ny + nc, ny + 2*nc}}
 		rawWorst, worst := math.Inf(1), math.Inf(1)
 		for i, p := range planes {
-			db := planePSNR(want[p[0]:p[1]], got[p[0]:p[1]])
+			db := imagetest.PSNR(want[p[0]:p[1]], got[p[0]:p[1]])
 			if db < 38 {
 				t.Errorf("%s at %dx%d: plane %d is %.1f dB from ffmpeg's conversion", c.file, c.w, c.h, i, db)
 			}
 			worst = min(worst, db)
-			rawWorst = min(rawWorst, planePSNR(want[p[0]:p[1]], stored[p[0]:p[1]]))
+			rawWorst = min(rawWorst, imagetest.PSNR(want[p[0]:p[1]], stored[p[0]:p[1]]))
 		}
 		t.Logf("%s at %dx%d: worst plane %.1f dB from ffmpeg's conversion (stored planes: %.1f dB)", c.file, c.w, c.h, worst, rawWorst)
 		switch {

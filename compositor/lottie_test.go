@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/imagetest"
 	"github.com/cutroom/cutroom/lottie"
 )
 
@@ -100,7 +101,7 @@ func TestLottieItem(t *testing.T) {
 					t.Errorf("fitted: %v left of the fitted square, want the black background", px)
 				}
 			}
-			if s := ssim(crop(got, box), want); s < 0.99 {
+			if s := imagetest.SSIM(crop(got, box), want); s < 0.99 {
 				t.Errorf("SSIM %.4f against lottie frame %d drawn directly, want >= 0.99", s, tc.want)
 			}
 		})

@@ -162,15 +162,13 @@ func (s *Service) checkRenderable(workspaceID string, parsed *editor.State) erro
 		return err
 	}
 	if fr, ok := s.renderer.(Featured); ok {
-		if names := editor.UnsupportedFeatures(parsed, fr.Features()); len(names) > 0 {
-			return ErrFeatureUnsupported.Field("editorState",
-				"this server cannot render these features of the state yet: %s", strings.Join(names, ", ")).WithDetails(names)
+		if err := RefuseUnsupported(parsed, fr.Features()); err != nil {
+			return err
 		}
 	}
 	if sc, ok := s.renderer.(StateChecker); ok {
-		if reasons := sc.CheckState(parsed); len(reasons) > 0 {
-			return ErrFeatureUnsupported.Field("editorState",
-				"this server cannot draw parts of the state: %s", strings.Join(reasons, "; ")).WithDetails(reasons)
+		if err := RefuseUndrawable(parsed, sc); err != nil {
+			return err
 		}
 	}
 	if s.cfg.Unresolvable != nil {

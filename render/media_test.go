@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/ffmpegtest"
 )
 
 // fakeDecoder is a Decoder that is not assets.Media: solid video frames and a quiet tone,
@@ -107,7 +108,7 @@ func TestDecoderSeam(t *testing.T) {
 	}
 	needFFmpeg(t)
 	audio := false
-	for _, st := range probeStreams(t, out).Streams {
+	for _, st := range ffmpegtest.Probe(t, out).Streams {
 		audio = audio || st.CodecType == "audio"
 	}
 	if !audio {

@@ -17,6 +17,8 @@ import (
 
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/internal/ffmpegtest"
+	"github.com/cutroom/cutroom/internal/imagetest"
 	"github.com/cutroom/cutroom/segjoin"
 )
 
@@ -97,18 +99,6 @@ func rawYUV(t *testing.T, path string, w, h int) [][]byte {
 	return frames
 }
 
-func psnrYUV(a, b []byte) float64 {
-	var se float64
-	for i := range a {
-		d := float64(a[i]) - float64(b[i])
-		se += d * d
-	}
-	if se == 0 {
-		return math.Inf(1)
-	}
-	return 10 * math.Log10(255*255/(se/float64(len(a))))
-}
-
 // TestSegmentedExport renders a 20 s export in 2 s segments joined without re-encoding
 // and compares it with the one-piece render of the same state: frame count, timestamps,
 // keyframes at the segment starts, duration, sound, colour tags and every frame's PSNR.
@@ -154,7 +144,7 @@ func TestSegmentedExport(t *testing.T) {
 			if d, _ := strconv.ParseFloat(pb.Format.Duration, 64); math.Abs(d-seconds) > 0.03 {
 				t.Errorf("duration %s, want %d s", pb.Format.Duration, seconds)
 			}
-			if si := probeStreams(t, joined); len(si.Streams) != 2 || si.Streams[1].Channels != 2 {
+			if si := ffmpegtest.Probe(t, joined); len(si.Streams) != 2 || si.Streams[1].Channels != 2 {
 				t.Errorf("streams of the joined file: %+v", si.Streams)
 			}
 			segs, err := segmented.SplitByCost(jobFor(t, raw, fps, 1, format, joined), 2)
@@ -173,7 +163,7 @@ func TestSegmentedExport(t *testing.T) {
 			}
 			worst := math.Inf(1)
 			for i := range fa {
-				if p := psnrYUV(fa[i], fb[i]); p < worst {
+				if p := imagetest.PSNR(fa[i], fb[i]); p < worst {
 					worst = p
 					if p < 40 {
 						t.Errorf("frame %d: PSNR %.1f dB against the one-piece render", i, p)
@@ -187,7 +177,7 @@ func TestSegmentedExport(t *testing.T) {
 			if err != nil || len(out) != len(fa[405]) {
 				t.Fatalf("seek to 13.5 s: %v (%d bytes)", err, len(out))
 			}
-			if p := psnrYUV(fa[405], out); p < 40 {
+			if p := imagetest.PSNR(fa[405], out); p < 40 {
 				t.Errorf("seek to 13.5 s: PSNR %.1f dB against frame 405 of the one-piece render", p)
 			}
 		})

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/internal/ffmpegtest"
 )
 
 func videoAsset(id, file string, w, h int, seconds float64, audio bool) map[string]any {
@@ -253,7 +254,7 @@ func TestAVSync(t *testing.T) {
 				t.Errorf("%d ffmpeg processes left after the render", n)
 			}
 			ffmpegClean(t, out)
-			si := probeStreams(t, out)
+			si := ffmpegtest.Probe(t, out)
 			if len(si.Streams) != 2 {
 				t.Fatalf("%d streams, want video and audio", len(si.Streams))
 			}
@@ -265,7 +266,7 @@ func TestAVSync(t *testing.T) {
 					break
 				}
 			}
-			pcm := decodePCM(t, out)
+			pcm := ffmpegtest.DecodePCM(t, out)
 			onset := -1
 			for i := 0; i < len(pcm); i += 2 {
 				if math.Abs(float64(pcm[i])) > 0.1 {

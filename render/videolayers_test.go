@@ -9,6 +9,7 @@ import (
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/encode"
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 // TestVideoLayersFramesMatchDrawnFrames makes the frames of a picture-in-picture timeline
@@ -113,7 +114,7 @@ func TestVideoLayersFramesMatchDrawnFrames(t *testing.T) {
 			scaled = 1
 		}
 		for i, p := range [][2][]byte{{ref.Y, got.Y}, {ref.Cb, got.Cb}, {ref.Cr, got.Cr}} {
-			db := planePSNR(p[0], p[1])
+			db := imagetest.PSNR(p[0], p[1])
 			worst[scaled] = min(worst[scaled], db)
 			if floor := [2]float64{40, 35}[scaled]; db < floor {
 				t.Errorf("frame %d plane %d: %.1f dB from the drawn frame, want >= %.0f", n, i, db, floor)

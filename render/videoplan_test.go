@@ -9,21 +9,8 @@ import (
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/encode"
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
-
-// planePSNR is the peak signal-to-noise ratio of b against a, over one plane (dB; +Inf when
-// equal).
-func planePSNR(a, b []byte) float64 {
-	var se float64
-	for i := range a {
-		d := float64(a[i]) - float64(b[i])
-		se += d * d
-	}
-	if se == 0 {
-		return math.Inf(1)
-	}
-	return 10 * math.Log10(255*255/(se/float64(len(a))))
-}
 
 // TestVideoOnlyFramesMatchDrawnFrames makes the frames of four clips (an untagged,
 // BT.601-by-default source fading into a BT.709-tagged one, a cut to a full-range one,
@@ -113,7 +100,7 @@ func TestVideoOnlyFramesMatchDrawnFrames(t *testing.T) {
 		}
 		scaled := n >= 90 // clip d: resampled by the decoder (bilinear) against swscale's bicubic
 		for i, p := range [][2][]byte{{ref.Y, got.Y}, {ref.Cb, got.Cb}, {ref.Cr, got.Cr}} {
-			db := planePSNR(p[0], p[1])
+			db := imagetest.PSNR(p[0], p[1])
 			floor := 40.0
 			if scaled {
 				floor = 35

@@ -11,7 +11,7 @@ import (
 // describeBuild shows the module version, the commit with "+dirty" for a modified tree and
 // its time, the Go version, the tags and the build flags.
 func TestDescribeBuild(t *testing.T) {
-	bi := &debug.BuildInfo{GoVersion: "go1.99.1", Main: debug.Module{Path: module, Version: "v1.2.3"},
+	bi := &debug.BuildInfo{GoVersion: "go1.99.1", Main: debug.Module{Path: "github.com/cutroom/cutroom", Version: "v1.2.3"},
 		Settings: []debug.BuildSetting{{Key: "-tags", Value: "extlib,pkgconfig"}, {Key: "CGO_ENABLED", Value: "1"},
 			{Key: "-trimpath", Value: "true"}, {Key: "vcs.revision", Value: "0123abcd"},
 			{Key: "vcs.time", Value: "2026-11-24T10:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/cutroom/cutroom/assets"
@@ -76,33 +75,29 @@ func checkNames(st *editor.State, own map[string][]byte, resolve assets.Resolver
 	return fmt.Errorf("export: %w", editor.Result{Errors: issues}.Err())
 }
 
-// checkUnsupported refuses, as export create does (EXPORT_FEATURE_UNSUPPORTED, the same
-// message), a state using features outside fs, what the renderer draws; with skip it
-// says on stderr what the output leaves out and goes on.
+// checkUnsupported refuses, as export create does (export.RefuseUnsupported), a state using
+// features outside fs, what the renderer draws; with skip it says on stderr what the
+// output leaves out and goes on.
 func checkUnsupported(st *editor.State, fs editor.FeatureSet, skip bool) error {
-	missing := editor.UnsupportedFeatures(st, fs)
-	if len(missing) == 0 {
+	err := export.RefuseUnsupported(st, fs)
+	if err == nil {
 		return nil
 	}
-	sort.Strings(missing)
-	list := strings.Join(missing, ", ")
 	if !skip {
-		return fmt.Errorf("export: %s: %w (--skip-unsupported renders without them)", export.ErrFeatureUnsupported,
-			export.ErrFeatureUnsupported.New("this server cannot render these features of the state yet: %s", list))
+		return fmt.Errorf("export: %s: %w (--skip-unsupported renders without them)", export.ErrFeatureUnsupported, err)
 	}
-	fmt.Fprintf(os.Stderr, "cutroom: export: --skip-unsupported: left out of the output: %s\n", list)
+	fmt.Fprintf(os.Stderr, "cutroom: export: --skip-unsupported: left out of the output: %s\n",
+		strings.Join(editor.UnsupportedFeatures(st, fs), ", "))
 	return nil
 }
 
 // checkDrawable refuses, before anything renders, the contents of st the pipeline cannot
-// draw although their features are supported (inline Lottie documents package lottie
-// refuses), with the server's create-time answer. --skip-unsupported does not apply: the
-// item would fail the render, not be left out.
+// draw although their features are supported, with the server's create-time answer
+// (export.RefuseUndrawable). --skip-unsupported does not apply: the item would fail the
+// render, not be left out.
 func checkDrawable(st *editor.State, sc export.StateChecker) error {
-	reasons := sc.CheckState(st)
-	if len(reasons) == 0 {
-		return nil
+	if err := export.RefuseUndrawable(st, sc); err != nil {
+		return fmt.Errorf("export: %s: %w", export.ErrFeatureUnsupported, err)
 	}
-	return fmt.Errorf("export: %s: %w", export.ErrFeatureUnsupported,
-		export.ErrFeatureUnsupported.New("this server cannot draw parts of the state: %s", strings.Join(reasons, "; ")))
+	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -70,7 +71,7 @@ func TestProbeURL(t *testing.T) {
 // packaging/cutroom.default, the package's /etc/default/cutroom, names the CUTROOM_*
 // variable of every serve flag (and the global ones), so no setting is missing there.
 func TestDefaultFileListsEveryServeSetting(t *testing.T) {
-	b, err := os.ReadFile("packaging/cutroom.default")
+	b, err := os.ReadFile(filepath.Join(repoRoot, "packaging", "cutroom.default"))
 	if err != nil {
 		t.Fatal(err)
 	}

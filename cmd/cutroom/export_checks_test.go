@@ -17,7 +17,7 @@ import (
 // breaks the name rules is refused.
 func TestExportIllustrationsDir(t *testing.T) {
 	dir := t.TempDir()
-	state, err := os.ReadFile(filepath.Join("editor", "testdata", "editor-state.valid.text-template.json"))
+	state, err := os.ReadFile(filepath.Join(repoRoot, "editor", "testdata", "editor-state.valid.text-template.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestExportIllustrationsDir(t *testing.T) {
 // video: what this build cannot draw without ffmpeg.
 func videoItemState(t *testing.T) []byte {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("editor", "testdata", "editor-state.valid.json"))
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "editor", "testdata", "editor-state.valid.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestClusterShipsWorkspaceIllustration(t *testing.T) {
 	srv := clusterServer(t, dir, "--cluster-listen", addr, "--cluster-token", clusterToken)
 	w := startWorker(t, "nats://"+addr, clusterToken, "w1")
 	upload(t, srv.base, "square.svg", "image/svg+xml", []byte(squareSVG), "x-illustration-name", "brand-square")
-	font, err := os.ReadFile("server/testdata/media/font.ttf") // DejaVu Sans
+	font, err := os.ReadFile(filepath.Join(repoRoot, "server", "testdata", "media", "font.ttf")) // DejaVu Sans
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,10 @@ import (
 // binPath is the cutroom binary built once for the process tests.
 var binPath string
 
+// repoRoot is the repository's root, from this package's directory (where tests run): the
+// tests read other packages' testdata and packaging/ from it.
+const repoRoot = "../.."
+
 // testBuildTags are the build tags of the binary under test: the test's own (see
 // tags_extlib_test.go), so `go test -tags extlib,pkgconfig` tests the system-libx264 build.
 var testBuildTags = ""
