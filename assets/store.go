@@ -51,7 +51,8 @@ type Limits struct {
 	MaxGIFFrames int
 	// Lottie budgets: layers after precomp expansion (a precomp layer counts its
 	// composition's layers each time it is used), precomp nesting, keyframes and the
-	// frame count (op - ip). Zero fields take the Default... constants.
+	// frame count (op - ip). Zero fields take the Default... constants. Images embedded
+	// in a Lottie document meet MaxImagePixels, MaxImageSide and Image too.
 	MaxLottieLayers    int64
 	MaxLottieDepth     int
 	MaxLottieKeyframes int64
