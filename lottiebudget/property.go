@@ -84,29 +84,18 @@ func (s *Scan) property(t json.Token, key string, depth int) (rng, error) {
 	default:
 		return r, nil
 	}
-	if depth > maxNesting {
-		return r, malformed("the JSON file nests deeper than %d levels", maxNesting)
-	}
-	for s.dec.More() {
-		k, vt, err := s.member()
-		if err != nil {
-			return r, err
-		}
+	err := s.members(depth, func(k string, vt json.Token) error {
 		switch {
 		case k == "k":
-			err = s.animatable(&r, vt, depth+1)
+			return s.animatable(&r, vt, depth+1)
 		case (k == "x" || k == "y") && vt == json.Delim('{'):
-			var sub rng
-			sub, err = s.property(vt, k, depth+1)
+			sub, err := s.property(vt, k, depth+1)
 			r.merge(sub)
-		default:
-			err = s.skip(vt, k, depth+1)
+			return err
 		}
-		if err != nil {
-			return r, err
-		}
-	}
-	return r, s.end()
+		return s.skip(vt, k, depth+1)
+	})
+	return r, err
 }
 
 // animatable walks a property's "k": a number, an array of numbers, or keyframes.
@@ -118,68 +107,59 @@ func (s *Scan) animatable(r *rng, t json.Token, depth int) error {
 	if t != json.Delim('[') {
 		return s.skip(t, "k", depth)
 	}
-	if depth > maxNesting {
-		return malformed("the JSON file nests deeper than %d levels", maxNesting)
-	}
 	// rlottie ends each keyframe it keeps (one with an easing "i" or a hold "h") at the
 	// start value of the next keyframe that has "s" and no "e", else at its own "e", else
 	// at 0; open says the last one kept has no end yet.
 	open := false
-	for s.dec.More() {
-		el, err := s.token()
-		if err != nil {
+	err := s.elements(depth, func(el json.Token) error {
+		if n, ok := el.(json.Number); ok {
+			r.add(number(n))
+			return nil
+		}
+		if el != json.Delim('{') {
+			return s.skip(el, "k", depth+1)
+		}
+		if err := s.keyframe(); err != nil {
 			return err
 		}
-		switch el := el.(type) {
-		case json.Number:
-			r.add(number(el))
-		case json.Delim:
-			if el != '{' {
-				err = s.skip(el, "k", depth+1)
-				break
-			}
-			s.keyframes++
-			if s.keyframes > s.lim.MaxKeyframes {
-				return tooComplex("keyframes", s.lim.MaxKeyframes, "more than %d keyframes", s.lim.MaxKeyframes)
-			}
-			err = s.keyframe(r, &open, depth+1)
-		}
-		if err != nil {
-			return err
-		}
-	}
+		return s.keyframeValues(r, &open, depth+1)
+	})
 	if open {
 		r.add(0)
 	}
-	return s.end()
+	return err
 }
 
-// keyframe walks one keyframe object into r.
-func (s *Scan) keyframe(r *rng, open *bool, depth int) error {
+// keyframe counts a keyframe against the budget.
+func (s *Scan) keyframe() error {
+	s.keyframes++
+	if s.keyframes > s.lim.MaxKeyframes {
+		return tooComplex("keyframes", s.lim.MaxKeyframes, "more than %d keyframes", s.lim.MaxKeyframes)
+	}
+	return nil
+}
+
+// keyframeValues walks one keyframe object (its '{' already read) into r.
+func (s *Scan) keyframeValues(r *rng, open *bool, depth int) error {
 	var hasS, hasE, eased, hold bool
 	var y rng
-	for s.dec.More() {
-		k, vt, err := s.member()
-		if err != nil {
-			return err
-		}
+	err := s.members(depth, func(k string, vt json.Token) error {
 		switch {
 		case k == "s" || k == "e":
 			hasS, hasE = hasS || k == "s", hasE || k == "e"
-			err = s.values(r, vt, k, depth+1)
+			return s.values(r, vt, k, depth+1)
 		case (k == "i" || k == "o") && vt == json.Delim('{'):
 			eased = eased || k == "i"
-			err = s.easing(r, &y, depth+1)
+			return s.easing(r, &y, depth+1)
 		case k == "h":
 			if n, ok := vt.(json.Number); ok {
 				hold = number(n) != 0
 			}
-		default:
-			err = s.skip(vt, k, depth+1)
 		}
-		if err != nil {
-			return err
-		}
+		return s.skip(vt, k, depth+1)
+	})
+	if err != nil {
+		return err
 	}
 	r.animated = true
 	if hasS && !hasE {
@@ -194,7 +174,7 @@ func (s *Scan) keyframe(r *rng, open *bool, depth int) error {
 			r.over = max(r.over, y.hi-1, -y.lo)
 		}
 	}
-	return s.end()
+	return nil
 }
 
 // values walks a keyframe's "s" or "e": numbers are values; anything else (a path) is
@@ -207,46 +187,34 @@ func (s *Scan) values(r *rng, t json.Token, key string, depth int) error {
 	if t != json.Delim('[') {
 		return s.skip(t, key, depth)
 	}
-	for s.dec.More() {
-		el, err := s.token()
-		if err != nil {
-			return err
-		}
+	return s.elements(depth, func(el json.Token) error {
 		if n, ok := el.(json.Number); ok {
 			r.add(number(n))
-		} else if err := s.skip(el, key, depth+1); err != nil {
-			return err
+			return nil
 		}
-	}
-	return s.end()
+		return s.skip(el, key, depth+1)
+	})
 }
 
 // easing walks a keyframe's "i" or "o" ({"x": .., "y": ..}, numbers or arrays): its x
 // into r, its y into y.
 func (s *Scan) easing(r, y *rng, depth int) error {
-	for s.dec.More() {
-		k, vt, err := s.member()
-		if err != nil {
-			return err
-		}
+	return s.members(depth, func(k string, vt json.Token) error {
 		switch k {
 		case "x":
 			var x rng
-			err = s.values(&x, vt, k, depth+1)
+			err := s.values(&x, vt, k, depth+1)
 			if x.n > 0 {
 				r.addX(x.lo)
 				r.addX(x.hi)
 			}
 			r.inf = r.inf || x.inf
+			return err
 		case "y":
-			err = s.values(y, vt, k, depth+1)
+			err := s.values(y, vt, k, depth+1)
 			r.inf = r.inf || y.inf
-		default:
-			err = s.skip(vt, k, depth+1)
-		}
-		if err != nil {
 			return err
 		}
-	}
-	return s.end()
+		return s.skip(vt, k, depth+1)
+	})
 }

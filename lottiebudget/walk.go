@@ -31,6 +31,41 @@ func nested(depth int) error {
 	return nil
 }
 
+// members walks an object whose '{' was read: each is handed every member's key and the
+// first token of its value, which it walks; the closing '}' is read last.
+func (s *Scan) members(depth int, each func(k string, vt json.Token) error) error {
+	if err := nested(depth); err != nil {
+		return err
+	}
+	for s.dec.More() {
+		k, vt, err := s.member()
+		if err != nil {
+			return err
+		}
+		if err := each(k, vt); err != nil {
+			return err
+		}
+	}
+	return s.end()
+}
+
+// elements walks an array whose '[' was read as members walks an object.
+func (s *Scan) elements(depth int, each func(el json.Token) error) error {
+	if err := nested(depth); err != nil {
+		return err
+	}
+	for s.dec.More() {
+		el, err := s.token()
+		if err != nil {
+			return err
+		}
+		if err := each(el); err != nil {
+			return err
+		}
+	}
+	return s.end()
+}
+
 // skip walks the value starting with t that no rule reads (key is the member it is the
 // value of), counting keyframes (objects in a "k" array) and path points (arrays in a "v"
 // array), and bounding path coordinates (the numbers of arrays in "v", "i" and "o" arrays).
@@ -39,32 +74,15 @@ func (s *Scan) skip(t json.Token, key string, depth int) error {
 	if !ok {
 		return nil
 	}
-	if err := nested(depth); err != nil {
-		return err
-	}
 	if d == '{' {
-		for s.dec.More() {
-			k, vt, err := s.member()
-			if err != nil {
-				return err
-			}
-			if err := s.skip(vt, k, depth+1); err != nil {
-				return err
-			}
-		}
-		return s.end()
+		return s.members(depth, func(k string, vt json.Token) error { return s.skip(vt, k, depth+1) })
 	}
 	path := key == "v" || key == "i" || key == "o"
-	for s.dec.More() {
-		el, err := s.token()
-		if err != nil {
-			return err
-		}
+	return s.elements(depth, func(el json.Token) error {
 		switch {
 		case key == "k" && el == json.Delim('{'):
-			s.keyframes++
-			if s.keyframes > s.lim.MaxKeyframes {
-				return tooComplex("keyframes", s.lim.MaxKeyframes, "more than %d keyframes", s.lim.MaxKeyframes)
+			if err := s.keyframe(); err != nil {
+				return err
 			}
 		case path && el == json.Delim('['):
 			if key == "v" {
@@ -74,60 +92,38 @@ func (s *Scan) skip(t json.Token, key string, depth int) error {
 				}
 			}
 			var r rng
-			if err := s.values(&r, el, key, depth+1); err != nil {
-				return err
-			}
+			err := s.values(&r, el, key, depth+1)
 			s.check(pathPoint, r)
-			continue
-		}
-		if err := s.skip(el, "", depth+1); err != nil {
 			return err
 		}
-	}
-	return s.end()
+		return s.skip(el, "", depth+1)
+	})
 }
 
 // layersArray walks a composition's layers (its '[' already read); where names the
 // composition in errors ("" for the top level).
 func (s *Scan) layersArray(c *comp, where string, depth int) error {
-	if err := nested(depth); err != nil {
-		return err
-	}
-	for i := 1; s.dec.More(); i++ {
-		el, err := s.token()
-		if err != nil {
-			return err
-		}
+	i := 0
+	return s.elements(depth, func(el json.Token) error {
+		i++
 		s.layers++
 		c.layers++
 		if s.layers > s.lim.MaxLayers {
 			return tooComplex("layers", s.lim.MaxLayers, "more than %d layers", s.lim.MaxLayers)
 		}
 		if el == json.Delim('{') {
-			err = s.layer(c, where, i, depth+1)
-		} else {
-			err = s.skip(el, "", depth+1)
+			return s.layer(c, where, i, depth+1)
 		}
-		if err != nil {
-			return err
-		}
-	}
-	return s.end()
+		return s.skip(el, "", depth+1)
+	})
 }
 
 // layer walks the index'th layer of c (its '{' already read).
 func (s *Scan) layer(c *comp, where string, index, depth int) error {
-	if err := nested(depth); err != nil {
-		return err
-	}
 	var name, refID string
 	hasRef := false
 	ty := -1.0
-	for s.dec.More() {
-		k, vt, err := s.member()
-		if err != nil {
-			return err
-		}
+	err := s.members(depth, func(k string, vt json.Token) (err error) {
 		switch p, bounded := layerParams[k]; {
 		case k == "ty":
 			if n, ok := vt.(json.Number); ok {
@@ -156,11 +152,9 @@ func (s *Scan) layer(c *comp, where string, index, depth int) error {
 		default:
 			err = s.skip(vt, k, depth+1)
 		}
-		if err != nil {
-			return err
-		}
-	}
-	if err := s.end(); err != nil {
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	if ty == 5 {
@@ -185,24 +179,18 @@ func (s *Scan) layer(c *comp, where string, index, depth int) error {
 // items walks an array, skipping its elements, and returns how many there are.
 func (s *Scan) items(depth int) (int64, error) {
 	var n int64
-	for s.dec.More() {
-		el, err := s.token()
-		if err != nil {
-			return 0, err
-		}
+	err := s.elements(depth, func(el json.Token) error {
 		n++
-		if err := s.skip(el, "", depth+1); err != nil {
-			return 0, err
-		}
-	}
-	return n, s.end()
+		return s.skip(el, "", depth+1)
+	})
+	return n, err
 }
 
 // addShapes and copied count shapes, saturating past the budget.
 func (s *Scan) addShapes(a, b int64) int64 { return min(a+b, s.lim.MaxShapes+1) }
 
-// copied is the shapes a repeater of copies copies leaves of the n shapes before it: each
-// copy is a group of them.
+// copied is what the n shapes before a repeater of copies copies become: each copy is a
+// group of them.
 func (s *Scan) copied(n int64, copies float64) int64 {
 	v := (float64(n) + 1) * copies
 	if v > float64(s.lim.MaxShapes) {
@@ -215,25 +203,12 @@ func (s *Scan) copied(n int64, copies float64) int64 {
 // how many shape items rlottie builds of them: a repeater repeats everything before it in
 // its array (earlier repeaters included), so the count so far is multiplied by its copies.
 func (s *Scan) shapesArray(depth int) (int64, error) {
-	if err := nested(depth); err != nil {
-		return 0, err
-	}
 	var n int64
-	for s.dec.More() {
-		el, err := s.token()
-		if err != nil {
-			return 0, err
-		}
+	err := s.elements(depth, func(el json.Token) error {
 		if el != json.Delim('{') {
-			if err := s.skip(el, "", depth+1); err != nil {
-				return 0, err
-			}
-			continue
+			return s.skip(el, "", depth+1)
 		}
 		sh, err := s.shape(depth + 1)
-		if err != nil {
-			return 0, err
-		}
 		if sh.repeater {
 			n = s.copied(n, sh.copies)
 		}
@@ -241,8 +216,9 @@ func (s *Scan) shapesArray(depth int) (int64, error) {
 		if n > s.lim.MaxShapes {
 			s.overBudget("shapes", s.lim.MaxShapes, "its shapes, with their repeaters' copies, are more than %d", s.lim.MaxShapes)
 		}
-	}
-	return n, s.end()
+		return err
+	})
+	return n, err
 }
 
 // shapeFacts are what a shape item adds to its array's count.
@@ -255,19 +231,12 @@ type shapeFacts struct {
 // shape walks one shape item (its '{' already read). Its type ("ty") may come after its
 // parameters, so the parameters are gathered and checked at its end.
 func (s *Scan) shape(depth int) (shapeFacts, error) {
-	if err := nested(depth); err != nil {
-		return shapeFacts{}, err
-	}
 	before := s.fault
 	var ty, name string
 	vals := map[string]rng{}
 	var dash []rng
 	f := shapeFacts{count: 1}
-	for s.dec.More() {
-		k, vt, err := s.member()
-		if err != nil {
-			return f, err
-		}
+	err := s.members(depth, func(k string, vt json.Token) (err error) {
 		switch {
 		case k == "ty":
 			ty, _ = vt.(string)
@@ -294,9 +263,10 @@ func (s *Scan) shape(depth int) (shapeFacts, error) {
 		default:
 			err = s.skip(vt, k, depth+1)
 		}
-		if err != nil {
-			return f, err
-		}
+		return err
+	})
+	if err != nil {
+		return f, err
 	}
 	for _, p := range shapeParams[ty] {
 		s.check(p.p, vals[p.key])
@@ -313,7 +283,7 @@ func (s *Scan) shape(depth int) (shapeFacts, error) {
 	if before == nil && s.fault != nil && s.fault.shape == "" {
 		s.fault.shape = name
 	}
-	return f, s.end()
+	return f, nil
 }
 
 // merge adds r to vals[k] (a member written twice is read twice by rlottie).
@@ -326,91 +296,47 @@ func merge(vals map[string]rng, k string, r rng) {
 // params walks an object (its '{' already read) whose members want names are parameters
 // and returns what they can be, keyed prefix+name; the rest is skipped.
 func (s *Scan) params(depth int, prefix string, want func(string) bool) (map[string]rng, error) {
-	if err := nested(depth); err != nil {
-		return nil, err
-	}
 	vals := map[string]rng{}
-	for s.dec.More() {
-		k, vt, err := s.member()
-		if err != nil {
-			return nil, err
+	err := s.members(depth, func(k string, vt json.Token) error {
+		if !want(k) {
+			return s.skip(vt, k, depth+1)
 		}
-		if want(k) {
-			var r rng
-			r, err = s.property(vt, k, depth+1)
-			merge(vals, prefix+k, r)
-		} else {
-			err = s.skip(vt, k, depth+1)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	return vals, s.end()
+		r, err := s.property(vt, k, depth+1)
+		merge(vals, prefix+k, r)
+		return err
+	})
+	return vals, err
 }
 
 // dash walks a stroke's dash array (its '[' already read): rlottie takes the value ("v")
 // of every entry, in order, whatever its name ("n").
 func (s *Scan) dash(depth int) ([]rng, error) {
-	if err := nested(depth); err != nil {
-		return nil, err
-	}
 	var d []rng
-	for s.dec.More() {
-		el, err := s.token()
-		if err != nil {
-			return nil, err
-		}
+	err := s.elements(depth, func(el json.Token) error {
 		if el != json.Delim('{') {
-			if err := s.skip(el, "", depth+1); err != nil {
-				return nil, err
-			}
-			continue
+			return s.skip(el, "", depth+1)
 		}
-		for s.dec.More() {
-			k, vt, err := s.member()
-			if err != nil {
-				return nil, err
+		return s.members(depth+1, func(k string, vt json.Token) error {
+			if k != "v" {
+				return s.skip(vt, k, depth+2)
 			}
-			if k == "v" {
-				var r rng
-				r, err = s.property(vt, k, depth+2)
-				d = append(d, r)
-			} else {
-				err = s.skip(vt, k, depth+2)
-			}
-			if err != nil {
-				return nil, err
-			}
-		}
-		if err := s.end(); err != nil {
-			return nil, err
-		}
-	}
-	return d, s.end()
+			r, err := s.property(vt, k, depth+2)
+			d = append(d, r)
+			return err
+		})
+	})
+	return d, err
 }
 
 // assetsArray walks the assets (its '[' already read).
 func (s *Scan) assetsArray(depth int) error {
-	if err := nested(depth); err != nil {
-		return err
-	}
-	for s.dec.More() {
-		el, err := s.token()
-		if err != nil {
-			return err
-		}
+	return s.elements(depth, func(el json.Token) error {
 		s.nAssets++
 		if el == json.Delim('{') {
-			err = s.asset(depth + 1)
-		} else {
-			err = s.skip(el, "", depth+1)
+			return s.asset(depth + 1)
 		}
-		if err != nil {
-			return err
-		}
-	}
-	return s.end()
+		return s.skip(el, "", depth+1)
+	})
 }
 
 // asset walks one asset (its '{' already read). rlottie takes an asset for an image when
@@ -423,11 +349,7 @@ func (s *Scan) asset(depth int) error {
 	var own *comp
 	var img imageAsset
 	var size rng
-	for s.dec.More() {
-		k, vt, err := s.member()
-		if err != nil {
-			return err
-		}
+	err := s.members(depth, func(k string, vt json.Token) (err error) {
 		switch {
 		case k == "id":
 			id = assetID(vt)
@@ -450,11 +372,9 @@ func (s *Scan) asset(depth int) error {
 		default:
 			err = s.skip(vt, k, depth+1)
 		}
-		if err != nil {
-			return err
-		}
-	}
-	if err := s.end(); err != nil {
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	s.check(assetSize, size)
