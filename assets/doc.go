@@ -51,7 +51,7 @@
 //     size cap (lottie.imagePixels, lottie.imageSide, lottie.imageBytes). Precomps that
 //     refer to each other in a cycle, and parameters outside the ranges lottiebudget
 //     gives them (the detail names the layer, shape and parameter), are ASSET_INVALID;
-//     image assets that are not embedded data:image/ URIs of PNG, JPEG or GIF are
+//     image assets that are not embedded data:image/ URIs of PNG or JPEG are
 //     ASSET_UNSUPPORTED.
 //
 // # Size caps

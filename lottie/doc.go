@@ -49,7 +49,7 @@
 // copies, frames, embedded images' pixels; and the ranges of the parameters that drive
 // rlottie's loops and rasterisation) before rlottie parses it, and refused (ErrUnsupported,
 // saying why and where) when it is over them, when an image asset is not an embedded
-// data:image/ URI of a PNG, JPEG or GIF, whatever the order of its members (rlottie would
+// data:image/ URI of a PNG or JPEG, whatever the order of its members (rlottie would
 // read "u" + "p" from the file system; it is given no resource path and never sees such a
 // document), when it has text layers (rlottie does not draw them), or when its size is over
 // MaxSide. rlottie is loaded with an empty

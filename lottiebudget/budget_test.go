@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"image"
+	_ "image/gif" // registered in the server by package assets: the format is refused, not unknown
+	"image/jpeg"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -266,7 +268,7 @@ func TestParameterRanges(t *testing.T) {
 }
 
 // TestEmbeddedImages: an image asset (any asset with "p", whatever else it has and in
-// whatever order) is a padded base64 data:image/ URI of a PNG, JPEG or GIF, with no
+// whatever order) is a padded base64 data:image/ URI of a PNG or JPEG, with no
 // folder; it is measured from its header against the image limits.
 func TestEmbeddedImages(t *testing.T) {
 	with := func(asset string) string {
@@ -276,10 +278,15 @@ func TestEmbeddedImages(t *testing.T) {
 	if _, err := lottiebudget.CheckBytes([]byte(with(`{"id":"i","u":"","p":"`+one+`","e":1}`)), lottiebudget.Limits{}); err != nil {
 		t.Fatal(err)
 	}
-	gif := "data:image/gif;base64," + base64.StdEncoding.EncodeToString([]byte("GIF89a\x02\x00\x02\x00\x00\x00\x00;"))
-	if _, err := lottiebudget.CheckBytes([]byte(with(`{"id":"i","p":"`+gif+`"}`)), lottiebudget.Limits{}); err != nil {
-		t.Fatalf("gif: %v", err)
+	var jpg bytes.Buffer
+	if err := jpeg.Encode(&jpg, image.NewGray(image.Rect(0, 0, 5, 4)), nil); err != nil {
+		t.Fatal(err)
 	}
+	jpegURI := "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(jpg.Bytes())
+	if _, err := lottiebudget.CheckBytes([]byte(with(`{"id":"i","p":"`+jpegURI+`"}`)), lottiebudget.Limits{}); err != nil {
+		t.Fatalf("jpeg: %v", err)
+	}
+	gif := "data:image/gif;base64," + base64.StdEncoding.EncodeToString([]byte("GIF89a\x02\x00\x02\x00\x00\x00\x00;"))
 	webp := "data:image/webp;base64," + base64.StdEncoding.EncodeToString([]byte("RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f\x00\x00\x00\x10\x07\x10\x11\x11\x88\x88\xfe\x07\x00"))
 	for name, c := range map[string]struct {
 		asset string
@@ -294,6 +301,7 @@ func TestEmbeddedImages(t *testing.T) {
 		"newline":        {`{"id":"i","p":"` + one[:40] + `\n` + one[40:] + `"}`, lottiebudget.ErrUndrawable, "not padded base64"},
 		"url alphabet":   {`{"id":"i","p":"` + one[:22] + strings.NewReplacer("+", "-", "/", "_").Replace(one[22:]) + `-"}`, lottiebudget.ErrUndrawable, "not padded base64"},
 		"webp":           {`{"id":"i","p":"` + webp + `"}`, lottiebudget.ErrUndrawable, "cannot be measured: image: unknown format"},
+		"gif":            {`{"id":"i","p":"` + gif + `"}`, lottiebudget.ErrUndrawable, "cannot be measured: it is a GIF image, which is not drawn"},
 		"no comma":       {`{"id":"i","p":"data:image/png"}`, lottiebudget.ErrUndrawable, "cannot be measured"},
 		"wide":           {`{"id":"i","p":"` + pngHeaderURI(16385, 1) + `"}`, nil, `image asset "i" is 16385x1 pixels, more than 16384 on a side`},
 		"pixels":         {`{"id":"i","p":"` + pngHeaderURI(12000, 9000) + `"}`, nil, "is 12000x9000 pixels, more than the limit of 100000000"},

@@ -35,9 +35,9 @@
 //     1 GB; 100,000 shapes (rectangles and fills) take 95 MB and 0.4 s of CPU per 1080 x
 //     1080 frame, dashed gradient strokes of ellipses 144 MB and 3.9 s.
 //   - rlottie decodes every image asset (stb_image) when it loads a document, so each
-//     embedded image is measured from its header (PNG, JPEG or GIF, the formats both
-//     image.DecodeConfig and stb_image read; anything else cannot be measured and is
-//     refused) and all of them together are bounded by the pixel limit (the security
+//     embedded image is measured from its header (PNG or JPEG, the formats its image
+//     loader draws; a GIF or BMP it leaves out, and anything else cannot be measured: both
+//     are refused) and all of them together are bounded by the pixel limit (the security
 //     review of issue 26 had a 249 KB PNG of 16000 x 16000 in a data: URI take 2 GB).
 //
 // # Image assets

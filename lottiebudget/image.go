@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
-	_ "image/gif"  // DecodeConfig for GIF
 	_ "image/jpeg" // DecodeConfig for JPEG
 	_ "image/png"  // DecodeConfig for PNG
 	"strings"
@@ -37,7 +36,7 @@ func (s *Scan) image(img imageAsset, where string) error {
 		p := t.(string)
 		w, h, n, err := measureDataURI(p)
 		if err != nil {
-			return undrawable("the Lottie animation's %s cannot be measured: %v (PNG, JPEG and GIF data:image/ URIs in base64 are drawn)", where, err)
+			return undrawable("the Lottie animation's %s cannot be measured: %v (PNG and JPEG data:image/ URIs in base64 are drawn)", where, err)
 		}
 		switch px := int64(w) * int64(h); {
 		case n > s.lim.MaxImageBytes:
@@ -60,8 +59,9 @@ func (s *Scan) image(img imageAsset, where string) error {
 // URI's first comma (where rlottie starts decoding, whatever the URI's media type says),
 // and returns its decoded length. The data must be strict base64 (the standard alphabet,
 // no whitespace, padded): rlottie's own decoder reads anything else differently from Go's,
-// and the size measured would not be the image rlottie decodes. Only the formats both
-// image.DecodeConfig and rlottie's stb_image read are taken: PNG, JPEG and GIF.
+// and the size measured would not be the image rlottie decodes. Only the formats rlottie's
+// image loader draws are taken: PNG and JPEG (Debian's stb_image build of rlottie 0.1
+// draws no GIF or BMP).
 func measureDataURI(uri string) (w, h int, n int64, err error) {
 	_, data, ok := strings.Cut(uri, ",")
 	if !ok {
@@ -74,6 +74,9 @@ func measureDataURI(uri string) (w, h int, n int64, err error) {
 	cfg, format, err := image.DecodeConfig(base64.NewDecoder(base64.StdEncoding, strings.NewReader(data)))
 	if err != nil {
 		return 0, 0, 0, err
+	}
+	if format != "png" && format != "jpeg" {
+		return 0, 0, 0, fmt.Errorf("it is a %s image, which is not drawn", strings.ToUpper(format))
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 {
 		return 0, 0, 0, fmt.Errorf("the %s image has no pixels", format)
