@@ -45,8 +45,14 @@
 //   - Lottie: 10,000 layers after precomp expansion (a precomp layer counts its
 //     composition's layers each time; MaxLottieLayers), precomps nested 32 deep
 //     (MaxLottieDepth), 500,000 keyframes (MaxLottieKeyframes), op - ip at most 216,000
-//     frames (MaxLottieFrames). Precomps that refer to each other in a cycle are
-//     ASSET_INVALID.
+//     frames (MaxLottieFrames), and lottiebudget's own budgets (path points, shapes
+//     after repeater copies). Images embedded in the document are measured from their
+//     headers against MaxImagePixels (all of them together), MaxImageSide and the image
+//     size cap (lottie.imagePixels, lottie.imageSide, lottie.imageBytes). Precomps that
+//     refer to each other in a cycle, and parameters outside the ranges lottiebudget
+//     gives them (the detail names the layer, shape and parameter), are ASSET_INVALID;
+//     image assets that are not embedded data:image/ URIs of PNG or JPEG are
+//     ASSET_UNSUPPORTED.
 //
 // # Size caps
 //

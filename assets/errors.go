@@ -18,7 +18,8 @@ var (
 	CodeInvalid = apierr.Define(apierr.Unprocessable, "ASSET_INVALID")
 	// CodeTooComplex: the file's structure asks more work of rendering than the budgets
 	// allow (SVG elements after <use> expansion, nesting, path points, filter work; GIF
-	// frames; Lottie layers after precomp expansion, nesting, keyframes, frames). The
+	// frames; Lottie layers after precomp expansion, nesting, keyframes, frames, path
+	// points, shapes after repeater copies, embedded images' pixels, side and bytes). The
 	// error's details (a problem's errors member) name the measure and its limit.
 	CodeTooComplex = apierr.Define(apierr.Unprocessable, "ASSET_TOO_COMPLEX")
 	// CodeUnsupported: a file of a known kind, within the budgets, that uses what the

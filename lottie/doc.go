@@ -30,21 +30,29 @@
 //
 // # Normalisation
 //
-// rlottie 0.1 mis-draws two things lottie-web draws, so Open rewrites the document first
-// (normalize, streaming, memory a small multiple of the document):
+// rlottie 0.1 mis-draws two things lottie-web draws, and reads a file for a third, so Open
+// rewrites the document first (normalize, streaming, memory a small multiple of the
+// document):
 //   - it reads an object's type only from its first member: a shape whose "ty" is not
 //     written first is drawn as something else (the corpus with sorted keys: SSIM 0.32 to 0.93
 //     against the same files in Bodymovin's order). "ty" is moved first in every object.
 //   - it applies a polystar's rotation twice. "r" of every "ty":"sr" shape is halved.
+//   - it takes the "p" of an image asset (any asset with a "p") for a file name, and opens
+//     "u" + "p", unless the asset says "e": 1; lottie-web draws a data URI in "p" either
+//     way. Every such asset gets "e": 1 and "u": "" (its "p", checked by the budget, is a
+//     data:image/ URI).
 //
 // # Untrusted documents
 //
 // Every document is measured with package lottiebudget (the upload check's budgets: layers
-// after precomp expansion, precomp depth, keyframes, path points, frames) before rlottie
-// parses it, and refused (ErrUnsupported) when it is over them, when an image asset is not
-// an embedded data:image/ URI (rlottie would read "u" + "p" from the file system; it is
-// given no resource path and never sees such a document), when it has text layers (rlottie
-// does not draw them), or when its size is over MaxSide. rlottie is loaded with an empty
+// after precomp expansion, precomp depth, keyframes, path points, shapes after repeater
+// copies, frames, embedded images' pixels; and the ranges of the parameters that drive
+// rlottie's loops and rasterisation) before rlottie parses it, and refused (ErrUnsupported,
+// saying why and where) when it is over them, when an image asset is not an embedded
+// data:image/ URI of a PNG or JPEG, whatever the order of its members (rlottie would
+// read "u" + "p" from the file system; it is given no resource path and never sees such a
+// document), when it has text layers (rlottie does not draw them), or when its size is over
+// MaxSide. rlottie is loaded with an empty
 // cache key, so its model cache keeps nothing. Render draws into the caller's buffer (no
 // copy; rlottie's premultiplied ARGB is turned into premultiplied RGBA in place) and checks
 // the context before each frame: a render is cancellable between frames, and one frame of
