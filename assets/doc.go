@@ -1,5 +1,8 @@
 // Package assets keeps uploaded media files on disk: atomic writes, kind detection, probing,
-// signed links, and resolving editor assets to local files for rendering.
+// signed links, resolving editor assets to local files for rendering, and fetching remote
+// assets. Decoding those files for rendering is package media's, which this package does
+// not import (nor media this one); the headers both read (a JPEG's orientation, a WAV
+// file's chunks) are package mediaheader's.
 //
 // # Asset records
 //
@@ -76,44 +79,6 @@
 // current state refers to it (editor asset key or id == assetId, remoteKey == fileKey,
 // remoteUrl or a background imageUrl whose path ends in /files/<fileKey>) or an active
 // export does (ActiveReferences). Soft-deleted files stay on disk.
-//
-// # Decoding for rendering
-//
-// Media decodes still images, gifs and SVG sources in pure Go. Video and compressed
-// audio decode through ffmpeg child processes (FFmpeg, found by FindFFmpeg on PATH or at a
-// configured path); without it they fail with MEDIA_DECODER_UNAVAILABLE and renderers
-// leave video and audio items out of their features.
-//
-//   - Media.OpenAudio: one ffmpeg per clip streaming 48 kHz stereo float32 from a start
-//     time, tempo changed by playbackRate with the pitch kept (atempo, as browsers play
-//     media), mono played on both channels at full level.
-//   - Media.NewSession: the media of one render job, adding VideoFrame (the compositor's
-//     VideoFrames). One ffmpeg per clip streams raw RGBA frames in presentation order with
-//     -fps_mode passthrough; each frame's pts comes from the showinfo filter on stderr (in
-//     the same order; its per-frame checksums are turned off, they cost as much as
-//     decoding), so variable frame rate sources are exact. ffmpeg 5.1 or later. The frame shown at media
-//     time t is the last one whose pts is <= t. Rotated sources are turned upright by
-//     ffmpeg's autorotate (display matrix); frames are scaled down to fit the output size.
-//     Each decoder keeps a window of 6 frames; it restarts (seeking to the keyframe before
-//     t, timestamps kept with -copyts) only when a request goes back past its window or
-//     more than 8 s ahead. At most 3 decoders per file; decoders no frame was asked of
-//     for 256 requests are stopped. Session.Close kills and reaps every process; a
-//     canceled request context returns at once.
-//   - Frame buffers are recycled (framepool.go), by reference count: a decoder's window
-//     holds each of its frames; Session.HoldVideoFrame adds a holder until its release
-//     func is called; a buffer with no holder goes back to its decoder's pool and the next
-//     frame is read into it. A frame from Session.VideoFrame is never recycled (it may be
-//     kept forever, as before). Rule for callers: never touch a held frame after
-//     releasing it.
-//   - Session.HoldVideoFrameYCbCr: the frame as BT.709 limited-range I420 of a given size,
-//     from decoders of its own (videoyuv.go): ffmpeg scales (bilinear) and converts the
-//     colours (BT.709 limited sources only scaled; untagged and BT.601 limited ones by the
-//     colorspace filter's fast mode; full range and the rest by swscale from their tags), 3
-//     bytes per 2 pixels through the pipe instead of 8. Same window, pool and reference
-//     counting as RGBA frames; rotated sources come upright the same way.
-//
-// The renderer reaches both through its own Decoder interface, which Media implements
-// (Decodes, OpenVideo, OpenSound: decoding.go), without importing this package.
 //
 // # Remote assets
 //

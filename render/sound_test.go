@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/media"
 )
 
 // genMedia makes a media file with ffmpeg from lavfi sources.
@@ -139,10 +139,10 @@ func probeStreams(t *testing.T, path string) streamInfo {
 	return si
 }
 
-func ffmpegOrSkip(t *testing.T) *assets.FFmpeg {
+func ffmpegOrSkip(t *testing.T) *media.FFmpeg {
 	t.Helper()
 	needFFmpeg(t)
-	ff, err := assets.FindFFmpeg("")
+	ff, err := media.FindFFmpeg("")
 	if err != nil {
 		t.Skip(err)
 	}
@@ -161,8 +161,8 @@ func TestSoundMix(t *testing.T) {
 	sec := func(s float64) int64 { return int64(s * pipeTBPS) }
 	as := map[string]any{"tone": audioAsset("tone", "tone.wav", 4), "mp3": audioAsset("mp3", "tone.mp3", 4)}
 
-	media := assets.Media{Resolve: assets.DirResolver(dir), FFmpeg: ff}
-	p := NewPipeline(PipelineConfig{Media: media, Workers: 2, Preset: "ultrafast"})
+	md := media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}
+	p := NewPipeline(PipelineConfig{Media: md, Workers: 2, Preset: "ultrafast"})
 	if !has(p.Features().ItemTypes, "audio") {
 		t.Fatalf("Features without audio items although ffmpeg is configured")
 	}
@@ -270,7 +270,7 @@ func TestSoundMix(t *testing.T) {
 	})
 
 	t.Run("without ffmpeg", func(t *testing.T) {
-		q := NewPipeline(PipelineConfig{Media: assets.Media{Resolve: media.Resolve}, Workers: 1})
+		q := NewPipeline(PipelineConfig{Media: media.Media{Resolve: md.Resolve}, Workers: 1})
 		if has(q.Features().ItemTypes, "audio") {
 			t.Errorf("Features lists audio items without ffmpeg")
 		}
