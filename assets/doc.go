@@ -34,6 +34,44 @@
 // through a buffer), so a file cut short or corrupt is ASSET_INVALID at upload rather
 // than a failed export later.
 //
+// # Probing MP4 and Matroska
+//
+// Decision: the MP4/MOV/M4A probe (isobmff.go) and the WebM/Matroska probe (ebml.go) walk
+// the structure themselves, reading box and element headers through an io.ReaderAt under
+// fixed budgets (a moov of at most 64 MiB, never read whole; 10,000 boxes; 100,000 elements
+// up to the first Cluster; 4,000,000 in the cluster walk of a file without a Duration), and
+// hand mp4ff only small fixed-layout boxes (mvhd, tkhd, mdhd, hdlr, mehd; 64 KiB at most).
+// Reading the files through the libraries instead was measured (issue 27): mp4.DecodeFile
+// with DecModeLazyMdat over the file as an io.ReadSeeker, and ebml.Unmarshal
+// (WithIgnoreUnknown) into a struct of Info and Tracks tagged to stop after Tracks, with
+// every cluster's blocks for a file without a Duration. Bytes allocated during the probe
+// (runtime.MemStats), 2-core VM, load average 17:
+//
+//	file                                          hand-written   through the libraries
+//	MP4, 1 h at 60 fps (22 MB, 385,000 samples)   0 MiB          7.7 MiB
+//	the same, fragmented (20 MB)                  0 MiB          8.5 MiB (15,000 objects)
+//	MP4, 30 s 1080p (142 MB mdat)                 0 MiB          0.1 MiB
+//	MKV, 1 h, live (no Duration, 21 MB)           12 MiB, 2.1 s  267 MiB (peak RSS 150 MB), 5.2 s
+//	MKV, 1 h, with Duration; the 142 MB one       0 MiB          0 MiB (stops after Tracks)
+//	valid MP4 with a 140 MiB free box             0 MiB          140 MiB
+//	valid WebM with a 140 MiB Void element        0 MiB          420 MiB (peak RSS 444 MB)
+//	457-byte MP4, stts entry count 2^26           0 MiB          512 MiB, written (RSS 538 MB)
+//	457-byte MP4, stts entry count 2^32-1         0 MiB          fatal error: out of memory (4 GiB ulimit -v)
+//	96-byte MP4, free box claiming 2 GiB          ASSET_INVALID  2 GiB, then EOF
+//	113-byte WebM, TrackType claiming 1 GiB       0 MiB          1 GiB
+//
+// Both libraries allocate what a declared size or count says before reading it (mp4ff's
+// box bodies and table decoders, ebml-go's every element value), and an out-of-memory
+// fault is not a panic that recover catches: the process dies. Bounding them would take a
+// pre-walk of every box and element (segjoin has one for the segments it wrote itself) as
+// large as these probes, and allocations would still grow with the file. They also answer
+// valid files differently: mp4ff refuses a last box of size 0 (to the end of the file) and
+// a second non-empty mdat, which ffprobe reads; its tkhd keeps no matrix, so a phone's
+// rotated video would report its stored size rather than the displayed one; sample entries
+// other than avc1/avc3, hvc1/hev1, av01 and encv (mp4v, vp09, ProRes) decode as unknown
+// boxes with no size. So the probes stay hand-written, fuzzed (FuzzProbe) and
+// mutation-tested (TestMutatedMediaDoNotHang), with mp4ff for the leaf boxes.
+//
 // # Structure budgets
 //
 // A small file can ask for unbounded rendering work, so structure is measured at upload
