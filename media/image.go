@@ -15,6 +15,8 @@ import (
 	_ "golang.org/x/image/webp"
 )
 
+// checkConfig reads an image's header and refuses one whose frames (frames of them, at
+// least one) would be more pixels than MaxPixels, before any pixel is decoded.
 func (m Media) checkConfig(a *editor.Asset, data []byte, frames int) error {
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
