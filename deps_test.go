@@ -65,7 +65,15 @@ func TestImportDirections(t *testing.T) {
 		// signedlink: the signed, expiring links (HMAC over path and expiry) that assets
 		// and export sign and the server's file and output routes check through them.
 		"signedlink": {"apierr"},
-		"assets":     {"apierr", "diskspace", "editor", "lottiebudget", "model", "signedlink", "storage", "svgbudget"},
+		"assets":     {"apierr", "diskspace", "editor", "lottiebudget", "mediaheader", "model", "signedlink", "storage", "svgbudget"},
+		// media: decoding the files of editor assets for rendering (images, video and sound
+		// through ffmpeg, audio in Go); render and the App's previews use it, the asset store
+		// does not, and it imports nothing of the store.
+		"media": {"apierr", "editor", "mediaheader"},
+		// mediaheader: the file headers both the upload probes (assets) and the decoders
+		// (media) read (JPEG orientation, WAV chunks); a leaf of apierr (its errors are
+		// ASSET_INVALID) so neither imports the other.
+		"mediaheader": {"apierr"},
 		// diskspace: the free-space floor (--min-free-disk) and STORAGE_FULL for writes
 		// that fail for lack of space; assets, export and server map their writes with it.
 		"diskspace":  {"apierr"},
@@ -90,7 +98,7 @@ func TestImportDirections(t *testing.T) {
 		"export": {"apierr", "diskspace", "editor", "model", "storage", "assets", "signedlink", "webhook"},
 		// render: the frame pipeline (compositor -> I420 -> encoder) implementing
 		// export.Renderer; the only package that imports both compositor and encode. Media
-		// comes through its Decoder interface (assets.Media implements it), not assets.
+		// comes through its Decoder interface (media.Media implements it), not media.
 		"render": {"editor", "compositor", "diskspace", "encode", "export", "segjoin"},
 		// segjoin: joins segments rendered apart (render.RenderSegment) without re-encoding,
 		// through encode's muxers; it never sees the compositor or an editor state.
@@ -103,7 +111,7 @@ func TestImportDirections(t *testing.T) {
 		"console": {},
 		// app: the composition root (App: open, Run, Close), the one package that wires the
 		// components to one another; main, its tests and bench/exports use it.
-		"app": {"assets", "cluster", "compositor", "compositor/text", "console", "diskspace", "editor", "export", "illustrations", "metrics", "render", "server",
+		"app": {"assets", "cluster", "compositor", "compositor/text", "console", "diskspace", "editor", "export", "illustrations", "media", "metrics", "render", "server",
 			"signedlink", "storage", "webhook"},
 		// cluster: render workers and segment-parallel exports over NATS JetStream (the
 		// coordinator is an export.Renderer); it knows no compositor or encoder: app gives it
@@ -112,7 +120,7 @@ func TestImportDirections(t *testing.T) {
 		// cmd/cutroom: the cutroom command (package main): cobra commands, flags (defaults
 		// from the packages' Default constants), output and exit codes; it runs everything
 		// through app, and `cutroom export` renders with render's pipeline directly.
-		"cmd/cutroom": {"app", "assets", "cluster", "compositor", "diskspace", "editor", "encode", "export", "illustrations", "model", "render",
+		"cmd/cutroom": {"app", "assets", "cluster", "compositor", "diskspace", "editor", "encode", "export", "illustrations", "media", "model", "render",
 			"server", "storage", "webhook"},
 	}
 	for pkg, targets := range testSupport {

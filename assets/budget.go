@@ -72,6 +72,20 @@ func (s *Store) decodeImage(ctx context.Context, r io.Reader, format string) err
 	return nil
 }
 
+// ctxReader reads from r until ctx ends, then returns ctx's error, so a decoder reading it
+// stops at its next read.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
 // checkGIF bounds an animated GIF's frames: their number, and all of them together by the
 // pixel limit (rendering decodes every frame).
 func (lim Limits) checkGIF(w, h, frames int) error {

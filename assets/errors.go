@@ -48,9 +48,6 @@ var (
 	CodeBodyUnreadable = apierr.Define(apierr.Invalid, "BODY_UNREADABLE")
 	// CodeInvalidCursor: a page cursor this server did not hand out.
 	CodeInvalidCursor = apierr.Define(apierr.Invalid, "INVALID_PAGE_CURSOR")
-	// CodeDecoderMissing: a video or compressed audio asset needs ffmpeg, which is not
-	// available.
-	CodeDecoderMissing = apierr.Define(apierr.Unprocessable, "MEDIA_DECODER_UNAVAILABLE")
 )
 
 // recordError turns the asset records' sentinel errors into the errors clients see (with
@@ -68,4 +65,9 @@ func recordError(err error, projectID, assetID string) error {
 		return CodeInvalidCursor.Wrap(err, "pageCursor is not a cursor this server handed out")
 	}
 	return diskspace.Refuse(err)
+}
+
+// invalid returns an ASSET_INVALID error: the bytes are of a known kind but malformed.
+func invalid(format string, args ...any) error {
+	return CodeInvalid.New(format, args...)
 }

@@ -625,6 +625,11 @@ func keyFromURL(raw string) string {
 	return u.Path[i+len("/files/"):]
 }
 
+// Resolver finds the local file of an editor asset. It is an alias of the function type, as
+// media.Resolver is, so a resolver made here (Prefetch's) is the media's without either
+// package importing the other.
+type Resolver = func(a *editor.Asset) (path string, err error)
+
 // Resolve finds the local file of an editor asset for a workspace's render: an uploaded
 // asset whose fileKey equals the editor asset's remoteKey, or whose id equals the editor
 // asset's id, or whose file link the remoteUrl is (by path). The asset must be live and

@@ -25,11 +25,11 @@ const DefaultMaxFrameSeconds = 30
 // field.
 type PipelineConfig struct {
 	// Media supplies decoded assets to the compositor; when it is a Decoder that decodes
-	// (assets.Media with ffmpeg), video and audio items render too (see Decoder).
+	// (media.Media with ffmpeg), video and audio items render too (see Decoder).
 	Media compositor.Media
 	// MediaFor, when set, supplies the media of one job instead of Media (for example
 	// resolving uploaded assets of job.WorkspaceID). Features still reads Media: set it to
-	// media of the kind MediaFor returns (for example assets.Media with only its FFmpeg).
+	// media of the kind MediaFor returns (for example media.Media with only its FFmpeg).
 	MediaFor func(ctx context.Context, job export.RenderJob) (compositor.Media, error)
 	// Text draws text-like items; nil leaves them out.
 	Text compositor.TextRenderer

@@ -15,17 +15,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/internal/ffmpegtest"
 	"github.com/cutroom/cutroom/internal/imagetest"
+	"github.com/cutroom/cutroom/media"
 	"github.com/cutroom/cutroom/segjoin"
 )
 
 // segmentScene is testScene (moving, scaling and fading images, a transition) at w x h for
 // seconds, with a tone on a track of its own, and the media to draw it from dir (the
 // images as PNG files, the tone as a WAV, decoded by ffmpeg).
-func segmentScene(t *testing.T, w, h int, seconds float64) ([]byte, assets.Media) {
+func segmentScene(t *testing.T, w, h int, seconds float64) ([]byte, media.Media) {
 	t.Helper()
 	ff := ffmpegOrSkip(t)
 	dir := t.TempDir()
@@ -54,7 +54,7 @@ func segmentScene(t *testing.T, w, h int, seconds float64) ([]byte, assets.Media
 	if err != nil {
 		t.Fatal(err)
 	}
-	return raw, assets.Media{Resolve: assets.DirResolver(dir), FFmpeg: ff}
+	return raw, media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}
 }
 
 type probePacket struct {
@@ -104,9 +104,9 @@ func rawYUV(t *testing.T, path string, w, h int) [][]byte {
 // keyframes at the segment starts, duration, sound, colour tags and every frame's PSNR.
 func TestSegmentedExport(t *testing.T) {
 	const w, h, fps, seconds = 160, 90, 30, 20
-	raw, media := segmentScene(t, w, h, seconds)
-	whole := NewPipeline(PipelineConfig{Media: media, Workers: 2})
-	segmented := NewPipeline(PipelineConfig{Media: media, Workers: 2, Segmented: true, SegmentSeconds: 2})
+	raw, md := segmentScene(t, w, h, seconds)
+	whole := NewPipeline(PipelineConfig{Media: md, Workers: 2})
+	segmented := NewPipeline(PipelineConfig{Media: md, Workers: 2, Segmented: true, SegmentSeconds: 2})
 	for _, format := range []string{"mp4", "webm"} {
 		t.Run(format, func(t *testing.T) {
 			dir := t.TempDir()
@@ -334,9 +334,9 @@ func TestSegmentVideoClip(t *testing.T) {
 	clip["decibelAdjustment"], clip["borderRadius"] = anim(0), anim(0)
 	clip["audioFadeInDurationInSeconds"], clip["audioFadeOutDurationInSeconds"] = 0.0, 0.0
 	raw := videoState(64, 64, 6, []map[string]any{clip}, map[string]any{"cfr10": videoAsset("cfr10", "cfr10.mp4", 64, 64, 7, false)})
-	media := assets.Media{Resolve: assets.DirResolver(dir), FFmpeg: ff}
+	md := media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}
 	one, seg := filepath.Join(dir, "one.mp4"), filepath.Join(dir, "seg.mp4")
-	cfg := PipelineConfig{Media: media, Workers: 2, Preset: "ultrafast", CRF: 1}
+	cfg := PipelineConfig{Media: md, Workers: 2, Preset: "ultrafast", CRF: 1}
 	if err := NewPipeline(cfg).Render(t.Context(), jobFor(t, raw, 30, 1, "mp4", one), nil); err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/internal/ffmpegtest"
+	"github.com/cutroom/cutroom/media"
 )
 
 // genMedia makes a media file with ffmpeg from lavfi sources.
@@ -101,10 +101,10 @@ func toneHz(s []float32, from, to float64) float64 {
 	return float64(n) / 2 / (to - from)
 }
 
-func ffmpegOrSkip(t *testing.T) *assets.FFmpeg {
+func ffmpegOrSkip(t *testing.T) *media.FFmpeg {
 	t.Helper()
 	needFFmpeg(t)
-	ff, err := assets.FindFFmpeg("")
+	ff, err := media.FindFFmpeg("")
 	if err != nil {
 		t.Skip(err)
 	}
@@ -123,8 +123,8 @@ func TestSoundMix(t *testing.T) {
 	sec := func(s float64) int64 { return int64(s * pipeTBPS) }
 	as := map[string]any{"tone": audioAsset("tone", "tone.wav", 4), "mp3": audioAsset("mp3", "tone.mp3", 4)}
 
-	media := assets.Media{Resolve: assets.DirResolver(dir), FFmpeg: ff}
-	p := NewPipeline(PipelineConfig{Media: media, Workers: 2, Preset: "ultrafast"})
+	md := media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}
+	p := NewPipeline(PipelineConfig{Media: md, Workers: 2, Preset: "ultrafast"})
 	if !has(p.Features().ItemTypes, "audio") {
 		t.Fatalf("Features without audio items although ffmpeg is configured")
 	}
@@ -232,7 +232,7 @@ func TestSoundMix(t *testing.T) {
 	})
 
 	t.Run("without ffmpeg", func(t *testing.T) {
-		q := NewPipeline(PipelineConfig{Media: assets.Media{Resolve: media.Resolve}, Workers: 1})
+		q := NewPipeline(PipelineConfig{Media: media.Media{Resolve: md.Resolve}, Workers: 1})
 		if has(q.Features().ItemTypes, "audio") {
 			t.Errorf("Features lists audio items without ffmpeg")
 		}

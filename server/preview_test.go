@@ -15,6 +15,7 @@ import (
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/media"
 	"github.com/cutroom/cutroom/render"
 	"github.com/cutroom/cutroom/server"
 )
@@ -45,7 +46,8 @@ func newPreviewEnv(t *testing.T, maxPreviews int) (*env, *stills) {
 	e := newEnv(t)
 	pl := render.NewPipeline(render.PipelineConfig{
 		MediaFor: func(_ context.Context, job export.RenderJob) (compositor.Media, error) {
-			return e.store.MediaFor(job.WorkspaceID), nil
+			return media.Media{Resolve: func(a *editor.Asset) (string, error) { return e.store.Resolve(job.WorkspaceID, a) },
+				MaxPixels: e.store.Limits().MaxImagePixels}, nil
 		},
 		Text: compositor.NewTextItems(e.fonts, nil)})
 	p := &stills{s: render.NewStills(pl)}

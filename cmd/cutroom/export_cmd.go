@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/app"
-	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/encode"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/media"
 	"github.com/cutroom/cutroom/render"
 	"github.com/spf13/cobra"
 	_ "golang.org/x/image/webp" // webp image assets
@@ -138,7 +138,7 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 	if dir == "" {
 		dir = filepath.Dir(statePath)
 	}
-	resolve := assets.DirResolver(dir)
+	resolve := media.DirResolver(dir)
 	// With --workspace, the App opens the data dir's database and asset store (read side);
 	// its font library then includes <data-dir>/fonts.
 	acfg := app.Config{FontDirs: f.fonts, NoSystemFonts: !f.systemFonts, LockTimeout: adminLockTimeout}
@@ -161,11 +161,11 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 		return err
 	}
 	ill := illustrationLookup(own)
-	media := assets.Media{Resolve: resolve}
+	md := media.Media{Resolve: resolve}
 	// Video and compressed audio decode with ffmpeg; without it states using them are
 	// refused with a clear message (images, text and the rest still render).
-	if ff, err := assets.FindFFmpeg(f.ffmpeg); err == nil {
-		media.FFmpeg = ff
+	if ff, err := media.FindFFmpeg(f.ffmpeg); err == nil {
+		md.FFmpeg = ff
 	}
 	txt := compositor.NewTextItems(a.Fonts, nil)
 	format, err := outputFormat(f.out, f.format)
@@ -173,17 +173,17 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 		return err
 	}
 	if format == "png" {
-		if media.FFmpeg != nil {
-			sess := media.NewSession(0) // video frames; its decoders stop on return
+		if md.FFmpeg != nil {
+			sess := md.NewSession(0) // video frames; its decoders stop on return
 			defer sess.Close()
 			return exportFrame(ctx, st, sess, txt, ill, f)
 		}
-		return exportFrame(ctx, st, media, txt, ill, f)
+		return exportFrame(ctx, st, md, txt, ill, f)
 	}
 	if f.frame >= 0 {
 		return fmt.Errorf("export: --frame is for PNG outputs; a %s output renders every frame", format)
 	}
-	return exportVideo(ctx, raw, st, media, txt, ill, format, f)
+	return exportVideo(ctx, raw, st, md, txt, ill, format, f)
 }
 
 // exportFrame renders one frame and writes it as a PNG atomically.

@@ -1,96 +1,22 @@
-package assets
+package media
 
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"image"
 	"image/draw"
 	"image/gif"
 	_ "image/jpeg" // still image decoders for rendering
 	_ "image/png"
 	"io"
-	"net/url"
-	"os"
-	"path/filepath"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/mediaheader"
 	_ "golang.org/x/image/webp"
 )
 
-// Resolver finds the local file of an editor asset.
-type Resolver func(a *editor.Asset) (path string, err error)
-
-// Media decodes the files of editor assets for rendering (it implements the compositor's
-// Media interface). Dimensions are checked with DecodeConfig before any pixel is decoded,
-// and JPEG EXIF orientation is applied as browsers do (image-orientation: from-image).
-// It is safe for concurrent use.
-type Media struct {
-	Resolve Resolver
-	// MaxPixels caps one decoded image (all frames of a gif count); 0 means 64 Mpx.
-	MaxPixels int64
-	// MaxFileBytes caps the file read for one asset; 0 means 1 GiB.
-	MaxFileBytes int64
-	// FFmpeg decodes video and compressed audio; nil leaves them undecodable.
-	FFmpeg *FFmpeg
-}
-
-// MediaFor returns the media of a workspace's uploaded assets.
-func (s *Store) MediaFor(workspaceID string) Media {
-	return Media{Resolve: func(a *editor.Asset) (string, error) { return s.Resolve(workspaceID, a) },
-		MaxPixels: s.lim.MaxImagePixels}
-}
-
-// DirResolver resolves an editor asset to a file under dir: a file:// remoteUrl, else its
-// remoteKey, else its filename (both relative to dir and never escaping it). It is what
-// `cutroom export --assets DIR` uses.
-func DirResolver(dir string) Resolver {
-	return func(a *editor.Asset) (string, error) {
-		if u, err := url.Parse(a.RemoteURL); err == nil && u.Scheme == "file" {
-			return u.Path, nil
-		}
-		for _, name := range []string{a.RemoteKey, a.Filename} {
-			if name == "" {
-				continue
-			}
-			p := filepath.FromSlash(name)
-			if !filepath.IsLocal(p) {
-				continue
-			}
-			full := filepath.Join(dir, p)
-			if _, err := os.Stat(full); err == nil {
-				return full, nil
-			}
-		}
-		if a.RemoteURL != "" && a.RemoteKey == "" && a.Filename == "" {
-			return "", CodeNotFound.New("no local file for %q", a.RemoteURL)
-		}
-		return "", CodeNotFound.New("no file for asset %q (looked for remoteKey %q and filename %q under %s)", a.ID, a.RemoteKey, a.Filename, dir)
-	}
-}
-
-func (m Media) read(a *editor.Asset) ([]byte, error) {
-	if m.Resolve == nil {
-		return nil, CodeNotFound.New("no media source for asset %q", a.ID)
-	}
-	p, err := m.Resolve(a)
-	if err != nil {
-		return nil, err
-	}
-	limit := m.MaxFileBytes
-	if limit <= 0 {
-		limit = 1 << 30
-	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > limit {
-		return nil, CodeTooLarge.New("asset %q is %d bytes, more than the %d bytes rendering reads", a.ID, fi.Size(), limit)
-	}
-	return os.ReadFile(p)
-}
-
+// checkConfig reads an image's header and refuses one whose frames (frames of them, at
+// least one) would be more pixels than MaxPixels, before any pixel is decoded.
 func (m Media) checkConfig(a *editor.Asset, data []byte, frames int) error {
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
@@ -124,7 +50,7 @@ func (m Media) Image(ctx context.Context, a *editor.Asset) (image.Image, error) 
 		return nil, CodeInvalid.New("decode asset %q: %v", a.ID, err)
 	}
 	if format == "jpeg" {
-		if o := JPEGOrientation(bytes.NewReader(data)); o > 1 {
+		if o := mediaheader.JPEGOrientation(bytes.NewReader(data)); o > 1 {
 			img = orient(img, o)
 		}
 	}
@@ -212,6 +138,3 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	}
 	return c.r.Read(p)
 }
-
-// String describes the media source in logs.
-func (m Media) String() string { return fmt.Sprintf("assets.Media(max %d px)", m.MaxPixels) }

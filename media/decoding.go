@@ -1,4 +1,4 @@
-package assets
+package media
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 // VideoDecoder is the video decoding of one render (a *Session). It is an alias of an
 // interface literal, as is SoundStream, so that the renderer (package render, which does not
-// import assets) names the identical type in its Decoder interface, which Media implements.
+// import media) names the identical type in its Decoder interface, which Media implements.
 type VideoDecoder = interface {
 	VideoFrame(ctx context.Context, a *editor.Asset, mediaTime time.Duration) (image.Image, error)
 	Close() error

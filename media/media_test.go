@@ -1,4 +1,4 @@
-package assets_test
+package media_test
 
 import (
 	"bytes"
@@ -13,8 +13,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/media"
 )
 
 // exifJPEG returns a w x h JPEG, red on its left half and blue on its right, carrying an
@@ -47,7 +47,7 @@ func isBlue(c color.Color) bool { r, _, b, _ := c.RGBA(); return b > 0xc000 && r
 
 func TestMediaImageOrientation(t *testing.T) {
 	dir := t.TempDir()
-	m := assets.Media{Resolve: assets.DirResolver(dir)}
+	m := media.Media{Resolve: media.DirResolver(dir)}
 	cases := []struct {
 		orientation int
 		w, h        int
@@ -92,9 +92,9 @@ func TestMediaRefusesBombsAndEscapes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "bomb.png"), bomb, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m := assets.Media{Resolve: assets.DirResolver(dir)}
+	m := media.Media{Resolve: media.DirResolver(dir)}
 	_, err := m.Image(context.Background(), &editor.Asset{ID: "bomb", Filename: "bomb.png"})
-	if !assets.CodeImageTooLarge.Is(err) {
+	if !media.CodeImageTooLarge.Is(err) {
 		t.Fatalf("bomb: %v", err)
 	}
 	// remoteKey and filename never leave the directory.
@@ -102,7 +102,7 @@ func TestMediaRefusesBombsAndEscapes(t *testing.T) {
 		defer os.Remove(filepath.Join(filepath.Dir(dir), "outside.png"))
 	}
 	_, err = m.Image(context.Background(), &editor.Asset{ID: "x", RemoteKey: "../outside.png", Filename: "../outside.png"})
-	if !assets.CodeNotFound.Is(err) {
+	if !media.CodeNotFound.Is(err) {
 		t.Fatalf("escape: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package assets
+package media
 
 import (
 	"image"
@@ -38,7 +38,7 @@ func (b *frameBuf) unref() {
 	case n == 0 && !b.escaped.Load():
 		b.pool.put(b)
 	case n < 0:
-		panic("assets: video frame released more than once")
+		panic("media: video frame released more than once")
 	}
 }
 

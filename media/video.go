@@ -1,4 +1,4 @@
-package assets
+package media
 
 import (
 	"bufio"
@@ -157,7 +157,13 @@ func (s *Session) decoderFor(ctx context.Context, path string, t float64, form f
 		best.used = s.tick
 		s.mu.Unlock()
 		best.mu.Lock()
-		return best, nil
+		if !best.closed {
+			return best, nil
+		}
+		// Another worker stopped it (evicted or idle) before its lock was free; it is out of
+		// the session's list by now, so choosing again cannot pick it.
+		best.mu.Unlock()
+		return s.decoderFor(ctx, path, t, form)
 	}
 	pr := s.probes[path]
 	s.mu.Unlock()
