@@ -65,11 +65,11 @@ func TestImportDirections(t *testing.T) {
 		// signedlink: the signed, expiring links (HMAC over path and expiry) that assets
 		// and export sign and the server's file and output routes check through them.
 		"signedlink": {"apierr"},
-		"assets":     {"apierr", "diskspace", "editor", "lottiebudget", "mediaheader", "model", "signedlink", "storage", "svgbudget"},
+		"assets":     {"apierr", "diskspace", "editor", "internal/ctxio", "lottiebudget", "mediaheader", "model", "signedlink", "storage", "svgbudget"},
 		// media: decoding the files of editor assets for rendering (images, video and sound
 		// through ffmpeg, audio in Go); render and the App's previews use it, the asset store
 		// does not, and it imports nothing of the store.
-		"media": {"apierr", "editor", "mediaheader"},
+		"media": {"apierr", "editor", "internal/ctxio", "mediaheader"},
 		// mediaheader: the file headers both the upload probes (assets) and the decoders
 		// (media) read (JPEG orientation, WAV chunks); a leaf of apierr (its errors are
 		// ASSET_INVALID) so neither imports the other.
@@ -77,7 +77,10 @@ func TestImportDirections(t *testing.T) {
 		// diskspace: the free-space floor (--min-free-disk) and STORAGE_FULL for writes
 		// that fail for lack of space; assets, export and server map their writes with it.
 		"diskspace":  {"apierr"},
-		"compositor": {"editor", "compositor/text", "illustrations", "lottie", "svgbudget"},
+		"compositor": {"editor", "compositor/text", "illustrations", "internal/ctxio", "lottie", "svgbudget"},
+		// internal/ctxio: readers that stop when a context ends (for decoders that take no
+		// context); a standard-library leaf.
+		"internal/ctxio": {},
 		// lottie: Lottie animations drawn by rlottie through cgo (the one cgo package besides
 		// encode); it measures every document with lottiebudget first.
 		"lottie": {"lottiebudget"},

@@ -9,6 +9,7 @@ import (
 	"image/gif"
 	"io"
 
+	"github.com/cutroom/cutroom/internal/ctxio"
 	"github.com/cutroom/cutroom/lottiebudget"
 	"github.com/cutroom/cutroom/svgbudget"
 )
@@ -56,7 +57,7 @@ func (s *Store) decodeImage(ctx context.Context, r io.Reader, format string) err
 			return ctx.Err()
 		}
 	}
-	br := bufio.NewReaderSize(ctxReader{ctx, r}, 64<<10) // a gone client stops the decode
+	br := bufio.NewReaderSize(ctxio.Reader(ctx, r), 64<<10) // a gone client stops the decode
 	var err error
 	if format == "gif" {
 		_, err = gif.DecodeAll(br)
@@ -70,20 +71,6 @@ func (s *Store) decodeImage(ctx context.Context, r io.Reader, format string) err
 		return invalid("the %s image data is broken: %v", format, err)
 	}
 	return nil
-}
-
-// ctxReader reads from r until ctx ends, then returns ctx's error, so a decoder reading it
-// stops at its next read.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // checkGIF bounds an animated GIF's frames: their number, and all of them together by the

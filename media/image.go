@@ -8,9 +8,9 @@ import (
 	"image/gif"
 	_ "image/jpeg" // still image decoders for rendering
 	_ "image/png"
-	"io"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/ctxio"
 	"github.com/cutroom/cutroom/mediaheader"
 	_ "golang.org/x/image/webp"
 )
@@ -42,7 +42,7 @@ func (m Media) Image(ctx context.Context, a *editor.Asset) (image.Image, error) 
 	if err := m.checkConfig(a, data, 1); err != nil {
 		return nil, err
 	}
-	img, format, err := image.Decode(ctxReader{ctx, bytes.NewReader(data)})
+	img, format, err := image.Decode(ctxio.Reader(ctx, bytes.NewReader(data)))
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -66,7 +66,7 @@ func (m Media) GIF(ctx context.Context, a *editor.Asset) (*gif.GIF, error) {
 	if err := m.checkConfig(a, data, 1); err != nil {
 		return nil, err
 	}
-	g, err := gif.DecodeAll(ctxReader{ctx, bytes.NewReader(data)})
+	g, err := gif.DecodeAll(ctxio.Reader(ctx, bytes.NewReader(data)))
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -123,18 +123,4 @@ func orient(src image.Image, o int) image.Image {
 		}
 	}
 	return dst
-}
-
-// ctxReader reads from r until ctx ends, then returns ctx's error, so a decoder reading it
-// stops at its next read.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
