@@ -126,9 +126,9 @@ func parseFrameQuery(c *gin.Context) (frameParams, error) {
 	if !ok {
 		return fp, errFieldRequired.Field("t", "t (seconds from the start) is required")
 	}
-	t, err := strconv.ParseFloat(raw, 64)
-	if err != nil {
-		return fp, errInvalidQuery.Field("t", "t must be a number of seconds, got %q", truncate(raw, 32))
+	t, ok := plainDecimal(raw)
+	if !ok {
+		return fp, errInvalidQuery.Field("t", "t must be a plain decimal number of seconds (digits with an optional fraction, such as 1.5), got %q", truncate(raw, 32))
 	}
 	fp.t = t
 	if raw, ok := c.GetQuery("width"); ok {
@@ -140,6 +140,21 @@ func parseFrameQuery(c *gin.Context) (frameParams, error) {
 	}
 	fp.format = c.Query("format")
 	return fp, nil
+}
+
+// plainDecimal reads s when it is digits with an optional fraction (1, 0.25), with a
+// leading minus sign allowed (the range check refuses it by name): strconv.ParseFloat
+// alone would also read hex (0x1p-2), underscores (1_0 as 10), exponents, a leading '+',
+// inf and nan, none of which a time in a URL should be.
+func plainDecimal(s string) (float64, bool) {
+	digits := strings.TrimPrefix(s, "-")
+	whole, frac, dot := strings.Cut(digits, ".")
+	if whole == "" || dot && frac == "" || strings.TrimLeft(whole, "0123456789") != "" ||
+		strings.TrimLeft(frac, "0123456789") != "" {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
 }
 
 // getProjectFrame answers GET /v1/projects/{projectId}/frame: the saved state at t.

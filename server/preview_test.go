@@ -221,3 +221,30 @@ func TestFramePreviewLimit(t *testing.T) {
 		t.Fatalf("held preview: %d", r.Status)
 	}
 }
+
+// TestFrameTimeIsPlainDecimal: the query's t is digits with an optional fraction (and a
+// minus sign, which the range check then refuses); Go's other float syntaxes (hex,
+// underscores, exponents, inf and nan, a leading '+', spaces) are refused as 400
+// INVALID_QUERY_PARAMETER naming t, never read as another time.
+func TestFrameTimeIsPlainDecimal(t *testing.T) {
+	e, _ := newPreviewEnv(t, 0)
+	r := e.do("POST", "/v1/projects", e.keyA, map[string]any{"title": "p", "editorState": jsonRaw(solidState(320, 180, 20))})
+	if r.Status != 201 {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	base := "/v1/projects/" + r.Data()["projectId"].(string) + "/frame?width=32&t="
+	for _, ok := range []string{"0", "10", "0.25", "1.5", "19.999", "007.5"} {
+		if r := e.do("GET", base+ok, e.keyA, nil); r.Status != 200 {
+			t.Errorf("t=%s: %d %s", ok, r.Status, r.Body)
+		}
+	}
+	e.do("GET", base+"-1", e.keyA, nil).Problem(422, "FRAME_TIME_OUT_OF_RANGE")
+	for _, bad := range []string{"0x1p-2", "1_0", "1e1", "1E0", "inf", "Inf", "NaN", "%2B1", "1.", ".5", "%201", "1%20",
+		"0x10", "--1", "1.2.3", "", "1,5", "+Inf"} {
+		if r := e.do("GET", base+bad, e.keyA, nil); r.Status != 400 {
+			t.Errorf("t=%q: %d, want 400", bad, r.Status)
+		} else if p := r.Problem(400, "INVALID_QUERY_PARAMETER"); p["field"] != "t" || !strings.Contains(p["detail"].(string), "decimal") {
+			t.Errorf("t=%q: %v", bad, p)
+		}
+	}
+}
