@@ -27,6 +27,9 @@ func TestImportDirections(t *testing.T) {
 		// internal/testlog: test support only (imported by _test files): a log buffer safe
 		// for concurrent writes.
 		"internal/testlog": {},
+		// internal/teststate: test support only (imported by _test files): editor states
+		// built to measure (many solids, for the preview time limit).
+		"internal/teststate": {},
 		// internal/tmpfstest: test support only (imported by _test files): a small tmpfs to
 		// fill (root only).
 		"internal/tmpfstest": {},

@@ -40,6 +40,9 @@ var (
 	errFrameBusy   = apierr.Define(apierr.RateLimited, "FRAME_PREVIEWS_BUSY")
 	errFrameAssets = apierr.Define(apierr.Unprocessable, "FRAME_ASSET_UNRESOLVABLE")
 	errFrameRender = apierr.Define(apierr.Unprocessable, "FRAME_RENDER_FAILED")
+	// errFrameTimeout: the frame took longer than the renderer's preview limit to draw
+	// (render.PipelineConfig.MaxPreviewSeconds, --max-preview-seconds).
+	errFrameTimeout = apierr.Define(apierr.Unprocessable, "FRAME_RENDER_TIMEOUT")
 )
 
 // Previews draws frame previews; the App wires render's still drawer in. nil leaves the
@@ -303,8 +306,8 @@ func etagMatches(inm, etag string) bool {
 }
 
 // frameError maps a drawing failure to its API code: media that cannot be read is
-// FRAME_ASSET_UNRESOLVABLE, any other drawing error FRAME_RENDER_FAILED, both with the
-// render's code and message in the detail.
+// FRAME_ASSET_UNRESOLVABLE, a frame over the preview time limit FRAME_RENDER_TIMEOUT, any
+// other drawing error FRAME_RENDER_FAILED, each with the render's message in the detail.
 func frameError(err error) error {
 	var rf *export.RenderFailure
 	if !errors.As(err, &rf) || apierr.As(err) != nil {
@@ -314,6 +317,8 @@ func frameError(err error) error {
 	case "COMPOSITOR_MEDIA_FAILED", "ASSET_NOT_FOUND", "ASSET_INVALID", "MEDIA_DECODER_UNAVAILABLE",
 		export.CodeAssetFetchFailed:
 		return errFrameAssets.Wrap(err, "an asset of the state cannot be read: %s: %s", rf.Code, rf.Msg)
+	case export.CodeFrameTimeout:
+		return errFrameTimeout.Wrap(err, "%s; a lighter state (fewer or smaller items) or a smaller width draws sooner", rf.Msg)
 	}
 	return errFrameRender.Wrap(err, "the frame cannot be drawn: %s: %s", rf.Code, rf.Msg)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/internal/teststate"
 	"github.com/cutroom/cutroom/render"
 	"github.com/cutroom/cutroom/server"
 )
@@ -42,12 +43,18 @@ func (p *stills) Frame(ctx context.Context, ws string, st *editor.State, raw []b
 
 // newPreviewEnv is newEnv with frame previews drawn by the real compositor.
 func newPreviewEnv(t *testing.T, maxPreviews int) (*env, *stills) {
+	return newLimitedPreviewEnv(t, maxPreviews, 0)
+}
+
+// newLimitedPreviewEnv is newPreviewEnv with previews limited to maxSeconds (0: the
+// default).
+func newLimitedPreviewEnv(t *testing.T, maxPreviews int, maxSeconds float64) (*env, *stills) {
 	e := newEnv(t)
 	pl := render.NewPipeline(render.PipelineConfig{
 		MediaFor: func(_ context.Context, job export.RenderJob) (compositor.Media, error) {
 			return e.store.MediaFor(job.WorkspaceID), nil
 		},
-		Text: compositor.NewTextItems(e.fonts, nil)})
+		Text: compositor.NewTextItems(e.fonts, nil), MaxPreviewSeconds: maxSeconds})
 	p := &stills{s: render.NewStills(pl)}
 	e.h = checkAPI(t, server.New(server.Config{Now: e.clock.Now, PublicURL: "http://127.0.0.1:8787", MaxPreviews: maxPreviews},
 		server.Deps{Accounts: e.db, Projects: e.db, Idempotency: e.db, Assets: e.store, Files: e.store, Previews: p}).Handler())
@@ -246,5 +253,35 @@ func TestFrameTimeIsPlainDecimal(t *testing.T) {
 		} else if p := r.Problem(400, "INVALID_QUERY_PARAMETER"); p["field"] != "t" || !strings.Contains(p["detail"].(string), "decimal") {
 			t.Errorf("t=%q: %v", bad, p)
 		}
+	}
+}
+
+// TestFramePreviewTimeLimit (issue 26): a state whose frame takes seconds to draw (3,000
+// rotated, see-through solids) is stopped mid-frame at the preview limit and answered 422
+// FRAME_RENDER_TIMEOUT naming the item it was preparing, in about the limit; the workspace's
+// one preview slot is free right after, so the next preview draws.
+func TestFramePreviewTimeLimit(t *testing.T) {
+	const limit = 0.3 // seconds
+	e, _ := newLimitedPreviewEnv(t, 1, limit)
+	r := e.do("POST", "/v1/projects", e.keyA, map[string]any{"title": "heavy", "editorState": jsonRaw(teststate.ManySolids(3000))})
+	if r.Status != 201 {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	heavy := "/v1/projects/" + r.Data()["projectId"].(string) + "/frame?t=0.5"
+	start := time.Now()
+	p := e.do("GET", heavy, e.keyA, nil).Problem(422, "FRAME_RENDER_TIMEOUT")
+	took := time.Since(start)
+	if d := p["detail"].(string); !strings.Contains(d, "longer than 0.3s") || !strings.Contains(d, `preparing item "s`) {
+		t.Errorf("detail %q does not give the limit and the item", d)
+	}
+	// Reading and validating the 1.7 MB state comes before the limit; drawing it all takes
+	// about 4 s (13 s with -race).
+	if took > time.Duration(limit*float64(time.Second))+1500*time.Millisecond {
+		t.Errorf("the timed-out preview answered after %v (limit %gs): not stopped mid-frame", took, limit)
+	}
+	t.Logf("answered after %v: %s", took, p["detail"])
+	light := e.do("POST", "/v1/editor/frame", e.keyA, map[string]any{"editorState": jsonRaw(solidState(320, 180, 1)), "t": 0.5})
+	if light.Status != 200 {
+		t.Fatalf("the preview after a timed-out one: %d %s", light.Status, light.Body)
 	}
 }
