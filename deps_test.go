@@ -27,6 +27,9 @@ func TestImportDirections(t *testing.T) {
 		// internal/testlog: test support only (imported by _test files): a log buffer safe
 		// for concurrent writes.
 		"internal/testlog": {},
+		// internal/teststore: test support only (imported by _test files): a database with a
+		// bit of every record, and every read the server makes of it (backup tests).
+		"internal/teststore": {"model", "storage"},
 		// internal/teststate: test support only (imported by _test files): editor states
 		// built to measure (many solids, for the preview time limit).
 		"internal/teststate": {},
