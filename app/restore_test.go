@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/storage"
@@ -23,33 +21,16 @@ import (
 // (lists page by page, each project with its state and assets, each asset, each task with
 // its webhooks, the illustrations, the metrics) answers, with its keys, without a 5xx.
 func TestRestoredBackupsServe(t *testing.T) {
-	db, err := storage.Open(t.TempDir(), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	facts, err := teststore.Populate(db, time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := db.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var good bytes.Buffer
-	_, err = snap.WriteTo(&good)
-	snap.Close()
-	db.Close()
+	good, facts, err := teststore.Backup(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(26, 60))
 	served, refused := 0, 0
 	for i := range 61 {
-		data := bytes.Clone(good.Bytes())
-		if i > 0 { // the first copy is the backup as it is
-			for range 1 + r.IntN(8) {
-				data[r.IntN(len(data))] = byte(r.Uint32())
-			}
+		data := good // the first copy is the backup as it is
+		if i > 0 {
+			data = teststore.Damage(r, good)
 		}
 		src := filepath.Join(t.TempDir(), "backup.db")
 		if err := os.WriteFile(src, data, 0o600); err != nil {

@@ -186,6 +186,18 @@ func checkMeta(_ *bolt.Tx, _, k, v []byte) error {
 	return nil
 }
 
+// ownRecord checks what a record of a workspace holds: the id it is stored under, and a
+// workspace that exists.
+func ownRecord(tx *bolt.Tx, k []byte, kind, id, workspaceID string) error {
+	if id != string(k) {
+		return fmt.Errorf("holds %s %q", kind, id)
+	}
+	if !workspaceExists(tx, []byte(workspaceID)) {
+		return fmt.Errorf("its workspace %q does not exist", workspaceID)
+	}
+	return nil
+}
+
 func checkWorkspace(tx *bolt.Tx, _, k, v []byte) error {
 	var ws model.Workspace
 	if err := decode(v, &ws); err != nil {
@@ -216,12 +228,10 @@ func checkKey(tx *bolt.Tx, _, k, v []byte) error {
 	if err := decode(v, &key); err != nil {
 		return err
 	}
-	switch {
-	case key.ID != string(k):
-		return fmt.Errorf("holds API key %q", key.ID)
-	case !workspaceExists(tx, []byte(key.WorkspaceID)):
-		return fmt.Errorf("its workspace %q does not exist", key.WorkspaceID)
-	case key.RevokedAt == nil && string(tx.Bucket(bucketKeyHash).Get([]byte(key.Hash))) != key.ID:
+	if err := ownRecord(tx, k, "API key", key.ID, key.WorkspaceID); err != nil {
+		return err
+	}
+	if key.RevokedAt == nil && string(tx.Bucket(bucketKeyHash).Get([]byte(key.Hash))) != key.ID {
 		return fmt.Errorf("a live key whose hash is not in bucket %q", bucketKeyHash)
 	}
 	return nil
@@ -240,11 +250,10 @@ func checkProject(tx *bolt.Tx, _, k, v []byte) error {
 	if err := decode(v, &p); err != nil {
 		return err
 	}
+	if err := ownRecord(tx, k, "project", p.ID, p.WorkspaceID); err != nil {
+		return err
+	}
 	switch {
-	case p.ID != string(k):
-		return fmt.Errorf("holds project %q", p.ID)
-	case !workspaceExists(tx, []byte(p.WorkspaceID)):
-		return fmt.Errorf("its workspace %q does not exist", p.WorkspaceID)
 	case tx.Bucket(bucketProjectState).Get(k) == nil:
 		return fmt.Errorf("it has no state in bucket %q", bucketProjectState)
 	case !indexed(tx, bucketProjectIndex, p.WorkspaceID, orderKey(p.CreatedAt, p.ID), p.ID):
@@ -317,14 +326,13 @@ func checkTask(tx *bolt.Tx, _, k, v []byte) error {
 	if err := decode(v, &t); err != nil {
 		return err
 	}
+	if err := ownRecord(tx, k, "task", t.ID, t.WorkspaceID); err != nil {
+		return err
+	}
 	ok := orderKey(t.CreatedAt, t.ID)
 	switch {
-	case t.ID != string(k):
-		return fmt.Errorf("holds task %q", t.ID)
 	case !taskStatuses[t.Status]:
 		return fmt.Errorf("status %q is none of a task's", t.Status)
-	case !workspaceExists(tx, []byte(t.WorkspaceID)):
-		return fmt.Errorf("its workspace %q does not exist", t.WorkspaceID)
 	case tx.Bucket(bucketExportState).Get(k) == nil:
 		return fmt.Errorf("it has no state in bucket %q", bucketExportState)
 	case !indexed(tx, bucketExportIndex, t.WorkspaceID, ok, t.ID):
@@ -433,15 +441,12 @@ func checkAsset(tx *bolt.Tx, _, k, v []byte) error {
 	if err := decode(v, &a); err != nil {
 		return err
 	}
+	if err := ownRecord(tx, k, "asset", a.ID, a.WorkspaceID); err != nil {
+		return err
+	}
+	// the server's start sweeps the files area by this key: a wrong one deletes the file
 	dir := "assets/" + a.WorkspaceID + "/" + a.ID + "/"
-	name, ok := strings.CutPrefix(a.FileKey, dir)
-	switch {
-	case a.ID != string(k):
-		return fmt.Errorf("holds asset %q", a.ID)
-	case !workspaceExists(tx, []byte(a.WorkspaceID)):
-		return fmt.Errorf("its workspace %q does not exist", a.WorkspaceID)
-	case !ok || name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`):
-		// the server's start sweeps the files area by this key: a wrong one deletes the file
+	if name, ok := strings.CutPrefix(a.FileKey, dir); !ok || name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
 		return fmt.Errorf("its file key %q is not %s<name>", a.FileKey, dir)
 	}
 	return nil

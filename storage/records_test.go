@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/storage"
@@ -17,28 +16,14 @@ import (
 )
 
 // populatedBackup returns the bytes of a backup of a database with a bit of every record
-// (teststore.Populate), and what a reader needs to find them.
+// (teststore.Backup), and what a reader needs to find them.
 func populatedBackup(t testing.TB) ([]byte, teststore.Facts) {
 	t.Helper()
-	db, err := storage.Open(t.TempDir(), storage.Options{})
+	data, facts, err := teststore.Backup(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	facts, err := teststore.Populate(db, time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := db.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer snap.Close()
-	var buf bytes.Buffer
-	if _, err := snap.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes(), facts
+	return data, facts
 }
 
 // restoreAndRead restores the backup data into a fresh data dir: when the restore takes
@@ -170,11 +155,7 @@ func TestRestoreMutatedBackups(t *testing.T) {
 	refused := map[string]int{}
 	taken := 0
 	for range 300 {
-		data := bytes.Clone(good)
-		for range 1 + r.IntN(8) {
-			data[r.IntN(len(data))] = byte(r.Uint32())
-		}
-		err := restoreAndRead(t, data, facts)
+		err := restoreAndRead(t, teststore.Damage(r, good), facts)
 		if err == nil {
 			taken++
 			continue

@@ -4,8 +4,10 @@
 package teststore
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/cutroom/cutroom/model"
@@ -21,6 +23,38 @@ type Facts struct {
 	Scopes []string
 	// ClientTaskIDs are the clientTaskIds used, by workspace id.
 	ClientTaskIDs map[string][]string
+}
+
+// Backup returns a backup (a Snapshot's bytes) of a database in dir that Populate filled,
+// and its Facts.
+func Backup(dir string) ([]byte, Facts, error) {
+	db, err := storage.Open(dir, storage.Options{})
+	if err != nil {
+		return nil, Facts{}, err
+	}
+	defer db.Close()
+	f, err := Populate(db, time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))
+	if err != nil {
+		return nil, f, err
+	}
+	snap, err := db.Snapshot()
+	if err != nil {
+		return nil, f, err
+	}
+	defer snap.Close()
+	var buf bytes.Buffer
+	_, err = snap.WriteTo(&buf)
+	return buf.Bytes(), f, err
+}
+
+// Damage returns a copy of data with 1 to 8 bytes, at places r picks, set to values r
+// picks.
+func Damage(r *rand.Rand, data []byte) []byte {
+	out := bytes.Clone(data)
+	for range 1 + r.IntN(8) {
+		out[r.IntN(len(out))] = byte(r.Uint32())
+	}
+	return out
 }
 
 // Populate fills db with two workspaces (one with credits and a webhook secret), live and
