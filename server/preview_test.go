@@ -274,10 +274,11 @@ func TestFramePreviewTimeLimit(t *testing.T) {
 	if d := p["detail"].(string); !strings.Contains(d, "longer than 0.3s") || !strings.Contains(d, `preparing item "s`) {
 		t.Errorf("detail %q does not give the limit and the item", d)
 	}
-	// Reading and validating the 1.7 MB state comes before the limit; drawing it all takes
-	// about 4 s (13 s with -race).
-	if took > time.Duration(limit*float64(time.Second))+1500*time.Millisecond {
-		t.Errorf("the timed-out preview answered after %v (limit %gs): not stopped mid-frame", took, limit)
+	// The frame is one: a drawing stopped only between frames would have answered 200.
+	// Reading and validating the 1.7 MB state come before the limit; the whole drawing
+	// takes about 4 s (13 s with -race); the bound leaves room for a loaded machine.
+	if took > time.Duration(limit*float64(time.Second))+3*time.Second {
+		t.Errorf("the timed-out preview answered after %v (limit %gs)", took, limit)
 	}
 	t.Logf("answered after %v: %s", took, p["detail"])
 	light := e.do("POST", "/v1/editor/frame", e.keyA, map[string]any{"editorState": jsonRaw(solidState(320, 180, 1)), "t": 0.5})

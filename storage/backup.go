@@ -186,7 +186,7 @@ func (p pageWalk) Error() string {
 func walk(tx *bolt.Tx) error {
 	var crc uint32
 	var visit func(where string, b *bolt.Bucket) error
-	visit = func(where string, b *bolt.Bucket) (err error) {
+	visit = func(where string, b *bolt.Bucket) error {
 		defer func() {
 			if r := recover(); r != nil {
 				if _, inner := r.(pageWalk); inner {
