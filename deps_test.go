@@ -37,6 +37,12 @@ func TestImportDirections(t *testing.T) {
 		"internal/testlog": {},
 		// internal/tmpfstest: a small tmpfs to fill (root only).
 		"internal/tmpfstest": {},
+		// internal/teststore: a database with a bit of every record, and every read the
+		// server makes of it (backup tests).
+		"internal/teststore": {"model", "storage"},
+		// internal/teststate: editor states built to measure (many solids, for the preview
+		// time limit).
+		"internal/teststate": {},
 	}
 	// allowed lists, per package, the project packages it may import.
 	allowed := map[string][]string{

@@ -32,6 +32,9 @@ type RenderSettings struct {
 	MaxOutputSide int
 	// MaxFrameSeconds is the frame watchdog (0: render.DefaultMaxFrameSeconds).
 	MaxFrameSeconds float64
+	// MaxPreviewSeconds bounds drawing a frame preview (0: render.DefaultMaxPreviewSeconds,
+	// or MaxFrameSeconds when lower).
+	MaxPreviewSeconds float64
 	// AssetDir, if set, is a directory the renders' assets are also looked up in (by a
 	// file:// remoteUrl, the remoteKey or the filename, as media.DirResolver does) when the
 	// workspace has no such upload. serve leaves it empty; bench/exports sets it to the
@@ -74,15 +77,16 @@ func newRenderer(store *assets.Store, fonts *text.Library, rs RenderSettings, ff
 			}
 			return m, nil
 		},
-		IllustrationsFor: ill,
-		Text:             compositor.NewTextItems(fonts, log),
-		Workers:          rs.FrameWorkers,
-		Preset:           rs.Preset,
-		CRF:              rs.CRF,
-		MaxOutputSide:    rs.MaxOutputSide,
-		MaxFrameSeconds:  rs.MaxFrameSeconds,
-		Logger:           log,
-		Metrics:          m,
+		IllustrationsFor:  ill,
+		Text:              compositor.NewTextItems(fonts, log),
+		Workers:           rs.FrameWorkers,
+		Preset:            rs.Preset,
+		CRF:               rs.CRF,
+		MaxOutputSide:     rs.MaxOutputSide,
+		MaxFrameSeconds:   rs.MaxFrameSeconds,
+		MaxPreviewSeconds: rs.MaxPreviewSeconds,
+		Logger:            log,
+		Metrics:           m,
 	})
 }
 

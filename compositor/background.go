@@ -28,18 +28,18 @@ func (c *Compositor) drawBackground(ctx context.Context, dst *image.RGBA, clip i
 	bg := c.st.GlobalBackground
 	switch bg.Type {
 	case editor.BackgroundColor, editor.BackgroundImage:
-		c.bgOnce.Do(func() { c.bgImg, c.bgErr = c.renderBackground(ctx) })
-		if c.bgErr != nil {
-			return c.bgErr
+		bgImg, err := c.background(ctx)
+		if err != nil {
+			return err
 		}
-		if clip == c.frame && dst.Rect == c.frame && dst.Stride == c.bgImg.Stride {
-			copy(dst.Pix, c.bgImg.Pix[:len(c.bgImg.Pix)-c.bgImg.Stride+c.outW*4])
+		if clip == c.frame && dst.Rect == c.frame && dst.Stride == bgImg.Stride {
+			copy(dst.Pix, bgImg.Pix[:len(bgImg.Pix)-bgImg.Stride+c.outW*4])
 			return nil
 		}
 		n := clip.Dx() * 4
 		for y := clip.Min.Y; y < clip.Max.Y; y++ {
-			i, j := dst.PixOffset(clip.Min.X, y), c.bgImg.PixOffset(clip.Min.X, y)
-			copy(dst.Pix[i:i+n], c.bgImg.Pix[j:j+n])
+			i, j := dst.PixOffset(clip.Min.X, y), bgImg.PixOffset(clip.Min.X, y)
+			copy(dst.Pix[i:i+n], bgImg.Pix[j:j+n])
 		}
 		return nil
 	}
@@ -65,6 +65,22 @@ func fillBlack(dst *image.RGBA) {
 	for y := 1; y < dst.Rect.Dy(); y++ {
 		copy(dst.Pix[y*dst.Stride:], row)
 	}
+}
+
+// background returns the static background, drawn by the first frame that needs it (the
+// others wait for it) and kept, or its error. A drawing that ctx's end cut short is not
+// kept: the next frame draws it again (a preview's compositor outlives a cancelled frame).
+func (c *Compositor) background(ctx context.Context) (*image.RGBA, error) {
+	c.bgMu.Lock()
+	defer c.bgMu.Unlock()
+	if c.bgImg == nil && c.bgErr == nil {
+		img, err := c.renderBackground(ctx)
+		if err != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		c.bgImg, c.bgErr = img, err
+	}
+	return c.bgImg, c.bgErr
 }
 
 // renderBackground draws a colour/gradient or image background once.

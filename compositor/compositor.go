@@ -61,9 +61,9 @@ type Compositor struct {
 	bgColor Color
 	bgGrad  *Gradient
 
-	bgOnce sync.Once
-	bgImg  *image.RGBA
-	bgErr  error
+	bgMu  sync.Mutex // guards bgImg and bgErr, the background drawn once (background)
+	bgImg *image.RGBA
+	bgErr error
 
 	pool sync.Pool // *scratch
 

@@ -30,8 +30,9 @@ func newBackupCmd() *cobra.Command {
 		Long: `Copy a consistent snapshot of a running server's database into FILE, while it serves.
 
 The server must run with --admin-token; give the same token here (or CUTROOM_ADMIN_TOKEN).
-The download goes to a temporary file beside FILE, is checked (bbolt's consistency check and
-the schema version), synced, and only then renamed to FILE: FILE is never a partial backup.
+The download goes to a temporary file beside FILE, is checked as "cutroom restore" checks a
+file (pages, bbolt's consistency check, the schema version, every record and index), synced,
+and only then renamed to FILE: FILE is never a partial backup.
 Copy the files area (<data-dir>/files, <data-dir>/outputs) before taking the snapshot; see
 the README's "Backups and restore".`,
 		Example: "  cutroom backup -o /backups/cutroom.db --server http://127.0.0.1:8787 --admin-token \"$TOKEN\"",
@@ -158,8 +159,9 @@ func newRestoreCmd(g *globalFlags) *cobra.Command {
 		Short: "Put a backup in place as the data dir's database (with the server stopped)",
 		Long: `Put the backup FILE in place as the database of --data-dir, with the server stopped.
 
-FILE is checked first (bbolt's consistency check and the schema version); a file that does
-not check is refused and nothing changes. The current database is kept beside it as
+FILE is checked first: its pages, bbolt's consistency check, the schema version, and every
+record decoded as the server reads it, with the indexes in step with the records; a file
+that does not check is refused saying what is wrong, and nothing changes. The current database is kept beside it as
 cutroom.db.<UTC time>.bak, and the new one is put in place atomically. Restore the files
 area (files/, outputs/) from the same backup before starting the server again.`,
 		Args: cobra.ExactArgs(1),

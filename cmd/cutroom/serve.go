@@ -38,6 +38,7 @@ type serveFlags struct {
 	syncBurst     int
 	shutdownGrace time.Duration
 	maxFrameSecs  float64
+	maxPreviewSec float64
 	fontDirs      []string
 	systemFonts   bool
 	preset        string
@@ -96,6 +97,7 @@ desktop apps that bundle the server).`,
 	fl.BoolVar(&f.systemFonts, "system-fonts", true, "use the system's font directories too; false draws text from the embedded, <data-dir>/fonts, --fonts and uploaded fonts only, the same on every machine")
 	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", app.DefaultShutdownGrace, "hard bound on shutdown: requests in flight and renders (paused) get this long, then the process exits anyway")
 	fl.Float64Var(&f.maxFrameSecs, "max-frame-seconds", render.DefaultMaxFrameSeconds, "watchdog: a frame taking longer to draw fails its export with EXPORT_FRAME_TIMEOUT")
+	fl.Float64Var(&f.maxPreviewSec, "max-preview-seconds", 0, fmt.Sprintf("a frame preview taking longer to draw is stopped and answered 422 FRAME_RENDER_TIMEOUT (0: %ds, or --max-frame-seconds when lower)", render.DefaultMaxPreviewSeconds))
 	fl.IntVar(&f.renderWorkers, "render-workers", 0, "exports rendered at once (0: half the CPU cores, at least 1)")
 	fl.DurationVar(&f.outputTTL, "output-ttl", export.DefaultOutputTTL, "how long export download links work; the file is deleted after")
 	fl.IntVar(&f.maxOutputSide, "max-output-side", export.DefaultMaxOutputSide, "largest export output side in pixels")
@@ -208,7 +210,7 @@ func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger) app.Config {
 		Assets:  assets.Config{LinkTTL: f.linkTTL, Limits: f.limits},
 		FFprobe: f.ffprobe, FFmpeg: f.ffmpeg,
 		Render: app.RenderSettings{Preset: f.preset, CRF: f.crf, FrameWorkers: f.frameWorkers,
-			MaxOutputSide: f.maxOutputSide, MaxFrameSeconds: f.maxFrameSecs},
+			MaxOutputSide: f.maxOutputSide, MaxFrameSeconds: f.maxFrameSecs, MaxPreviewSeconds: f.maxPreviewSec},
 		Export: export.Config{Workers: f.renderWorkers, OutputTTL: f.outputTTL, MaxOutputSide: f.maxOutputSide,
 			MaxDuration: f.maxDuration},
 		HeaderPrefix: f.headerPrefix, AllowHosts: f.allowHosts, ShutdownGrace: f.shutdownGrace,
