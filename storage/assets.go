@@ -262,21 +262,17 @@ func (db *DB) ListProjectAssets(workspaceID, projectID string, pageSize int, cur
 		ab := tx.Bucket(bucketAssets)
 		ids, next = pageDesc(tx.Bucket(bucketProjectAssets).Bucket([]byte(projectID)), ck, pageSize,
 			func(v []byte) bool { return liveAsset(ab.Get(v), workspaceID) })
-		for _, id := range ids {
-			raws = append(raws, copyBytes(ab.Get(id)))
-		}
+		raws = getEach(ab, ids)
 		return nil
 	})
 	if err != nil {
 		return nil, "", err
 	}
-	out := make([]model.Asset, 0, len(raws))
-	for i, r := range raws {
-		a, err := decodeAsset(r, workspaceID, string(ids[i]), false)
-		if err != nil {
-			return nil, "", err
-		}
-		out = append(out, a)
+	out, err := decodeEach(raws, func(i int, r []byte) (model.Asset, error) {
+		return decodeAsset(r, workspaceID, string(ids[i]), false)
+	})
+	if err != nil {
+		return nil, "", err
 	}
 	return out, next, nil
 }

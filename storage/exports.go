@@ -250,21 +250,15 @@ func (db *DB) ListExports(workspaceID string, pageSize int, cursor, createdByKey
 		}
 		var ids [][]byte
 		ids, next = pageDesc(tx.Bucket(bucketExportIndex).Bucket([]byte(workspaceID)), ck, pageSize, keep)
-		for _, id := range ids {
-			raws = append(raws, copyBytes(tb.Get(id)))
-		}
+		raws = getEach(tb, ids)
 		return nil
 	})
 	if err != nil {
 		return nil, "", err
 	}
-	out := make([]model.ExportTask, 0, len(raws))
-	for _, r := range raws {
-		t, err := decodeTask(r, "")
-		if err != nil {
-			return nil, "", err
-		}
-		out = append(out, t)
+	out, err := decodeEach(raws, func(_ int, r []byte) (model.ExportTask, error) { return decodeTask(r, "") })
+	if err != nil {
+		return nil, "", err
 	}
 	return out, next, nil
 }
@@ -476,24 +470,11 @@ func (db *DB) PendingWebhooks() ([]model.WebhookDelivery, error) {
 
 // DeadWebhooks returns the deliveries that were given up, oldest first.
 func (db *DB) DeadWebhooks() ([]model.WebhookDelivery, error) {
-	var out []model.WebhookDelivery
-	var raws [][]byte
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketOutboxDead).ForEach(func(_, v []byte) error {
-			raws = append(raws, copyBytes(v))
-			return nil
-		})
-	}); err != nil {
+	raws, err := db.values(bucketOutboxDead)
+	if err != nil || len(raws) == 0 {
 		return nil, err
 	}
-	for _, r := range raws {
-		var d model.WebhookDelivery
-		if err := json.Unmarshal(r, &d); err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, nil
+	return decodeEach(raws, unmarshal[model.WebhookDelivery])
 }
 
 // WebhookDelivered removes a delivered entry from the outbox.

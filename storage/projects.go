@@ -174,22 +174,17 @@ func (db *DB) ListProjects(workspaceID string, pageSize int, cursor string) ([]m
 	var next string
 	err = db.bolt.View(func(tx *bolt.Tx) error {
 		ids, next = pageDesc(tx.Bucket(bucketProjectIndex).Bucket([]byte(workspaceID)), ck, pageSize, nil)
-		pb := tx.Bucket(bucketProjects)
-		for _, id := range ids {
-			raws = append(raws, copyBytes(pb.Get(id)))
-		}
+		raws = getEach(tx.Bucket(bucketProjects), ids)
 		return nil
 	})
 	if err != nil {
 		return nil, "", err
 	}
-	out := make([]model.Project, 0, len(raws))
-	for i, r := range raws {
-		p, err := decodeProject(r, workspaceID, string(ids[i]))
-		if err != nil {
-			return nil, "", err
-		}
-		out = append(out, p)
+	out, err := decodeEach(raws, func(i int, r []byte) (model.Project, error) {
+		return decodeProject(r, workspaceID, string(ids[i]))
+	})
+	if err != nil {
+		return nil, "", err
 	}
 	return out, next, nil
 }
