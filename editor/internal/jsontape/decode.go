@@ -766,6 +766,20 @@ func (d *tapeDecoder) slowString(start int) (uint32, error) {
 	}
 }
 
+// digits returns the end of the one or more decimal digits at i of a number; with none
+// there, the number is invalid at i.
+func (d *tapeDecoder) digits(i int) (int, error) {
+	j := i
+	for j < len(d.data) && d.data[j] >= '0' && d.data[j] <= '9' {
+		j++
+	}
+	if j == i {
+		d.pos = i
+		return 0, d.errorf("invalid number")
+	}
+	return j, nil
+}
+
 // number scans a JSON number. Literals with a large exponent are rewritten (see
 // CanonicalNumber).
 func (d *tapeDecoder) number() (uint32, error) {
@@ -775,25 +789,15 @@ func (d *tapeDecoder) number() (uint32, error) {
 	if i < n && d.data[i] == '-' {
 		i++
 	}
-	switch {
-	case i < n && d.data[i] == '0':
+	var err error
+	if i < n && d.data[i] == '0' {
 		i++
-	case i < n && d.data[i] >= '1' && d.data[i] <= '9':
-		for i < n && d.data[i] >= '0' && d.data[i] <= '9' {
-			i++
-		}
-	default:
-		d.pos = i
-		return 0, d.errorf("invalid number")
+	} else if i, err = d.digits(i); err != nil {
+		return 0, err
 	}
 	if i < n && d.data[i] == '.' {
-		i++
-		if i >= n || d.data[i] < '0' || d.data[i] > '9' {
-			d.pos = i
-			return 0, d.errorf("invalid number")
-		}
-		for i < n && d.data[i] >= '0' && d.data[i] <= '9' {
-			i++
+		if i, err = d.digits(i + 1); err != nil {
+			return 0, err
 		}
 	}
 	exp := false
@@ -803,12 +807,8 @@ func (d *tapeDecoder) number() (uint32, error) {
 		if i < n && (d.data[i] == '+' || d.data[i] == '-') {
 			i++
 		}
-		if i >= n || d.data[i] < '0' || d.data[i] > '9' {
-			d.pos = i
-			return 0, d.errorf("invalid number")
-		}
-		for i < n && d.data[i] >= '0' && d.data[i] <= '9' {
-			i++
+		if i, err = d.digits(i); err != nil {
+			return 0, err
 		}
 	}
 	d.pos = i
