@@ -157,11 +157,7 @@ func (db *DB) workspaceRaw(ref string) (model.Workspace, []byte, error) {
 
 // Workspaces lists every workspace, by name.
 func (db *DB) Workspaces() ([]model.Workspace, error) {
-	raws, err := db.values(bucketWorkspaces)
-	if err != nil {
-		return nil, err
-	}
-	out, err := decodeEach(raws, unmarshal[model.Workspace])
+	out, err := allRecords[model.Workspace](db, bucketWorkspaces)
 	if err != nil {
 		return nil, err
 	}
@@ -235,11 +231,7 @@ func (db *DB) Keys(workspaceRef string) ([]model.APIKey, error) {
 		}
 		wsID = ws.ID
 	}
-	raws, err := db.values(bucketKeys)
-	if err != nil {
-		return nil, err
-	}
-	all, err := decodeEach(raws, unmarshal[model.APIKey])
+	all, err := allRecords[model.APIKey](db, bucketKeys)
 	if err != nil {
 		return nil, err
 	}

@@ -234,33 +234,16 @@ func (db *DB) ExportByClientTaskID(workspaceID, clientTaskID string) (*model.Exp
 // ListExports returns a page of a workspace's tasks, newest first, optionally only those
 // created by one API key, and the cursor of the next page ("" on the last page).
 func (db *DB) ListExports(workspaceID string, pageSize int, cursor, createdByKeyID string) ([]model.ExportTask, string, error) {
-	ck, err := decodeCursor(cursor)
-	if err != nil {
-		return nil, "", err
-	}
-	var raws [][]byte
-	var next string
-	err = db.bolt.View(func(tx *bolt.Tx) error {
+	return page(db, cursor, pageSize, func(tx *bolt.Tx) (pageSource, error) {
 		tb := tx.Bucket(bucketExports)
-		var keep func(v []byte) bool
+		src := pageSource{index: tx.Bucket(bucketExportIndex).Bucket([]byte(workspaceID)), records: tb}
 		if createdByKeyID != "" {
 			// Only the key id is needed: a substring test on the stored JSON avoids decoding.
 			needle := []byte(`"createdByApiKeyId":"` + createdByKeyID + `"`)
-			keep = func(v []byte) bool { return bytes.Contains(tb.Get(v), needle) }
+			src.keep = func(v []byte) bool { return bytes.Contains(tb.Get(v), needle) }
 		}
-		var ids [][]byte
-		ids, next = pageDesc(tx.Bucket(bucketExportIndex).Bucket([]byte(workspaceID)), ck, pageSize, keep)
-		raws = getEach(tb, ids)
-		return nil
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	out, err := decodeEach(raws, func(_ int, r []byte) (model.ExportTask, error) { return decodeTask(r, "") })
-	if err != nil {
-		return nil, "", err
-	}
-	return out, next, nil
+		return src, nil
+	}, func(raw []byte, _ string) (model.ExportTask, error) { return decodeTask(raw, "") })
 }
 
 // ErrNoChange is returned by an UpdateExport change function to leave the task as it is.
@@ -470,11 +453,11 @@ func (db *DB) PendingWebhooks() ([]model.WebhookDelivery, error) {
 
 // DeadWebhooks returns the deliveries that were given up, oldest first.
 func (db *DB) DeadWebhooks() ([]model.WebhookDelivery, error) {
-	raws, err := db.values(bucketOutboxDead)
-	if err != nil || len(raws) == 0 {
-		return nil, err
+	out, err := allRecords[model.WebhookDelivery](db, bucketOutboxDead)
+	if err != nil || len(out) == 0 {
+		return nil, err // nil when there are none
 	}
-	return decodeEach(raws, unmarshal[model.WebhookDelivery])
+	return out, nil
 }
 
 // WebhookDelivered removes a delivered entry from the outbox.

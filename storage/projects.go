@@ -165,28 +165,9 @@ func (db *DB) ProjectWithState(workspaceID, id string) (model.Project, []byte, e
 // ListProjects returns a page of a workspace's projects, newest first, and the cursor of the
 // next page ("" on the last page).
 func (db *DB) ListProjects(workspaceID string, pageSize int, cursor string) ([]model.Project, string, error) {
-	ck, err := decodeCursor(cursor)
-	if err != nil {
-		return nil, "", err
-	}
-	var ids [][]byte
-	var raws [][]byte
-	var next string
-	err = db.bolt.View(func(tx *bolt.Tx) error {
-		ids, next = pageDesc(tx.Bucket(bucketProjectIndex).Bucket([]byte(workspaceID)), ck, pageSize, nil)
-		raws = getEach(tx.Bucket(bucketProjects), ids)
-		return nil
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	out, err := decodeEach(raws, func(i int, r []byte) (model.Project, error) {
-		return decodeProject(r, workspaceID, string(ids[i]))
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	return out, next, nil
+	return page(db, cursor, pageSize, func(tx *bolt.Tx) (pageSource, error) {
+		return pageSource{index: tx.Bucket(bucketProjectIndex).Bucket([]byte(workspaceID)), records: tx.Bucket(bucketProjects)}, nil
+	}, func(raw []byte, id string) (model.Project, error) { return decodeProject(raw, workspaceID, id) })
 }
 
 // modifyProject applies change to a project's record with optimistic concurrency: the write
