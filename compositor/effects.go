@@ -216,32 +216,41 @@ type colorOp struct {
 	linear bool       // brightness/contrast: per-channel slope m[0] and offset
 }
 
-func sepiaOp(a float64) colorOp {
-	b := float32(1 - clamp01(a))
-	return colorOp{m: [9]float32{
-		0.393 + 0.607*b, 0.769 - 0.769*b, 0.189 - 0.189*b,
-		0.349 - 0.349*b, 0.686 + 0.314*b, 0.168 - 0.168*b,
-		0.272 - 0.272*b, 0.534 - 0.534*b, 0.131 + 0.869*b,
-	}}
+// linearMatrix is a CSS filter matrix that is linear in one parameter v: base + v*slope,
+// element by element (the Filter Effects spec's sepia, grayscale and saturate).
+type linearMatrix struct{ base, slope [9]float32 }
+
+// The matrices of sepia and grayscale (v = 1 - amount) and saturate (v = the saturation).
+var (
+	sepiaMatrix = linearMatrix{
+		base:  [9]float32{0.393, 0.769, 0.189, 0.349, 0.686, 0.168, 0.272, 0.534, 0.131},
+		slope: [9]float32{0.607, -0.769, -0.189, -0.349, 0.314, -0.168, -0.272, -0.534, 0.869},
+	}
+	grayscaleMatrix = linearMatrix{
+		base:  [9]float32{0.2126, 0.7152, 0.0722, 0.2126, 0.7152, 0.0722, 0.2126, 0.7152, 0.0722},
+		slope: [9]float32{0.7874, -0.7152, -0.0722, -0.2126, 0.2848, -0.0722, -0.2126, -0.7152, 0.9278},
+	}
+	saturateMatrix = linearMatrix{
+		base:  [9]float32{0.213, 0.715, 0.072, 0.213, 0.715, 0.072, 0.213, 0.715, 0.072},
+		slope: [9]float32{0.787, -0.715, -0.072, -0.213, 0.285, -0.072, -0.213, -0.715, 0.928},
+	}
+)
+
+// at returns the matrix at v as a colour op. The product is rounded before the sum (the
+// conversion forbids a fused multiply-add), so every architecture computes the same matrix.
+func (l *linearMatrix) at(v float32) colorOp {
+	var op colorOp
+	for i := range op.m {
+		op.m[i] = l.base[i] + float32(l.slope[i]*v)
+	}
+	return op
 }
 
-func grayscaleOp(a float64) colorOp {
-	b := float32(1 - clamp01(a))
-	return colorOp{m: [9]float32{
-		0.2126 + 0.7874*b, 0.7152 - 0.7152*b, 0.0722 - 0.0722*b,
-		0.2126 - 0.2126*b, 0.7152 + 0.2848*b, 0.0722 - 0.0722*b,
-		0.2126 - 0.2126*b, 0.7152 - 0.7152*b, 0.0722 + 0.9278*b,
-	}}
-}
+func sepiaOp(a float64) colorOp { return sepiaMatrix.at(float32(1 - clamp01(a))) }
 
-func saturateOp(s float64) colorOp {
-	v := float32(s)
-	return colorOp{m: [9]float32{
-		0.213 + 0.787*v, 0.715 - 0.715*v, 0.072 - 0.072*v,
-		0.213 - 0.213*v, 0.715 + 0.285*v, 0.072 - 0.072*v,
-		0.213 - 0.213*v, 0.715 - 0.715*v, 0.072 + 0.928*v,
-	}}
-}
+func grayscaleOp(a float64) colorOp { return grayscaleMatrix.at(float32(1 - clamp01(a))) }
+
+func saturateOp(s float64) colorOp { return saturateMatrix.at(float32(s)) }
 
 func hueRotateOp(deg float64) colorOp {
 	s64, c64 := math.Sincos(deg * math.Pi / 180)

@@ -3,6 +3,7 @@ package compositor
 import (
 	"context"
 	"image"
+	"iter"
 	"sort"
 
 	"github.com/cutroom/cutroom/editor"
@@ -36,6 +37,23 @@ func (tp *trackPlan) activeAt(t int64) *transPlan {
 		}
 	}
 	return nil
+}
+
+// activeOfTypes yields, in track order, the items of the visible tracks that are of type a
+// or b and active at tick t.
+func (c *Compositor) activeOfTypes(t int64, a, b editor.ItemType) iter.Seq[*editor.Item] {
+	return func(yield func(*editor.Item) bool) {
+		for i := range c.tracks {
+			if c.tracks[i].hidden {
+				continue
+			}
+			for _, it := range c.tracks[i].items {
+				if (it.Type == a || it.Type == b) && it.ActiveAt(t) && !yield(it) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // planTracks resolves the state's tracks: their items by start time, and their transitions

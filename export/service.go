@@ -226,9 +226,7 @@ func (s *Service) Cancel(workspaceID, id string) (TaskView, error) {
 		return TaskView{}, storeError(err, id)
 	}
 	now := s.now().UTC()
-	canceled := false
-	t, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
-		canceled = false
+	t, canceled, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 		switch {
 		case t.Status == model.StatusCanceled:
 			return nil, storage.ErrNoChange
@@ -241,7 +239,6 @@ func (s *Service) Cancel(workspaceID, id string) (TaskView, error) {
 			t.RenderSeconds = now.Sub(*t.StartedAt).Seconds()
 		}
 		refund(t)
-		canceled = true
 		return nil, nil
 	})
 	if err != nil {
