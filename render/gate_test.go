@@ -104,14 +104,23 @@ func TestStillTimeLimit(t *testing.T) {
 	}
 	still := Still{WorkspaceID: "w", State: st, Raw: raw, Millis: 500, Width: 640, Height: 360, Format: "jpeg"}
 	p := NewPipeline(PipelineConfig{MaxPreviewSeconds: 0.2})
-	held := make(chan bool, 1)
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		held <- p.gate.held.Load() > 0
+	held, done := make(chan bool, 1), make(chan struct{})
+	go func() { // watches the gate until the preview returns (a fixed-time sample misses it on a loaded machine)
+		seen := false
+		for {
+			select {
+			case <-done:
+				held <- seen
+				return
+			case <-time.After(time.Millisecond):
+				seen = seen || p.gate.held.Load() > 0
+			}
+		}
 	}()
 	start := time.Now()
 	_, err = NewStills(p).Still(context.Background(), still)
 	took := time.Since(start)
+	close(done)
 	var rf *export.RenderFailure
 	if !errors.As(err, &rf) || rf.Code != export.CodeFrameTimeout || !strings.Contains(rf.Msg, `preparing item "s`) {
 		t.Fatalf("err = %v, want %s naming an item", err, export.CodeFrameTimeout)
