@@ -18,25 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/svgtest"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 )
-
-// nestedUseSVG is the hostile SVG of the hardening issue: levels of groups, each using the
-// level below ten times, so that it expands to 10^levels elements in about 1 KB.
-func nestedUseSVG(levels int) string {
-	var b strings.Builder
-	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><defs><path id="a" d="M0 0H9V9z"/>`)
-	for l := 1; l <= levels; l++ {
-		fmt.Fprintf(&b, `<g id="%c">`, 'a'+l)
-		for i := 0; i < 10; i++ {
-			fmt.Fprintf(&b, `<use href="#%c"/>`, 'a'+l-1)
-		}
-		b.WriteString(`</g>`)
-	}
-	fmt.Fprintf(&b, `</defs><use href="#%c"/></svg>`, 'a'+levels)
-	return b.String()
-}
 
 // chaosState is a short, small export state (640x360, exported at 0.6): a moving box and,
 // when image is not empty, that uploaded image asset over it.
@@ -136,7 +121,7 @@ func TestChaosSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	const key = "cutroom_sk_chaos-test-key-0123456789"
 	args := []string{"--api-key", key, "--render-workers", "1", "--frame-workers", "1", "--ffmpeg", "", "--ffprobe", ""}
-	hostile := []byte(nestedUseSVG(9))
+	hostile := svgtest.NestedUse(9, 10)
 	if len(hostile) > 2048 {
 		t.Fatalf("the hostile SVG is %d bytes; the issue's is about 1 KB", len(hostile))
 	}
