@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 // exportState is a 160x90 state: a png image (by remoteKey), a jpeg image (by file://
@@ -75,15 +77,7 @@ func TestExportFramePNG(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("export: %v\n%s", err, b)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := imagetest.ReadPNG(t, out)
 	if img.Bounds().Dx() != 320 || img.Bounds().Dy() != 180 {
 		t.Fatalf("size %v, want 320x180 (scale 2)", img.Bounds())
 	}

@@ -22,6 +22,16 @@ func frameTexts() []Text {
 	}
 }
 
+// renderTexts renders every text once.
+func renderTexts(b *testing.B, lib *Library, texts []Text) {
+	b.Helper()
+	for _, tx := range texts {
+		if _, err := lib.Render(tx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkRenderFrameFirst measures rendering the frame's texts with every cache cleared:
 // shaping, wrapping, glyph rasterisation, stroke, background and compositing.
 func BenchmarkRenderFrameFirst(b *testing.B) {
@@ -33,11 +43,7 @@ func BenchmarkRenderFrameFirst(b *testing.B) {
 		lib.masks.clear()
 		lib.colors.clear()
 		lib.layers.clear()
-		for _, tx := range texts {
-			if _, err := lib.Render(tx); err != nil {
-				b.Fatal(err)
-			}
-		}
+		renderTexts(b, lib, texts)
 	}
 }
 
@@ -46,20 +52,12 @@ func BenchmarkRenderFrameFirst(b *testing.B) {
 func BenchmarkRenderFrameNewColour(b *testing.B) {
 	lib := newTestLibrary(b)
 	texts := frameTexts()
-	for _, tx := range texts {
-		if _, err := lib.Render(tx); err != nil {
-			b.Fatal(err)
-		}
-	}
+	renderTexts(b, lib, texts)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		lib.layers.clear()
-		for _, tx := range texts {
-			if _, err := lib.Render(tx); err != nil {
-				b.Fatal(err)
-			}
-		}
+		renderTexts(b, lib, texts)
 	}
 }
 
@@ -67,19 +65,11 @@ func BenchmarkRenderFrameNewColour(b *testing.B) {
 func BenchmarkRenderFrameCached(b *testing.B) {
 	lib := newTestLibrary(b)
 	texts := frameTexts()
-	for _, tx := range texts {
-		if _, err := lib.Render(tx); err != nil {
-			b.Fatal(err)
-		}
-	}
+	renderTexts(b, lib, texts)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		for _, tx := range texts {
-			if _, err := lib.Render(tx); err != nil {
-				b.Fatal(err)
-			}
-		}
+		renderTexts(b, lib, texts)
 	}
 }
 

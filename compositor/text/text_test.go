@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden images in testdata/")
@@ -122,33 +124,16 @@ func TestGolden(t *testing.T) {
 				if err := os.MkdirAll("testdata", 0o755); err != nil {
 					t.Fatal(err)
 				}
-				f, err := os.Create(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer f.Close()
-				if err := png.Encode(f, got); err != nil {
-					t.Fatal(err)
-				}
+				imagetest.WritePNG(t, path, got)
 				return
 			}
-			f, err := os.Open(path)
-			if err != nil {
+			if _, err := os.Stat(path); err != nil {
 				t.Fatalf("%v (run go test -run TestGolden -update to create it)", err)
 			}
-			defer f.Close()
-			img, err := png.Decode(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := image.NewRGBA(img.Bounds())
-			draw.Draw(want, want.Bounds(), img, img.Bounds().Min, draw.Src)
+			want := imagetest.ReadPNG(t, path)
 			if d := maxChannelDiff(got, want); d > goldenTolerance {
 				out := filepath.Join(t.TempDir(), name+".png")
-				if f, err := os.Create(out); err == nil {
-					_ = png.Encode(f, got)
-					f.Close()
-				}
+				imagetest.WritePNG(t, out, got)
 				t.Errorf("differs from %s by %d per channel (> %d); got written to %s", path, d, goldenTolerance, out)
 			}
 		})
