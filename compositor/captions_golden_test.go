@@ -60,26 +60,10 @@ func sharedLibrary(t testing.TB) *text.Library {
 // renderTextState renders frame of raw with text, captions and charts drawn.
 func renderTextState(t testing.TB, raw []byte, frame int64) *image.RGBA {
 	t.Helper()
-	if res := editor.Validate(raw); !res.Valid {
-		t.Fatalf("test state is invalid: %v", res.Errors)
-	}
-	st, err := editor.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Template graphic nodes draw with Options.Illustrations: the built-in library here, as
 	// the browser reference draws them (testIllustrations replaces "heart").
-	c, err := New(st, Options{Media: &testMedia{files: map[string][]byte{}},
+	return renderWith(t, raw, frame, Options{Media: &testMedia{files: map[string][]byte{}},
 		Text: NewTextItems(sharedLibrary(t), nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, h := c.Size()
-	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	if err := c.RenderFrame(context.Background(), frame, fps, dst); err != nil {
-		t.Fatal(err)
-	}
-	return dst
 }
 
 // textCases are golden cases that need the text engine.

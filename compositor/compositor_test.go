@@ -354,18 +354,9 @@ func (m *videoMedia) VideoFrame(_ context.Context, a *editor.Asset, t time.Durat
 }
 
 func TestVideoFramesHook(t *testing.T) {
-	b := newBuilder()
-	b.assets["vid"] = map[string]any{"id": "vid", "type": "video", "filename": "v.mp4", "size": 1, "remoteUrl": nil,
-		"remoteKey": "v.mp4", "mimeType": "video/mp4", "width": 32, "height": 18, "durationInSeconds": 10, "hasAudioTrack": false}
-	b.add(0, with(geo("v", "video", sec, 2*sec, 0, 0, tW, tH), "assetId", "vid", "borderRadius", an(0),
-		"videoStartFromInSeconds", 0.5, "playbackRate", 2, "decibelAdjustment", an(0), "audioFadeInDurationInSeconds", 0, "audioFadeOutDurationInSeconds", 0))
-	raw := b.json()
-	if res := editor.Validate(raw); !res.Valid {
-		t.Fatalf("test state invalid: %v", res.Errors)
-	}
-	st, _ := editor.Parse(raw)
+	b := newBuilder().withVideoAsset().add(0, videoClip("v", sec, 0, 0, tW, tH, "durationTicks", 2*sec, "playbackRate", 2))
 	m := &videoMedia{}
-	c, err := New(st, Options{Media: m})
+	c, err := New(parseValid(t, b.json()), Options{Media: m})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -129,15 +129,7 @@ func TestSplitMovingItem(t *testing.T) {
 	b.add(1, textItem("title", "Title", 2*sec, "top", an(60)))
 	b.add(2, with(imageItem("tilted", "pattern", 0, 2*sec, 90, 8, 50, 30), "rotation", an(15)))
 	b.add(3, imageItem("bg", "big", 0, 2*sec, 0, 0, tW, tH))
-	raw := b.json()
-	if res := editor.Validate(raw); !res.Valid {
-		t.Fatalf("test state invalid: %v", res.Errors)
-	}
-	st, err := editor.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := New(st, Options{Media: &testMedia{files: files}, Text: NewTextItems(sharedLibrary(t), nil)})
+	c, err := New(parseValid(t, b.json()), Options{Media: &testMedia{files: files}, Text: NewTextItems(sharedLibrary(t), nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,19 +204,6 @@ func TestSplitMovingItem(t *testing.T) {
 	if err := c.RenderPlate(ctx, Split{}, false, image.NewRGBA(image.Rect(0, 0, tW, tH))); err == nil {
 		t.Error("RenderPlate of an unsplit frame: no error")
 	}
-}
-
-// parseValid validates and parses a test state.
-func parseValid(t *testing.T, raw []byte) *editor.State {
-	t.Helper()
-	if res := editor.Validate(raw); !res.Valid {
-		t.Fatalf("test state invalid: %v", res.Errors)
-	}
-	st, err := editor.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
 }
 
 // TestRenderRectMatchesInside draws a rectangle of frames of every golden case (every
