@@ -8,11 +8,11 @@ import (
 	"image"
 	"image/color"
 	"image/gif"
-	"image/png"
 	"path/filepath"
 	"testing"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 // Test states are 160x90 at 240000 ticks per second; frames are at 30 fps (8000 ticks).
@@ -267,22 +267,15 @@ func gifFrames() *gif.GIF {
 // testFiles returns the encoded media every test state can use.
 func testFiles(t testing.TB) map[string][]byte {
 	t.Helper()
-	files := map[string][]byte{}
+	files := map[string][]byte{
+		"pattern.png": imagetest.EncodePNG(t, patternImage(64, 36)),
+		"big.png":     imagetest.EncodePNG(t, patternImage(640, 360)),
+	}
 	var b bytes.Buffer
-	if err := png.Encode(&b, patternImage(64, 36)); err != nil {
-		t.Fatal(err)
-	}
-	files["pattern.png"] = append([]byte(nil), b.Bytes()...)
-	b.Reset()
-	if err := png.Encode(&b, patternImage(640, 360)); err != nil {
-		t.Fatal(err)
-	}
-	files["big.png"] = append([]byte(nil), b.Bytes()...)
-	b.Reset()
 	if err := gif.EncodeAll(&b, gifFrames()); err != nil {
 		t.Fatal(err)
 	}
-	files["anim.gif"] = append([]byte(nil), b.Bytes()...)
+	files["anim.gif"] = b.Bytes()
 	files["logo.svg"] = []byte(testSVG)
 	files["bg.png"] = files["big.png"]
 	return files

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"testing"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 // splitFrames renders every frame of c both ways: whole (RenderFrame) and assembled from a
@@ -172,12 +172,8 @@ func TestSplitMovingItem(t *testing.T) {
 	for i := 3; i < len(photo.Pix); i += 4 {
 		photo.Pix[i] = 255
 	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, photo); err != nil {
-		t.Fatal(err)
-	}
-	files["photo.png"] = buf.Bytes()
-	b.assets["photo"] = map[string]any{"id": "photo", "type": "image", "filename": "photo.png", "size": buf.Len(),
+	files["photo.png"] = imagetest.EncodePNG(t, photo)
+	b.assets["photo"] = map[string]any{"id": "photo", "type": "image", "filename": "photo.png", "size": len(files["photo.png"]),
 		"remoteUrl": nil, "remoteKey": "photo.png", "mimeType": "image/png", "width": 320, "height": 180}
 	b.items["bg"] = imageItem("bg", "photo", 0, 2*sec, -3, -2, tW+6, tH+4)
 	b.add(3, solid("bg2", 2*sec, 2*sec, 0, 0, tW, tH, "#336699", "rectangle")).transition("x", 3, "bg", "bg2", "fade", sec/2, "linear", nil)

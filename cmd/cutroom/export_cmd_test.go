@@ -5,7 +5,6 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,10 +52,8 @@ func writeExportFixture(t *testing.T) (dir, state string) {
 			red.Set(x, y, color.RGBA{220, 0, 0, 255})
 		}
 	}
+	os.WriteFile(filepath.Join(dir, "assets", "media", "green.png"), imagetest.EncodePNG(t, green), 0o644)
 	var b bytes.Buffer
-	png.Encode(&b, green)
-	os.WriteFile(filepath.Join(dir, "assets", "media", "green.png"), b.Bytes(), 0o644)
-	b.Reset()
 	jpeg.Encode(&b, red, &jpeg.Options{Quality: 95})
 	jpgPath := filepath.Join(dir, "elsewhere.jpg")
 	os.WriteFile(jpgPath, b.Bytes(), 0o644)

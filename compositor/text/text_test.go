@@ -6,7 +6,6 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -566,9 +565,7 @@ func TestColorEmojiEmbedded(t *testing.T) {
 		t.Errorf("only %d colourful pixels: emoji did not render in colour", colourful)
 	}
 	if out := os.Getenv("TEXT_COLOR_OUT"); out != "" {
-		f, _ := os.Create(out)
-		_ = png.Encode(f, goldenImage(tx, layer))
-		f.Close()
+		imagetest.WritePNG(t, out, goldenImage(tx, layer))
 	}
 }
 

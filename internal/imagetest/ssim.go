@@ -1,7 +1,7 @@
 // Package imagetest measures how alike two pictures are, for tests that compare what
 // cutroom draws, decodes or encodes with a reference: SSIM over RGBA images (the
 // compositor's and lottie's browser comparisons) and PSNR over planes of 8-bit samples or
-// RGB pixels (decoded video frames); and it reads and writes the reference PNG files.
+// RGB pixels (decoded video frames); and it reads, writes and encodes PNG files.
 // Test support: only _test files import it.
 package imagetest
 
