@@ -26,9 +26,7 @@ func frameTexts() []Text {
 func renderTexts(b *testing.B, lib *Library, texts []Text) {
 	b.Helper()
 	for _, tx := range texts {
-		if _, err := lib.Render(tx); err != nil {
-			b.Fatal(err)
-		}
+		mustRender(b, lib, tx)
 	}
 }
 

@@ -243,10 +243,7 @@ func TestBrowserReference(t *testing.T) {
 			if s.text.Scale == 0 {
 				s.text.Scale = 1
 			}
-			layer, err := lib.Render(s.text)
-			if err != nil {
-				t.Fatal(err)
-			}
+			layer := mustRender(t, lib, s.text)
 			w := int(s.text.BoxWidth) + 2*pageMargin
 			h := int(layer.Height) + 2*pageMargin + 40
 			// A scaled state is a CSS transform: scale(S) of the text at its own size, as an

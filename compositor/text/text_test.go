@@ -36,6 +36,16 @@ var (
 	white = color.NRGBA{255, 255, 255, 255}
 )
 
+// mustRender renders tx with lib, failing the test on an error.
+func mustRender(t testing.TB, lib *Library, tx Text) *Layer {
+	t.Helper()
+	layer, err := lib.Render(tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return layer
+}
+
 // goldenCases lists one text per feature.
 func goldenCases() map[string]Text {
 	base := func(content string, width float64, st Style) Text {
@@ -113,10 +123,7 @@ func TestGolden(t *testing.T) {
 	lib := newTestLibrary(t)
 	for name, tx := range goldenCases() {
 		t.Run(name, func(t *testing.T) {
-			layer, err := lib.Render(tx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			layer := mustRender(t, lib, tx)
 			got := goldenImage(tx, layer)
 			path := filepath.Join("testdata", name+".png")
 			if *update {
@@ -407,9 +414,7 @@ func TestSystemFonts(t *testing.T) {
 	if len(lib.Families()) < 8 {
 		t.Errorf("only %d families", len(lib.Families()))
 	}
-	if _, err := lib.Render(Text{Content: "system fonts", BoxWidth: 300, Style: Style{Family: "DejaVu Sans", Size: 20, LineHeight: 1.2, Color: ink}}); err != nil {
-		t.Fatal(err)
-	}
+	mustRender(t, lib, Text{Content: "system fonts", BoxWidth: 300, Style: Style{Family: "DejaVu Sans", Size: 20, LineHeight: 1.2, Color: ink}})
 }
 
 func TestBadInput(t *testing.T) {
@@ -465,10 +470,7 @@ func TestBadInput(t *testing.T) {
 func TestRenderIsCachedAndConcurrent(t *testing.T) {
 	lib := newTestLibrary(t)
 	tx := Text{Content: "cached title", BoxWidth: 400, Style: Style{Size: 40, LineHeight: 1.2, Color: ink, StrokeWidth: 2, StrokeColor: white}}
-	a, err := lib.Render(tx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustRender(t, lib, tx)
 	b, _ := lib.Render(tx)
 	if a != b {
 		t.Error("the second render was not served from the cache")
@@ -495,10 +497,7 @@ func TestOffsetsCoverOverflow(t *testing.T) {
 	lib := newTestLibrary(t)
 	tx := Text{Content: "Overflow", BoxWidth: 50, Style: Style{Size: 40, LineHeight: 0.5, Color: ink,
 		StrokeWidth: 10, StrokeColor: white, Background: &Background{Color: white, HorizontalPadding: 20}}}
-	layer, err := lib.Render(tx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	layer := mustRender(t, lib, tx)
 	if layer.OffsetX > -20 || layer.OffsetY >= 0 {
 		t.Errorf("offset %.1f,%.1f should reach left of the padding and above the box", layer.OffsetX, layer.OffsetY)
 	}
@@ -549,10 +548,7 @@ func TestColorEmojiEmbedded(t *testing.T) {
 	}
 	tx := Text{Content: "Party 🎉😀👍", BoxWidth: 500, Scale: 1, Style: Style{Size: 48, LineHeight: 1.2, Color: ink,
 		StrokeWidth: 4, StrokeColor: white}}
-	layer, err := lib.Render(tx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	layer := mustRender(t, lib, tx)
 	colourful := 0
 	img := layer.Image
 	for i := 0; i+3 < len(img.Pix); i += 4 {
