@@ -96,30 +96,10 @@ func TestExportFramePNG(t *testing.T) {
 func TestExportFrameFailsCleanly(t *testing.T) {
 	dir, state := writeExportFixture(t)
 	out := filepath.Join(dir, "frame.png")
-	for _, tc := range []struct {
-		name string
-		args []string
-		msg  string
-	}{
+	failsCleanly(t, dir, "frame.png", []failCase{
 		{"missing asset", []string{"export", state, "--frame", "0", "-o", out, "--assets", filepath.Join(dir, "nothing")}, "asset"},
 		{"no frame", []string{"export", state, "-o", out}, "--frame"},
 		{"bad state", []string{"export", filepath.Join(dir, "assets", "media", "green.png"), "--frame", "0", "-o", out}, "invalid"},
 		{"unknown output type", []string{"export", state, "-o", filepath.Join(dir, "x.txt")}, "cannot tell the format"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			b, err := exec.Command(binPath, tc.args...).CombinedOutput()
-			if err == nil {
-				t.Fatalf("export succeeded:\n%s", b)
-			}
-			if !strings.Contains(string(b), tc.msg) {
-				t.Errorf("message %q does not mention %q", b, tc.msg)
-			}
-			ents, _ := os.ReadDir(dir)
-			for _, e := range ents {
-				if strings.HasPrefix(e.Name(), "frame.png") || strings.HasPrefix(e.Name(), ".frame.png") {
-					t.Errorf("left a file behind: %s", e.Name())
-				}
-			}
-		})
-	}
+	})
 }
