@@ -3,7 +3,6 @@ package compositor
 import (
 	"context"
 	"image"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -189,19 +188,7 @@ func TestTextGolden(t *testing.T) {
 	for _, tc := range textCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			got := renderTextState(t, tc.b.json(), tc.frame)
-			path := filepath.Join("testdata", tc.name+".png")
-			if *update {
-				imagetest.WritePNG(t, path, got)
-				return
-			}
-			if _, err := os.Stat(path); err != nil {
-				t.Fatalf("no golden image %s (run go test -run TextGolden -update): %v", path, err)
-			}
-			if err := compareImages(got, imagetest.ReadPNG(t, path), goldenTolerance); err != nil {
-				out := filepath.Join(t.TempDir(), tc.name+".png")
-				imagetest.WritePNG(t, out, got)
-				t.Fatalf("%v (got written to %s)", err, out)
-			}
+			imagetest.Golden(t, filepath.Join("testdata", tc.name+".png"), got, goldenTolerance, *update)
 		})
 	}
 }
@@ -256,7 +243,7 @@ func TestCaptionContentOffset(t *testing.T) {
 	b = newBuilder()
 	b.assets["cw"] = captionAsset("cw", "word")
 	shifted := renderTextState(t, b.add(0, captionsItem("c", "cw", 3*sec, "contentStartOffsetMs", 600)).json(), 0)
-	if err := compareImages(shifted, plain, 0); err != nil {
+	if err := imagetest.Compare(shifted, plain, 0); err != nil {
 		t.Fatalf("offset 600 ms at frame 0 differs from no offset at 600 ms: %v", err)
 	}
 	if greenBounds(plain).Empty() {
@@ -327,7 +314,7 @@ func TestTextItemsParallel(t *testing.T) {
 	}
 	wg.Wait()
 	for n := range serial {
-		if err := compareImages(par[n], serial[n], 0); err != nil {
+		if err := imagetest.Compare(par[n], serial[n], 0); err != nil {
 			t.Fatalf("frame %d: %v", n, err)
 		}
 	}

@@ -136,7 +136,7 @@ func TestParallelFramesMatch(t *testing.T) {
 					return
 				}
 				for j, ff := range frames {
-					if ff == f && compareImages(dst, want[j], 0) != nil {
+					if ff == f && imagetest.Compare(dst, want[j], 0) != nil {
 						errs <- errors.New("parallel render differs from serial")
 					}
 				}
@@ -328,7 +328,7 @@ func TestCrossfadeFastMatchesLayer(t *testing.T) {
 			draw(lay, lay.Rect, &pair[0].op, &pair[0].src)
 			drawAdd(lay, lay.Rect, &pair[1].op, &pair[1].src)
 			compositeOver(want, lay, lay.Rect)
-			if err := compareImages(got, want, 2); err != nil {
+			if err := imagetest.Compare(got, want, 2); err != nil {
 				t.Errorf("p=%v: %v", p, err)
 			}
 		}
@@ -420,7 +420,7 @@ func TestBackCovers(t *testing.T) {
 		if err := c.drawTracks(context.Background(), st.FrameTicks(frame, fps), want, sc); err != nil {
 			t.Fatal(err)
 		}
-		if err := compareImages(dst, want, 0); err != nil {
+		if err := imagetest.Compare(dst, want, 0); err != nil {
 			t.Errorf("%s: skipping the background changed the frame: %v", tc.name, err)
 		}
 	}
@@ -448,7 +448,7 @@ func TestSubImageDestination(t *testing.T) {
 	for y := 0; y < tH; y++ {
 		copy(got.Pix[y*got.Stride:(y+1)*got.Stride], sub.Pix[y*sub.Stride:y*sub.Stride+tW*4])
 	}
-	if err := compareImages(got, want, 0); err != nil {
+	if err := imagetest.Compare(got, want, 0); err != nil {
 		t.Fatal(err)
 	}
 	if big.Pix[0] != 7 || big.Pix[len(big.Pix)-1] != 7 || big.RGBAAt(19, 50).R != 7 || big.RGBAAt(20+tW, 50).R != 7 {

@@ -72,9 +72,9 @@ func splitFrames(t *testing.T, name string, c *Compositor, frames int64) (split,
 			t.Fatal(err)
 		}
 		split++
-		if tol == 0 && !bytes.Equal(got.Pix, want.Pix) || tol > 0 && compareImages(got, want, tol) != nil {
+		if tol == 0 && !bytes.Equal(got.Pix, want.Pix) || tol > 0 && imagetest.Compare(got, want, tol) != nil {
 			t.Fatalf("%s: frame %d assembled from its plate and damage %v (blend %v) differs from RenderFrame: %v",
-				name, n, s.Damage, s.Blend, compareImages(got, want, tol))
+				name, n, s.Damage, s.Blend, imagetest.Compare(got, want, tol))
 		}
 	}
 	return split, reused, mixed
@@ -293,7 +293,7 @@ func TestWindowsMatchRenderFrame(t *testing.T) {
 				got := drawWindows(t, w, h, rows, func(win *image.RGBA) error {
 					return c.RenderRect(ctx, n, fps, win, c.frame)
 				})
-				if err := compareImages(got, want, 0); err != nil {
+				if err := imagetest.Compare(got, want, 0); err != nil {
 					t.Fatalf("%s frame %d drawn in bands of %d rows differs from RenderFrame: %v", tc.name, n, rows, err)
 				}
 			}
@@ -340,7 +340,7 @@ func TestWindowsMatchRenderFrame(t *testing.T) {
 					t.Fatal(err)
 				}
 				got := drawWindows(t, w, h, 10, func(win *image.RGBA) error { return c.RenderPlate(ctx, s, second, win) })
-				if err := compareImages(got, plate, 0); err != nil {
+				if err := imagetest.Compare(got, plate, 0); err != nil {
 					t.Fatalf("%s frame %d: the plate drawn in bands differs: %v", tc.name, n, err)
 				}
 				got = image.NewRGBA(image.Rect(0, 0, w, h))
@@ -350,7 +350,7 @@ func TestWindowsMatchRenderFrame(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := compareImages(got, plate, 0); err != nil {
+				if err := imagetest.Compare(got, plate, 0); err != nil {
 					t.Fatalf("%s frame %d: the plate drawn by RenderPlateWindows differs: %v", tc.name, n, err)
 				}
 				plates++

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/imagetest"
 	"github.com/cutroom/cutroom/internal/svgtest"
 	"github.com/srwiley/oksvg"
 	"github.com/srwiley/rasterx"
@@ -50,7 +51,7 @@ func TestSVGScannerMatchesRasterx(t *testing.T) {
 			return out
 		}
 		want, got := draw(false), draw(true)
-		if err := compareImages(got, want, 1); err != nil {
+		if err := imagetest.Compare(got, want, 1); err != nil {
 			t.Errorf("%dx%d: %v", w, h, err)
 		}
 		if isBlank(got) {

@@ -22,53 +22,45 @@ func frameTexts() []Text {
 	}
 }
 
-// renderTexts renders every text once.
-func renderTexts(b *testing.B, lib *Library, texts []Text) {
-	b.Helper()
-	for _, tx := range texts {
-		mustRender(b, lib, tx)
+// benchFrame measures rendering the frame's texts after one warm-up frame, calling reset
+// before each.
+func benchFrame(b *testing.B, reset func(lib *Library)) {
+	lib := newTestLibrary(b)
+	texts := frameTexts()
+	render := func() {
+		for _, tx := range texts {
+			mustRender(b, lib, tx)
+		}
+	}
+	render()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		reset(lib)
+		render()
 	}
 }
 
 // BenchmarkRenderFrameFirst measures rendering the frame's texts with every cache cleared:
 // shaping, wrapping, glyph rasterisation, stroke, background and compositing.
 func BenchmarkRenderFrameFirst(b *testing.B) {
-	lib := newTestLibrary(b)
-	texts := frameTexts()
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
+	benchFrame(b, func(lib *Library) {
 		lib.layouts.clear()
 		lib.masks.clear()
 		lib.colors.clear()
 		lib.layers.clear()
-		renderTexts(b, lib, texts)
-	}
+	})
 }
 
 // BenchmarkRenderFrameNewColour measures a frame whose layers are new but whose layout and
 // glyph masks are cached (for example an animated colour).
 func BenchmarkRenderFrameNewColour(b *testing.B) {
-	lib := newTestLibrary(b)
-	texts := frameTexts()
-	renderTexts(b, lib, texts)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		lib.layers.clear()
-		renderTexts(b, lib, texts)
-	}
+	benchFrame(b, func(lib *Library) { lib.layers.clear() })
 }
 
 // BenchmarkRenderFrameCached measures the same frame again: every layer comes from the cache.
 func BenchmarkRenderFrameCached(b *testing.B) {
-	lib := newTestLibrary(b)
-	texts := frameTexts()
-	renderTexts(b, lib, texts)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		renderTexts(b, lib, texts)
-	}
+	benchFrame(b, func(*Library) {})
 }
 
 // BenchmarkNewLibrary measures loading the embedded fonts.

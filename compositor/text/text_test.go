@@ -124,24 +124,7 @@ func TestGolden(t *testing.T) {
 	for name, tx := range goldenCases() {
 		t.Run(name, func(t *testing.T) {
 			layer := mustRender(t, lib, tx)
-			got := goldenImage(tx, layer)
-			path := filepath.Join("testdata", name+".png")
-			if *update {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				imagetest.WritePNG(t, path, got)
-				return
-			}
-			if _, err := os.Stat(path); err != nil {
-				t.Fatalf("%v (run go test -run TestGolden -update to create it)", err)
-			}
-			want := imagetest.ReadPNG(t, path)
-			if d := maxChannelDiff(got, want); d > goldenTolerance {
-				out := filepath.Join(t.TempDir(), name+".png")
-				imagetest.WritePNG(t, out, got)
-				t.Errorf("differs from %s by %d per channel (> %d); got written to %s", path, d, goldenTolerance, out)
-			}
+			imagetest.Golden(t, filepath.Join("testdata", name+".png"), goldenImage(tx, layer), goldenTolerance, *update)
 		})
 	}
 }
