@@ -223,6 +223,14 @@ func TestChaosSIGKILL(t *testing.T) {
 	}
 }
 
+// dataMember returns the string member name of an answer's data object, or "".
+func dataMember(body []byte, name string) string {
+	var r struct{ Data map[string]any }
+	_ = json.Unmarshal(body, &r)
+	s, _ := r.Data[name].(string)
+	return s
+}
+
 // chaosStep runs one client operation and records it when acknowledged.
 func chaosStep(t *testing.T, c chaosClient, ack *acked, r *rand.Rand, hostile []byte, n int) {
 	switch k := r.Intn(10); {
@@ -268,17 +276,13 @@ func chaosStep(t *testing.T, c chaosClient, ack *acked, r *rand.Rand, hostile []
 			t.Errorf("png upload: %d %s", st, body)
 			return
 		}
-		var r struct {
-			Data struct {
-				ID string `json:"assetId"`
-			} `json:"data"`
-		}
-		if json.Unmarshal(body, &r) != nil || r.Data.ID == "" {
+		id := dataMember(body, "assetId")
+		if id == "" {
 			t.Errorf("png upload answer: %s", body)
 			return
 		}
 		ack.mu.Lock()
-		ack.assets[r.Data.ID] = data
+		ack.assets[id] = data
 		ack.mu.Unlock()
 	case k < 6: // the hostile SVG: refused at upload, never stored
 		st, body, err := c.do("POST", "/v1/uploads", "image/svg+xml", hostile, map[string]string{"x-file-name": "bomb.svg"})
@@ -311,13 +315,13 @@ func chaosStep(t *testing.T, c chaosClient, ack *acked, r *rand.Rand, hostile []
 			t.Errorf("export create: %d %s", st, resp)
 			return
 		}
-		var v struct{ Data struct{ TaskID string } }
-		if json.Unmarshal(resp, &v) != nil || v.Data.TaskID == "" {
+		id := dataMember(resp, "taskId")
+		if id == "" {
 			t.Errorf("export answer: %s", resp)
 			return
 		}
 		ack.mu.Lock()
-		ack.tasks[v.Data.TaskID] = true
+		ack.tasks[id] = true
 		ack.mu.Unlock()
 	}
 }
