@@ -223,12 +223,21 @@ func TestChaosSIGKILL(t *testing.T) {
 	}
 }
 
-// dataMember returns the string member name of an answer's data object, or "".
-func dataMember(body []byte, name string) string {
+// createdID returns the string member name of a create's 201 answer's data object, or ""
+// after reporting any other answer as an error.
+func createdID(t *testing.T, what string, st int, body []byte, name string) string {
+	t.Helper()
+	if st != 201 {
+		t.Errorf("%s: %d %s", what, st, body)
+		return ""
+	}
 	var r struct{ Data map[string]any }
 	_ = json.Unmarshal(body, &r)
-	s, _ := r.Data[name].(string)
-	return s
+	id, _ := r.Data[name].(string)
+	if id == "" {
+		t.Errorf("%s answer: %s", what, body)
+	}
+	return id
 }
 
 // chaosStep runs one client operation and records it when acknowledged.
@@ -240,11 +249,10 @@ func chaosStep(t *testing.T, c chaosClient, ack *acked, r *rand.Rand, hostile []
 		if err != nil {
 			return
 		}
-		if st != 201 {
-			t.Errorf("project create: %d %s", st, body)
+		id := createdID(t, "project create", st, body, "projectId")
+		if id == "" {
 			return
 		}
-		id := idRE.FindStringSubmatch(string(body))[1]
 		ack.mu.Lock()
 		ack.projects[id] = []string{state}
 		ack.mu.Unlock()
@@ -272,13 +280,8 @@ func chaosStep(t *testing.T, c chaosClient, ack *acked, r *rand.Rand, hostile []
 		if err != nil {
 			return
 		}
-		if st != 201 {
-			t.Errorf("png upload: %d %s", st, body)
-			return
-		}
-		id := dataMember(body, "assetId")
+		id := createdID(t, "png upload", st, body, "assetId")
 		if id == "" {
-			t.Errorf("png upload answer: %s", body)
 			return
 		}
 		ack.mu.Lock()
@@ -311,13 +314,8 @@ func chaosStep(t *testing.T, c chaosClient, ack *acked, r *rand.Rand, hostile []
 			time.Sleep(100 * time.Millisecond)
 			return
 		}
-		if st != 201 {
-			t.Errorf("export create: %d %s", st, resp)
-			return
-		}
-		id := dataMember(resp, "taskId")
+		id := createdID(t, "export create", st, resp, "taskId")
 		if id == "" {
-			t.Errorf("export answer: %s", resp)
 			return
 		}
 		ack.mu.Lock()
