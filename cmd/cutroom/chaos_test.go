@@ -98,6 +98,13 @@ type acked struct {
 	tasks    map[string]bool
 }
 
+// locked runs f holding a's lock.
+func (a *acked) locked(f func()) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	f()
+}
+
 // TestChaosSIGKILL kills the server with SIGKILL at random points while clients upload
 // (among them the 1 KB nested-<use> SVG), create and sync projects and create exports, and
 // after every restart checks that every acknowledged write is intact. At the end it lets
@@ -253,26 +260,20 @@ func chaosStep(t *testing.T, c chaosClient, ack *acked, r *rand.Rand, hostile []
 		if id == "" {
 			return
 		}
-		ack.mu.Lock()
-		ack.projects[id] = []string{state}
-		ack.mu.Unlock()
+		ack.locked(func() { ack.projects[id] = []string{state} })
 		if r.Intn(2) == 0 {
 			old := state
 			state = stateWith(100000 + n)
 			st, body, err = c.do("POST", "/v1/projects/"+id+"/sync", "application/json", []byte(`{"editorState":`+state+`}`), nil)
 			if err != nil {
-				ack.mu.Lock()
-				ack.projects[id] = []string{old, state}
-				ack.mu.Unlock()
+				ack.locked(func() { ack.projects[id] = []string{old, state} })
 				return
 			}
 			if st != 200 {
 				t.Errorf("project sync: %d %s", st, body)
 				return
 			}
-			ack.mu.Lock()
-			ack.projects[id] = []string{state}
-			ack.mu.Unlock()
+			ack.locked(func() { ack.projects[id] = []string{state} })
 		}
 	case k < 5: // a PNG upload
 		data := chaosPNG(n)
@@ -280,13 +281,9 @@ func chaosStep(t *testing.T, c chaosClient, ack *acked, r *rand.Rand, hostile []
 		if err != nil {
 			return
 		}
-		id := createdID(t, "png upload", st, body, "assetId")
-		if id == "" {
-			return
+		if id := createdID(t, "png upload", st, body, "assetId"); id != "" {
+			ack.locked(func() { ack.assets[id] = data })
 		}
-		ack.mu.Lock()
-		ack.assets[id] = data
-		ack.mu.Unlock()
 	case k < 6: // the hostile SVG: refused at upload, never stored
 		st, body, err := c.do("POST", "/v1/uploads", "image/svg+xml", hostile, map[string]string{"x-file-name": "bomb.svg"})
 		if err != nil {
@@ -314,13 +311,9 @@ func chaosStep(t *testing.T, c chaosClient, ack *acked, r *rand.Rand, hostile []
 			time.Sleep(100 * time.Millisecond)
 			return
 		}
-		id := createdID(t, "export create", st, resp, "taskId")
-		if id == "" {
-			return
+		if id := createdID(t, "export create", st, resp, "taskId"); id != "" {
+			ack.locked(func() { ack.tasks[id] = true })
 		}
-		ack.mu.Lock()
-		ack.tasks[id] = true
-		ack.mu.Unlock()
 	}
 }
 
