@@ -33,6 +33,9 @@ func TestImportDirections(t *testing.T) {
 		"internal/imagetest": {},
 		// internal/netnstest: runs a package's tests in a private network namespace.
 		"internal/netnstest": {},
+		// internal/svgtest: small SVG documents that are costly to expand or draw, for the
+		// svgbudget, compositor and command tests.
+		"internal/svgtest": {},
 		// internal/testlog: a log buffer safe for concurrent writes.
 		"internal/testlog": {},
 		// internal/tmpfstest: a small tmpfs to fill (root only).

@@ -140,14 +140,22 @@ func downloadAndProbe(t *testing.T, outputURL string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// renderingTask starts a server on a new data dir and creates a 20 s export, returning once
+// its render is under way.
+func renderingTask(t *testing.T) (dir string, srv *serverProc, id string) {
+	t.Helper()
+	needFFprobe(t)
+	dir = t.TempDir()
+	srv = startServer(t, dir, "--api-key", exportKey, "--render-workers", "1")
+	id = createExport(t, srv.base, longState(20))
+	waitTask(t, srv.base, id, 60*time.Second, func(v taskView) bool { return v.Status == "PROCESSING" && v.Progress > 2 })
+	return dir, srv, id
+}
+
 // TestServeExportSIGTERMPausesAndResumes: SIGTERM with a render in flight leaves the task
 // PAUSED with no partial output; the next start resumes it to COMPLETED.
 func TestServeExportSIGTERMPausesAndResumes(t *testing.T) {
-	needFFprobe(t)
-	dir := t.TempDir()
-	srv := startServer(t, dir, "--api-key", exportKey, "--render-workers", "1")
-	id := createExport(t, srv.base, longState(20))
-	waitTask(t, srv.base, id, 60*time.Second, func(v taskView) bool { return v.Status == "PROCESSING" && v.Progress > 2 })
+	dir, srv, id := renderingTask(t)
 	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -170,11 +178,7 @@ func TestServeExportSIGTERMPausesAndResumes(t *testing.T) {
 // TestServeExportSIGKILLRendersAgain: after a crash mid-render, the task goes back to
 // PENDING on start, renders again and completes; nothing partial is ever served.
 func TestServeExportSIGKILLRendersAgain(t *testing.T) {
-	needFFprobe(t)
-	dir := t.TempDir()
-	srv := startServer(t, dir, "--api-key", exportKey, "--render-workers", "1")
-	id := createExport(t, srv.base, longState(20))
-	waitTask(t, srv.base, id, 60*time.Second, func(v taskView) bool { return v.Status == "PROCESSING" && v.Progress > 2 })
+	dir, srv, id := renderingTask(t)
 	if err := srv.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
