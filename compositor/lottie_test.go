@@ -42,7 +42,7 @@ func lottieItem(id, asset string, left, top, w, h float64) map[string]any {
 // expectLottie renders the doc's frame at w x h with package lottie directly.
 func expectLottie(t testing.TB, doc []byte, frame, w, h int) *image.RGBA {
 	t.Helper()
-	a, err := lottie.Open(doc, lottie.Limits{})
+	a, err := lottie.Open(context.Background(), doc, lottie.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

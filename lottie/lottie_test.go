@@ -25,7 +25,7 @@ func corpus(t testing.TB, name string) []byte {
 // TestFrameAt: whole frames from ip, t*fr truncated (lottie-web without subframes) and
 // wrapped into op-ip (its player with loop on).
 func TestFrameAt(t *testing.T) {
-	a, err := lottie.Open(corpus(t, "inpoint"), lottie.Limits{}) // 24 fps, ip 10, op 70
+	a, err := lottie.Open(context.Background(), corpus(t, "inpoint"), lottie.Options{}) // 24 fps, ip 10, op 70
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestOpenRefuses(t *testing.T) {
 		"array":       {`[1,2]`, "cannot be read"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := lottie.Open([]byte(c.doc), lim)
+			_, err := lottie.Open(context.Background(), []byte(c.doc), lottie.Options{Limits: lim})
 			if !errors.Is(err, lottie.ErrUnsupported) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want ErrUnsupported mentioning %q", err, c.want)
 			}
@@ -84,7 +84,7 @@ func TestOpenRefuses(t *testing.T) {
 
 // TestRenderCancelAndClose: a cancelled context renders nothing; Render after Close fails.
 func TestRenderCancelAndClose(t *testing.T) {
-	a, err := lottie.Open(corpus(t, "rect"), lottie.Limits{})
+	a, err := lottie.Open(context.Background(), corpus(t, "rect"), lottie.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

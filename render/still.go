@@ -168,13 +168,13 @@ func (p *Pipeline) prepareStill(ctx context.Context, s Still) (*stillEntry, erro
 		return nil, err
 	}
 	comp, err := compositor.New(s.State, compositor.Options{Media: media, Text: p.cfg.Text,
-		Illustrations: p.cfg.Illustrations, Width: s.Width, Height: s.Height, Logger: p.log})
+		Illustrations: p.cfg.Illustrations, Width: s.Width, Height: s.Height, Logger: p.log, Lottie: p.cfg.Lottie})
 	if err != nil {
 		closeMedia()
 		return nil, leafFailure(err)
 	}
 	comp.Preload(ctx, s.Millis, stillFPS)
-	return &stillEntry{comp: comp, close: closeMedia}, nil
+	return &stillEntry{comp: comp, close: func() { comp.Close(); closeMedia() }}, nil
 }
 
 // StillHeight returns the height of a still width pixels wide of a composition w x h
