@@ -61,10 +61,16 @@ func TestAppRenderAssetDir(t *testing.T) {
 func exportOnce(t *testing.T, rs RenderSettings, state string) model.ExportTask {
 	t.Helper()
 	a := serveApp(t, Config{Render: rs})
-	key := a.key
+	return a.waitExport(t, a.createExport(t, state))
+}
+
+// createExport creates an mp4 export of state at 30 fps through the API and returns its
+// task id.
+func (a *servedApp) createExport(t *testing.T, state string) string {
+	t.Helper()
 	body := `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":1,"format":"mp4"}`
 	req, _ := http.NewRequest("POST", a.BaseURL+"/v1/exports", strings.NewReader(body))
-	req.Header.Set("x-api-key", key)
+	req.Header.Set("x-api-key", a.key)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -83,8 +89,14 @@ func exportOnce(t *testing.T, rs RenderSettings, state string) model.ExportTask 
 	if err := json.Unmarshal(b, &created); err != nil {
 		t.Fatal(err)
 	}
+	return created.Data.TaskID
+}
+
+// waitExport returns the task once it ended (within 60 s).
+func (a *servedApp) waitExport(t *testing.T, id string) model.ExportTask {
+	t.Helper()
 	for deadline := time.Now().Add(60 * time.Second); ; {
-		task, err := a.DB.ExportTaskByID(created.Data.TaskID)
+		task, err := a.DB.ExportTaskByID(id)
 		if err != nil {
 			t.Fatal(err)
 		}
