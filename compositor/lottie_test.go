@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/lottie"
@@ -157,6 +158,52 @@ func TestLottieRefused(t *testing.T) {
 				t.Fatalf("got %v, want ErrMedia mentioning %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestLottieRendererFailsItem: a Lottie asset whose renderer process goes over its time
+// limit fails the frame with ErrMedia naming the item and the asset; Close stops the
+// compositor's renderers, and a Lottie item drawn afterwards fails.
+func TestLottieRendererFailsItem(t *testing.T) {
+	slow, err := os.ReadFile("../lottie/testdata/costly/slow.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBuilder()
+	b.assets["slow"] = lottieAssetJSON("slow", slow)
+	b.assets["lot"] = lottieAssetJSON("lot", lottieDoc(t, "rect"))
+	b.add(0, lottieItem("fast", "lot", 0, 0, 50, 50))
+	b.add(1, with(lottieItem("big", "slow", 0, 0, tW, tH), "startTicks", int64(2*secTicks)))
+	st, err := editor.Parse(b.json())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := lottie.ReadStats().Running
+	c, err := New(st, Options{Media: &testMedia{}, Width: 1920, Height: 1080, Lottie: lottie.Options{FrameSeconds: 0.3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, 1920, 1080))
+	if err := c.RenderFrame(context.Background(), 0, fps, dst); err != nil {
+		t.Fatal(err)
+	}
+	if n := lottie.ReadStats().Running; n != before+1 {
+		t.Fatalf("%d renderers run, want %d", n, before+1)
+	}
+	err = c.RenderFrame(context.Background(), 2*fps, fps, dst)
+	want := `item "big": lottie asset "slow": the Lottie animation took longer than 0.3s drawing frame 0`
+	if !errors.Is(err, ErrMedia) || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("got %v, want ErrMedia starting %q", err, want)
+	}
+	c.Close()
+	for deadline := time.Now().Add(5 * time.Second); lottie.ReadStats().Running != before; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d renderers still run after Close, want %d", lottie.ReadStats().Running, before)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := c.RenderFrame(context.Background(), fps, fps, dst); !errors.Is(err, ErrMedia) {
+		t.Fatalf("a frame after Close: %v, want ErrMedia", err)
 	}
 }
 
