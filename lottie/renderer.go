@@ -319,10 +319,14 @@ func (r *renderer) abandon() {
 
 var errClosed = errors.New("lottie: the animation was closed")
 
-// close kills the renderer and releases this side's files and mapping. Only the owner of
-// r calls it, after its last request.
+// close kills the renderer, waits (up to a second) until it was reaped, and releases this
+// side's files and mapping. Only the owner of r calls it, after its last request.
 func (r *renderer) close() {
 	r.kill()
+	select {
+	case <-r.exited:
+	case <-time.After(time.Second):
+	}
 	r.conn.Close()
 	r.shm.Close()
 	if r.mem != nil {

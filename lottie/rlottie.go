@@ -7,19 +7,25 @@ package lottie
 #include <rlottie_capi.h>
 #include "sandbox.h"
 
-// argbToRGBA copies w x h of rlottie's premultiplied ARGB32 words (bytes B,G,R,A on
-// little-endian machines, rows of 4*w bytes) to premultiplied RGBA bytes at dst, rows of
-// stride bytes.
+// argbToRGBA copies w x h of rlottie's premultiplied ARGB32 words (rows of 4*w bytes) to
+// premultiplied RGBA bytes at dst, rows of stride bytes. On little-endian machines one word
+// operation swaps R and B (vectorised at -O3: the copy is about as fast as memory).
+__attribute__((optimize("O3")))
 static void argbToRGBA(const uint32_t *src, size_t w, size_t h, uint8_t *dst, size_t stride) {
 	for (size_t y = 0; y < h; y++) {
 		const uint32_t *s = src + y * w;
 		uint8_t *d = dst + y * stride;
 		for (size_t x = 0; x < w; x++) {
 			uint32_t v = s[x];
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			uint32_t o = (v & 0xff00ff00u) | ((v >> 16) & 0xffu) | ((v & 0xffu) << 16);
+			__builtin_memcpy(d + 4 * x, &o, 4);
+#else
 			d[4 * x] = (uint8_t)(v >> 16);
 			d[4 * x + 1] = (uint8_t)(v >> 8);
 			d[4 * x + 2] = (uint8_t)v;
 			d[4 * x + 3] = (uint8_t)(v >> 24);
+#endif
 		}
 	}
 }
