@@ -3,7 +3,8 @@
 # (default main), interleaved: 10 s at 30 fps of 1920 x 1080 with one lottie item filling
 # the frame (a corpus file of lottie/testdata/corpus, inline resourceJson). Prints each
 # run's wall, CPU (user+sys, renderer processes included) and peak RSS (the largest single
-# process), then the medians and ratios. Usage: bench/lottie-export.sh [-r ROUNDS] [-b REF]
+# process), then the medians and ratios, and whether the two outputs decode to the same
+# frames (ffmpeg framemd5). Usage: bench/lottie-export.sh [-r ROUNDS] [-b REF]
 # [-f CORPUS_FILE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,8 +18,9 @@ done
 work=$(mktemp -d)
 trap 'git worktree remove --force "$work/base" 2>/dev/null || true; rm -rf "$work"' EXIT
 git worktree add -q --detach "$work/base" "$ref"
-(cd "$work/base" && go build -tags extlib,pkgconfig -o "$work/cutroom-base" .)
-go build -tags extlib,pkgconfig -o "$work/cutroom-new" .
+cmd() { if [ -d cmd/cutroom ]; then echo ./cmd/cutroom; else echo .; fi; } # the command's package
+(cd "$work/base" && go build -tags extlib,pkgconfig -o "$work/cutroom-base" "$(cmd)")
+go build -tags extlib,pkgconfig -o "$work/cutroom-new" "$(cmd)"
 doc=$(cat "lottie/testdata/corpus/$file.json")
 cat >"$work/state.json" <<EOF
 {"compositionWidth":1920,"compositionHeight":1080,"timebaseTicksPerSecond":240000,
@@ -48,3 +50,7 @@ for col in 3 4 5; do
 	n=$(awk -v c=$col '$1=="new" {print $c}' "$work/runs" | median)
 	echo "$(sed -n "$((col - 2))p" <<<$'wall_s\ncpu_s\npeak_rss_kb') median: base $b new $n ratio $(echo "scale=3; $n / $b" | bc)"
 done
+if command -v ffmpeg >/dev/null; then
+	for b in base new; do ffmpeg -v error -i "$work/out-$b.mp4" -f framemd5 - | grep -v '^#' >"$work/md5-$b"; done
+	if cmp -s "$work/md5-base" "$work/md5-new"; then echo "outputs: the same frames"; else echo "outputs: frames differ"; fi
+fi
