@@ -227,13 +227,16 @@ func (a *Animation) Render(ctx context.Context, frame int, dst *image.RGBA) erro
 }
 
 // renderer returns the animation's renderer, started (and the document loaded again)
-// when it does not run: the last one was killed when its caller's context ended.
+// when it does not run or was killed: its caller's context ended.
 func (a *Animation) renderer(ctx context.Context) (*renderer, error) {
 	a.ref.mu.Lock()
 	r := a.ref.r
 	a.ref.mu.Unlock()
-	if r != nil {
+	if r != nil && !r.dead.Load() {
 		return r, nil
+	}
+	if r != nil { // killed when a context ended just as its last answer came
+		a.ref.close()
 	}
 	r, _, err := a.start(ctx)
 	if err != nil {

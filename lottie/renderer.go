@@ -30,8 +30,12 @@ type renderer struct {
 	state    *os.ProcessState
 	limits   Options
 	confined Confinement // as its hello said
-	// abandoned is set when the renderer is killed because its animation was closed
-	abandoned atomic.Bool
+	// dead is set when this side kills the renderer for a reason that is not the
+	// document's (its caller's context ended, its animation was closed): it is not used
+	// again, and a request it fails is not a failure of the renderer
+	dead atomic.Bool
+	// closing is set when it was killed because its animation was closed
+	closing atomic.Bool
 }
 
 // stderrHeadBytes is how much of a renderer's standard error is kept (the rest is read
@@ -196,6 +200,7 @@ func (r *renderer) request(ctx context.Context, m message, doing string, limit t
 		return message{}, r.failed(ReasonProtocol, doing, err)
 	}
 	stop := context.AfterFunc(ctx, func() {
+		r.dead.Store(true)
 		r.kill()
 		r.conn.SetDeadline(time.Now()) // wake the read below at once
 	})
@@ -210,15 +215,17 @@ func (r *renderer) request(ctx context.Context, m message, doing string, limit t
 		_, err := io.ReadFull(r.conn, rep[:])
 		return err
 	}()
-	stop()
+	if !stop() {
+		r.dead.Store(true) // ctx ended: its AfterFunc kills the renderer, even after a reply
+	}
 	if err == nil {
 		return decode(rep[:]), nil
 	}
 	r.kill()
-	if ctx.Err() != nil || r.abandoned.Load() {
+	if r.dead.Load() {
 		stats.failed[reasonIndex(ReasonKilled)].Add(1)
-		if ctx.Err() != nil {
-			return message{}, ctx.Err()
+		if err := ctx.Err(); err != nil && !r.closing.Load() {
+			return message{}, err
 		}
 		return message{}, errClosed
 	}
@@ -313,7 +320,8 @@ func (r *renderer) kill() {
 // abandon kills the renderer for its animation's Close, from any goroutine: a request in
 // flight returns errClosed.
 func (r *renderer) abandon() {
-	r.abandoned.Store(true)
+	r.closing.Store(true)
+	r.dead.Store(true)
 	r.kill()
 }
 

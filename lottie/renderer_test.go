@@ -324,3 +324,31 @@ func TestRendererConfined(t *testing.T) {
 	a.Close()
 	waitGone(t, keep)
 }
+
+// TestRenderCancelAtAnyMoment: a context that ends at any moment of a frame (before it
+// starts, while it draws, as its answer comes) never leaves the animation failed: the next
+// Render draws.
+func TestRenderCancelAtAnyMoment(t *testing.T) {
+	a, err := lottie.Open(context.Background(), corpus(t, "matte"), lottie.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	dst := image.NewRGBA(image.Rect(0, 0, 640, 360))
+	start := time.Now()
+	if err := a.Render(context.Background(), 0, dst); err != nil {
+		t.Fatal(err)
+	}
+	frame := time.Since(start) // one frame, the renderer warm
+	for i := range 60 {
+		ctx, cancel := context.WithTimeout(context.Background(), frame*time.Duration(i)/30)
+		err := a.Render(ctx, i, dst)
+		cancel()
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("cancelled after %v: %v", frame*time.Duration(i)/30, err)
+		}
+		if err := a.Render(context.Background(), i, dst); err != nil {
+			t.Fatalf("the render after a cancel at %v: %v", frame*time.Duration(i)/30, err)
+		}
+	}
+}
