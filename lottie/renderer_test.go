@@ -53,6 +53,24 @@ func renderers(t testing.TB) []int {
 	return pids
 }
 
+// openNew opens doc and returns the animation and the pid of its renderer, the one not in
+// keep.
+func openNew(t *testing.T, doc []byte, o lottie.Options, keep []int) (*lottie.Animation, int) {
+	t.Helper()
+	a, err := lottie.Open(context.Background(), doc, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range renderers(t) {
+		if !contains(keep, p) {
+			return a, p
+		}
+	}
+	a.Close()
+	t.Fatal("no renderer process found")
+	return nil, 0
+}
+
 // waitGone waits until the renderer processes not in keep have ended and been reaped.
 func waitGone(t testing.TB, keep []int) {
 	t.Helper()
@@ -194,24 +212,12 @@ func TestRenderCancelKillsRenderer(t *testing.T) {
 // gets a new renderer.
 func TestRendererCrash(t *testing.T) {
 	keep := renderers(t)
-	a, err := lottie.Open(context.Background(), corpus(t, "rect"), lottie.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, pid := openNew(t, corpus(t, "rect"), lottie.Options{}, keep)
 	defer a.Close()
-	var pid int
-	for _, p := range renderers(t) {
-		if !contains(keep, p) {
-			pid = p
-		}
-	}
-	if pid == 0 {
-		t.Fatal("no renderer process found")
-	}
 	if err := syscall.Kill(pid, syscall.SIGSEGV); err != nil {
 		t.Fatal(err)
 	}
-	err = a.Render(context.Background(), 0, image.NewRGBA(image.Rect(0, 0, 50, 50)))
+	err := a.Render(context.Background(), 0, image.NewRGBA(image.Rect(0, 0, 50, 50)))
 	var re *lottie.RendererError
 	if !errors.As(err, &re) || re.Reason != lottie.ReasonSignal ||
 		!strings.Contains(err.Error(), "crashed its renderer (signal: segmentation fault) drawing frame 0") {
@@ -283,19 +289,7 @@ func TestRendererConfined(t *testing.T) {
 		t.Log("this kernel has no Landlock: renderers run without it")
 	}
 	keep := renderers(t)
-	a, err := lottie.Open(context.Background(), corpus(t, "rect"), lottie.Options{Memory: 900 << 20, FrameSeconds: 7.5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pid int
-	for _, p := range renderers(t) {
-		if !contains(keep, p) {
-			pid = p
-		}
-	}
-	if pid == 0 {
-		t.Fatal("no renderer process found")
-	}
+	a, pid := openNew(t, corpus(t, "rect"), lottie.Options{Memory: 900 << 20, FrameSeconds: 7.5}, keep)
 	status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	limits, _ := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pid))
 	for _, want := range []string{"NoNewPrivs:\t1", "Seccomp:\t2"} {
