@@ -2,7 +2,7 @@
 GO ?= go
 BIN ?= ./cutroom
 # packages with goroutines, also run under the race detector
-RACE_PKGS ?= ./server/ ./storage/ ./compositor/ ./export/ ./render/ ./webhook/ ./assets/ ./editor/ ./app/ ./cluster/
+RACE_PKGS ?= ./server/ ./storage/ ./compositor/ ./export/ ./render/ ./webhook/ ./assets/ ./media/ ./editor/ ./app/ ./cluster/
 # Link H.264 against the system libx264 (Debian libx264-dev, with assembly) instead of
 # the portable C copy bundled in github.com/gen2brain/x264-go/x264c. Plain `go build`
 # also works (bundled copy, about 2x slower H.264); see encode/README.md.
@@ -16,7 +16,7 @@ run: build
 
 ## build: build the cutroom binary
 build: deps
-	$(GO) build -tags '$(GOTAGS)' -o $(BIN) .
+	$(GO) build -tags '$(GOTAGS)' -o $(BIN) ./cmd/cutroom
 
 deps:
 	@./scripts/install-deps.sh

@@ -1,4 +1,4 @@
-package main
+package cutroom_test
 
 import (
 	"go/build"
@@ -12,24 +12,43 @@ const module = "github.com/cutroom/cutroom"
 
 // TestImportDirections keeps the dependency rules of DESIGN.md ("Layout" and "Import
 // directions"): imports point inward, only storage imports bbolt, only server imports gin,
-// only encode and lottie use cgo, and nothing imports main (whose own imports are checked under
-// "main"). It allows exactly the edges the design states: a new package or import fails
+// only encode and lottie use cgo, the command (cmd/cutroom, a main package nothing can
+// import) imports only what it is allowed, and the module root holds no Go code but these
+// checks; the test-support packages are imported by _test files only. It allows exactly the edges the design states: a new package or import fails
 // it, and so does an allowed edge no code uses any more (remove it here and from DESIGN.md).
 func TestImportDirections(t *testing.T) {
+	// testSupport lists the test-support packages, helpers that tests of several packages
+	// share, and the project packages each may import. Only _test files (and other
+	// test-support packages) import them.
+	testSupport := map[string][]string{
+		// internal/apptest: a real App serving on loopback with a workspace and its key, and
+		// the TestMain (private network namespace, private font cache) of app's and
+		// console's tests.
+		"internal/apptest": {"app", "internal/netnstest", "storage"},
+		// internal/ffmpegtest: a written file's streams and sound read back with ffprobe and
+		// ffmpeg, for the encode and render tests.
+		"internal/ffmpegtest": {},
+		// internal/imagetest: how alike two pictures are (SSIM, PSNR) and the reference PNG
+		// files, for the compositor, lottie, render, encode and assets tests.
+		"internal/imagetest": {},
+		// internal/netnstest: runs a package's tests in a private network namespace.
+		"internal/netnstest": {},
+		// internal/testlog: a log buffer safe for concurrent writes.
+		"internal/testlog": {},
+		// internal/tmpfstest: a small tmpfs to fill (root only).
+		"internal/tmpfstest": {},
+		// internal/teststore: a database with a bit of every record, and every read the
+		// server makes of it (backup tests).
+		"internal/teststore": {"model", "storage"},
+		// internal/teststate: editor states built to measure (many solids, for the preview
+		// time limit).
+		"internal/teststate": {},
+	}
 	// allowed lists, per package, the project packages it may import.
 	allowed := map[string][]string{
 		// apierr: the one error model (kind, code, field, details); a standard-library leaf
 		// every package that raises API errors may import.
 		"apierr": {},
-		// internal/netnstest: test support only (imported by _test files): runs a package's
-		// tests in a private network namespace.
-		"internal/netnstest": {},
-		// internal/testlog: test support only (imported by _test files): a log buffer safe
-		// for concurrent writes.
-		"internal/testlog": {},
-		// internal/tmpfstest: test support only (imported by _test files): a small tmpfs to
-		// fill (root only).
-		"internal/tmpfstest": {},
 		// model: the nouns several packages share (workspaces, keys, projects, assets,
 		// export tasks, statuses, credit pools, webhook deliveries); a standard-library leaf
 		// that storage persists and the others use without importing storage for a type.
@@ -52,11 +71,22 @@ func TestImportDirections(t *testing.T) {
 		// signedlink: the signed, expiring links (HMAC over path and expiry) that assets
 		// and export sign and the server's file and output routes check through them.
 		"signedlink": {"apierr"},
-		"assets":     {"apierr", "diskspace", "editor", "lottiebudget", "model", "signedlink", "storage", "svgbudget"},
+		"assets":     {"apierr", "diskspace", "editor", "internal/ctxio", "lottiebudget", "mediaheader", "model", "signedlink", "storage", "svgbudget"},
+		// media: decoding the files of editor assets for rendering (images, video and sound
+		// through ffmpeg, audio in Go); render and the App's previews use it, the asset store
+		// does not, and it imports nothing of the store.
+		"media": {"apierr", "editor", "internal/ctxio", "mediaheader"},
+		// mediaheader: the file headers both the upload probes (assets) and the decoders
+		// (media) read (JPEG orientation, WAV chunks); a leaf of apierr (its errors are
+		// ASSET_INVALID) so neither imports the other.
+		"mediaheader": {"apierr"},
 		// diskspace: the free-space floor (--min-free-disk) and STORAGE_FULL for writes
 		// that fail for lack of space; assets, export and server map their writes with it.
 		"diskspace":  {"apierr"},
-		"compositor": {"editor", "compositor/text", "illustrations", "lottie", "svgbudget"},
+		"compositor": {"editor", "compositor/text", "illustrations", "internal/ctxio", "lottie", "svgbudget"},
+		// internal/ctxio: readers that stop when a context ends (for decoders that take no
+		// context); a standard-library leaf.
+		"internal/ctxio": {},
 		// lottie: Lottie animations drawn by rlottie through cgo (the one cgo package besides
 		// encode); it measures every document with lottiebudget first.
 		"lottie": {"lottiebudget"},
@@ -77,7 +107,7 @@ func TestImportDirections(t *testing.T) {
 		"export": {"apierr", "diskspace", "editor", "model", "storage", "assets", "signedlink", "webhook"},
 		// render: the frame pipeline (compositor -> I420 -> encoder) implementing
 		// export.Renderer; the only package that imports both compositor and encode. Media
-		// comes through its Decoder interface (assets.Media implements it), not assets.
+		// comes through its Decoder interface (media.Media implements it), not media.
 		// lottie: the limits of the Lottie renderer processes (PipelineConfig.Lottie).
 		"render": {"editor", "compositor", "diskspace", "encode", "export", "lottie", "segjoin"},
 		// segjoin: joins segments rendered apart (render.RenderSegment) without re-encoding,
@@ -91,17 +121,20 @@ func TestImportDirections(t *testing.T) {
 		"console": {},
 		// app: the composition root (App: open, Run, Close), the one package that wires the
 		// components to one another; main, its tests and bench/exports use it.
-		"app": {"assets", "cluster", "compositor", "compositor/text", "console", "diskspace", "editor", "export", "illustrations", "lottie", "metrics", "render", "server",
+		"app": {"assets", "cluster", "compositor", "compositor/text", "console", "diskspace", "editor", "export", "illustrations", "lottie", "media", "metrics", "render", "server",
 			"signedlink", "storage", "webhook"},
 		// cluster: render workers and segment-parallel exports over NATS JetStream (the
 		// coordinator is an export.Renderer); it knows no compositor or encoder: app gives it
 		// the split, segment render and join of render. The only importer of NATS.
 		"cluster": {"editor", "export"},
-		// main: cobra commands, flags (defaults from the packages' Default constants) and
-		// output; it runs everything through app, and `cutroom export` renders with render's
-		// pipeline directly.
-		"main": {"app", "assets", "cluster", "compositor", "diskspace", "editor", "encode", "export", "illustrations", "model", "render",
+		// cmd/cutroom: the cutroom command (package main): cobra commands, flags (defaults
+		// from the packages' Default constants), output and exit codes; it runs everything
+		// through app, and `cutroom export` renders with render's pipeline directly.
+		"cmd/cutroom": {"app", "assets", "cluster", "compositor", "diskspace", "editor", "encode", "export", "illustrations", "media", "model", "render",
 			"server", "storage", "webhook"},
+	}
+	for pkg, targets := range testSupport {
+		allowed[pkg] = targets
 	}
 	seen := 0
 	used := map[string]bool{} // "pkg -> target" edges in use
@@ -121,7 +154,12 @@ func TestImportDirections(t *testing.T) {
 		}
 		rel := filepath.ToSlash(path)
 		if rel == "." {
-			rel = "main"
+			// The root holds the module-wide checks (this file, errorcodes_test.go) and no
+			// package code: commands live in cmd/, packages in their directories.
+			if len(pkg.GoFiles)+len(pkg.CgoFiles) > 0 {
+				t.Errorf("the module root has Go code (%v); put a command in cmd/, a package in its directory", append(pkg.GoFiles, pkg.CgoFiles...))
+			}
+			return nil
 		}
 		seen++
 		allow, known := allowed[rel]
@@ -150,11 +188,16 @@ func TestImportDirections(t *testing.T) {
 			}
 			target := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
 			if target == "" {
-				t.Errorf("%s imports main", rel)
+				t.Errorf("%s imports the module root", rel)
 				continue
 			}
 			used[rel+" -> "+target] = true
-			if rel != "main" && strings.HasPrefix(target, rel+"/") { // a package's own sub-packages
+			if _, ok := testSupport[target]; ok {
+				if _, ok := testSupport[rel]; !ok {
+					t.Errorf("%s imports the test-support package %s outside its _test files", rel, target)
+				}
+			}
+			if strings.HasPrefix(target, rel+"/") { // a package's own sub-packages
 				continue
 			}
 			ok := false

@@ -1,4 +1,4 @@
-package main
+package cutroom_test
 
 import (
 	"encoding/json"

@@ -17,6 +17,7 @@ import (
 	"github.com/cutroom/cutroom/console"
 	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/media"
 	"github.com/cutroom/cutroom/metrics"
 	"github.com/cutroom/cutroom/render"
 	"github.com/cutroom/cutroom/server"
@@ -230,11 +231,11 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 		return fmt.Errorf("uploaded fonts: %w", err)
 	}
 	addFonts(a.Fonts, uploaded, a.log)
-	var ff *assets.FFmpeg
+	var ff *media.FFmpeg
 	health := &readiness{dataDir: a.cfg.DataDir, db: a.DB, space: space, ffmpeg: ffmpegNotConfigured}
 	if a.cfg.FFmpeg != "" {
 		health.ffmpeg = ffmpegAvailable
-		if ff, err = assets.FindFFmpeg(a.cfg.FFmpeg); err != nil {
+		if ff, err = media.FindFFmpeg(a.cfg.FFmpeg); err != nil {
 			log.Warn("ffmpeg not usable: video items and audio are unavailable", "err", err)
 			ff, health.ffmpeg = nil, ffmpegUnusable
 		}

@@ -1,4 +1,4 @@
-package app
+package app_test
 
 import (
 	"bytes"
@@ -9,15 +9,18 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/cutroom/cutroom/app"
+	"github.com/cutroom/cutroom/internal/apptest"
 )
 
 // TestAppAssetHeldByActiveExport: the App wires the asset store's reference check to the
 // export tasks in the database, so an uploaded asset named by an active export's state
 // cannot be deleted (409 ASSET_REFERENCED) and can once the export is canceled.
 func TestAppAssetHeldByActiveExport(t *testing.T) {
-	app := serveApp(t, Config{})
-	key := app.key
-	base := app.BaseURL
+	a := apptest.Serve(t, app.Config{}, nil)
+	key := a.Key
+	base := a.BaseURL
 	do := func(method, path string, body []byte, hdr ...string) (int, map[string]any) {
 		t.Helper()
 		req, _ := http.NewRequest(method, base+path, bytes.NewReader(body))

@@ -1,4 +1,4 @@
-package app
+package app_test
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/app"
+	"github.com/cutroom/cutroom/internal/apptest"
 	"github.com/cutroom/cutroom/model"
 )
 
@@ -50,7 +52,7 @@ func TestAppRenderAssetDir(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(assetDir, "dot.png"), buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	task := exportOnce(t, RenderSettings{FrameWorkers: 1, AssetDir: assetDir}, imageState)
+	task := exportOnce(t, app.RenderSettings{FrameWorkers: 1, AssetDir: assetDir}, imageState)
 	if task.Status != model.StatusCompleted {
 		t.Fatalf("task %s (error %q), want %s", task.Status, deref(task.Error), model.StatusCompleted)
 	}
@@ -58,19 +60,19 @@ func TestAppRenderAssetDir(t *testing.T) {
 
 // exportOnce serves an App of rs on a new data dir, exports state through the API and
 // returns the task once it ended.
-func exportOnce(t *testing.T, rs RenderSettings, state string) model.ExportTask {
+func exportOnce(t *testing.T, rs app.RenderSettings, state string) model.ExportTask {
 	t.Helper()
-	a := serveApp(t, Config{Render: rs})
-	return a.waitExport(t, a.createExport(t, state))
+	a := apptest.Serve(t, app.Config{Render: rs}, nil)
+	return waitExport(t, a, createExport(t, a, state))
 }
 
-// createExport creates an mp4 export of state at 30 fps through the API and returns its
+// createExport creates an mp4 export of state at 30 fps through a's API and returns its
 // task id.
-func (a *servedApp) createExport(t *testing.T, state string) string {
+func createExport(t *testing.T, a *apptest.Served, state string) string {
 	t.Helper()
 	body := `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":1,"format":"mp4"}`
 	req, _ := http.NewRequest("POST", a.BaseURL+"/v1/exports", strings.NewReader(body))
-	req.Header.Set("x-api-key", a.key)
+	req.Header.Set("x-api-key", a.Key)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -92,8 +94,8 @@ func (a *servedApp) createExport(t *testing.T, state string) string {
 	return created.Data.TaskID
 }
 
-// waitExport returns the task once it ended (within 60 s).
-func (a *servedApp) waitExport(t *testing.T, id string) model.ExportTask {
+// waitExport returns a's task id once it ended (within 60 s).
+func waitExport(t *testing.T, a *apptest.Served, id string) model.ExportTask {
 	t.Helper()
 	for deadline := time.Now().Add(60 * time.Second); ; {
 		task, err := a.DB.ExportTaskByID(id)

@@ -1,4 +1,4 @@
-package app
+package app_test
 
 import (
 	"encoding/json"
@@ -12,19 +12,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/app"
+	"github.com/cutroom/cutroom/internal/apptest"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
 )
 
 const testAdminToken = "admin-token-for-the-backup-tests"
 
-// createProject creates a project through the API and returns its id ("" and the answer
+// createProject creates a project through s's API and returns its id ("" and the answer
 // when it is not acknowledged).
-func (s *servedApp) createProject(pad int, n int) (string, error) {
+func createProject(s *apptest.Served, pad int, n int) (string, error) {
 	body := fmt.Sprintf(`{"title":"p%d","editorState":{"compositionWidth":640,"compositionHeight":360,"timebaseTicksPerSecond":240000,"tracks":[{"id":"t","items":[],"hidden":false,"muted":false}],"assets":{},"items":{},"transitions":{},"pad":%q}}`,
 		n, strings.Repeat("x", pad))
 	req, _ := http.NewRequest(http.MethodPost, s.BaseURL+"/v1/projects", strings.NewReader(body))
-	req.Header.Set("x-api-key", s.key)
+	req.Header.Set("x-api-key", s.Key)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return "", err
@@ -59,11 +61,11 @@ func backupRequest(base, auth string, hdr ...string) *http.Request {
 // restore into a fresh data dir opens with the App and holds every project whose create
 // was acknowledged before the backup started.
 func TestBackupUnderWriteLoad(t *testing.T) {
-	s := serveApp(t, Config{Server: server.Config{AdminToken: testAdminToken}})
+	s := apptest.Serve(t, app.Config{Server: server.Config{AdminToken: testAdminToken}}, nil)
 	// Some bulk first, so that the snapshot is far larger than the socket buffers and the
 	// backup's read transaction stays open while its reader pauses.
 	for i := range 48 {
-		if _, err := s.createProject(512<<10, -i); err != nil {
+		if _, err := createProject(s, 512<<10, -i); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -82,7 +84,7 @@ func TestBackupUnderWriteLoad(t *testing.T) {
 					return
 				default:
 				}
-				id, err := s.createProject(256, w*1_000_000+i)
+				id, err := createProject(s, 256, w*1_000_000+i)
 				mu.Lock()
 				if err != nil {
 					failures = append(failures, err)
@@ -166,13 +168,13 @@ func TestBackupUnderWriteLoad(t *testing.T) {
 	if _, err := storage.CheckFile(filepath.Join(fresh, storage.FileName)); err != nil {
 		t.Fatalf("the restored database does not check: %v", err)
 	}
-	r := New(Config{DataDir: fresh})
+	r := app.New(app.Config{DataDir: fresh})
 	defer r.Close()
 	if err := r.OpenDB(); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range before {
-		if _, err := r.DB.Project(s.workspaceID, id); err != nil {
+		if _, err := r.DB.Project(s.WorkspaceID, id); err != nil {
 			t.Errorf("project %s, acknowledged before the backup started: %v", id, err)
 		}
 	}
@@ -183,7 +185,7 @@ func TestBackupUnderWriteLoad(t *testing.T) {
 // TestBackupRouteAuth: the backup route takes the admin token alone (no API key works
 // there, in either header), answers problem+json, and is not served without a token.
 func TestBackupRouteAuth(t *testing.T) {
-	s := serveApp(t, Config{Server: server.Config{AdminToken: testAdminToken}})
+	s := apptest.Serve(t, app.Config{Server: server.Config{AdminToken: testAdminToken}}, nil)
 	for _, tc := range []struct {
 		name string
 		req  *http.Request
@@ -191,9 +193,9 @@ func TestBackupRouteAuth(t *testing.T) {
 		{"no token", backupRequest(s.BaseURL, "")},
 		{"wrong token", backupRequest(s.BaseURL, "Bearer "+testAdminToken+"x")},
 		{"token not as bearer", backupRequest(s.BaseURL, testAdminToken)},
-		{"API key as bearer", backupRequest(s.BaseURL, "Bearer "+s.key)},
-		{"API key header", backupRequest(s.BaseURL, "", "x-api-key", s.key)},
-		{"API key header and wrong token", backupRequest(s.BaseURL, "Bearer nope", "x-api-key", s.key)},
+		{"API key as bearer", backupRequest(s.BaseURL, "Bearer "+s.Key)},
+		{"API key header", backupRequest(s.BaseURL, "", "x-api-key", s.Key)},
+		{"API key header and wrong token", backupRequest(s.BaseURL, "Bearer nope", "x-api-key", s.Key)},
 	} {
 		resp, err := http.DefaultClient.Do(tc.req)
 		if err != nil {
@@ -218,7 +220,7 @@ func TestBackupRouteAuth(t *testing.T) {
 		t.Errorf("the admin token on /v1/projects: %d, want 401", resp.StatusCode)
 	}
 
-	off := serveApp(t, Config{})
+	off := apptest.Serve(t, app.Config{}, nil)
 	resp, err = http.DefaultClient.Do(backupRequest(off.BaseURL, "Bearer "+testAdminToken))
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/media"
 	"github.com/cutroom/cutroom/render"
 )
 
@@ -68,10 +69,16 @@ func (c *clusterRun) close() {
 // openCluster starts or joins NATS and returns the renderer the export service uses: a
 // coordinator sending long exports to the workers (local renders the short ones unless
 // coordinator only).
-func (a *App) openCluster(local *render.Pipeline, store *assets.Store, remote *assets.Remote, ff *assets.FFmpeg) (export.Renderer, error) {
+func (a *App) openCluster(local *render.Pipeline, store *assets.Store, remote *assets.Remote, ff *media.FFmpeg) (export.Renderer, error) {
 	cs := a.cfg.Cluster
 	if cs.Listen != "" && len(cs.NATS) > 0 {
 		return nil, errors.New("--cluster-listen and --nats exclude each other: start an embedded server or use an existing one")
+	}
+	// the key of the secrets workers sign segment records with: kept in the database, so a
+	// restarted server keeps the segments done before its restart
+	secret, err := a.DB.Secret("cluster-jobs", 32)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: job secret: %w", err)
 	}
 	cr := &clusterRun{}
 	conn := cluster.ConnConfig{URLs: cs.NATS, Token: cs.Token, Creds: cs.Creds, Name: "cutroom serve"}
@@ -126,7 +133,7 @@ func (a *App) openCluster(local *render.Pipeline, store *assets.Store, remote *a
 			f.Fonts = jobFontFiles(a.Fonts, job)
 			return f, nil
 		},
-		Logger: log}
+		Secret: secret, Logger: log}
 	if !cs.CoordinatorOnly {
 		ccfg.Local = local
 	}
@@ -203,7 +210,7 @@ func assetFiles(ctx context.Context, job export.RenderJob, local assets.Resolver
 // the in-process worker's fonts are the server's library, which has them already).
 // threads, when positive, is each segment's share of the cores: its frame workers (unless
 // rs sets them) and encoder threads; 0 keeps the server's defaults.
-func segmentRenderer(fonts *text.Library, addSent bool, rs RenderSettings, threads int, ff *assets.FFmpeg, log *slog.Logger) cluster.RenderSegmentFunc {
+func segmentRenderer(fonts *text.Library, addSent bool, rs RenderSettings, threads int, ff *media.FFmpeg, log *slog.Logger) cluster.RenderSegmentFunc {
 	if rs.FrameWorkers <= 0 {
 		rs.FrameWorkers = max(1, runtime.NumCPU()-1)
 		if threads > 0 {
@@ -225,9 +232,9 @@ func segmentRenderer(fonts *text.Library, addSent bool, rs RenderSettings, threa
 			return "", fmt.Errorf("asset %q was not sent with the segment", a.ID)
 		}
 		p := render.NewPipeline(render.PipelineConfig{
-			Media: assets.Media{FFmpeg: ff},
+			Media: media.Media{FFmpeg: ff},
 			MediaFor: func(context.Context, export.RenderJob) (compositor.Media, error) {
-				return assets.Media{FFmpeg: ff, Resolve: resolve}, nil
+				return media.Media{FFmpeg: ff, Resolve: resolve}, nil
 			},
 			IllustrationsFor: segmentIllustrations(files.Illustrations),
 			Text:             textItems, Workers: rs.FrameWorkers, EncoderThreads: threads, Preset: enc.Preset, CRF: enc.CRF,
@@ -284,9 +291,9 @@ func (a *App) RunWorker(ctx context.Context, ws WorkerSettings) error {
 	if err != nil {
 		return err
 	}
-	var ff *assets.FFmpeg
+	var ff *media.FFmpeg
 	if a.cfg.FFmpeg != "" {
-		if ff, err = assets.FindFFmpeg(a.cfg.FFmpeg); err != nil {
+		if ff, err = media.FindFFmpeg(a.cfg.FFmpeg); err != nil {
 			log.Warn("ffmpeg not usable: segments with video items or audio fail", "err", err)
 			ff = nil
 		}

@@ -1,14 +1,12 @@
-package app
+package app_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"image"
 	"image/png"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,73 +15,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/app"
 	"github.com/cutroom/cutroom/diskspace"
+	"github.com/cutroom/cutroom/internal/apptest"
 	"github.com/cutroom/cutroom/internal/tmpfstest"
 	"github.com/cutroom/cutroom/storage"
 )
 
-// testApp is an App serving on loopback with a workspace and its key.
+// testApp is an App serving on loopback with workspace "w" and its key (apptest.Served),
+// with the requests of these tests.
 type testApp struct {
-	t    *testing.T
-	app  *App
-	base string
-	key  string
-	wsID string
-	stop func() // ends Run and closes the App; safe to call twice
+	*apptest.Served
+	t *testing.T
 }
 
-// startApp opens and runs an App of cfg (DataDir and the rest as given), with a workspace
-// "w" and a key; before, if set, runs on the database before the App opens the rest.
-func startApp(t *testing.T, cfg Config, before func(db *storage.DB)) *testApp {
+// startApp serves an App of cfg (apptest.Serve; before, if set, runs on the database
+// before the App opens the rest) until the test ends or a.Stop.
+func startApp(t *testing.T, cfg app.Config, before func(db *storage.DB)) *testApp {
 	t.Helper()
-	if cfg.ShutdownGrace == 0 {
-		cfg.ShutdownGrace = 5 * time.Second
-	}
-	a := New(cfg)
-	if err := a.OpenDB(); err != nil {
-		t.Fatal(err)
-	}
-	on := true
-	ws, err := a.DB.CreateWorkspace(storage.WorkspaceInput{Name: "w", RuntimeAccess: &on})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, key, err := a.DB.CreateKey("w", "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if before != nil {
-		before(a.DB)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := a.Open(ctx, ln); err != nil {
-		cancel()
-		a.Close()
-		t.Fatal(err)
-	}
-	ran := make(chan error, 1)
-	go func() { ran <- a.Run(ctx) }()
-	stopped := false
-	ta := &testApp{t: t, app: a, base: a.BaseURL, key: key, wsID: ws.ID}
-	ta.stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		if err := <-ran; err != nil {
-			t.Error(err)
-		}
-		if err := a.Close(); err != nil {
-			t.Error(err)
-		}
-	}
-	t.Cleanup(ta.stop)
-	return ta
+	return &testApp{Served: apptest.Serve(t, cfg, before), t: t}
 }
 
 // answer is a response: status, headers, body and the body as JSON.
@@ -97,9 +47,9 @@ type answer struct {
 // do sends a request with the App's key (none when key is false) and headers hdr.
 func (a *testApp) do(method, path string, body []byte, key bool, hdr ...string) answer {
 	a.t.Helper()
-	req, _ := http.NewRequest(method, a.base+path, bytes.NewReader(body))
+	req, _ := http.NewRequest(method, a.BaseURL+path, bytes.NewReader(body))
 	if key {
-		req.Header.Set("x-api-key", a.key)
+		req.Header.Set("x-api-key", a.Key)
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
@@ -123,7 +73,7 @@ func (a *testApp) storageFull(what string, r answer) {
 		r.header.Get("Content-Type") != "application/problem+json" {
 		a.t.Fatalf("%s: %d %v %s", what, r.status, r.header, r.body)
 	}
-	if strings.Contains(r.body, "no space left") || strings.Contains(r.body, a.app.cfg.DataDir) {
+	if strings.Contains(r.body, "no space left") || strings.Contains(r.body, a.DataDir) {
 		a.t.Fatalf("%s: the problem shows internals: %s", what, r.body)
 	}
 }
@@ -143,7 +93,7 @@ func (a *testApp) readyz() (int, map[string]string, []string) {
 	if (r.status == 200) != (body.Status == "ready") || (r.status == 503) != (body.Status == "not_ready") {
 		a.t.Fatalf("readyz: %d %s", r.status, r.body)
 	}
-	if strings.Contains(r.body, a.app.cfg.DataDir) || strings.Contains(r.body, "/") {
+	if strings.Contains(r.body, a.DataDir) || strings.Contains(r.body, "/") {
 		a.t.Fatalf("readyz shows internals: %s", r.body)
 	}
 	return r.status, body.Checks, body.Failed
@@ -161,9 +111,9 @@ func pngBytes(t *testing.T, side int) []byte {
 	return b.Bytes()
 }
 
-// paddedState is solidState with a member of n bytes the server stores but does not model.
+// paddedState is SolidState with a member of n bytes the server stores but does not model.
 func paddedState(n int) string {
-	return strings.Replace(solidState, `"deletedAssets":[]}`, `"deletedAssets":[],"pad":"`+strings.Repeat("x", n)+`"}`, 1)
+	return strings.Replace(app.SolidState, `"deletedAssets":[]}`, `"deletedAssets":[],"pad":"`+strings.Repeat("x", n)+`"}`, 1)
 }
 
 func exportBody(state string) []byte {
@@ -171,10 +121,10 @@ func exportBody(state string) []byte {
 }
 
 // TestHealthAndReadiness: /healthz and /readyz need no key; /readyz reports every check
-// as a word (ffmpeg's state included) and no internals, and answers 503 naming the check
-// that fails.
+// as a word (ffmpeg's state included) and no internals (TestReadinessChecks: the checks
+// that fail; TestMinFreeDisk: a 503 naming one).
 func TestHealthAndReadiness(t *testing.T) {
-	a := startApp(t, Config{DataDir: t.TempDir()}, nil)
+	a := startApp(t, app.Config{DataDir: t.TempDir()}, nil)
 	if r := a.do("GET", "/healthz", nil, false); r.status != 200 || r.json["status"] != "ok" {
 		t.Fatalf("healthz: %d %s", r.status, r.body)
 	}
@@ -188,20 +138,6 @@ func TestHealthAndReadiness(t *testing.T) {
 			t.Errorf("check %s: %q, want %q", k, checks[k], v)
 		}
 	}
-	a.stop()
-
-	// The checks themselves, over a closed database and a data dir that is not there.
-	db, err := storage.Open(t.TempDir(), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	r := (&readiness{dataDir: filepath.Join(t.TempDir(), "gone"), db: db, space: diskspace.NewGuard(t.TempDir(), 0),
-		encoderErr: errors.New("no x264"), ffmpeg: ffmpegUnusable}).Readiness(context.Background())
-	if r.Checks["database"] != "unavailable" || r.Checks["dataDir"] != "not_writable" || r.Checks["encoder"] != "unavailable" ||
-		r.Checks["ffmpeg"] != "unusable" || strings.Join(r.Failed, ",") != "dataDir,database,encoder" {
-		t.Fatalf("%+v", r)
-	}
 }
 
 // TestMinFreeDisk: with --min-free-disk above the free space, uploads and new exports are
@@ -214,7 +150,7 @@ func TestMinFreeDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	past := time.Now().Add(-time.Hour)
-	a := startApp(t, Config{DataDir: dir, MinFreeDisk: int64(sp.Free) + 1<<30, JanitorInterval: 20 * time.Millisecond},
+	a := startApp(t, app.Config{DataDir: dir, MinFreeDisk: int64(sp.Free) + 1<<30, JanitorInterval: 20 * time.Millisecond},
 		func(db *storage.DB) {
 			if err := db.PutIdempotency(storage.IdempotencyRecord{Scope: "expired", Status: 201, Data: []byte("{}"),
 				CreatedAt: past.Add(-time.Hour), ExpiresAt: past}); err != nil {
@@ -222,18 +158,18 @@ func TestMinFreeDisk(t *testing.T) {
 			}
 		})
 	a.storageFull("upload", a.do("POST", "/v1/uploads", pngBytes(t, 8), true, "x-file-name", "a.png"))
-	a.storageFull("export", a.do("POST", "/v1/exports", exportBody(solidState), true, "Content-Type", "application/json"))
+	a.storageFull("export", a.do("POST", "/v1/exports", exportBody(app.SolidState), true, "Content-Type", "application/json"))
 	if entries, _ := os.ReadDir(filepath.Join(dir, "files", "tmp")); len(entries) != 0 {
 		t.Fatalf("a refused upload left %d files", len(entries))
 	}
-	if tasks, _, err := a.app.DB.ListExports(a.wsID, 10, "", ""); err != nil || len(tasks) != 0 {
+	if tasks, _, err := a.DB.ListExports(a.WorkspaceID, 10, "", ""); err != nil || len(tasks) != 0 {
 		t.Fatalf("a refused export was stored: %v %v", tasks, err)
 	}
 	st, checks, failed := a.readyz()
 	if st != 503 || checks["diskSpace"] != "low" || checks["dataDir"] != "ok" || strings.Join(failed, ",") != "diskSpace" {
 		t.Fatalf("readyz below the floor: %d %v %v", st, checks, failed)
 	}
-	r := a.do("POST", "/v1/projects", []byte(`{"editorState":`+solidState+`}`), true)
+	r := a.do("POST", "/v1/projects", []byte(`{"editorState":`+app.SolidState+`}`), true)
 	if r.status != 201 {
 		t.Fatalf("project create below the floor: %d %s", r.status, r.body)
 	}
@@ -242,7 +178,7 @@ func TestMinFreeDisk(t *testing.T) {
 		t.Fatalf("delete below the floor: %d %s", r.status, r.body)
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		rec, err := a.app.DB.Idempotency("expired")
+		rec, err := a.DB.Idempotency("expired")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,10 +197,10 @@ func TestMinFreeDisk(t *testing.T) {
 // everything works again, and after a restart every acknowledged write is there.
 func TestDiskFull(t *testing.T) {
 	dir := tmpfstest.Mount(t, "6m")
-	a := startApp(t, Config{DataDir: dir, MinFreeDisk: -1}, nil)
+	a := startApp(t, app.Config{DataDir: dir, MinFreeDisk: -1}, nil)
 
 	// Acknowledged before the disk fills.
-	r := a.do("POST", "/v1/projects", []byte(`{"editorState":`+solidState+`}`), true)
+	r := a.do("POST", "/v1/projects", []byte(`{"editorState":`+app.SolidState+`}`), true)
 	if r.status != 201 {
 		t.Fatalf("project: %d %s", r.status, r.body)
 	}
@@ -330,7 +266,7 @@ func TestDiskFull(t *testing.T) {
 			t.Fatalf("export after freeing space: %s", r.body)
 		}
 	}
-	a.stop()
+	a.Stop()
 
 	// After a restart, every acknowledged write is there.
 	db, err := storage.Open(dir, storage.Options{})
@@ -339,18 +275,18 @@ func TestDiskFull(t *testing.T) {
 	}
 	defer db.Close()
 	for _, id := range []string{projectBefore, projectAfter} {
-		if _, _, err := db.ProjectWithState(a.wsID, id); err != nil {
+		if _, _, err := db.ProjectWithState(a.WorkspaceID, id); err != nil {
 			t.Errorf("project %s: %v", id, err)
 		}
 	}
-	asset, err := db.Asset(a.wsID, assetBefore)
+	asset, err := db.Asset(a.WorkspaceID, assetBefore)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "files", filepath.FromSlash(asset.FileKey))); err != nil || !bytes.Equal(b, logo) {
 		t.Errorf("the asset's file: %v", err)
 	}
-	if task, err := db.ExportTask(a.wsID, taskID); err != nil || task.Status != "COMPLETED" {
+	if task, err := db.ExportTask(a.WorkspaceID, taskID); err != nil || task.Status != "COMPLETED" {
 		t.Errorf("export task: %+v %v", task, err)
 	}
 }

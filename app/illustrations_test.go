@@ -1,4 +1,4 @@
-package app
+package app_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cutroom/cutroom/app"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 )
@@ -21,7 +22,7 @@ const heroMarkSVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 10
 // doAs sends a request with key (as testApp.do does with the App's key).
 func (a *testApp) doAs(key, method, path string, body []byte, hdr ...string) answer {
 	a.t.Helper()
-	req, _ := http.NewRequest(method, a.base+path, bytes.NewReader(body))
+	req, _ := http.NewRequest(method, a.BaseURL+path, bytes.NewReader(body))
 	req.Header.Set("x-api-key", key)
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
@@ -49,7 +50,7 @@ func TestWorkspaceIllustrationExports(t *testing.T) {
 		t.Fatal(err)
 	}
 	var otherKey string
-	a := startApp(t, Config{DataDir: t.TempDir()}, func(db *storage.DB) {
+	a := startApp(t, app.Config{DataDir: t.TempDir()}, func(db *storage.DB) {
 		on := true
 		if _, err := db.CreateWorkspace(storage.WorkspaceInput{Name: "other", RuntimeAccess: &on}); err != nil {
 			t.Fatal(err)
@@ -77,7 +78,7 @@ func TestWorkspaceIllustrationExports(t *testing.T) {
 			t.Fatalf("create: %d %s", r.status, r.body)
 		}
 	}
-	refused(a.key)
+	refused(a.Key)
 
 	// Bad uploads register nothing.
 	for _, tc := range []struct{ name, body, code string }{
@@ -91,7 +92,7 @@ func TestWorkspaceIllustrationExports(t *testing.T) {
 			t.Fatalf("upload as %q: %d %s, want %s", tc.name, r.status, r.body, tc.code)
 		}
 	}
-	refused(a.key)
+	refused(a.Key)
 
 	r := a.do("POST", "/v1/uploads", []byte(heroMarkSVG), true, "x-file-name", "hero.svg", "x-illustration-name", "component-hero-mark")
 	if r.status != 201 || !strings.Contains(r.body, `"illustration":{"name":"component-hero-mark","replacedAssetId":null,"source":"workspace"}`) {
@@ -106,7 +107,7 @@ func TestWorkspaceIllustrationExports(t *testing.T) {
 	if !strings.Contains(r.body, `{"name":"circle","source":"builtin"}`) || !strings.Contains(r.body, `{"name":"component-hero-mark","source":"workspace"}`) {
 		t.Fatalf("list: %s", r.body)
 	}
-	if r := validate(a.key); r.status != 200 || r.json["data"].(map[string]any)["valid"] != true {
+	if r := validate(a.Key); r.status != 200 || r.json["data"].(map[string]any)["valid"] != true {
 		t.Fatalf("validate after the upload: %d %s", r.status, r.body)
 	}
 
@@ -131,7 +132,7 @@ func TestWorkspaceIllustrationExports(t *testing.T) {
 	}
 	out, err := exec.Command(ffprobe, "-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
 		"stream=codec_name,width,height,nb_read_frames", "-of", "csv=p=0",
-		filepath.Join(a.app.cfg.DataDir, "outputs", id, id+".mp4")).CombinedOutput()
+		filepath.Join(a.DataDir, "outputs", id, id+".mp4")).CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "h264,768,432,60" {
 		t.Fatalf("ffprobe: %q %v, want h264,768,432,60 (0.6 x 1280x720, 2 s at 30 fps)", out, err)
 	}
@@ -141,7 +142,7 @@ func TestWorkspaceIllustrationExports(t *testing.T) {
 	if err != nil {
 		return
 	}
-	px, err := exec.Command(ffmpeg, "-v", "error", "-i", filepath.Join(a.app.cfg.DataDir, "outputs", id, id+".mp4"),
+	px, err := exec.Command(ffmpeg, "-v", "error", "-i", filepath.Join(a.DataDir, "outputs", id, id+".mp4"),
 		"-vf", `select=eq(n\,30),crop=2:2:383:215`, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "-").Output()
 	if err != nil || len(px) != 4 || px[0] < 230 {
 		t.Fatalf("centre pixels %v %v, want white", px, err)
@@ -153,9 +154,9 @@ func TestWorkspaceIllustrationExports(t *testing.T) {
 // by validate (EDITOR_BACKGROUND_PRESET_UNKNOWN at /globalBackground/imageUrl, naming it)
 // instead of failing the render mid-way; a preset id is accepted.
 func TestBackgroundPresetRefusedAtCreate(t *testing.T) {
-	a := startApp(t, Config{DataDir: t.TempDir()}, nil)
+	a := startApp(t, app.Config{DataDir: t.TempDir()}, nil)
 	bg := func(url string) string {
-		return strings.Replace(solidState, `"globalBackground":{"type":"none"}`,
+		return strings.Replace(app.SolidState, `"globalBackground":{"type":"none"}`,
 			`"globalBackground":{"type":"image","imageAssetId":null,"imageUrl":"`+url+`","source":"preset"}`, 1)
 	}
 	const missing = "https://example.com/background.jpg"

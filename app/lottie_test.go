@@ -1,4 +1,4 @@
-package app
+package app_test
 
 import (
 	"context"
@@ -11,8 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/app"
+	"github.com/cutroom/cutroom/internal/apptest"
 	"github.com/cutroom/cutroom/lottie"
 	"github.com/cutroom/cutroom/model"
+	"github.com/cutroom/cutroom/storage"
 )
 
 // lottieState is a valid 320x180 state of 0.2 s with one lottie item (180 x 180 at 60, 0)
@@ -44,7 +47,7 @@ func TestAppLottieExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	task := exportOnce(t, RenderSettings{FrameWorkers: 1}, lottieState(string(doc)))
+	task := exportOnce(t, app.RenderSettings{FrameWorkers: 1}, lottieState(string(doc)))
 	if task.Status != model.StatusCompleted {
 		t.Fatalf("task %s (error %q), want %s", task.Status, deref(task.Error), model.StatusCompleted)
 	}
@@ -54,10 +57,10 @@ func TestAppLottieExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	ext := strings.Replace(string(img), `"u":"","p":"data:image/png;base64,`, `"u":"/etc/","p":"hostname#`, 1)
-	a := serveApp(t, Config{})
+	a := apptest.Serve(t, app.Config{}, nil)
 	body := `{"editorState":` + lottieState(ext) + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":1,"format":"mp4"}`
 	req, _ := http.NewRequest("POST", a.BaseURL+"/v1/exports", strings.NewReader(body))
-	req.Header.Set("x-api-key", a.key)
+	req.Header.Set("x-api-key", a.Key)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -91,16 +94,16 @@ func fullFrameLottie(doc string) string { return lottieStateSized(doc, 1920, 108
 // the item; the server (this test's process: rlottie ran in it before) carries on and its
 // next export completes.
 func TestAppLottieRendererFailures(t *testing.T) {
-	a := serveApp(t, Config{Render: RenderSettings{FrameWorkers: 1, MaxFrameSeconds: 2,
-		Lottie: lottie.Options{Memory: 768 << 20}}})
-	task := a.waitExport(t, a.createExport(t, fullFrameLottie(costlyLottie(t, "mattes"))))
+	a := apptest.Serve(t, app.Config{Render: app.RenderSettings{FrameWorkers: 1, MaxFrameSeconds: 2,
+		Lottie: lottie.Options{Memory: 768 << 20}}}, nil)
+	task := waitExport(t, a, createExport(t, a, fullFrameLottie(costlyLottie(t, "mattes"))))
 	want := `COMPOSITOR_MEDIA_FAILED: frame 0: item "l1": lottie asset "lot": the Lottie animation exceeded its renderer's memory limit (768 MiB)`
 	if task.Status != model.StatusFailed || !strings.HasPrefix(deref(task.Error), want) {
 		t.Fatalf("mattes: task %s (error %q), want FAILED with %q", task.Status, deref(task.Error), want)
 	}
 
 	start := time.Now()
-	task = a.waitExport(t, a.createExport(t, fullFrameLottie(costlyLottie(t, "slow"))))
+	task = waitExport(t, a, createExport(t, a, fullFrameLottie(costlyLottie(t, "slow"))))
 	took := time.Since(start)
 	want = `EXPORT_FRAME_TIMEOUT: frame 0 took longer than 2s while preparing item "l1" (lottie) with asset "lot"`
 	if task.Status != model.StatusFailed || !strings.HasPrefix(deref(task.Error), want) {
@@ -114,13 +117,13 @@ func TestAppLottieRendererFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if task = a.waitExport(t, a.createExport(t, lottieState(string(doc)))); task.Status != model.StatusCompleted {
+	if task = waitExport(t, a, createExport(t, a, lottieState(string(doc)))); task.Status != model.StatusCompleted {
 		t.Fatalf("the next export: %s (error %q)", task.Status, deref(task.Error))
 	}
 }
 
 // waitRendering waits until the task renders and a Lottie renderer more than before runs.
-func waitRendering(t *testing.T, a *servedApp, id string, before int64) {
+func waitRendering(t *testing.T, a *apptest.Served, id string, before int64) {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); ; {
 		task, err := a.DB.ExportTaskByID(id)
@@ -141,12 +144,12 @@ func waitRendering(t *testing.T, a *servedApp, id string, before int64) {
 // render slot at once (the renderer is killed), so the next export, which waits for that
 // slot (one worker), renders.
 func TestAppLottieCancelFreesSlot(t *testing.T) {
-	a := serveApp(t, Config{Render: RenderSettings{FrameWorkers: 1}})
+	a := apptest.Serve(t, app.Config{Render: app.RenderSettings{FrameWorkers: 1}}, nil)
 	before := lottie.ReadStats()
-	id := a.createExport(t, fullFrameLottie(costlyLottie(t, "slow")))
+	id := createExport(t, a, fullFrameLottie(costlyLottie(t, "slow")))
 	waitRendering(t, a, id, before.Running)
 	req, _ := http.NewRequest("DELETE", a.BaseURL+"/v1/exports/"+id, nil)
-	req.Header.Set("x-api-key", a.key)
+	req.Header.Set("x-api-key", a.Key)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +175,7 @@ func TestAppLottieCancelFreesSlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if task := a.waitExport(t, a.createExport(t, lottieState(string(doc)))); task.Status != model.StatusCompleted {
+	if task := waitExport(t, a, createExport(t, a, lottieState(string(doc)))); task.Status != model.StatusCompleted {
 		t.Fatalf("the next export: %s (error %q)", task.Status, deref(task.Error))
 	}
 }
@@ -180,16 +183,21 @@ func TestAppLottieCancelFreesSlot(t *testing.T) {
 // TestAppLottieShutdown: a shutdown while a frame is in rlottie kills its renderer and
 // records the task PAUSED at once, not when the grace runs out.
 func TestAppLottieShutdown(t *testing.T) {
-	a := serveApp(t, Config{ShutdownGrace: 20 * time.Second, Render: RenderSettings{FrameWorkers: 1}})
-	id := a.createExport(t, fullFrameLottie(costlyLottie(t, "slow")))
+	a := apptest.Serve(t, app.Config{ShutdownGrace: 20 * time.Second, Render: app.RenderSettings{FrameWorkers: 1}}, nil)
+	id := createExport(t, a, fullFrameLottie(costlyLottie(t, "slow")))
 	waitRendering(t, a, id, lottie.ReadStats().Running)
 	start := time.Now()
-	a.stop(t)
+	a.Stop() // and closes the database
 	if took := time.Since(start); took > 5*time.Second {
 		t.Fatalf("the shutdown took %v", took)
 	}
-	if task, _ := a.DB.ExportTaskByID(id); task.Status != model.StatusPaused {
-		t.Fatalf("the task is %s after the shutdown, want PAUSED", task.Status)
+	db, err := storage.Open(a.DataDir, storage.Options{LockTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if task, err := db.ExportTaskByID(id); err != nil || task.Status != model.StatusPaused {
+		t.Fatalf("the task is %s (%v) after the shutdown, want PAUSED", task.Status, err)
 	}
 }
 
@@ -197,11 +205,11 @@ func TestAppLottieShutdown(t *testing.T) {
 // their workspace's preview slots and the renderers' gate at once: the next preview draws
 // (it was 429 FRAME_PREVIEWS_BUSY while the abandoned ones held both slots).
 func TestAppLottiePreviewGivesUp(t *testing.T) {
-	a := serveApp(t, Config{})
+	a := apptest.Serve(t, app.Config{}, nil)
 	preview := func(ctx context.Context, state string) (int, error) {
 		req, _ := http.NewRequestWithContext(ctx, "POST", a.BaseURL+"/v1/editor/frame",
 			strings.NewReader(`{"editorState":`+state+`,"t":0,"width":1920,"format":"png"}`))
-		req.Header.Set("x-api-key", a.key)
+		req.Header.Set("x-api-key", a.Key)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			return 0, err

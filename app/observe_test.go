@@ -1,14 +1,12 @@
-package app
+package app_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"image"
 	"image/png"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -18,8 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/app"
+	"github.com/cutroom/cutroom/internal/apptest"
 	"github.com/cutroom/cutroom/internal/testlog"
-	"github.com/cutroom/cutroom/storage"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	pmodel "github.com/prometheus/common/model"
@@ -63,42 +62,9 @@ func runFlow(t *testing.T) flow {
 	}))
 	defer recv.Close()
 
-	a := New(Config{DataDir: t.TempDir(), Logger: log, ShutdownGrace: 5 * time.Second,
-		Render: RenderSettings{FrameWorkers: 1}, AllowHosts: []string{"loopback"}, MetricsToken: metricsToken})
-	defer a.Close()
-	if err := a.OpenDB(); err != nil {
-		t.Fatal(err)
-	}
-	secret := hookSecret
-	ws, err := a.DB.CreateWorkspace(storage.WorkspaceInput{Name: "w", WebhookSecret: &secret})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, key, err := a.DB.CreateKey("w", "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if err := a.Open(ctx, ln); err != nil {
-		t.Fatal(err)
-	}
-	ran := make(chan error, 1)
-	go func() { ran <- a.Run(ctx) }()
-	var stop func()
-	stop = func() { // once: Run's result is read once
-		cancel()
-		if err := <-ran; err != nil {
-			t.Error(err)
-		}
-		stop = func() {}
-	}
-	defer func() { stop() }()
-	f := flow{wsID: ws.ID, secrets: map[string]string{"API key": key, "webhook secret": hookSecret,
+	a := apptest.Serve(t, app.Config{Logger: log, Render: app.RenderSettings{FrameWorkers: 1},
+		AllowHosts: []string{"loopback"}, MetricsToken: metricsToken}, apptest.WebhookSecret(t, hookSecret))
+	f := flow{wsID: a.WorkspaceID, secrets: map[string]string{"API key": a.Key, "webhook secret": hookSecret,
 		"metrics token": metricsToken}}
 
 	do := func(method, path string, body io.Reader, hdr ...string) (*http.Response, []byte) {
@@ -129,7 +95,7 @@ func runFlow(t *testing.T) flow {
 	}
 	api := func(method, path string, body io.Reader, want int, hdr ...string) ([]byte, *http.Response) {
 		t.Helper()
-		resp, b := do(method, path, body, append([]string{"x-api-key", key, "Content-Type", "application/json"}, hdr...)...)
+		resp, b := do(method, path, body, append([]string{"x-api-key", a.Key, "Content-Type", "application/json"}, hdr...)...)
 		if resp.StatusCode != want {
 			t.Fatalf("%s %s: %d %s, want %d", method, path, resp.StatusCode, b, want)
 		}
@@ -162,7 +128,7 @@ func runFlow(t *testing.T) flow {
 	api("GET", "/v1/nothing/4f0c1a3e-0000-4000-8000-000000000002", nil, 404)
 	api("FOO", "/v1/projects", nil, 405)
 
-	b, _ := api("POST", "/v1/projects", strings.NewReader(`{"editorState":`+solidState+`,"title":"p"}`), 201)
+	b, _ := api("POST", "/v1/projects", strings.NewReader(`{"editorState":`+app.SolidState+`,"title":"p"}`), 201)
 	f.project = dataOf(b)["projectId"].(string)
 
 	img := image.NewRGBA(image.Rect(0, 0, 16, 16))
@@ -228,10 +194,10 @@ func runFlow(t *testing.T) flow {
 	if r, body := do("GET", "/metrics", nil); r.StatusCode != 401 || !strings.Contains(string(body), "METRICS_TOKEN_INVALID") {
 		t.Fatalf("GET /metrics without the token: %d %s", r.StatusCode, body)
 	}
-	if r, _ := do("GET", "/metrics", nil, "Authorization", "Bearer "+key); r.StatusCode != 401 {
+	if r, _ := do("GET", "/metrics", nil, "Authorization", "Bearer "+a.Key); r.StatusCode != 401 {
 		t.Fatalf("GET /metrics with an API key: %d, want 401", r.StatusCode)
 	}
-	if r, _ := do("GET", "/metrics", nil, "x-api-key", key); r.StatusCode != 401 {
+	if r, _ := do("GET", "/metrics", nil, "x-api-key", a.Key); r.StatusCode != 401 {
 		t.Fatalf("GET /metrics with an API key: %d, want 401", r.StatusCode)
 	}
 	// Once more, so that the first scrape's own request is counted in the second.
@@ -245,7 +211,7 @@ func runFlow(t *testing.T) flow {
 	if err != nil {
 		t.Fatalf("the scrape does not parse: %v\n%s", err, text)
 	}
-	stop() // the shutdown's lines are in the log too
+	a.Stop() // the shutdown's lines are in the log too
 	f.logs = logs.String()
 	return f
 }

@@ -1,4 +1,4 @@
-package app
+package app_test
 
 import (
 	"net/http"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/app"
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
@@ -53,7 +54,7 @@ func withCredits(t *testing.T, n int64) func(db *storage.DB) {
 
 func (a *testApp) credits() int64 {
 	a.t.Helper()
-	b, _, err := a.app.DB.WorkspaceCredits(a.wsID)
+	b, _, err := a.DB.WorkspaceCredits(a.WorkspaceID)
 	if err != nil {
 		a.t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func (a *testApp) credits() int64 {
 func (a *testApp) waitTask(id string) model.ExportTask {
 	a.t.Helper()
 	for deadline := time.Now().Add(60 * time.Second); ; {
-		task, err := a.app.DB.ExportTaskByID(id)
+		task, err := a.DB.ExportTaskByID(id)
 		if err != nil {
 			a.t.Fatal(err)
 		}
@@ -96,7 +97,7 @@ func TestRemoteAssetsRefusedAtCreate(t *testing.T) {
 		{"not uploaded", assets.RemoteConfig{Mode: assets.FetchPublic}, imageState, "no http(s) remoteUrl"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := startApp(t, Config{DataDir: t.TempDir(), AllowHosts: []string{"127.0.0.1"}, Fetch: tc.fetch}, withCredits(t, 1000))
+			a := startApp(t, app.Config{DataDir: t.TempDir(), AllowHosts: []string{"127.0.0.1"}, Fetch: tc.fetch}, withCredits(t, 1000))
 			r := a.do("POST", "/v1/exports", exportBody(tc.state), true, "Content-Type", "application/json")
 			if r.status != 422 || r.json["errorCode"] != "EXPORT_ASSET_UNRESOLVABLE" || !strings.Contains(r.body, `\"dot\"`) ||
 				!strings.Contains(r.body, tc.reason) {
@@ -109,7 +110,7 @@ func TestRemoteAssetsRefusedAtCreate(t *testing.T) {
 			if c := a.credits(); c != 1000 {
 				t.Fatalf("credits %d after a refused create, want 1000", c)
 			}
-			if ids, err := a.app.DB.WorkspaceActiveExports(a.wsID); err != nil || len(ids) != 0 {
+			if ids, err := a.DB.WorkspaceActiveExports(a.WorkspaceID); err != nil || len(ids) != 0 {
 				t.Fatalf("tasks stored: %v %v", ids, err)
 			}
 		})
@@ -138,7 +139,7 @@ func TestRemoteAssetsFetchedForTheRender(t *testing.T) {
 		return id
 	}
 
-	a := startApp(t, Config{DataDir: t.TempDir(), AllowHosts: []string{"127.0.0.1"}, Fetch: allow}, withCredits(t, 1000))
+	a := startApp(t, app.Config{DataDir: t.TempDir(), AllowHosts: []string{"127.0.0.1"}, Fetch: allow}, withCredits(t, 1000))
 	task := a.waitTask(create(a))
 	if task.Status != model.StatusCompleted || host.requests.Load() != 1 {
 		t.Fatalf("task %s (error %q), %d requests; want COMPLETED after one fetch", task.Status, deref(task.Error), host.requests.Load())
@@ -159,11 +160,11 @@ func TestRemoteAssetsFetchedForTheRender(t *testing.T) {
 	if !task.Refunded || a.credits() != 1000-charged {
 		t.Fatalf("refunded %v, credits %d; want the failed export refunded (%d)", task.Refunded, a.credits(), 1000-charged)
 	}
-	a.stop()
+	a.Stop()
 
 	host.failing.Store(false)
 	before := host.requests.Load()
-	b := startApp(t, Config{DataDir: t.TempDir(), Fetch: assets.RemoteConfig{Mode: assets.FetchPublic}}, nil)
+	b := startApp(t, app.Config{DataDir: t.TempDir(), Fetch: assets.RemoteConfig{Mode: assets.FetchPublic}}, nil)
 	task = b.waitTask(create(b))
 	if task.Status != model.StatusFailed || !strings.HasPrefix(deref(task.Error), "EXPORT_ASSET_FETCH_FAILED: ") ||
 		!strings.Contains(deref(task.Error), "loopback") {

@@ -13,11 +13,12 @@ import (
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/lottie"
+	"github.com/cutroom/cutroom/media"
 	"github.com/cutroom/cutroom/render"
 )
 
-// assets.Media is the renderer's media: it decodes video and sound when its FFmpeg is set.
-var _ render.Decoder = assets.Media{}
+// media.Media is the renderer's media: it decodes video and sound when its FFmpeg is set.
+var _ render.Decoder = media.Media{}
 
 // RenderSettings configure the renderer the App serves with. Zero values take the render
 // package's defaults, except FrameWorkers (see newRenderer).
@@ -33,11 +34,14 @@ type RenderSettings struct {
 	MaxOutputSide int
 	// MaxFrameSeconds is the frame watchdog (0: render.DefaultMaxFrameSeconds).
 	MaxFrameSeconds float64
+	// MaxPreviewSeconds bounds drawing a frame preview (0: render.DefaultMaxPreviewSeconds,
+	// or MaxFrameSeconds when lower).
+	MaxPreviewSeconds float64
 	// Lottie limits the renderer process of each Lottie asset drawn (memory, time per
 	// frame; zero members: package lottie's defaults).
 	Lottie lottie.Options
 	// AssetDir, if set, is a directory the renders' assets are also looked up in (by a
-	// file:// remoteUrl, the remoteKey or the filename, as assets.DirResolver does) when the
+	// file:// remoteUrl, the remoteKey or the filename, as media.DirResolver does) when the
 	// workspace has no such upload. serve leaves it empty; bench/exports sets it to the
 	// reference scene's images.
 	AssetDir string
@@ -53,17 +57,16 @@ type RenderSettings struct {
 // Unless set, each render composites on NumCPU-1 workers (at least 1): the API keeps a core
 // while renders run, which lowers the API's latency under renders and raises throughput (see
 // bench/README.md, exports.sh).
-func newRenderer(store *assets.Store, fonts *text.Library, rs RenderSettings, ff *assets.FFmpeg, remote *assets.Remote,
+func newRenderer(store *assets.Store, fonts *text.Library, rs RenderSettings, ff *media.FFmpeg, remote *assets.Remote,
 	ill func(context.Context, export.RenderJob) (compositor.IllustrationFunc, error), log *slog.Logger, m render.Metrics) *render.Pipeline {
 	if rs.FrameWorkers <= 0 {
 		rs.FrameWorkers = max(1, runtime.NumCPU()-1)
 	}
 	return render.NewPipeline(render.PipelineConfig{
-		Media: assets.Media{FFmpeg: ff}, // what every job's media decodes, for Features
+		Media: media.Media{FFmpeg: ff}, // what every job's media decodes, for Features
 		MediaFor: func(ctx context.Context, job export.RenderJob) (compositor.Media, error) {
-			m := store.MediaFor(job.WorkspaceID)
-			m.FFmpeg = ff
-			m.Resolve = localResolver(store, rs.AssetDir, job.WorkspaceID)
+			m := media.Media{Resolve: localResolver(store, rs.AssetDir, job.WorkspaceID),
+				MaxPixels: store.Limits().MaxImagePixels, FFmpeg: ff}
 			if remote != nil && job.Parsed != nil {
 				// remote assets are fetched before the first frame: one that cannot be
 				// fetched fails the task naming it, before any work is spent
@@ -79,16 +82,17 @@ func newRenderer(store *assets.Store, fonts *text.Library, rs RenderSettings, ff
 			}
 			return m, nil
 		},
-		IllustrationsFor: ill,
-		Text:             compositor.NewTextItems(fonts, log),
-		Workers:          rs.FrameWorkers,
-		Preset:           rs.Preset,
-		CRF:              rs.CRF,
-		MaxOutputSide:    rs.MaxOutputSide,
-		MaxFrameSeconds:  rs.MaxFrameSeconds,
-		Lottie:           rs.Lottie,
-		Logger:           log,
-		Metrics:          m,
+		IllustrationsFor:  ill,
+		Text:              compositor.NewTextItems(fonts, log),
+		Workers:           rs.FrameWorkers,
+		Preset:            rs.Preset,
+		CRF:               rs.CRF,
+		MaxOutputSide:     rs.MaxOutputSide,
+		MaxFrameSeconds:   rs.MaxFrameSeconds,
+		MaxPreviewSeconds: rs.MaxPreviewSeconds,
+		Lottie:            rs.Lottie,
+		Logger:            log,
+		Metrics:           m,
 	})
 }
 
@@ -111,13 +115,13 @@ func probeLottie(log *slog.Logger, o lottie.Options) {
 }
 
 // localResolver finds the local file of a workspace's editor asset: its upload, then (when
-// dir is set) a file of dir as assets.DirResolver finds it.
+// dir is set) a file of dir as media.DirResolver finds it.
 func localResolver(store *assets.Store, dir, workspaceID string) assets.Resolver {
-	uploaded := store.MediaFor(workspaceID).Resolve
+	uploaded := func(a *editor.Asset) (string, error) { return store.Resolve(workspaceID, a) }
 	if dir == "" {
 		return uploaded
 	}
-	fromDir := assets.DirResolver(dir)
+	fromDir := media.DirResolver(dir)
 	return func(a *editor.Asset) (string, error) {
 		if p, err := uploaded(a); err == nil {
 			return p, nil

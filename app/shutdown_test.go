@@ -34,8 +34,9 @@ func (r *deafRenderer) Render(context.Context, export.RenderJob, func(done, tota
 	return errors.New("released")
 }
 
-// solidState is a valid 320x180 state of 2 s: one solid (the deaf renderer never draws it).
-const solidState = `{"compositionWidth":320,"compositionHeight":180,"timebaseTicksPerSecond":240000,` +
+// SolidState is a valid 320x180 state of 2 s: one solid (the deaf renderer never draws it).
+// It is exported, in the test build only, for the tests of package app_test too.
+const SolidState = `{"compositionWidth":320,"compositionHeight":180,"timebaseTicksPerSecond":240000,` +
 	`"tracks":[{"id":"t1","items":["s1"],"hidden":false,"muted":false}],"assets":{},` +
 	`"items":{"s1":{"id":"s1","type":"solid","startTicks":0,"durationTicks":480000,` +
 	`"shape":"rectangle","color":"#22c55e",` +
@@ -82,7 +83,7 @@ func TestShutdownGraceIsAHardBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	fps, ratio, scale, format, v1 := 30, "16:9", 0.6, "mp4", "v1"
-	req := &export.Request{EditorState: json.RawMessage(solidState), StateSchemaVersion: &v1, FPS: &fps,
+	req := &export.Request{EditorState: json.RawMessage(SolidState), StateSchemaVersion: &v1, FPS: &fps,
 		Ratio: &ratio, Scale: &scale, Format: &format}
 	c, err := exports.Create(context.Background(), model.Principal{Key: key, Workspace: ws}, "", req, nil)
 	if err != nil {

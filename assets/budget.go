@@ -9,6 +9,7 @@ import (
 	"image/gif"
 	"io"
 
+	"github.com/cutroom/cutroom/internal/ctxio"
 	"github.com/cutroom/cutroom/lottiebudget"
 	"github.com/cutroom/cutroom/svgbudget"
 )
@@ -56,7 +57,7 @@ func (s *Store) decodeImage(ctx context.Context, r io.Reader, format string) err
 			return ctx.Err()
 		}
 	}
-	br := bufio.NewReaderSize(ctxReader{ctx, r}, 64<<10) // a gone client stops the decode
+	br := bufio.NewReaderSize(ctxio.Reader(ctx, r), 64<<10) // a gone client stops the decode
 	var err error
 	if format == "gif" {
 		_, err = gif.DecodeAll(br)
@@ -85,18 +86,24 @@ func (lim Limits) checkGIF(w, h, frames int) error {
 	return nil
 }
 
-// lottieLimits are the Lottie budgets of lim for lottiebudget.
+// lottieLimits are the Lottie budgets of lim for lottiebudget: its own, and the image
+// limits for the images embedded in a document.
 func (lim Limits) lottieLimits() lottiebudget.Limits {
 	return lottiebudget.Limits{MaxLayers: lim.MaxLottieLayers, MaxDepth: lim.MaxLottieDepth,
-		MaxKeyframes: lim.MaxLottieKeyframes, MaxFrames: lim.MaxLottieFrames}
+		MaxKeyframes: lim.MaxLottieKeyframes, MaxFrames: lim.MaxLottieFrames,
+		MaxImagePixels: lim.MaxImagePixels, MaxImageSide: lim.MaxImageSide, MaxImageBytes: lim.Image}
 }
 
-// lottieError maps a lottiebudget error to ASSET_TOO_COMPLEX (lottie.<measure>) or
-// ASSET_INVALID.
+// lottieError maps a lottiebudget error to ASSET_TOO_COMPLEX (lottie.<measure>),
+// ASSET_UNSUPPORTED (what the renderer does not draw, e.g. an image asset that is a file)
+// or ASSET_INVALID (malformed, a precomp cycle, a parameter out of its range).
 func lottieError(err error) error {
 	var tc *lottiebudget.TooComplexError
-	if errors.As(err, &tc) {
+	switch {
+	case errors.As(err, &tc):
 		return tooComplex("Lottie animation", "lottie."+tc.Measure, tc.Limit, "%s", tc.Detail)
+	case errors.Is(err, lottiebudget.ErrUndrawable):
+		return CodeUnsupported.New("%v", err)
 	}
 	return invalid("%v", err)
 }

@@ -1,5 +1,8 @@
 // Package assets keeps uploaded media files on disk: atomic writes, kind detection, probing,
-// signed links, and resolving editor assets to local files for rendering.
+// signed links, resolving editor assets to local files for rendering, and fetching remote
+// assets. Decoding those files for rendering is package media's, which this package does
+// not import (nor media this one); the headers both read (a JPEG's orientation, a WAV
+// file's chunks) are package mediaheader's.
 //
 // # Asset records
 //
@@ -31,6 +34,44 @@
 // through a buffer), so a file cut short or corrupt is ASSET_INVALID at upload rather
 // than a failed export later.
 //
+// # Probing MP4 and Matroska
+//
+// Decision: the MP4/MOV/M4A probe (isobmff.go) and the WebM/Matroska probe (ebml.go) walk
+// the structure themselves, reading box and element headers through an io.ReaderAt under
+// fixed budgets (a moov of at most 64 MiB, never read whole; 10,000 boxes; 100,000 elements
+// up to the first Cluster; 4,000,000 in the cluster walk of a file without a Duration), and
+// hand mp4ff only small fixed-layout boxes (mvhd, tkhd, mdhd, hdlr, mehd; 64 KiB at most).
+// Reading the files through the libraries instead was measured (issue 27): mp4.DecodeFile
+// with DecModeLazyMdat over the file as an io.ReadSeeker, and ebml.Unmarshal
+// (WithIgnoreUnknown) into a struct of Info and Tracks tagged to stop after Tracks, with
+// every cluster's blocks for a file without a Duration. Bytes allocated during the probe
+// (runtime.MemStats), 2-core VM, load average 17:
+//
+//	file                                          hand-written   through the libraries
+//	MP4, 1 h at 60 fps (22 MB, 385,000 samples)   0 MiB          7.7 MiB
+//	the same, fragmented (20 MB)                  0 MiB          8.5 MiB (15,000 objects)
+//	MP4, 30 s 1080p (142 MB mdat)                 0 MiB          0.1 MiB
+//	MKV, 1 h, live (no Duration, 21 MB)           12 MiB, 2.1 s  267 MiB (peak RSS 150 MB), 5.2 s
+//	MKV, 1 h, with Duration; the 142 MB one       0 MiB          0 MiB (stops after Tracks)
+//	valid MP4 with a 140 MiB free box             0 MiB          140 MiB
+//	valid WebM with a 140 MiB Void element        0 MiB          420 MiB (peak RSS 444 MB)
+//	457-byte MP4, stts entry count 2^26           0 MiB          512 MiB, written (RSS 538 MB)
+//	457-byte MP4, stts entry count 2^32-1         0 MiB          fatal error: out of memory (4 GiB ulimit -v)
+//	96-byte MP4, free box claiming 2 GiB          ASSET_INVALID  2 GiB, then EOF
+//	113-byte WebM, TrackType claiming 1 GiB       0 MiB          1 GiB
+//
+// Both libraries allocate what a declared size or count says before reading it (mp4ff's
+// box bodies and table decoders, ebml-go's every element value), and an out-of-memory
+// fault is not a panic that recover catches: the process dies. Bounding them would take a
+// pre-walk of every box and element (segjoin has one for the segments it wrote itself) as
+// large as these probes, and allocations would still grow with the file. They also answer
+// valid files differently: mp4ff refuses a last box of size 0 (to the end of the file) and
+// a second non-empty mdat, which ffprobe reads; its tkhd keeps no matrix, so a phone's
+// rotated video would report its stored size rather than the displayed one; sample entries
+// other than avc1/avc3, hvc1/hev1, av01 and encv (mp4v, vp09, ProRes) decode as unknown
+// boxes with no size. So the probes stay hand-written, fuzzed (FuzzProbe) and
+// mutation-tested (TestMutatedMediaDoNotHang), with mp4ff for the leaf boxes.
+//
 // # Structure budgets
 //
 // A small file can ask for unbounded rendering work, so structure is measured at upload
@@ -45,8 +86,14 @@
 //   - Lottie: 10,000 layers after precomp expansion (a precomp layer counts its
 //     composition's layers each time; MaxLottieLayers), precomps nested 32 deep
 //     (MaxLottieDepth), 500,000 keyframes (MaxLottieKeyframes), op - ip at most 216,000
-//     frames (MaxLottieFrames). Precomps that refer to each other in a cycle are
-//     ASSET_INVALID.
+//     frames (MaxLottieFrames), and lottiebudget's own budgets (path points, shapes
+//     after repeater copies). Images embedded in the document are measured from their
+//     headers against MaxImagePixels (all of them together), MaxImageSide and the image
+//     size cap (lottie.imagePixels, lottie.imageSide, lottie.imageBytes). Precomps that
+//     refer to each other in a cycle, and parameters outside the ranges lottiebudget
+//     gives them (the detail names the layer, shape and parameter), are ASSET_INVALID;
+//     image assets that are not embedded data:image/ URIs of PNG or JPEG are
+//     ASSET_UNSUPPORTED.
 //
 // # Size caps
 //
@@ -76,44 +123,6 @@
 // current state refers to it (editor asset key or id == assetId, remoteKey == fileKey,
 // remoteUrl or a background imageUrl whose path ends in /files/<fileKey>) or an active
 // export does (ActiveReferences). Soft-deleted files stay on disk.
-//
-// # Decoding for rendering
-//
-// Media decodes still images, gifs and SVG sources in pure Go. Video and compressed
-// audio decode through ffmpeg child processes (FFmpeg, found by FindFFmpeg on PATH or at a
-// configured path); without it they fail with MEDIA_DECODER_UNAVAILABLE and renderers
-// leave video and audio items out of their features.
-//
-//   - Media.OpenAudio: one ffmpeg per clip streaming 48 kHz stereo float32 from a start
-//     time, tempo changed by playbackRate with the pitch kept (atempo, as browsers play
-//     media), mono played on both channels at full level.
-//   - Media.NewSession: the media of one render job, adding VideoFrame (the compositor's
-//     VideoFrames). One ffmpeg per clip streams raw RGBA frames in presentation order with
-//     -fps_mode passthrough; each frame's pts comes from the showinfo filter on stderr (in
-//     the same order; its per-frame checksums are turned off, they cost as much as
-//     decoding), so variable frame rate sources are exact. ffmpeg 5.1 or later. The frame shown at media
-//     time t is the last one whose pts is <= t. Rotated sources are turned upright by
-//     ffmpeg's autorotate (display matrix); frames are scaled down to fit the output size.
-//     Each decoder keeps a window of 6 frames; it restarts (seeking to the keyframe before
-//     t, timestamps kept with -copyts) only when a request goes back past its window or
-//     more than 8 s ahead. At most 3 decoders per file; decoders no frame was asked of
-//     for 256 requests are stopped. Session.Close kills and reaps every process; a
-//     canceled request context returns at once.
-//   - Frame buffers are recycled (framepool.go), by reference count: a decoder's window
-//     holds each of its frames; Session.HoldVideoFrame adds a holder until its release
-//     func is called; a buffer with no holder goes back to its decoder's pool and the next
-//     frame is read into it. A frame from Session.VideoFrame is never recycled (it may be
-//     kept forever, as before). Rule for callers: never touch a held frame after
-//     releasing it.
-//   - Session.HoldVideoFrameYCbCr: the frame as BT.709 limited-range I420 of a given size,
-//     from decoders of its own (videoyuv.go): ffmpeg scales (bilinear) and converts the
-//     colours (BT.709 limited sources only scaled; untagged and BT.601 limited ones by the
-//     colorspace filter's fast mode; full range and the rest by swscale from their tags), 3
-//     bytes per 2 pixels through the pipe instead of 8. Same window, pool and reference
-//     counting as RGBA frames; rotated sources come upright the same way.
-//
-// The renderer reaches both through its own Decoder interface, which Media implements
-// (Decodes, OpenVideo, OpenSound: decoding.go), without importing this package.
 //
 // # Remote assets
 //

@@ -18,7 +18,8 @@ var (
 	CodeInvalid = apierr.Define(apierr.Unprocessable, "ASSET_INVALID")
 	// CodeTooComplex: the file's structure asks more work of rendering than the budgets
 	// allow (SVG elements after <use> expansion, nesting, path points, filter work; GIF
-	// frames; Lottie layers after precomp expansion, nesting, keyframes, frames). The
+	// frames; Lottie layers after precomp expansion, nesting, keyframes, frames, path
+	// points, shapes after repeater copies, embedded images' pixels, side and bytes). The
 	// error's details (a problem's errors member) name the measure and its limit.
 	CodeTooComplex = apierr.Define(apierr.Unprocessable, "ASSET_TOO_COMPLEX")
 	// CodeUnsupported: a file of a known kind, within the budgets, that uses what the
@@ -47,9 +48,6 @@ var (
 	CodeBodyUnreadable = apierr.Define(apierr.Invalid, "BODY_UNREADABLE")
 	// CodeInvalidCursor: a page cursor this server did not hand out.
 	CodeInvalidCursor = apierr.Define(apierr.Invalid, "INVALID_PAGE_CURSOR")
-	// CodeDecoderMissing: a video or compressed audio asset needs ffmpeg, which is not
-	// available.
-	CodeDecoderMissing = apierr.Define(apierr.Unprocessable, "MEDIA_DECODER_UNAVAILABLE")
 )
 
 // recordError turns the asset records' sentinel errors into the errors clients see (with
@@ -67,4 +65,9 @@ func recordError(err error, projectID, assetID string) error {
 		return CodeInvalidCursor.Wrap(err, "pageCursor is not a cursor this server handed out")
 	}
 	return diskspace.Refuse(err)
+}
+
+// invalid returns an ASSET_INVALID error: the bytes are of a known kind but malformed.
+func invalid(format string, args ...any) error {
+	return CodeInvalid.New(format, args...)
 }

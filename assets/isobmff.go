@@ -264,8 +264,3 @@ func probeTrak(r io.ReaderAt, start, end int64, budget *int) (t mp4Track, err er
 	}
 	return t, nil
 }
-
-// invalid returns an ASSET_INVALID error: the bytes are of a known kind but malformed.
-func invalid(format string, args ...any) error {
-	return CodeInvalid.New(format, args...)
-}

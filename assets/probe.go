@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"strconv"
 	"time"
+
+	"github.com/cutroom/cutroom/mediaheader"
 )
 
 // probed is what probing found out about an upload.
@@ -43,7 +45,7 @@ func (s *Store) probe(ctx context.Context, f *os.File, size int64, format Format
 		if err := s.decodeImage(ctx, rd(), format.Name); err != nil {
 			return p, err
 		}
-		if format.Name == "jpeg" && JPEGOrientation(rd()) >= 5 { // the size as displayed
+		if format.Name == "jpeg" && mediaheader.JPEGOrientation(rd()) >= 5 { // the size as displayed
 			w, h = h, w
 		}
 		p.width, p.height = intp(w), intp(h)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/lottiebudget"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
@@ -50,7 +51,8 @@ type Limits struct {
 	MaxGIFFrames int
 	// Lottie budgets: layers after precomp expansion (a precomp layer counts its
 	// composition's layers each time it is used), precomp nesting, keyframes and the
-	// frame count (op - ip). Zero fields take the Default... constants.
+	// frame count (op - ip). Zero fields take the Default... constants. Images embedded
+	// in a Lottie document meet MaxImagePixels, MaxImageSide and Image too.
 	MaxLottieLayers    int64
 	MaxLottieDepth     int
 	MaxLottieKeyframes int64
@@ -70,8 +72,8 @@ const (
 // 50 MiB, font 20 MiB, lottie 20 MiB, caption 10 MiB; images at most 100 megapixels and
 // 16384 pixels on a side; the SVG, GIF and Lottie structure budgets.
 func DefaultLimits() Limits {
-	return Limits{Image: 50 << 20, Video: 800 << 20, Audio: 25 << 20, Font: 20 << 20, Lottie: 20 << 20, Caption: 10 << 20,
-		MaxImagePixels: 100_000_000, MaxImageSide: 16384, SVG: svgbudget.Limits{}.WithDefaults(),
+	return Limits{Image: lottiebudget.DefaultMaxImageBytes, Video: 800 << 20, Audio: 25 << 20, Font: 20 << 20, Lottie: 20 << 20, Caption: 10 << 20,
+		MaxImagePixels: lottiebudget.DefaultMaxImagePixels, MaxImageSide: lottiebudget.DefaultMaxImageSide, SVG: svgbudget.Limits{}.WithDefaults(),
 		MaxGIFFrames: DefaultMaxGIFFrames, MaxLottieLayers: DefaultMaxLottieLayers, MaxLottieDepth: DefaultMaxLottieDepth,
 		MaxLottieKeyframes: DefaultMaxLottieKeyframes, MaxLottieFrames: DefaultMaxLottieFrames}
 }
@@ -622,6 +624,11 @@ func keyFromURL(raw string) string {
 	}
 	return u.Path[i+len("/files/"):]
 }
+
+// Resolver finds the local file of an editor asset. It is an alias of the function type, as
+// media.Resolver is, so a resolver made here (Prefetch's) is the media's without either
+// package importing the other.
+type Resolver = func(a *editor.Asset) (path string, err error)
 
 // Resolve finds the local file of an editor asset for a workspace's render: an uploaded
 // asset whose fileKey equals the editor asset's remoteKey, or whose id equals the editor

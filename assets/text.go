@@ -132,11 +132,10 @@ func classifyJSON(r io.Reader, lim Limits) (jsonInfo, error) {
 	}
 	switch {
 	case seen["v"] && seen["fr"] && seen["ip"] && seen["op"] && seen["layers"]:
-		if err := scan.Check(nums["ip"], nums["op"]); err != nil {
+		facts, err := scan.Finish(nums)
+		if err != nil {
 			return jsonInfo{}, lottieError(err)
 		}
-		facts := lottiebudget.Info{W: nums["w"], H: nums["h"], FR: nums["fr"], IP: nums["ip"], OP: nums["op"],
-			Images: scan.Images, TextLayers: scan.TextLayers}
 		if err := facts.Drawable(); err != nil {
 			return jsonInfo{}, CodeUnsupported.New("%v", err)
 		}

@@ -19,7 +19,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-go build -tags "${TAGS:-extlib,pkgconfig}" -o "$work/cutroom" .
+go build -tags "${TAGS:-extlib,pkgconfig}" -o "$work/cutroom" ./cmd/cutroom
 port=$(( 20000 + RANDOM % 20000 ))
 key="bench-key-$(date +%s)-0123456789abcdef"
 base="http://127.0.0.1:$port"

@@ -30,7 +30,7 @@ case "$SCALE" in 1 | 2) ;; *) echo "--scale must be 1 or 2 (the ffmpeg graph use
 
 ./make-assets.sh >/dev/null
 mkdir -p out
-(cd .. && go build -tags extlib,pkgconfig -o bench/out/cutroom .)
+(cd .. && go build -tags extlib,pkgconfig -o bench/out/cutroom ./cmd/cutroom)
 
 S=$SCALE F=$FPS
 W=$((1920 * S)) H=$((1080 * S))

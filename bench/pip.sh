@@ -29,7 +29,7 @@ done
 [ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install -y time" >&2; exit 1; }
 D=out/pip-$SECS
 mkdir -p "$D"
-(cd .. && go build -tags extlib,pkgconfig -o bench/out/cutroom .)
+(cd .. && go build -tags extlib,pkgconfig -o bench/out/cutroom ./cmd/cutroom)
 HALF=$((SECS / 2))
 CLIP=$((HALF + 1)) # each full-frame clip plays 0.5 s past the cut
 if [ ! -f "$D/a.mp4" ] || [ ! -f "$D/b.mp4" ] || [ ! -f "$D/c.mp4" ] || [ ! -f "$D/music.mp3" ]; then

@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
 done
 cd "$(dirname "$0")"
 mkdir -p out/slides
-(cd .. && go build -tags extlib,pkgconfig -o bench/out/cutroom .)
+(cd .. && go build -tags extlib,pkgconfig -o bench/out/cutroom ./cmd/cutroom)
 
 if [ ! -f "out/slides/s$(printf %03d "$PHOTOS").png" ]; then
 	ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=s=4000x3000:r=1 -frames:v "$PHOTOS" out/slides/s%03d.png

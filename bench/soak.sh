@@ -69,7 +69,7 @@ trap cleanup EXIT
 
 if [ -z "$bin" ]; then
 	bin=$work/cutroom
-	go build -tags extlib,pkgconfig -o "$bin" .
+	go build -tags extlib,pkgconfig -o "$bin" ./cmd/cutroom
 fi
 
 key=cutroom_sk_soak-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')

@@ -17,7 +17,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-go build -o "$work/cutroom" .
+go build -o "$work/cutroom" ./cmd/cutroom
 port=$(( 20000 + RANDOM % 20000 ))
 key="bench-key-$(date +%s)-0123456789abcdef"
 bytes=$(( MB * 1000 * 1000 ))

@@ -34,7 +34,7 @@ done
 D=out/clips-$SECS
 [ "$SRC" = 1920x1080 ] || D=out/clips-$SECS-$SRC
 mkdir -p "$D"
-(cd .. && go build -tags extlib,pkgconfig -o bench/out/cutroom .)
+(cd .. && go build -tags extlib,pkgconfig -o bench/out/cutroom ./cmd/cutroom)
 HALF=$((SECS / 2))
 CLIP=$((HALF + 1)) # each clip plays 0.5 s past the cut
 if [ ! -f "$D/a.mp4" ] || [ ! -f "$D/b.mp4" ] || [ ! -f "$D/music.mp3" ]; then

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -34,6 +35,10 @@ func TestMain(m *testing.M) {
 
 const testToken = "cluster-test-token-0123456789"
 
+// testSecret is the secret of the rig's coordinators: one started on the same NATS after
+// another ("restarted") takes the records of the jobs the first published.
+var testSecret = []byte("cluster-test-coordinator-secret")
+
 // state is a valid 2 s state: one solid.
 const state = `{"compositionWidth":320,"compositionHeight":180,"timebaseTicksPerSecond":240000,
 "tracks":[{"id":"t1","items":["box"],"hidden":false,"muted":false}],
@@ -53,6 +58,9 @@ type rig struct {
 	logs  *testlog.Buffer // the coordinator's log
 	// asset, illustration and font are the files every job ships.
 	asset, illustration, font string
+	// attempts and objectTTL configure the coordinators.
+	attempts  int
+	objectTTL time.Duration
 }
 
 func newRig(t *testing.T, attempts int) *rig {
@@ -69,22 +77,26 @@ func newRigTTL(t *testing.T, attempts int, objectTTL time.Duration) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(emb.Shutdown)
-	nc, err := cluster.Connect(cluster.ConnConfig{URLs: []string{"nats://" + emb.Addr()}, Token: testToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
 	r := &rig{t: t, emb: emb, asset: filepath.Join(dir, "asset.bin"), illustration: filepath.Join(dir, "logo.svg"),
-		font: filepath.Join(dir, "brand.ttf")}
+		font: filepath.Join(dir, "brand.ttf"), attempts: attempts, objectTTL: objectTTL}
 	for p, b := range map[string]string{r.asset: "the asset's bytes", r.illustration: "the logo's SVG", r.font: "the font's bytes"} {
 		if err := os.WriteFile(p, []byte(b), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	r.nc, r.logs = nc, &testlog.Buffer{}
-	r.coord, err = cluster.NewCoordinator(context.Background(), cluster.CoordinatorConfig{Conn: nc,
-		SegmentSeconds: 0.2, AckWait: 2 * time.Second, Attempts: attempts, ObjectTTL: objectTTL,
-		Logger: slog.New(slog.NewTextHandler(r.logs, nil)),
+	r.logs = &testlog.Buffer{}
+	r.nc, r.coord = r.coordinator(r.logs)
+	return r
+}
+
+// coordinator starts a coordinator of the rig on a connection of its own (closed when the
+// test ends), logging to logs.
+func (r *rig) coordinator(logs io.Writer) (*cluster.Conn, *cluster.Coordinator) {
+	r.t.Helper()
+	nc := r.connect()
+	coord, err := cluster.NewCoordinator(context.Background(), cluster.CoordinatorConfig{Conn: nc,
+		SegmentSeconds: 0.2, AckWait: 2 * time.Second, Attempts: r.attempts, ObjectTTL: r.objectTTL,
+		Secret: testSecret, Logger: slog.New(slog.NewTextHandler(logs, nil)),
 		Join: func(_ context.Context, job export.RenderJob, _ cluster.Encoding, _ []cluster.Segment, paths []string) error {
 			var out []byte
 			for _, p := range paths {
@@ -101,24 +113,39 @@ func newRigTTL(t *testing.T, attempts int, objectTTL time.Duration) *rig {
 				Illustrations: map[string]string{"logo": r.illustration}, Fonts: []string{r.font}}, nil
 		}})
 	if err != nil {
-		t.Fatal(err)
+		r.t.Fatal(err)
 	}
-	return r
+	return nc, coord
+}
+
+// connect opens a connection to the rig's server with the token, closed when the test ends.
+func (r *rig) connect() *cluster.Conn {
+	r.t.Helper()
+	nc, err := cluster.Connect(cluster.ConnConfig{URLs: []string{"nats://" + r.emb.Addr()}, Token: testToken})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(nc.Close)
+	return nc
 }
 
 // worker runs a worker with render until the test ends; kill closes its connection (as a
 // dead process's).
 func (r *rig) worker(id string, render cluster.RenderSegmentFunc) (kill func()) {
 	r.t.Helper()
-	nc, err := cluster.Connect(cluster.ConnConfig{URLs: []string{"nats://" + r.emb.Addr()}, Token: testToken})
-	if err != nil {
-		r.t.Fatal(err)
-	}
+	return r.workerN(id, 1, render)
+}
+
+// workerN is worker rendering concurrency segments at once.
+func (r *rig) workerN(id string, concurrency int, render cluster.RenderSegmentFunc) (kill func()) {
+	r.t.Helper()
+	nc := r.connect()
 	cache, err := cluster.OpenCache(r.t.TempDir(), 0)
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	w, err := cluster.NewWorker(cluster.WorkerConfig{Conn: nc, Cache: cache, Render: render, ID: id, TempDir: r.t.TempDir()})
+	w, err := cluster.NewWorker(cluster.WorkerConfig{Conn: nc, Cache: cache, Render: render, ID: id, TempDir: r.t.TempDir(),
+		Concurrency: concurrency})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -127,6 +154,12 @@ func (r *rig) worker(id string, render cluster.RenderSegmentFunc) (kill func()) 
 	go func() { defer close(done); _ = w.Run(ctx) }()
 	r.t.Cleanup(func() { cancel(); <-done; nc.Close() })
 	return nc.Close
+}
+
+// readOutput is the file a render of job wrote ("" when none).
+func readOutput(job export.RenderJob) string {
+	b, _ := os.ReadFile(job.OutputPath)
+	return string(b)
 }
 
 func (r *rig) job(id string) export.RenderJob {
@@ -139,8 +172,8 @@ func (r *rig) job(id string) export.RenderJob {
 		Frames: 20, OutputPath: filepath.Join(r.t.TempDir(), "out.mp4")}
 }
 
-// writeRange is a renderer that writes "[first,end)" and checks it got the asset, the
-// illustration and the font.
+// writeRange is a renderer that writes "<task>[first,end)" and checks it got the asset,
+// the illustration and the font.
 func writeRange(workers *sync.Map) cluster.RenderSegmentFunc {
 	return func(ctx context.Context, job export.RenderJob, _ cluster.Encoding, seg cluster.Segment, files cluster.Files, dst string) error {
 		b, err := os.ReadFile(files.Assets["a1"])
@@ -158,8 +191,23 @@ func writeRange(workers *sync.Map) cluster.RenderSegmentFunc {
 		}
 		workers.Store(dst, true)
 		time.Sleep(30 * time.Millisecond)
-		return os.WriteFile(dst, fmt.Appendf(nil, "[%d,%d)", seg.First, seg.End), 0o600)
+		return os.WriteFile(dst, segmentBytes(job.TaskID, seg.First, seg.End), 0o600)
 	}
+}
+
+// segmentBytes is what writeRange renders for frames [first, end) of task.
+func segmentBytes(task string, first, end int64) []byte {
+	return fmt.Appendf(nil, "%s[%d,%d)", task, first, end)
+}
+
+// joined is what a rig's export of task (r.job) joins: every 2-frame segment writeRange
+// renders, in order.
+func joined(task string) string {
+	var b bytes.Buffer
+	for f := int64(0); f < 20; f += 2 {
+		b.Write(segmentBytes(task, f, f+2))
+	}
+	return b.String()
 }
 
 func TestSegmentsJoinedInOrderFromSeveralWorkers(t *testing.T) {
@@ -173,13 +221,8 @@ func TestSegmentsJoinedInOrderFromSeveralWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := os.ReadFile(job.OutputPath)
-	var want bytes.Buffer
-	for f := 0; f < 20; f += 2 {
-		fmt.Fprintf(&want, "[%d,%d)", f, f+2)
-	}
-	if string(got) != want.String() {
-		t.Fatalf("joined %q, want %q", got, want.String())
+	if got, want := readOutput(job), joined("task-1"); got != want {
+		t.Fatalf("joined %q, want %q", got, want)
 	}
 	if last != 20 {
 		t.Fatalf("last progress %d, want 20", last)

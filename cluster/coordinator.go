@@ -20,6 +20,10 @@ import (
 // the worker's error had no code of its own.
 const CodeSegmentFailed = "EXPORT_SEGMENT_FAILED"
 
+// CodeSegmentCorrupt is the error of a task whose finished segment's file in the object
+// store is not the file its worker recorded (its SHA-256 differs): it is not joined.
+const CodeSegmentCorrupt = "EXPORT_SEGMENT_CORRUPT"
+
 // CoordinatorConfig configures a Coordinator. Zero values take the documented defaults.
 type CoordinatorConfig struct {
 	// Conn is the connection to NATS (required).
@@ -46,6 +50,11 @@ type CoordinatorConfig struct {
 	Split      SplitFunc
 	Join       JoinFunc
 	AssetFiles AssetFilesFunc
+	// Secret keys the secrets of jobs, with which workers sign their done and fail records
+	// (at least MinSecretLength bytes). A coordinator that restarts mid-task keeps the
+	// segments done before only with the same Secret: the App's is a server secret kept in
+	// its database. Nil: a random one for this Coordinator.
+	Secret []byte
 	// Logger receives the coordinator's log (nil: none).
 	Logger *slog.Logger
 }
@@ -76,6 +85,12 @@ func NewCoordinator(ctx context.Context, cfg CoordinatorConfig) (*Coordinator, e
 	}
 	if cfg.ObjectTTL <= 0 {
 		cfg.ObjectTTL = DefaultObjectTTL
+	}
+	if cfg.Secret == nil {
+		cfg.Secret = randomSecret()
+	}
+	if len(cfg.Secret) < MinSecretLength {
+		return nil, fmt.Errorf("cluster: a coordinator's Secret must have at least %d bytes", MinSecretLength)
 	}
 	res, err := create(ctx, cfg.Conn, cfg.AckWait, cfg.ObjectTTL)
 	if err != nil {
@@ -109,9 +124,11 @@ func (c *Coordinator) Render(ctx context.Context, job export.RenderJob, progress
 
 // run is one segmented render's state.
 type run struct {
-	job     export.RenderJob
-	key     string
-	segs    []Segment
+	job  export.RenderJob
+	key  string
+	segs []Segment
+	// secrets are the secrets of the segments' jobs.
+	secrets []string
 	done    map[int]Done
 	workers map[string]bool
 }
@@ -128,7 +145,10 @@ func (c *Coordinator) renderSegments(ctx context.Context, job export.RenderJob, 
 	if err != nil {
 		return err
 	}
-	r := &run{job: job, key: base.Key, segs: segs, done: map[int]Done{}, workers: map[string]bool{}}
+	r := &run{job: job, key: base.Key, segs: segs, secrets: make([]string, len(segs)), done: map[int]Done{}, workers: map[string]bool{}}
+	for i, s := range segs {
+		r.secrets[i] = jobSecret(c.cfg.Secret, job.TaskID, base.Key, i, s)
+	}
 	t := token(job.TaskID)
 	w, err := c.res.kv.WatchFiltered(ctx, []string{"done." + t + ".*", "fail." + t + ".*"})
 	if err != nil {
@@ -158,6 +178,11 @@ func (c *Coordinator) renderSegments(ctx context.Context, job export.RenderJob, 
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		case <-idle.C:
+			// a segment whose job a worker acked with a record that was ignored (or whose
+			// job was dropped) is queued again, then the queue is looked at
+			if err := c.publish(ctx, r, base); err != nil {
+				c.log.Warn("cluster: queue the segments not done again", "task", job.TaskID, "err", err)
+			}
 			c.warnIfNoWorkers(ctx, r)
 		case e, ok := <-w.Updates():
 			if !ok {
@@ -253,25 +278,46 @@ func (c *Coordinator) publishable(ctx context.Context, job export.RenderJob) (Jo
 		Illustrations: ills, Fonts: fonts, Attempts: c.cfg.Attempts}, nil
 }
 
-// publish queues the segments not done yet. Message ids make a job still queued from an
-// earlier run of the task (within the stream's duplicate window) not queued twice.
+// publish queues the segments not done yet, but not a job an earlier run of the task
+// queued that is still in the stream (waiting or being rendered).
 func (c *Coordinator) publish(ctx context.Context, r *run, base Job) error {
 	for i, s := range r.segs {
 		if _, ok := r.done[i]; ok {
 			continue
 		}
 		j := base
-		j.Index, j.Segments, j.First, j.End = i, len(r.segs), s.First, s.End
+		j.Index, j.Segments, j.First, j.End, j.Secret = i, len(r.segs), s.First, s.End, r.secrets[i]
+		if q, err := c.queued(ctx, &j); err != nil || q {
+			if err != nil {
+				return fmt.Errorf("cluster: look for segment %d in the queue: %w", i, err)
+			}
+			continue
+		}
 		data, err := json.Marshal(j)
 		if err != nil {
 			return err
 		}
-		if _, err := c.res.js.Publish(ctx, jobSubject(r.job.TaskID, i), data,
-			jetstream.WithMsgID(fmt.Sprintf("%s.%s.%d", token(r.job.TaskID), r.key, i))); err != nil {
+		if _, err := c.res.js.Publish(ctx, jobSubject(r.job.TaskID, i), data); err != nil {
 			return fmt.Errorf("cluster: queue segment %d: %w", i, err)
 		}
 	}
 	return nil
+}
+
+// queued reports whether the work queue holds j already: its subject's last job is j's
+// render, segment and secret. (Message ids would not do: a segment whose record was
+// ignored must be queued again although its job was queued before.)
+func (c *Coordinator) queued(ctx context.Context, j *Job) (bool, error) {
+	m, err := c.res.stream.GetLastMsgForSubject(ctx, jobSubject(j.TaskID, j.Index))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var q Job
+	return json.Unmarshal(m.Data, &q) == nil && q.Key == j.Key && q.First == j.First && q.End == j.End &&
+		q.Secret == j.Secret, nil
 }
 
 // take reads a done or fail record of the task.
@@ -289,6 +335,10 @@ func (r *run) take(e jetstream.KeyValueEntry, c *Coordinator) error {
 		if json.Unmarshal(e.Value(), &f) != nil || f.Key != r.key || !r.is(idx, f.First, f.End) {
 			return nil
 		}
+		if !f.signedFor(r.secrets[idx], r.job.TaskID, idx) {
+			c.rejected(r, "fail", idx, f.Worker)
+			return nil
+		}
 		code := f.Code
 		if code == "" {
 			code = CodeSegmentFailed
@@ -300,11 +350,23 @@ func (r *run) take(e jetstream.KeyValueEntry, c *Coordinator) error {
 	if json.Unmarshal(e.Value(), &d) != nil || d.Key != r.key || !r.is(idx, d.First, d.End) {
 		return nil
 	}
+	if !d.signedFor(r.secrets[idx], r.job.TaskID, idx) {
+		c.rejected(r, "done", idx, d.Worker)
+		return nil
+	}
 	if _, ok := r.done[idx]; !ok {
 		r.done[idx] = d
 		r.workers[d.Worker] = true
 	}
 	return nil
+}
+
+// rejected logs a record of this render that is not signed with its job's secret: a
+// forgery, a replay of another segment's record or a worker of an older release. It is
+// ignored; the worker that has the job records the segment in its place.
+func (c *Coordinator) rejected(r *run, kind string, idx int, worker string) {
+	c.log.Warn("cluster: a segment record not signed for its job is ignored", "task", r.job.TaskID,
+		"record", kind, "segment", idx, "claimedWorker", worker)
 }
 
 // is reports whether segment idx of this run is frames [first, end): a record of a task cut
@@ -332,6 +394,11 @@ func (c *Coordinator) join(ctx context.Context, r *run) error {
 	for i := range r.segs {
 		paths[i] = filepath.Join(dir, fmt.Sprintf(".segment-%05d.%s", i, r.job.Format))
 		n, err := getFile(ctx, c.res.objects, r.done[i].Object, paths[i])
+		if errors.Is(err, errCorrupt) {
+			return &export.RenderFailure{Code: CodeSegmentCorrupt, Err: err, Msg: fmt.Sprintf(
+				"segment %d (frames %d-%d, rendered by worker %s): its file in the object store is not the file the worker recorded, so it is not joined: %v",
+				i, r.segs[i].First, r.segs[i].End-1, r.done[i].Worker, err)}
+		}
 		if err != nil {
 			return fmt.Errorf("cluster: segment %d: %w", i, err)
 		}

@@ -39,8 +39,36 @@
 //     key, a hash of the state, the settings and the files drawn), then acked. The
 //     coordinator watches these records, so a coordinator that restarts mid-task (its task
 //     PAUSED or crashed, then rendered again by the export service) finds the segments
-//     already done and publishes only the others; publishing uses message ids, so a job
-//     still queued is not queued twice.
+//     already done and publishes only the others, and not one whose job is still in the
+//     stream (its subject's last message is the same job): a job still queued or being
+//     rendered is not queued twice. Every AckWait it does so again for the segments not
+//     done: a job whose worker acked it with a record that was ignored (see below: a worker
+//     of an older release, which signs nothing) or that was dropped goes back to the queue,
+//     so an export never waits on a job nobody holds. (Message ids would not do: such a
+//     segment must be queued again although its job was published before.)
+//   - Results are bound to their job. Each job carries a secret, the HMAC-SHA256 of the
+//     task, the render key, the index and the frames keyed with the coordinator's Secret
+//     (the App's is kept in its database; it never leaves the server). The worker signs
+//     its done or fail record with it (HMAC-SHA256 over every field of the record, the
+//     task and the index: the segment file's SHA-256 and size, the frames, the worker's
+//     name); the coordinator takes a record only for the frames its cut gives the index
+//     and only with the right signature, and logs and ignores any other (a record written
+//     by a client that never read the job, or copied from another task, segment or render),
+//     so the job's worker records the segment in its place; a worker does not take such a
+//     record for "done already". Deriving the secret rather than drawing it keeps nothing
+//     per job and lets a restarted coordinator check the records of jobs published before.
+//     Before the join the coordinator hashes the bytes it downloads: a segment whose object
+//     is not the signed SHA-256 fails the task (EXPORT_SEGMENT_CORRUPT) and is never
+//     joined. A worker puts its segment even when an object of that name exists, so bytes
+//     planted under a segment's name beforehand are replaced, not joined.
+//   - Why not per-worker identities: with one shared token NATS cannot tell workers apart;
+//     any token holder may read the stream, subscribe to any subject (another worker's
+//     inbox included) and take jobs, so it can read a job's secret and sign for it. The
+//     secret closes blind writes and replays; the README states that every token holder is
+//     a trusted worker (it reads every workspace's jobs and files and can sign the results
+//     of jobs it reads). Keeping workers apart would need a NATS user per worker with
+//     subject permissions and inbox prefixes of its own, configured on an existing NATS
+//     cluster: a change of deployment, not of this package.
 //   - Cancel: the coordinator records cancel.<task> and purges the task's queued jobs; every
 //     worker watches cancel.> and stops that task's renders at once (well within a second)
 //     and drops its jobs. A task that fails is canceled the same way. A pause (shutdown)

@@ -53,6 +53,9 @@ type Job struct {
 	Fonts []string `json:"fonts,omitempty"`
 	// Attempts is how many times a failing render of this segment is tried.
 	Attempts int `json:"attempts"`
+	// Secret keys the MAC of the segment's done or fail record: the coordinator derives it
+	// from its own secret and takes only records signed with it (see the package doc).
+	Secret string `json:"secret"`
 }
 
 // RenderJob is the export.RenderJob of j (without Parsed and OutputPath, which the worker
@@ -72,6 +75,9 @@ type Done struct {
 	First         int64   `json:"first"`
 	End           int64   `json:"end"`
 	RenderSeconds float64 `json:"renderSeconds"`
+	// MAC is the HMAC-SHA256 of the record's other fields, its task and its index, keyed
+	// with the job's Secret.
+	MAC string `json:"mac"`
 }
 
 // Failure is the record of a segment that failed for good (fail.<task>.<index>).
@@ -82,6 +88,8 @@ type Failure struct {
 	Message string `json:"message"`
 	First   int64  `json:"first"`
 	End     int64  `json:"end"`
+	// MAC is as Done's.
+	MAC string `json:"mac"`
 }
 
 // Files are the local files a job draws besides its state: on the coordinator the files it

@@ -32,10 +32,16 @@ func hashFile(path string) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
+// errCorrupt is an object whose content does not hash to its name.
+var errCorrupt = errors.New("its content does not match its SHA-256")
+
 // have reports whether the store holds the object of sum, put less than refreshAfter ago
-// (any age when refreshAfter is 0). An older one is put again by the caller, so that an
+// (never when refreshAfter is 0). An older one is put again by the caller, so that an
 // object still in use never reaches the store's TTL.
 func have(ctx context.Context, objs jetstream.ObjectStore, sum string, refreshAfter time.Duration) (bool, error) {
+	if refreshAfter <= 0 {
+		return false, nil
+	}
 	info, err := objs.GetInfo(ctx, objectName(sum))
 	switch {
 	case errors.Is(err, jetstream.ErrObjectNotFound):
@@ -43,11 +49,13 @@ func have(ctx context.Context, objs jetstream.ObjectStore, sum string, refreshAf
 	case err != nil:
 		return false, err
 	}
-	return refreshAfter <= 0 || time.Since(info.ModTime) < refreshAfter, nil
+	return time.Since(info.ModTime) < refreshAfter, nil
 }
 
 // putFile uploads a file under its hash unless the store has it already (put less than
-// refreshAfter ago, see have), and returns the hash and size.
+// refreshAfter ago, see have; 0 uploads it anyway), and returns the hash and size. Having
+// an object is judged by its name: a worker puts its segment with 0, so an object of
+// other bytes put under the segment's name beforehand is replaced, not joined.
 func putFile(ctx context.Context, objs jetstream.ObjectStore, path string, refreshAfter time.Duration) (string, int64, error) {
 	sum, n, err := hashFile(path)
 	if err != nil {
@@ -104,7 +112,7 @@ func getFile(ctx context.Context, objs jetstream.ObjectStore, sum, dst string) (
 		return 0, fmt.Errorf("download %s: %w", objectName(sum), err)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != sum {
-		return 0, fmt.Errorf("download %s: content hashes to %s", objectName(sum), got)
+		return 0, fmt.Errorf("download %s: %w (it hashes to %s)", objectName(sum), errCorrupt, got)
 	}
 	return n, os.Rename(tmp.Name(), dst)
 }

@@ -247,18 +247,21 @@ func (w *Worker) heartbeat(msg jetstream.Msg, ackWait time.Duration) func() {
 	return func() { close(stop); <-done }
 }
 
-// doneAlready reports whether the segment is recorded done for the same render.
+// doneAlready reports whether the segment is recorded done for the same job: a record not
+// signed with the job's secret (which the coordinator ignores) is rendered over.
 func (w *Worker) doneAlready(ctx context.Context, j Job) bool {
 	e, err := w.res.kv.Get(ctx, doneKey(j.TaskID, j.Index))
 	if err != nil {
 		return false
 	}
 	var d Done
-	return json.Unmarshal(e.Value(), &d) == nil && d.Key == j.Key
+	return json.Unmarshal(e.Value(), &d) == nil && d.Key == j.Key && d.First == j.First && d.End == j.End &&
+		d.signedFor(j.Secret, j.TaskID, j.Index)
 }
 
 // finish records a rendered segment, acks its job and logs it.
 func (w *Worker) finish(ctx context.Context, msg jetstream.Msg, j Job, d Done) {
+	d.sign(&j)
 	b, _ := json.Marshal(d)
 	if _, err := w.res.kv.Put(ctx, doneKey(j.TaskID, j.Index), b); err != nil {
 		w.log.Error("record a finished segment; it goes back to the queue", "taskId", j.TaskID, "segment", j.Index, "err", err)
@@ -278,6 +281,7 @@ func (w *Worker) fail(ctx context.Context, j Job, err error) {
 	if errors.As(err, &rf) {
 		f.Code = rf.Code
 	}
+	f.sign(&j)
 	b, _ := json.Marshal(f)
 	if _, perr := w.res.kv.Put(ctx, failKey(j.TaskID, j.Index), b); perr != nil {
 		w.log.Error("record a failed segment", "taskId", j.TaskID, "segment", j.Index, "err", perr)

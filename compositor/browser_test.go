@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 // The browser reference check lays each test case out as an HTML/CSS page (the way the
@@ -120,7 +121,7 @@ func TestBrowserReference(t *testing.T) {
 	if err != nil {
 		t.Fatalf("chromium: %v\n%s", err, out)
 	}
-	full := readPNG(t, shot)
+	full := imagetest.ReadPNG(t, shot)
 	keep := os.Getenv("CUTROOM_BROWSER_OUT") // a directory to keep both renders in, for a look
 	for i, tc := range cases {
 		x, y := (i%cols)*tW, (i/cols)*tH
@@ -128,15 +129,15 @@ func TestBrowserReference(t *testing.T) {
 		for yy := 0; yy < tH; yy++ {
 			copy(ref.Pix[yy*ref.Stride:(yy+1)*ref.Stride], full.Pix[full.PixOffset(x, y+yy):full.PixOffset(x+tW, y+yy)])
 		}
-		s := ssim(ours[i], ref)
+		s := imagetest.SSIM(ours[i], ref)
 		mad := meanAbsDiff(ours[i], ref)
 		want := browserSSIM
 		if tc.ssim > 0 {
 			want = tc.ssim
 		}
 		if keep != "" {
-			writePNG(t, filepath.Join(keep, tc.name+".browser.png"), ref)
-			writePNG(t, filepath.Join(keep, tc.name+".ours.png"), ours[i])
+			imagetest.WritePNG(t, filepath.Join(keep, tc.name+".browser.png"), ref)
+			imagetest.WritePNG(t, filepath.Join(keep, tc.name+".ours.png"), ours[i])
 		}
 		switch {
 		case s < want:
@@ -297,7 +298,7 @@ img.c{display:block}
 			mt := it.Media.StartFromSeconds + secs(lt)*it.Media.PlaybackRate
 			frame := anim.frameAt(mt)
 			name := fmt.Sprintf("gif-%s-%d.png", it.ID, lt)
-			writePNG(t, filepath.Join(dir, name), frame)
+			imagetest.WritePNG(t, filepath.Join(dir, name), frame)
 			content = fmt.Sprintf(`<img class="c" src="%s" style="%s">`, name, box)
 		}
 		fmt.Fprintf(&s, `<div class="o" style="%s"><div class="v" style="%s">%s</div></div>`, outer, inner, content)

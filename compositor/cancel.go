@@ -4,7 +4,6 @@ import (
 	"context"
 	"image"
 	imgdraw "image/draw"
-	"io"
 	"sync/atomic"
 
 	"github.com/cutroom/cutroom/editor"
@@ -49,20 +48,6 @@ func startItem(ctx context.Context, it *editor.Item) error {
 		t.cur.Store(it)
 	}
 	return ctx.Err()
-}
-
-// ctxReader reads from r until ctx ends, then returns ctx's error: a parser reading it
-// stops at its next read.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // toRGBACtx is toRGBA, converting cancelRows rows at a time and stopping with ctx's error

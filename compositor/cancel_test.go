@@ -124,3 +124,51 @@ func TestCancellableHelpers(t *testing.T) {
 		}
 	}
 }
+
+// cancellingMedia ends the frame's context when the background picture is first asked
+// for, as a client going away mid-frame does, and serves it as bigMedia does after.
+type cancellingMedia struct {
+	bigMedia
+	cancel context.CancelFunc
+}
+
+func (m *cancellingMedia) Image(ctx context.Context, a *editor.Asset) (image.Image, error) {
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+		return nil, ctx.Err()
+	}
+	return m.bigMedia.Image(ctx, a)
+}
+
+// TestCancelledBackgroundDrawsLater: a frame cancelled while it prepares the background
+// image does not leave its cancellation behind in the compositor (which a frame preview
+// keeps for the next instants of the state): the next frame draws the background.
+func TestCancelledBackgroundDrawsLater(t *testing.T) {
+	big := image.NewNRGBA(image.Rect(0, 0, 64, 36))
+	for i := range big.Pix {
+		big.Pix[i] = 200
+	}
+	b := newBuilder().add(0, solid("s", 0, sec, 10, 10, 20, 20, "#ff0000", "rectangle"))
+	b.bg = map[string]any{"type": "image", "imageAssetId": "big", "imageUrl": "big.png", "source": "custom"}
+	st, err := editor.Parse(b.json())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &cancellingMedia{bigMedia: bigMedia{testMedia{testFiles(t)}, big}, cancel: cancel}
+	comp, err := New(st, Options{Media: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, tW, tH))
+	if err := comp.RenderFrame(ctx, 0, fps, dst); err == nil || ctx.Err() == nil {
+		t.Fatalf("the cancelled frame: %v", err)
+	}
+	if err := comp.RenderFrame(context.Background(), 0, fps, dst); err != nil {
+		t.Fatalf("the next frame: %v", err)
+	}
+	if c := dst.RGBAAt(1, 1); c.R < 150 || c.G < 150 {
+		t.Fatalf("the background is not drawn: %v", c)
+	}
+}

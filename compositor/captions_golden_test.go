@@ -11,6 +11,7 @@ import (
 
 	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 // captionWords are 300 ms words for caption tests.
@@ -206,15 +207,15 @@ func TestTextGolden(t *testing.T) {
 			got := renderTextState(t, tc.b.json(), tc.frame)
 			path := filepath.Join("testdata", tc.name+".png")
 			if *update {
-				writePNG(t, path, got)
+				imagetest.WritePNG(t, path, got)
 				return
 			}
 			if _, err := os.Stat(path); err != nil {
 				t.Fatalf("no golden image %s (run go test -run TextGolden -update): %v", path, err)
 			}
-			if err := compareImages(got, readPNG(t, path), goldenTolerance); err != nil {
+			if err := compareImages(got, imagetest.ReadPNG(t, path), goldenTolerance); err != nil {
 				out := filepath.Join(t.TempDir(), tc.name+".png")
-				writePNG(t, out, got)
+				imagetest.WritePNG(t, out, got)
 				t.Fatalf("%v (got written to %s)", err, out)
 			}
 		})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/illustrations"
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 func TestCubicBezierEasings(t *testing.T) {
@@ -258,7 +259,7 @@ func TestOutputScale(t *testing.T) {
 	if err := c2.RenderFrame(context.Background(), 0, 30, b); err != nil {
 		t.Fatal(err)
 	}
-	if s := ssim(a, halve(b)); s < 0.97 {
+	if s := imagetest.SSIM(a, halve(b)); s < 0.97 {
 		t.Fatalf("scale 2 render downsampled vs scale 1: SSIM %.4f", s)
 	}
 }

@@ -144,6 +144,11 @@ func draw(dst *image.RGBA, clip image.Rectangle, op *drawOp, src *source) {
 	drawMode(dst, clip, op, src, false)
 }
 
+// drawAdd draws like draw but adds the source to dst (plus-lighter), saturating.
+func drawAdd(dst *image.RGBA, clip image.Rectangle, op *drawOp, src *source) {
+	drawMode(dst, clip, op, src, true)
+}
+
 // drawMode is draw with a choice of blend: source-over, or plus-lighter (add) when add is set.
 func drawMode(dst *image.RGBA, clip image.Rectangle, op *drawOp, src *source, add bool) {
 	if op.alpha <= 0 || op.w <= 0 || op.h <= 0 {
@@ -367,28 +372,28 @@ func addSat(p uint32, c uint64) uint32 {
 	return compress(s)
 }
 
+// bilinearTaps returns, for the 16.16 fixed-point coordinate f on an axis of n texels, the
+// two texels a bilinear sample mixes and the 8-bit weight of the second; the edges clamp
+// (before the first texel both are the first, with weight 0).
+func bilinearTaps(f, n int) (i0, i1 int, w uint32) {
+	i0, w = f>>16, uint32(f>>8)&0xff
+	i1 = i0 + 1
+	if i0 < 0 {
+		return 0, 0, 0
+	}
+	if i1 >= n {
+		i1 = n - 1
+		i0 = min(i0, i1)
+	}
+	return i0, i1, w
+}
+
 // bilinearRGBA64 samples a premultiplied RGBA buffer at 16.16 fixed-point (x, y), where the
 // integer part is the top-left texel of the quad (edges clamp), returning 16-bit lanes.
 func bilinearRGBA64(pix []uint8, stride, w, h, fx, fy int) uint64 {
-	x0, y0 := fx>>16, fy>>16
-	wx, wy := uint64(fx>>8)&0xff, uint64(fy>>8)&0xff
-	x1, y1 := x0+1, y0+1
-	if x0 < 0 {
-		x0, x1, wx = 0, 0, 0
-	} else if x1 >= w {
-		x1 = w - 1
-		if x0 > x1 {
-			x0 = x1
-		}
-	}
-	if y0 < 0 {
-		y0, y1, wy = 0, 0, 0
-	} else if y1 >= h {
-		y1 = h - 1
-		if y0 > y1 {
-			y0 = y1
-		}
-	}
+	x0, x1, wx32 := bilinearTaps(fx, w)
+	y0, y1, wy32 := bilinearTaps(fy, h)
+	wx, wy := uint64(wx32), uint64(wy32)
 	r0, r1 := y0*stride, y1*stride
 	p00 := expand(binary.LittleEndian.Uint32(pix[r0+x0*4:]))
 	if wx|wy == 0 {
@@ -404,25 +409,8 @@ func bilinearRGBA64(pix []uint8, stride, w, h, fx, fy int) uint64 {
 
 // bilinearAlpha samples an alpha buffer like bilinearRGBA64.
 func bilinearAlpha(pix []uint8, stride, w, h, fx, fy int) uint32 {
-	x0, y0 := fx>>16, fy>>16
-	wx, wy := uint32(fx>>8)&0xff, uint32(fy>>8)&0xff
-	x1, y1 := x0+1, y0+1
-	if x0 < 0 {
-		x0, x1, wx = 0, 0, 0
-	} else if x1 >= w {
-		x1 = w - 1
-		if x0 > x1 {
-			x0 = x1
-		}
-	}
-	if y0 < 0 {
-		y0, y1, wy = 0, 0, 0
-	} else if y1 >= h {
-		y1 = h - 1
-		if y0 > y1 {
-			y0 = y1
-		}
-	}
+	x0, x1, wx := bilinearTaps(fx, w)
+	y0, y1, wy := bilinearTaps(fy, h)
 	ix, iy := 256-wx, 256-wy
 	t := uint32(pix[y0*stride+x0])*ix + uint32(pix[y0*stride+x1])*wx
 	b := uint32(pix[y1*stride+x0])*ix + uint32(pix[y1*stride+x1])*wx

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"image"
 	"math"
+
+	"github.com/cutroom/cutroom/editor"
 )
 
 // blurScratch holds the buffers a blur needs; it belongs to one frame at a time.
@@ -214,32 +216,41 @@ type colorOp struct {
 	linear bool       // brightness/contrast: per-channel slope m[0] and offset
 }
 
-func sepiaOp(a float64) colorOp {
-	b := float32(1 - clamp01(a))
-	return colorOp{m: [9]float32{
-		0.393 + 0.607*b, 0.769 - 0.769*b, 0.189 - 0.189*b,
-		0.349 - 0.349*b, 0.686 + 0.314*b, 0.168 - 0.168*b,
-		0.272 - 0.272*b, 0.534 - 0.534*b, 0.131 + 0.869*b,
-	}}
+// linearMatrix is a CSS filter matrix that is linear in one parameter v: base + v*slope,
+// element by element (the Filter Effects spec's sepia, grayscale and saturate).
+type linearMatrix struct{ base, slope [9]float32 }
+
+// The matrices of sepia and grayscale (v = 1 - amount) and saturate (v = the saturation).
+var (
+	sepiaMatrix = linearMatrix{
+		base:  [9]float32{0.393, 0.769, 0.189, 0.349, 0.686, 0.168, 0.272, 0.534, 0.131},
+		slope: [9]float32{0.607, -0.769, -0.189, -0.349, 0.314, -0.168, -0.272, -0.534, 0.869},
+	}
+	grayscaleMatrix = linearMatrix{
+		base:  [9]float32{0.2126, 0.7152, 0.0722, 0.2126, 0.7152, 0.0722, 0.2126, 0.7152, 0.0722},
+		slope: [9]float32{0.7874, -0.7152, -0.0722, -0.2126, 0.2848, -0.0722, -0.2126, -0.7152, 0.9278},
+	}
+	saturateMatrix = linearMatrix{
+		base:  [9]float32{0.213, 0.715, 0.072, 0.213, 0.715, 0.072, 0.213, 0.715, 0.072},
+		slope: [9]float32{0.787, -0.715, -0.072, -0.213, 0.285, -0.072, -0.213, -0.715, 0.928},
+	}
+)
+
+// at returns the matrix at v as a colour op. The product is rounded before the sum (the
+// conversion forbids a fused multiply-add), so every architecture computes the same matrix.
+func (l *linearMatrix) at(v float32) colorOp {
+	var op colorOp
+	for i := range op.m {
+		op.m[i] = l.base[i] + float32(l.slope[i]*v)
+	}
+	return op
 }
 
-func grayscaleOp(a float64) colorOp {
-	b := float32(1 - clamp01(a))
-	return colorOp{m: [9]float32{
-		0.2126 + 0.7874*b, 0.7152 - 0.7152*b, 0.0722 - 0.0722*b,
-		0.2126 - 0.2126*b, 0.7152 + 0.2848*b, 0.0722 - 0.0722*b,
-		0.2126 - 0.2126*b, 0.7152 - 0.7152*b, 0.0722 + 0.9278*b,
-	}}
-}
+func sepiaOp(a float64) colorOp { return sepiaMatrix.at(float32(1 - clamp01(a))) }
 
-func saturateOp(s float64) colorOp {
-	v := float32(s)
-	return colorOp{m: [9]float32{
-		0.213 + 0.787*v, 0.715 - 0.715*v, 0.072 - 0.072*v,
-		0.213 - 0.213*v, 0.715 + 0.285*v, 0.072 - 0.072*v,
-		0.213 - 0.213*v, 0.715 - 0.715*v, 0.072 + 0.928*v,
-	}}
-}
+func grayscaleOp(a float64) colorOp { return grayscaleMatrix.at(float32(1 - clamp01(a))) }
+
+func saturateOp(s float64) colorOp { return saturateMatrix.at(float32(s)) }
 
 func hueRotateOp(deg float64) colorOp {
 	s64, c64 := math.Sincos(deg * math.Pi / 180)
@@ -330,4 +341,46 @@ func clampf(v float32) float32 {
 		return 1
 	}
 	return v
+}
+
+// effectSigma is the base blur of the blur effects, in composition pixels at intensity 1.
+const effectSigma = 10.0
+
+// applyEffect applies an effect item to everything drawn so far (the tracks behind it).
+func (c *Compositor) applyEffect(it *editor.Item, t int64, dst *image.RGBA, sc *scratch) {
+	e := it.Effect
+	if e == nil || it.DurationTicks <= 0 {
+		return
+	}
+	p := clamp01(float64(t-it.StartTicks) / float64(it.DurationTicks))
+	in := math.Max(0, e.Intensity)
+	scale := math.Sqrt(c.vx * c.vy)
+	switch e.EffectType {
+	case "flash-to-black":
+		overlayBlack(dst, dst.Rect, in*(1-math.Abs(2*p-1)))
+	case "fade-in":
+		overlayBlack(dst, dst.Rect, in*(1-p))
+	case "fade-out":
+		overlayBlack(dst, dst.Rect, in*p)
+	case "blur":
+		sigma := paramFloat(e.Params, "radius", effectSigma) * in
+		blurRGBA(dst, dst.Rect, sigma*scale, &sc.blur)
+	case "blurred-opening":
+		sigma := paramFloat(e.Params, "radius", 2*effectSigma) * in * (1 - editor.EaseOut.Apply(p))
+		blurRGBA(dst, dst.Rect, sigma*scale, &sc.blur)
+	}
+}
+
+// applyFilter applies a filter item's colour look to everything drawn so far.
+func (c *Compositor) applyFilter(it *editor.Item, dst *image.RGBA) {
+	f := it.Filter
+	if f == nil {
+		return
+	}
+	look, ok := filterLooks[f.FilterType]
+	if !ok {
+		return
+	}
+	amount := clamp01(f.Intensity) * clamp01(paramFloat(f.Params, "blend", 1))
+	applyLook(dst, dst.Rect, look.ops, amount)
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden images in testdata/")
@@ -22,16 +24,16 @@ func TestGolden(t *testing.T) {
 			got := renderState(t, tc.b.json(), tc.frame, files)
 			path := filepath.Join("testdata", tc.name+".png")
 			if *update {
-				writePNG(t, path, got)
+				imagetest.WritePNG(t, path, got)
 				return
 			}
 			if _, err := os.Stat(path); err != nil {
 				t.Fatalf("no golden image %s (run go test -run Golden -update): %v", path, err)
 			}
-			want := readPNG(t, path)
+			want := imagetest.ReadPNG(t, path)
 			if err := compareImages(got, want, goldenTolerance); err != nil {
 				out := filepath.Join(t.TempDir(), tc.name+".png")
-				writePNG(t, out, got)
+				imagetest.WritePNG(t, out, got)
 				t.Fatalf("%v (got written to %s)", err, out)
 			}
 		})

@@ -9,7 +9,6 @@ import (
 	"image/color"
 	"image/gif"
 	"image/png"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -292,29 +291,4 @@ func renderState(t testing.TB, raw []byte, frame int64, files map[string][]byte)
 		t.Fatal(err)
 	}
 	return dst
-}
-
-func writePNG(t testing.TB, path string, img image.Image) {
-	t.Helper()
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readPNG(t testing.TB, path string) *image.RGBA {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return toRGBA(img)
 }

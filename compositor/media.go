@@ -575,16 +575,8 @@ func (c *Compositor) Preload(ctx context.Context, n int64, fps int) {
 	if bg := c.st.GlobalBackground; bg.Type == editor.BackgroundImage && bg.ImageAssetID != "" {
 		add(bg.ImageAssetID, editor.ItemImage)
 	}
-	for i := range c.tracks {
-		tp := &c.tracks[i]
-		if tp.hidden {
-			continue
-		}
-		for _, it := range tp.items {
-			if (it.Type == editor.ItemImage || it.Type == editor.ItemGif) && it.ActiveAt(t) {
-				add(it.AssetID, it.Type)
-			}
-		}
+	for it := range c.activeOfTypes(t, editor.ItemImage, editor.ItemGif) {
+		add(it.AssetID, it.Type)
 	}
 	sem := make(chan struct{}, max(1, min(runtime.GOMAXPROCS(0), len(jobs))))
 	var wg sync.WaitGroup

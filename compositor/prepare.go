@@ -4,6 +4,7 @@ import (
 	"context"
 	"image"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
@@ -264,4 +265,49 @@ func (c *Compositor) imageSource(ctx context.Context, it *editor.Item, lt int64,
 		toSrc = aff{a: toSrc.a / f, c: toSrc.c / f, e: toSrc.e / f, f: toSrc.f / f}
 	}
 	return source{kind: srcImage, img: img, toSrc: toSrc, opaque: e.opaque}, true, nil
+}
+
+// mediaSeconds is the time within a video or gif item's media shown at local tick lt: its
+// start offset plus the local time at its playback rate.
+func (c *Compositor) mediaSeconds(it *editor.Item, lt int64) float64 {
+	mt, rate := 0.0, 1.0
+	if it.Media != nil {
+		mt = it.Media.StartFromSeconds
+		if it.Media.PlaybackRate > 0 {
+			rate = it.Media.PlaybackRate
+		}
+	}
+	return mt + float64(lt)/float64(c.st.TimebaseTicksPerSecond)*rate
+}
+
+// gifMip returns a reduced level of one gif frame (levels cached per frame).
+func (c *Compositor) gifMip(e *mediaEntry, frame *image.RGBA, per float64) (*image.RGBA, float64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.gmips == nil {
+		e.gmips = map[*image.RGBA][]*image.RGBA{}
+	}
+	lv := e.gmips[frame]
+	var unused sync.Mutex // e.mu already guards lv
+	img, f := mipFor(&unused, &lv, frame, per)
+	e.gmips[frame] = lv
+	return img, f
+}
+
+// boxToSrc maps visible-box local coordinates to the pixels of a pw x ph raster of the
+// full w x h box, whose top-left is at (-ox, -oy) in local units.
+func boxToSrc(ox, oy, w, h float64, pw, ph int) aff {
+	kx, ky := float64(pw)/w, float64(ph)/h
+	return aff{a: kx, c: ox * kx, e: ky, f: oy * ky}
+}
+
+// pixelSize rounds a raster dimension to whole pixels within 1..8192.
+func pixelSize(v float64) int {
+	if math.IsNaN(v) || v < 1 {
+		return 1
+	}
+	if v > 8192 {
+		return 8192
+	}
+	return int(math.Ceil(v - 0.01))
 }

@@ -3,8 +3,8 @@ package compositor
 import (
 	"image"
 	"math"
-	"path"
-	"strings"
+
+	"github.com/cutroom/cutroom/editor"
 )
 
 // Background preset images. The editor offers these ids in its capabilities
@@ -37,16 +37,12 @@ func PresetNames() []string {
 	return []string{"paper", "linen", "grid", "dots", "stripes", "waves", "bokeh", "sunset-sky"}
 }
 
-// presetID returns the preset id named by a background imageUrl, or "".
+// presetID returns the preset id named by a background imageUrl (as
+// editor.BackgroundPresetID reads it) that the compositor draws, or "".
 func presetID(url string) string {
-	u := strings.TrimSpace(url)
-	if i := strings.Index(u, "://"); i >= 0 {
-		u = u[i+3:]
-	}
-	base := path.Base(u)
-	base = strings.TrimSuffix(base, path.Ext(base))
-	if _, ok := backgroundPresets[base]; ok {
-		return base
+	id := editor.BackgroundPresetID(url)
+	if _, ok := backgroundPresets[id]; ok {
+		return id
 	}
 	return ""
 }

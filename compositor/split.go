@@ -80,16 +80,8 @@ func (c *Compositor) clippable(t int64) bool {
 	if c.st.GlobalBackground.Type == editor.BackgroundBlur {
 		return false
 	}
-	for ti := range c.tracks {
-		tp := &c.tracks[ti]
-		if tp.hidden {
-			continue
-		}
-		for _, it := range tp.items {
-			if (it.Type == editor.ItemEffect || it.Type == editor.ItemFilter) && it.ActiveAt(t) {
-				return false
-			}
-		}
+	for range c.activeOfTypes(t, editor.ItemEffect, editor.ItemFilter) {
+		return false
 	}
 	return true
 }

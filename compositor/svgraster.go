@@ -9,6 +9,7 @@ import (
 	imgdraw "image/draw"
 	"math"
 
+	"github.com/cutroom/cutroom/internal/ctxio"
 	"github.com/cutroom/cutroom/svgbudget"
 	"github.com/srwiley/oksvg"
 	"github.com/srwiley/rasterx"
@@ -173,7 +174,7 @@ func parseSVG(ctx context.Context, src []byte) (icon *oksvg.SvgIcon, err error) 
 			icon, err = nil, fmt.Errorf("the SVG library failed to read the document: %v", r)
 		}
 	}()
-	return oksvg.ReadIconStream(ctxReader{ctx, bytes.NewReader(fixSVG(src))}, oksvg.IgnoreErrorMode)
+	return oksvg.ReadIconStream(ctxio.Reader(ctx, bytes.NewReader(fixSVG(src))), oksvg.IgnoreErrorMode)
 }
 
 // checkSVG measures an SVG source against the document budget before it is parsed.

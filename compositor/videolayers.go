@@ -3,7 +3,6 @@ package compositor
 import (
 	"image"
 	"math"
-	"time"
 
 	"github.com/cutroom/cutroom/editor"
 )
@@ -120,24 +119,12 @@ func (c *Compositor) activeItems(tp *trackPlan, t int64, tr *transPlan) []*edito
 // item is drawn opaque onto a rectangle of whole, even pixels inside the frame (see
 // VideoLayers).
 func (c *Compositor) rectClip(it *editor.Item, t int64) (VideoRect, bool) {
-	if it.Type != editor.ItemVideo || !it.HasGeometry || !c.drawsType(it) {
-		return VideoRect{}, false
-	}
-	a := c.st.Asset(it.AssetID)
-	if a == nil {
-		return VideoRect{}, false
-	}
 	if len(it.Width.Keyframes)+len(it.Height.Keyframes)+len(it.ScaleX.Keyframes)+len(it.ScaleY.Keyframes) > 0 {
 		return VideoRect{}, false // a decoder per size: only a size that never changes
 	}
-	lt := t - it.StartTicks
-	pl, op, ok := c.placeOp(it, lt, &extra{m: identity, opacity: 1})
-	if !ok || op.alpha != 1 || op.radius > 0 || op.mask.kind != maskNone ||
-		pl.cropL != 0 || pl.cropT != 0 || pl.cropR != 0 || pl.cropB != 0 {
-		return VideoRect{}, false
-	}
+	clip, op, ok := c.plainVideoClip(it, t)
 	f := op.fwd
-	if f.b != 0 || f.d != 0 || f.a <= 0 || f.e <= 0 {
+	if !ok || f.a <= 0 || f.e <= 0 {
 		return VideoRect{}, false
 	}
 	x0, okX0 := evenPixel(f.c)
@@ -148,8 +135,7 @@ func (c *Compositor) rectClip(it *editor.Item, t int64) (VideoRect, bool) {
 	if !okX0 || !okY0 || !okX1 || !okY1 || r.Empty() || !r.In(c.frame) {
 		return VideoRect{}, false
 	}
-	mt := max(c.mediaSeconds(it, lt), 0)
-	return VideoRect{Clip: VideoClip{Asset: a, MediaTime: time.Duration(mt * float64(time.Second))}, Rect: r}, true
+	return VideoRect{Clip: clip, Rect: r}, true
 }
 
 // evenPixel returns v as an int when it is an even whole number (within 1e-6).

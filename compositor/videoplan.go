@@ -94,25 +94,34 @@ func (c *Compositor) VideoOnly(n int64, fps int) (VideoFrame, bool) {
 // fullFrameClip returns the clip frame of a video item at tick t when the item is drawn
 // exactly onto the output frame (see VideoOnly).
 func (c *Compositor) fullFrameClip(it *editor.Item, t int64) (VideoClip, bool) {
-	if it.Type != editor.ItemVideo || !it.HasGeometry || !c.drawsType(it) {
+	clip, op, ok := c.plainVideoClip(it, t)
+	f := op.fwd
+	const tol = 1e-6
+	if !ok || math.Abs(f.c) > tol || math.Abs(f.f) > tol ||
+		math.Abs(f.a*op.w-float64(c.outW)) > tol || math.Abs(f.e*op.h-float64(c.outH)) > tol {
 		return VideoClip{}, false
+	}
+	return clip, true
+}
+
+// plainVideoClip returns the clip frame of a video item at tick t and how it is placed,
+// when the item draws its frames as they are onto an axis-aligned box: opaque, square
+// corners, no mask, no crop, no rotation or skew. fullFrameClip and rectClip then ask
+// where the box lies.
+func (c *Compositor) plainVideoClip(it *editor.Item, t int64) (VideoClip, drawOp, bool) {
+	if it.Type != editor.ItemVideo || !it.HasGeometry || !c.drawsType(it) {
+		return VideoClip{}, drawOp{}, false
 	}
 	a := c.st.Asset(it.AssetID)
 	if a == nil {
-		return VideoClip{}, false
+		return VideoClip{}, drawOp{}, false
 	}
 	lt := t - it.StartTicks
 	pl, op, ok := c.placeOp(it, lt, &extra{m: identity, opacity: 1})
 	if !ok || op.alpha != 1 || op.radius > 0 || op.mask.kind != maskNone ||
-		pl.cropL != 0 || pl.cropT != 0 || pl.cropR != 0 || pl.cropB != 0 {
-		return VideoClip{}, false
-	}
-	f := op.fwd
-	const tol = 1e-6
-	if f.b != 0 || f.d != 0 || math.Abs(f.c) > tol || math.Abs(f.f) > tol ||
-		math.Abs(f.a*op.w-float64(c.outW)) > tol || math.Abs(f.e*op.h-float64(c.outH)) > tol {
-		return VideoClip{}, false
+		pl.cropL != 0 || pl.cropT != 0 || pl.cropR != 0 || pl.cropB != 0 || op.fwd.b != 0 || op.fwd.d != 0 {
+		return VideoClip{}, drawOp{}, false
 	}
 	mt := max(c.mediaSeconds(it, lt), 0)
-	return VideoClip{Asset: a, MediaTime: time.Duration(mt * float64(time.Second))}, true
+	return VideoClip{Asset: a, MediaTime: time.Duration(mt * float64(time.Second))}, op, true
 }

@@ -2,18 +2,15 @@ package console_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"testing"
-	"time"
 
 	"github.com/cutroom/cutroom/app"
-	"github.com/cutroom/cutroom/storage"
+	"github.com/cutroom/cutroom/internal/apptest"
 )
 
 // served is a real App (bbolt, renderer, encoders) serving on loopback with a workspace and
@@ -24,38 +21,9 @@ type served struct {
 
 func serve(t *testing.T) *served {
 	t.Helper()
-	// Webhooks may go to loopback (the test's receiver).
-	a := app.New(app.Config{DataDir: t.TempDir(), ShutdownGrace: 5 * time.Second, AllowHosts: []string{"loopback"}})
-	t.Cleanup(func() { a.Close() })
-	if err := a.OpenDB(); err != nil {
-		t.Fatal(err)
-	}
-	on, secret := true, "console-test-webhook-secret"
-	if _, err := a.DB.CreateWorkspace(storage.WorkspaceInput{Name: "w", RuntimeAccess: &on, WebhookSecret: &secret}); err != nil {
-		t.Fatal(err)
-	}
-	_, key, err := a.DB.CreateKey("w", "console")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := a.Open(ctx, ln); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	ran := make(chan error, 1)
-	go func() { ran <- a.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-ran; err != nil {
-			t.Error(err)
-		}
-	})
-	return &served{base: a.BaseURL, key: key}
+	// Webhooks may go to loopback (the test's receiver), signed with the workspace's secret.
+	s := apptest.Serve(t, app.Config{AllowHosts: []string{"loopback"}}, apptest.WebhookSecret(t, "console-test-webhook-secret"))
+	return &served{base: s.BaseURL, key: s.Key}
 }
 
 // api calls the API with the key and decodes the answer's data into out (when not nil).

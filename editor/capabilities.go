@@ -364,39 +364,31 @@ func UnsupportedFeatures(s *State, supported FeatureSet) []string {
 			}
 		}
 	}
-	for ti, tr := range s.Tracks {
-		if tr.Hidden && tr.Muted {
+	for it := range s.renderedItems() {
+		if !has(supported.ItemTypes, it.Type) {
+			add("item", string(it.Type))
 			continue
 		}
-		for _, it := range s.ItemsInTrack(ti) {
-			if it.broken {
-				continue
-			}
-			if !has(supported.ItemTypes, it.Type) {
-				add("item", string(it.Type))
-				continue
-			}
-			anim(it.Animations)
-			canim(it.CaptionAnimations)
-			switch {
-			case it.Solid != nil && !has(supported.Shapes, it.Solid.Shape):
-				add("shape", it.Solid.Shape)
-			case it.Effect != nil && !has(supported.Effects, it.Effect.EffectType):
-				add("effect", it.Effect.EffectType)
-			case it.Filter != nil && !has(supported.Filters, it.Filter.FilterType):
-				add("filter", it.Filter.FilterType)
-			case it.Chart != nil && !has(supported.ChartTypes, it.Chart.ChartType):
-				add("chart", string(it.Chart.ChartType))
-			case it.Template != nil:
-				for _, n := range it.Template.Nodes {
-					anim(n.Animations)
-					canim(n.CaptionAnimations)
-					if n.Type != TemplateNodeImage {
-						continue
-					}
-					if !has(supported.TemplateImages, n.ImageType) {
-						add("templateImage", n.ImageType)
-					}
+		anim(it.Animations)
+		canim(it.CaptionAnimations)
+		switch {
+		case it.Solid != nil && !has(supported.Shapes, it.Solid.Shape):
+			add("shape", it.Solid.Shape)
+		case it.Effect != nil && !has(supported.Effects, it.Effect.EffectType):
+			add("effect", it.Effect.EffectType)
+		case it.Filter != nil && !has(supported.Filters, it.Filter.FilterType):
+			add("filter", it.Filter.FilterType)
+		case it.Chart != nil && !has(supported.ChartTypes, it.Chart.ChartType):
+			add("chart", string(it.Chart.ChartType))
+		case it.Template != nil:
+			for _, n := range it.Template.Nodes {
+				anim(n.Animations)
+				canim(n.CaptionAnimations)
+				if n.Type != TemplateNodeImage {
+					continue
+				}
+				if !has(supported.TemplateImages, n.ImageType) {
+					add("templateImage", n.ImageType)
 				}
 			}
 		}

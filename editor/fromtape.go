@@ -3,32 +3,338 @@ package editor
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/cutroom/cutroom/editor/internal/jsontape"
 )
 
-// The methods below read a decoded document (see jsontape.Decode) into the wire types that
-// build turns into a State. They are lenient: a member of the wrong JSON type reads as
-// absent (zero), so that a state with schema errors still yields a view for the semantic
-// rules. A map entry that is not an object becomes nil, which build turns into a
-// placeholder the rules skip. Each object is read in one pass over its members (its names
-// are unique, see dedupe); members the view does not use are skipped.
+// The tape reader reads a decoded document (see jsontape.Decode) into the wire types that
+// build turns into a State. The wire types are its table: each exported field is read from
+// the member its json tag names (the fields of an embedded struct as the embedding
+// struct's, as encoding/json reads them), in the way its Go type calls for (see
+// fieldKind), so the view reads a new member once a wire type has a field for it. Fields
+// tagged tape:"-" are read by their struct's readTape method instead (see tapeHook).
+//
+// It is lenient: a member of the wrong JSON type reads as absent (zero), so that a state
+// with schema errors still yields a view for the semantic rules. A map entry that is not an
+// object becomes nil, which build turns into a placeholder the rules skip. Each object is
+// read in one pass over its members (its names are unique, see dedupe); members the view
+// does not use are skipped.
+
+// fieldKind is how the tape reader reads a wire field, by its Go type.
+type fieldKind uint8
+
+const (
+	kindNumber    fieldKind = iota // float64: a number (see parseNumber), else 0
+	kindNumberPtr                  // *float64: nil unless a number
+	kindString                     // string: a string, else ""
+	kindStringPtr                  // *string: nil unless a string
+	kindBool                       // bool: true for true
+	kindStrings                    // []string: an array, "" for its other elements
+	kindParams                     // Params: an object's primitive members as text
+	kindRaw                        // json.RawMessage: the value re-encoded, nil for null
+	kindAnimated                   // *wireAnimated: an object, read once per tape node
+	kindStruct                     // a struct: an object's members (none for other values)
+	kindStructPtr                  // a pointer to a struct: nil unless an object
+	kindStructs                    // a slice of structs: one per element, nil when empty
+	kindNumbers                    // map[string]float64: an object's number members
+	kindObjects                    // map[string]*struct: one per member, nil for non-objects
+)
+
+// fieldPlan says where a member goes and how it is read.
+type fieldPlan struct {
+	name  string
+	index []int // of the field in the struct (two for a field of an embedded struct)
+	kind  fieldKind
+	elem  *structPlan // the struct read by the struct kinds and kindAnimated
+}
+
+// structPlan is the table of one wire struct type: its fields by member name.
+type structPlan struct {
+	typ    reflect.Type
+	fields map[string]*fieldPlan // while it is built; the reader uses slots
+	slots  []*fieldPlan          // the fields by nameHash, probed in turn (see lookup)
+	hook   bool                  // *typ is a tapeHook
+}
+
+// nameHash is a cheap hash of a member name: the names of a wire type mostly differ in
+// length or in their first or last byte.
+func nameHash(name string) int {
+	return len(name)*131 + int(name[0])*31 + int(name[len(name)-1])
+}
+
+// lookup returns the field the member name is read into, or nil. It does what
+// fields[name] does in half the time: looking names up is the reader's most frequent
+// step (a quarter of its time with the map).
+func (p *structPlan) lookup(name string) *fieldPlan {
+	if name == "" {
+		return nil
+	}
+	mask := len(p.slots) - 1
+	for i := nameHash(name) & mask; ; i = (i + 1) & mask {
+		if f := p.slots[i]; f == nil || f.name == name {
+			return f
+		}
+	}
+}
+
+// tapeHook is implemented by wire types with a member the table does not read: readTape
+// is called with the object v after its other members are read.
+type tapeHook interface {
+	readTape(r *tapeReader, v uint32)
+}
+
+// tapePlans are the tables of a state and of an item (read by wireState.readTape), built
+// once from the wire types' definitions; an unsupported field type panics on first use,
+// which every test of Parse sees.
+var tapePlans = sync.OnceValue(func() (plans struct{ state, item *structPlan }) {
+	byType := map[reflect.Type]*structPlan{}
+	plans.state = planOf(reflect.TypeFor[wireState](), byType)
+	plans.item = planOf(reflect.TypeFor[wireItem](), byType)
+	return plans
+})
+
+func planOf(t reflect.Type, plans map[reflect.Type]*structPlan) *structPlan {
+	if p := plans[t]; p != nil {
+		return p
+	}
+	p := &structPlan{typ: t, fields: map[string]*fieldPlan{}, hook: reflect.PointerTo(t).Implements(reflect.TypeFor[tapeHook]())}
+	plans[t] = p
+	p.addFields(t, nil, plans)
+	n := 16 // a power of two, at most a quarter full
+	for n < 4*len(p.fields) {
+		n *= 2
+	}
+	p.slots = make([]*fieldPlan, n)
+	for name, f := range p.fields {
+		i := nameHash(name) & (n - 1)
+		for p.slots[i] != nil {
+			i = (i + 1) & (n - 1)
+		}
+		p.slots[i] = f
+	}
+	return p
+}
+
+func (p *structPlan) addFields(t reflect.Type, prefix []int, plans map[reflect.Type]*structPlan) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		index := append(append([]int(nil), prefix...), i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			p.addFields(f.Type, index, plans)
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "" || name == "-" || f.Tag.Get("tape") == "-" {
+			continue
+		}
+		if _, dup := p.fields[name]; dup {
+			panic("editor: two fields of " + p.typ.String() + " read member " + name)
+		}
+		kind, elem := fieldKindOf(f.Type, plans)
+		p.fields[name] = &fieldPlan{name: name, index: index, kind: kind, elem: elem}
+	}
+}
+
+func fieldKindOf(t reflect.Type, plans map[reflect.Type]*structPlan) (fieldKind, *structPlan) {
+	switch t {
+	case reflect.TypeFor[json.RawMessage]():
+		return kindRaw, nil
+	case reflect.TypeFor[Params]():
+		return kindParams, nil
+	case reflect.TypeFor[*wireAnimated]():
+		return kindAnimated, planOf(t.Elem(), plans)
+	}
+	switch k := t.Kind(); {
+	case k == reflect.Float64:
+		return kindNumber, nil
+	case k == reflect.String:
+		return kindString, nil
+	case k == reflect.Bool:
+		return kindBool, nil
+	case k == reflect.Struct:
+		return kindStruct, planOf(t, plans)
+	case k == reflect.Pointer && t.Elem().Kind() == reflect.Float64:
+		return kindNumberPtr, nil
+	case k == reflect.Pointer && t.Elem().Kind() == reflect.String:
+		return kindStringPtr, nil
+	case k == reflect.Pointer && t.Elem().Kind() == reflect.Struct:
+		return kindStructPtr, planOf(t.Elem(), plans)
+	case k == reflect.Slice && t.Elem().Kind() == reflect.String:
+		return kindStrings, nil
+	case k == reflect.Slice && t.Elem().Kind() == reflect.Struct:
+		return kindStructs, planOf(t.Elem(), plans)
+	case k == reflect.Map && t.Key().Kind() == reflect.String && t.Elem().Kind() == reflect.Float64:
+		return kindNumbers, nil
+	case k == reflect.Map && t.Key().Kind() == reflect.String && t.Elem().Kind() == reflect.Pointer && t.Elem().Elem().Kind() == reflect.Struct:
+		return kindObjects, planOf(t.Elem().Elem(), plans)
+	}
+	panic("editor: the tape reader cannot read a " + t.String())
+}
 
 // tapeReader reads one tape. Identical short objects share a node, so it reads each
 // shared animated number once (the wire values are only read by build).
 type tapeReader struct {
 	t       *jsontape.Tape
 	anims   map[uint32]*wireAnimated
-	items   *itemBuilder
+	builder *itemBuilder
 	scratch wireItem // the item being read (items are built as they are read)
 }
 
-func newTapeReader(t *jsontape.Tape) *tapeReader {
-	return &tapeReader{t: t, anims: map[uint32]*wireAnimated{}, items: newItemBuilder()}
+// wireFromTape reads a decoded editor state object into wire types.
+func wireFromTape(t *jsontape.Tape) *wireState {
+	r := &tapeReader{t: t, anims: map[uint32]*wireAnimated{}, builder: newItemBuilder()}
+	w := &wireState{}
+	r.object(t.Root(), reflect.ValueOf(w).Elem(), tapePlans().state)
+	return w
+}
+
+// readTape builds the items as they are read (see itemBuilder), into one slab, without a
+// wire struct per item.
+func (w *wireState) readTape(r *tapeReader, v uint32) {
+	x, ok := r.t.Member(v, "items")
+	if !ok || !r.isObj(x) {
+		return
+	}
+	m := r.t.Members(x)
+	w.built = make(map[string]*Item, len(m)/2)
+	slab := make([]Item, len(m)/2)
+	scratch, plan := reflect.ValueOf(&r.scratch).Elem(), tapePlans().item
+	for j := 0; j < len(m); j += 2 {
+		it, key := &slab[j/2], r.t.Text(m[j])
+		if r.isObj(m[j+1]) {
+			r.scratch = wireItem{}
+			r.object(m[j+1], scratch, plan)
+			r.builder.build(&r.scratch, it)
+		} else {
+			*it = placeholderItem(key)
+		}
+		w.built[key] = it
+	}
+}
+
+// readTape reads resourceJson, which the view keeps for lottie assets only (re-encoding
+// another asset's would be wasted).
+func (w *wireAsset) readTape(r *tapeReader, v uint32) {
+	if w.Type != "lottie" {
+		return
+	}
+	if x, ok := r.t.Member(v, "resourceJson"); ok {
+		w.ResourceJSON = r.raw(x)
+	}
+}
+
+// object reads the members of the object v into dst (an addressable struct of p's type);
+// it reads nothing from other kinds of values.
+func (r *tapeReader) object(v uint32, dst reflect.Value, p *structPlan) {
+	m := r.t.Members(v)
+	for j := 0; j < len(m); j += 2 {
+		if f := p.lookup(r.t.Text(m[j])); f != nil {
+			r.field(m[j+1], dst.FieldByIndex(f.index), f)
+		}
+	}
+	if p.hook && r.isObj(v) {
+		dst.Addr().Interface().(tapeHook).readTape(r, v)
+	}
+}
+
+// newObject reads the object v into a new struct of p's type and returns its pointer.
+func (r *tapeReader) newObject(v uint32, p *structPlan) reflect.Value {
+	ptr := reflect.New(p.typ)
+	r.object(v, ptr.Elem(), p)
+	return ptr
+}
+
+// field reads the value x into dst (a zero field) as p says.
+func (r *tapeReader) field(x uint32, dst reflect.Value, p *fieldPlan) {
+	switch p.kind {
+	case kindNumber:
+		dst.SetFloat(r.fnum(x))
+	case kindNumberPtr:
+		if f, ok := r.num(x); ok {
+			dst.Set(reflect.ValueOf(&f))
+		}
+	case kindString:
+		dst.SetString(r.str(x))
+	case kindStringPtr:
+		if r.kind(x) == jsontape.String {
+			s := r.t.Text(x)
+			dst.Set(reflect.ValueOf(&s))
+		}
+	case kindBool:
+		dst.SetBool(r.kind(x) == jsontape.True)
+	case kindStrings:
+		dst.Set(reflect.ValueOf(r.strings(x)))
+	case kindParams:
+		dst.Set(reflect.ValueOf(r.params(x)))
+	case kindRaw:
+		dst.SetBytes(r.raw(x))
+	case kindAnimated:
+		if w := r.animated(x, p.elem); w != nil {
+			dst.Set(reflect.ValueOf(w))
+		}
+	case kindStruct:
+		r.object(x, dst, p.elem)
+	case kindStructPtr:
+		if r.isObj(x) {
+			dst.Set(r.newObject(x, p.elem))
+		}
+	case kindStructs:
+		if es := r.t.Elems(x); len(es) > 0 {
+			s := reflect.MakeSlice(dst.Type(), len(es), len(es))
+			for i, e := range es {
+				r.object(e, s.Index(i), p.elem)
+			}
+			dst.Set(s)
+		}
+	case kindNumbers:
+		if r.isObj(x) {
+			m := r.t.Members(x)
+			vals := make(map[string]float64, len(m)/2)
+			for j := 0; j < len(m); j += 2 {
+				if f, ok := r.num(m[j+1]); ok {
+					vals[r.t.Text(m[j])] = f
+				}
+			}
+			dst.Set(reflect.ValueOf(vals))
+		}
+	case kindObjects:
+		if r.isObj(x) {
+			m := r.t.Members(x)
+			objs := reflect.MakeMapWithSize(dst.Type(), len(m)/2)
+			key := reflect.New(dst.Type().Key()).Elem() // set in place: no boxing per entry
+			for j := 0; j < len(m); j += 2 {
+				obj := reflect.Zero(dst.Type().Elem())
+				if r.isObj(m[j+1]) {
+					obj = r.newObject(m[j+1], p.elem)
+				}
+				key.SetString(r.t.Text(m[j]))
+				objs.SetMapIndex(key, obj)
+			}
+			dst.Set(objs)
+		}
+	}
+}
+
+func (r *tapeReader) animated(v uint32, p *structPlan) *wireAnimated {
+	if !r.isObj(v) {
+		return nil
+	}
+	if w, ok := r.anims[v]; ok {
+		return w
+	}
+	w := &wireAnimated{}
+	r.object(v, reflect.ValueOf(w).Elem(), p)
+	r.anims[v] = w
+	return w
 }
 
 func (r *tapeReader) kind(v uint32) uint8 { return r.t.Kind(v) }
+
+func (r *tapeReader) isObj(v uint32) bool { return r.kind(v) == jsontape.Object }
 
 // num returns a number member's value (like strconv.ParseFloat on its literal, with
 // ±Inf for literals beyond the float64 range) and false for other kinds.
@@ -75,39 +381,11 @@ func (r *tapeReader) fnum(v uint32) float64 {
 	return f
 }
 
-func (r *tapeReader) numPtr(v uint32) *float64 {
-	if f, ok := r.num(v); ok {
-		return &f
-	}
-	return nil
-}
-
 func (r *tapeReader) str(v uint32) string {
 	if r.kind(v) != jsontape.String {
 		return ""
 	}
 	return r.t.Text(v)
-}
-
-func (r *tapeReader) strPtr(v uint32) *string {
-	if r.kind(v) != jsontape.String {
-		return nil
-	}
-	s := r.t.Text(v)
-	return &s
-}
-
-func (r *tapeReader) boolean(v uint32) bool { return r.kind(v) == jsontape.True }
-
-func (r *tapeReader) isObj(v uint32) bool { return r.kind(v) == jsontape.Object }
-
-// each calls f with the name and value of each member of the object v (none for other
-// kinds).
-func (r *tapeReader) each(v uint32, f func(name string, val uint32)) {
-	m := r.t.Members(v)
-	for j := 0; j < len(m); j += 2 {
-		f(r.t.Text(m[j]), m[j+1])
-	}
 }
 
 func (r *tapeReader) strings(v uint32) []string {
@@ -155,599 +433,4 @@ func (r *tapeReader) params(v uint32) Params {
 		}
 	}
 	return p
-}
-
-func (r *tapeReader) animated(v uint32) *wireAnimated {
-	if !r.isObj(v) {
-		return nil
-	}
-	if w, ok := r.anims[v]; ok {
-		return w
-	}
-	w := &wireAnimated{}
-	r.each(v, func(name string, x uint32) {
-		switch name {
-		case "value":
-			w.Value = r.fnum(x)
-		case "keyframes":
-			if ks := r.t.Elems(x); len(ks) > 0 {
-				w.Keyframes = make([]wireKeyframe, len(ks))
-				for i, k := range ks {
-					r.each(k, func(name string, y uint32) {
-						switch name {
-						case "timeTicks":
-							w.Keyframes[i].TimeTicks = r.fnum(y)
-						case "value":
-							w.Keyframes[i].Value = r.fnum(y)
-						}
-					})
-				}
-			}
-		}
-	})
-	r.anims[v] = w
-	return w
-}
-
-func (r *tapeReader) animation(v uint32) *wireAnimation {
-	if !r.isObj(v) {
-		return nil
-	}
-	w := &wireAnimation{}
-	r.each(v, func(name string, x uint32) {
-		switch name {
-		case "type":
-			w.Type = r.str(x)
-		case "durationTicks":
-			w.DurationTicks = r.fnum(x)
-		case "easing":
-			w.Easing = r.str(x)
-		case "params":
-			w.Params = r.params(x)
-		}
-	})
-	return w
-}
-
-func (r *tapeReader) animations(v uint32) *wireAnimations {
-	if !r.isObj(v) {
-		return nil
-	}
-	w := &wireAnimations{}
-	r.each(v, func(name string, x uint32) {
-		switch name {
-		case "in":
-			w.In = r.animation(x)
-		case "out":
-			w.Out = r.animation(x)
-		case "loop":
-			w.Loop = r.animation(x)
-		}
-	})
-	return w
-}
-
-// textStyleMember reads one member of a text style into w and reports whether it was one.
-func (r *tapeReader) textStyleMember(w *wireTextStyle, name string, x uint32) bool {
-	switch name {
-	case "color":
-		w.Color = r.str(x)
-	case "align":
-		w.Align = r.str(x)
-	case "fontFamily":
-		w.FontFamily = r.str(x)
-	case "fontSize":
-		w.FontSize = r.fnum(x)
-	case "lineHeight":
-		w.LineHeight = r.fnum(x)
-	case "letterSpacing":
-		w.LetterSpacing = r.fnum(x)
-	case "direction":
-		w.Direction = r.str(x)
-	case "strokeWidth":
-		w.StrokeWidth = r.fnum(x)
-	case "strokeColor":
-		w.StrokeColor = r.str(x)
-	case "fontStyle":
-		w.FontStyle = wireFontStyle{}
-		r.each(x, func(name string, y uint32) {
-			switch name {
-			case "variant":
-				w.FontStyle.Variant = r.str(y)
-			case "weight":
-				w.FontStyle.Weight = r.str(y)
-			}
-		})
-	case "background":
-		w.Background = nil
-		if r.isObj(x) {
-			bg := &wireTextBackground{}
-			r.each(x, func(name string, y uint32) {
-				switch name {
-				case "color":
-					bg.Color = r.str(y)
-				case "horizontalPadding":
-					bg.HorizontalPadding = r.fnum(y)
-				case "borderRadius":
-					bg.BorderRadius = r.fnum(y)
-				}
-			})
-			w.Background = bg
-		}
-	default:
-		return false
-	}
-	return true
-}
-
-func (r *tapeReader) templateNode(v uint32) wireTemplateNode {
-	var n wireTemplateNode
-	r.each(v, func(name string, x uint32) {
-		switch name {
-		case "id":
-			n.ID = r.str(x)
-		case "type":
-			n.Type = r.str(x)
-		case "x":
-			n.X = r.fnum(x)
-		case "y":
-			n.Y = r.fnum(x)
-		case "width":
-			n.Width = r.fnum(x)
-		case "height":
-			n.Height = r.fnum(x)
-		case "opacity":
-			n.Opacity = r.numPtr(x)
-		case "imageType":
-			n.ImageType = r.str(x)
-		case "imageComponentId":
-			n.ImageComponentID = r.strPtr(x)
-		case "imageLottieJson":
-			n.ImageLottieJSON = r.raw(x)
-		case "text":
-			n.Text = r.str(x)
-		case "animations":
-			n.Animations = r.animations(x)
-		case "captionAnimations":
-			n.CaptionAnimations = r.animations(x)
-		default:
-			r.textStyleMember(&n.wireTextStyle, name, x)
-		}
-	})
-	return n
-}
-
-func (r *tapeReader) chartData(v uint32, d *wireChartData) {
-	r.each(v, func(name string, x uint32) {
-		switch name {
-		case "series":
-			for _, e := range r.t.Elems(x) {
-				var s wireChartSeries
-				r.each(e, func(name string, y uint32) {
-					switch name {
-					case "key":
-						s.Key = r.str(y)
-					case "label":
-						s.Label = r.str(y)
-					}
-				})
-				d.Series = append(d.Series, s)
-			}
-		case "rows":
-			for _, e := range r.t.Elems(x) {
-				var row wireChartRow
-				r.each(e, func(name string, y uint32) {
-					switch name {
-					case "label":
-						row.Label = r.str(y)
-					case "values":
-						row.Values = nil
-						if r.isObj(y) {
-							m := r.t.Members(y)
-							row.Values = make(map[string]float64, len(m)/2)
-							for j := 0; j < len(m); j += 2 {
-								if f, ok := r.num(m[j+1]); ok {
-									row.Values[r.t.Text(m[j])] = f
-								}
-							}
-						}
-					}
-				})
-				d.Rows = append(d.Rows, row)
-			}
-		case "slices":
-			for _, e := range r.t.Elems(x) {
-				var s wireChartSlice
-				r.each(e, func(name string, y uint32) {
-					switch name {
-					case "label":
-						s.Label = r.str(y)
-					case "value":
-						s.Value = r.fnum(y)
-					}
-				})
-				d.Slices = append(d.Slices, s)
-			}
-		case "points":
-			for _, e := range r.t.Elems(x) {
-				var p wireChartPoint
-				r.each(e, func(name string, y uint32) {
-					switch name {
-					case "seriesKey":
-						p.SeriesKey = r.str(y)
-					case "x":
-						p.X = r.fnum(y)
-					case "y":
-						p.Y = r.fnum(y)
-					}
-				})
-				d.Points = append(d.Points, p)
-			}
-		}
-	})
-}
-
-// item reads an item object into w (which is zero). It reads every member the view uses
-// for any item type; itemBuilder.build only uses those of the item's type.
-func (r *tapeReader) item(v uint32, w *wireItem) {
-	r.each(v, func(name string, x uint32) {
-		switch name {
-		case "id":
-			w.ID = r.str(x)
-		case "type":
-			w.Type = r.str(x)
-		case "startTicks":
-			w.StartTicks = r.fnum(x)
-		case "durationTicks":
-			w.DurationTicks = r.fnum(x)
-		case "isDraggingInTimeline":
-			w.IsDraggingInTimeline = r.boolean(x)
-		case "top":
-			w.Top = r.animated(x)
-		case "left":
-			w.Left = r.animated(x)
-		case "width":
-			w.Width = r.animated(x)
-		case "height":
-			w.Height = r.animated(x)
-		case "scaleX":
-			w.ScaleX = r.animated(x)
-		case "scaleY":
-			w.ScaleY = r.animated(x)
-		case "opacity":
-			w.Opacity = r.animated(x)
-		case "rotation":
-			w.Rotation = r.animated(x)
-		case "borderRadius":
-			w.BorderRadius = r.animated(x)
-		case "cropLeft":
-			w.CropLeft = r.animated(x)
-		case "cropTop":
-			w.CropTop = r.animated(x)
-		case "cropRight":
-			w.CropRight = r.animated(x)
-		case "cropBottom":
-			w.CropBottom = r.animated(x)
-		case "keepAspectRatio":
-			w.KeepAspectRatio = r.boolean(x)
-		case "assetId":
-			w.AssetID = r.str(x)
-		case "animations":
-			w.Animations = r.animations(x)
-		case "captionAnimations":
-			w.CaptionAnimations = r.animations(x)
-		// image
-		case "stickerId":
-			w.StickerID = r.strPtr(x)
-		case "stickerVersion":
-			w.StickerVersion = r.numPtr(x)
-		// video, gif, lottie, audio
-		case "videoStartFromInSeconds":
-			w.VideoStartFromInSeconds = r.fnum(x)
-		case "gifStartFromInSeconds":
-			w.GifStartFromInSeconds = r.fnum(x)
-		case "lottieStartFromInSeconds":
-			w.LottieStartFromInSeconds = r.fnum(x)
-		case "audioStartFromInSeconds":
-			w.AudioStartFromInSeconds = r.fnum(x)
-		case "playbackRate":
-			w.PlaybackRate = r.numPtr(x)
-		case "decibelAdjustment":
-			w.DecibelAdjustment = r.animated(x)
-		case "audioFadeInDurationInSeconds":
-			w.AudioFadeIn = r.numPtr(x)
-		case "audioFadeOutDurationInSeconds":
-			w.AudioFadeOut = r.numPtr(x)
-		// text, captions
-		case "text":
-			w.Text = r.str(x)
-		case "resizeOnEdit":
-			w.ResizeOnEdit = r.boolean(x)
-		case "highlightColor":
-			w.HighlightColor = r.str(x)
-		case "pageDurationInMilliseconds":
-			w.PageDurationInMilliseconds = r.fnum(x)
-		case "maxLines":
-			w.MaxLines = r.fnum(x)
-		case "contentStartOffsetMs":
-			w.ContentStartOffsetMs = r.fnum(x)
-		case "source":
-			w.Source = r.str(x)
-		case "captionGroupId":
-			w.CaptionGroupID = r.strPtr(x)
-		// text-template
-		case "schemaVersion":
-			w.SchemaVersion = r.fnum(x)
-		case "templateId":
-			w.TemplateID = r.str(x)
-		case "templateCategory":
-			w.TemplateCategory = r.str(x)
-		case "nodes":
-			w.Nodes = nil
-			for _, n := range r.t.Elems(x) {
-				w.Nodes = append(w.Nodes, r.templateNode(n))
-			}
-		// solid, illustration (and color, of text and captions)
-		case "shape":
-			w.Shape = r.str(x)
-		case "illustrationName":
-			w.IllustrationName = r.str(x)
-		// effect, filter
-		case "effectType":
-			w.EffectType = r.str(x)
-		case "filterType":
-			w.FilterType = r.str(x)
-		case "intensity":
-			w.Intensity = r.numPtr(x)
-		case "params":
-			w.Params = r.params(x)
-		// chart
-		case "chartType":
-			w.ChartType = r.str(x)
-		case "themeColor":
-			w.ThemeColor = r.str(x)
-		case "animationDurationTicks":
-			w.AnimationDurationTicks = r.fnum(x)
-		case "data":
-			w.Data = wireChartData{}
-			r.chartData(x, &w.Data)
-		default:
-			r.textStyleMember(&w.wireTextStyle, name, x)
-		}
-	})
-}
-
-func (r *tapeReader) asset(v uint32) *wireAsset {
-	w := &wireAsset{}
-	var resource uint32
-	hasResource := false
-	r.each(v, func(name string, x uint32) {
-		switch name {
-		case "id":
-			w.ID = r.str(x)
-		case "type":
-			w.Type = r.str(x)
-		case "filename":
-			w.Filename = r.str(x)
-		case "size":
-			w.Size = r.fnum(x)
-		case "remoteUrl":
-			w.RemoteURL = r.strPtr(x)
-		case "remoteKey":
-			w.RemoteKey = r.strPtr(x)
-		case "mimeType":
-			w.MimeType = r.str(x)
-		case "width":
-			w.Width = r.fnum(x)
-		case "height":
-			w.Height = r.fnum(x)
-		case "durationInSeconds":
-			w.DurationInSeconds = r.fnum(x)
-		case "hasAudioTrack":
-			w.HasAudioTrack = r.boolean(x)
-		case "loopBehavior":
-			w.LoopBehavior = r.str(x)
-		case "resourceType":
-			w.ResourceType = r.str(x)
-		case "resourceComponentId":
-			w.ResourceComponentID = r.strPtr(x)
-		case "timingGranularity":
-			w.TimingGranularity = r.str(x)
-		case "resourceJson":
-			resource, hasResource = x, true
-		case "captions":
-			w.Captions = nil
-			for _, e := range r.t.Elems(x) {
-				var c wireCaptionEntry
-				r.each(e, func(name string, y uint32) {
-					switch name {
-					case "text":
-						c.Text = r.str(y)
-					case "startMs":
-						c.StartMs = r.fnum(y)
-					case "endMs":
-						c.EndMs = r.fnum(y)
-					case "timestampMs":
-						c.TimestampMs = r.numPtr(y)
-					case "confidence":
-						c.Confidence = r.numPtr(y)
-					}
-				})
-				w.Captions = append(w.Captions, c)
-			}
-		}
-	})
-	if w.Type == "lottie" && hasResource {
-		w.ResourceJSON = r.raw(resource)
-	}
-	return w
-}
-
-// wireFromTape reads a decoded editor state object into wire types.
-func wireFromTape(t *jsontape.Tape) *wireState {
-	r := newTapeReader(t)
-	w := &wireState{}
-	r.each(t.Root(), func(name string, x uint32) {
-		switch name {
-		case "compositionWidth":
-			w.CompositionWidth = r.fnum(x)
-		case "compositionHeight":
-			w.CompositionHeight = r.fnum(x)
-		case "timebaseTicksPerSecond":
-			w.TimebaseTicksPerSecond = r.fnum(x)
-		case "outputRatio":
-			w.OutputRatio = r.str(x)
-		case "tracks":
-			for _, e := range t.Elems(x) {
-				var tr wireTrack
-				r.each(e, func(name string, y uint32) {
-					switch name {
-					case "id":
-						tr.ID = r.str(y)
-					case "items":
-						tr.Items = r.strings(y)
-					case "hidden":
-						tr.Hidden = r.boolean(y)
-					case "muted":
-						tr.Muted = r.boolean(y)
-					}
-				})
-				w.Tracks = append(w.Tracks, tr)
-			}
-		case "assets":
-			if r.isObj(x) {
-				m := t.Members(x)
-				w.Assets = make(map[string]*wireAsset, len(m)/2)
-				for j := 0; j < len(m); j += 2 {
-					var a *wireAsset
-					if r.isObj(m[j+1]) {
-						a = r.asset(m[j+1])
-					}
-					w.Assets[t.Text(m[j])] = a
-				}
-			}
-		case "items":
-			if r.isObj(x) {
-				m := t.Members(x)
-				w.built = make(map[string]*Item, len(m)/2)
-				slab := make([]Item, len(m)/2)
-				for j := 0; j < len(m); j += 2 {
-					it, key := &slab[j/2], t.Text(m[j])
-					if r.isObj(m[j+1]) {
-						r.scratch = wireItem{}
-						r.item(m[j+1], &r.scratch)
-						r.items.build(&r.scratch, it)
-					} else {
-						*it = placeholderItem(key)
-					}
-					w.built[key] = it
-				}
-			}
-		case "transitions":
-			if r.isObj(x) {
-				m := t.Members(x)
-				w.Transitions = make(map[string]*wireTransition, len(m)/2)
-				for j := 0; j < len(m); j += 2 {
-					if r.isObj(m[j+1]) {
-						w.Transitions[t.Text(m[j])] = r.transition(m[j+1])
-					}
-				}
-			}
-		case "globalBackground":
-			if r.isObj(x) {
-				b := &wireBackground{}
-				r.each(x, func(name string, y uint32) {
-					switch name {
-					case "type":
-						b.Type = r.str(y)
-					case "color":
-						b.Color = r.str(y)
-					case "gradient":
-						b.Gradient = r.strPtr(y)
-					case "level":
-						b.Level = r.fnum(y)
-					case "imageAssetId":
-						b.ImageAssetID = r.strPtr(y)
-					case "imageUrl":
-						b.ImageURL = r.str(y)
-					case "source":
-						b.Source = r.str(y)
-					}
-				})
-				w.GlobalBackground = b
-			}
-		case "brandRuntime":
-			if r.isObj(x) {
-				b := &wireBrandRuntime{}
-				r.each(x, func(name string, y uint32) {
-					switch name {
-					case "brandId":
-						b.BrandID = r.strPtr(y)
-					case "logoX":
-						b.LogoX = r.fnum(y)
-					case "logoY":
-						b.LogoY = r.fnum(y)
-					case "managedItemIds":
-						b.ManagedItemIDs = r.strings(y)
-					case "managedAssetIds":
-						b.ManagedAssetIDs = r.strings(y)
-					case "introShiftInFrames":
-						b.IntroShiftInFrames = r.fnum(y)
-					case "overlayTrackId":
-						b.OverlayTrackID = r.strPtr(y)
-					case "underlayTrackId":
-						b.UnderlayTrackID = r.strPtr(y)
-					}
-				})
-				w.BrandRuntime = b
-			}
-		case "deletedAssets":
-			for _, e := range t.Elems(x) {
-				var d wireDeletedAsset
-				r.each(e, func(name string, y uint32) {
-					switch name {
-					case "assetId":
-						d.AssetID = r.str(y)
-					case "remoteUrl":
-						d.RemoteURL = r.strPtr(y)
-					case "remoteKey":
-						d.RemoteKey = r.strPtr(y)
-					case "statusAtDeletion":
-						r.each(y, func(name string, z uint32) {
-							if name == "type" {
-								d.StatusAtDeletion.Type = r.str(z)
-							}
-						})
-					}
-				})
-				w.DeletedAssets = append(w.DeletedAssets, d)
-			}
-		}
-	})
-	return w
-}
-
-func (r *tapeReader) transition(v uint32) *wireTransition {
-	w := &wireTransition{}
-	r.each(v, func(name string, x uint32) {
-		switch name {
-		case "id":
-			w.ID = r.str(x)
-		case "trackId":
-			w.TrackID = r.str(x)
-		case "fromClipId":
-			w.FromClipID = r.str(x)
-		case "toClipId":
-			w.ToClipID = r.str(x)
-		case "type":
-			w.Type = r.str(x)
-		case "durationTicks":
-			w.DurationTicks = r.fnum(x)
-		case "easing":
-			w.Easing = r.str(x)
-		case "params":
-			w.Params = r.params(x)
-		}
-	})
-	return w
 }

@@ -35,23 +35,13 @@ var limitCodes = []apierr.Code{apierr.Define(apierr.Unprocessable, "EDITOR_VALUE
 // product so that it never overflows. It is the one place frame, tick and sample
 // conversions multiply: ok is false, and the result math.MaxInt64 (saturated), when the
 // quotient does not fit in an int64 or an argument is outside its domain.
-func MulDiv(a, b, c int64) (q int64, ok bool) {
-	if a < 0 || b < 0 || c <= 0 {
-		return math.MaxInt64, false
-	}
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	if hi >= uint64(c) {
-		return math.MaxInt64, false
-	}
-	quo, _ := bits.Div64(hi, lo, uint64(c))
-	if quo > math.MaxInt64 {
-		return math.MaxInt64, false
-	}
-	return int64(quo), true
-}
+func MulDiv(a, b, c int64) (q int64, ok bool) { return mulDiv(a, b, c, false) }
 
 // MulDivCeil is MulDiv rounded up.
-func MulDivCeil(a, b, c int64) (q int64, ok bool) {
+func MulDivCeil(a, b, c int64) (q int64, ok bool) { return mulDiv(a, b, c, true) }
+
+// mulDiv is MulDiv, rounded up when up is set.
+func mulDiv(a, b, c int64, up bool) (q int64, ok bool) {
 	if a < 0 || b < 0 || c <= 0 {
 		return math.MaxInt64, false
 	}
@@ -60,7 +50,7 @@ func MulDivCeil(a, b, c int64) (q int64, ok bool) {
 		return math.MaxInt64, false
 	}
 	quo, rem := bits.Div64(hi, lo, uint64(c))
-	if rem != 0 {
+	if up && rem != 0 {
 		quo++ // cannot wrap: quo < 2^64-1 when hi < c
 	}
 	if quo > math.MaxInt64 {

@@ -37,17 +37,17 @@ func schemaMessage(k jsonschema.ErrorKind) string {
 	case *kind.MultipleOf:
 		return "must be a multiple of " + ratString(k.Want) + ", got " + ratString(k.Got)
 	case *kind.MinLength:
-		return "must have at least " + strconv.Itoa(k.Want) + " characters, got " + strconv.Itoa(k.Got)
+		return countMessage("at least", k.Want, "characters", k.Got)
 	case *kind.MaxLength:
-		return "must have at most " + strconv.Itoa(k.Want) + " characters, got " + strconv.Itoa(k.Got)
+		return countMessage("at most", k.Want, "characters", k.Got)
 	case *kind.MinItems:
-		return "must have at least " + strconv.Itoa(k.Want) + " elements, got " + strconv.Itoa(k.Got)
+		return countMessage("at least", k.Want, "elements", k.Got)
 	case *kind.MaxItems:
-		return "must have at most " + strconv.Itoa(k.Want) + " elements, got " + strconv.Itoa(k.Got)
+		return countMessage("at most", k.Want, "elements", k.Got)
 	case *kind.MinProperties:
-		return "must have at least " + strconv.Itoa(k.Want) + " members, got " + strconv.Itoa(k.Got)
+		return countMessage("at least", k.Want, "members", k.Got)
 	case *kind.MaxProperties:
-		return "must have at most " + strconv.Itoa(k.Want) + " members, got " + strconv.Itoa(k.Got)
+		return countMessage("at most", k.Want, "members", k.Got)
 	case *kind.Pattern:
 		return strconv.Quote(k.Got) + " does not match pattern " + strconv.Quote(k.Want)
 	case *kind.UniqueItems:
@@ -67,6 +67,11 @@ func schemaMessage(k jsonschema.ErrorKind) string {
 		return "fails " + strings.Join(kw, "/")
 	}
 	return "invalid value"
+}
+
+// countMessage describes a count bound: "must have at least 2 elements, got 1".
+func countMessage(bound string, want int, unit string, got int) string {
+	return "must have " + bound + " " + strconv.Itoa(want) + " " + unit + ", got " + strconv.Itoa(got)
 }
 
 // displayValue renders a primitive schema value: strings single-quoted, others as JSON.

@@ -2,6 +2,7 @@ package editor
 
 import (
 	"encoding/json"
+	"iter"
 	"math"
 	"sort"
 )
@@ -517,6 +518,24 @@ func (s *State) ItemsInTrack(i int) []*Item {
 		return nil
 	}
 	return s.trackItems[i]
+}
+
+// renderedItems yields, track by track, the items a render draws or plays: those listed in
+// a track that is not both hidden and muted, except placeholders for items that did not
+// decode.
+func (s *State) renderedItems() iter.Seq[*Item] {
+	return func(yield func(*Item) bool) {
+		for ti, tr := range s.Tracks {
+			if tr.Hidden && tr.Muted {
+				continue
+			}
+			for _, it := range s.ItemsInTrack(ti) {
+				if !it.broken && !yield(it) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // TrackByID returns the index of the first track with the given id, or -1.

@@ -10,8 +10,9 @@ import (
 	"github.com/cutroom/cutroom/editor/internal/jsontape"
 )
 
-// The wire types below mirror the JSON shape (see wireFromTape). Numbers are float64 and
-// converted, so that integer members written as 1.0 (which the schema accepts) still work.
+// The wire types below mirror the JSON shape: their json tags name the members the tape
+// reader reads into them (see fromtape.go). Numbers are float64 and converted, so that
+// integer members written as 1.0 (which the schema accepts) still work.
 
 type wireKeyframe struct {
 	TimeTicks float64 `json:"timeTicks"`
@@ -204,7 +205,7 @@ type wireAsset struct {
 	HasAudioTrack       bool               `json:"hasAudioTrack"`
 	LoopBehavior        string             `json:"loopBehavior"`
 	ResourceType        string             `json:"resourceType"`
-	ResourceJSON        json.RawMessage    `json:"resourceJson"`
+	ResourceJSON        json.RawMessage    `json:"resourceJson" tape:"-"` // lottie only (readTape)
 	ResourceComponentID *string            `json:"resourceComponentId"`
 	Captions            []wireCaptionEntry `json:"captions"`
 	TimingGranularity   string             `json:"timingGranularity"`
@@ -265,13 +266,13 @@ type wireState struct {
 	OutputRatio            string                     `json:"outputRatio"`
 	Tracks                 []wireTrack                `json:"tracks"`
 	Assets                 map[string]*wireAsset      `json:"assets"`
-	Items                  map[string]*wireItem       `json:"items"`
+	Items                  map[string]*wireItem       `json:"items" tape:"-"` // see built
 	Transitions            map[string]*wireTransition `json:"transitions"`
 	GlobalBackground       *wireBackground            `json:"globalBackground"`
 	BrandRuntime           *wireBrandRuntime          `json:"brandRuntime"`
 	DeletedAssets          []wireDeletedAsset         `json:"deletedAssets"`
 
-	built map[string]*Item // the items, already built (then Items is nil)
+	built map[string]*Item // the items, already built as the tape is read (then Items is nil)
 }
 
 // UnmarshalJSON decodes a JSON object of primitives into p. Strings keep their text; other

@@ -78,22 +78,14 @@ func ReferenceIssues(s *State, refs References) []Issue {
 		out = append(out, Issue{Code: CodeIllustrationUnknown, Path: pointer(tokens...),
 			Message: "illustration " + strconv.Quote(name) + " is neither built in nor one of this workspace's illustrations (upload its SVG with the x-illustration-name header)"})
 	}
-	for ti, tr := range s.Tracks {
-		if tr.Hidden && tr.Muted {
-			continue
+	for it := range s.renderedItems() {
+		if il := it.Illustration; il != nil && !known(il.Name) {
+			unknown(il.Name, "items", it.ID, "illustrationName")
 		}
-		for _, it := range s.ItemsInTrack(ti) {
-			if it.broken {
-				continue
-			}
-			if il := it.Illustration; il != nil && !known(il.Name) {
-				unknown(il.Name, "items", it.ID, "illustrationName")
-			}
-			if tp := it.Template; tp != nil {
-				for i, n := range tp.Nodes {
-					if n.Type == TemplateNodeImage && n.ImageType == "svg" && n.ImageComponentID != "" && !known(n.ImageComponentID) {
-						unknown(n.ImageComponentID, "items", it.ID, "nodes", strconv.Itoa(i), "imageComponentId")
-					}
+		if tp := it.Template; tp != nil {
+			for i, n := range tp.Nodes {
+				if n.Type == TemplateNodeImage && n.ImageType == "svg" && n.ImageComponentID != "" && !known(n.ImageComponentID) {
+					unknown(n.ImageComponentID, "items", it.ID, "nodes", strconv.Itoa(i), "imageComponentId")
 				}
 			}
 		}

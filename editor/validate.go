@@ -155,22 +155,26 @@ func invalidJSON(err error) []Issue {
 // schemaIssues validates a decoded document against the schema: with the fast path, and
 // when that does not pass it, with the library on the generic form of the document.
 func (v *Validator) schemaIssues(t *jsontape.Tape) []Issue {
-	isObj := t.Kind(t.Root()) == jsontape.Object
-	if isObj && v.fast != nil && v.fast.Check(t) == fastschema.Pass {
+	if t.Kind(t.Root()) == jsontape.Object && v.fast != nil && v.fast.Check(t) == fastschema.Pass {
 		// The library would report nothing (see package fastschema).
 		return nil
 	}
+	return v.libraryIssues(t.Tree(t.Root()))
+}
+
+// libraryIssues validates a document in its generic form (map[string]any and friends, as
+// jsontape.Tape.Tree or encoding/json with UseNumber give it) with the library.
+func (v *Validator) libraryIssues(val any) []Issue {
 	schema, err := v.lib()
 	if err != nil {
 		return []Issue{{Code: CodeSchemaInvalid, Message: "the embedded schema does not compile: " + err.Error()}}
 	}
-	val := t.Tree(t.Root())
 	var c collector
 	c.validate(schema.root, val)
+	doc, isObj := val.(map[string]any)
 	if !isObj {
 		return c.issues
 	}
-	doc := val.(map[string]any)
 	// The root schema checks that each item and asset is an object with a known type; its
 	// branch is checked here (see splitDispatch), in parallel for large states.
 	var jobs []branchJob

@@ -2,42 +2,15 @@ package encode
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"image"
 	"math"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/cutroom/cutroom/internal/ffmpegtest"
 )
-
-// decodeAudio decodes the soundtrack of path to 48 kHz stereo float samples.
-func decodeAudio(t testing.TB, path string) []float32 {
-	t.Helper()
-	out, err := exec.Command("ffmpeg", "-v", "error", "-i", path, "-map", "0:a:0", "-f", "f32le", "-ar", "48000", "-ac", "2", "-").Output()
-	if err != nil {
-		t.Fatalf("ffmpeg decode audio: %v", err)
-	}
-	s := make([]float32, len(out)/4)
-	for i := range s {
-		s[i] = math.Float32frombits(binary.LittleEndian.Uint32(out[i*4:]))
-	}
-	return s
-}
-
-type audioProbe struct {
-	Streams []struct {
-		CodecType  string `json:"codec_type"`
-		CodecName  string `json:"codec_name"`
-		Profile    string `json:"profile"`
-		SampleRate string `json:"sample_rate"`
-		Channels   int    `json:"channels"`
-		Duration   string `json:"duration"`
-	} `json:"streams"`
-	Format struct {
-		Duration string `json:"duration"`
-	} `json:"format"`
-}
 
 // TestSoundtrack encodes 2 s of video with a soundtrack that is silent for 1 s and then
 // a 1 kHz tone, and checks the codec parameters, the length and the tone's onset time.
@@ -78,14 +51,7 @@ func TestSoundtrack(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			out, err := exec.Command("ffprobe", "-v", "error", "-show_streams", "-show_format", "-of", "json", path).Output()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var p audioProbe
-			if err := json.Unmarshal(out, &p); err != nil {
-				t.Fatal(err)
-			}
+			p := ffmpegtest.Probe(t, path)
 			if len(p.Streams) != 2 {
 				t.Fatalf("%d streams, want video and audio", len(p.Streams))
 			}
@@ -103,7 +69,7 @@ func TestSoundtrack(t *testing.T) {
 			if msg, err := exec.Command("ffmpeg", "-v", "error", "-i", path, "-f", "null", "-").CombinedOutput(); err != nil || len(msg) > 0 {
 				t.Errorf("ffmpeg decode: %v %s", err, msg)
 			}
-			s := decodeAudio(t, path)
+			s := ffmpegtest.DecodePCM(t, path)
 			// ffmpeg trims the priming samples by the edit list (mp4) or CodecDelay (webm) and
 			// the end padding by DiscardPadding (webm); it ignores the end of an mp4 edit
 			// list, so up to one AAC frame of silence may follow there.

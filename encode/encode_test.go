@@ -19,6 +19,8 @@ import (
 	"github.com/Eyevinn/mp4ff/mp4"
 	"github.com/at-wat/ebml-go"
 	"github.com/at-wat/ebml-go/webm"
+
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 func requireFFmpeg(t testing.TB) {
@@ -132,26 +134,6 @@ func decodeRGB(t testing.TB, path string, w, h int) [][]byte {
 	return frames
 }
 
-func psnr(rgb []byte, img *image.RGBA) float64 {
-	w, h := img.Rect.Dx(), img.Rect.Dy()
-	var sum float64
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			p := img.Pix[y*img.Stride+4*x:]
-			q := rgb[(y*w+x)*3:]
-			for c := 0; c < 3; c++ {
-				d := float64(p[c]) - float64(q[c])
-				sum += d * d
-			}
-		}
-	}
-	mse := sum / float64(w*h*3)
-	if mse == 0 {
-		return 99
-	}
-	return 10 * math.Log10(255*255/mse)
-}
-
 // checkCommon runs the checks every format shares.
 func checkCommon(t *testing.T, path string, opts Options, n int, codec string) probe {
 	t.Helper()
@@ -197,7 +179,7 @@ func checkCommon(t *testing.T, path string, opts Options, n int, codec string) p
 	worst := 99.0
 	for i, f := range frames {
 		drawPattern(img, i)
-		q := psnr(f, img)
+		q := imagetest.PSNRRGB(img, f)
 		worst = min(worst, q)
 		if q < 35 {
 			t.Errorf("frame %d: PSNR %.2f dB < 35 dB", i, q)
@@ -694,7 +676,7 @@ func TestMP4LargeLayout(t *testing.T) {
 	}
 	frames := decodeRGB(t, path, 256, 144)
 	for i, fr := range frames {
-		if q := psnr(fr, testPattern(256, 144, i)); q < 35 {
+		if q := imagetest.PSNRRGB(testPattern(256, 144, i), fr); q < 35 {
 			t.Errorf("frame %d: PSNR %.2f", i, q)
 		}
 	}

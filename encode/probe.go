@@ -10,12 +10,7 @@ func Probe() error {
 		if err != nil {
 			return err
 		}
-		var enc videoEncoder
-		if n.Codec == CodecH264 {
-			enc, err = newH264Encoder(n)
-		} else {
-			enc, err = newVPXEncoder(n)
-		}
+		enc, err := newVideoEncoder(n)
 		if err != nil {
 			return err
 		}

@@ -53,52 +53,15 @@ func newWriter(path string, opts Options, pass *copyEncoder) (*Writer, error) {
 	w := &Writer{opts: o, path: path}
 	w.emitFn = w.emit
 	t := muxTrack{kind: trackVideo, codec: o.Codec, width: o.Width, height: o.Height}
-	switch {
-	case pass != nil:
+	if pass != nil {
 		w.enc = pass
-		t.sps, t.pps = pass.config()
-		w.scale = 1000 // as the encoders' writers below
-		if o.Codec != CodecH264 {
-			w.scale = 1
-		}
-		var m muxer
-		if o.Codec == CodecH264 {
-			m, err = newMP4Muxer(dir)
-		} else {
-			m, err = newWebMMuxer(dir)
-		}
-		if err != nil {
-			return nil, err
-		}
-		w.mux = m
-	case o.Codec == CodecH264:
-		e, err := newH264Encoder(o)
-		if err != nil {
-			return nil, err
-		}
-		w.enc = e
-		t.sps, t.pps = e.config()
-		// 1000 ticks per frame keeps room for audio-friendly edit list arithmetic.
-		w.scale = 1000
-		m, err := newMP4Muxer(dir)
-		if err != nil {
-			e.close()
-			return nil, err
-		}
-		w.mux = m
-	default:
-		e, err := newVPXEncoder(o)
-		if err != nil {
-			return nil, err
-		}
-		w.enc = e
-		w.scale = 1
-		m, err := newWebMMuxer(dir)
-		if err != nil {
-			e.close()
-			return nil, err
-		}
-		w.mux = m
+	} else if w.enc, err = newVideoEncoder(o); err != nil {
+		return nil, err
+	}
+	t.sps, t.pps = w.enc.config()
+	if w.mux, w.scale, err = newMuxer(o.Codec, dir); err != nil {
+		w.enc.close()
+		return nil, err
 	}
 	t.timescale = uint32(int64(o.FPS) * w.scale)
 	t.frameDur = uint32(w.scale)

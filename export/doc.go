@@ -7,10 +7,10 @@
 // Decisions (the interface leaves them open):
 //
 //   - Errors: a refusal of an operation is an *apierr.Error; each code is defined with its
-//     kind next to the rule that raises it (request.go, service.go, limits.go), so the
-//     server answers its status without a table. An invalid editor state is refused with the
-//     first validation issue's EDITOR_ code (issuecodes.go). A FAILED task's error is not an
-//     API answer: TaskError (failure.go) writes "<CODE>: <message>" from the render's
+//     kind next to the rule that raises it (request.go, create.go, service.go, limits.go),
+//     so the server answers its status without a table. An invalid editor state is refused
+//     with the first validation issue's EDITOR_ code (issuecodes.go). A FAILED task's error
+//     is not an API answer: TaskError (failure.go) writes "<CODE>: <message>" from the render's
 //     *RenderFailure (or from the apierr error of a create rule the stored task breaks), else
 //     "render failed: <message>"; the Renderer defines its codes (package render).
 //   - Task ids are lower-case UUIDs. An id this server never issued is TASK_NOT_FOUND, as is

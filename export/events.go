@@ -91,22 +91,23 @@ func (l *EventLog) ParseID(id string) (seq uint64, ok bool) {
 // Events returns the service's event log.
 func (s *Service) Events() *EventLog { return s.events }
 
-// update is store.UpdateExport that publishes the change to the event log. Changes are
-// published in commit order: pubMu is held across the commit and the publish (bbolt
-// serialises writers anyway).
-func (s *Service) update(id string, change func(t *model.ExportTask) ([]model.WebhookDelivery, error)) (model.ExportTask, error) {
+// update is store.UpdateExport that publishes the change to the event log, and reports
+// whether the change was made (changed is false when it returned storage.ErrNoChange).
+// Changes are published in commit order: pubMu is held across the commit and the publish
+// (bbolt serialises writers anyway).
+func (s *Service) update(id string, change func(t *model.ExportTask) ([]model.WebhookDelivery, error)) (t model.ExportTask, changed bool, err error) {
 	s.pubMu.Lock()
 	defer s.pubMu.Unlock()
-	changed := false
-	t, err := s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+	t, err = s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 		evs, err := change(t)
 		changed = err == nil
 		return evs, err
 	})
-	if err == nil && changed {
+	changed = changed && err == nil
+	if changed {
 		s.events.publish(t.WorkspaceID, s.View(&t))
 	}
-	return t, err
+	return t, changed, err
 }
 
 // recentTasks is how many of a workspace's newest tasks Recent returns besides its active

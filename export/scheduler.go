@@ -81,7 +81,7 @@ func (s *Service) recover() error {
 	notify := false
 	for _, id := range ids {
 		now := s.now().UTC()
-		t, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+		t, _, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 			if t.Status != model.StatusProcessing && t.Status != model.StatusPaused {
 				return nil, storage.ErrNoChange
 			}
@@ -129,13 +129,7 @@ func (s *Service) Abandon() []string {
 	s.mu.Unlock()
 	var out []string
 	for _, id := range ids {
-		t, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
-			if t.Status != model.StatusProcessing {
-				return nil, storage.ErrNoChange
-			}
-			t.Status, t.Phase = model.StatusPaused, ""
-			return nil, nil
-		})
+		t, _, err := s.update(id, pauseProcessing)
 		if err != nil {
 			s.log.Error("export: record an abandoned render as paused", "task", id, "err", err)
 			continue
@@ -145,6 +139,16 @@ func (s *Service) Abandon() []string {
 		}
 	}
 	return out
+}
+
+// pauseProcessing is the change that records a PROCESSING task as PAUSED (its render
+// stopped to resume later); a task in any other status stays as it is.
+func pauseProcessing(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+	if t.Status != model.StatusProcessing {
+		return nil, storage.ErrNoChange
+	}
+	t.Status, t.Phase = model.StatusPaused, ""
+	return nil, nil
 }
 
 // fill starts pending tasks while workers are free.
@@ -202,13 +206,10 @@ func (s *Service) start(wg *sync.WaitGroup, id string) bool {
 		}
 	}
 	now := s.now().UTC()
-	claimed := false
-	t, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
-		claimed = false
+	t, claimed, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 		if t.Status != model.StatusPending {
 			return nil, storage.ErrNoChange
 		}
-		claimed = true
 		t.Status, t.Phase, t.Progress, t.StartedAt = model.StatusProcessing, PhaseRendering, 0, &now
 		t.Attempts++
 		return s.event(t, EventStarted, now)
@@ -247,13 +248,7 @@ func (s *Service) render(ctx context.Context, t model.ExportTask) {
 		log.Info("export canceled")
 	case errors.Is(cause, errPaused):
 		_ = os.RemoveAll(s.taskDir(t.ID))
-		if _, perr := s.update(t.ID, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
-			if t.Status != model.StatusProcessing {
-				return nil, storage.ErrNoChange
-			}
-			t.Status, t.Phase = model.StatusPaused, ""
-			return nil, nil
-		}); perr != nil {
+		if _, _, perr := s.update(t.ID, pauseProcessing); perr != nil {
 			log.Error("export: record pause", "err", perr)
 		}
 		log.Info("export paused for shutdown")
@@ -314,13 +309,10 @@ func (s *Service) renderFile(ctx context.Context, t *model.ExportTask) (err erro
 // meanwhile stays CANCELED and its file is removed.
 func (s *Service) finish(id string, started time.Time, renderErr error) {
 	now := s.now().UTC()
-	recorded := false
-	t, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
-		recorded = false
+	t, recorded, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 		if t.Status != model.StatusProcessing {
 			return nil, storage.ErrNoChange
 		}
-		recorded = true
 		t.Phase, t.CompletedAt, t.RenderSeconds = "", &now, now.Sub(started).Seconds()
 		if renderErr != nil {
 			msg := TaskError(renderErr)
@@ -356,7 +348,7 @@ func (s *Service) finish(id string, started time.Time, renderErr error) {
 
 // setPhase records a phase and progress of a PROCESSING task.
 func (s *Service) setPhase(id, phase string, pct float64) {
-	_, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+	_, _, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 		if t.Status != model.StatusProcessing || (t.Phase == phase && t.Progress == pct) {
 			return nil, storage.ErrNoChange
 		}
@@ -415,7 +407,7 @@ func (s *Service) purgeExpired() {
 			continue
 		}
 		s.log.Info("export output expired and deleted", "task", id)
-		if _, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+		if _, _, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 			if t.OutputPurged {
 				return nil, storage.ErrNoChange
 			}

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -183,208 +182,6 @@ func New(cfg Config, store Store, r Renderer) (*Service, error) {
 		validate: v, wake: make(chan struct{}, 1), events: newEventLog(cfg.EventBuffer), running: map[string]context.CancelCauseFunc{}}, nil
 }
 
-// Created is the outcome of Create.
-type Created struct {
-	Result CreateResult
-	// New is false when an earlier task with the same clientTaskId was returned.
-	New bool
-	// Data is Result's JSON (stored as the idempotency record's data when there is one).
-	Data []byte
-}
-
-// Codes of Create's rules. Render fails a task with ErrFeatureUnsupported, ErrStateEmpty and
-// ErrOutputTooLarge too, when a stored task breaks a rule the create checked.
-var (
-	errRatioMismatch        = apierr.Define(apierr.Unprocessable, "RATIO_MISMATCH")
-	ErrFeatureUnsupported   = apierr.Define(apierr.Unprocessable, "EXPORT_FEATURE_UNSUPPORTED")
-	ErrStateEmpty           = apierr.Define(apierr.Unprocessable, "EXPORT_STATE_EMPTY")
-	ErrOutputTooLarge       = apierr.Define(apierr.Unprocessable, "OUTPUT_SIZE_TOO_LARGE")
-	errOutputNotEntitled    = apierr.Define(apierr.Unprocessable, "OUTPUT_SIZE_NOT_ENTITLED")
-	err60FPSRequired        = apierr.Define(apierr.Unprocessable, "ENTITLEMENT_60FPS_REQUIRED")
-	errInsufficientCredits  = apierr.Define(apierr.Unprocessable, "INSUFFICIENT_CREDITS")
-	errWebhookSecretMissing = apierr.Define(apierr.Unprocessable, "WEBHOOK_SECRET_NOT_CONFIGURED")
-	// ErrAssetUnresolvable: assets the render needs are neither uploaded nor fetchable
-	// under the server's --fetch-remote policy; the details list each (assets.Unresolved).
-	ErrAssetUnresolvable = apierr.Define(apierr.Unprocessable, "EXPORT_ASSET_UNRESOLVABLE")
-)
-
-// Create validates a create request and stores the new PENDING task, charging its credits.
-// projectID is "" for a stateless export. With idem not nil (the request had an
-// Idempotency-Key), the result's JSON is stored as idem's data in the same transaction as
-// the task (the caller sets idem's other members); without idem, a clientTaskId the
-// workspace used before returns that task (New false) instead of a new one.
-func (s *Service) Create(ctx context.Context, p model.Principal, projectID string, req *Request,
-	idem *storage.IdempotencyRecord) (Created, error) {
-	if err := req.check(projectID == "", s.cfg.HeaderPrefix); err != nil {
-		return Created{}, err
-	}
-	ws := p.Workspace
-	dedupe := idem == nil && req.ClientTaskID != nil
-	if dedupe {
-		if prior, err := s.store.ExportByClientTaskID(ws.ID, *req.ClientTaskID); err != nil {
-			return Created{}, err
-		} else if prior != nil {
-			return existing(prior)
-		}
-	}
-	var state []byte
-	var projectRef *string
-	stateVersion := ""
-	if projectID == "" {
-		state = []byte(strings.TrimSpace(string(req.EditorState)))
-		if req.StateVersion != nil {
-			stateVersion = *req.StateVersion
-		}
-	} else {
-		proj, st, err := s.store.ProjectWithState(ws.ID, projectID)
-		if err != nil {
-			return Created{}, storeError(err, projectID)
-		}
-		state, stateVersion = st, proj.StateVersion
-		id := proj.ID
-		projectRef = &id
-	}
-	parsed, res := s.validate.Check(state)
-	if !res.Valid {
-		first := res.Errors[0]
-		msg := "the editor state is not valid: " + first.Message
-		if first.Path != "" {
-			msg = "the editor state is not valid at " + first.Path + ": " + first.Message
-		}
-		if n := len(res.Errors) - 1; n > 0 {
-			msg += fmt.Sprintf(" (and %d more; see errors)", n)
-		}
-		return Created{}, editor.APICode(first.Code).Field("editorState"+first.Path, "%s", msg).WithDetails(res.Errors)
-	}
-	compW, compH := parsed.CompositionWidth, parsed.CompositionHeight
-	if req.CompositionWidth != nil {
-		compW = *req.CompositionWidth
-	}
-	if req.CompositionHeight != nil {
-		compH = *req.CompositionHeight
-	}
-	if r := Ratios[*req.Ratio]; r[0] != 0 && !ratioMatches(compW, compH, r[0], r[1]) {
-		return Created{}, errRatioMismatch.Field("ratio", "ratio %s does not match the composition size %dx%d; send the matching ratio or custom", *req.Ratio, compW, compH)
-	}
-	if err := s.checkNames(ws.ID, parsed); err != nil {
-		return Created{}, err
-	}
-	if fr, ok := s.renderer.(Featured); ok {
-		if names := editor.UnsupportedFeatures(parsed, fr.Features()); len(names) > 0 {
-			return Created{}, ErrFeatureUnsupported.Field("editorState",
-				"this server cannot render these features of the state yet: %s", strings.Join(names, ", ")).WithDetails(names)
-		}
-	}
-	if sc, ok := s.renderer.(StateChecker); ok {
-		if reasons := sc.CheckState(parsed); len(reasons) > 0 {
-			return Created{}, ErrFeatureUnsupported.Field("editorState",
-				"this server cannot draw parts of the state: %s", strings.Join(reasons, "; ")).WithDetails(reasons)
-		}
-	}
-	if s.cfg.Unresolvable != nil {
-		if un := s.cfg.Unresolvable(ws.ID, parsed); len(un) > 0 {
-			names := make([]string, len(un))
-			for i, u := range un {
-				names[i] = strconv.Quote(u.AssetID)
-			}
-			return Created{}, ErrAssetUnresolvable.Field("editorState",
-				"these assets cannot be read for the render: %s (%s); upload them, or the operator allows fetching their remoteUrl (serve --fetch-remote, --fetch-hosts)",
-				strings.Join(names, ", "), un[0].Reason).WithDetails(un)
-		}
-	}
-	fps := *req.FPS
-	frames := editor.FrameCount(parsed.DurationTicks(), int64(fps), parsed.TimebaseTicksPerSecond)
-	if frames <= 0 {
-		return Created{}, ErrStateEmpty.Field("editorState", "the editor state has no items on its tracks, so there is nothing to render")
-	}
-	// The video lasts until the end of the last item in a track (trims and playback rates
-	// change what an item shows, not how long it lasts): refuse what is too long to render
-	// before anything is charged or stored.
-	if err := CheckLength(frames, fps, s.cfg.MaxDuration); err != nil {
-		return Created{}, err
-	}
-	outW, outH := evenRound(float64(compW)**req.Scale), evenRound(float64(compH)**req.Scale)
-	if side := max(outW, outH); side > s.cfg.MaxOutputSide {
-		return Created{}, ErrOutputTooLarge.Field("scale", "the output would be %dx%d; this server renders at most %d pixels on the longest side (lower scale)", outW, outH, s.cfg.MaxOutputSide)
-	}
-	if ws.MaxOutputSide > 0 && max(outW, outH) > ws.MaxOutputSide {
-		return Created{}, errOutputNotEntitled.Field("scale", "the output would be %dx%d; this workspace may export at most %d pixels on the longest side", outW, outH, ws.MaxOutputSide)
-	}
-	if fps == 60 && ws.Deny60FPS {
-		return Created{}, err60FPSRequired.Field("fps", "this workspace is not entitled to 60 fps exports; use 30")
-	}
-	videoSeconds := float64(frames) / float64(fps)
-	billed := Billed(videoSeconds, outW, outH, fps)
-	charge := billed * CreditsPerSecond
-	balance, limited, err := s.store.WorkspaceCredits(ws.ID)
-	if err != nil {
-		return Created{}, err
-	}
-	pool := model.PoolUnlimited
-	if limited {
-		pool = model.PoolWorkspace
-		if balance < charge {
-			return Created{}, errInsufficientCredits.New("this export costs %d credits and the workspace has %d", charge, balance)
-		}
-	}
-	// The disk's floor is checked after the state's and the workspace's rules (a request
-	// that breaks one learns that first) and before anything is charged or stored.
-	if err := s.cfg.Space.Admit(0); err != nil {
-		return Created{}, err
-	}
-	if req.CallbackURL != nil {
-		if ws.WebhookSecret == "" {
-			return Created{}, errWebhookSecretMissing.Field("callbackUrl", "callbackUrl needs a webhook secret on the workspace to sign callbacks; the operator sets it (serve --webhook-secret or `cutroom workspaces update --webhook-secret`)")
-		}
-		if err := s.cfg.Guard.CheckURL(ctx, *req.CallbackURL); err != nil {
-			return Created{}, err
-		}
-	}
-
-	now := s.now().UTC()
-	id := uuid.NewString()
-	t := model.ExportTask{ID: id, WorkspaceID: ws.ID, ProjectID: projectRef, CreatedByKeyID: p.Key.ID,
-		ClientTaskID: req.ClientTaskID, Status: model.StatusPending, Format: *req.Format, FPS: fps,
-		Ratio: *req.Ratio, Scale: *req.Scale, CompositionWidth: compW, CompositionHeight: compH,
-		OutputWidth: outW, OutputHeight: outH, Frames: frames, VideoSeconds: videoSeconds,
-		StateVersion: stateVersion, BilledStandardSeconds: billed, ChargedCredits: charge, CreditPool: pool,
-		CallbackURL: req.CallbackURL, CallbackHeaders: req.CallbackHeaders, CreatedAt: now,
-		Filename: id + "." + *req.Format}
-	if req.Filename != nil {
-		t.Filename = *req.Filename
-	}
-	result := resultOf(&t)
-	data, err := json.Marshal(result)
-	if err != nil {
-		return Created{}, err
-	}
-	if idem != nil {
-		idem.Data = data
-	}
-	s.pubMu.Lock()
-	prior, err := s.store.CreateExport(t, state, idem, storage.ExportLimits{MaxActive: s.cfg.MaxActive, DedupeClientTaskID: dedupe})
-	if err == nil && prior == nil {
-		s.events.publish(t.WorkspaceID, s.View(&t))
-	}
-	s.pubMu.Unlock()
-	if err != nil {
-		return Created{}, storeError(err, id)
-	}
-	if prior != nil {
-		return existing(prior)
-	}
-	s.cfg.Metrics.ExportCreated()
-	s.log.Info("export created", "task", id, "workspace", ws.ID, "frames", frames, "format", t.Format)
-	s.Wake()
-	return Created{Result: result, New: true, Data: data}, nil
-}
-
-func existing(t *model.ExportTask) (Created, error) {
-	r := resultOf(t)
-	data, err := json.Marshal(r)
-	return Created{Result: r, Data: data}, err
-}
-
 // Task returns a task of a workspace as the API shows it.
 func (s *Service) Task(workspaceID, id string) (TaskView, error) {
 	t, err := s.store.ExportTask(workspaceID, id)
@@ -429,9 +226,7 @@ func (s *Service) Cancel(workspaceID, id string) (TaskView, error) {
 		return TaskView{}, storeError(err, id)
 	}
 	now := s.now().UTC()
-	canceled := false
-	t, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
-		canceled = false
+	t, canceled, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 		switch {
 		case t.Status == model.StatusCanceled:
 			return nil, storage.ErrNoChange
@@ -444,7 +239,6 @@ func (s *Service) Cancel(workspaceID, id string) (TaskView, error) {
 			t.RenderSeconds = now.Sub(*t.StartedAt).Seconds()
 		}
 		refund(t)
-		canceled = true
 		return nil, nil
 	})
 	if err != nil {

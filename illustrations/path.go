@@ -19,16 +19,20 @@ func FlattenPath(d string, tolerance float64) ([][][2]float64, error) {
 	var out [][][2]float64
 	var cur [][2]float64
 	i := 0
-	next := func() (float64, error) {
-		if i >= len(f) {
-			return 0, errors.New("path: missing number")
+	// read fills v with the next numbers.
+	read := func(v []float64) error {
+		for k := range v {
+			if i >= len(f) {
+				return errors.New("path: missing number")
+			}
+			n, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				return errors.New("path: bad number " + strconv.Quote(f[i]))
+			}
+			v[k] = n
+			i++
 		}
-		v, err := strconv.ParseFloat(f[i], 64)
-		if err != nil {
-			return 0, errors.New("path: bad number " + strconv.Quote(f[i]))
-		}
-		i++
-		return v, nil
+		return nil
 	}
 	closeCur := func() {
 		if len(cur) >= 3 {
@@ -40,34 +44,19 @@ func FlattenPath(d string, tolerance float64) ([][][2]float64, error) {
 		c := f[i]
 		i++
 		switch c {
-		case "M":
-			closeCur()
-			x, err := next()
-			if err != nil {
+		case "M", "L":
+			if c == "M" {
+				closeCur()
+			}
+			var p [2]float64
+			if err := read(p[:]); err != nil {
 				return nil, err
 			}
-			y, err := next()
-			if err != nil {
-				return nil, err
-			}
-			cur = append(cur, [2]float64{x, y})
-		case "L":
-			x, err := next()
-			if err != nil {
-				return nil, err
-			}
-			y, err := next()
-			if err != nil {
-				return nil, err
-			}
-			cur = append(cur, [2]float64{x, y})
+			cur = append(cur, p)
 		case "C":
 			var v [6]float64
-			for k := range v {
-				var err error
-				if v[k], err = next(); err != nil {
-					return nil, err
-				}
+			if err := read(v[:]); err != nil {
+				return nil, err
 			}
 			if len(cur) == 0 {
 				return nil, errors.New("path: C before M")

@@ -33,26 +33,34 @@
 //
 // # Normalisation
 //
-// rlottie 0.1 mis-draws two things lottie-web draws, so Open rewrites the document first
-// (normalize, streaming, memory a small multiple of the document):
+// rlottie 0.1 mis-draws two things lottie-web draws, and reads a file for a third, so Open
+// rewrites the document first (normalize, streaming, memory a small multiple of the
+// document):
 //   - it reads an object's type only from its first member: a shape whose "ty" is not
 //     written first is drawn as something else (the corpus with sorted keys: SSIM 0.32 to 0.93
 //     against the same files in Bodymovin's order). "ty" is moved first in every object.
 //   - it applies a polystar's rotation twice. "r" of every "ty":"sr" shape is halved.
+//   - it takes the "p" of an image asset (any asset with a "p") for a file name, and opens
+//     "u" + "p", unless the asset says "e": 1; lottie-web draws a data URI in "p" either
+//     way. Every such asset gets "e": 1 and "u": "" (its "p", checked by the budget, is a
+//     data:image/ URI).
 //
 // # Untrusted documents
 //
 // Every document is measured with package lottiebudget (the upload check's budgets: layers
-// after precomp expansion, precomp depth, keyframes, path points, frames) before rlottie
-// parses it, and refused (ErrUnsupported) when it is over them, when an image asset is not
-// an embedded data:image/ URI (rlottie would read "u" + "p" from the file system; it is
-// given no resource path and never sees such a document), when it has text layers (rlottie
-// does not draw them), or when its size is over MaxSide. rlottie is loaded with an empty
-// cache key, so its model cache keeps nothing. Embedded images are decoded by rlottie's
-// image loader (stb_image, in /usr/lib/<arch>/rlottie/image-loader.so, which librlottie
-// dlopens when a document has images). The budgets cannot bound everything rlottie does
-// (a frame's cost grows with the size it is drawn at; a security review found small
-// documents that make it abort or never return), so rlottie never runs in cutroom's process.
+// after precomp expansion, precomp depth, keyframes, path points, shapes after repeater
+// copies, frames, embedded images' pixels; and the ranges of the parameters that drive
+// rlottie's loops and rasterisation) before rlottie parses it, and refused (ErrUnsupported,
+// saying why and where) when it is over them, when an image asset is not an embedded
+// data:image/ URI of a PNG or JPEG, whatever the order of its members (rlottie would
+// read "u" + "p" from the file system; it is given no resource path and never sees such a
+// document), when it has text layers (rlottie does not draw them), or when its size is over
+// MaxSide. rlottie is loaded with an empty cache key, so its model cache keeps nothing.
+// Embedded images are decoded by rlottie's image loader (stb_image, in
+// /usr/lib/<arch>/rlottie/image-loader.so, which librlottie dlopens when a document has
+// images). The budgets cannot bound everything rlottie does (a frame's cost grows with the
+// size it is drawn at; a security review found small documents that make it abort or never
+// return), so rlottie never runs in cutroom's process.
 //
 // # Renderer processes
 //
@@ -96,10 +104,11 @@
 //     renderer (ReasonTimeout); the renderer's soft RLIMIT_CPU is moved before each request
 //     to the CPU time it used plus as many seconds, rounded up (SIGXCPU: it exits,
 //     ReasonCPU), which also bounds a renderer whose parent is stopped. A context that ends
-//     (a cancel, the render watchdog, a shutdown, a preview's client leaving) kills the
-//     renderer at once and Render returns the context's error without waiting for rlottie:
-//     the render's slot and the preview gate are free at once. A renderer killed so is not
-//     the document's fault, so the next Render starts another and loads the document again.
+//     (a cancel, the render watchdog, a shutdown, a preview's limit or its client leaving)
+//     kills the renderer at once and Render returns the context's error without waiting for
+//     rlottie: the render's slot and the preview gate are free at once. A renderer killed
+//     so is not the document's fault, so the next Render starts another and loads the
+//     document again.
 //   - a renderer that crashes (rlottie's abort on std::bad_alloc, a signal), goes over a
 //     limit or times out makes Render (or Open) return a *RendererError (ErrUnsupported)
 //     whose words say which: "the Lottie animation crashed its renderer (signal: aborted)

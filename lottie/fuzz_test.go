@@ -12,9 +12,12 @@ import (
 
 // FuzzOpen feeds arbitrary documents to Open and renders a frame of whatever it accepts at
 // a small size: nothing may panic or crash (rlottie included), and what is accepted stays
-// under the (small) budgets. Seeds: the comparison corpus.
+// under the (small) budgets. Seeds: the comparison corpus and the budget's hostile
+// documents (refused before rlottie sees them).
 func FuzzOpen(f *testing.F) {
 	paths, _ := filepath.Glob("testdata/corpus/*.json")
+	hostile, _ := filepath.Glob("../lottiebudget/testdata/hostile/*.json")
+	paths = append(paths, hostile...)
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -22,7 +25,7 @@ func FuzzOpen(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	lim := lottie.Limits{MaxLayers: 50, MaxDepth: 4, MaxKeyframes: 500, MaxPoints: 2000, MaxFrames: 1000}
+	lim := lottie.Limits{MaxLayers: 50, MaxDepth: 4, MaxKeyframes: 500, MaxPoints: 2000, MaxFrames: 1000, MaxShapes: 500}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > 64<<10 {
 			return

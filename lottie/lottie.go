@@ -12,8 +12,9 @@ import (
 	"github.com/cutroom/cutroom/lottiebudget"
 )
 
-// ErrUnsupported marks a document that cannot be drawn: malformed, over the budgets, an
-// image asset that is not an embedded data URI, text layers, or refused by rlottie.
+// ErrUnsupported marks a document that cannot be drawn: malformed, over the budgets, a
+// parameter out of its range, an image asset that is not an embedded data URI, text
+// layers, or refused by rlottie.
 var ErrUnsupported = errors.New("lottie animation cannot be drawn")
 
 // MaxSide bounds the pixel size of one rendered frame on each side.
@@ -66,8 +67,8 @@ func Check(data []byte, lim Limits) (lottiebudget.Info, error) {
 	info, err := lottiebudget.CheckBytes(data, lim)
 	var tc *lottiebudget.TooComplexError
 	switch {
-	case errors.As(err, &tc):
-		return info, &unsupported{tc.Error()}
+	case errors.As(err, &tc), errors.Is(err, lottiebudget.ErrOutOfRange), errors.Is(err, lottiebudget.ErrUndrawable):
+		return info, &unsupported{err.Error()}
 	case err != nil:
 		return info, refuse("the Lottie animation cannot be read: %v", err)
 	}

@@ -1,11 +1,13 @@
 package lottie_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"image"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -113,5 +115,60 @@ func TestRenderCancelAndClose(t *testing.T) {
 	a.Close()
 	if err := a.Render(context.Background(), 0, dst); err == nil {
 		t.Fatal("Render after Close succeeded")
+	}
+}
+
+// TestCheckRefusesHostile: the hostile documents of the budget's tests (each one pins a
+// core, exhausts memory or aborts rlottie, or has it open a file) are refused with
+// ErrUnsupported before rlottie sees them, saying why. (Check, not Open: were one let
+// through, rlottie would run it in this process.)
+func TestCheckRefusesHostile(t *testing.T) {
+	paths, _ := filepath.Glob("../lottiebudget/testdata/hostile/*.json")
+	if len(paths) == 0 {
+		t.Fatal("no hostile documents")
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = lottie.Check(b, lottie.Limits{})
+		if !errors.Is(err, lottie.ErrUnsupported) || strings.Contains(err.Error(), "cannot be read") {
+			t.Errorf("%s: %v, want ErrUnsupported with the budget's reason", filepath.Base(p), err)
+		}
+	}
+}
+
+// TestEmbeddedImageWithoutE: an embedded image is drawn whether or not its asset says
+// "e": 1 (lottie-web draws a data URI in "p" either way; rlottie took it for a file name
+// and drew nothing), and whatever its members' order.
+func TestEmbeddedImageWithoutE(t *testing.T) {
+	render := func(doc []byte) *image.RGBA {
+		t.Helper()
+		a, err := lottie.Open(context.Background(), doc, lottie.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		dst := image.NewRGBA(image.Rect(0, 0, 100, 100))
+		if err := a.Render(context.Background(), 0, dst); err != nil {
+			t.Fatal(err)
+		}
+		return dst
+	}
+	doc := corpus(t, "image")
+	want := render(doc)
+	if want.Pix[want.PixOffset(50, 50)+3] == 0 {
+		t.Fatal("the image is not drawn at the centre")
+	}
+	for name, edit := range map[string]*strings.Replacer{
+		"no e":          strings.NewReplacer(`,"e":1`, ``),
+		"e 0":           strings.NewReplacer(`,"e":1`, `,"e":0`),
+		"e and u first": strings.NewReplacer(`"id":"image_0"`, `"e":0,"u":"","id":"image_0"`, `,"e":1`, ``, `"u":"",`, ``),
+	} {
+		got := render([]byte(edit.Replace(string(doc))))
+		if !bytes.Equal(got.Pix, want.Pix) {
+			t.Errorf("%s: drawn differently from the document with \"e\": 1", name)
+		}
 	}
 }

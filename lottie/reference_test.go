@@ -1,12 +1,10 @@
 package lottie_test
 
 import (
-	"bytes"
 	"context"
 
 	"fmt"
 	"image"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cutroom/cutroom/internal/imagetest"
 	"github.com/cutroom/cutroom/lottie"
 )
 
@@ -129,7 +128,7 @@ tiles.forEach(([frame, data], i) => {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("chromium: %v\n%s", err, out)
 	}
-	full := readPNG(t, shot)
+	full := imagetest.ReadPNG(t, shot)
 	keep := os.Getenv("CUTROOM_LOTTIE_OUT") // a directory to keep both renders in, for a look
 	sums := map[string][]float64{}
 	var order []string
@@ -139,10 +138,10 @@ tiles.forEach(([frame, data], i) => {
 		for yy := 0; yy < tile; yy++ {
 			copy(ref.Pix[yy*ref.Stride:(yy+1)*ref.Stride], full.Pix[full.PixOffset(x, y+yy):full.PixOffset(x+tile, y+yy)])
 		}
-		s := ssim(c.ours, ref)
+		s := imagetest.SSIM(c.ours, ref)
 		if keep != "" {
-			writePNG(t, filepath.Join(keep, fmt.Sprintf("%s.%02d.web.png", c.name, c.frame)), ref)
-			writePNG(t, filepath.Join(keep, fmt.Sprintf("%s.%02d.ours.png", c.name, c.frame)), c.ours)
+			imagetest.WritePNG(t, filepath.Join(keep, fmt.Sprintf("%s.%02d.web.png", c.name, c.frame)), ref)
+			imagetest.WritePNG(t, filepath.Join(keep, fmt.Sprintf("%s.%02d.ours.png", c.name, c.frame)), c.ours)
 		}
 		if s < refFrameSSIM {
 			t.Errorf("%s frame %d: SSIM %.4f against lottie-web, want >= %.2f", c.name, c.frame, s, refFrameSSIM)
@@ -173,36 +172,5 @@ func over(img *image.RGBA, g uint8) {
 			img.Pix[i+c] = uint8(uint32(img.Pix[i+c]) + (uint32(g)*k+127)/255)
 		}
 		img.Pix[i+3] = 255
-	}
-}
-
-func readPNG(t testing.TB, path string) *image.RGBA {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := image.NewRGBA(img.Bounds())
-	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
-		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
-			out.Set(x, y, img.At(x, y))
-		}
-	}
-	return out
-}
-
-func writePNG(t testing.TB, path string, img image.Image) {
-	t.Helper()
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

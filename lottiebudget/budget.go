@@ -1,16 +1,3 @@
-// Package lottiebudget measures a Lottie document against structure budgets: layers after
-// precomp expansion, precomp nesting, keyframes, path points and frames (op - ip). Uploads
-// (package assets) and the renderer (package lottie) apply the same scan, so a file accepted
-// at upload is accepted at render and an inline resourceJson gets the same bounds.
-//
-// The scan streams tokens from a json.Decoder and keeps only counts, the precomp references
-// and the image assets' paths: its memory is bounded by the number of precomps, never by the
-// file's size. It is a standard-library leaf so that assets and lottie share it without
-// importing each other.
-//
-// Errors: a *TooComplexError names the measure over its limit; anything else wraps
-// ErrMalformed (bad JSON, nesting past 10,000 levels) or ErrCycle (precomps that refer to
-// each other).
 package lottiebudget
 
 import (
@@ -20,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 )
 
 // Limits are the budgets. A zero member means its Default.
@@ -30,6 +16,16 @@ type Limits struct {
 	MaxKeyframes int64
 	MaxFrames    int64 // op - ip
 	MaxPoints    int64 // path vertices (elements of shape "v" arrays), keyframed ones included
+	// MaxShapes bounds the shape items rlottie builds: every element of a layer's shapes
+	// and of a group's items, each repeater copy of what precedes the repeater counted
+	// again (through nesting), and each use of a precomp counting its shapes again.
+	MaxShapes int64
+	// Embedded images (data: URIs of image assets), measured from their headers: each at
+	// most MaxImageSide on a side and MaxImageBytes decoded, and all of them together at
+	// most MaxImagePixels (rlottie decodes every image asset when it loads a document).
+	MaxImagePixels int64
+	MaxImageSide   int
+	MaxImageBytes  int64
 }
 
 // Default budgets.
@@ -39,30 +35,40 @@ const (
 	DefaultMaxKeyframes = 500_000
 	DefaultMaxFrames    = 216_000 // one hour at 60 fps
 	DefaultMaxPoints    = 2_000_000
+	DefaultMaxShapes    = 100_000
+)
+
+// The image limits of uploads, which embedded images meet too. Package assets' upload
+// defaults (assets.DefaultLimits) are these constants, so the two cannot drift apart.
+const (
+	DefaultMaxImagePixels = 100_000_000
+	DefaultMaxImageSide   = 16384
+	DefaultMaxImageBytes  = 50 << 20
 )
 
 // WithDefaults returns l with every zero member set to its default.
 func (l Limits) WithDefaults() Limits {
-	if l.MaxLayers <= 0 {
-		l.MaxLayers = DefaultMaxLayers
+	for _, p := range []struct {
+		v   *int64
+		def int64
+	}{{&l.MaxLayers, DefaultMaxLayers}, {&l.MaxKeyframes, DefaultMaxKeyframes}, {&l.MaxFrames, DefaultMaxFrames},
+		{&l.MaxPoints, DefaultMaxPoints}, {&l.MaxShapes, DefaultMaxShapes}, {&l.MaxImagePixels, DefaultMaxImagePixels},
+		{&l.MaxImageBytes, DefaultMaxImageBytes}} {
+		if *p.v <= 0 {
+			*p.v = p.def
+		}
 	}
 	if l.MaxDepth <= 0 {
 		l.MaxDepth = DefaultMaxDepth
 	}
-	if l.MaxKeyframes <= 0 {
-		l.MaxKeyframes = DefaultMaxKeyframes
-	}
-	if l.MaxFrames <= 0 {
-		l.MaxFrames = DefaultMaxFrames
-	}
-	if l.MaxPoints <= 0 {
-		l.MaxPoints = DefaultMaxPoints
+	if l.MaxImageSide <= 0 {
+		l.MaxImageSide = DefaultMaxImageSide
 	}
 	return l
 }
 
 // TooComplexError is a budget exceeded: Measure is "layers", "depth", "keyframes",
-// "points" or "frames".
+// "points", "frames", "shapes", "imagePixels", "imageSide" or "imageBytes".
 type TooComplexError struct {
 	Measure string
 	Limit   int64
@@ -77,6 +83,10 @@ func (e *TooComplexError) Error() string {
 var (
 	ErrMalformed = errors.New("malformed JSON")
 	ErrCycle     = errors.New("precomp cycle")
+	// ErrOutOfRange marks a parameter outside the range the renderer is given (see
+	// "Parameter ranges" in the package documentation); the error names the layer, the
+	// shape and the parameter.
+	ErrOutOfRange = errors.New("lottie parameter out of range")
 )
 
 type wrapped struct {
@@ -95,27 +105,32 @@ func tooComplex(measure string, limit int64, format string, args ...any) error {
 	return &TooComplexError{Measure: measure, Limit: limit, Detail: fmt.Sprintf(format, args...)}
 }
 
+// maxNesting bounds the JSON nesting the scan follows.
+const maxNesting = 10000
+
 // comp is one composition of a Lottie file: the top-level layers, or a precomp asset's.
 type comp struct {
 	layers int64
+	shapes int64    // shape items of its own layers, repeater copies included
 	refs   []string // refId of each precomp layer (ty 0)
 	state  uint8    // expansion: 0 not yet, 1 in progress, 2 done
 	total  int64    // layers after expansion
+	drawn  int64    // shapes after expansion
 	depth  int      // precomp nesting below and including this composition
 }
 
 // Scan walks a Lottie file's layers and assets as they stream by.
 type Scan struct {
-	dec       *json.Decoder
-	lim       Limits
-	top       *comp
-	assets    map[string]*comp
-	layers    int64 // as written, before expansion
-	keyframes int64
-	points    int64
-	// Images lists the path of every image asset (an asset with "p" and no layers): "u"
-	// joined with "p", or the data URI when "p" is one.
-	Images []string
+	dec         *json.Decoder
+	lim         Limits
+	top         *comp
+	assets      map[string]*comp
+	layers      int64 // as written, before expansion
+	keyframes   int64
+	points      int64
+	imagePixels int64  // all embedded images together
+	nAssets     int    // assets walked, for naming one without an id
+	fault       *fault // the first parameter out of range in the layer being walked
 	// TextLayers counts text layers (ty 5).
 	TextLayers int
 }
@@ -125,16 +140,6 @@ func NewScan(dec *json.Decoder, lim Limits) *Scan {
 	return &Scan{dec: dec, lim: lim.WithDefaults(), assets: map[string]*comp{}}
 }
 
-type scanCtx int
-
-const (
-	cNone scanCtx = iota
-	cLayers
-	cLayer
-	cAssets
-	cAsset
-)
-
 func (s *Scan) token() (json.Token, error) {
 	t, err := s.dec.Token()
 	if err != nil {
@@ -143,142 +148,21 @@ func (s *Scan) token() (json.Token, error) {
 	return t, nil
 }
 
-// value walks the value starting with t. ctx says what it is; key is the member it is the
-// value of; c is the composition whose layers a cLayers array holds.
-func (s *Scan) value(t json.Token, ctx scanCtx, key string, c *comp, depth int) error {
-	d, ok := t.(json.Delim)
-	if !ok {
-		return nil
-	}
-	if depth > 10000 {
-		return malformed("the JSON file nests deeper than 10000 levels")
-	}
-	if d == '[' {
-		return s.array(ctx, key, c, depth)
-	}
-	return s.object(ctx, c, depth)
-}
-
-func (s *Scan) array(ctx scanCtx, key string, c *comp, depth int) error {
-	for s.dec.More() {
-		el, err := s.token()
-		if err != nil {
-			return err
-		}
-		isObj := el == json.Delim('{')
-		switch {
-		case ctx == cLayers:
-			s.layers++
-			c.layers++
-			if s.layers > s.lim.MaxLayers {
-				return tooComplex("layers", s.lim.MaxLayers, "more than %d layers", s.lim.MaxLayers)
-			}
-			if err := s.value(el, cLayer, "", c, depth+1); err != nil {
-				return err
-			}
-			continue
-		case ctx == cAssets:
-			if err := s.value(el, cAsset, "", nil, depth+1); err != nil {
-				return err
-			}
-			continue
-		case key == "k" && isObj:
-			s.keyframes++
-			if s.keyframes > s.lim.MaxKeyframes {
-				return tooComplex("keyframes", s.lim.MaxKeyframes, "more than %d keyframes", s.lim.MaxKeyframes)
-			}
-		case key == "v" && el == json.Delim('['):
-			s.points++
-			if s.points > s.lim.MaxPoints {
-				return tooComplex("points", s.lim.MaxPoints, "more than %d path points", s.lim.MaxPoints)
-			}
-		}
-		if err := s.value(el, cNone, "", nil, depth+1); err != nil {
-			return err
-		}
-	}
-	_, err := s.token()
-	return err
-}
-
-func (s *Scan) object(ctx scanCtx, c *comp, depth int) error {
-	var id, refID, u, p string
-	ty := -1.0
-	var own *comp
-	for s.dec.More() {
-		kt, err := s.token()
-		if err != nil {
-			return err
-		}
-		k, _ := kt.(string)
-		vt, err := s.token()
-		if err != nil {
-			return err
-		}
-		switch {
-		case ctx == cLayer && k == "ty":
-			if n, ok := vt.(json.Number); ok {
-				ty, _ = n.Float64()
-			}
-		case ctx == cLayer && k == "refId":
-			refID, _ = vt.(string)
-		case ctx == cAsset && k == "id":
-			id, _ = vt.(string)
-		case ctx == cAsset && k == "u":
-			u, _ = vt.(string)
-		case ctx == cAsset && k == "p":
-			p, _ = vt.(string)
-		case ctx == cAsset && k == "layers" && vt == json.Delim('['):
-			own = &comp{}
-			if err := s.value(vt, cLayers, k, own, depth+1); err != nil {
-				return err
-			}
-		default:
-			if err := s.value(vt, cNone, k, nil, depth+1); err != nil {
-				return err
-			}
-		}
-	}
-	if _, err := s.token(); err != nil {
-		return err
-	}
-	if ctx == cLayer && ty == 5 {
-		s.TextLayers++
-	}
-	if ctx == cLayer && ty == 0 && refID != "" {
-		c.refs = append(c.refs, refID)
-	}
-	if ctx == cAsset && own == nil && p != "" {
-		if !strings.HasPrefix(p, "data:") {
-			p = u + p
-		}
-		s.Images = append(s.Images, p)
-	}
-	if ctx == cAsset && own != nil {
-		if old := s.assets[id]; old != nil { // a duplicate id: keep the larger
-			own.layers = max(own.layers, old.layers)
-			own.refs = append(own.refs, old.refs...)
-		}
-		s.assets[id] = own
-	}
-	return nil
-}
-
 // LayersArray walks the top-level layers array (its '[' already read).
 func (s *Scan) LayersArray() error {
 	if s.top == nil {
 		s.top = &comp{}
 	}
-	return s.value(json.Delim('['), cLayers, "layers", s.top, 1)
+	return s.layersArray(s.top, "", 1)
 }
 
 // AssetsArray walks the top-level assets array (its '[' already read).
 func (s *Scan) AssetsArray() error {
-	return s.value(json.Delim('['), cAssets, "assets", nil, 1)
+	return s.assetsArray(1)
 }
 
-// expand computes c's layers after precomp expansion and its nesting, refusing cycles and
-// whatever goes over the limits.
+// expand computes c's layers and shapes after precomp expansion and its nesting, refusing
+// cycles and whatever goes over the limits.
 func (s *Scan) expand(c *comp) error {
 	switch c.state {
 	case 2:
@@ -287,7 +171,7 @@ func (s *Scan) expand(c *comp) error {
 		return &wrapped{ErrCycle, "the Lottie animation's precomps refer to each other in a cycle"}
 	}
 	c.state = 1
-	c.total, c.depth = c.layers, 1
+	c.total, c.drawn, c.depth = c.layers, c.shapes, 1
 	for _, ref := range c.refs {
 		sub := s.assets[ref]
 		if sub == nil {
@@ -297,35 +181,49 @@ func (s *Scan) expand(c *comp) error {
 			return err
 		}
 		c.total += sub.total
+		c.drawn += sub.drawn
 		c.depth = max(c.depth, sub.depth+1)
 		if c.total > s.lim.MaxLayers {
 			return tooComplex("layers", s.lim.MaxLayers, "its precomps expand to more than %d layers", s.lim.MaxLayers)
+		}
+		if c.drawn > s.lim.MaxShapes {
+			return tooComplex("shapes", s.lim.MaxShapes, "its precomps expand to more than %d shapes (repeater copies included)", s.lim.MaxShapes)
 		}
 		if c.depth > s.lim.MaxDepth {
 			return tooComplex("depth", int64(s.lim.MaxDepth), "its precomps nest more than %d deep", s.lim.MaxDepth)
 		}
 	}
+	if c.drawn > s.lim.MaxShapes {
+		return tooComplex("shapes", s.lim.MaxShapes, "it has more than %d shapes (repeater copies included)", s.lim.MaxShapes)
+	}
 	c.state = 2
 	return nil
 }
 
-// Check applies the budgets to a file found to be a Lottie animation playing frames ip..op,
-// once its layers and assets have been walked.
-func (s *Scan) Check(ip, op float64) error {
-	if frames := op - ip; frames > float64(s.lim.MaxFrames) || math.IsNaN(frames) {
-		return tooComplex("frames", s.lim.MaxFrames, "%.0f frames (op - ip), more than the limit of %d", frames, s.lim.MaxFrames)
-	}
-	if s.top == nil {
-		return nil
-	}
-	return s.expand(s.top)
-}
-
-// Info is what Check found in a whole document.
+// Info is what a whole document was found to be.
 type Info struct {
 	W, H, FR, IP, OP float64
-	Images           []string // image asset paths (see Scan.Images)
 	TextLayers       int
+	Layers           int64 // after precomp expansion
+	Shapes           int64 // after repeater copies and precomp expansion
+}
+
+// Finish applies the budgets that need the whole document (frames, precomp expansion)
+// once its layers and assets have been walked; nums holds its top-level numbers (fr, ip,
+// op, w, h; a missing one counts as 0).
+func (s *Scan) Finish(nums map[string]float64) (Info, error) {
+	info := Info{W: nums["w"], H: nums["h"], FR: nums["fr"], IP: nums["ip"], OP: nums["op"], TextLayers: s.TextLayers}
+	if frames := info.OP - info.IP; frames > float64(s.lim.MaxFrames) || math.IsNaN(frames) {
+		return info, tooComplex("frames", s.lim.MaxFrames, "%.0f frames (op - ip), more than the limit of %d", frames, s.lim.MaxFrames)
+	}
+	if s.top == nil {
+		return info, nil
+	}
+	if err := s.expand(s.top); err != nil {
+		return info, err
+	}
+	info.Layers, info.Shapes = s.top.total, s.top.drawn
+	return info, nil
 }
 
 // CheckBytes measures a whole Lottie document held in memory: an object with numeric fr,
@@ -342,12 +240,7 @@ func CheckBytes(data []byte, lim Limits) (Info, error) {
 	nums := map[string]float64{}
 	hasLayers := false
 	for dec.More() {
-		kt, err := s.token()
-		if err != nil {
-			return Info{}, err
-		}
-		key, _ := kt.(string)
-		t, err := s.token()
+		key, t, err := s.member()
 		if err != nil {
 			return Info{}, err
 		}
@@ -361,7 +254,10 @@ func CheckBytes(data []byte, lim Limits) (Info, error) {
 			if n, ok := t.(json.Number); ok {
 				nums[key], _ = n.Float64()
 			}
-			err = s.value(t, cNone, key, nil, 1)
+			err = s.skip(t, key, 1)
+			if err == nil && s.fault != nil {
+				err = s.fault.err(fmt.Sprintf("its %q", key))
+			}
 		}
 		if err != nil {
 			return Info{}, err
@@ -381,8 +277,5 @@ func CheckBytes(data []byte, lim Limits) (Info, error) {
 	if !hasLayers {
 		return Info{}, malformed("a Lottie animation needs a layers array")
 	}
-	if err := s.Check(nums["ip"], nums["op"]); err != nil {
-		return Info{}, err
-	}
-	return Info{W: nums["w"], H: nums["h"], FR: nums["fr"], IP: nums["ip"], OP: nums["op"], Images: s.Images, TextLayers: s.TextLayers}, nil
+	return s.Finish(nums)
 }

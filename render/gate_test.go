@@ -2,10 +2,16 @@ package render
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/internal/teststate"
 )
 
 // TestPreviewGateHoldsCompositing: while a preview holds the gate (with a bound longer than
@@ -83,5 +89,57 @@ func TestPreviewGateFree(t *testing.T) {
 	b()
 	if g.wait(context.Background()) {
 		t.Fatal("waited after both previews released the gate")
+	}
+}
+
+// TestStillTimeLimit (issue 26): a preview whose frame takes seconds (2,000 rotated,
+// see-through solids) holds the gate while it draws, stops mid-frame at MaxPreviewSeconds
+// with export.CodeFrameTimeout naming the item, and has released the gate when it returns;
+// a preview whose caller goes away returns the context's error, not a failure.
+func TestStillTimeLimit(t *testing.T) {
+	raw := []byte(teststate.ManySolids(2000))
+	st, err := editor.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	still := Still{WorkspaceID: "w", State: st, Raw: raw, Millis: 500, Width: 640, Height: 360, Format: "jpeg"}
+	p := NewPipeline(PipelineConfig{MaxPreviewSeconds: 0.2})
+	held, done := make(chan bool, 1), make(chan struct{})
+	go func() { // watches the gate until the preview returns (a fixed-time sample misses it on a loaded machine)
+		seen := false
+		for {
+			select {
+			case <-done:
+				held <- seen
+				return
+			case <-time.After(time.Millisecond):
+				seen = seen || p.gate.held.Load() > 0
+			}
+		}
+	}()
+	start := time.Now()
+	_, err = NewStills(p).Still(context.Background(), still)
+	took := time.Since(start)
+	close(done)
+	var rf *export.RenderFailure
+	if !errors.As(err, &rf) || rf.Code != export.CodeFrameTimeout || !strings.Contains(rf.Msg, `preparing item "s`) {
+		t.Fatalf("err = %v, want %s naming an item", err, export.CodeFrameTimeout)
+	}
+	if took > 3*time.Second { // the whole frame: 2.6 s unloaded; a timeout only proves a stop mid-frame
+		t.Errorf("returned %v after the start with a 0.2 s limit", took)
+	}
+	if !<-held {
+		t.Error("the gate was not held while the preview drew")
+	}
+	if n := p.gate.held.Load(); n != 0 {
+		t.Errorf("the gate is held %d times after the preview returned", n)
+	}
+	t.Logf("%v after the start: %v", took, err)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	p = NewPipeline(PipelineConfig{})
+	if _, err := NewStills(p).Still(ctx, still); !errors.Is(err, context.DeadlineExceeded) || errors.As(err, &rf) {
+		t.Fatalf("a caller's own deadline: %v, want its context's error", err)
 	}
 }

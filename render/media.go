@@ -10,14 +10,14 @@ import (
 	"github.com/cutroom/cutroom/editor"
 )
 
-// Decoder is media that also decodes video frames and sound, as assets.Media does (with
+// Decoder is media that also decodes video frames and sound, as media.Media does (with
 // ffmpeg). A Pipeline draws still images, GIFs and SVGs from any compositor.Media; when the
 // media is a Decoder whose Decodes reports true, it also renders video and audio items,
 // each render with decoders of its own that it closes when the render ends. Without one,
 // Features leaves video and audio items out and a job with sound is refused.
 type Decoder interface {
 	compositor.Media
-	// Decodes reports whether OpenVideo and OpenSound can decode (assets.Media: ffmpeg is
+	// Decodes reports whether OpenVideo and OpenSound can decode (media.Media: ffmpeg is
 	// set).
 	Decodes() bool
 	// OpenVideo returns the video decoding of one render, frames scaled to at most maxSide
@@ -32,7 +32,7 @@ type Decoder interface {
 // VideoDecoder decodes the video frames of one render (its VideoFrame is
 // compositor.VideoFrames'). It is an alias of an interface literal, as is SoundStream, so
 // that a supplier declares methods returning the same type without importing this package
-// (assets declares identical aliases): Go's interface types are identical when their
+// (package media declares identical aliases): Go's interface types are identical when their
 // method sets are.
 type VideoDecoder = interface {
 	VideoFrame(ctx context.Context, a *editor.Asset, mediaTime time.Duration) (image.Image, error)
@@ -53,7 +53,7 @@ type videoMedia struct {
 
 // VideoFrame returns the frame of a video asset at mediaTime. Inside a frame's drawing
 // (ctx from withFrameLease) and with a decoder that recycles frames (frameHolder, as
-// assets.Session is), the frame is held until the drawing ends; otherwise it is the
+// media.Session is), the frame is held until the drawing ends; otherwise it is the
 // decoder's plain VideoFrame.
 func (m videoMedia) VideoFrame(ctx context.Context, a *editor.Asset, mediaTime time.Duration) (image.Image, error) {
 	if l, ok := ctx.Value(frameLeaseKey{}).(*frameLease); ok {
@@ -69,7 +69,7 @@ func (m videoMedia) VideoFrame(ctx context.Context, a *editor.Asset, mediaTime t
 	return m.video.VideoFrame(ctx, a, mediaTime)
 }
 
-// frameHolder is a VideoDecoder whose frames can be held and released (assets.Session):
+// frameHolder is a VideoDecoder whose frames can be held and released (media.Session):
 // the image stays unchanged until release is called, then its buffer may be reused.
 type frameHolder interface {
 	HoldVideoFrame(ctx context.Context, a *editor.Asset, mediaTime time.Duration) (image.Image, func(), error)

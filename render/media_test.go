@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/ffmpegtest"
 )
 
-// fakeDecoder is a Decoder that is not assets.Media: solid video frames and a quiet tone,
+// fakeDecoder is a Decoder that is not media.Media: solid video frames and a quiet tone,
 // counting what the pipeline opens and closes.
 type fakeDecoder struct {
 	gradMedia
@@ -82,7 +83,7 @@ func (s *fakeSound) Close() error {
 	return nil
 }
 
-// TestDecoderSeam renders video and sound from a Decoder that is not assets.Media: the
+// TestDecoderSeam renders video and sound from a Decoder that is not media.Media: the
 // pipeline asks for nothing else, gives each render its own video decoding at the output's
 // size and closes it, and closes every sound stream; media that does not decode leaves
 // video and audio out.
@@ -107,7 +108,7 @@ func TestDecoderSeam(t *testing.T) {
 	}
 	needFFmpeg(t)
 	audio := false
-	for _, st := range probeStreams(t, out).Streams {
+	for _, st := range ffmpegtest.Probe(t, out).Streams {
 		audio = audio || st.CodecType == "audio"
 	}
 	if !audio {

@@ -22,15 +22,21 @@ import (
 // PipelineConfig.MaxFrameSeconds is 0 (the watchdog, see PipelineConfig.MaxFrameSeconds).
 const DefaultMaxFrameSeconds = 30
 
+// DefaultMaxPreviewSeconds is how long drawing one frame preview may take when
+// PipelineConfig.MaxPreviewSeconds is 0 (or MaxFrameSeconds, when that is lower). A
+// preview is interactive and holds back the exports' compositing while it draws (gate.go),
+// so it gets a third of an export frame's watchdog.
+const DefaultMaxPreviewSeconds = 10
+
 // PipelineConfig configures a Pipeline. Zero values select the defaults described on each
 // field.
 type PipelineConfig struct {
 	// Media supplies decoded assets to the compositor; when it is a Decoder that decodes
-	// (assets.Media with ffmpeg), video and audio items render too (see Decoder).
+	// (media.Media with ffmpeg), video and audio items render too (see Decoder).
 	Media compositor.Media
 	// MediaFor, when set, supplies the media of one job instead of Media (for example
 	// resolving uploaded assets of job.WorkspaceID). Features still reads Media: set it to
-	// media of the kind MediaFor returns (for example assets.Media with only its FFmpeg).
+	// media of the kind MediaFor returns (for example media.Media with only its FFmpeg).
 	MediaFor func(ctx context.Context, job export.RenderJob) (compositor.Media, error)
 	// Text draws text-like items; nil leaves them out.
 	Text compositor.TextRenderer
@@ -58,6 +64,12 @@ type PipelineConfig struct {
 	// and rasterising of its items) takes longer fails the render with export.CodeFrameTimeout,
 	// naming the item it was preparing. 0 means DefaultMaxFrameSeconds.
 	MaxFrameSeconds float64
+	// MaxPreviewSeconds bounds a frame preview (Stills.Still) the same way: once its media
+	// is open (remote assets fetched), preparing and drawing it may take this long; then it
+	// stops between two items (or within a few milliseconds of pixel work) and fails with
+	// export.CodeFrameTimeout naming the item. 0 means DefaultMaxPreviewSeconds, or
+	// MaxFrameSeconds when that is lower.
+	MaxPreviewSeconds float64
 	// Logger receives compositor warnings and a summary per render, each with the render's
 	// task id ("task"); nil discards them.
 	Logger *slog.Logger
@@ -123,6 +135,9 @@ func NewPipeline(cfg PipelineConfig) *Pipeline {
 	}
 	if !(cfg.MaxFrameSeconds > 0) {
 		cfg.MaxFrameSeconds = DefaultMaxFrameSeconds
+	}
+	if !(cfg.MaxPreviewSeconds > 0) {
+		cfg.MaxPreviewSeconds = min(DefaultMaxPreviewSeconds, cfg.MaxFrameSeconds)
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -280,19 +295,11 @@ var errFrameTimeout = errors.New("frame timeout")
 // the frame does not return. timedOut returns that error once the deadline passed (nil
 // before); stop releases the timer and must be called when the frame returns.
 func (p *Pipeline) watchdog(rctx context.Context, cancel context.CancelCauseFunc, n int64, log *slog.Logger) (fctx context.Context, timedOut func() error, stop func()) {
-	limit := time.Duration(p.cfg.MaxFrameSeconds * float64(time.Second))
-	tr := &compositor.ItemTracker{}
-	fctx, fcancel := context.WithTimeoutCause(compositor.WithItemTracker(rctx, tr), limit, errFrameTimeout)
+	fctx, stuck, fcancel := withFrameDeadline(rctx, p.cfg.MaxFrameSeconds)
 	timedOut = func() error {
-		if context.Cause(fctx) != errFrameTimeout {
+		what, late := stuck()
+		if !late {
 			return nil
-		}
-		what := "while drawing it"
-		if it := tr.Item(); it != nil {
-			what = fmt.Sprintf("while preparing item %q (%s)", it.ID, it.Type)
-			if a := it.AssetID; a != "" {
-				what += fmt.Sprintf(" with asset %q", a)
-			}
 		}
 		return &export.RenderFailure{Code: export.CodeFrameTimeout, Msg: fmt.Sprintf("frame %d took longer than %gs %s; the render was stopped (max-frame-seconds)",
 			n, p.cfg.MaxFrameSeconds, what)}
@@ -304,6 +311,28 @@ func (p *Pipeline) watchdog(rctx context.Context, cancel context.CancelCauseFunc
 		}
 	})
 	return fctx, timedOut, func() { stopAfter(); fcancel() }
+}
+
+// withFrameDeadline returns ctx with a deadline seconds from now and an item tracker.
+// stuck reports whether that deadline ended the context, and what the frame was doing then
+// ("while preparing item ..." naming the item it started last, or "while drawing it").
+func withFrameDeadline(ctx context.Context, seconds float64) (fctx context.Context, stuck func() (what string, late bool), cancel context.CancelFunc) {
+	tr := &compositor.ItemTracker{}
+	fctx, cancel = context.WithTimeoutCause(compositor.WithItemTracker(ctx, tr), time.Duration(seconds*float64(time.Second)), errFrameTimeout)
+	return fctx, func() (string, bool) {
+		if context.Cause(fctx) != errFrameTimeout {
+			return "", false
+		}
+		it := tr.Item()
+		if it == nil {
+			return "while drawing it", true
+		}
+		what := fmt.Sprintf("while preparing item %q (%s)", it.ID, it.Type)
+		if a := it.AssetID; a != "" {
+			what += fmt.Sprintf(" with asset %q", a)
+		}
+		return what, true
+	}, cancel
 }
 
 // mediaKeepSeconds is how long (in the video's time) a still image's full-size picture stays

@@ -22,6 +22,7 @@ import (
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 // pipeTBPS is the timebase of the test states.
@@ -249,27 +250,6 @@ func decodeFrame(t *testing.T, path string, k int64, w, h int) []byte {
 	return out
 }
 
-// psnr compares an RGBA frame with an rgb24 one.
-func psnr(a *image.RGBA, rgb []byte) float64 {
-	var se float64
-	w, h := a.Rect.Dx(), a.Rect.Dy()
-	for y := range h {
-		for x := range w {
-			p := a.Pix[y*a.Stride+4*x:]
-			q := rgb[(y*w+x)*3:]
-			for c := range 3 {
-				d := float64(p[c]) - float64(q[c])
-				se += d * d
-			}
-		}
-	}
-	mse := se / float64(w*h*3)
-	if mse == 0 {
-		return math.Inf(1)
-	}
-	return 10 * math.Log10(255*255/mse)
-}
-
 func TestPipelineOutputs(t *testing.T) {
 	needFFmpeg(t)
 	cases := []struct {
@@ -351,7 +331,7 @@ func TestPipelineOutputs(t *testing.T) {
 					t.Fatal(err)
 				}
 				got := decodeFrame(t, out, k, wantW, wantH)
-				if q := psnr(ref, got); q < 35 {
+				if q := imagetest.PSNRRGB(ref, got); q < 35 {
 					t.Errorf("frame %d: PSNR %.1f dB < 35", k, q)
 				} else {
 					t.Logf("frame %d: PSNR %.1f dB", k, q)
@@ -366,7 +346,7 @@ func TestPipelineOutputs(t *testing.T) {
 			same := image.NewRGBA(image.Rect(0, 0, wantW, wantH))
 			_ = comp.RenderFrame(context.Background(), k, tc.fps, same)
 			got := decodeFrame(t, out, k, wantW, wantH)
-			if psnr(ref, got) >= psnr(same, got) {
+			if imagetest.PSNRRGB(ref, got) >= imagetest.PSNRRGB(same, got) {
 				t.Errorf("frame %d of the file matches frame %d at least as well as itself", k, k+3)
 			}
 		})
@@ -593,7 +573,7 @@ func TestPipelineDrawsEffectFramesWhole(t *testing.T) {
 		if err := comp.RenderFrame(context.Background(), k, 30, ref); err != nil {
 			t.Fatal(err)
 		}
-		q := psnr(ref, decodeFrame(t, out, k, 640, 360))
+		q := imagetest.PSNRRGB(ref, decodeFrame(t, out, k, 640, 360))
 		t.Logf("frame %d: PSNR %.1f dB", k, q)
 		if q < 35 {
 			t.Errorf("frame %d: PSNR %.1f dB < 35", k, q)

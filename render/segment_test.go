@@ -15,15 +15,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/internal/ffmpegtest"
+	"github.com/cutroom/cutroom/internal/imagetest"
+	"github.com/cutroom/cutroom/media"
 	"github.com/cutroom/cutroom/segjoin"
 )
 
 // segmentScene is testScene (moving, scaling and fading images, a transition) at w x h for
 // seconds, with a tone on a track of its own, and the media to draw it from dir (the
 // images as PNG files, the tone as a WAV, decoded by ffmpeg).
-func segmentScene(t *testing.T, w, h int, seconds float64) ([]byte, assets.Media) {
+func segmentScene(t *testing.T, w, h int, seconds float64) ([]byte, media.Media) {
 	t.Helper()
 	ff := ffmpegOrSkip(t)
 	dir := t.TempDir()
@@ -52,7 +54,7 @@ func segmentScene(t *testing.T, w, h int, seconds float64) ([]byte, assets.Media
 	if err != nil {
 		t.Fatal(err)
 	}
-	return raw, assets.Media{Resolve: assets.DirResolver(dir), FFmpeg: ff}
+	return raw, media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}
 }
 
 type probePacket struct {
@@ -97,26 +99,14 @@ func rawYUV(t *testing.T, path string, w, h int) [][]byte {
 	return frames
 }
 
-func psnrYUV(a, b []byte) float64 {
-	var se float64
-	for i := range a {
-		d := float64(a[i]) - float64(b[i])
-		se += d * d
-	}
-	if se == 0 {
-		return math.Inf(1)
-	}
-	return 10 * math.Log10(255*255/(se/float64(len(a))))
-}
-
 // TestSegmentedExport renders a 20 s export in 2 s segments joined without re-encoding
 // and compares it with the one-piece render of the same state: frame count, timestamps,
 // keyframes at the segment starts, duration, sound, colour tags and every frame's PSNR.
 func TestSegmentedExport(t *testing.T) {
 	const w, h, fps, seconds = 160, 90, 30, 20
-	raw, media := segmentScene(t, w, h, seconds)
-	whole := NewPipeline(PipelineConfig{Media: media, Workers: 2})
-	segmented := NewPipeline(PipelineConfig{Media: media, Workers: 2, Segmented: true, SegmentSeconds: 2})
+	raw, md := segmentScene(t, w, h, seconds)
+	whole := NewPipeline(PipelineConfig{Media: md, Workers: 2})
+	segmented := NewPipeline(PipelineConfig{Media: md, Workers: 2, Segmented: true, SegmentSeconds: 2})
 	for _, format := range []string{"mp4", "webm"} {
 		t.Run(format, func(t *testing.T) {
 			dir := t.TempDir()
@@ -154,7 +144,7 @@ func TestSegmentedExport(t *testing.T) {
 			if d, _ := strconv.ParseFloat(pb.Format.Duration, 64); math.Abs(d-seconds) > 0.03 {
 				t.Errorf("duration %s, want %d s", pb.Format.Duration, seconds)
 			}
-			if si := probeStreams(t, joined); len(si.Streams) != 2 || si.Streams[1].Channels != 2 {
+			if si := ffmpegtest.Probe(t, joined); len(si.Streams) != 2 || si.Streams[1].Channels != 2 {
 				t.Errorf("streams of the joined file: %+v", si.Streams)
 			}
 			segs, err := segmented.SplitByCost(jobFor(t, raw, fps, 1, format, joined), 2)
@@ -173,7 +163,7 @@ func TestSegmentedExport(t *testing.T) {
 			}
 			worst := math.Inf(1)
 			for i := range fa {
-				if p := psnrYUV(fa[i], fb[i]); p < worst {
+				if p := imagetest.PSNR(fa[i], fb[i]); p < worst {
 					worst = p
 					if p < 40 {
 						t.Errorf("frame %d: PSNR %.1f dB against the one-piece render", i, p)
@@ -187,7 +177,7 @@ func TestSegmentedExport(t *testing.T) {
 			if err != nil || len(out) != len(fa[405]) {
 				t.Fatalf("seek to 13.5 s: %v (%d bytes)", err, len(out))
 			}
-			if p := psnrYUV(fa[405], out); p < 40 {
+			if p := imagetest.PSNR(fa[405], out); p < 40 {
 				t.Errorf("seek to 13.5 s: PSNR %.1f dB against frame 405 of the one-piece render", p)
 			}
 		})
@@ -344,9 +334,9 @@ func TestSegmentVideoClip(t *testing.T) {
 	clip["decibelAdjustment"], clip["borderRadius"] = anim(0), anim(0)
 	clip["audioFadeInDurationInSeconds"], clip["audioFadeOutDurationInSeconds"] = 0.0, 0.0
 	raw := videoState(64, 64, 6, []map[string]any{clip}, map[string]any{"cfr10": videoAsset("cfr10", "cfr10.mp4", 64, 64, 7, false)})
-	media := assets.Media{Resolve: assets.DirResolver(dir), FFmpeg: ff}
+	md := media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}
 	one, seg := filepath.Join(dir, "one.mp4"), filepath.Join(dir, "seg.mp4")
-	cfg := PipelineConfig{Media: media, Workers: 2, Preset: "ultrafast", CRF: 1}
+	cfg := PipelineConfig{Media: md, Workers: 2, Preset: "ultrafast", CRF: 1}
 	if err := NewPipeline(cfg).Render(t.Context(), jobFor(t, raw, 30, 1, "mp4", one), nil); err != nil {
 		t.Fatal(err)
 	}

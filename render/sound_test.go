@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/internal/ffmpegtest"
+	"github.com/cutroom/cutroom/media"
 )
 
 // genMedia makes a media file with ffmpeg from lavfi sources.
@@ -78,20 +78,6 @@ func soundState(seconds float64, tracks [][]map[string]any, muted []bool, assets
 	return raw
 }
 
-// decodePCM decodes the first audio stream of path to 48 kHz stereo; nil without one.
-func decodePCM(t *testing.T, path string) []float32 {
-	t.Helper()
-	out, err := exec.Command("ffmpeg", "-v", "error", "-i", path, "-map", "0:a:0?", "-f", "f32le", "-ar", "48000", "-ac", "2", "-").Output()
-	if err != nil {
-		t.Fatalf("decode audio: %v", err)
-	}
-	s := make([]float32, len(out)/4)
-	for i := range s {
-		s[i] = math.Float32frombits(binary.LittleEndian.Uint32(out[i*4:]))
-	}
-	return s
-}
-
 // rmsAt returns the RMS of the left channel over [from, to) seconds.
 func rmsAt(s []float32, from, to float64) float64 {
 	a, b := int(from*48000), int(to*48000)
@@ -115,34 +101,10 @@ func toneHz(s []float32, from, to float64) float64 {
 	return float64(n) / 2 / (to - from)
 }
 
-type streamInfo struct {
-	Streams []struct {
-		CodecType  string `json:"codec_type"`
-		CodecName  string `json:"codec_name"`
-		Profile    string `json:"profile"`
-		SampleRate string `json:"sample_rate"`
-		Channels   int    `json:"channels"`
-		Duration   string `json:"duration"`
-	} `json:"streams"`
-}
-
-func probeStreams(t *testing.T, path string) streamInfo {
-	t.Helper()
-	out, err := exec.Command("ffprobe", "-v", "error", "-show_streams", "-of", "json", path).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var si streamInfo
-	if err := json.Unmarshal(out, &si); err != nil {
-		t.Fatal(err)
-	}
-	return si
-}
-
-func ffmpegOrSkip(t *testing.T) *assets.FFmpeg {
+func ffmpegOrSkip(t *testing.T) *media.FFmpeg {
 	t.Helper()
 	needFFmpeg(t)
-	ff, err := assets.FindFFmpeg("")
+	ff, err := media.FindFFmpeg("")
 	if err != nil {
 		t.Skip(err)
 	}
@@ -161,8 +123,8 @@ func TestSoundMix(t *testing.T) {
 	sec := func(s float64) int64 { return int64(s * pipeTBPS) }
 	as := map[string]any{"tone": audioAsset("tone", "tone.wav", 4), "mp3": audioAsset("mp3", "tone.mp3", 4)}
 
-	media := assets.Media{Resolve: assets.DirResolver(dir), FFmpeg: ff}
-	p := NewPipeline(PipelineConfig{Media: media, Workers: 2, Preset: "ultrafast"})
+	md := media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}
+	p := NewPipeline(PipelineConfig{Media: md, Workers: 2, Preset: "ultrafast"})
 	if !has(p.Features().ItemTypes, "audio") {
 		t.Fatalf("Features without audio items although ffmpeg is configured")
 	}
@@ -179,7 +141,7 @@ func TestSoundMix(t *testing.T) {
 			if err := p.Render(t.Context(), jobFor(t, raw, 30, 1, format, out), nil); err != nil {
 				t.Fatal(err)
 			}
-			si := probeStreams(t, out)
+			si := ffmpegtest.Probe(t, out)
 			if len(si.Streams) != 2 {
 				t.Fatalf("%d streams, want 2", len(si.Streams))
 			}
@@ -189,7 +151,7 @@ func TestSoundMix(t *testing.T) {
 				t.Errorf("audio stream %+v", s)
 			}
 			ffmpegClean(t, out)
-			pcm := decodePCM(t, out)
+			pcm := ffmpegtest.DecodePCM(t, out)
 			for _, c := range []struct {
 				from, to, want float64
 				what           string
@@ -215,7 +177,7 @@ func TestSoundMix(t *testing.T) {
 		if err := p.Render(t.Context(), jobFor(t, raw, 30, 1, "mp4", out), nil); err != nil {
 			t.Fatal(err)
 		}
-		if si := probeStreams(t, out); len(si.Streams) != 1 || si.Streams[0].CodecType != "video" {
+		if si := ffmpegtest.Probe(t, out); len(si.Streams) != 1 || si.Streams[0].CodecType != "video" {
 			t.Errorf("streams %+v, want only video", si.Streams)
 		}
 	})
@@ -229,7 +191,7 @@ func TestSoundMix(t *testing.T) {
 		if err := p.Render(t.Context(), jobFor(t, raw, 30, 1, "mp4", out), nil); err != nil {
 			t.Fatal(err)
 		}
-		if got := rmsAt(decodePCM(t, out), 0, 1); got != 0 {
+		if got := rmsAt(ffmpegtest.DecodePCM(t, out), 0, 1); got != 0 {
 			t.Errorf("RMS %v, want silence", got)
 		}
 	})
@@ -251,7 +213,7 @@ func TestSoundMix(t *testing.T) {
 			if err := p.Render(t.Context(), jobFor(t, raw, 30, 1, "mp4", out), nil); err != nil {
 				t.Fatal(err)
 			}
-			pcm := decodePCM(t, out)
+			pcm := ffmpegtest.DecodePCM(t, out)
 			const m = 0.05
 			if got := rmsAt(pcm, 0, c.on-m); got > 0.1*toneRMS {
 				t.Errorf("rate %v: RMS %.4f before %.2f s, want silence", c.rate, got, c.on)
@@ -270,7 +232,7 @@ func TestSoundMix(t *testing.T) {
 	})
 
 	t.Run("without ffmpeg", func(t *testing.T) {
-		q := NewPipeline(PipelineConfig{Media: assets.Media{Resolve: media.Resolve}, Workers: 1})
+		q := NewPipeline(PipelineConfig{Media: media.Media{Resolve: md.Resolve}, Workers: 1})
 		if has(q.Features().ItemTypes, "audio") {
 			t.Errorf("Features lists audio items without ffmpeg")
 		}

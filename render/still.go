@@ -116,7 +116,11 @@ type Stills struct {
 func NewStills(p *Pipeline) *Stills { return &Stills{p: p} }
 
 // Still draws one frame of a state and encodes it as png or jpeg. Errors of the compositor
-// are *export.RenderFailure (as a render's are); the caller maps them.
+// are *export.RenderFailure (as a render's are); the caller maps them. Once the state's
+// media is open, preparing and drawing the frame may take PipelineConfig.MaxPreviewSeconds:
+// then it stops and fails with export.CodeFrameTimeout naming the item it was preparing,
+// and the renders it held back (previewGate) go on at that moment. When ctx ends first (the
+// client went away), Still returns ctx's error.
 func (st *Stills) Still(ctx context.Context, s Still) ([]byte, error) {
 	p := st.p
 	if s.Width < 1 || s.Height < 1 || s.State == nil {
@@ -125,25 +129,54 @@ func (st *Stills) Still(ctx context.Context, s Still) ([]byte, error) {
 	sum := sha256.Sum256(s.Raw)
 	key := s.WorkspaceID + "/" + hex.EncodeToString(sum[:]) + "/" + strconv.Itoa(s.Width) + "x" + strconv.Itoa(s.Height)
 	e := st.cache.get(key)
+	var media compositor.Media
+	closeMedia := func() {}
 	if e == nil {
+		// Opening the media (fetching remote assets) is bounded by the fetches' own limits,
+		// not by the drawing's: a fetch cut off at the preview's limit would start over,
+		// and fail again, at every next preview.
+		job := export.RenderJob{TaskID: "preview", WorkspaceID: s.WorkspaceID, State: s.Raw, Parsed: s.State,
+			OutputWidth: s.Width, OutputHeight: s.Height, FPS: stillFPS}
 		var err error
-		if e, err = p.prepareStill(ctx, s); err != nil {
+		if media, _, closeMedia, err = p.openMedia(ctx, job, plan{state: s.State, outW: s.Width, outH: s.Height, fps: stillFPS}); err != nil {
 			return nil, err
 		}
-		e.key = key
+	}
+	dctx, stuck, cancel := withFrameDeadline(ctx, p.cfg.MaxPreviewSeconds)
+	defer cancel()
+	failed := func(err error) error {
+		if what, late := stuck(); late {
+			return &export.RenderFailure{Code: export.CodeFrameTimeout, Err: err,
+				Msg: fmt.Sprintf("the preview took longer than %gs to draw %s; it was stopped (max-preview-seconds)", p.cfg.MaxPreviewSeconds, what)}
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return leafFailure(err)
+	}
+	if e == nil {
+		comp, err := compositor.New(s.State, compositor.Options{Media: media, Text: p.cfg.Text,
+			Illustrations: p.cfg.Illustrations, Width: s.Width, Height: s.Height, Logger: p.log, Lottie: p.cfg.Lottie})
+		if err != nil {
+			closeMedia()
+			return nil, failed(err)
+		}
+		comp.Preload(dctx, s.Millis, stillFPS)
+		e = &stillEntry{key: key, comp: comp, close: func() { comp.Close(); closeMedia() }}
 		st.cache.put(e)
 	}
 	defer st.cache.release(e)
-	defer p.gate.hold()() // renders' compositor workers wait while this draws (gate.go)
+	// Renders' compositor workers wait while this draws (gate.go), and no longer than the
+	// drawing's deadline, even if a part of the frame that takes no context outlasts it.
+	release := p.gate.hold()
+	defer release()
+	defer context.AfterFunc(dctx, release)()
 	dst := image.NewRGBA(image.Rect(0, 0, s.Width, s.Height))
-	fctx, releaseFrames := withFrameLease(ctx) // video frames drawn into this still (media.go)
+	fctx, releaseFrames := withFrameLease(dctx) // video frames drawn into this still (media.go)
 	err := e.comp.RenderFrame(fctx, s.Millis, stillFPS, dst)
 	releaseFrames()
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, leafFailure(err)
+		return nil, failed(err)
 	}
 	if s.Format == "jpeg" {
 		return encode.JPEG(dst, JPEGQuality) // libjpeg-turbo
@@ -156,25 +189,6 @@ func (st *Stills) Still(ctx context.Context, s Still) ([]byte, error) {
 		err = fmt.Errorf("render: still format %q is not png or jpeg", s.Format)
 	}
 	return buf.Bytes(), err
-}
-
-// prepareStill builds the compositor of a still with its media (decoded once, kept with
-// the cache entry).
-func (p *Pipeline) prepareStill(ctx context.Context, s Still) (*stillEntry, error) {
-	job := export.RenderJob{TaskID: "preview", WorkspaceID: s.WorkspaceID, State: s.Raw, Parsed: s.State,
-		OutputWidth: s.Width, OutputHeight: s.Height, FPS: stillFPS}
-	media, _, closeMedia, err := p.openMedia(ctx, job, plan{state: s.State, outW: s.Width, outH: s.Height, fps: stillFPS})
-	if err != nil {
-		return nil, err
-	}
-	comp, err := compositor.New(s.State, compositor.Options{Media: media, Text: p.cfg.Text,
-		Illustrations: p.cfg.Illustrations, Width: s.Width, Height: s.Height, Logger: p.log, Lottie: p.cfg.Lottie})
-	if err != nil {
-		closeMedia()
-		return nil, leafFailure(err)
-	}
-	comp.Preload(ctx, s.Millis, stillFPS)
-	return &stillEntry{comp: comp, close: func() { comp.Close(); closeMedia() }}, nil
 }
 
 // StillHeight returns the height of a still width pixels wide of a composition w x h

@@ -12,7 +12,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/internal/ffmpegtest"
+	"github.com/cutroom/cutroom/media"
 )
 
 func videoAsset(id, file string, w, h int, seconds float64, audio bool) map[string]any {
@@ -121,8 +122,8 @@ func TestVideoFrames(t *testing.T) {
 		"mkv":   videoAsset("mkv", "h264.mkv", 64, 64, 3, false),
 		"mov":   videoAsset("mov", "prores.mov", 64, 64, 3, false),
 	}
-	media := assets.Media{Resolve: assets.DirResolver(dir), FFmpeg: ff}
-	p := NewPipeline(PipelineConfig{Media: media, Workers: 3, Preset: "ultrafast", CRF: 1})
+	md := media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}
+	p := NewPipeline(PipelineConfig{Media: md, Workers: 3, Preset: "ultrafast", CRF: 1})
 	if !has(p.Features().ItemTypes, "video") {
 		t.Fatal("Features without video items although ffmpeg is configured")
 	}
@@ -214,7 +215,7 @@ func TestVideoRotated(t *testing.T) {
 		"-c:v", "libx264", "-pix_fmt", "yuv420p")
 	setDisplayMatrix90(t, filepath.Join(dir, "rot.mp4"))
 	as := map[string]any{"rot": videoAsset("rot", "rot.mp4", 32, 64, 1, false)}
-	p := NewPipeline(PipelineConfig{Media: assets.Media{Resolve: assets.DirResolver(dir), FFmpeg: ff}, Workers: 2, Preset: "ultrafast"})
+	p := NewPipeline(PipelineConfig{Media: media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}, Workers: 2, Preset: "ultrafast"})
 	it := soundItem("v", "video", "rot", 0, pipeTBPS/2, nil)
 	raw := videoState(64, 128, 0.5, []map[string]any{it}, as)
 	out := filepath.Join(t.TempDir(), "out.mp4")
@@ -239,7 +240,7 @@ func TestAVSync(t *testing.T) {
 		"-f", "lavfi", "-i", "aevalsrc='if(between(t,1,1.1),0.5*sin(2*PI*1000*t),0)':s=44100:d=3",
 		"-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest")
 	as := map[string]any{"sync": videoAsset("sync", "sync.mp4", 64, 64, 3, true)}
-	p := NewPipeline(PipelineConfig{Media: assets.Media{Resolve: assets.DirResolver(dir), FFmpeg: ff}, Workers: 3, Preset: "ultrafast"})
+	p := NewPipeline(PipelineConfig{Media: media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}, Workers: 3, Preset: "ultrafast"})
 	const fps = 30
 	for _, format := range []string{"mp4", "webm"} {
 		t.Run(format, func(t *testing.T) {
@@ -253,7 +254,7 @@ func TestAVSync(t *testing.T) {
 				t.Errorf("%d ffmpeg processes left after the render", n)
 			}
 			ffmpegClean(t, out)
-			si := probeStreams(t, out)
+			si := ffmpegtest.Probe(t, out)
 			if len(si.Streams) != 2 {
 				t.Fatalf("%d streams, want video and audio", len(si.Streams))
 			}
@@ -265,7 +266,7 @@ func TestAVSync(t *testing.T) {
 					break
 				}
 			}
-			pcm := decodePCM(t, out)
+			pcm := ffmpegtest.DecodePCM(t, out)
 			onset := -1
 			for i := 0; i < len(pcm); i += 2 {
 				if math.Abs(float64(pcm[i])) > 0.1 {
@@ -326,7 +327,7 @@ func TestVideoCancelStopsDecoders(t *testing.T) {
 	genMedia(t, filepath.Join(dir, "av.mp4"), "-f", "lavfi", "-i", "testsrc2=s=64x64:r=30:d=10",
 		"-f", "lavfi", "-i", "sine=d=10", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest")
 	as := map[string]any{"av": videoAsset("av", "av.mp4", 64, 64, 10, true)}
-	p := NewPipeline(PipelineConfig{Media: assets.Media{Resolve: assets.DirResolver(dir), FFmpeg: ff}, Workers: 2, Preset: "ultrafast"})
+	p := NewPipeline(PipelineConfig{Media: media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}, Workers: 2, Preset: "ultrafast"})
 	it := soundItem("v", "video", "av", 0, 10*pipeTBPS, nil)
 	raw := videoState(64, 64, 10, []map[string]any{it}, as)
 	ctx, cancel := context.WithCancel(t.Context())

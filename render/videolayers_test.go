@@ -6,9 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/encode"
+	"github.com/cutroom/cutroom/internal/imagetest"
+	"github.com/cutroom/cutroom/media"
 )
 
 // TestVideoLayersFramesMatchDrawnFrames makes the frames of a picture-in-picture timeline
@@ -73,15 +74,15 @@ func TestVideoLayersFramesMatchDrawnFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	job := jobFor(t, raw, 30, 1, "mp4", filepath.Join(t.TempDir(), "x.mp4"))
-	session := assets.Media{Resolve: assets.DirResolver(dir), FFmpeg: ff}.NewSession(max(w, h))
+	session := media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}.NewSession(max(w, h))
 	defer session.Close()
-	media := videoMedia{Media: assets.Media{Resolve: assets.DirResolver(dir), FFmpeg: ff}, video: session}
-	comp, err := compositor.New(job.Parsed, compositor.Options{Media: media, Width: w, Height: h})
+	md := videoMedia{Media: media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}, video: session}
+	comp, err := compositor.New(job.Parsed, compositor.Options{Media: md, Width: w, Height: h})
 	if err != nil {
 		t.Fatal(err)
 	}
 	drawn := &frameMaker{comp: comp, fps: 30, w: w, h: h}
-	copied := &frameMaker{comp: comp, fps: 30, w: w, h: h, video: yuvVideoOf(media)}
+	copied := &frameMaker{comp: comp, fps: 30, w: w, h: h, video: yuvVideoOf(md)}
 	ref, got := encode.NewI420(w, h), encode.NewI420(w, h)
 	var bufsA, bufsB drawBuffers
 	var heldA, heldB heldPlate
@@ -113,7 +114,7 @@ func TestVideoLayersFramesMatchDrawnFrames(t *testing.T) {
 			scaled = 1
 		}
 		for i, p := range [][2][]byte{{ref.Y, got.Y}, {ref.Cb, got.Cb}, {ref.Cr, got.Cr}} {
-			db := planePSNR(p[0], p[1])
+			db := imagetest.PSNR(p[0], p[1])
 			worst[scaled] = min(worst[scaled], db)
 			if floor := [2]float64{40, 35}[scaled]; db < floor {
 				t.Errorf("frame %d plane %d: %.1f dB from the drawn frame, want >= %.0f", n, i, db, floor)

@@ -21,7 +21,7 @@ import (
 // code), is made as before; PipelineConfig.WholeFrames turns this path off too.
 
 // yuvHolder is a VideoDecoder that also decodes frames as I420 of a given size
-// (assets.Session): the image stays unchanged until release is called.
+// (media.Session): the image stays unchanged until release is called.
 type yuvHolder interface {
 	HoldVideoFrameYCbCr(ctx context.Context, a *editor.Asset, mediaTime time.Duration, w, h int) (*image.YCbCr, func(), error)
 }

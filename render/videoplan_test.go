@@ -6,24 +6,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/encode"
+	"github.com/cutroom/cutroom/internal/imagetest"
+	"github.com/cutroom/cutroom/media"
 )
-
-// planePSNR is the peak signal-to-noise ratio of b against a, over one plane (dB; +Inf when
-// equal).
-func planePSNR(a, b []byte) float64 {
-	var se float64
-	for i := range a {
-		d := float64(a[i]) - float64(b[i])
-		se += d * d
-	}
-	if se == 0 {
-		return math.Inf(1)
-	}
-	return 10 * math.Log10(255*255/(se/float64(len(a))))
-}
 
 // TestVideoOnlyFramesMatchDrawnFrames makes the frames of four clips (an untagged,
 // BT.601-by-default source fading into a BT.709-tagged one, a cut to a full-range one,
@@ -81,17 +68,17 @@ func TestVideoOnlyFramesMatchDrawnFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	job := jobFor(t, raw, 30, 1, "mp4", filepath.Join(t.TempDir(), "x.mp4"))
-	session := assets.Media{Resolve: assets.DirResolver(dir), FFmpeg: ff}.NewSession(max(w, h))
+	session := media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}.NewSession(max(w, h))
 	defer session.Close()
-	media := videoMedia{Media: assets.Media{Resolve: assets.DirResolver(dir), FFmpeg: ff}, video: session}
-	comp, err := compositor.New(job.Parsed, compositor.Options{Media: media, Width: w, Height: h})
+	md := videoMedia{Media: media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}, video: session}
+	comp, err := compositor.New(job.Parsed, compositor.Options{Media: md, Width: w, Height: h})
 	if err != nil {
 		t.Fatal(err)
 	}
 	drawn := &frameMaker{comp: comp, fps: 30, w: w, h: h}
-	copied := &frameMaker{comp: comp, fps: 30, w: w, h: h, video: yuvVideoOf(media)}
+	copied := &frameMaker{comp: comp, fps: 30, w: w, h: h, video: yuvVideoOf(md)}
 	if copied.video == nil {
-		t.Fatal("assets.Session does not decode I420 frames")
+		t.Fatal("media.Session does not decode I420 frames")
 	}
 	ref, got := encode.NewI420(w, h), encode.NewI420(w, h)
 	var bufsA, bufsB drawBuffers
@@ -113,7 +100,7 @@ func TestVideoOnlyFramesMatchDrawnFrames(t *testing.T) {
 		}
 		scaled := n >= 90 // clip d: resampled by the decoder (bilinear) against swscale's bicubic
 		for i, p := range [][2][]byte{{ref.Y, got.Y}, {ref.Cb, got.Cb}, {ref.Cr, got.Cr}} {
-			db := planePSNR(p[0], p[1])
+			db := imagetest.PSNR(p[0], p[1])
 			floor := 40.0
 			if scaled {
 				floor = 35

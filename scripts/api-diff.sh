@@ -5,7 +5,7 @@
 # refactoring that must keep the API byte for byte is checked with it against the previous
 # commit's binary:
 #
-#   go build -tags extlib,pkgconfig -o /tmp/new . && git stash && go build ... -o /tmp/old . ...
+#   go build -tags extlib,pkgconfig -o /tmp/new ./cmd/cutroom && git stash && go build ... -o /tmp/old ./cmd/cutroom ...
 #   scripts/api-diff.sh /tmp/old /tmp/new
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -17,7 +17,7 @@ NFPM=github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
 out=build/deb
 rm -rf "$out"
 mkdir -p "$out"
-"$GO" build -tags "$GOTAGS" -o "$out/cutroom" .
+"$GO" build -tags "$GOTAGS" -o "$out/cutroom" ./cmd/cutroom
 
 version=${DEB_VERSION:-}
 if [ -z "$version" ]; then

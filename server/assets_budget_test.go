@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"image/gif"
 	"image/jpeg"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -211,8 +212,19 @@ func nestedLottie(levels, per int) []byte {
 	return []byte(b.String())
 }
 
+// hostileLottie is one of the hostile documents of package lottiebudget's tests.
+func hostileLottie(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("../lottiebudget/testdata/hostile/" + name + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // TestUploadLottieBudget: Lottie uploads are bounded in layers after precomp expansion,
-// precomp nesting, keyframes and frames.
+// precomp nesting, keyframes, frames, shapes after repeater copies and embedded images'
+// pixels; a parameter out of its range is ASSET_INVALID naming it.
 func TestUploadLottieBudget(t *testing.T) {
 	e := newEnv(t)
 	bomb := nestedLottie(5, 10)
@@ -245,6 +257,26 @@ func TestUploadLottieBudget(t *testing.T) {
 	complexity(t, upload(tight, tight.keyA, "kf.json", "", kf(51)), "lottie.keyframes", 50)
 	mustUpload(tight, "kf.json", "", kf(50))
 	assertNoFiles(t, e, 0)
+	// issue 26: what rlottie reads, budgeted as rlottie reads it
+	complexity(t, upload(e, e.keyA, "ids.json", "", hostileLottie(t, "precomp-numeric-ids")), "lottie.layers", 10_000)
+	complexity(t, upload(e, e.keyA, "copies.json", "", hostileLottie(t, "repeater-million")), "lottie.shapes", 100_000)
+	complexity(t, upload(e, e.keyA, "precomps.json", "", hostileLottie(t, "repeater-in-precomps")), "lottie.shapes", 100_000)
+	complexity(t, upload(e, e.keyA, "bomb.json", "", hostileLottie(t, "image-png-bomb")), "lottie.imagePixels", 100_000_000)
+	image, err := os.ReadFile("../lottie/testdata/corpus/image.json") // a 40x40 PNG embedded
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := newAssetEnv(t, func(c *assets.Config) { c.Limits.MaxImagePixels = 1599 })
+	complexity(t, upload(small, small.keyA, "image.json", "", image), "lottie.imagePixels", 1599)
+	for name, words := range map[string]string{
+		"polystar-outer-roundness": `layer 1 ("Stars"), shape "Star": a polystar's outer roundness (os) is 2147483648`,
+		"dash-negative-gap":        "a stroke dash's length or gap is -5",
+	} {
+		p := upload(e, e.keyA, "x.json", "", hostileLottie(t, name)).Problem(422, "ASSET_INVALID")
+		if !strings.Contains(fmt.Sprint(p["detail"]), words) {
+			t.Errorf("%s: detail %q lacks %q", name, p["detail"], words)
+		}
+	}
 	a := mustUpload(e, "ok.json", "", nestedLottie(2, 10)) // 2,110 layers once expanded
 	if a["type"] != "lottie" || a["duration"] != 2.0 {
 		t.Fatalf("nested 2x10: %v", a)
@@ -261,6 +293,11 @@ func TestUploadLottieUndrawable(t *testing.T) {
 		"text layer": {`{"v":"5.7.4","fr":30,"ip":0,"op":60,"w":64,"h":64,"layers":[{"ty":5,"t":{}}]}`, "text layers"},
 		"no size":    {`{"v":"5.7.4","fr":30,"ip":0,"op":60,"layers":[{"ty":4,"shapes":[]}]}`, "size"},
 		"no frames":  {`{"v":"5.7.4","fr":30,"ip":60,"op":60,"w":64,"h":64,"layers":[{"ty":4,"shapes":[]}]}`, "op > ip"},
+		// rlottie takes an asset whose "p" comes after its "layers" for an image, and reads u + p
+		"layers first": {string(hostileLottie(t, "image-layers-before-p")), `image asset "image_0" is not embedded: "hostname"`},
+		"unmeasurable": {string(hostileLottie(t, "image-unmeasurable")), "cannot be measured"},
+		"broken png": {`{"v":"5.7.4","fr":30,"ip":0,"op":60,"w":64,"h":64,"assets":[{"id":"i","w":1,"h":1,"e":1,"u":"","p":"data:image/png;base64,iVBORw0KGgo="}],"layers":[{"ty":2,"refId":"i"}]}`,
+			"cannot be measured"},
 	}
 	for name, c := range cases {
 		p := upload(e, e.keyA, "x.json", "", []byte(c.doc)).Problem(422, "ASSET_UNSUPPORTED")
@@ -269,7 +306,8 @@ func TestUploadLottieUndrawable(t *testing.T) {
 		}
 	}
 	assertNoFiles(t, e, 0)
-	embedded := `{"v":"5.7.4","fr":30,"ip":0,"op":60,"w":64,"h":64,"assets":[{"id":"i","w":1,"h":1,"e":1,"u":"","p":"data:image/png;base64,iVBORw0KGgo="}],"layers":[{"ty":2,"refId":"i"}]}`
+	embedded := `{"v":"5.7.4","fr":30,"ip":0,"op":60,"w":64,"h":64,"assets":[{"id":"i","w":1,"h":1,"e":1,"u":"",` +
+		`"p":"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVR4nGNgAAIAAAUAAXpeqz8AAAAASUVORK5CYII="}],"layers":[{"ty":2,"refId":"i"}]}`
 	if a := mustUpload(e, "ok.json", "", []byte(embedded)); a["type"] != "lottie" {
 		t.Fatalf("embedded image: %v", a)
 	}

@@ -44,5 +44,11 @@
 //     time in ms, the width and the format; If-None-Match answers 304 before anything is
 //     drawn, and the last 32 MiB of pictures are kept. Width is capped at MaxPreviewSide on
 //     both sides; at most MaxPreviews draw per workspace (429 FRAME_PREVIEWS_BUSY). webp is
-//     refused (FRAME_FORMAT_UNSUPPORTED): no encoder without a new cgo dependency.
+//     refused (FRAME_FORMAT_UNSUPPORTED): no encoder without a new cgo dependency. The
+//     drawing's time limit is the renderer's (render.PipelineConfig.MaxPreviewSeconds); its
+//     failure is 422 FRAME_RENDER_TIMEOUT. The query's t is a plain decimal (plainDecimal):
+//     strconv.ParseFloat alone reads hex, underscores and exponents.
+//   - A client that went away (its request's context ended) and whose request failed with an
+//     internal error for that reason is logged at info as "client closed request" and
+//     answered 499 (the status nginx logs for it), never as an internal error or a 500.
 package server

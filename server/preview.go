@@ -40,6 +40,9 @@ var (
 	errFrameBusy   = apierr.Define(apierr.RateLimited, "FRAME_PREVIEWS_BUSY")
 	errFrameAssets = apierr.Define(apierr.Unprocessable, "FRAME_ASSET_UNRESOLVABLE")
 	errFrameRender = apierr.Define(apierr.Unprocessable, "FRAME_RENDER_FAILED")
+	// errFrameTimeout: the frame took longer than the renderer's preview limit to draw
+	// (render.PipelineConfig.MaxPreviewSeconds, --max-preview-seconds).
+	errFrameTimeout = apierr.Define(apierr.Unprocessable, "FRAME_RENDER_TIMEOUT")
 )
 
 // Previews draws frame previews; the App wires render's still drawer in. nil leaves the
@@ -126,9 +129,9 @@ func parseFrameQuery(c *gin.Context) (frameParams, error) {
 	if !ok {
 		return fp, errFieldRequired.Field("t", "t (seconds from the start) is required")
 	}
-	t, err := strconv.ParseFloat(raw, 64)
-	if err != nil {
-		return fp, errInvalidQuery.Field("t", "t must be a number of seconds, got %q", truncate(raw, 32))
+	t, ok := plainDecimal(raw)
+	if !ok {
+		return fp, errInvalidQuery.Field("t", "t must be a plain decimal number of seconds (digits with an optional fraction, such as 1.5), got %q", truncate(raw, 32))
 	}
 	fp.t = t
 	if raw, ok := c.GetQuery("width"); ok {
@@ -140,6 +143,21 @@ func parseFrameQuery(c *gin.Context) (frameParams, error) {
 	}
 	fp.format = c.Query("format")
 	return fp, nil
+}
+
+// plainDecimal reads s when it is digits with an optional fraction (1, 0.25), with a
+// leading minus sign allowed (the range check refuses it by name): strconv.ParseFloat
+// alone would also read hex (0x1p-2), underscores (1_0 as 10), exponents, a leading '+',
+// inf and nan, none of which a time in a URL should be.
+func plainDecimal(s string) (float64, bool) {
+	digits := strings.TrimPrefix(s, "-")
+	whole, frac, dot := strings.Cut(digits, ".")
+	if whole == "" || dot && frac == "" || strings.TrimLeft(whole, "0123456789") != "" ||
+		strings.TrimLeft(frac, "0123456789") != "" {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
 }
 
 // getProjectFrame answers GET /v1/projects/{projectId}/frame: the saved state at t.
@@ -288,8 +306,8 @@ func etagMatches(inm, etag string) bool {
 }
 
 // frameError maps a drawing failure to its API code: media that cannot be read is
-// FRAME_ASSET_UNRESOLVABLE, any other drawing error FRAME_RENDER_FAILED, both with the
-// render's code and message in the detail.
+// FRAME_ASSET_UNRESOLVABLE, a frame over the preview time limit FRAME_RENDER_TIMEOUT, any
+// other drawing error FRAME_RENDER_FAILED, each with the render's message in the detail.
 func frameError(err error) error {
 	var rf *export.RenderFailure
 	if !errors.As(err, &rf) || apierr.As(err) != nil {
@@ -299,6 +317,8 @@ func frameError(err error) error {
 	case "COMPOSITOR_MEDIA_FAILED", "ASSET_NOT_FOUND", "ASSET_INVALID", "MEDIA_DECODER_UNAVAILABLE",
 		export.CodeAssetFetchFailed:
 		return errFrameAssets.Wrap(err, "an asset of the state cannot be read: %s: %s", rf.Code, rf.Msg)
+	case export.CodeFrameTimeout:
+		return errFrameTimeout.Wrap(err, "%s; a lighter state (fewer or smaller items) or a smaller width draws sooner", rf.Msg)
 	}
 	return errFrameRender.Wrap(err, "the frame cannot be drawn: %s: %s", rf.Code, rf.Msg)
 }

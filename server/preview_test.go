@@ -15,6 +15,8 @@ import (
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/internal/teststate"
+	"github.com/cutroom/cutroom/media"
 	"github.com/cutroom/cutroom/render"
 	"github.com/cutroom/cutroom/server"
 )
@@ -42,12 +44,19 @@ func (p *stills) Frame(ctx context.Context, ws string, st *editor.State, raw []b
 
 // newPreviewEnv is newEnv with frame previews drawn by the real compositor.
 func newPreviewEnv(t *testing.T, maxPreviews int) (*env, *stills) {
+	return newLimitedPreviewEnv(t, maxPreviews, 0)
+}
+
+// newLimitedPreviewEnv is newPreviewEnv with previews limited to maxSeconds (0: the
+// default).
+func newLimitedPreviewEnv(t *testing.T, maxPreviews int, maxSeconds float64) (*env, *stills) {
 	e := newEnv(t)
 	pl := render.NewPipeline(render.PipelineConfig{
 		MediaFor: func(_ context.Context, job export.RenderJob) (compositor.Media, error) {
-			return e.store.MediaFor(job.WorkspaceID), nil
+			return media.Media{Resolve: func(a *editor.Asset) (string, error) { return e.store.Resolve(job.WorkspaceID, a) },
+				MaxPixels: e.store.Limits().MaxImagePixels}, nil
 		},
-		Text: compositor.NewTextItems(e.fonts, nil)})
+		Text: compositor.NewTextItems(e.fonts, nil), MaxPreviewSeconds: maxSeconds})
 	p := &stills{s: render.NewStills(pl)}
 	e.h = checkAPI(t, server.New(server.Config{Now: e.clock.Now, PublicURL: "http://127.0.0.1:8787", MaxPreviews: maxPreviews},
 		server.Deps{Accounts: e.db, Projects: e.db, Idempotency: e.db, Assets: e.store, Files: e.store, Previews: p}).Handler())
@@ -219,5 +228,63 @@ func TestFramePreviewLimit(t *testing.T) {
 	close(hold)
 	if r := <-done; r.Status != 200 {
 		t.Fatalf("held preview: %d", r.Status)
+	}
+}
+
+// TestFrameTimeIsPlainDecimal: the query's t is digits with an optional fraction (and a
+// minus sign, which the range check then refuses); Go's other float syntaxes (hex,
+// underscores, exponents, inf and nan, a leading '+', spaces) are refused as 400
+// INVALID_QUERY_PARAMETER naming t, never read as another time.
+func TestFrameTimeIsPlainDecimal(t *testing.T) {
+	e, _ := newPreviewEnv(t, 0)
+	r := e.do("POST", "/v1/projects", e.keyA, map[string]any{"title": "p", "editorState": jsonRaw(solidState(320, 180, 20))})
+	if r.Status != 201 {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	base := "/v1/projects/" + r.Data()["projectId"].(string) + "/frame?width=32&t="
+	for _, ok := range []string{"0", "10", "0.25", "1.5", "19.999", "007.5"} {
+		if r := e.do("GET", base+ok, e.keyA, nil); r.Status != 200 {
+			t.Errorf("t=%s: %d %s", ok, r.Status, r.Body)
+		}
+	}
+	e.do("GET", base+"-1", e.keyA, nil).Problem(422, "FRAME_TIME_OUT_OF_RANGE")
+	for _, bad := range []string{"0x1p-2", "1_0", "1e1", "1E0", "inf", "Inf", "NaN", "%2B1", "1.", ".5", "%201", "1%20",
+		"0x10", "--1", "1.2.3", "", "1,5", "+Inf"} {
+		if r := e.do("GET", base+bad, e.keyA, nil); r.Status != 400 {
+			t.Errorf("t=%q: %d, want 400", bad, r.Status)
+		} else if p := r.Problem(400, "INVALID_QUERY_PARAMETER"); p["field"] != "t" || !strings.Contains(p["detail"].(string), "decimal") {
+			t.Errorf("t=%q: %v", bad, p)
+		}
+	}
+}
+
+// TestFramePreviewTimeLimit (issue 26): a state whose frame takes seconds to draw (3,000
+// rotated, see-through solids) is stopped mid-frame at the preview limit and answered 422
+// FRAME_RENDER_TIMEOUT naming the item it was preparing, in about the limit; the workspace's
+// one preview slot is free right after, so the next preview draws.
+func TestFramePreviewTimeLimit(t *testing.T) {
+	const limit = 0.3 // seconds
+	e, _ := newLimitedPreviewEnv(t, 1, limit)
+	r := e.do("POST", "/v1/projects", e.keyA, map[string]any{"title": "heavy", "editorState": jsonRaw(teststate.ManySolids(3000))})
+	if r.Status != 201 {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	heavy := "/v1/projects/" + r.Data()["projectId"].(string) + "/frame?t=0.5"
+	start := time.Now()
+	p := e.do("GET", heavy, e.keyA, nil).Problem(422, "FRAME_RENDER_TIMEOUT")
+	took := time.Since(start)
+	if d := p["detail"].(string); !strings.Contains(d, "longer than 0.3s") || !strings.Contains(d, `preparing item "s`) {
+		t.Errorf("detail %q does not give the limit and the item", d)
+	}
+	// The frame is one: a drawing stopped only between frames would have answered 200.
+	// Reading and validating the 1.7 MB state come before the limit; the whole drawing
+	// takes about 4 s (13 s with -race); the bound leaves room for a loaded machine.
+	if took > time.Duration(limit*float64(time.Second))+3*time.Second {
+		t.Errorf("the timed-out preview answered after %v (limit %gs)", took, limit)
+	}
+	t.Logf("answered after %v: %s", took, p["detail"])
+	light := e.do("POST", "/v1/editor/frame", e.keyA, map[string]any{"editorState": jsonRaw(solidState(320, 180, 1)), "t": 0.5})
+	if light.Status != 200 {
+		t.Fatalf("the preview after a timed-out one: %d %s", light.Status, light.Body)
 	}
 }

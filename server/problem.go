@@ -111,8 +111,22 @@ func problemFor(err error, log *slog.Logger, c *gin.Context) (Problem, int) {
 	return p, e.RetryAfter
 }
 
-// fail writes err as a problem response and aborts the handler chain.
+// statusClientClosedRequest is the status logged (and counted) for a request whose client
+// went away before its answer, as nginx logs it: nobody reads the answer, and it is no
+// fault of the server.
+const statusClientClosedRequest = 499
+
+// fail writes err as a problem response and aborts the handler chain. An internal error
+// of a request whose client has gone (its context ended: the drawing or reading it waited
+// for was cancelled) is no fault of the server: it is logged at info level as "client
+// closed request" and answered 499 without a body.
 func (s *Server) fail(c *gin.Context, err error) {
+	if apierr.As(err) == nil && c.Request.Context().Err() != nil {
+		s.log.Info("client closed request", "err", err, "method", c.Request.Method, "route", routeTemplate(c.FullPath()),
+			"requestId", requestIDOf(c))
+		c.AbortWithStatus(statusClientClosedRequest)
+		return
+	}
 	p, retryAfter := problemFor(err, s.log, c)
 	if retryAfter > 0 {
 		c.Header("Retry-After", strconv.Itoa(retryAfter))

@@ -157,23 +157,9 @@ func (db *DB) workspaceRaw(ref string) (model.Workspace, []byte, error) {
 
 // Workspaces lists every workspace, by name.
 func (db *DB) Workspaces() ([]model.Workspace, error) {
-	var raws [][]byte
-	err := db.bolt.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketWorkspaces).ForEach(func(_, v []byte) error {
-			raws = append(raws, copyBytes(v))
-			return nil
-		})
-	})
+	out, err := allRecords[model.Workspace](db, bucketWorkspaces)
 	if err != nil {
 		return nil, err
-	}
-	out := make([]model.Workspace, 0, len(raws))
-	for _, r := range raws {
-		var ws model.Workspace
-		if err := json.Unmarshal(r, &ws); err != nil {
-			return nil, err
-		}
-		out = append(out, ws)
 	}
 	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].Name) < strings.ToLower(out[j].Name) })
 	return out, nil
@@ -245,22 +231,12 @@ func (db *DB) Keys(workspaceRef string) ([]model.APIKey, error) {
 		}
 		wsID = ws.ID
 	}
-	var raws [][]byte
-	err := db.bolt.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketKeys).ForEach(func(_, v []byte) error {
-			raws = append(raws, copyBytes(v))
-			return nil
-		})
-	})
+	all, err := allRecords[model.APIKey](db, bucketKeys)
 	if err != nil {
 		return nil, err
 	}
 	var out []model.APIKey
-	for _, r := range raws {
-		var k model.APIKey
-		if err := json.Unmarshal(r, &k); err != nil {
-			return nil, err
-		}
+	for _, k := range all {
 		if wsID == "" || k.WorkspaceID == wsID {
 			out = append(out, k)
 		}

@@ -248,37 +248,17 @@ func (db *DB) UnbindAsset(workspaceID, projectID, assetID string) error {
 // ListProjectAssets returns a page of the live assets bound to a project, most recently
 // bound first, and the cursor of the next page ("" on the last page).
 func (db *DB) ListProjectAssets(workspaceID, projectID string, pageSize int, cursor string) ([]model.Asset, string, error) {
-	ck, err := decodeCursor(cursor)
-	if err != nil {
-		return nil, "", err
-	}
-	var raws [][]byte
-	var ids [][]byte
-	var next string
-	err = db.bolt.View(func(tx *bolt.Tx) error {
+	return page(db, cursor, pageSize, func(tx *bolt.Tx) (pageSource, error) {
 		if _, err := projectOf(tx, workspaceID, projectID); err != nil {
-			return err
+			return pageSource{}, err
 		}
 		ab := tx.Bucket(bucketAssets)
-		ids, next = pageDesc(tx.Bucket(bucketProjectAssets).Bucket([]byte(projectID)), ck, pageSize,
-			func(v []byte) bool { return liveAsset(ab.Get(v), workspaceID) })
-		for _, id := range ids {
-			raws = append(raws, copyBytes(ab.Get(id)))
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	out := make([]model.Asset, 0, len(raws))
-	for i, r := range raws {
-		a, err := decodeAsset(r, workspaceID, string(ids[i]), false)
-		if err != nil {
-			return nil, "", err
-		}
-		out = append(out, a)
-	}
-	return out, next, nil
+		return pageSource{
+			index:   tx.Bucket(bucketProjectAssets).Bucket([]byte(projectID)),
+			records: ab,
+			keep:    func(v []byte) bool { return liveAsset(ab.Get(v), workspaceID) },
+		}, nil
+	}, func(raw []byte, id string) (model.Asset, error) { return decodeAsset(raw, workspaceID, id, false) })
 }
 
 // EachProjectState calls fn with every project state of a workspace. Each state is read in

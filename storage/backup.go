@@ -78,10 +78,12 @@ type FileInfo struct {
 }
 
 // CheckFile checks that the file at path is a sound cutroom database that this cutroom can
-// open: a bbolt file whose meta pages are valid and whose size holds every page they
-// count, every bucket, key and value readable, bbolt's consistency check (tx.Check) clean,
-// and a schema version no newer than this cutroom's. It opens the file read-only and never
-// changes it. A refusal wraps ErrBackupInvalid and says what is wrong.
+// open and serve: a bbolt file whose meta pages are valid and whose size holds every page
+// they count, every bucket, key and value readable, bbolt's consistency check (tx.Check)
+// clean, a schema version no newer than this cutroom's with every bucket it implies, and
+// every record decoded as the store decodes it and agreeing with the indexes (records.go).
+// It opens the file read-only and never changes it. A refusal wraps ErrBackupInvalid and
+// says what is wrong.
 func CheckFile(path string) (FileInfo, error) {
 	info, err := checkFile(path)
 	if err != nil && !errors.Is(err, ErrLocked) && !errors.Is(err, os.ErrNotExist) {
@@ -102,28 +104,15 @@ func checkFile(path string) (FileInfo, error) {
 	if st.Size() == 0 { // bbolt would try to initialise it
 		return FileInfo{}, errors.New("empty file")
 	}
-	// The free list is read at open (PreLoadFreelist), here, where damage to it is
-	// recovered as an error, not in bbolt's check goroutine.
-	var b *bolt.DB
-	err = guard(func() (err error) {
-		b, err = bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second, PreLoadFreelist: true})
-		return err
-	})
-	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
-			return FileInfo{}, fmt.Errorf("%w: %s is in use", ErrLocked, path)
-		}
+	// The pages first, read from the file: a truncated file (an interrupted copy), a page
+	// past its end or a tree that loops would fault or hang bbolt (pages.go).
+	var info FileInfo
+	if info.Size, err = checkPages(path, st.Size()); err != nil {
 		return FileInfo{}, err
 	}
-	defer b.Close()
-	var info FileInfo
-	err = b.View(func(tx *bolt.Tx) error {
-		info.Size = tx.Size()
-		// A file shorter than its pages is truncated (an interrupted copy); reading past
-		// its end would fault, so this comes before any page is read.
-		if info.Size > st.Size() {
-			return fmt.Errorf("truncated: %d bytes, its pages need %d", st.Size(), info.Size)
-		}
+	// The free list is read at open (PreLoadFreelist), here, where damage to it is
+	// recovered as an error, not in bbolt's check goroutine.
+	err = openGuarded(path, func(tx *bolt.Tx) error {
 		if err := guard(func() error { return walk(tx) }); err != nil {
 			return err
 		}
@@ -143,43 +132,88 @@ func checkFile(path string) (FileInfo, error) {
 		case info.SchemaVersion > len(migrations):
 			return fmt.Errorf("schema version %d is newer than this cutroom's (%d): restore it with the cutroom that made it, or upgrade", info.SchemaVersion, len(migrations))
 		}
-		return nil
+		return guard(func() error { return checkRecords(tx, info.SchemaVersion) })
 	})
 	return info, err
 }
 
+// openGuarded opens the bbolt file at path read-only, its free list loaded, and runs fn in
+// a read transaction, under guard.
+func openGuarded(path string, fn func(tx *bolt.Tx) error) error {
+	var b *bolt.DB
+	err := guard(func() (err error) {
+		b, err = bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second, PreLoadFreelist: true})
+		return err
+	})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return fmt.Errorf("%w: %s is in use", ErrLocked, path)
+	}
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	return guard(func() error { return b.View(fn) })
+}
+
 // guard runs fn, turning a panic or a memory fault (bbolt reading a damaged page) into an
-// error.
+// error. walk says where it was (*pageWalk).
 func guard(fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("damaged pages: %v", r)
+			err = fmt.Errorf("damaged pages: bbolt failed to read them (%v)", r)
+			if pw, ok := r.(pageWalk); ok {
+				err = pw
+			}
 		}
 	}()
 	return fn()
 }
 
+// pageWalk is a fault of bbolt while walk read a bucket.
+type pageWalk struct {
+	where string
+	cause any
+}
+
+func (p pageWalk) Error() string {
+	return fmt.Sprintf("damaged pages in bucket %s: bbolt failed to read them (%v)", p.where, p.cause)
+}
+
 // walk reads every bucket, key and value, so that a damaged page is found here (under
 // guard) before bbolt's check, which runs in a goroutine of its own where a panic would end
-// the process, reads the same pages.
+// the process, reads the same pages. A fault names the bucket it was reading.
 func walk(tx *bolt.Tx) error {
 	var crc uint32
-	var visit func(b *bolt.Bucket) error
-	visit = func(b *bolt.Bucket) error {
+	var visit func(where string, b *bolt.Bucket) error
+	visit = func(where string, b *bolt.Bucket) error {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, inner := r.(pageWalk); inner {
+					panic(r)
+				}
+				panic(pageWalk{where: where, cause: r})
+			}
+		}()
 		return b.ForEach(func(k, v []byte) error {
 			if v == nil {
-				if child := b.Bucket(k); child != nil {
-					return visit(child)
+				child := b.Bucket(k)
+				if child == nil {
+					return fmt.Errorf("bucket %s: key %s has no value and is no bucket", where, keyString(k))
 				}
-				return nil
+				return visit(where+"/"+keyString(k), child)
 			}
 			// every byte of the value read (its overflow pages), by a call the compiler keeps
 			crc = crc32.Update(crc, crc32.IEEETable, v)
 			return nil
 		})
 	}
-	err := tx.ForEach(func(_ []byte, b *bolt.Bucket) error { return visit(b) })
+	err := tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+		if b == nil {
+			return fmt.Errorf("top-level key %s is not a bucket", keyString(name))
+		}
+		return visit(keyString(name), b)
+	})
 	_ = crc
 	return err
 }

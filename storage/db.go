@@ -40,7 +40,9 @@ var (
 )
 
 // migrations run in order; the schema version stored in the meta bucket is the number of
-// migrations applied. Append new ones; never reorder or edit an applied one.
+// migrations applied. Append new ones; never reorder or edit an applied one. A new bucket
+// or record needs its rule in bucketRules (records.go), which a restore checks every
+// record against: a backup holding a bucket without one is refused as not cutroom's.
 var migrations = []func(tx *bolt.Tx) error{
 	func(tx *bolt.Tx) error { // 1: the foundation's buckets
 		for _, b := range [][]byte{bucketWorkspaces, bucketWorkspaceName, bucketKeys, bucketKeyHash,

@@ -234,39 +234,16 @@ func (db *DB) ExportByClientTaskID(workspaceID, clientTaskID string) (*model.Exp
 // ListExports returns a page of a workspace's tasks, newest first, optionally only those
 // created by one API key, and the cursor of the next page ("" on the last page).
 func (db *DB) ListExports(workspaceID string, pageSize int, cursor, createdByKeyID string) ([]model.ExportTask, string, error) {
-	ck, err := decodeCursor(cursor)
-	if err != nil {
-		return nil, "", err
-	}
-	var raws [][]byte
-	var next string
-	err = db.bolt.View(func(tx *bolt.Tx) error {
+	return page(db, cursor, pageSize, func(tx *bolt.Tx) (pageSource, error) {
 		tb := tx.Bucket(bucketExports)
-		var keep func(v []byte) bool
+		src := pageSource{index: tx.Bucket(bucketExportIndex).Bucket([]byte(workspaceID)), records: tb}
 		if createdByKeyID != "" {
 			// Only the key id is needed: a substring test on the stored JSON avoids decoding.
 			needle := []byte(`"createdByApiKeyId":"` + createdByKeyID + `"`)
-			keep = func(v []byte) bool { return bytes.Contains(tb.Get(v), needle) }
+			src.keep = func(v []byte) bool { return bytes.Contains(tb.Get(v), needle) }
 		}
-		var ids [][]byte
-		ids, next = pageDesc(tx.Bucket(bucketExportIndex).Bucket([]byte(workspaceID)), ck, pageSize, keep)
-		for _, id := range ids {
-			raws = append(raws, copyBytes(tb.Get(id)))
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	out := make([]model.ExportTask, 0, len(raws))
-	for _, r := range raws {
-		t, err := decodeTask(r, "")
-		if err != nil {
-			return nil, "", err
-		}
-		out = append(out, t)
-	}
-	return out, next, nil
+		return src, nil
+	}, func(raw []byte, _ string) (model.ExportTask, error) { return decodeTask(raw, "") })
 }
 
 // ErrNoChange is returned by an UpdateExport change function to leave the task as it is.
@@ -476,22 +453,9 @@ func (db *DB) PendingWebhooks() ([]model.WebhookDelivery, error) {
 
 // DeadWebhooks returns the deliveries that were given up, oldest first.
 func (db *DB) DeadWebhooks() ([]model.WebhookDelivery, error) {
-	var out []model.WebhookDelivery
-	var raws [][]byte
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketOutboxDead).ForEach(func(_, v []byte) error {
-			raws = append(raws, copyBytes(v))
-			return nil
-		})
-	}); err != nil {
-		return nil, err
-	}
-	for _, r := range raws {
-		var d model.WebhookDelivery
-		if err := json.Unmarshal(r, &d); err != nil {
-			return nil, err
-		}
-		out = append(out, d)
+	out, err := allRecords[model.WebhookDelivery](db, bucketOutboxDead)
+	if err != nil || len(out) == 0 {
+		return nil, err // nil when there are none
 	}
 	return out, nil
 }

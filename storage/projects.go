@@ -165,33 +165,9 @@ func (db *DB) ProjectWithState(workspaceID, id string) (model.Project, []byte, e
 // ListProjects returns a page of a workspace's projects, newest first, and the cursor of the
 // next page ("" on the last page).
 func (db *DB) ListProjects(workspaceID string, pageSize int, cursor string) ([]model.Project, string, error) {
-	ck, err := decodeCursor(cursor)
-	if err != nil {
-		return nil, "", err
-	}
-	var ids [][]byte
-	var raws [][]byte
-	var next string
-	err = db.bolt.View(func(tx *bolt.Tx) error {
-		ids, next = pageDesc(tx.Bucket(bucketProjectIndex).Bucket([]byte(workspaceID)), ck, pageSize, nil)
-		pb := tx.Bucket(bucketProjects)
-		for _, id := range ids {
-			raws = append(raws, copyBytes(pb.Get(id)))
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	out := make([]model.Project, 0, len(raws))
-	for i, r := range raws {
-		p, err := decodeProject(r, workspaceID, string(ids[i]))
-		if err != nil {
-			return nil, "", err
-		}
-		out = append(out, p)
-	}
-	return out, next, nil
+	return page(db, cursor, pageSize, func(tx *bolt.Tx) (pageSource, error) {
+		return pageSource{index: tx.Bucket(bucketProjectIndex).Bucket([]byte(workspaceID)), records: tx.Bucket(bucketProjects)}, nil
+	}, func(raw []byte, id string) (model.Project, error) { return decodeProject(raw, workspaceID, id) })
 }
 
 // modifyProject applies change to a project's record with optimistic concurrency: the write

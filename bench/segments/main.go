@@ -29,10 +29,10 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/app"
-	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/media"
 	"github.com/cutroom/cutroom/render"
 )
 
@@ -72,11 +72,11 @@ func run(scenePath, assetDir string, seconds int, segment float64, format string
 	if err := a.Open(ctx, nil); err != nil {
 		return err
 	}
-	p := render.NewPipeline(render.PipelineConfig{Media: assets.Media{Resolve: assets.DirResolver(assetDir)},
+	p := render.NewPipeline(render.PipelineConfig{Media: media.Media{Resolve: media.DirResolver(assetDir)},
 		Text: compositor.NewTextItems(a.Fonts, nil), Workers: threads, EncoderThreads: threads,
 		Preset: "veryfast"})
 	segThreads := max(threads/concurrency, 1)
-	sp := render.NewPipeline(render.PipelineConfig{Media: assets.Media{Resolve: assets.DirResolver(assetDir)},
+	sp := render.NewPipeline(render.PipelineConfig{Media: media.Media{Resolve: media.DirResolver(assetDir)},
 		Text: compositor.NewTextItems(a.Fonts, nil), Workers: segThreads, EncoderThreads: segThreads,
 		Preset: "veryfast"})
 	if err := os.MkdirAll(out, 0o755); err != nil {

@@ -459,25 +459,50 @@ func (d *tapeDecoder) close(kind uint8, base int, n int) uint32 {
 	return d.add(tnode{kind: kind, n: uint32(n), a: uint32(a)})
 }
 
-func (d *tapeDecoder) object(depth int) (uint32, error) {
+// open steps into the container whose opening bracket is at d.pos; done is true, and the
+// closing bracket consumed, when the container is empty.
+func (d *tapeDecoder) open(depth int, closer byte) (done bool, err error) {
 	if depth > MaxDepth {
-		return 0, d.errorf("exceeded max depth")
+		return false, d.errorf("exceeded max depth")
 	}
-	d.pos++ // {
-	base := len(d.stack)
+	d.pos++ // [ or {
 	d.skipSpace()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+	if d.pos < len(d.data) && d.data[d.pos] == closer {
 		d.pos++
-		return d.close(Object, base, 0), nil
+		return true, nil
 	}
-	for {
+	return false, nil
+}
+
+// next steps over what follows a member or an element: a comma (done is false) or the
+// container's closing bracket (done is true); anything else is the error msg.
+func (d *tapeDecoder) next(closer byte, msg string) (done bool, err error) {
+	d.skipSpace()
+	if d.pos >= len(d.data) {
+		return false, d.errorf("unexpected end of JSON input")
+	}
+	switch d.data[d.pos] {
+	case ',':
+		d.pos++
+		return false, nil
+	case closer:
+		d.pos++
+		return true, nil
+	}
+	return false, d.errorf(msg)
+}
+
+func (d *tapeDecoder) object(depth int) (uint32, error) {
+	base := len(d.stack)
+	done, err := d.open(depth, '}')
+	for err == nil && !done {
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 			return 0, d.errorf("expected object key")
 		}
-		k, err := d.str()
-		if err != nil {
-			return 0, err
+		k, kerr := d.str()
+		if kerr != nil {
+			return 0, kerr
 		}
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
@@ -485,59 +510,35 @@ func (d *tapeDecoder) object(depth int) (uint32, error) {
 		}
 		d.pos++
 		d.skipSpace()
-		v, err := d.value(depth)
-		if err != nil {
-			return 0, err
+		v, verr := d.value(depth)
+		if verr != nil {
+			return 0, verr
 		}
 		d.stack = append(d.stack, k, v)
-		d.skipSpace()
-		if d.pos >= len(d.data) {
-			return 0, d.errorf("unexpected end of JSON input")
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case '}':
-			d.pos++
-			return d.close(Object, base, (len(d.stack)-base)/2), nil
-		default:
-			return 0, d.errorf("expected ',' or '}' after object value")
-		}
+		done, err = d.next('}', "expected ',' or '}' after object value")
 	}
+	if err != nil {
+		return 0, err
+	}
+	return d.close(Object, base, (len(d.stack)-base)/2), nil
 }
 
 func (d *tapeDecoder) array(depth int) (uint32, error) {
-	if depth > MaxDepth {
-		return 0, d.errorf("exceeded max depth")
-	}
-	d.pos++ // [
 	base := len(d.stack)
-	d.skipSpace()
-	if d.pos < len(d.data) && d.data[d.pos] == ']' {
-		d.pos++
-		return d.close(Array, base, 0), nil
-	}
-	for {
+	done, err := d.open(depth, ']')
+	for err == nil && !done {
 		d.skipSpace()
-		v, err := d.value(depth)
-		if err != nil {
-			return 0, err
+		v, verr := d.value(depth)
+		if verr != nil {
+			return 0, verr
 		}
 		d.stack = append(d.stack, v)
-		d.skipSpace()
-		if d.pos >= len(d.data) {
-			return 0, d.errorf("unexpected end of JSON input")
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case ']':
-			d.pos++
-			return d.close(Array, base, len(d.stack)-base), nil
-		default:
-			return 0, d.errorf("expected ',' or ']' after array element")
-		}
+		done, err = d.next(']', "expected ',' or ']' after array element")
 	}
+	if err != nil {
+		return 0, err
+	}
+	return d.close(Array, base, len(d.stack)-base), nil
 }
 
 // dedupe removes, from the object node i whose members are the last entries of kids,
@@ -765,6 +766,20 @@ func (d *tapeDecoder) slowString(start int) (uint32, error) {
 	}
 }
 
+// digits returns the end of the one or more decimal digits at i of a number; with none
+// there, the number is invalid at i.
+func (d *tapeDecoder) digits(i int) (int, error) {
+	j := i
+	for j < len(d.data) && d.data[j] >= '0' && d.data[j] <= '9' {
+		j++
+	}
+	if j == i {
+		d.pos = i
+		return 0, d.errorf("invalid number")
+	}
+	return j, nil
+}
+
 // number scans a JSON number. Literals with a large exponent are rewritten (see
 // CanonicalNumber).
 func (d *tapeDecoder) number() (uint32, error) {
@@ -774,25 +789,15 @@ func (d *tapeDecoder) number() (uint32, error) {
 	if i < n && d.data[i] == '-' {
 		i++
 	}
-	switch {
-	case i < n && d.data[i] == '0':
+	var err error
+	if i < n && d.data[i] == '0' {
 		i++
-	case i < n && d.data[i] >= '1' && d.data[i] <= '9':
-		for i < n && d.data[i] >= '0' && d.data[i] <= '9' {
-			i++
-		}
-	default:
-		d.pos = i
-		return 0, d.errorf("invalid number")
+	} else if i, err = d.digits(i); err != nil {
+		return 0, err
 	}
 	if i < n && d.data[i] == '.' {
-		i++
-		if i >= n || d.data[i] < '0' || d.data[i] > '9' {
-			d.pos = i
-			return 0, d.errorf("invalid number")
-		}
-		for i < n && d.data[i] >= '0' && d.data[i] <= '9' {
-			i++
+		if i, err = d.digits(i + 1); err != nil {
+			return 0, err
 		}
 	}
 	exp := false
@@ -802,12 +807,8 @@ func (d *tapeDecoder) number() (uint32, error) {
 		if i < n && (d.data[i] == '+' || d.data[i] == '-') {
 			i++
 		}
-		if i >= n || d.data[i] < '0' || d.data[i] > '9' {
-			d.pos = i
-			return 0, d.errorf("invalid number")
-		}
-		for i < n && d.data[i] >= '0' && d.data[i] <= '9' {
-			i++
+		if i, err = d.digits(i); err != nil {
+			return 0, err
 		}
 	}
 	d.pos = i

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// squareSVG is a workspace illustration: a square filling its box, drawn in the item's colour.
+const squareSVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><path d="M0 0L10 0L10 10L0 10z" fill="currentColor"/></svg>`
+
+// TestClusterShipsWorkspaceIllustration: a state naming a workspace illustration, exported
+// through the cluster on a worker that has no database (two 2 s segments), completes with
+// every frame, and the illustration is drawn where a local render draws it (its colour at
+// the centre of its box in the middle of each segment). The state's text names the family
+// of an uploaded font: each segment carries that one font file and the one illustration
+// (the worker's log says so; the machine's system fonts may hold the same family, so the
+// pixels cannot tell).
+func TestClusterShipsWorkspaceIllustration(t *testing.T) {
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	srv := clusterServer(t, dir, "--cluster-listen", addr, "--cluster-token", clusterToken)
+	w := startWorker(t, "nats://"+addr, clusterToken, "w1")
+	upload(t, srv.base, "square.svg", "image/svg+xml", []byte(squareSVG), "x-illustration-name", "brand-square")
+	font, err := os.ReadFile(filepath.Join(repoRoot, "server", "testdata", "media", "font.ttf")) // DejaVu Sans
+	if err != nil {
+		t.Fatal(err)
+	}
+	upload(t, srv.base, "brand.ttf", "font/ttf", font)
+	// 4 s at 320x180 30 fps: a dark background, the illustration in red on the right half,
+	// a small text in the uploaded family at the bottom left.
+	state := `{"compositionWidth":320,"compositionHeight":180,"timebaseTicksPerSecond":240000,"tracks":[{"id":"t","items":["s"],"hidden":false,"muted":false},{"id":"t2","items":["x"],"hidden":false,"muted":false}],"assets":{},"items":{` + textItem + `,"s":{"id":"s","type":"illustration","startTicks":0,"durationTicks":960000,"illustrationName":"brand-square","color":"#ff0000","left":{"value":160,"keyframes":[]},"top":{"value":0,"keyframes":[]},"width":{"value":160,"keyframes":[]},"height":{"value":180,"keyframes":[]},"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},"opacity":{"value":1,"keyframes":[]},"isDraggingInTimeline":false,"borderRadius":{"value":0,"keyframes":[]},"rotation":{"value":0,"keyframes":[]},"keepAspectRatio":false}},"transitions":{},"globalBackground":{"type":"color","color":"#000000","gradient":null},"deletedAssets":[]}`
+	body := `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":1,"format":"mp4"}`
+	st, out := call(t, "POST", srv.base+"/v1/exports", exportKey, body)
+	if st != 201 {
+		t.Fatalf("create export: %d %s", st, out)
+	}
+	var r struct{ Data struct{ TaskID string } }
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	v := waitTask(t, srv.base, r.Data.TaskID, 60*time.Second, func(v taskView) bool {
+		return v.Status == "COMPLETED" || v.Status == "FAILED"
+	})
+	if v.Status != "COMPLETED" || v.OutputURL == nil {
+		t.Fatalf("export %s: %+v", v.Status, v)
+	}
+	probeFrames(t, *v.OutputURL, 120)
+	_, file := call(t, "GET", *v.OutputURL, "", "")
+	f := filepath.Join(t.TempDir(), "out.mp4")
+	if err := os.WriteFile(f, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []string{"1", "3"} { // one frame of each segment
+		rgb, err := exec.Command("ffmpeg", "-v", "error", "-ss", at, "-i", f, "-frames:v", "1",
+			"-f", "rawvideo", "-pix_fmt", "rgb24", "-").Output()
+		if err != nil || len(rgb) != 320*180*3 {
+			t.Fatalf("frame at %ss: %d bytes, %v", at, len(rgb), err)
+		}
+		px := func(x, y int) [3]byte { o := (y*320 + x) * 3; return [3]byte{rgb[o], rgb[o+1], rgb[o+2]} }
+		if c := px(240, 90); c[0] < 200 || c[1] > 60 || c[2] > 60 {
+			t.Fatalf("at %ss the illustration's centre is %v, want red", at, c)
+		}
+		if c := px(80, 90); c[0] > 40 || c[1] > 40 || c[2] > 40 {
+			t.Fatalf("at %ss the left half is %v, want the black background", at, c)
+		}
+	}
+	for _, m := range w.lines("segment rendered") {
+		if m["taskId"] == r.Data.TaskID && (m["illustrations"] != float64(1) || m["fonts"] != float64(1)) {
+			t.Fatalf("segment carried %v illustrations and %v fonts, want 1 and 1", m["illustrations"], m["fonts"])
+		}
+	}
+	if _, n := renderedBy(r.Data.TaskID, w); n != 2 {
+		t.Fatalf("%d segments rendered by the worker, want 2", n)
+	}
+}
+
+// upload posts a file to /v1/uploads with the export key and headers hdr (name, value...).
+func upload(t *testing.T, base, name, ctype string, body []byte, hdr ...string) {
+	t.Helper()
+	req, err := http.NewRequest("POST", base+"/v1/uploads", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("x-api-key", exportKey)
+	req.Header.Set("x-file-name", name)
+	req.Header.Set("Content-Type", ctype)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 201 {
+		t.Fatalf("upload %s: %d", name, resp.StatusCode)
+	}
+}
+
+// textItem is a small text item in DejaVu Sans at the bottom left.
+const textItem = `"x":{"id":"x","type":"text","text":"Hi","fontFamily":"DejaVu Sans","fontSize":20,"color":"#ffffff","align":"left","fontStyle":{"variant":"normal","weight":"400"},"lineHeight":1.2,"letterSpacing":0,"resizeOnEdit":false,"direction":"ltr","strokeColor":"#000000","strokeWidth":0,"startTicks":0,"durationTicks":960000,"left":{"value":10,"keyframes":[]},"top":{"value":140,"keyframes":[]},"width":{"value":100,"keyframes":[]},"height":{"value":30,"keyframes":[]},"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},"opacity":{"value":1,"keyframes":[]},"isDraggingInTimeline":false,"borderRadius":{"value":0,"keyframes":[]},"rotation":{"value":0,"keyframes":[]},"keepAspectRatio":false}`
