@@ -168,7 +168,7 @@ func (p *Pipeline) Features() editor.FeatureSet {
 // CheckState names what of st the compositor cannot draw although its features are
 // supported (export.StateChecker): inline Lottie documents refused by package lottie.
 func (p *Pipeline) CheckState(st *editor.State) []string {
-	return compositor.Undrawable(st, compositor.Options{})
+	return compositor.Undrawable(st, compositor.Options{Lottie: p.cfg.Lottie}) // the budgets the render applies
 }
 
 // Render renders job to job.OutputPath (see the Renderer contract): nothing is left at
