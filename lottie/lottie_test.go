@@ -15,9 +15,13 @@ import (
 	"github.com/cutroom/cutroom/lottiebudget"
 )
 
-func corpus(t testing.TB, name string) []byte {
+// corpus reads a file of testdata/corpus (the lottie-web comparison files).
+func corpus(t testing.TB, name string) []byte { t.Helper(); return testdoc(t, "corpus", name) }
+
+// testdoc reads testdata/<dir>/<name>.json.
+func testdoc(t testing.TB, dir, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile("testdata/corpus/" + name + ".json")
+	b, err := os.ReadFile("testdata/" + dir + "/" + name + ".json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,14 +20,7 @@ import (
 // costly reads a file of testdata/costly (written by costly.py): documents that pass the
 // default budgets and are costly only when drawn large, so they stay hostile whatever the
 // budgets become (lottiebudget measures the document, not the size it is drawn at).
-func costly(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile("testdata/costly/" + name + ".json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+func costly(t testing.TB, name string) []byte { t.Helper(); return testdoc(t, "costly", name) }
 
 // renderers returns the pids of this process's renderer processes.
 func renderers(t testing.TB) []int {
