@@ -55,7 +55,7 @@ func startRenderer(ctx context.Context, o Options) (*renderer, error) {
 		return nil, fmt.Errorf("lottie renderer: %w", err)
 	}
 	conn, theirs := os.NewFile(uintptr(sp[0]), "lottie-renderer"), os.NewFile(uintptr(sp[1]), "lottie-renderer")
-	defer theirs.Close()
+	defer theirs.Close() // at once after the start: the socket must end when the renderer does
 	fd, err := unix.MemfdCreate("cutroom-lottie", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {
 		conn.Close()
@@ -77,6 +77,8 @@ func startRenderer(ctx context.Context, o Options) (*renderer, error) {
 	}
 	defer errW.Close()
 	proc, err := spawn(o, []*os.File{devNull(), devNull(), errW, theirs, shm})
+	theirs.Close()
+	errW.Close()
 	if err != nil {
 		conn.Close()
 		shm.Close()
@@ -103,13 +105,14 @@ func startRenderer(ctx context.Context, o Options) (*renderer, error) {
 		stats.running.Add(-1)
 		close(r.exited)
 	}()
-	hello, err := r.request(ctx, message{}, "start", o.frameLimit())
-	if err != nil {
-		return nil, err
-	}
-	if hello.op != stHello {
+	hello, err := r.request(ctx, message{}, "starting", o.frameLimit())
+	if err == nil && hello.op != stHello {
 		r.kill()
-		return nil, r.failed(ReasonProtocol, "start", fmt.Errorf("its first reply is not a hello"))
+		err = r.failed(ReasonProtocol, "starting", fmt.Errorf("its first reply is not a hello"))
+	}
+	if err != nil {
+		r.close()
+		return nil, err
 	}
 	r.confined = Confinement{Landlock: int(int64(hello.a)), Seccomp: int(int64(hello.b))}
 	return r, nil
@@ -283,7 +286,7 @@ func (r *renderer) failed(reason, doing string, cause error) *RendererError {
 func classify(st *os.ProcessState, stderr []byte) (reason, how string) {
 	ws, _ := st.Sys().(syscall.WaitStatus)
 	switch {
-	case bytes.Contains(stderr, []byte("std::bad_alloc")) || bytes.Contains(stderr, []byte("out of memory")):
+	case memoryFailure(stderr):
 		return ReasonMemory, ""
 	case ws.Exited() && ws.ExitStatus() == exitCPU, ws.Signaled() && ws.Signal() == syscall.SIGXCPU:
 		return ReasonCPU, ""
@@ -303,6 +306,18 @@ func classify(st *os.ProcessState, stderr []byte) (reason, how string) {
 		return ReasonSignal, "exit status " + strconv.Itoa(ws.ExitStatus())
 	}
 	return ReasonProtocol, ""
+}
+
+// memoryFailure reports whether a renderer's standard error says it ran out of memory:
+// libstdc++'s uncaught std::bad_alloc, the Go runtime's fatal errors, or a thread whose
+// stack could not be mapped.
+func memoryFailure(stderr []byte) bool {
+	for _, s := range []string{"std::bad_alloc", "out of memory", "cannot allocate memory", "pthread_create failed"} {
+		if bytes.Contains(stderr, []byte(s)) {
+			return true
+		}
+	}
+	return false
 }
 
 func firstLine(b []byte) string {

@@ -339,3 +339,35 @@ func TestRenderCancelAtAnyMoment(t *testing.T) {
 		}
 	}
 }
+
+// TestRendererCannotStart: a renderer that dies before its hello (here: its memory limit
+// is below what its runtime needs) fails Open with a RendererError, and leaves no process
+// or file descriptor behind.
+func TestRendererCannotStart(t *testing.T) {
+	keep := renderers(t)
+	fds := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ents)
+	}
+	if _, err := lottie.Probe(context.Background(), lottie.Options{}); err != nil { // opens what is kept
+		t.Fatal(err)
+	}
+	before := fds()
+	start := time.Now()
+	_, err := lottie.Open(context.Background(), corpus(t, "rect"), lottie.Options{Memory: 8 << 20})
+	var re *lottie.RendererError
+	if !errors.As(err, &re) || re.Reason != lottie.ReasonMemory ||
+		!strings.Contains(err.Error(), "exceeded its renderer's memory limit (8 MiB) starting") {
+		t.Fatalf("got %v, want a memory RendererError starting the renderer", err)
+	}
+	if took := time.Since(start); took > 10*time.Second { // the limit is 20 s: the end of the process was seen
+		t.Fatalf("the failed start took %v", took)
+	}
+	waitGone(t, keep)
+	if n := fds(); n != before {
+		t.Fatalf("%d file descriptors open after the failed start, %d before", n, before)
+	}
+}
