@@ -6,38 +6,22 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cutroom/cutroom/app"
 	"github.com/cutroom/cutroom/internal/apptest"
+	"github.com/cutroom/cutroom/internal/teststate"
 	"github.com/cutroom/cutroom/lottie"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 )
 
 // lottieState is a valid 320x180 state of 0.2 s with one lottie item (180 x 180 at 60, 0)
-// whose asset carries doc as its inline resourceJson.
-func lottieState(doc string) string { return lottieStateSized(doc, 320, 180, 60, 180, 180) }
+// whose asset carries doc as its inline resourceJson (teststate.Lottie).
+func lottieState(doc string) string { return teststate.Lottie(doc, 320, 180, 60, 180, 180) }
 
-// lottieStateSized is a valid w x h state of 0.2 s with one lottie item "l1", iw x ih at
-// left, 0, whose asset "lot" carries doc as its inline resourceJson (drawn stretched).
-func lottieStateSized(doc string, w, h, left, iw, ih int) string {
-	return `{"compositionWidth":` + strconv.Itoa(w) + `,"compositionHeight":` + strconv.Itoa(h) + `,"timebaseTicksPerSecond":240000,` +
-		`"tracks":[{"id":"t1","items":["l1"],"hidden":false,"muted":false}],` +
-		`"assets":{"lot":{"id":"lot","type":"lottie","filename":"lot.json","size":1,"remoteUrl":null,` +
-		`"remoteKey":null,"mimeType":"application/json","durationInSeconds":2,"width":100,"height":100,` +
-		`"resourceType":"lottie","resourceJson":` + doc + `}},` +
-		`"items":{"l1":{"id":"l1","type":"lottie","assetId":"lot","startTicks":0,"durationTicks":48000,` +
-		`"left":{"value":` + strconv.Itoa(left) + `,"keyframes":[]},"top":{"value":0,"keyframes":[]},` +
-		`"width":{"value":` + strconv.Itoa(iw) + `,"keyframes":[]},"height":{"value":` + strconv.Itoa(ih) + `,"keyframes":[]},` +
-		`"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},"opacity":{"value":1,"keyframes":[]},` +
-		`"rotation":{"value":0,"keyframes":[]},"lottieStartFromInSeconds":0,"playbackRate":1,` +
-		`"isDraggingInTimeline":false,"keepAspectRatio":` + strconv.FormatBool(iw == ih) + `}},` +
-		`"transitions":{},"globalBackground":{"type":"none"},"deletedAssets":[]}`
-}
 
 // TestAppLottieExport: a lottie item with an inline animation exports (it was refused with
 // EXPORT_FEATURE_UNSUPPORTED before lottie items were drawn), and one whose animation reads
@@ -87,7 +71,7 @@ func costlyLottie(t *testing.T, name string) string {
 
 // fullFrameLottie is a 1920x1080 state whose one lottie item "l1" (asset "lot") fills the
 // frame with doc.
-func fullFrameLottie(doc string) string { return lottieStateSized(doc, 1920, 1080, 0, 1920, 1080) }
+func fullFrameLottie(doc string) string { return teststate.Lottie(doc, 1920, 1080, 0, 1920, 1080) }
 
 // TestAppLottieRendererFailures: a Lottie animation that makes its renderer go over its
 // memory limit, and one whose frame the watchdog stops, fail their tasks with errors naming

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cutroom/cutroom/internal/teststate"
 )
 
 // TestExportIllustrationsDir: the spec's valid text-template example names the graphic
@@ -135,18 +137,7 @@ func TestExportSkipUnsupported(t *testing.T) {
 func TestExportRefusesUndrawableLottie(t *testing.T) {
 	dir := t.TempDir()
 	doc := `{"v":"5.7.4","fr":30,"ip":0,"op":60,"w":100,"h":100,"layers":[{"ty":5,"t":{}}]}`
-	state := `{"compositionWidth":320,"compositionHeight":180,"timebaseTicksPerSecond":240000,` +
-		`"tracks":[{"id":"t1","items":["l1"],"hidden":false,"muted":false}],` +
-		`"assets":{"lot":{"id":"lot","type":"lottie","filename":"lot.json","size":1,"remoteUrl":null,` +
-		`"remoteKey":null,"mimeType":"application/json","durationInSeconds":2,"width":100,"height":100,` +
-		`"resourceType":"lottie","resourceJson":` + doc + `}},` +
-		`"items":{"l1":{"id":"l1","type":"lottie","assetId":"lot","startTicks":0,"durationTicks":48000,` +
-		`"left":{"value":60,"keyframes":[]},"top":{"value":0,"keyframes":[]},` +
-		`"width":{"value":180,"keyframes":[]},"height":{"value":180,"keyframes":[]},` +
-		`"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},"opacity":{"value":1,"keyframes":[]},` +
-		`"rotation":{"value":0,"keyframes":[]},"lottieStartFromInSeconds":0,"playbackRate":1,` +
-		`"isDraggingInTimeline":false,"keepAspectRatio":true}},` +
-		`"transitions":{},"globalBackground":{"type":"none"},"deletedAssets":[]}`
+	state := teststate.Lottie(doc, 320, 180, 60, 180, 180)
 	statePath := filepath.Join(dir, "lottie.json")
 	if err := os.WriteFile(statePath, []byte(state), 0o644); err != nil {
 		t.Fatal(err)

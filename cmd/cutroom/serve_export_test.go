@@ -37,8 +37,7 @@ func longState(seconds int) string {
 
 func createExport(t *testing.T, base, state string) string {
 	t.Helper()
-	body := `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":0.6,"format":"mp4"}`
-	st, resp := call(t, "POST", base+"/v1/exports", exportKey, body)
+	st, resp := call(t, "POST", base+"/v1/exports", exportKey, exportBody(state))
 	if st != 201 {
 		t.Fatalf("create export: %d %s", st, resp)
 	}
