@@ -22,7 +22,6 @@ import (
 // whose asset carries doc as its inline resourceJson (teststate.Lottie).
 func lottieState(doc string) string { return teststate.Lottie(doc, 320, 180, 60, 180, 180) }
 
-
 // TestAppLottieExport: a lottie item with an inline animation exports (it was refused with
 // EXPORT_FEATURE_UNSUPPORTED before lottie items were drawn), and one whose animation reads
 // an image from a file is refused at create with EXPORT_FEATURE_UNSUPPORTED naming why.
