@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -56,18 +55,7 @@ func oneItemState(asset string, svg bool, seconds float64) []byte {
 	if svg {
 		a["filename"], a["remoteKey"], a["mimeType"] = asset+".svg", asset+".svg", "image/svg+xml"
 	}
-	st := map[string]any{
-		"compositionWidth": 1920, "compositionHeight": 1080, "timebaseTicksPerSecond": pipeTBPS,
-		"tracks": []any{map[string]any{"id": "t0", "hidden": false, "muted": false, "items": []string{"slow-item"}}},
-		"assets": map[string]any{asset: a}, "items": map[string]any{"slow-item": it},
-		"transitions":      map[string]any{},
-		"globalBackground": map[string]any{"type": "color", "color": "#102030", "gradient": nil},
-	}
-	raw, err := json.Marshal(st)
-	if err != nil {
-		panic(err)
-	}
-	return raw
+	return stateJSON(1920, 1080, []any{track("t0", "slow-item")}, map[string]any{asset: a}, []map[string]any{it}, nil, "#102030")
 }
 
 // renderAsync runs p.render and returns its error on a channel.

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"os/exec"
@@ -55,27 +54,19 @@ func soundState(seconds float64, tracks [][]map[string]any, muted []bool, assets
 	dur := int64(seconds * pipeTBPS)
 	rect := box("rect", "solid", 0, dur, 0, 0, 64, 64)
 	rect["color"], rect["shape"], rect["borderRadius"] = "#20c040", "rectangle", anim(0)
-	items := map[string]any{"rect": rect}
-	tr := []any{map[string]any{"id": "bg", "hidden": false, "muted": false, "items": []string{"rect"}}}
+	items := []map[string]any{rect}
+	tr := []any{track("bg", "rect")}
 	for i, its := range tracks {
 		ids := []string{}
 		for _, it := range its {
-			items[it["id"].(string)] = it
+			items = append(items, it)
 			ids = append(ids, it["id"].(string))
 		}
-		m := i < len(muted) && muted[i]
-		tr = append([]any{map[string]any{"id": fmt.Sprintf("s%d", i), "hidden": false, "muted": m, "items": ids}}, tr...)
+		tk := track(fmt.Sprintf("s%d", i), ids...)
+		tk["muted"] = i < len(muted) && muted[i]
+		tr = append([]any{tk}, tr...)
 	}
-	st := map[string]any{
-		"compositionWidth": 64, "compositionHeight": 64, "timebaseTicksPerSecond": pipeTBPS,
-		"tracks": tr, "assets": assetsM, "items": items, "transitions": map[string]any{},
-		"globalBackground": map[string]any{"type": "color", "color": "#000000", "gradient": nil},
-	}
-	raw, err := json.Marshal(st)
-	if err != nil {
-		panic(err)
-	}
-	return raw
+	return stateJSON(64, 64, tr, assetsM, items, nil, "#000000")
 }
 
 // rmsAt returns the RMS of the left channel over [from, to) seconds.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -24,28 +23,13 @@ func videoAsset(id, file string, w, h int, seconds float64, audio bool) map[stri
 
 // videoState is a w x h state of seconds whose tracks hold full-canvas items.
 func videoState(w, h int, seconds float64, items []map[string]any, assetsM map[string]any) []byte {
-	all := map[string]any{}
 	tracks := []any{}
 	for i, it := range items {
 		it["width"], it["height"] = anim(float64(w)), anim(float64(h))
-		for _, c := range []string{"cropLeft", "cropTop", "cropRight", "cropBottom"} {
-			if _, ok := it[c]; !ok {
-				it[c] = anim(0)
-			}
-		}
-		all[it["id"].(string)] = it
-		tracks = append(tracks, map[string]any{"id": fmt.Sprintf("t%d", i), "hidden": false, "muted": false, "items": []string{it["id"].(string)}})
+		uncropped(it)
+		tracks = append(tracks, track(fmt.Sprintf("t%d", i), it["id"].(string)))
 	}
-	st := map[string]any{
-		"compositionWidth": w, "compositionHeight": h, "timebaseTicksPerSecond": pipeTBPS,
-		"tracks": tracks, "assets": assetsM, "items": all, "transitions": map[string]any{},
-		"globalBackground": map[string]any{"type": "color", "color": "#000000", "gradient": nil},
-	}
-	raw, err := json.Marshal(st)
-	if err != nil {
-		panic(err)
-	}
-	return raw
+	return stateJSON(w, h, tracks, assetsM, items, nil, "#000000")
 }
 
 // lumaFrames decodes every frame of path to grey and returns each frame's mean luma
