@@ -71,7 +71,7 @@ func numberedVideo(t *testing.T, path string, frames int, rate string, setpts st
 		codec = extra
 	}
 	args := append([]string{"-f", "lavfi", "-i", src}, codec...)
-	genMedia(t, path, append(args, "-pix_fmt", "yuv420p", "-fps_mode", "passthrough")...)
+	ffmpegtest.Make(t, path, append(args, "-pix_fmt", "yuv420p", "-fps_mode", "passthrough")...)
 }
 
 // frameOf maps a decoded luma back to the source frame number: the source's Y 16+step*N
@@ -194,7 +194,7 @@ func TestVideoRotated(t *testing.T) {
 	dir := t.TempDir()
 	// 64x32 coded: left half white, right half black; displayed rotated 90° clockwise, the
 	// white half is on top of a 32x64 picture.
-	genMedia(t, filepath.Join(dir, "rot.mp4"), "-f", "lavfi", "-i",
+	ffmpegtest.Make(t, filepath.Join(dir, "rot.mp4"), "-f", "lavfi", "-i",
 		"color=c=black:s=64x32:r=10:d=1,drawbox=x=0:y=0:w=32:h=32:c=white:t=fill",
 		"-c:v", "libx264", "-pix_fmt", "yuv420p")
 	setDisplayMatrix90(t, filepath.Join(dir, "rot.mp4"))
@@ -219,7 +219,7 @@ func TestVideoRotated(t *testing.T) {
 func TestAVSync(t *testing.T) {
 	ff := ffmpegOrSkip(t)
 	dir := t.TempDir()
-	genMedia(t, filepath.Join(dir, "sync.mp4"),
+	ffmpegtest.Make(t, filepath.Join(dir, "sync.mp4"),
 		"-f", "lavfi", "-i", "color=c=black:s=64x64:r=30:d=3,drawbox=c=white:t=fill:enable='eq(n,30)'",
 		"-f", "lavfi", "-i", "aevalsrc='if(between(t,1,1.1),0.5*sin(2*PI*1000*t),0)':s=44100:d=3",
 		"-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest")
@@ -308,7 +308,7 @@ func childFFmpegs(t *testing.T) int {
 func TestVideoCancelStopsDecoders(t *testing.T) {
 	ff := ffmpegOrSkip(t)
 	dir := t.TempDir()
-	genMedia(t, filepath.Join(dir, "av.mp4"), "-f", "lavfi", "-i", "testsrc2=s=64x64:r=30:d=10",
+	ffmpegtest.Make(t, filepath.Join(dir, "av.mp4"), "-f", "lavfi", "-i", "testsrc2=s=64x64:r=30:d=10",
 		"-f", "lavfi", "-i", "sine=d=10", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest")
 	as := map[string]any{"av": videoAsset("av", "av.mp4", 64, 64, 10, true)}
 	p := NewPipeline(PipelineConfig{Media: media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}, Workers: 2, Preset: "ultrafast"})

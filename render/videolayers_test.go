@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cutroom/cutroom/compositor"
+	"github.com/cutroom/cutroom/internal/ffmpegtest"
 )
 
 // TestVideoLayersFramesMatchDrawnFrames makes the frames of a picture-in-picture timeline
@@ -24,7 +25,7 @@ func TestVideoLayersFramesMatchDrawnFrames(t *testing.T) {
 	dir := t.TempDir()
 	const w, h = 320, 180
 	gen := func(name, src string) {
-		genMedia(t, filepath.Join(dir, name), "-f", "lavfi", "-i", src, "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p")
+		ffmpegtest.Make(t, filepath.Join(dir, name), "-f", "lavfi", "-i", src, "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p")
 	}
 	// The corners' colours are testsrc2's with the RGB channels rotated: distinct from the
 	// bottom clip's, and inside the RGB gamut (a hue rotation in YUV leaves it, and only the

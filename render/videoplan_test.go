@@ -7,6 +7,7 @@ import (
 
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/encode"
+	"github.com/cutroom/cutroom/internal/ffmpegtest"
 	"github.com/cutroom/cutroom/internal/imagetest"
 	"github.com/cutroom/cutroom/media"
 )
@@ -28,14 +29,14 @@ func TestVideoOnlyFramesMatchDrawnFrames(t *testing.T) {
 	ff := ffmpegOrSkip(t)
 	dir := t.TempDir()
 	const w, h = 320, 180
-	genMedia(t, filepath.Join(dir, "a.mp4"), "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30:d=2",
+	ffmpegtest.Make(t, filepath.Join(dir, "a.mp4"), "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30:d=2",
 		"-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p")
-	genMedia(t, filepath.Join(dir, "b.mp4"), "-f", "lavfi", "-i", "testsrc=s=320x180:r=30:d=2,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p",
+	ffmpegtest.Make(t, filepath.Join(dir, "b.mp4"), "-f", "lavfi", "-i", "testsrc=s=320x180:r=30:d=2,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p",
 		"-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p",
 		"-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv")
-	genMedia(t, filepath.Join(dir, "c.mp4"), "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30:d=2,format=yuvj420p",
+	ffmpegtest.Make(t, filepath.Join(dir, "c.mp4"), "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30:d=2,format=yuvj420p",
 		"-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuvj420p", "-color_range", "pc")
-	genMedia(t, filepath.Join(dir, "d.mp4"), "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=2",
+	ffmpegtest.Make(t, filepath.Join(dir, "d.mp4"), "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=2",
 		"-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p")
 	items := []map[string]any{
 		soundItem("a", "video", "a", 0, pipeTBPS, nil),
