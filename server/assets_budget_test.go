@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 // nestedUseSVG is the hostile document of issue 15: a path, then levels groups each using
@@ -92,7 +93,7 @@ func TestUploadSVGBudget(t *testing.T) {
 // truncatedPNG returns a PNG cut to its signature and IHDR (header only), or with its IDAT
 // cut short (the file ends within it).
 func truncatedPNG(t *testing.T, headerOnly bool) []byte {
-	full := noisePNG(t, 64, 64)
+	full := imagetest.NoisePNG(t, 64, 64)
 	// signature (8) + IHDR chunk (4+4+13+4)
 	if headerOnly {
 		return full[:8+25]
@@ -115,14 +116,14 @@ func truncatedPNG(t *testing.T, headerOnly bool) []byte {
 func TestUploadTruncatedImages(t *testing.T) {
 	e := newEnv(t)
 	var jb bytes.Buffer
-	if err := jpeg.Encode(&jb, noiseImage(256, 256), &jpeg.Options{Quality: 90}); err != nil {
+	if err := jpeg.Encode(&jb, imagetest.Noise(256, 256), &jpeg.Options{Quality: 90}); err != nil {
 		t.Fatal(err)
 	}
 	jpg := jb.Bytes()
 	webp := testdata(t, "image.webp")
 	// a 4x4 frame whose LZW data holds one pixel: the block structure is intact
 	shortGIF := []byte("GIF89a\x04\x00\x04\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff\x2c\x00\x00\x00\x00\x04\x00\x04\x00\x00\x02\x02\x44\x01\x00\x3b")
-	corruptPNG := noisePNG(t, 64, 64)
+	corruptPNG := imagetest.NoisePNG(t, 64, 64)
 	corruptPNG[len(corruptPNG)/2] ^= 0xff
 	for name, body := range map[string][]byte{
 		"header-only.png": truncatedPNG(t, true),
@@ -138,21 +139,9 @@ func TestUploadTruncatedImages(t *testing.T) {
 		}
 	}
 	assertNoFiles(t, e, 0)
-	for name, body := range map[string][]byte{"ok.png": noisePNG(t, 64, 64), "ok.jpg": jpg, "ok.webp": webp, "ok.gif": encodeGIF(t, 4, 4, 10, 10)} {
+	for name, body := range map[string][]byte{"ok.png": imagetest.NoisePNG(t, 64, 64), "ok.jpg": jpg, "ok.webp": webp, "ok.gif": encodeGIF(t, 4, 4, 10, 10)} {
 		mustUpload(e, name, "", body)
 	}
-}
-
-func noiseImage(w, h int) *image.RGBA {
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	x := uint32(2463534242)
-	for i := range img.Pix {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		img.Pix[i] = byte(x)
-	}
-	return img
 }
 
 // manyFrameGIF encodes n frames of w x h.
