@@ -35,6 +35,9 @@ func TestImportDirections(t *testing.T) {
 		"internal/imagetest": {},
 		// internal/netnstest: runs a package's tests in a private network namespace.
 		"internal/netnstest": {},
+		// internal/svgtest: small SVG documents that are costly to expand or draw, for the
+		// svgbudget, compositor and command tests.
+		"internal/svgtest": {},
 		// internal/testlog: a log buffer safe for concurrent writes.
 		"internal/testlog": {},
 		// internal/tmpfstest: a small tmpfs to fill (root only).
@@ -110,7 +113,8 @@ func TestImportDirections(t *testing.T) {
 		// render: the frame pipeline (compositor -> I420 -> encoder) implementing
 		// export.Renderer; the only package that imports both compositor and encode. Media
 		// comes through its Decoder interface (media.Media implements it), not media.
-		"render": {"editor", "compositor", "diskspace", "encode", "export", "segjoin"},
+		// lottie: the limits of the Lottie renderer processes (PipelineConfig.Lottie).
+		"render": {"editor", "compositor", "diskspace", "encode", "export", "lottie", "segjoin"},
 		// segjoin: joins segments rendered apart (render.RenderSegment) without re-encoding,
 		// through encode's muxers; it never sees the compositor or an editor state.
 		"segjoin": {"encode"},
@@ -122,7 +126,7 @@ func TestImportDirections(t *testing.T) {
 		"console": {},
 		// app: the composition root (App: open, Run, Close), the one package that wires the
 		// components to one another; main, its tests and bench/exports use it.
-		"app": {"assets", "cluster", "compositor", "compositor/text", "console", "diskspace", "editor", "export", "illustrations", "media", "metrics", "render", "server",
+		"app": {"assets", "cluster", "compositor", "compositor/text", "console", "diskspace", "editor", "export", "illustrations", "lottie", "media", "metrics", "render", "server",
 			"signedlink", "storage", "webhook"},
 		// cluster: render workers and segment-parallel exports over NATS JetStream (the
 		// coordinator is an export.Renderer); it knows no compositor or encoder: app gives it

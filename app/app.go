@@ -243,6 +243,7 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	if health.encoderErr = render.CheckEncoders(); health.encoderErr != nil {
 		log.Error("the encoders do not open: exports will fail", "err", health.encoderErr)
 	}
+	probeLottie(log, a.cfg.Render.Lottie)
 	guard, err := webhook.NewGuard(a.cfg.AllowHosts)
 	if err != nil {
 		return fmt.Errorf("--allow-hosts: %w", err)

@@ -63,10 +63,16 @@ func TestAppRenderAssetDir(t *testing.T) {
 func exportOnce(t *testing.T, rs app.RenderSettings, state string) model.ExportTask {
 	t.Helper()
 	a := apptest.Serve(t, app.Config{Render: rs}, nil)
-	key := a.Key
+	return waitExport(t, a, createExport(t, a, state))
+}
+
+// createExport creates an mp4 export of state at 30 fps through a's API and returns its
+// task id.
+func createExport(t *testing.T, a *apptest.Served, state string) string {
+	t.Helper()
 	body := `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":1,"format":"mp4"}`
 	req, _ := http.NewRequest("POST", a.BaseURL+"/v1/exports", strings.NewReader(body))
-	req.Header.Set("x-api-key", key)
+	req.Header.Set("x-api-key", a.Key)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -85,8 +91,14 @@ func exportOnce(t *testing.T, rs app.RenderSettings, state string) model.ExportT
 	if err := json.Unmarshal(b, &created); err != nil {
 		t.Fatal(err)
 	}
+	return created.Data.TaskID
+}
+
+// waitExport returns a's task id once it ended (within 60 s).
+func waitExport(t *testing.T, a *apptest.Served, id string) model.ExportTask {
+	t.Helper()
 	for deadline := time.Now().Add(60 * time.Second); ; {
-		task, err := a.DB.ExportTaskByID(created.Data.TaskID)
+		task, err := a.DB.ExportTaskByID(id)
 		if err != nil {
 			t.Fatal(err)
 		}

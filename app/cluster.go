@@ -238,7 +238,7 @@ func segmentRenderer(fonts *text.Library, addSent bool, rs RenderSettings, threa
 			},
 			IllustrationsFor: segmentIllustrations(files.Illustrations),
 			Text:             textItems, Workers: rs.FrameWorkers, EncoderThreads: threads, Preset: enc.Preset, CRF: enc.CRF,
-			MaxOutputSide: rs.MaxOutputSide, MaxFrameSeconds: rs.MaxFrameSeconds, Logger: log})
+			MaxOutputSide: rs.MaxOutputSide, MaxFrameSeconds: rs.MaxFrameSeconds, Lottie: rs.Lottie, Logger: log})
 		_, err := p.RenderSegment(ctx, job, render.Segment{First: seg.First, End: seg.End}, dst)
 		return err
 	}
@@ -301,6 +301,7 @@ func (a *App) RunWorker(ctx context.Context, ws WorkerSettings) error {
 	if err := render.CheckEncoders(); err != nil {
 		return fmt.Errorf("the encoders do not open: %w", err)
 	}
+	probeLottie(log, a.cfg.Render.Lottie)
 	nc, err := cluster.Connect(cluster.ConnConfig{URLs: ws.NATS, Token: ws.Token, Creds: ws.Creds, Name: "cutroom worker"})
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/diskspace"
+	"github.com/cutroom/cutroom/lottie"
 	"github.com/cutroom/cutroom/metrics"
 )
 
@@ -46,6 +47,10 @@ func (a *App) newMetrics(log *slog.Logger) *metrics.Metrics {
 		DiskSpace: func() (free, total uint64, err error) {
 			sp, err := diskspace.Stat(a.cfg.DataDir)
 			return sp.Free, sp.Total, err
+		},
+		LottieRenderers: func() metrics.LottieRenderers {
+			s := lottie.ReadStats()
+			return metrics.LottieRenderers{Started: s.Started, Running: s.Running, Failed: s.Failed}
 		},
 	}, log)
 }

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"log/slog"
 	"runtime"
+	"time"
 
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/lottie"
 	"github.com/cutroom/cutroom/media"
 	"github.com/cutroom/cutroom/render"
 )
@@ -35,6 +37,9 @@ type RenderSettings struct {
 	// MaxPreviewSeconds bounds drawing a frame preview (0: render.DefaultMaxPreviewSeconds,
 	// or MaxFrameSeconds when lower).
 	MaxPreviewSeconds float64
+	// Lottie limits the renderer process of each Lottie asset drawn (memory, time per
+	// frame; zero members: package lottie's defaults).
+	Lottie lottie.Options
 	// AssetDir, if set, is a directory the renders' assets are also looked up in (by a
 	// file:// remoteUrl, the remoteKey or the filename, as media.DirResolver does) when the
 	// workspace has no such upload. serve leaves it empty; bench/exports sets it to the
@@ -85,9 +90,28 @@ func newRenderer(store *assets.Store, fonts *text.Library, rs RenderSettings, ff
 		MaxOutputSide:     rs.MaxOutputSide,
 		MaxFrameSeconds:   rs.MaxFrameSeconds,
 		MaxPreviewSeconds: rs.MaxPreviewSeconds,
+		Lottie:            rs.Lottie,
 		Logger:            log,
 		Metrics:           m,
 	})
+}
+
+// probeLottie starts one Lottie renderer process and logs what renderers are confined with
+// here: a warning when the kernel lacks Landlock or seccomp (they then run with their
+// rlimits and the rest), an error when none starts (Lottie items then fail their renders).
+func probeLottie(log *slog.Logger, o lottie.Options) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := lottie.Probe(ctx, o)
+	switch {
+	case err != nil:
+		log.Error("the Lottie renderer process does not start: renders of Lottie items will fail", "err", err)
+	case !c.Full():
+		log.Warn("Lottie renderer processes run without part of their confinement: this kernel lacks Landlock or seccomp",
+			"landlock", c.Landlock, "seccomp", c.Seccomp)
+	default:
+		log.Debug("Lottie renderer processes confined", "landlock", c.Landlock, "seccomp", c.Seccomp)
+	}
 }
 
 // localResolver finds the local file of a workspace's editor asset: its upload, then (when

@@ -49,15 +49,7 @@ func benchState(b testing.TB) (*editor.State, map[string]*image.RGBA) {
 		with(solid("s", 0, 4*sec, 760, 480, 400, 200, "rgba(20,184,166,0.85)", "rectangle"), "borderRadius", an(30)))
 	// the illustration is in front of everything
 	bl.add(0, with(geo("ill", "illustration", 0, 4*sec, 860, 40, 300, 300), "illustrationName", "heart", "color", "#e11d48"))
-	raw := bl.jsonSized(W, H)
-	if res := editor.Validate(raw); !res.Valid {
-		b.Fatalf("bench state invalid: %v", res.Errors)
-	}
-	st, err := editor.Parse(raw)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return st, imgs
+	return parseValid(b, bl.jsonSized(W, H)), imgs
 }
 
 func (b *builder) jsonSized(w, h int) []byte {

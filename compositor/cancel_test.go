@@ -1,29 +1,16 @@
 package compositor
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"image"
 	"image/color"
 	"testing"
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/svgtest"
 )
-
-// heavySVG is an SVG of full-viewport translucent circles: rasterising it at 1080p takes
-// about 90 ms a circle.
-func heavySVG(circles int) []byte {
-	var b bytes.Buffer
-	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 160 90" width="160" height="90">`)
-	for i := range circles {
-		fmt.Fprintf(&b, `<circle cx="%d" cy="45" r="80" fill="#%06x" fill-opacity="0.5"/>`, 80+i%7, i*2654435%0xffffff)
-	}
-	b.WriteString(`</svg>`)
-	return b.Bytes()
-}
 
 // bigMedia serves "big.png" as a large non-RGBA picture (converted and reduced by the
 // compositor) and the other test files as testMedia does.
@@ -44,7 +31,7 @@ func (m *bigMedia) Image(ctx context.Context, a *editor.Asset) (image.Image, err
 // context ends, and the frame's ItemTracker names the item it was preparing.
 func TestRenderStopsOnCancel(t *testing.T) {
 	files := testFiles(t)
-	files["logo.svg"] = heavySVG(80)
+	files["logo.svg"] = svgtest.Circles(tW, tH, 80) // about 90 ms a circle at 1080p
 	big := image.NewNRGBA(image.Rect(0, 0, 6000, 4000))
 	for i := range big.Pix {
 		big.Pix[i] = uint8(i * 7)

@@ -3,7 +3,6 @@ package compositor
 import (
 	"context"
 	"image"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -60,26 +59,10 @@ func sharedLibrary(t testing.TB) *text.Library {
 // renderTextState renders frame of raw with text, captions and charts drawn.
 func renderTextState(t testing.TB, raw []byte, frame int64) *image.RGBA {
 	t.Helper()
-	if res := editor.Validate(raw); !res.Valid {
-		t.Fatalf("test state is invalid: %v", res.Errors)
-	}
-	st, err := editor.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Template graphic nodes draw with Options.Illustrations: the built-in library here, as
 	// the browser reference draws them (testIllustrations replaces "heart").
-	c, err := New(st, Options{Media: &testMedia{files: map[string][]byte{}},
+	return renderWith(t, raw, frame, Options{Media: &testMedia{files: map[string][]byte{}},
 		Text: NewTextItems(sharedLibrary(t), nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, h := c.Size()
-	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	if err := c.RenderFrame(context.Background(), frame, fps, dst); err != nil {
-		t.Fatal(err)
-	}
-	return dst
 }
 
 // textCases are golden cases that need the text engine.
@@ -205,19 +188,7 @@ func TestTextGolden(t *testing.T) {
 	for _, tc := range textCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			got := renderTextState(t, tc.b.json(), tc.frame)
-			path := filepath.Join("testdata", tc.name+".png")
-			if *update {
-				imagetest.WritePNG(t, path, got)
-				return
-			}
-			if _, err := os.Stat(path); err != nil {
-				t.Fatalf("no golden image %s (run go test -run TextGolden -update): %v", path, err)
-			}
-			if err := compareImages(got, imagetest.ReadPNG(t, path), goldenTolerance); err != nil {
-				out := filepath.Join(t.TempDir(), tc.name+".png")
-				imagetest.WritePNG(t, out, got)
-				t.Fatalf("%v (got written to %s)", err, out)
-			}
+			imagetest.Golden(t, filepath.Join("testdata", tc.name+".png"), got, goldenTolerance, *update)
 		})
 	}
 }
@@ -272,7 +243,7 @@ func TestCaptionContentOffset(t *testing.T) {
 	b = newBuilder()
 	b.assets["cw"] = captionAsset("cw", "word")
 	shifted := renderTextState(t, b.add(0, captionsItem("c", "cw", 3*sec, "contentStartOffsetMs", 600)).json(), 0)
-	if err := compareImages(shifted, plain, 0); err != nil {
+	if err := imagetest.Compare(shifted, plain, 0); err != nil {
 		t.Fatalf("offset 600 ms at frame 0 differs from no offset at 600 ms: %v", err)
 	}
 	if greenBounds(plain).Empty() {
@@ -343,7 +314,7 @@ func TestTextItemsParallel(t *testing.T) {
 	}
 	wg.Wait()
 	for n := range serial {
-		if err := compareImages(par[n], serial[n], 0); err != nil {
+		if err := imagetest.Compare(par[n], serial[n], 0); err != nil {
 			t.Fatalf("frame %d: %v", n, err)
 		}
 	}

@@ -144,30 +144,24 @@ func testCases() []testCase {
 
 	// backgrounds
 	small := func() *builder { return newBuilder().add(0, imageItem("i", "pattern", 0, sec, 50, 25, 60, 40)) }
-	b := small()
-	b.bg = map[string]any{"type": "color", "color": "#1e3a8a", "gradient": nil}
-	add("bg_color", 0, b)
-	b = small()
-	b.bg = map[string]any{"type": "color", "color": "#000", "gradient": "linear-gradient(135deg, #f97316 0%, rgba(236,72,153,0.9) 50%, #6366f1 100%)"}
-	add("bg_linear_gradient", 0, b)
-	b = small()
-	b.bg = map[string]any{"type": "color", "color": "#111", "gradient": "linear-gradient(to right, red, yellow 30%, #0000ff)"}
-	add("bg_linear_to_right", 0, b)
-	b = small()
-	b.bg = map[string]any{"type": "color", "color": "#0f172a", "gradient": "radial-gradient(circle at 30% 40%, #fde047, #16a34a 60%, transparent 100%)"}
-	add("bg_radial_gradient", 0, b)
-	b = small()
-	b.bg = map[string]any{"type": "color", "color": "#0f172a", "gradient": "radial-gradient(#22d3ee, #1e1b4b)"}
-	add("bg_radial_ellipse", 0, b)
-	b = small()
-	b.bg = map[string]any{"type": "color", "color": "#000", "gradient": "linear-gradient(to top right, #22c55e, rgba(0,0,0,0) 40%, #eab308 80%)"}
-	add("bg_linear_corner", 0, b)
-	b = small()
-	b.bg = map[string]any{"type": "color", "color": "#312e81", "gradient": "radial-gradient(ellipse 60px 30px at 20px 30px, #f43f5e, #f43f5e 30%, transparent)"}
-	add("bg_radial_explicit", 0, b)
-	b = small()
-	b.bg = map[string]any{"type": "image", "imageAssetId": "big", "imageUrl": "big.png", "source": "custom"}
-	add("bg_image", 0, b)
+	var b *builder
+	for _, bg := range []struct {
+		name string
+		bg   map[string]any
+	}{
+		{"bg_color", map[string]any{"type": "color", "color": "#1e3a8a", "gradient": nil}},
+		{"bg_linear_gradient", map[string]any{"type": "color", "color": "#000", "gradient": "linear-gradient(135deg, #f97316 0%, rgba(236,72,153,0.9) 50%, #6366f1 100%)"}},
+		{"bg_linear_to_right", map[string]any{"type": "color", "color": "#111", "gradient": "linear-gradient(to right, red, yellow 30%, #0000ff)"}},
+		{"bg_radial_gradient", map[string]any{"type": "color", "color": "#0f172a", "gradient": "radial-gradient(circle at 30% 40%, #fde047, #16a34a 60%, transparent 100%)"}},
+		{"bg_radial_ellipse", map[string]any{"type": "color", "color": "#0f172a", "gradient": "radial-gradient(#22d3ee, #1e1b4b)"}},
+		{"bg_linear_corner", map[string]any{"type": "color", "color": "#000", "gradient": "linear-gradient(to top right, #22c55e, rgba(0,0,0,0) 40%, #eab308 80%)"}},
+		{"bg_radial_explicit", map[string]any{"type": "color", "color": "#312e81", "gradient": "radial-gradient(ellipse 60px 30px at 20px 30px, #f43f5e, #f43f5e 30%, transparent)"}},
+		{"bg_image", map[string]any{"type": "image", "imageAssetId": "big", "imageUrl": "big.png", "source": "custom"}},
+	} {
+		b = small()
+		b.bg = bg.bg
+		add(bg.name, 0, b)
+	}
 	for _, id := range PresetNames() {
 		b = small()
 		b.bg = map[string]any{"type": "image", "imageAssetId": nil, "imageUrl": "preset://" + id, "source": "preset"}

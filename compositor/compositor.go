@@ -33,8 +33,10 @@ type Options struct {
 	// check's; zero fields mean svgbudget's defaults).
 	SVG svgbudget.Limits
 	// Lottie is the budget a Lottie document is measured against before rlottie loads it
-	// (the upload check's; zero fields mean lottiebudget's defaults).
-	Lottie lottie.Limits
+	// (Lottie.Limits, the upload check's; zero fields mean lottiebudget's defaults) and the
+	// limits of the renderer process each Lottie asset is drawn by (zero: package lottie's
+	// defaults). Its Logger defaults to Logger.
+	Lottie lottie.Options
 	// Logger receives warnings (unparseable colours and the like); nil discards them.
 	Logger *slog.Logger
 }

@@ -136,7 +136,7 @@ func TestParallelFramesMatch(t *testing.T) {
 					return
 				}
 				for j, ff := range frames {
-					if ff == f && compareImages(dst, want[j], 0) != nil {
+					if ff == f && imagetest.Compare(dst, want[j], 0) != nil {
 						errs <- errors.New("parallel render differs from serial")
 					}
 				}
@@ -328,7 +328,7 @@ func TestCrossfadeFastMatchesLayer(t *testing.T) {
 			draw(lay, lay.Rect, &pair[0].op, &pair[0].src)
 			drawAdd(lay, lay.Rect, &pair[1].op, &pair[1].src)
 			compositeOver(want, lay, lay.Rect)
-			if err := compareImages(got, want, 2); err != nil {
+			if err := imagetest.Compare(got, want, 2); err != nil {
 				t.Errorf("p=%v: %v", p, err)
 			}
 		}
@@ -354,18 +354,9 @@ func (m *videoMedia) VideoFrame(_ context.Context, a *editor.Asset, t time.Durat
 }
 
 func TestVideoFramesHook(t *testing.T) {
-	b := newBuilder()
-	b.assets["vid"] = map[string]any{"id": "vid", "type": "video", "filename": "v.mp4", "size": 1, "remoteUrl": nil,
-		"remoteKey": "v.mp4", "mimeType": "video/mp4", "width": 32, "height": 18, "durationInSeconds": 10, "hasAudioTrack": false}
-	b.add(0, with(geo("v", "video", sec, 2*sec, 0, 0, tW, tH), "assetId", "vid", "borderRadius", an(0),
-		"videoStartFromInSeconds", 0.5, "playbackRate", 2, "decibelAdjustment", an(0), "audioFadeInDurationInSeconds", 0, "audioFadeOutDurationInSeconds", 0))
-	raw := b.json()
-	if res := editor.Validate(raw); !res.Valid {
-		t.Fatalf("test state invalid: %v", res.Errors)
-	}
-	st, _ := editor.Parse(raw)
+	b := newBuilder().withVideoAsset().add(0, videoClip("v", sec, 0, 0, tW, tH, "durationTicks", 2*sec, "playbackRate", 2))
 	m := &videoMedia{}
-	c, err := New(st, Options{Media: m})
+	c, err := New(parseValid(t, b.json()), Options{Media: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +420,7 @@ func TestBackCovers(t *testing.T) {
 		if err := c.drawTracks(context.Background(), st.FrameTicks(frame, fps), want, sc); err != nil {
 			t.Fatal(err)
 		}
-		if err := compareImages(dst, want, 0); err != nil {
+		if err := imagetest.Compare(dst, want, 0); err != nil {
 			t.Errorf("%s: skipping the background changed the frame: %v", tc.name, err)
 		}
 	}
@@ -457,7 +448,7 @@ func TestSubImageDestination(t *testing.T) {
 	for y := 0; y < tH; y++ {
 		copy(got.Pix[y*got.Stride:(y+1)*got.Stride], sub.Pix[y*sub.Stride:y*sub.Stride+tW*4])
 	}
-	if err := compareImages(got, want, 0); err != nil {
+	if err := imagetest.Compare(got, want, 0); err != nil {
 		t.Fatal(err)
 	}
 	if big.Pix[0] != 7 || big.Pix[len(big.Pix)-1] != 7 || big.RGBAAt(19, 50).R != 7 || big.RGBAAt(20+tW, 50).R != 7 {

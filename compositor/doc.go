@@ -7,8 +7,10 @@
 // optional TextRenderer (TextItems draws text, captions, text templates and chart labels
 // with package compositor/text), and illustrations from the editor's built-in library.
 // Charts are rasterised here with golang.org/x/image/vector. Lottie items are drawn by
-// package lottie (rlottie through cgo, the one non-Go renderer the compositor calls; its
-// frames come back as RGBA pictures drawn like any image).
+// package lottie (rlottie in a confined renderer process per Lottie asset, the one non-Go
+// renderer the compositor calls; its frames come back as RGBA pictures drawn like any
+// image). Close stops those processes: whoever makes a Compositor that may draw Lottie
+// items closes it when done (the garbage collector would too, later).
 //
 // The frame is what the editor's CSS preview shows for the same state. README.md in this
 // directory defines every rendering rule exactly (geometry, animations, transitions,

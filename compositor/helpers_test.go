@@ -8,11 +8,11 @@ import (
 	"image"
 	"image/color"
 	"image/gif"
-	"image/png"
 	"path/filepath"
 	"testing"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 // Test states are 160x90 at 240000 ticks per second; frames are at 30 fps (8000 ticks).
@@ -59,6 +59,15 @@ func imageItem(id, asset string, start, dur int64, left, top, w, h float64) map[
 		"cropLeft", an(0), "cropTop", an(0), "cropRight", an(0), "cropBottom", an(0))
 }
 
+// videoClip returns a one-second video item of the asset "vid" (withVideoAsset), from 0.5 s
+// into its media at rate 1, with any further members kv.
+func videoClip(id string, start int64, left, top, w, h float64, kv ...any) map[string]any {
+	m := with(geo(id, "video", start, sec, left, top, w, h), "assetId", "vid", "borderRadius", an(0),
+		"videoStartFromInSeconds", 0.5, "playbackRate", 1, "decibelAdjustment", an(0),
+		"audioFadeInDurationInSeconds", 0, "audioFadeOutDurationInSeconds", 0)
+	return with(m, kv...)
+}
+
 // builder assembles a test state.
 type builder struct {
 	tracks      [][]string
@@ -97,6 +106,14 @@ func (b *builder) add(track int, items ...map[string]any) *builder {
 		b.items[id] = it
 		b.tracks[track] = append(b.tracks[track], id)
 	}
+	return b
+}
+
+// withVideoAsset adds the video asset "vid" (32x18, 10 s, no sound) that videoClip plays
+// and videoMedia draws.
+func (b *builder) withVideoAsset() *builder {
+	b.assets["vid"] = map[string]any{"id": "vid", "type": "video", "filename": "v.mp4", "size": 1, "remoteUrl": nil,
+		"remoteKey": "v.mp4", "mimeType": "video/mp4", "width": 32, "height": 18, "durationInSeconds": 10, "hasAudioTrack": false}
 	return b
 }
 
@@ -250,38 +267,43 @@ func gifFrames() *gif.GIF {
 // testFiles returns the encoded media every test state can use.
 func testFiles(t testing.TB) map[string][]byte {
 	t.Helper()
-	files := map[string][]byte{}
+	files := map[string][]byte{
+		"pattern.png": imagetest.EncodePNG(t, patternImage(64, 36)),
+		"big.png":     imagetest.EncodePNG(t, patternImage(640, 360)),
+	}
 	var b bytes.Buffer
-	if err := png.Encode(&b, patternImage(64, 36)); err != nil {
-		t.Fatal(err)
-	}
-	files["pattern.png"] = append([]byte(nil), b.Bytes()...)
-	b.Reset()
-	if err := png.Encode(&b, patternImage(640, 360)); err != nil {
-		t.Fatal(err)
-	}
-	files["big.png"] = append([]byte(nil), b.Bytes()...)
-	b.Reset()
 	if err := gif.EncodeAll(&b, gifFrames()); err != nil {
 		t.Fatal(err)
 	}
-	files["anim.gif"] = append([]byte(nil), b.Bytes()...)
+	files["anim.gif"] = b.Bytes()
 	files["logo.svg"] = []byte(testSVG)
 	files["bg.png"] = files["big.png"]
 	return files
 }
 
-// renderState validates, parses and renders one frame of raw at scale 1.
-func renderState(t testing.TB, raw []byte, frame int64, files map[string][]byte) *image.RGBA {
+// parseValid validates and parses a test state.
+func parseValid(t testing.TB, raw []byte) *editor.State {
 	t.Helper()
 	if res := editor.Validate(raw); !res.Valid {
-		t.Fatalf("test state is invalid: %v", res.Errors)
+		t.Fatalf("test state invalid: %v", res.Errors)
 	}
 	st, err := editor.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(st, Options{Media: &testMedia{files: files}, Illustrations: testIllustrations})
+	return st
+}
+
+// renderState validates, parses and renders one frame of raw at scale 1.
+func renderState(t testing.TB, raw []byte, frame int64, files map[string][]byte) *image.RGBA {
+	t.Helper()
+	return renderWith(t, raw, frame, Options{Media: &testMedia{files: files}, Illustrations: testIllustrations})
+}
+
+// renderWith validates and parses raw and renders its frame with opts.
+func renderWith(t testing.TB, raw []byte, frame int64, opts Options) *image.RGBA {
+	t.Helper()
+	c, err := New(parseValid(t, raw), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

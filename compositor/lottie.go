@@ -15,15 +15,17 @@ import (
 // scaled down to it; the draw scales the picture back up).
 const maxLottieSide = 4096
 
-// lottieCache holds the loaded animation of each Lottie asset (loaded once, on first use)
-// and the last lottieKeep frames rendered for each item, which later calls reuse when they
-// show the same Lottie frame at the same size: the plate analysis and the drawing of one
-// output frame, workers drawing neighbouring frames at once, a 30 fps animation in a 60 fps
-// video. Memory: at most lottieKeep pictures per lottie item. Its zero value is ready.
+// lottieCache holds the loaded animation of each Lottie asset (loaded once, on first use,
+// into a renderer process of its own: package lottie) and the last lottieKeep frames
+// rendered for each item, which later calls reuse when they show the same Lottie frame at
+// the same size: the plate analysis and the drawing of one output frame, workers drawing
+// neighbouring frames at once, a 30 fps animation in a 60 fps video. Memory: at most
+// lottieKeep pictures per lottie item. Its zero value is ready; Close stops the renderers.
 type lottieCache struct {
-	mu    sync.Mutex
-	anims map[string]*lottieAsset
-	last  map[*editor.Item][]lottieFrame // newest first
+	mu     sync.Mutex
+	anims  map[string]*lottieAsset
+	last   map[*editor.Item][]lottieFrame // newest first
+	closed bool
 }
 
 // lottieKeep is how many rendered frames each lottie item keeps.
@@ -46,6 +48,10 @@ type lottieFrame struct {
 func (c *Compositor) lottieAnimation(ctx context.Context, a *editor.Asset) (*lottie.Animation, error) {
 	lc := &c.lotties
 	lc.mu.Lock()
+	if lc.closed {
+		lc.mu.Unlock()
+		return nil, errLottie("asset %q: the compositor was closed", a.ID)
+	}
 	if lc.anims == nil {
 		lc.anims = map[string]*lottieAsset{}
 	}
@@ -70,7 +76,11 @@ func (c *Compositor) lottieAnimation(ctx context.Context, a *editor.Asset) (*lot
 				return
 			}
 		}
-		e.anim, e.err = lottie.Open(data, c.opts.Lottie)
+		opts := c.opts.Lottie
+		if opts.Logger == nil {
+			opts.Logger = c.log
+		}
+		e.anim, e.err = lottie.Open(ctx, data, opts)
 	})
 	if e.err != nil && ctx.Err() != nil {
 		// a cancelled read is not the asset's fault: let a later render try again
@@ -142,6 +152,24 @@ func (c *Compositor) lottieSource(ctx context.Context, it *editor.Item, lt int64
 	return source{kind: srcImage, img: last.img, toSrc: b.toSrc(pw, ph)}, true, nil
 }
 
+// Close stops the renderer processes of the compositor's Lottie animations (a frame being
+// drawn by one fails); a Lottie item drawn afterwards fails. Other resources are the
+// garbage collector's.
+func (c *Compositor) Close() {
+	lc := &c.lotties
+	lc.mu.Lock()
+	lc.closed = true
+	anims := lc.anims
+	lc.anims = nil
+	lc.mu.Unlock()
+	for _, e := range anims {
+		e.once.Do(func() { e.err = errLottie("the compositor was closed") }) // waits for an Open in progress
+		if e.anim != nil {
+			e.anim.Close()
+		}
+	}
+}
+
 // trim drops the pictures of lottie items that ended before tick t (TrimMedia) and returns
 // their bytes.
 func (lc *lottieCache) trim(t int64) int64 {
@@ -199,7 +227,7 @@ func Undrawable(st *editor.State, opts Options) []string {
 			if len(a.ResourceJSON) == 0 {
 				continue
 			}
-			if _, err := lottie.Check(a.ResourceJSON, opts.Lottie); err != nil {
+			if _, err := lottie.Check(a.ResourceJSON, opts.Lottie.Limits); err != nil {
 				out = append(out, fmt.Sprintf("lottie asset %q: %v", a.ID, err))
 			}
 		}

@@ -43,7 +43,7 @@ func lottieItem(id, asset string, left, top, w, h float64) map[string]any {
 // expectLottie renders the doc's frame at w x h with package lottie directly.
 func expectLottie(t testing.TB, doc []byte, frame, w, h int) *image.RGBA {
 	t.Helper()
-	a, err := lottie.Open(doc, lottie.Limits{})
+	a, err := lottie.Open(context.Background(), doc, lottie.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,6 +158,52 @@ func TestLottieRefused(t *testing.T) {
 				t.Fatalf("got %v, want ErrMedia mentioning %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestLottieRendererFailsItem: a Lottie asset whose renderer process goes over its time
+// limit fails the frame with ErrMedia naming the item and the asset; Close stops the
+// compositor's renderers, and a Lottie item drawn afterwards fails.
+func TestLottieRendererFailsItem(t *testing.T) {
+	slow, err := os.ReadFile("../lottie/testdata/costly/slow.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBuilder()
+	b.assets["slow"] = lottieAssetJSON("slow", slow)
+	b.assets["lot"] = lottieAssetJSON("lot", lottieDoc(t, "rect"))
+	b.add(0, lottieItem("fast", "lot", 0, 0, 50, 50))
+	b.add(1, with(lottieItem("big", "slow", 0, 0, tW, tH), "startTicks", int64(2*secTicks)))
+	st, err := editor.Parse(b.json())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (the counts are the process's: other tests' animations end when collected, so the
+	// running count only ever falls behind this test's back)
+	started := lottie.ReadStats().Started
+	c, err := New(st, Options{Media: &testMedia{}, Width: 1920, Height: 1080, Lottie: lottie.Options{FrameSeconds: 0.3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, 1920, 1080))
+	if err := c.RenderFrame(context.Background(), 0, fps, dst); err != nil {
+		t.Fatal(err)
+	}
+	if n := lottie.ReadStats().Started; n != started+1 {
+		t.Fatalf("%d renderers started, want 1", n-started)
+	}
+	err = c.RenderFrame(context.Background(), 2*fps, fps, dst)
+	want := `item "big": lottie asset "slow": the Lottie animation took longer than 0.3s drawing frame 0`
+	if !errors.Is(err, ErrMedia) || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("got %v, want ErrMedia starting %q", err, want)
+	}
+	running := lottie.ReadStats().Running
+	c.Close() // returns once the renderer was reaped
+	if n := lottie.ReadStats().Running; n > running-1 {
+		t.Fatalf("%d renderers run after Close, %d before: the item's renderer was not stopped", n, running)
+	}
+	if err := c.RenderFrame(context.Background(), fps, fps, dst); !errors.Is(err, ErrMedia) {
+		t.Fatalf("a frame after Close: %v, want ErrMedia", err)
 	}
 }
 

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"testing"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 // splitFrames renders every frame of c both ways: whole (RenderFrame) and assembled from a
@@ -72,9 +72,9 @@ func splitFrames(t *testing.T, name string, c *Compositor, frames int64) (split,
 			t.Fatal(err)
 		}
 		split++
-		if tol == 0 && !bytes.Equal(got.Pix, want.Pix) || tol > 0 && compareImages(got, want, tol) != nil {
+		if tol == 0 && !bytes.Equal(got.Pix, want.Pix) || tol > 0 && imagetest.Compare(got, want, tol) != nil {
 			t.Fatalf("%s: frame %d assembled from its plate and damage %v (blend %v) differs from RenderFrame: %v",
-				name, n, s.Damage, s.Blend, compareImages(got, want, tol))
+				name, n, s.Damage, s.Blend, imagetest.Compare(got, want, tol))
 		}
 	}
 	return split, reused, mixed
@@ -129,15 +129,7 @@ func TestSplitMovingItem(t *testing.T) {
 	b.add(1, textItem("title", "Title", 2*sec, "top", an(60)))
 	b.add(2, with(imageItem("tilted", "pattern", 0, 2*sec, 90, 8, 50, 30), "rotation", an(15)))
 	b.add(3, imageItem("bg", "big", 0, 2*sec, 0, 0, tW, tH))
-	raw := b.json()
-	if res := editor.Validate(raw); !res.Valid {
-		t.Fatalf("test state invalid: %v", res.Errors)
-	}
-	st, err := editor.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := New(st, Options{Media: &testMedia{files: files}, Text: NewTextItems(sharedLibrary(t), nil)})
+	c, err := New(parseValid(t, b.json()), Options{Media: &testMedia{files: files}, Text: NewTextItems(sharedLibrary(t), nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,12 +172,8 @@ func TestSplitMovingItem(t *testing.T) {
 	for i := 3; i < len(photo.Pix); i += 4 {
 		photo.Pix[i] = 255
 	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, photo); err != nil {
-		t.Fatal(err)
-	}
-	files["photo.png"] = buf.Bytes()
-	b.assets["photo"] = map[string]any{"id": "photo", "type": "image", "filename": "photo.png", "size": buf.Len(),
+	files["photo.png"] = imagetest.EncodePNG(t, photo)
+	b.assets["photo"] = map[string]any{"id": "photo", "type": "image", "filename": "photo.png", "size": len(files["photo.png"]),
 		"remoteUrl": nil, "remoteKey": "photo.png", "mimeType": "image/png", "width": 320, "height": 180}
 	b.items["bg"] = imageItem("bg", "photo", 0, 2*sec, -3, -2, tW+6, tH+4)
 	b.add(3, solid("bg2", 2*sec, 2*sec, 0, 0, tW, tH, "#336699", "rectangle")).transition("x", 3, "bg", "bg2", "fade", sec/2, "linear", nil)
@@ -212,19 +200,6 @@ func TestSplitMovingItem(t *testing.T) {
 	if err := c.RenderPlate(ctx, Split{}, false, image.NewRGBA(image.Rect(0, 0, tW, tH))); err == nil {
 		t.Error("RenderPlate of an unsplit frame: no error")
 	}
-}
-
-// parseValid validates and parses a test state.
-func parseValid(t *testing.T, raw []byte) *editor.State {
-	t.Helper()
-	if res := editor.Validate(raw); !res.Valid {
-		t.Fatalf("test state invalid: %v", res.Errors)
-	}
-	st, err := editor.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
 }
 
 // TestRenderRectMatchesInside draws a rectangle of frames of every golden case (every
@@ -318,7 +293,7 @@ func TestWindowsMatchRenderFrame(t *testing.T) {
 				got := drawWindows(t, w, h, rows, func(win *image.RGBA) error {
 					return c.RenderRect(ctx, n, fps, win, c.frame)
 				})
-				if err := compareImages(got, want, 0); err != nil {
+				if err := imagetest.Compare(got, want, 0); err != nil {
 					t.Fatalf("%s frame %d drawn in bands of %d rows differs from RenderFrame: %v", tc.name, n, rows, err)
 				}
 			}
@@ -365,7 +340,7 @@ func TestWindowsMatchRenderFrame(t *testing.T) {
 					t.Fatal(err)
 				}
 				got := drawWindows(t, w, h, 10, func(win *image.RGBA) error { return c.RenderPlate(ctx, s, second, win) })
-				if err := compareImages(got, plate, 0); err != nil {
+				if err := imagetest.Compare(got, plate, 0); err != nil {
 					t.Fatalf("%s frame %d: the plate drawn in bands differs: %v", tc.name, n, err)
 				}
 				got = image.NewRGBA(image.Rect(0, 0, w, h))
@@ -375,7 +350,7 @@ func TestWindowsMatchRenderFrame(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := compareImages(got, plate, 0); err != nil {
+				if err := imagetest.Compare(got, plate, 0); err != nil {
 					t.Fatalf("%s frame %d: the plate drawn by RenderPlateWindows differs: %v", tc.name, n, err)
 				}
 				plates++

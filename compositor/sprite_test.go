@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 // TestSpritesMatchDirect renders every golden case, the benchmark frame and fades under
@@ -40,7 +41,7 @@ func TestSpritesMatchDirect(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(dst.Pix, first.Pix) {
-				if err := compareImages(dst, first, 0); err != nil {
+				if err := imagetest.Compare(dst, first, 0); err != nil {
 					t.Fatalf("render %d differs from drawing everything directly: %v", i+1, err)
 				}
 			}

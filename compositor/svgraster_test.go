@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/imagetest"
+	"github.com/cutroom/cutroom/internal/svgtest"
 	"github.com/srwiley/oksvg"
 	"github.com/srwiley/rasterx"
 )
@@ -49,7 +51,7 @@ func TestSVGScannerMatchesRasterx(t *testing.T) {
 			return out
 		}
 		want, got := draw(false), draw(true)
-		if err := compareImages(got, want, 1); err != nil {
+		if err := imagetest.Compare(got, want, 1); err != nil {
 			t.Errorf("%dx%d: %v", w, h, err)
 		}
 		if isBlank(got) {
@@ -65,22 +67,6 @@ func isBlank(img *image.RGBA) bool {
 		}
 	}
 	return true
-}
-
-// nestedUseSVG is the hostile document of issue 15: per uses of the previous level at each
-// of levels levels (about 1 KB at 5 levels of 10; per^levels paths once expanded).
-func nestedUseSVG(levels, per int) []byte {
-	var b strings.Builder
-	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><defs><path id="l0" d="M0 0L9 0L9 9z"/>`)
-	for l := 1; l <= levels; l++ {
-		fmt.Fprintf(&b, `<g id="l%d">`, l)
-		for i := 0; i < per; i++ {
-			fmt.Fprintf(&b, `<use href="#l%d"/>`, l-1)
-		}
-		b.WriteString(`</g>`)
-	}
-	fmt.Fprintf(&b, `</defs><use href="#l%d"/></svg>`, levels)
-	return []byte(b.String())
 }
 
 // svgCompositor returns a compositor of a state drawing the SVG src as an image item over
@@ -106,8 +92,8 @@ func svgCompositor(t *testing.T, src []byte, w, h int) *Compositor {
 // media error before the SVG library parses it, allocating next to nothing.
 func TestSVGBudgetAtRender(t *testing.T) {
 	for name, src := range map[string][]byte{
-		"nested-use-5": nestedUseSVG(5, 10),
-		"nested-use-9": nestedUseSVG(9, 10),
+		"nested-use-5": svgtest.NestedUse(5, 10),
+		"nested-use-9": svgtest.NestedUse(9, 10),
 		"cycle":        []byte(`<svg width="10" height="10"><defs><g id="a"><use href="#b"/></g><g id="b"><use href="#a"/></g></defs><use href="#a"/></svg>`),
 	} {
 		c := svgCompositor(t, src, 320, 180)
@@ -124,7 +110,7 @@ func TestSVGBudgetAtRender(t *testing.T) {
 		}
 	}
 	// Within the budget, the same structure draws.
-	c := svgCompositor(t, nestedUseSVG(2, 10), 320, 180)
+	c := svgCompositor(t, svgtest.NestedUse(2, 10), 320, 180)
 	if err := c.RenderFrame(context.Background(), 0, 30, image.NewRGBA(image.Rect(0, 0, 320, 180))); err != nil {
 		t.Fatal(err)
 	}

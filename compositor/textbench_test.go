@@ -5,8 +5,6 @@ import (
 	"image"
 	"testing"
 
-	"github.com/cutroom/cutroom/compositor"
-	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/editor"
 )
 
@@ -26,14 +24,7 @@ func BenchmarkTextFrame1080p(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	lib, err := text.NewLibrary(text.LibraryOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := compositor.New(st, compositor.Options{Text: compositor.NewTextItems(lib, nil)})
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := textCompositor(b, textLibrary(b), st)
 	dst := image.NewRGBA(image.Rect(0, 0, 1920, 1080))
 	ctx := context.Background()
 	for i := int64(0); i < 2; i++ { // the first frames fill the caches

@@ -6,7 +6,6 @@ import (
 	"image"
 	"testing"
 
-	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/editor"
 )
@@ -29,28 +28,13 @@ func bgTextState(t *testing.T, s, anim string) *editor.State {
 	"top":{"value":40,"keyframes":[]},"left":{"value":20,"keyframes":[]},"width":{"value":280,"keyframes":[]},
 	"height":{"value":100,"keyframes":[]},"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},
 	"opacity":{"value":1,"keyframes":[]},"rotation":{"value":0,"keyframes":[]}` + anim + `}}}`
-	st, res := mustValidator(t).Check([]byte(raw))
-	if !res.Valid {
-		t.Fatalf("state: %v", res.Errors)
-	}
-	return st
+	return checkedState(t, raw)
 }
 
-func mustValidator(t *testing.T) *editor.Validator {
-	t.Helper()
-	v, err := editor.NewValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
+// frameOfState draws frame n of a 320x180 state with lib.
 func frameOfState(t *testing.T, lib *text.Library, st *editor.State, n int64) *image.RGBA {
 	t.Helper()
-	c, err := compositor.New(st, compositor.Options{Text: compositor.NewTextItems(lib, nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := textCompositor(t, lib, st)
 	dst := image.NewRGBA(image.Rect(0, 0, 320, 180))
 	if err := c.RenderFrame(context.Background(), n, 30, dst); err != nil {
 		t.Fatal(err)
@@ -64,10 +48,7 @@ func frameOfState(t *testing.T, lib *text.Library, st *editor.State, n int64) *i
 // pops (elastic-pop) there is no box at all. (The old rule kept the whole line's box, an
 // empty red box beside the typed words.)
 func TestLineBackgroundFollowsVisibleWords(t *testing.T) {
-	lib, err := text.NewLibrary(text.LibraryOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := textLibrary(t)
 	black := frameOfState(t, lib, bgTextState(t, "", ""), 0)
 	typing := bgTextState(t, "Hello big world", `{"in":{"type":"typewriter","durationTicks":240000,"easing":"linear"}}`)
 	for _, tc := range []struct {

@@ -1,7 +1,6 @@
 package compositor_test
 
 import (
-	"context"
 	"image"
 	"slices"
 	"strings"
@@ -29,6 +28,12 @@ func textState(t *testing.T, align, extra string, replace ...string) *editor.Sta
 	for _, r := range replace {
 		raw = strings.Replace(raw, `"strokeWidth":0`, r, 1)
 	}
+	return checkedState(t, raw)
+}
+
+// checkedState validates raw and returns its typed view.
+func checkedState(t *testing.T, raw string) *editor.State {
+	t.Helper()
 	v, err := editor.NewValidator()
 	if err != nil {
 		t.Fatal(err)
@@ -40,21 +45,30 @@ func textState(t *testing.T, align, extra string, replace ...string) *editor.Sta
 	return st
 }
 
-func renderText(t *testing.T, st *editor.State) *image.RGBA {
-	t.Helper()
+// textLibrary returns a library of the embedded fonts.
+func textLibrary(tb testing.TB) *text.Library {
+	tb.Helper()
 	lib, err := text.NewLibrary(text.LibraryOptions{})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	return lib
+}
+
+// textCompositor returns the compositor of st drawing its text with lib.
+func textCompositor(tb testing.TB, lib *text.Library, st *editor.State) *compositor.Compositor {
+	tb.Helper()
 	c, err := compositor.New(st, compositor.Options{Text: compositor.NewTextItems(lib, nil)})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	dst := image.NewRGBA(image.Rect(0, 0, 320, 180))
-	if err := c.RenderFrame(context.Background(), 0, 30, dst); err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return c
+}
+
+// renderText draws the first frame of a 320x180 state with a new library.
+func renderText(t *testing.T, st *editor.State) *image.RGBA {
+	t.Helper()
+	return frameOfState(t, textLibrary(t), st, 0)
 }
 
 // inkBounds returns the bounding box of white pixels (ch 1: green above 128) or of red
@@ -99,11 +113,7 @@ func TestTextItemsThroughCompositor(t *testing.T) {
 }
 
 func TestTextItemsFeatures(t *testing.T) {
-	lib, err := text.NewLibrary(text.LibraryOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs := compositor.Features(compositor.Options{Text: compositor.NewTextItems(lib, nil)})
+	fs := compositor.Features(compositor.Options{Text: compositor.NewTextItems(textLibrary(t), nil)})
 	if !slices.Contains(fs.ItemTypes, editor.ItemText) || !slices.Contains(fs.ItemTypes, editor.ItemCaptions) ||
 		!slices.Contains(fs.ItemTypes, editor.ItemTextTemplate) || slices.Contains(fs.ItemTypes, editor.ItemAudio) ||
 		!slices.Equal(fs.TemplateImages, []string{"svg"}) {

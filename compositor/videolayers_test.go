@@ -4,21 +4,13 @@ import (
 	"image"
 	"testing"
 	"time"
-
-	"github.com/cutroom/cutroom/editor"
 )
 
 // TestVideoLayers checks which frames are a full-frame clip (or a fade of two) with opaque
 // clip rectangles above, and the rectangles, bottom to top, and the clips' media times.
 func TestVideoLayers(t *testing.T) {
-	vid := func(id string, start int64, left, top, w, h float64, kv ...any) map[string]any {
-		m := with(geo(id, "video", start, sec, left, top, w, h), "assetId", "vid", "borderRadius", an(0),
-			"videoStartFromInSeconds", 0.5, "playbackRate", 1, "decibelAdjustment", an(0),
-			"audioFadeInDurationInSeconds", 0, "audioFadeOutDurationInSeconds", 0)
-		return with(m, kv...)
-	}
-	full := func(id string, start int64) map[string]any { return vid(id, start, 0, 0, tW, tH) }
-	corner := func(id string, kv ...any) map[string]any { return vid(id, 0, 100, 50, 48, 28, kv...) }
+	full := func(id string, start int64) map[string]any { return videoClip(id, start, 0, 0, tW, tH) }
+	corner := func(id string, kv ...any) map[string]any { return videoClip(id, 0, 100, 50, 48, 28, kv...) }
 	cr := image.Rect(100, 50, 148, 78)
 	cases := []struct {
 		name  string
@@ -30,11 +22,11 @@ func TestVideoLayers(t *testing.T) {
 		{"a corner over a clip", newBuilder().add(0, corner("c")).add(1, full("a", 0)), []image.Rectangle{cr}, false},
 		{"a corner over a fade", newBuilder().add(0, corner("c")).add(1, full("a", 0), full("b", sec)).
 			transition("tr", 1, "a", "b", "fade", sec, "", nil), []image.Rectangle{cr}, true},
-		{"two corners", newBuilder().add(0, vid("d", 0, 0, 0, 20, 10)).add(1, corner("c")).add(2, full("a", 0)),
+		{"two corners", newBuilder().add(0, videoClip("d", 0, 0, 0, 20, 10)).add(1, corner("c")).add(2, full("a", 0)),
 			[]image.Rectangle{cr, image.Rect(0, 0, 20, 10)}, false},
-		{"a corner at an odd left", newBuilder().add(0, vid("c", 0, 101, 50, 48, 28)).add(1, full("a", 0)), nil, false},
-		{"a corner of odd height", newBuilder().add(0, vid("c", 0, 100, 50, 48, 27)).add(1, full("a", 0)), nil, false},
-		{"a corner past the frame's edge", newBuilder().add(0, vid("c", 0, 140, 50, 48, 28)).add(1, full("a", 0)), nil, false},
+		{"a corner at an odd left", newBuilder().add(0, videoClip("c", 0, 101, 50, 48, 28)).add(1, full("a", 0)), nil, false},
+		{"a corner of odd height", newBuilder().add(0, videoClip("c", 0, 100, 50, 48, 27)).add(1, full("a", 0)), nil, false},
+		{"a corner past the frame's edge", newBuilder().add(0, videoClip("c", 0, 140, 50, 48, 28)).add(1, full("a", 0)), nil, false},
 		{"a corner of animated width", newBuilder().add(0, corner("c", "width", an(48, [2]float64{0, 48}, [2]float64{float64(sec * 9 / 10), 57}))).
 			add(1, full("a", 0)), nil, false},
 		{"a corner moving", newBuilder().add(0, corner("c", "left", an(100, [2]float64{0, 84}, [2]float64{float64(sec * 9 / 10), 102}))).
@@ -49,14 +41,7 @@ func TestVideoLayers(t *testing.T) {
 			transition("tr", 1, "a", "b", "slide", sec, "", nil), nil, false},
 	}
 	for _, tc := range cases {
-		tc.b.assets["vid"] = map[string]any{"id": "vid", "type": "video", "filename": "v.mp4", "size": 1, "remoteUrl": nil,
-			"remoteKey": "v.mp4", "mimeType": "video/mp4", "width": 32, "height": 18, "durationInSeconds": 10, "hasAudioTrack": false}
-		raw := tc.b.json()
-		if res := editor.Validate(raw); !res.Valid {
-			t.Fatalf("%s: test state invalid: %v", tc.name, res.Errors)
-		}
-		st, _ := editor.Parse(raw)
-		c, err := New(st, Options{Media: &videoMedia{}})
+		c, err := New(parseValid(t, tc.b.withVideoAsset().json()), Options{Media: &videoMedia{}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,8 +5,6 @@ import (
 	"image"
 	"testing"
 	"time"
-
-	"github.com/cutroom/cutroom/editor"
 )
 
 // TestVideoOnly checks which frames are one full-frame clip (or a fade of two), and that
@@ -15,13 +13,9 @@ import (
 // fade the drawing's two weights may sum to 255, letting 1/256 of the background through:
 // the I420 mix's weights sum to 256, one step of rounding apart.)
 func TestVideoOnly(t *testing.T) {
-	vid := func(id string, start int64, left, top, w, h float64, kv ...any) map[string]any {
-		m := with(geo(id, "video", start, sec, left, top, w, h), "assetId", "vid", "borderRadius", an(0),
-			"videoStartFromInSeconds", 0.5, "playbackRate", 1, "decibelAdjustment", an(0),
-			"audioFadeInDurationInSeconds", 0, "audioFadeOutDurationInSeconds", 0)
-		return with(m, kv...)
+	full := func(id string, start int64, kv ...any) map[string]any {
+		return videoClip(id, start, 0, 0, tW, tH, kv...)
 	}
-	full := func(id string, start int64, kv ...any) map[string]any { return vid(id, start, 0, 0, tW, tH, kv...) }
 	cases := []struct {
 		name  string
 		b     *builder
@@ -30,8 +24,8 @@ func TestVideoOnly(t *testing.T) {
 	}{
 		{"one full-frame clip", newBuilder().add(0, full("a", 0)), true, false},
 		{"a clip at half opacity", newBuilder().add(0, full("a", 0, "opacity", an(0.5))), false, false},
-		{"a clip one pixel off", newBuilder().add(0, vid("a", 0, 1, 0, tW, tH)), false, false},
-		{"a clip smaller than the frame", newBuilder().add(0, vid("a", 0, 0, 0, tW/2, tH/2)), false, false},
+		{"a clip one pixel off", newBuilder().add(0, videoClip("a", 0, 1, 0, tW, tH)), false, false},
+		{"a clip smaller than the frame", newBuilder().add(0, videoClip("a", 0, 0, 0, tW/2, tH/2)), false, false},
 		{"a cropped clip", newBuilder().add(0, full("a", 0, "cropLeft", an(0.1))), false, false},
 		{"a rotated clip", newBuilder().add(0, full("a", 0, "rotation", an(90))), false, false},
 		{"a clip with rounded corners", newBuilder().add(0, full("a", 0, "borderRadius", an(8))), false, false},
@@ -44,15 +38,8 @@ func TestVideoOnly(t *testing.T) {
 			transition("tr", 0, "a", "b", "fade", sec, "", nil), false, false},
 	}
 	for _, tc := range cases {
-		tc.b.assets["vid"] = map[string]any{"id": "vid", "type": "video", "filename": "v.mp4", "size": 1, "remoteUrl": nil,
-			"remoteKey": "v.mp4", "mimeType": "video/mp4", "width": 32, "height": 18, "durationInSeconds": 10, "hasAudioTrack": false}
 		tc.b.bg = map[string]any{"type": "color", "color": "#00ff00", "gradient": nil}
-		raw := tc.b.json()
-		if res := editor.Validate(raw); !res.Valid {
-			t.Fatalf("%s: test state invalid: %v", tc.name, res.Errors)
-		}
-		st, _ := editor.Parse(raw)
-		c, err := New(st, Options{Media: &videoMedia{}})
+		c, err := New(parseValid(t, tc.b.withVideoAsset().json()), Options{Media: &videoMedia{}})
 		if err != nil {
 			t.Fatal(err)
 		}

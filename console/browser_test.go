@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -21,6 +20,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 var screenshotTo = flag.String("console.screenshot", "",
@@ -106,14 +107,7 @@ func pngFile(t *testing.T) string {
 		}
 	}
 	p := filepath.Join(t.TempDir(), "swatch.png")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := png.Encode(f, img); err != nil {
-		t.Fatal(err)
-	}
+	imagetest.WritePNG(t, p, img)
 	return p
 }
 

@@ -72,14 +72,11 @@ func BenchmarkValidatePaths(b *testing.B) {
 		for _, p := range validatePaths {
 			b.Run(p.name+"/"+sz.name, func(b *testing.B) {
 				b.SetBytes(int64(len(raw)))
-				b.ReportAllocs()
-				start := cpuTime(b)
-				for b.Loop() {
+				loopCPU(b, func() {
 					if _, r := p.check(v, raw); !r.Valid {
 						b.Fatal(r.Errors[0])
 					}
-				}
-				reportCPU(b, start)
+				})
 			})
 		}
 	}

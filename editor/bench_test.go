@@ -28,6 +28,27 @@ func reportCPU(b *testing.B, start time.Duration) {
 	}
 }
 
+// loopCPU runs body for every b.Loop and reports allocations and CPU time per operation.
+func loopCPU(b *testing.B, body func()) {
+	b.Helper()
+	b.ReportAllocs()
+	start := cpuTime(b)
+	for b.Loop() {
+		body()
+	}
+	reportCPU(b, start)
+}
+
+// bigTape decodes bigState(tb, n).
+func bigTape(tb testing.TB, n int) *jsontape.Tape {
+	tb.Helper()
+	t, err := jsontape.Decode(bigState(tb, n))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return t
+}
+
 // bigState builds a valid state with n items spread over tracks of 100 sequential items,
 // with keyframes, animations, assets and transitions, indented like an editor would save it.
 func bigState(tb testing.TB, n int) []byte {
@@ -148,15 +169,11 @@ func BenchmarkValidate5000Items(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(raw)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := cpuTime(b)
-	for b.Loop() {
+	loopCPU(b, func() {
 		if r := v.Validate(raw); !r.Valid {
 			b.Fatal(r.Errors[0])
 		}
-	}
-	reportCPU(b, start)
+	})
 }
 
 func BenchmarkParse5000Items(b *testing.B) {
@@ -215,48 +232,33 @@ func TestBigStateErrors(t *testing.T) {
 func BenchmarkDecode5000Items(b *testing.B) {
 	raw := bigState(b, 5000)
 	b.SetBytes(int64(len(raw)))
-	b.ReportAllocs()
-	start := cpuTime(b)
-	for b.Loop() {
+	loopCPU(b, func() {
 		if _, err := jsontape.Decode(raw); err != nil {
 			b.Fatal(err)
 		}
-	}
-	reportCPU(b, start)
+	})
 }
 
 func BenchmarkFastSchema5000Items(b *testing.B) {
-	t, err := jsontape.Decode(bigState(b, 5000))
-	if err != nil {
-		b.Fatal(err)
-	}
+	t := bigTape(b, 5000)
 	v, err := NewValidator()
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	start := cpuTime(b)
-	for b.Loop() {
+	loopCPU(b, func() {
 		if r := v.fast.Check(t); r != fastschema.Pass {
 			b.Fatal(r)
 		}
-	}
-	reportCPU(b, start)
+	})
 }
 
 func BenchmarkBuild5000Items(b *testing.B) {
-	t, err := jsontape.Decode(bigState(b, 5000))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	start := cpuTime(b)
-	for b.Loop() {
+	t := bigTape(b, 5000)
+	loopCPU(b, func() {
 		if s := build(wireFromTape(t)); s == nil {
 			b.Fatal("no state")
 		}
-	}
-	reportCPU(b, start)
+	})
 }
 
 func BenchmarkSemantic5000Items(b *testing.B) {
@@ -264,14 +266,11 @@ func BenchmarkSemantic5000Items(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	start := cpuTime(b)
-	for b.Loop() {
+	loopCPU(b, func() {
 		if is := semanticIssues(s); len(is) != 0 {
 			b.Fatal(is[0])
 		}
-	}
-	reportCPU(b, start)
+	})
 }
 
 // BenchmarkNewValidator measures what a process pays to validate its first state: the fast

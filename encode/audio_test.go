@@ -12,6 +12,24 @@ import (
 	"github.com/cutroom/cutroom/internal/ffmpegtest"
 )
 
+// tone is sample n of a 1 kHz sine of peak 0.5.
+func tone(n int) float32 {
+	return float32(0.5 * math.Sin(2*math.Pi*1000*float64(n)/AudioSampleRate))
+}
+
+// writeSound fills buf with len(buf)/2 stereo samples, sample(i) on both channels, and
+// writes them to w's soundtrack.
+func writeSound(t *testing.T, w *Writer, buf []float32, sample func(i int) float32) {
+	t.Helper()
+	for i := 0; i < len(buf)/2; i++ {
+		v := sample(i)
+		buf[2*i], buf[2*i+1] = v, v
+	}
+	if err := w.WriteAudio(buf); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestSoundtrack encodes 2 s of video with a soundtrack that is silent for 1 s and then
 // a 1 kHz tone, and checks the codec parameters, the length and the tone's onset time.
 func TestSoundtrack(t *testing.T) {
@@ -36,17 +54,12 @@ func TestSoundtrack(t *testing.T) {
 				if err := w.WriteRGBA(img); err != nil {
 					t.Fatal(err)
 				}
-				for i := 0; i < per; i++ {
-					n := f*per + i
-					v := float32(0)
-					if n >= AudioSampleRate {
-						v = float32(0.5 * math.Sin(2*math.Pi*1000*float64(n)/AudioSampleRate))
+				writeSound(t, w, buf, func(i int) float32 {
+					if n := f*per + i; n >= AudioSampleRate {
+						return tone(n)
 					}
-					buf[2*i], buf[2*i+1] = v, v
-				}
-				if err := w.WriteAudio(buf); err != nil {
-					t.Fatal(err)
-				}
+					return 0
+				})
 			}
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
@@ -135,16 +148,12 @@ func TestSoundtrackLongSync(t *testing.T) {
 				if err := w.WriteFrame(img); err != nil {
 					t.Fatal(err)
 				}
-				for i := 0; i < per; i++ {
-					v := float32(0)
+				writeSound(t, w, buf, func(i int) float32 {
 					if f >= at && f < at+3 {
-						v = float32(0.5 * math.Sin(2*math.Pi*1000*float64(i)/AudioSampleRate))
+						return tone(i)
 					}
-					buf[2*i], buf[2*i+1] = v, v
-				}
-				if err := w.WriteAudio(buf); err != nil {
-					t.Fatal(err)
-				}
+					return 0
+				})
 			}
 			if err := w.Close(); err != nil {
 				t.Fatal(err)

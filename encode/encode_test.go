@@ -299,7 +299,9 @@ func TestMP4H264(t *testing.T) {
 	}
 }
 
-func checkMP4Boxes(t *testing.T, path string, wantCtts bool, n int) {
+// readMP4 decodes the boxes of the MP4 file at path with mp4ff.
+func readMP4(t *testing.T, path string) *mp4.File {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -309,6 +311,11 @@ func checkMP4Boxes(t *testing.T, path string, wantCtts bool, n int) {
 	if err != nil {
 		t.Fatalf("mp4ff decode: %v", err)
 	}
+	return mf
+}
+
+func checkMP4Boxes(t *testing.T, path string, wantCtts bool, n int) {
+	mf := readMP4(t, path)
 	trak := mf.Moov.Trak
 	stbl := trak.Mdia.Minf.Stbl
 	avc1 := stbl.Stsd.AvcX
@@ -652,15 +659,7 @@ func TestMP4LargeLayout(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	mf, err := mp4.DecodeFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mf := readMP4(t, path)
 	if stbl := mf.Moov.Trak.Mdia.Minf.Stbl; stbl.Co64 == nil || stbl.Stco != nil {
 		t.Fatalf("want co64 and no stco")
 	}

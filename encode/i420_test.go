@@ -238,21 +238,7 @@ func TestRGBAWindowToI420ConvertsOnlyItsBlocks(t *testing.T) {
 	if err := CopyRect(cr, whole, image.Rect(3, 5, 17, 9)); err != nil {
 		t.Fatal(err)
 	}
-	e := image.Rect(2, 4, 18, 10)
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			want := byte(0)
-			if image.Pt(x, y).In(e) {
-				want = whole.Y[y*whole.YStride+x]
-			}
-			if cr.Y[y*cr.YStride+x] != want {
-				t.Fatalf("CopyRect: luma (%d,%d) = %d, want %d", x, y, cr.Y[y*cr.YStride+x], want)
-			}
-			if i := y/2*cr.CStride + x/2; cr.Cb[i] != map[bool]byte{true: whole.Cb[i], false: 0}[image.Pt(x, y).In(e)] {
-				t.Fatalf("CopyRect: chroma of (%d,%d) = %d", x, y, cr.Cb[i])
-			}
-		}
-	}
+	onlyInside(t, "CopyRect", cr, whole, image.Rect(2, 4, 18, 10))
 	if got := EvenRect(image.Rect(3, 5, 17, 9)); got != image.Rect(2, 4, 18, 10) {
 		t.Errorf("EvenRect = %v", got)
 	}
@@ -397,18 +383,7 @@ func TestRGBAWindowToI420(t *testing.T) {
 	if err := RGBAWindowToI420(got, win, image.Rect(13, 0, 60, 15)); err != nil {
 		t.Fatal(err)
 	}
-	e := image.Rect(12, 8, 40, 16)
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			want := byte(0)
-			if image.Pt(x, y).In(e) {
-				want = whole.Y[y*whole.YStride+x]
-			}
-			if v := got.Y[y*got.YStride+x]; v != want {
-				t.Fatalf("narrow window: luma (%d,%d) = %d, want %d", x, y, v, want)
-			}
-		}
-	}
+	onlyInside(t, "narrow window", got, whole, image.Rect(12, 8, 40, 16))
 	for name, bad := range map[string]*image.RGBA{
 		"odd edge":    image.NewRGBA(image.Rect(0, 1, w, 5)),
 		"outside":     image.NewRGBA(image.Rect(0, h-2, w, h+2)),
@@ -419,6 +394,32 @@ func TestRGBAWindowToI420(t *testing.T) {
 	} {
 		if err := RGBAWindowToI420(NewI420(w, h), bad, image.Rect(0, 0, w, h)); !errors.Is(err, ErrInvalidFrame) {
 			t.Errorf("%s: got %v, want %v", name, err, ErrInvalidFrame)
+		}
+	}
+}
+
+// onlyInside checks that got has whole's samples (luma and Cb) inside the even rectangle e
+// and zeros outside it.
+func onlyInside(t *testing.T, what string, got, whole *I420, e image.Rectangle) {
+	t.Helper()
+	for y := 0; y < got.Height; y++ {
+		for x := 0; x < got.Width; x++ {
+			in := image.Pt(x, y).In(e)
+			want := byte(0)
+			if in {
+				want = whole.Y[y*whole.YStride+x]
+			}
+			if v := got.Y[y*got.YStride+x]; v != want {
+				t.Fatalf("%s: luma (%d,%d) = %d, want %d", what, x, y, v, want)
+			}
+			want = 0
+			i := y/2*got.CStride + x/2
+			if in {
+				want = whole.Cb[i]
+			}
+			if got.Cb[i] != want {
+				t.Fatalf("%s: chroma of (%d,%d) = %d, want %d", what, x, y, got.Cb[i], want)
+			}
 		}
 	}
 }

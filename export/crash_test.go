@@ -101,10 +101,7 @@ func crashOnce(t *testing.T, dir string) {
 func crashFixture(t *testing.T, st string) (dir, id string, balance int64) {
 	t.Helper()
 	dir = t.TempDir()
-	db, err := storage.Open(dir, storage.Options{LockTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openDB(t, dir)
 	defer db.Close()
 	ws, _, err := db.EnsureDefaultWorkspace()
 	if err != nil {
@@ -153,10 +150,7 @@ func TestCrashLoopGuard(t *testing.T) {
 	dir, id, balance := crashFixture(t, state(1))
 	for i := 1; i <= export.MaxCrashes; i++ {
 		crashOnce(t, dir)
-		db, err := storage.Open(dir, storage.Options{LockTimeout: time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := openDB(t, dir)
 		tk, _ := db.ExportTaskByID(id)
 		db.Close()
 		if tk.Status != model.StatusProcessing || tk.Attempts != i {

@@ -29,10 +29,7 @@ type run struct {
 
 func start(t *testing.T, dir string, r export.Renderer) *run {
 	t.Helper()
-	db, err := storage.Open(dir, storage.Options{LockTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openDB(t, dir)
 	signer := testSigner(t, db)
 	svc, err := export.New(export.Config{Workers: 1, OutputDir: filepath.Join(dir, "outputs"),
 		Links: export.NewLinks("http://127.0.0.1:8787", signer), ProgressInterval: 10 * time.Millisecond,
@@ -146,10 +143,7 @@ func TestGracefulStopPausesAndResumes(t *testing.T) {
 	if d := time.Since(t0); d > 2*time.Second {
 		t.Fatalf("stop took %v", d)
 	}
-	db, err := storage.Open(dir, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openDB(t, dir)
 	tk, _ := db.ExportTaskByID(id)
 	db.Close()
 	if tk.Status != model.StatusPaused {
@@ -183,10 +177,7 @@ func TestCrashLeftoversRenderAgain(t *testing.T) {
 	// What SIGKILL leaves behind: the record says PROCESSING and a partial temp file exists.
 	// (Stopping the scheduler here would record PAUSED, so the record is rewritten after.)
 	rn.stop()
-	db, err := storage.Open(dir, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openDB(t, dir)
 	if _, err := db.UpdateExport(id, func(tk *model.ExportTask) ([]model.WebhookDelivery, error) {
 		tk.Status, tk.Phase, tk.Progress = model.StatusProcessing, export.PhaseRendering, 40
 		return nil, nil
@@ -259,10 +250,7 @@ func TestCancelPausedTask(t *testing.T) {
 	waitStatus(t, rn.db, id, 10*time.Second, func(tk model.ExportTask) bool { return tk.Status == model.StatusProcessing })
 	rn.stop()
 
-	db, err := storage.Open(dir, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openDB(t, dir)
 	svc, err := export.New(export.Config{OutputDir: filepath.Join(dir, "outputs"), Links: export.NewLinks("http://x", testSigner(t, db))}, db, &exporttest.Solid{})
 	if err != nil {
 		t.Fatal(err)
@@ -284,6 +272,16 @@ func TestCancelPausedTask(t *testing.T) {
 	if tk, _ := rn.db.ExportTaskByID(id); tk.Status != model.StatusCanceled || r.Started() != 0 {
 		t.Fatalf("after restart: %s, renders %d", tk.Status, r.Started())
 	}
+}
+
+// openDB opens the database in the data dir dir (waiting at most a second for its lock).
+func openDB(t *testing.T, dir string) *storage.DB {
+	t.Helper()
+	db, err := storage.Open(dir, storage.Options{LockTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
 // testSigner returns the database's link signer, as serve builds it.

@@ -80,10 +80,7 @@ func liveHeap() uint64 {
 func soakService(t *testing.T) (*export.Service, *storage.DB, model.Principal) {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := storage.Open(dir, storage.Options{LockTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openDB(t, dir)
 	t.Cleanup(func() { db.Close() })
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	svc, err := export.New(export.Config{Workers: 2, OutputDir: filepath.Join(dir, "outputs"),

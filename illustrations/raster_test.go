@@ -3,11 +3,12 @@ package illustrations
 import (
 	"image"
 	"image/color"
-	"image/png"
 	"math"
 	"os"
 	"sort"
 	"testing"
+
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 // rasterise fills an illustration's contours (with its fill rule) into a size x size mask,
@@ -90,12 +91,5 @@ func TestContactSheet(t *testing.T) {
 			}
 		}
 	}
-	f, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := png.Encode(f, img); err != nil {
-		t.Fatal(err)
-	}
+	imagetest.WritePNG(t, out, img)
 }

@@ -22,7 +22,7 @@ func BenchmarkRender1080p(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(strings.TrimSuffix(filepath.Base(p), ".json"), func(b *testing.B) {
-			a, err := lottie.Open(data, lottie.Limits{})
+			a, err := lottie.Open(context.Background(), data, lottie.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -30,7 +30,7 @@ func FuzzOpen(f *testing.F) {
 		if len(b) > 64<<10 {
 			return
 		}
-		a, err := lottie.Open(b, lim)
+		a, err := lottie.Open(context.Background(), b, lottie.Options{Limits: lim})
 		if err != nil {
 			return
 		}

@@ -29,20 +29,41 @@ func refuse(format string, args ...any) error {
 	return &unsupported{fmt.Sprintf(format, args...)}
 }
 
-// Animation is one parsed Lottie document. Render may be called from several goroutines;
-// they take turns (rlottie's animation is not safe for concurrent use).
+// Animation is one parsed Lottie document, held by a renderer process of its own (see the
+// package doc, "Renderer processes"). Render may be called from several goroutines; they
+// take turns (one frame at a time per renderer).
 type Animation struct {
-	mu     sync.Mutex
-	rl     *rlAnim
-	W, H   int     // the composition's size (w, h)
-	FR     float64 // frames per second
-	IP, OP float64 // in and out frames
-	frames int     // rlottie's frame count
+	turn   chan struct{} // held (one element) by the goroutine using the renderer
+	W, H   int           // the composition's size (w, h)
+	FR     float64       // frames per second
+	IP, OP float64       // in and out frames
+	frames int           // rlottie's frame count
+	doc    []byte        // the normalised document, NUL-terminated, to load it again
+	opts   Options
+	ref    *rendererRef
+	err    error // sticky: the renderer failed on this document
+	closed bool
+}
+
+// rendererRef holds an Animation's renderer process, if it runs; the garbage collector's
+// cleanup of an Animation no longer referenced closes it.
+type rendererRef struct {
+	mu sync.Mutex
+	r  *renderer
+}
+
+func (ref *rendererRef) close() {
+	ref.mu.Lock()
+	defer ref.mu.Unlock()
+	if ref.r != nil {
+		ref.r.close()
+		ref.r = nil
+	}
 }
 
 // Check measures data against the budgets and the rules of what can be drawn, without
 // loading it into rlottie.
-func Check(data []byte, lim lottiebudget.Limits) (lottiebudget.Info, error) {
+func Check(data []byte, lim Limits) (lottiebudget.Info, error) {
 	info, err := lottiebudget.CheckBytes(data, lim)
 	var tc *lottiebudget.TooComplexError
 	switch {
@@ -57,10 +78,13 @@ func Check(data []byte, lim lottiebudget.Limits) (lottiebudget.Info, error) {
 	return info, nil
 }
 
-// Open checks data (Check) and loads it. Close releases it; an Animation no longer
-// referenced is released by the garbage collector too.
-func Open(data []byte, lim lottiebudget.Limits) (*Animation, error) {
-	info, err := Check(data, lim)
+// Open checks data (Check against o.Limits) and loads it into a renderer process of its
+// own, within o's limits. Close stops the process; an Animation no longer referenced is
+// closed by the garbage collector too. A document the renderer refuses, crashes on or
+// takes too long to parse is ErrUnsupported (a *RendererError for the last two); when ctx
+// ends first, ctx's error.
+func Open(ctx context.Context, data []byte, o Options) (*Animation, error) {
+	info, err := Check(data, o.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -68,23 +92,67 @@ func Open(data []byte, lim lottiebudget.Limits) (*Animation, error) {
 	if err != nil {
 		return nil, refuse("the Lottie animation cannot be read: %v", err)
 	}
-	rl := rlLoad(norm)
-	if rl == nil {
-		return nil, refuse("rlottie cannot parse the Lottie animation")
+	a := &Animation{turn: make(chan struct{}, 1), FR: info.FR, IP: info.IP, OP: info.OP,
+		doc: append(norm, 0), opts: o, ref: &rendererRef{}}
+	r, rep, err := a.start(ctx)
+	if err != nil {
+		return nil, err
 	}
-	a := &Animation{rl: rl, FR: info.FR, IP: info.IP, OP: info.OP, frames: rl.totalFrames()}
-	a.W, a.H = rl.size()
-	runtime.AddCleanup(a, func(rl *rlAnim) { rl.destroy() }, rl)
+	a.ref.r = r
+	a.W, a.H, a.frames = int(rep.a), int(rep.b), int(rep.c)
+	runtime.AddCleanup(a, func(ref *rendererRef) { ref.close() }, a.ref)
 	return a, nil
 }
 
-// Close releases the animation; Render fails afterwards.
-func (a *Animation) Close() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.rl != nil {
-		a.rl.destroy()
+// start starts a renderer and loads the document into it. The renderer's answer is
+// checked, never trusted: a size or frame count out of bounds is garbage.
+func (a *Animation) start(ctx context.Context) (*renderer, message, error) {
+	r, err := startRenderer(ctx, a.opts)
+	if err != nil {
+		return nil, message{}, err
 	}
+	rep, err := a.load(ctx, r)
+	if err != nil {
+		r.close()
+		return nil, message{}, err
+	}
+	return r, rep, nil
+}
+
+func (a *Animation) load(ctx context.Context, r *renderer) (message, error) {
+	mem, err := r.share(len(a.doc))
+	if err != nil {
+		return message{}, err
+	}
+	copy(mem, a.doc)
+	rep, err := r.request(ctx, message{op: opLoad, a: uint64(len(a.doc) - 1)}, "parsing it", a.opts.frameLimit())
+	switch {
+	case err != nil:
+		return message{}, err
+	case rep.op == stRefused:
+		return message{}, refuse("rlottie cannot parse the Lottie animation")
+	case rep.op != stOK || rep.a > MaxSide || rep.b > MaxSide || rep.c > math.MaxInt32:
+		r.kill()
+		return message{}, r.failed(ReasonProtocol, "parsing it", nil)
+	case a.frames != 0 && (int(rep.a) != a.W || int(rep.b) != a.H || int(rep.c) != a.frames):
+		r.kill()
+		return message{}, r.failed(ReasonProtocol, "parsing it again", nil)
+	}
+	return rep, nil
+}
+
+// Close stops the animation's renderer at once (a Render drawing returns an error);
+// Render fails afterwards.
+func (a *Animation) Close() {
+	a.ref.mu.Lock()
+	if a.ref.r != nil {
+		a.ref.r.abandon()
+	}
+	a.ref.mu.Unlock()
+	a.turn <- struct{}{}
+	defer func() { <-a.turn }()
+	a.closed = true
+	a.ref.close()
 }
 
 // Frames is the number of frames one play shows (op - ip, whole frames).
@@ -104,6 +172,11 @@ func (a *Animation) FrameAt(t float64) int {
 
 // Render draws frame (0 = ip) into dst, scaled to dst's size (stretched: the caller keeps
 // the aspect ratio by its choice of size). dst's pixels are replaced, premultiplied.
+//
+// The frame is drawn by the animation's renderer process within Options.FrameSeconds. When
+// ctx ends first, the renderer is killed at once and ctx's error returned (a later Render
+// starts another). When the renderer crashes, goes over a limit or takes too long, the
+// error is a *RendererError, and every later Render of the animation returns it.
 func (a *Animation) Render(ctx context.Context, frame int, dst *image.RGBA) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -115,15 +188,75 @@ func (a *Animation) Render(ctx context.Context, frame int, dst *image.RGBA) erro
 	if w > MaxSide || h > MaxSide || dst.Stride%4 != 0 {
 		return refuse("a frame of %dx%d pixels is larger than %d on a side", w, h, MaxSide)
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.rl == nil || a.rl.p == nil {
-		return errors.New("lottie: render after Close")
+	select {
+	case a.turn <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-a.turn }()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	switch {
+	case a.closed:
+		return errClosed
+	case a.err != nil:
+		return a.err
+	}
+	r, err := a.renderer(ctx)
+	if err != nil {
+		return err
+	}
+	mem, err := r.share(4 * w * h)
+	if err != nil {
+		return err
+	}
+	frame = min(max(frame, 0), a.Frames()-1)
+	rep, err := r.request(ctx, message{op: opRender, a: uint64(frame), b: uint64(w), c: uint64(h)},
+		fmt.Sprintf("drawing frame %d", frame), a.opts.frameLimit())
+	if err == nil && rep.op != stOK {
+		r.kill()
+		err = r.failed(ReasonProtocol, fmt.Sprintf("drawing frame %d", frame), nil)
+	}
+	if err != nil {
+		a.drop(err)
+		return err
 	}
 	pix := dst.Pix[dst.PixOffset(dst.Rect.Min.X, dst.Rect.Min.Y):]
-	clear(pix[:(h-1)*dst.Stride+w*4])
-	a.rl.render(min(max(frame, 0), a.Frames()-1), pix, w, h, dst.Stride)
+	argbToRGBA(mem, w, h, pix[:(h-1)*dst.Stride+w*4], dst.Stride)
 	return nil
+}
+
+// renderer returns the animation's renderer, started (and the document loaded again)
+// when it does not run or was killed: its caller's context ended.
+func (a *Animation) renderer(ctx context.Context) (*renderer, error) {
+	a.ref.mu.Lock()
+	r := a.ref.r
+	a.ref.mu.Unlock()
+	if r != nil && !r.dead.Load() {
+		return r, nil
+	}
+	if r != nil { // killed when a context ended just as its last answer came
+		a.ref.close()
+	}
+	r, _, err := a.start(ctx)
+	if err != nil {
+		a.drop(err)
+		return nil, err
+	}
+	a.ref.mu.Lock()
+	a.ref.r = r
+	a.ref.mu.Unlock()
+	return r, nil
+}
+
+// drop closes the renderer after err; a renderer's failure stays the animation's error.
+func (a *Animation) drop(err error) {
+	var re *RendererError
+	if errors.As(err, &re) {
+		a.err = err
+	}
+	a.ref.close()
 }
 
 // Limits are the structure budgets (package lottiebudget's; zero members mean its defaults).

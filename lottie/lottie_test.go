@@ -15,9 +15,13 @@ import (
 	"github.com/cutroom/cutroom/lottiebudget"
 )
 
-func corpus(t testing.TB, name string) []byte {
+// corpus reads a file of testdata/corpus (the lottie-web comparison files).
+func corpus(t testing.TB, name string) []byte { t.Helper(); return testdoc(t, "corpus", name) }
+
+// testdoc reads testdata/<dir>/<name>.json.
+func testdoc(t testing.TB, dir, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile("testdata/corpus/" + name + ".json")
+	b, err := os.ReadFile("testdata/" + dir + "/" + name + ".json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +31,7 @@ func corpus(t testing.TB, name string) []byte {
 // TestFrameAt: whole frames from ip, t*fr truncated (lottie-web without subframes) and
 // wrapped into op-ip (its player with loop on).
 func TestFrameAt(t *testing.T) {
-	a, err := lottie.Open(corpus(t, "inpoint"), lottie.Limits{}) // 24 fps, ip 10, op 70
+	a, err := lottie.Open(context.Background(), corpus(t, "inpoint"), lottie.Options{}) // 24 fps, ip 10, op 70
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +74,7 @@ func TestOpenRefuses(t *testing.T) {
 		"array":       {`[1,2]`, "cannot be read"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := lottie.Open([]byte(c.doc), lim)
+			_, err := lottie.Open(context.Background(), []byte(c.doc), lottie.Options{Limits: lim})
 			if !errors.Is(err, lottie.ErrUnsupported) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want ErrUnsupported mentioning %q", err, c.want)
 			}
@@ -86,7 +90,7 @@ func TestOpenRefuses(t *testing.T) {
 
 // TestRenderCancelAndClose: a cancelled context renders nothing; Render after Close fails.
 func TestRenderCancelAndClose(t *testing.T) {
-	a, err := lottie.Open(corpus(t, "rect"), lottie.Limits{})
+	a, err := lottie.Open(context.Background(), corpus(t, "rect"), lottie.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +149,7 @@ func TestCheckRefusesHostile(t *testing.T) {
 func TestEmbeddedImageWithoutE(t *testing.T) {
 	render := func(doc []byte) *image.RGBA {
 		t.Helper()
-		a, err := lottie.Open(doc, lottie.Limits{})
+		a, err := lottie.Open(context.Background(), doc, lottie.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -83,7 +83,7 @@ func TestLottieWebReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := lottie.Open(data, lottie.Limits{})
+		a, err := lottie.Open(context.Background(), data, lottie.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}

@@ -95,3 +95,30 @@ func TestClusterQueueGauges(t *testing.T) {
 		t.Errorf("without a cluster: %v", got)
 	}
 }
+
+// The Lottie renderer counts are served from their source: started and failed (by reason)
+// as counters, running as a gauge.
+func TestLottieRendererMetrics(t *testing.T) {
+	rec := httptest.NewRecorder()
+	metrics.New(metrics.Sources{LottieRenderers: func() metrics.LottieRenderers {
+		return metrics.LottieRenderers{Started: 7, Running: 2, Failed: map[string]uint64{"memory": 1, "killed": 3}}
+	}}, nil).Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := fams["cutroom_lottie_renderers_started_total"].GetMetric()[0].GetCounter().GetValue(); v != 7 {
+		t.Errorf("started %v, want 7", v)
+	}
+	if v := fams["cutroom_lottie_renderers_running"].GetMetric()[0].GetGauge().GetValue(); v != 2 {
+		t.Errorf("running %v, want 2", v)
+	}
+	failed := map[string]float64{}
+	for _, m := range fams["cutroom_lottie_renderers_crashed_total"].GetMetric() {
+		failed[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+	}
+	if len(failed) != 2 || failed["memory"] != 1 || failed["killed"] != 3 {
+		t.Errorf("crashed by reason %v, want memory 1, killed 3", failed)
+	}
+}

@@ -31,6 +31,19 @@ type Sources struct {
 	DiskSpace func() (free, total uint64, err error)
 	// ClusterQueue is the state of the render workers' queue (nil without a cluster).
 	ClusterQueue func() (ClusterQueue, error)
+	// LottieRenderers counts this process's Lottie renderer processes.
+	LottieRenderers func() LottieRenderers
+}
+
+// LottieRenderers are the Lottie renderer processes (one per Lottie asset a render or a
+// preview draws) since the process started.
+type LottieRenderers struct {
+	Started int64 // renderers started
+	Running int64 // renderers running now
+	// Failed counts the renderers that ended before their answer, by reason: signal,
+	// memory, cpu, timeout, protocol (they crashed, or went over a limit) and killed (the
+	// render was cancelled, stopped by its watchdog or by a shutdown).
+	Failed map[string]uint64
 }
 
 // ClusterQueue is the state of the cluster's work queue of segments.
@@ -47,6 +60,7 @@ type stateCollector struct {
 
 	exports, queue, renders, assetFiles, assetBytes, diskFree, diskTotal *prometheus.Desc
 	segQueued, segRendering, workersIdle                                 *prometheus.Desc
+	lottieStarted, lottieFailed, lottieRunning                           *prometheus.Desc
 }
 
 func newStateCollector(src Sources, log *slog.Logger) *stateCollector {
@@ -70,12 +84,17 @@ func newStateCollector(src Sources, log *slog.Logger) *stateCollector {
 			nil, nil),
 		workersIdle: prometheus.NewDesc(name("cluster_worker_slots_idle"), "Workers' requests for a segment waiting (idle render slots).",
 			nil, nil),
+		lottieStarted: prometheus.NewDesc(name("lottie_renderers_started_total"), "Lottie renderer processes started (one per Lottie asset a render or a preview draws).",
+			nil, nil),
+		lottieFailed: prometheus.NewDesc(name("lottie_renderers_crashed_total"), "Lottie renderer processes that ended before their answer, by reason (signal, memory, cpu, timeout, protocol; killed: the render was cancelled or stopped).",
+			[]string{"reason"}, nil),
+		lottieRunning: prometheus.NewDesc(name("lottie_renderers_running"), "Lottie renderer processes running now.", nil, nil),
 	}
 }
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.exports, c.queue, c.renders, c.assetFiles, c.assetBytes, c.diskFree, c.diskTotal,
-		c.segQueued, c.segRendering, c.workersIdle} {
+		c.segQueued, c.segRendering, c.workersIdle, c.lottieStarted, c.lottieFailed, c.lottieRunning} {
 		ch <- d
 	}
 }
@@ -128,6 +147,14 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(c.segQueued, prometheus.GaugeValue, float64(q.Queued))
 			ch <- prometheus.MustNewConstMetric(c.segRendering, prometheus.GaugeValue, float64(q.Rendering))
 			ch <- prometheus.MustNewConstMetric(c.workersIdle, prometheus.GaugeValue, float64(q.Idle))
+		}
+	}
+	if f := c.src.LottieRenderers; f != nil {
+		l := f()
+		ch <- prometheus.MustNewConstMetric(c.lottieStarted, prometheus.CounterValue, float64(l.Started))
+		ch <- prometheus.MustNewConstMetric(c.lottieRunning, prometheus.GaugeValue, float64(l.Running))
+		for reason, n := range l.Failed {
+			ch <- prometheus.MustNewConstMetric(c.lottieFailed, prometheus.CounterValue, float64(n), reason)
 		}
 	}
 }

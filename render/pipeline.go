@@ -15,6 +15,7 @@ import (
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/encode"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/lottie"
 )
 
 // DefaultMaxFrameSeconds is how long drawing one frame may take when
@@ -88,6 +89,10 @@ type PipelineConfig struct {
 	// SegmentSeconds is the length of a segment when Segmented; 0 means
 	// DefaultSegmentSeconds (10 s).
 	SegmentSeconds float64
+	// Lottie bounds the renderer process each Lottie asset of a render or a preview is
+	// drawn by (memory, time per frame) and the budgets its document is measured against;
+	// zero members mean package lottie's defaults. Its Logger defaults to the render's.
+	Lottie lottie.Options
 }
 
 // Pipeline renders export jobs to video files: K compositor workers, each drawing one
@@ -163,7 +168,7 @@ func (p *Pipeline) Features() editor.FeatureSet {
 // CheckState names what of st the compositor cannot draw although its features are
 // supported (export.StateChecker): inline Lottie documents refused by package lottie.
 func (p *Pipeline) CheckState(st *editor.State) []string {
-	return compositor.Undrawable(st, compositor.Options{})
+	return compositor.Undrawable(st, compositor.Options{Lottie: p.cfg.Lottie}) // the budgets the render applies
 }
 
 // Render renders job to job.OutputPath (see the Renderer contract): nothing is left at
@@ -375,10 +380,11 @@ func (p *Pipeline) renderPlan(ctx context.Context, job export.RenderJob, pl plan
 		}
 	}
 	comp, err := compositor.New(pl.state, compositor.Options{Media: media, Text: p.cfg.Text,
-		Illustrations: ill, Width: pl.outW, Height: pl.outH, Logger: log})
+		Illustrations: ill, Width: pl.outW, Height: pl.outH, Logger: log, Lottie: p.cfg.Lottie})
 	if err != nil {
 		return stats, leafFailure(err)
 	}
+	defer comp.Close() // its Lottie renderer processes; after the stages have stopped
 	w, err := encode.NewWriter(job.OutputPath, encode.Options{Format: pl.format, Codec: p.cfg.Codec,
 		Width: pl.outW, Height: pl.outH, FPS: pl.fps, Preset: p.cfg.Preset, CRF: p.cfg.CRF, Threads: p.cfg.EncoderThreads,
 		Audio: audioOpts})

@@ -38,6 +38,7 @@ func (p *Pipeline) SplitByCost(job export.RenderJob, segmentSeconds float64) ([]
 	if err != nil {
 		return nil, leafFailure(err)
 	}
+	defer comp.Close()
 	frames := segs[len(segs)-1].End
 	per := segs[0].Frames()
 	curve := frameCosts(comp, frames, pl.fps)

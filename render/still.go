@@ -156,13 +156,13 @@ func (st *Stills) Still(ctx context.Context, s Still) ([]byte, error) {
 	}
 	if e == nil {
 		comp, err := compositor.New(s.State, compositor.Options{Media: media, Text: p.cfg.Text,
-			Illustrations: p.cfg.Illustrations, Width: s.Width, Height: s.Height, Logger: p.log})
+			Illustrations: p.cfg.Illustrations, Width: s.Width, Height: s.Height, Logger: p.log, Lottie: p.cfg.Lottie})
 		if err != nil {
 			closeMedia()
 			return nil, failed(err)
 		}
 		comp.Preload(dctx, s.Millis, stillFPS)
-		e = &stillEntry{key: key, comp: comp, close: closeMedia}
+		e = &stillEntry{key: key, comp: comp, close: func() { comp.Close(); closeMedia() }}
 		st.cache.put(e)
 	}
 	defer st.cache.release(e)

@@ -25,30 +25,15 @@ func TestCreateExportDebitsAtomically(t *testing.T) {
 	if _, err := db.SetWorkspaceCredits("w", &ten); err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var ok []string
+	ok, failed := createAtOnce(db, model.ExportTask{WorkspaceID: ws.ID, ChargedCredits: 1, CreditPool: model.PoolWorkspace}, 50, storage.ExportLimits{})
 	short := 0
-	for range 50 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tk := model.ExportTask{ID: uuid.NewString(), WorkspaceID: ws.ID, Status: model.StatusPending,
-				CreatedAt: time.Now(), ChargedCredits: 1, CreditPool: model.PoolWorkspace}
-			_, err := db.CreateExport(tk, []byte(`{}`), nil, storage.ExportLimits{})
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				ok = append(ok, tk.ID)
-			case errors.Is(err, storage.ErrInsufficientCredits):
-				short++
-			default:
-				t.Error(err)
-			}
-		}()
+	for _, err := range failed {
+		if errors.Is(err, storage.ErrInsufficientCredits) {
+			short++
+		} else {
+			t.Error(err)
+		}
 	}
-	wg.Wait()
 	if len(ok) != 10 || short != 40 {
 		t.Fatalf("%d created, %d refused", len(ok), short)
 	}
@@ -83,24 +68,31 @@ func TestCreateExportActiveLimit(t *testing.T) {
 	db := open(t, t.TempDir(), nil)
 	defer db.Close()
 	ws, _ := db.CreateWorkspace(storage.WorkspaceInput{Name: "w"})
+	if created, _ := createAtOnce(db, model.ExportTask{WorkspaceID: ws.ID, CreditPool: model.PoolUnlimited}, 50, storage.ExportLimits{MaxActive: 2}); len(created) != 2 {
+		t.Fatalf("%d created, want 2", len(created))
+	}
+}
+
+// createAtOnce creates n PENDING copies of tk (each with its own id) from n goroutines at
+// once, and returns the ids created and the errors of the creates refused.
+func createAtOnce(db *storage.DB, tk model.ExportTask, n int, lim storage.ExportLimits) (created []string, refused []error) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	created := 0
-	for range 50 {
+	for range n {
 		wg.Add(1)
-		go func() {
+		go func(tk model.ExportTask) {
 			defer wg.Done()
-			tk := model.ExportTask{ID: uuid.NewString(), WorkspaceID: ws.ID, Status: model.StatusPending,
-				CreatedAt: time.Now(), CreditPool: model.PoolUnlimited}
-			if _, err := db.CreateExport(tk, []byte(`{}`), nil, storage.ExportLimits{MaxActive: 2}); err == nil {
-				mu.Lock()
-				created++
-				mu.Unlock()
+			tk.ID, tk.Status, tk.CreatedAt = uuid.NewString(), model.StatusPending, time.Now()
+			_, err := db.CreateExport(tk, []byte(`{}`), nil, lim)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				refused = append(refused, err)
+				return
 			}
-		}()
+			created = append(created, tk.ID)
+		}(tk)
 	}
 	wg.Wait()
-	if created != 2 {
-		t.Fatalf("%d created, want 2", created)
-	}
+	return created, refused
 }

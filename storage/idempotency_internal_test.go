@@ -3,9 +3,7 @@ package storage
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -26,23 +24,7 @@ func TestMigrateIdempotencyData(t *testing.T) {
 		`"durationSeconds":1.5,"billedStandardSeconds":2,"chargedCredits":"20","chargedCreditPool":"unlimited"},"meta":{}}`)
 	old := map[string][]byte{"project": projectBody, "export": exportBody, "alien": []byte(`<html>`)}
 
-	b, err := bolt.Open(filepath.Join(dir, FileName), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = b.Update(func(tx *bolt.Tx) error {
-		for _, m := range migrations[:4] {
-			if err := m(tx); err != nil {
-				return err
-			}
-		}
-		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
-		if err != nil {
-			return err
-		}
-		if err := meta.Put(keySchemaVersion, binary.BigEndian.AppendUint64(nil, 4)); err != nil {
-			return err
-		}
+	writeOldDatabase(t, dir, 4, func(tx *bolt.Tx) error {
 		for scope, body := range old {
 			// The old record's JSON, built by hand: body is a []byte, so base64.
 			val := []byte(`{"scope":"` + scope + `","requestHash":"h-` + scope + `","status":201,"body":"` +
@@ -54,12 +36,6 @@ func TestMigrateIdempotencyData(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Close(); err != nil {
-		t.Fatal(err)
-	}
 
 	db, err := Open(dir, Options{})
 	if err != nil {

@@ -1,9 +1,7 @@
 package storage
 
 import (
-	"encoding/binary"
 	"errors"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -19,28 +17,7 @@ import (
 // another workspace, or none, cannot be bound.
 func TestIllustrationsMigrationAndRules(t *testing.T) {
 	dir := t.TempDir()
-	b, err := bolt.Open(filepath.Join(dir, FileName), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = b.Update(func(tx *bolt.Tx) error {
-		for _, m := range migrations[:5] {
-			if err := m(tx); err != nil {
-				return err
-			}
-		}
-		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
-		if err != nil {
-			return err
-		}
-		return meta.Put(keySchemaVersion, binary.BigEndian.AppendUint64(nil, 5))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeOldDatabase(t, dir, 5, func(*bolt.Tx) error { return nil })
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	db, err := Open(dir, Options{Now: func() time.Time { return now }})
 	if err != nil {

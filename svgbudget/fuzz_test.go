@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/svgtest"
 	"github.com/cutroom/cutroom/svgbudget"
 	"github.com/srwiley/oksvg"
 )
@@ -16,7 +17,7 @@ import (
 // without running away (an unnoticed <use> cycle would overflow its stack).
 func FuzzCheck(f *testing.F) {
 	for _, s := range []string{
-		string(nestedUse(5, 10)), string(nestedUse(2, 3)),
+		string(svgtest.NestedUse(5, 10)), string(svgtest.NestedUse(2, 3)),
 		`<svg><defs><g id="a"><use href="#b"/></g><g id="b"><use href="#a"/></g></defs><use href="#a"/></svg>`,
 		`<svg><defs><path id="a" d="M0 0"/><use href="#a"/></defs></svg>`,
 		`<svg>` + strings.Repeat("<g>", 70) + strings.Repeat("</g>", 70) + `</svg>`,

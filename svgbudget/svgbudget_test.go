@@ -7,27 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cutroom/cutroom/internal/svgtest"
 	"github.com/cutroom/cutroom/svgbudget"
 	"github.com/srwiley/oksvg"
 )
-
-// NestedUse returns the hostile document of issue 15: a path, then levels groups each
-// using the previous level per times, and one use of the last level: about 1 KB for 5 levels
-// of 10, expanding to per^levels paths.
-func nestedUse(levels, per int) []byte {
-	var b strings.Builder
-	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><defs>`)
-	b.WriteString(`<path id="l0" d="M0 0L9 0L9 9z"/>`)
-	for l := 1; l <= levels; l++ {
-		fmt.Fprintf(&b, `<g id="l%d">`, l)
-		for i := 0; i < per; i++ {
-			fmt.Fprintf(&b, `<use href="#l%d"/>`, l-1)
-		}
-		b.WriteString(`</g>`)
-	}
-	fmt.Fprintf(&b, `</defs><use href="#l%d"/></svg>`, levels)
-	return []byte(b.String())
-}
 
 func tooComplex(t *testing.T, err error, measure string) *svgbudget.TooComplexError {
 	t.Helper()
@@ -49,12 +32,12 @@ func oksvgPaths(t *testing.T, src []byte) int {
 }
 
 func TestNestedUseBomb(t *testing.T) {
-	if n := len(nestedUse(5, 10)); n > 1300 {
+	if n := len(svgtest.NestedUse(5, 10)); n > 1300 {
 		t.Fatalf("the level-5 bomb is %d bytes, not about 1 KB", n)
 	}
 	// Small levels are measured, and the measure bounds what oksvg builds.
 	for l := 1; l <= 3; l++ {
-		src := nestedUse(l, 10)
+		src := svgtest.NestedUse(l, 10)
 		m, err := svgbudget.CheckBytes(src, svgbudget.Limits{})
 		if err != nil {
 			t.Fatalf("level %d: %v", l, err)
@@ -73,14 +56,14 @@ func TestNestedUseBomb(t *testing.T) {
 	// Level 5 and more are refused; the walk is linear, so level 9 (a billion paths) is
 	// refused as quickly as level 5, and so are a million levels of the chain.
 	for _, l := range []int{5, 6, 9, 40} {
-		_, err := svgbudget.CheckBytes(nestedUse(l, 10), svgbudget.Limits{})
+		_, err := svgbudget.CheckBytes(svgtest.NestedUse(l, 10), svgbudget.Limits{})
 		tc := tooComplex(t, err, svgbudget.MeasureElements)
 		if tc.Limit != svgbudget.DefaultMaxElements || !strings.Contains(tc.Error(), "20000") {
 			t.Errorf("level %d: %v", l, tc)
 		}
 	}
 	// A configured limit applies.
-	_, err := svgbudget.CheckBytes(nestedUse(3, 10), svgbudget.Limits{MaxElements: 500})
+	_, err := svgbudget.CheckBytes(svgtest.NestedUse(3, 10), svgbudget.Limits{MaxElements: 500})
 	tooComplex(t, err, svgbudget.MeasureElements)
 }
 
@@ -254,7 +237,7 @@ func TestLinear(t *testing.T) {
 
 // BenchmarkNestedUse9 measures refusing the level-9 bomb (a billion paths once expanded).
 func BenchmarkNestedUse9(b *testing.B) {
-	src := nestedUse(9, 10)
+	src := svgtest.NestedUse(9, 10)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		if _, err := svgbudget.CheckBytes(src, svgbudget.Limits{}); err == nil {
@@ -265,7 +248,7 @@ func BenchmarkNestedUse9(b *testing.B) {
 
 // BenchmarkAccept measures a document within the budget: 2,000 referenced groups.
 func BenchmarkAccept(b *testing.B) {
-	src := nestedUse(3, 10)
+	src := svgtest.NestedUse(3, 10)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(src)))
 	for i := 0; i < b.N; i++ {

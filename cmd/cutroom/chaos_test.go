@@ -18,25 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/svgtest"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 )
-
-// nestedUseSVG is the hostile SVG of the hardening issue: levels of groups, each using the
-// level below ten times, so that it expands to 10^levels elements in about 1 KB.
-func nestedUseSVG(levels int) string {
-	var b strings.Builder
-	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><defs><path id="a" d="M0 0H9V9z"/>`)
-	for l := 1; l <= levels; l++ {
-		fmt.Fprintf(&b, `<g id="%c">`, 'a'+l)
-		for i := 0; i < 10; i++ {
-			fmt.Fprintf(&b, `<use href="#%c"/>`, 'a'+l-1)
-		}
-		b.WriteString(`</g>`)
-	}
-	fmt.Fprintf(&b, `</defs><use href="#%c"/></svg>`, 'a'+levels)
-	return b.String()
-}
 
 // chaosState is a short, small export state (640x360, exported at 0.6): a moving box and,
 // when image is not empty, that uploaded image asset over it.
@@ -113,6 +98,13 @@ type acked struct {
 	tasks    map[string]bool
 }
 
+// locked runs f holding a's lock.
+func (a *acked) locked(f func()) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	f()
+}
+
 // TestChaosSIGKILL kills the server with SIGKILL at random points while clients upload
 // (among them the 1 KB nested-<use> SVG), create and sync projects and create exports, and
 // after every restart checks that every acknowledged write is intact. At the end it lets
@@ -136,7 +128,7 @@ func TestChaosSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	const key = "cutroom_sk_chaos-test-key-0123456789"
 	args := []string{"--api-key", key, "--render-workers", "1", "--frame-workers", "1", "--ffmpeg", "", "--ffprobe", ""}
-	hostile := []byte(nestedUseSVG(9))
+	hostile := svgtest.NestedUse(9, 10)
 	if len(hostile) > 2048 {
 		t.Fatalf("the hostile SVG is %d bytes; the issue's is about 1 KB", len(hostile))
 	}
@@ -238,6 +230,23 @@ func TestChaosSIGKILL(t *testing.T) {
 	}
 }
 
+// createdID returns the string member name of a create's 201 answer's data object, or ""
+// after reporting any other answer as an error.
+func createdID(t *testing.T, what string, st int, body []byte, name string) string {
+	t.Helper()
+	if st != 201 {
+		t.Errorf("%s: %d %s", what, st, body)
+		return ""
+	}
+	var r struct{ Data map[string]any }
+	_ = json.Unmarshal(body, &r)
+	id, _ := r.Data[name].(string)
+	if id == "" {
+		t.Errorf("%s answer: %s", what, body)
+	}
+	return id
+}
+
 // chaosStep runs one client operation and records it when acknowledged.
 func chaosStep(t *testing.T, c chaosClient, ack *acked, r *rand.Rand, hostile []byte, n int) {
 	switch k := r.Intn(10); {
@@ -247,31 +256,24 @@ func chaosStep(t *testing.T, c chaosClient, ack *acked, r *rand.Rand, hostile []
 		if err != nil {
 			return
 		}
-		if st != 201 {
-			t.Errorf("project create: %d %s", st, body)
+		id := createdID(t, "project create", st, body, "projectId")
+		if id == "" {
 			return
 		}
-		id := idRE.FindStringSubmatch(string(body))[1]
-		ack.mu.Lock()
-		ack.projects[id] = []string{state}
-		ack.mu.Unlock()
+		ack.locked(func() { ack.projects[id] = []string{state} })
 		if r.Intn(2) == 0 {
 			old := state
 			state = stateWith(100000 + n)
 			st, body, err = c.do("POST", "/v1/projects/"+id+"/sync", "application/json", []byte(`{"editorState":`+state+`}`), nil)
 			if err != nil {
-				ack.mu.Lock()
-				ack.projects[id] = []string{old, state}
-				ack.mu.Unlock()
+				ack.locked(func() { ack.projects[id] = []string{old, state} })
 				return
 			}
 			if st != 200 {
 				t.Errorf("project sync: %d %s", st, body)
 				return
 			}
-			ack.mu.Lock()
-			ack.projects[id] = []string{state}
-			ack.mu.Unlock()
+			ack.locked(func() { ack.projects[id] = []string{state} })
 		}
 	case k < 5: // a PNG upload
 		data := chaosPNG(n)
@@ -279,22 +281,9 @@ func chaosStep(t *testing.T, c chaosClient, ack *acked, r *rand.Rand, hostile []
 		if err != nil {
 			return
 		}
-		if st != 201 {
-			t.Errorf("png upload: %d %s", st, body)
-			return
+		if id := createdID(t, "png upload", st, body, "assetId"); id != "" {
+			ack.locked(func() { ack.assets[id] = data })
 		}
-		var r struct {
-			Data struct {
-				ID string `json:"assetId"`
-			} `json:"data"`
-		}
-		if json.Unmarshal(body, &r) != nil || r.Data.ID == "" {
-			t.Errorf("png upload answer: %s", body)
-			return
-		}
-		ack.mu.Lock()
-		ack.assets[r.Data.ID] = data
-		ack.mu.Unlock()
 	case k < 6: // the hostile SVG: refused at upload, never stored
 		st, body, err := c.do("POST", "/v1/uploads", "image/svg+xml", hostile, map[string]string{"x-file-name": "bomb.svg"})
 		if err != nil {
@@ -322,18 +311,9 @@ func chaosStep(t *testing.T, c chaosClient, ack *acked, r *rand.Rand, hostile []
 			time.Sleep(100 * time.Millisecond)
 			return
 		}
-		if st != 201 {
-			t.Errorf("export create: %d %s", st, resp)
-			return
+		if id := createdID(t, "export create", st, resp, "taskId"); id != "" {
+			ack.locked(func() { ack.tasks[id] = true })
 		}
-		var v struct{ Data struct{ TaskID string } }
-		if json.Unmarshal(resp, &v) != nil || v.Data.TaskID == "" {
-			t.Errorf("export answer: %s", resp)
-			return
-		}
-		ack.mu.Lock()
-		ack.tasks[v.Data.TaskID] = true
-		ack.mu.Unlock()
 	}
 }
 

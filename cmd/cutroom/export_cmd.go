@@ -200,6 +200,7 @@ func exportFrame(ctx context.Context, st *editor.State, media compositor.Media, 
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
+	defer comp.Close()
 	w, h := comp.Size()
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	if err := comp.RenderFrame(ctx, f.frame, f.fps, img); err != nil {

@@ -5,12 +5,13 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 // exportState is a 160x90 state: a png image (by remoteKey), a jpeg image (by file://
@@ -51,10 +52,8 @@ func writeExportFixture(t *testing.T) (dir, state string) {
 			red.Set(x, y, color.RGBA{220, 0, 0, 255})
 		}
 	}
+	os.WriteFile(filepath.Join(dir, "assets", "media", "green.png"), imagetest.EncodePNG(t, green), 0o644)
 	var b bytes.Buffer
-	png.Encode(&b, green)
-	os.WriteFile(filepath.Join(dir, "assets", "media", "green.png"), b.Bytes(), 0o644)
-	b.Reset()
 	jpeg.Encode(&b, red, &jpeg.Options{Quality: 95})
 	jpgPath := filepath.Join(dir, "elsewhere.jpg")
 	os.WriteFile(jpgPath, b.Bytes(), 0o644)
@@ -75,15 +74,7 @@ func TestExportFramePNG(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("export: %v\n%s", err, b)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := imagetest.ReadPNG(t, out)
 	if img.Bounds().Dx() != 320 || img.Bounds().Dy() != 180 {
 		t.Fatalf("size %v, want 320x180 (scale 2)", img.Bounds())
 	}
@@ -105,30 +96,10 @@ func TestExportFramePNG(t *testing.T) {
 func TestExportFrameFailsCleanly(t *testing.T) {
 	dir, state := writeExportFixture(t)
 	out := filepath.Join(dir, "frame.png")
-	for _, tc := range []struct {
-		name string
-		args []string
-		msg  string
-	}{
+	failsCleanly(t, dir, "frame.png", []failCase{
 		{"missing asset", []string{"export", state, "--frame", "0", "-o", out, "--assets", filepath.Join(dir, "nothing")}, "asset"},
 		{"no frame", []string{"export", state, "-o", out}, "--frame"},
 		{"bad state", []string{"export", filepath.Join(dir, "assets", "media", "green.png"), "--frame", "0", "-o", out}, "invalid"},
 		{"unknown output type", []string{"export", state, "-o", filepath.Join(dir, "x.txt")}, "cannot tell the format"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			b, err := exec.Command(binPath, tc.args...).CombinedOutput()
-			if err == nil {
-				t.Fatalf("export succeeded:\n%s", b)
-			}
-			if !strings.Contains(string(b), tc.msg) {
-				t.Errorf("message %q does not mention %q", b, tc.msg)
-			}
-			ents, _ := os.ReadDir(dir)
-			for _, e := range ents {
-				if strings.HasPrefix(e.Name(), "frame.png") || strings.HasPrefix(e.Name(), ".frame.png") {
-					t.Errorf("left a file behind: %s", e.Name())
-				}
-			}
-		})
-	}
+	})
 }

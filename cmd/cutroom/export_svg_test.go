@@ -8,22 +8,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-)
 
-// hostileSVG is the ~1 KB document of issue 15: ten <use> of the previous level per level.
-func hostileSVG(levels int) []byte {
-	var b strings.Builder
-	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><defs><path id="l0" d="M0 0L9 0L9 9z"/>`)
-	for l := 1; l <= levels; l++ {
-		fmt.Fprintf(&b, `<g id="l%d">`, l)
-		for i := 0; i < 10; i++ {
-			fmt.Fprintf(&b, `<use href="#l%d"/>`, l-1)
-		}
-		b.WriteString(`</g>`)
-	}
-	fmt.Fprintf(&b, `</defs><use href="#l%d"/></svg>`, levels)
-	return []byte(b.String())
-}
+	"github.com/cutroom/cutroom/internal/svgtest"
+)
 
 // TestExportHostileSVG: an export drawing the nested-use SVG (a file stored before uploads
 // were measured, or found in an --assets directory) fails with an error naming the asset
@@ -33,7 +20,7 @@ func TestExportHostileSVG(t *testing.T) {
 	for _, level := range []int{5, 9} {
 		t.Run(fmt.Sprintf("level%d", level), func(t *testing.T) {
 			dir, fixture := writeExportFixture(t)
-			if err := os.WriteFile(filepath.Join(dir, "assets", "media", "bomb.svg"), hostileSVG(level), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, "assets", "media", "bomb.svg"), svgtest.NestedUse(level, 10), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			raw, err := os.ReadFile(fixture)

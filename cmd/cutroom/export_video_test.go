@@ -114,11 +114,7 @@ func TestExportVideoFailsCleanly(t *testing.T) {
 	dir, state := writeExportFixture(t)
 	assets := filepath.Join(dir, "assets")
 	out := filepath.Join(dir, "v.mp4")
-	for _, tc := range []struct {
-		name string
-		args []string
-		msg  string
-	}{
+	failsCleanly(t, dir, "v.", []failCase{
 		{"missing asset", []string{"export", state, "-o", out, "--assets", filepath.Join(dir, "nothing")}, "asset"},
 		{"format mismatch", []string{"export", state, "-o", out, "--format", "webm", "--assets", assets}, "does not match"},
 		{"unknown extension", []string{"export", state, "-o", filepath.Join(dir, "v.avi"), "--assets", assets}, "cannot tell the format"},
@@ -130,7 +126,21 @@ func TestExportVideoFailsCleanly(t *testing.T) {
 		{"bad fps", []string{"export", state, "-o", out, "--fps", "0", "--assets", assets}, "--fps"},
 		{"bad progress", []string{"export", state, "-o", out, "--progress", "loud", "--assets", assets}, "--progress"},
 		{"missing dir", []string{"export", state, "-o", filepath.Join(dir, "no", "v.mp4"), "--assets", assets}, "not usable"},
-	} {
+	})
+}
+
+// failCase is a cutroom command that must fail, and what its message must mention.
+type failCase struct {
+	name string
+	args []string
+	msg  string
+}
+
+// failsCleanly runs each case: the command must fail with a message mentioning msg and
+// leave nothing named like name, and no temporary file, in dir.
+func failsCleanly(t *testing.T, dir, name string, cases []failCase) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := exec.Command(binPath, tc.args...).CombinedOutput()
 			if err == nil {
@@ -139,7 +149,7 @@ func TestExportVideoFailsCleanly(t *testing.T) {
 			if !strings.Contains(string(b), tc.msg) {
 				t.Errorf("message %q does not mention %q", b, tc.msg)
 			}
-			if got := leftovers(t, dir, "v."); len(got) != 0 {
+			if got := leftovers(t, dir, name); len(got) != 0 {
 				t.Errorf("left files behind: %v", got)
 			}
 		})

@@ -140,14 +140,24 @@ func downloadAndProbe(t *testing.T, outputURL string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// renderingTask starts a server on a new data dir and creates a 60 s export, returning once
+// its render is under way.
+func renderingTask(t *testing.T) (dir string, srv *serverProc, id string) {
+	t.Helper()
+	needFFprobe(t)
+	dir = t.TempDir()
+	srv = startServer(t, dir, "--api-key", exportKey, "--render-workers", "1")
+	// 60 s, not less: on a quiet machine 20 s rendered in about a second, and a poll every
+	// 100 ms could miss the task between 2% and done.
+	id = createExport(t, srv.base, longState(60))
+	waitTask(t, srv.base, id, 60*time.Second, func(v taskView) bool { return v.Status == "PROCESSING" && v.Progress > 2 })
+	return dir, srv, id
+}
+
 // TestServeExportSIGTERMPausesAndResumes: SIGTERM with a render in flight leaves the task
 // PAUSED with no partial output; the next start resumes it to COMPLETED.
 func TestServeExportSIGTERMPausesAndResumes(t *testing.T) {
-	needFFprobe(t)
-	dir := t.TempDir()
-	srv := startServer(t, dir, "--api-key", exportKey, "--render-workers", "1")
-	id := createExport(t, srv.base, longState(20))
-	waitTask(t, srv.base, id, 60*time.Second, func(v taskView) bool { return v.Status == "PROCESSING" && v.Progress > 2 })
+	dir, srv, id := renderingTask(t)
 	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -162,19 +172,15 @@ func TestServeExportSIGTERMPausesAndResumes(t *testing.T) {
 	}
 	srv2 := startServer(t, dir, "--api-key", exportKey, "--render-workers", "1")
 	v := waitTask(t, srv2.base, id, 3*time.Minute, func(v taskView) bool { return v.Status == "COMPLETED" })
-	if got := downloadAndProbe(t, *v.OutputURL); got != "h264,600" {
-		t.Fatalf("resumed output: %s, want h264 with 600 frames", got)
+	if got := downloadAndProbe(t, *v.OutputURL); got != "h264,1800" {
+		t.Fatalf("resumed output: %s, want h264 with 1800 frames", got)
 	}
 }
 
 // TestServeExportSIGKILLRendersAgain: after a crash mid-render, the task goes back to
 // PENDING on start, renders again and completes; nothing partial is ever served.
 func TestServeExportSIGKILLRendersAgain(t *testing.T) {
-	needFFprobe(t)
-	dir := t.TempDir()
-	srv := startServer(t, dir, "--api-key", exportKey, "--render-workers", "1")
-	id := createExport(t, srv.base, longState(20))
-	waitTask(t, srv.base, id, 60*time.Second, func(v taskView) bool { return v.Status == "PROCESSING" && v.Progress > 2 })
+	dir, srv, id := renderingTask(t)
 	if err := srv.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -188,8 +194,8 @@ func TestServeExportSIGKILLRendersAgain(t *testing.T) {
 		t.Fatalf("a crashed render is served: %+v", first)
 	}
 	v := waitTask(t, srv2.base, id, 3*time.Minute, func(v taskView) bool { return v.Status == "COMPLETED" })
-	if got := downloadAndProbe(t, *v.OutputURL); got != "h264,600" {
-		t.Fatalf("re-rendered output: %s, want h264 with 600 frames", got)
+	if got := downloadAndProbe(t, *v.OutputURL); got != "h264,1800" {
+		t.Fatalf("re-rendered output: %s, want h264 with 1800 frames", got)
 	}
 	// Only the finished output remains: the crashed render's temp files were cleaned up.
 	if files := outputFiles(t, dir); len(files) != 1 {

@@ -22,65 +22,45 @@ func frameTexts() []Text {
 	}
 }
 
+// benchFrame measures rendering the frame's texts after one warm-up frame, calling reset
+// before each.
+func benchFrame(b *testing.B, reset func(lib *Library)) {
+	lib := newTestLibrary(b)
+	texts := frameTexts()
+	render := func() {
+		for _, tx := range texts {
+			mustRender(b, lib, tx)
+		}
+	}
+	render()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		reset(lib)
+		render()
+	}
+}
+
 // BenchmarkRenderFrameFirst measures rendering the frame's texts with every cache cleared:
 // shaping, wrapping, glyph rasterisation, stroke, background and compositing.
 func BenchmarkRenderFrameFirst(b *testing.B) {
-	lib := newTestLibrary(b)
-	texts := frameTexts()
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
+	benchFrame(b, func(lib *Library) {
 		lib.layouts.clear()
 		lib.masks.clear()
 		lib.colors.clear()
 		lib.layers.clear()
-		for _, tx := range texts {
-			if _, err := lib.Render(tx); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	})
 }
 
 // BenchmarkRenderFrameNewColour measures a frame whose layers are new but whose layout and
 // glyph masks are cached (for example an animated colour).
 func BenchmarkRenderFrameNewColour(b *testing.B) {
-	lib := newTestLibrary(b)
-	texts := frameTexts()
-	for _, tx := range texts {
-		if _, err := lib.Render(tx); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		lib.layers.clear()
-		for _, tx := range texts {
-			if _, err := lib.Render(tx); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	benchFrame(b, func(lib *Library) { lib.layers.clear() })
 }
 
 // BenchmarkRenderFrameCached measures the same frame again: every layer comes from the cache.
 func BenchmarkRenderFrameCached(b *testing.B) {
-	lib := newTestLibrary(b)
-	texts := frameTexts()
-	for _, tx := range texts {
-		if _, err := lib.Render(tx); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		for _, tx := range texts {
-			if _, err := lib.Render(tx); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	benchFrame(b, func(*Library) {})
 }
 
 // BenchmarkNewLibrary measures loading the embedded fonts.

@@ -6,7 +6,6 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
-	"image/png"
 	"math"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 // browserState is one text state compared against headless Chromium.
@@ -207,16 +208,7 @@ func screenshot(t *testing.T, browser, html string, w, h int) image.Image {
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("chromium: %v\n%s", err, msg)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
+	return imagetest.ReadPNG(t, out)
 }
 
 // renderOnPage draws a layer where the page puts the text box, over white.
@@ -251,10 +243,7 @@ func TestBrowserReference(t *testing.T) {
 			if s.text.Scale == 0 {
 				s.text.Scale = 1
 			}
-			layer, err := lib.Render(s.text)
-			if err != nil {
-				t.Fatal(err)
-			}
+			layer := mustRender(t, lib, s.text)
 			w := int(s.text.BoxWidth) + 2*pageMargin
 			h := int(layer.Height) + 2*pageMargin + 40
 			// A scaled state is a CSS transform: scale(S) of the text at its own size, as an
@@ -284,11 +273,7 @@ func TestBrowserReference(t *testing.T) {
 			}
 			if outDir != "" {
 				for name, img := range map[string]image.Image{"browser": ref, "ours": ours, "overlay": overlay(a, b)} {
-					f, err := os.Create(filepath.Join(outDir, s.name+"_"+name+".png"))
-					if err == nil {
-						_ = png.Encode(f, img)
-						f.Close()
-					}
+					imagetest.WritePNG(t, filepath.Join(outDir, s.name+"_"+name+".png"), img)
 				}
 			}
 			min := s.min

@@ -25,17 +25,11 @@ func TestSpansRecolourWithoutMovingGlyphs(t *testing.T) {
 	white := color.NRGBA{255, 255, 255, 255}
 	red := color.NRGBA{255, 0, 0, 255}
 	base := Text{Content: "HH\r\nMM", Style: Style{Size: 40, LineHeight: 1.2, Color: white}, BoxWidth: 400}
-	plain, err := lib.Render(base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plain := mustRender(t, lib, base)
 	colored := base
 	// "MM" starts at byte 4 of the content (after "\r\n"): offsets are into Content as given.
 	colored.Spans = []Span{{Start: 4, End: 6, Color: red}}
-	got, err := lib.Render(colored)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := mustRender(t, lib, colored)
 	if got == plain {
 		t.Fatal("spans did not change the cache key")
 	}
@@ -69,16 +63,10 @@ func TestHiddenSpanKeepsSpace(t *testing.T) {
 	lib := newTestLibrary(t)
 	white := color.NRGBA{255, 255, 255, 255}
 	base := Text{Content: "II WW", Style: Style{Size: 40, LineHeight: 1.2, Color: white, StrokeWidth: 4, StrokeColor: color.NRGBA{A: 255}}, BoxWidth: 400}
-	full, err := lib.Render(base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := mustRender(t, lib, base)
 	hidden := base
 	hidden.Spans = []Span{{Start: 3, End: 5, Hidden: true}}
-	part, err := lib.Render(hidden)
-	if err != nil {
-		t.Fatal(err)
-	}
+	part := mustRender(t, lib, hidden)
 	// The visible "II" sits where it was: same left edge, and the right part is gone.
 	if part.OffsetX != full.OffsetX {
 		t.Fatalf("hidden span moved the text: offset %v, want %v", part.OffsetX, full.OffsetX)
@@ -121,10 +109,7 @@ func TestSpanTransforms(t *testing.T) {
 		tx := base
 		sp.Start, sp.End, sp.Color = 0, 2, white
 		tx.Spans = []Span{sp}
-		l, err := lib.Render(tx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := mustRender(t, lib, tx)
 		return inkBox(l)
 	}
 	x0, y0, x1, y1, a := render(Span{})
@@ -153,10 +138,7 @@ func TestMeasureMatchesRender(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := lib.Render(tx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := mustRender(t, lib, tx)
 		if m.Lines != l.Lines || m.Height != l.Height {
 			t.Fatalf("width %v: measure %+v, render %d lines %v high", w, m, l.Lines, l.Height)
 		}

@@ -104,24 +104,5 @@ func crop(img image.Image, r image.Rectangle) *image.RGBA {
 	return out
 }
 
-// maxChannelDiff returns the largest per-channel difference between two images of the same
-// size, or 256 when the sizes differ.
-func maxChannelDiff(a, b *image.RGBA) int {
-	if a.Bounds() != b.Bounds() {
-		return 256
-	}
-	m := 0
-	for i := range a.Pix {
-		d := int(a.Pix[i]) - int(b.Pix[i])
-		if d < 0 {
-			d = -d
-		}
-		if d > m {
-			m = d
-		}
-	}
-	return m
-}
-
 // clamp01 limits v to [0, 1].
 func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }

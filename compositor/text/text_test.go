@@ -6,13 +6,14 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden images in testdata/")
@@ -34,6 +35,16 @@ var (
 	ink   = color.NRGBA{25, 25, 35, 255}
 	white = color.NRGBA{255, 255, 255, 255}
 )
+
+// mustRender renders tx with lib, failing the test on an error.
+func mustRender(t testing.TB, lib *Library, tx Text) *Layer {
+	t.Helper()
+	layer, err := lib.Render(tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return layer
+}
 
 // goldenCases lists one text per feature.
 func goldenCases() map[string]Text {
@@ -112,45 +123,8 @@ func TestGolden(t *testing.T) {
 	lib := newTestLibrary(t)
 	for name, tx := range goldenCases() {
 		t.Run(name, func(t *testing.T) {
-			layer, err := lib.Render(tx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := goldenImage(tx, layer)
-			path := filepath.Join("testdata", name+".png")
-			if *update {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				f, err := os.Create(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer f.Close()
-				if err := png.Encode(f, got); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -run TestGolden -update to create it)", err)
-			}
-			defer f.Close()
-			img, err := png.Decode(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := image.NewRGBA(img.Bounds())
-			draw.Draw(want, want.Bounds(), img, img.Bounds().Min, draw.Src)
-			if d := maxChannelDiff(got, want); d > goldenTolerance {
-				out := filepath.Join(t.TempDir(), name+".png")
-				if f, err := os.Create(out); err == nil {
-					_ = png.Encode(f, got)
-					f.Close()
-				}
-				t.Errorf("differs from %s by %d per channel (> %d); got written to %s", path, d, goldenTolerance, out)
-			}
+			layer := mustRender(t, lib, tx)
+			imagetest.Golden(t, filepath.Join("testdata", name+".png"), goldenImage(tx, layer), goldenTolerance, *update)
 		})
 	}
 }
@@ -423,9 +397,7 @@ func TestSystemFonts(t *testing.T) {
 	if len(lib.Families()) < 8 {
 		t.Errorf("only %d families", len(lib.Families()))
 	}
-	if _, err := lib.Render(Text{Content: "system fonts", BoxWidth: 300, Style: Style{Family: "DejaVu Sans", Size: 20, LineHeight: 1.2, Color: ink}}); err != nil {
-		t.Fatal(err)
-	}
+	mustRender(t, lib, Text{Content: "system fonts", BoxWidth: 300, Style: Style{Family: "DejaVu Sans", Size: 20, LineHeight: 1.2, Color: ink}})
 }
 
 func TestBadInput(t *testing.T) {
@@ -481,10 +453,7 @@ func TestBadInput(t *testing.T) {
 func TestRenderIsCachedAndConcurrent(t *testing.T) {
 	lib := newTestLibrary(t)
 	tx := Text{Content: "cached title", BoxWidth: 400, Style: Style{Size: 40, LineHeight: 1.2, Color: ink, StrokeWidth: 2, StrokeColor: white}}
-	a, err := lib.Render(tx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustRender(t, lib, tx)
 	b, _ := lib.Render(tx)
 	if a != b {
 		t.Error("the second render was not served from the cache")
@@ -511,10 +480,7 @@ func TestOffsetsCoverOverflow(t *testing.T) {
 	lib := newTestLibrary(t)
 	tx := Text{Content: "Overflow", BoxWidth: 50, Style: Style{Size: 40, LineHeight: 0.5, Color: ink,
 		StrokeWidth: 10, StrokeColor: white, Background: &Background{Color: white, HorizontalPadding: 20}}}
-	layer, err := lib.Render(tx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	layer := mustRender(t, lib, tx)
 	if layer.OffsetX > -20 || layer.OffsetY >= 0 {
 		t.Errorf("offset %.1f,%.1f should reach left of the padding and above the box", layer.OffsetX, layer.OffsetY)
 	}
@@ -565,10 +531,7 @@ func TestColorEmojiEmbedded(t *testing.T) {
 	}
 	tx := Text{Content: "Party 🎉😀👍", BoxWidth: 500, Scale: 1, Style: Style{Size: 48, LineHeight: 1.2, Color: ink,
 		StrokeWidth: 4, StrokeColor: white}}
-	layer, err := lib.Render(tx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	layer := mustRender(t, lib, tx)
 	colourful := 0
 	img := layer.Image
 	for i := 0; i+3 < len(img.Pix); i += 4 {
@@ -581,9 +544,7 @@ func TestColorEmojiEmbedded(t *testing.T) {
 		t.Errorf("only %d colourful pixels: emoji did not render in colour", colourful)
 	}
 	if out := os.Getenv("TEXT_COLOR_OUT"); out != "" {
-		f, _ := os.Create(out)
-		_ = png.Encode(f, goldenImage(tx, layer))
-		f.Close()
+		imagetest.WritePNG(t, out, goldenImage(tx, layer))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"image"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cutroom/cutroom/internal/imagetest"
@@ -109,4 +110,26 @@ func TestPNGRoundTrip(t *testing.T) {
 	if got.Rect != a.Rect || !bytes.Equal(got.Pix, a.Pix) {
 		t.Fatalf("read back %v, want the %v picture written", got.Rect, a.Rect)
 	}
+}
+
+// Compare finds the pixels beyond the tolerance, and Golden writes a reference with update
+// and then accepts the same picture.
+func TestCompareAndGolden(t *testing.T) {
+	a := quadrants(20, 10)
+	if err := imagetest.Compare(a, a, 0); err != nil {
+		t.Fatalf("Compare(a, a) = %v", err)
+	}
+	b := changed(a, func(v uint8) uint8 { return uint8(min(255, int(v)+3)) })
+	if err := imagetest.Compare(b, a, 3); err != nil {
+		t.Fatalf("a +3 shift within tolerance 3: %v", err)
+	}
+	if err := imagetest.Compare(b, a, 2); err == nil || !strings.Contains(err.Error(), "200 pixels differ by more than 2 (worst 3, first at (0,0))") {
+		t.Fatalf("a +3 shift beyond tolerance 2: %v", err)
+	}
+	if err := imagetest.Compare(a, quadrants(20, 11), 255); err == nil {
+		t.Fatal("pictures of different sizes compare equal")
+	}
+	path := filepath.Join(t.TempDir(), "testdata", "a.png")
+	imagetest.Golden(t, path, a, 0, true)
+	imagetest.Golden(t, path, b, 3, false)
 }

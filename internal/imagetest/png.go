@@ -31,11 +31,17 @@ func ReadPNG(t testing.TB, path string) *image.RGBA {
 // WritePNG writes img to path as a PNG file (a reference, or a picture to look at).
 func WritePNG(t testing.TB, path string, img image.Image) {
 	t.Helper()
+	if err := os.WriteFile(path, EncodePNG(t, img), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// EncodePNG returns img encoded as PNG (a picture to upload or serve as media).
+func EncodePNG(t testing.TB, img image.Image) []byte {
+	t.Helper()
 	var b bytes.Buffer
 	if err := png.Encode(&b, img); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return b.Bytes()
 }

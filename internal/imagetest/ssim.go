@@ -1,8 +1,9 @@
 // Package imagetest measures how alike two pictures are, for tests that compare what
 // cutroom draws, decodes or encodes with a reference: SSIM over RGBA images (the
 // compositor's and lottie's browser comparisons) and PSNR over planes of 8-bit samples or
-// RGB pixels (decoded video frames); and it reads and writes the reference PNG files.
-// Test support: only _test files import it.
+// RGB pixels (decoded video frames), per-channel differences within a tolerance (Compare)
+// and the golden checks against reference PNG files built on them (Golden); and it reads,
+// writes and encodes PNG files. Test support: only _test files import it.
 package imagetest
 
 import (
