@@ -1,10 +1,8 @@
 package render
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"image"
 	"path/filepath"
 	"regexp"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/internal/svgtest"
 )
 
 // slowMedia is gradMedia plus two slow assets: "heavy", an SVG of full-frame translucent
@@ -21,19 +20,9 @@ import (
 // an image whose decoding never ends until its context does.
 type slowMedia struct{ gradMedia }
 
-func heavySVG(circles int) []byte {
-	var b bytes.Buffer
-	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1920 1080" width="1920" height="1080">`)
-	for i := range circles {
-		fmt.Fprintf(&b, `<circle cx="%d" cy="540" r="900" fill="#%06x" fill-opacity="0.5"/>`, 960+i%7, i*2654435%0xffffff)
-	}
-	b.WriteString(`</svg>`)
-	return b.Bytes()
-}
-
 func (slowMedia) SVG(_ context.Context, a *editor.Asset) ([]byte, error) {
 	if a.ID == "heavy" {
-		return heavySVG(100), nil
+		return svgtest.Circles(1920, 1080, 100), nil
 	}
 	return nil, errors.New("no such svg")
 }

@@ -1,9 +1,7 @@
 package imagetest
 
 import (
-	"bytes"
 	"image"
-	"image/png"
 	"testing"
 )
 
@@ -25,9 +23,5 @@ func Noise(w, h int) *image.RGBA {
 // limits of uploads and fetches.
 func NoisePNG(t testing.TB, w, h int) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	if err := png.Encode(&b, Noise(w, h)); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return EncodePNG(t, Noise(w, h))
 }
