@@ -26,8 +26,10 @@ func TestImportDirections(t *testing.T) {
 		// console's tests.
 		"internal/apptest": {"app", "internal/netnstest", "storage"},
 		// internal/ffmpegtest: a written file's streams and sound read back with ffprobe and
-		// ffmpeg, for the encode and render tests.
+		// ffmpeg, for the encode and render tests; media files made with ffmpeg.
 		"internal/ffmpegtest": {},
+		// internal/fuzzseed: testdata files added to a fuzz target's seed corpus.
+		"internal/fuzzseed": {},
 		// internal/imagetest: how alike two pictures are (SSIM, PSNR) and the reference PNG
 		// files, for the compositor, lottie, render, encode and assets tests.
 		"internal/imagetest": {},

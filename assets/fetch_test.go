@@ -3,8 +3,6 @@ package assets_test
 import (
 	"bytes"
 	"context"
-	"image"
-	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/internal/imagetest"
 	"github.com/cutroom/cutroom/webhook"
 )
 
@@ -26,7 +25,7 @@ type fetchHost struct {
 
 func newFetchHost(t *testing.T) *fetchHost {
 	h := &fetchHost{}
-	small, big := noisePNG(t, 16), noisePNG(t, 64)
+	small, big := imagetest.NoisePNG(t, 16, 16), imagetest.NoisePNG(t, 64, 64)
 	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case strings.HasPrefix(r.URL.Path, "/redirect/"):
@@ -53,22 +52,6 @@ func newFetchHost(t *testing.T) *fetchHost {
 	}))
 	t.Cleanup(h.srv.Close)
 	return h
-}
-
-func noisePNG(t *testing.T, side int) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, side, side))
-	x := uint32(2463534242) // xorshift: noise that does not compress
-	for i := range img.Pix {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		img.Pix[i] = byte(x)
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
 }
 
 // newRemote returns a fetcher dialling through a guard of allowHosts.
@@ -161,7 +144,7 @@ func TestRemoteCapsAndKind(t *testing.T) {
 func TestRemoteCache(t *testing.T) {
 	h := newFetchHost(t)
 	a, b := h.srv.URL+"/a.png", h.srv.URL+"/b.png"
-	size := int64(len(noisePNG(t, 16)))
+	size := int64(len(imagetest.NoisePNG(t, 16, 16)))
 	r := newRemote(t, []string{"127.0.0.1"}, assets.RemoteConfig{CacheBytes: size*2 - 1}) // room for one file
 	ctx := context.Background()
 	p1, err := r.Fetch(ctx, a)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/cutroom/cutroom/internal/fuzzseed"
 )
 
 // fuzzStore is a store with no records, enough to run the probes.
@@ -65,14 +67,7 @@ func FuzzProbe(f *testing.F) {
 // layers, counted again here by a plain decode, are at most the limit). Seeds include
 // lottiebudget's hostile documents.
 func FuzzLottie(f *testing.F) {
-	hostile, _ := filepath.Glob("../lottiebudget/testdata/hostile/*.json")
-	for _, p := range hostile {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	fuzzseed.Files(f, "../lottiebudget/testdata/hostile/*.json")
 	f.Add([]byte(`{"v":"5","fr":30,"ip":0,"op":60,"w":9,"h":9,"layers":[{"ty":4,"ks":{"o":{"a":1,"k":[{"t":0,"s":[0]},{"t":9,"s":[100]}]}}}],"assets":[]}`))
 	f.Add([]byte(`{"v":"5","fr":30,"ip":0,"op":60,"assets":[{"id":"a","layers":[{"ty":0,"refId":"a"}]}],"layers":[{"ty":0,"refId":"a"}]}`))
 	f.Add([]byte(`{"captions":[{"text":"a","startMs":0,"endMs":1}]}`))

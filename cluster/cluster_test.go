@@ -27,10 +27,7 @@ import (
 // TestMain runs the tests in a private network namespace when root: they listen and dial
 // on loopback only.
 func TestMain(m *testing.M) {
-	if code, done := netnstest.Reexec("cluster"); done {
-		os.Exit(code)
-	}
-	os.Exit(m.Run())
+	netnstest.Main(m, "cluster")
 }
 
 const testToken = "cluster-test-token-0123456789"
@@ -301,20 +298,12 @@ func TestWorkerKilledMidSegmentIsRedelivered(t *testing.T) {
 		<-release
 		return errors.New("gone")
 	})
-	errc := make(chan error, 1)
 	job := r.job("task-4")
-	go func() { errc <- r.coord.Render(context.Background(), job, func(int64, int64) {}) }()
+	errc := start(context.Background(), r.coord, job)
 	<-hung
 	kill()
 	r.worker("w2", writeRange(&seen))
-	select {
-	case err := <-errc:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the task did not complete after its worker died")
-	}
+	completes(t, errc, job)
 }
 
 func TestWrongTokenIsRefused(t *testing.T) {
@@ -385,8 +374,8 @@ func TestObjectsExpireUnlessUsed(t *testing.T) {
 // coordinator saying why in its log, and completes once a worker comes.
 func TestWarnsWhileNoWorkerTakesSegments(t *testing.T) {
 	r := newRig(t, 1)
-	done := make(chan error, 1)
-	go func() { done <- r.coord.Render(t.Context(), r.job("lonely"), func(int64, int64) {}) }()
+	job := r.job("lonely")
+	done := start(t.Context(), r.coord, job)
 	const warning = "no render worker is taking segments"
 	deadline := time.Now().Add(15 * time.Second)
 	for !strings.Contains(r.logs.String(), warning) {
@@ -404,12 +393,5 @@ func TestWarnsWhileNoWorkerTakesSegments(t *testing.T) {
 		t.Errorf("the warning does not name the task:\n%s", r.logs.String())
 	}
 	r.worker("late", writeRange(&sync.Map{}))
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the export did not complete once a worker came")
-	}
+	completes(t, done, job)
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cutroom/cutroom/internal/fuzzseed"
 	"github.com/cutroom/cutroom/lottiebudget"
 )
 
@@ -343,14 +344,7 @@ func TestDrawable(t *testing.T) {
 func FuzzCheckBytes(f *testing.F) {
 	f.Add([]byte(`{"fr":1,"ip":0,"op":1,"w":1,"h":1,"layers":[{"ty":0,"refId":"a"}],"assets":[{"id":"a","layers":[{"ty":4}]}]}`))
 	f.Add([]byte(`{"fr":1,"ip":0,"op":1,"w":1,"h":1,"layers":[{"ty":4,"shapes":[{"ks":{"k":{"v":[[0,0]]}}}]}]}`))
-	paths, _ := filepath.Glob("testdata/hostile/*.json")
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	fuzzseed.Files(f, "testdata/hostile/*.json")
 	lim := lottiebudget.Limits{MaxLayers: 20, MaxDepth: 3, MaxKeyframes: 20, MaxPoints: 20, MaxFrames: 100, MaxShapes: 50}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		info, err := lottiebudget.CheckBytes(b, lim)

@@ -3,13 +3,9 @@ package media
 import (
 	"context"
 	"image"
-	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/cutroom/cutroom/editor"
 )
 
 // TestHeldVideoFramesConcurrent has workers ask for frames as the render's workers do
@@ -18,21 +14,10 @@ import (
 // (not held) never changes at all, and that buffers are recycled. Run it with -race: a
 // recycled buffer still in use is a data race between the pipe read and the checks.
 func TestHeldVideoFramesConcurrent(t *testing.T) {
-	ff, err := FindFFmpeg("")
-	if err != nil {
-		t.Skip(err)
-	}
 	const frames, workers = 40, 4
-	dir := t.TempDir()
-	out, err := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i",
+	s, a, _ := videoSession(t, "n", "-f", "lavfi", "-i",
 		"nullsrc=s=32x32:r=10:d=4,geq=lum='16+5*N':cb=128:cr=128", "-c:v", "libx264", "-qp", "0",
-		"-pix_fmt", "yuv420p", "-g", "10", filepath.Join(dir, "n.mp4")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("make video: %v %s", err, out)
-	}
-	s := Media{Resolve: DirResolver(dir), FFmpeg: ff}.NewSession(0)
-	defer s.Close()
-	a := &editor.Asset{ID: "n", Type: editor.AssetVideo, Filename: "n.mp4"}
+		"-pix_fmt", "yuv420p", "-g", "10")
 	// every pixel of a frame shows its number: limited-range Y 16+5N decodes to 5N*255/219
 	frameNo := func(img *image.RGBA) (int, bool) {
 		want := img.Pix[0]

@@ -137,9 +137,16 @@ func compare(ref, got []float64, lag, edge int) (rmsRef, rmsDiff float64) {
 // zeroCrossings counts sign changes, with hysteresis so that near-silent noise (an MP3
 // decoder's delay) does not count.
 func zeroCrossings(x []float64) int {
+	n, _, _ := crossings(x)
+	return n
+}
+
+// crossings returns the number of zero crossings of x (with zeroCrossings' hysteresis) and
+// the indices of the first and the last (-1 when there are none).
+func crossings(x []float64) (n, first, last int) {
 	const th = 0.01
-	n, sign := 0, 0
-	for _, v := range x {
+	first, last, sign := -1, -1, 0
+	for i, v := range x {
 		s := 0
 		if v > th {
 			s = 1
@@ -148,12 +155,16 @@ func zeroCrossings(x []float64) int {
 		}
 		if s != 0 {
 			if sign != 0 && s != sign {
+				if first < 0 {
+					first = i
+				}
+				last = i
 				n++
 			}
 			sign = s
 		}
 	}
-	return n
+	return n, first, last
 }
 
 func TestPureAudioMatchesFFmpeg(t *testing.T) {
@@ -505,26 +516,7 @@ func drainAudio(b *testing.B, s *AudioStream) {
 // crossingFreq estimates the frequency of a tone at AudioRate from the span between its
 // first and last zero crossings (with the same hysteresis as zeroCrossings).
 func crossingFreq(x []float64) float64 {
-	const th = 0.01
-	first, last, n, sign := -1, -1, 0, 0
-	for i, v := range x {
-		s := 0
-		if v > th {
-			s = 1
-		} else if v < -th {
-			s = -1
-		}
-		if s != 0 {
-			if sign != 0 && s != sign {
-				if first < 0 {
-					first = i
-				}
-				last = i
-				n++
-			}
-			sign = s
-		}
-	}
+	n, first, last := crossings(x)
 	if n < 2 {
 		return 0
 	}

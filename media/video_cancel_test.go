@@ -2,34 +2,19 @@ package media
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/cutroom/cutroom/editor"
 )
 
 // TestVideoFrameStopsOnCancel: a decoder that stalls in the middle of a frame (its ffmpeg
 // process stopped with SIGSTOP while the frame's pixels are half written) does not hold
 // VideoFrame once the context ends: the process is killed and the call returns.
 func TestVideoFrameStopsOnCancel(t *testing.T) {
-	ff, err := FindFFmpeg("")
-	if err != nil {
-		t.Skip(err)
-	}
-	dir := t.TempDir()
 	// 640x360 frames (900 KB of RGBA each): more than the pipe and the reader's buffer hold.
-	out, err := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i",
+	s, a, _ := videoSession(t, "v", "-f", "lavfi", "-i",
 		"testsrc2=s=640x360:r=10:d=5", "-c:v", "libx264", "-preset", "ultrafast",
-		"-pix_fmt", "yuv420p", filepath.Join(dir, "v.mp4")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("make video: %v %s", err, out)
-	}
-	s := Media{Resolve: DirResolver(dir), FFmpeg: ff}.NewSession(0)
-	defer s.Close()
-	a := &editor.Asset{ID: "v", Type: editor.AssetVideo, Filename: "v.mp4"}
+		"-pix_fmt", "yuv420p")
 	if _, err := s.VideoFrame(context.Background(), a, 0); err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,8 @@ package media
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/cutroom/cutroom/editor"
 )
 
 // TestVideoFrameFromEvictedDecoder: a decoder chosen for a frame can be stopped and reaped
@@ -16,23 +12,11 @@ import (
 // decoder; it used to fail with "exec: Wait was already called" (the reaped process waited
 // for twice), as TestHeldVideoFramesConcurrent did now and then on a loaded machine.
 func TestVideoFrameFromEvictedDecoder(t *testing.T) {
-	ff, err := FindFFmpeg("")
-	if err != nil {
-		t.Skip(err)
-	}
-	dir := t.TempDir()
-	out, err := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=32x32:r=10:d=2",
-		"-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", filepath.Join(dir, "v.mp4")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("make video: %v %s", err, out)
-	}
-	s := Media{Resolve: DirResolver(dir), FFmpeg: ff}.NewSession(0)
-	defer s.Close()
-	a := &editor.Asset{ID: "v", Type: editor.AssetVideo, Filename: "v.mp4"}
+	s, a, path := videoSession(t, "v", "-f", "lavfi", "-i", "testsrc2=s=32x32:r=10:d=2",
+		"-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p")
 	if _, err := s.VideoFrame(context.Background(), a, 0); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "v.mp4")
 	s.mu.Lock()
 	d, used := s.decoders[path][0], s.decoders[path][0].used
 	s.mu.Unlock()

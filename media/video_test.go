@@ -3,29 +3,37 @@ package media
 import (
 	"context"
 	"image"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/ffmpegtest"
 )
+
+// videoSession makes the video name.mp4 in a new directory with ffmpeg (args as for
+// ffmpegtest.Make) and returns a session over the directory, closed when the test ends,
+// the video's asset (id name) and its path.
+func videoSession(t *testing.T, name string, args ...string) (*Session, *editor.Asset, string) {
+	t.Helper()
+	ff := testFFmpeg(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, name+".mp4")
+	ffmpegtest.Make(t, path, args...)
+	s := Media{Resolve: DirResolver(dir), FFmpeg: ff}.NewSession(0)
+	t.Cleanup(func() { s.Close() })
+	return s, &editor.Asset{ID: name, Type: editor.AssetVideo, Filename: name + ".mp4"}, path
+}
 
 // TestSessionVideoFrames decodes a 10 fps video whose frame N has grey level 16+6N, asks
 // for frames forwards, backwards (a restart) and far ahead, and checks that Close stops
 // every ffmpeg process and that the session refuses frames afterwards.
 func TestSessionVideoFrames(t *testing.T) {
-	ff, err := FindFFmpeg("")
-	if err != nil {
-		t.Skip(err)
-	}
+	ff := testFFmpeg(t)
 	dir := t.TempDir()
-	out, err := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i",
+	ffmpegtest.Make(t, filepath.Join(dir, "n.mp4"), "-f", "lavfi", "-i",
 		"nullsrc=s=32x32:r=10:d=3,geq=lum='16+6*N':cb=128:cr=128", "-c:v", "libx264", "-qp", "0",
-		"-pix_fmt", "yuv420p", "-g", "10", filepath.Join(dir, "n.mp4")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("make video: %v %s", err, out)
-	}
+		"-pix_fmt", "yuv420p", "-g", "10")
 	m := Media{Resolve: DirResolver(dir), FFmpeg: ff}
 	s := m.NewSession(0)
 	a := &editor.Asset{ID: "n", Type: editor.AssetVideo, Filename: "n.mp4"}

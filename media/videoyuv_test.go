@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/ffmpegtest"
 	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
@@ -25,18 +26,12 @@ import (
 // not be (the check can tell a missing conversion). One source is also asked for at half
 // size (the reference scaled with the same bilinear filter).
 func TestHoldVideoFrameYCbCrColours(t *testing.T) {
-	ff, err := FindFFmpeg("")
-	if err != nil {
-		t.Skip(err)
-	}
+	ff := testFFmpeg(t)
 	dir := t.TempDir()
 	const w, h = 192, 108
 	gen := func(name, vf string, args ...string) {
-		all := append([]string{"-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=192x108:r=10:d=1," + vf,
-			"-c:v", "libx264", "-qp", "0"}, args...)
-		if out, err := exec.Command("ffmpeg", append(all, filepath.Join(dir, name))...).CombinedOutput(); err != nil {
-			t.Fatalf("make %s: %v %s", name, err, out)
-		}
+		ffmpegtest.Make(t, filepath.Join(dir, name), append([]string{"-f", "lavfi", "-i", "testsrc2=s=192x108:r=10:d=1," + vf,
+			"-c:v", "libx264", "-qp", "0"}, args...)...)
 	}
 	gen("601.mp4", "scale=out_color_matrix=bt601:out_range=tv,format=yuv420p", "-pix_fmt", "yuv420p",
 		"-colorspace", "smpte170m", "-color_primaries", "smpte170m", "-color_trc", "smpte170m", "-color_range", "tv")

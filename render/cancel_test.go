@@ -1,11 +1,8 @@
 package render
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"image"
 	"path/filepath"
 	"regexp"
@@ -15,6 +12,7 @@ import (
 
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/internal/svgtest"
 )
 
 // slowMedia is gradMedia plus two slow assets: "heavy", an SVG of full-frame translucent
@@ -22,19 +20,9 @@ import (
 // an image whose decoding never ends until its context does.
 type slowMedia struct{ gradMedia }
 
-func heavySVG(circles int) []byte {
-	var b bytes.Buffer
-	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1920 1080" width="1920" height="1080">`)
-	for i := range circles {
-		fmt.Fprintf(&b, `<circle cx="%d" cy="540" r="900" fill="#%06x" fill-opacity="0.5"/>`, 960+i%7, i*2654435%0xffffff)
-	}
-	b.WriteString(`</svg>`)
-	return b.Bytes()
-}
-
 func (slowMedia) SVG(_ context.Context, a *editor.Asset) ([]byte, error) {
 	if a.ID == "heavy" {
-		return heavySVG(100), nil
+		return svgtest.Circles(1920, 1080, 100), nil
 	}
 	return nil, errors.New("no such svg")
 }
@@ -56,18 +44,7 @@ func oneItemState(asset string, svg bool, seconds float64) []byte {
 	if svg {
 		a["filename"], a["remoteKey"], a["mimeType"] = asset+".svg", asset+".svg", "image/svg+xml"
 	}
-	st := map[string]any{
-		"compositionWidth": 1920, "compositionHeight": 1080, "timebaseTicksPerSecond": pipeTBPS,
-		"tracks": []any{map[string]any{"id": "t0", "hidden": false, "muted": false, "items": []string{"slow-item"}}},
-		"assets": map[string]any{asset: a}, "items": map[string]any{"slow-item": it},
-		"transitions":      map[string]any{},
-		"globalBackground": map[string]any{"type": "color", "color": "#102030", "gradient": nil},
-	}
-	raw, err := json.Marshal(st)
-	if err != nil {
-		panic(err)
-	}
-	return raw
+	return stateJSON(1920, 1080, []any{track("t0", "slow-item")}, map[string]any{asset: a}, []map[string]any{it}, nil, "#102030")
 }
 
 // renderAsync runs p.render and returns its error on a channel.

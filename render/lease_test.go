@@ -3,7 +3,6 @@ package render
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"image"
 	"os/exec"
 	"path/filepath"
@@ -89,27 +88,10 @@ func TestHeldVideoFramesReleased(t *testing.T) {
 	rect := box("rect", "solid", 0, secs*pipeTBPS, 8, 8, 24, 24)
 	rect["color"], rect["shape"], rect["borderRadius"] = "#20c040", "rectangle", anim(0)
 	rect["opacity"] = anim(0.5)
-	for _, it := range []map[string]any{a, b, rect} {
-		for _, c := range []string{"cropLeft", "cropTop", "cropRight", "cropBottom"} {
-			it[c] = anim(0)
-		}
-	}
-	st := map[string]any{
-		"compositionWidth": 64, "compositionHeight": 64, "timebaseTicksPerSecond": pipeTBPS,
-		"tracks": []any{
-			map[string]any{"id": "v", "hidden": false, "muted": false, "items": []string{"a", "b"}},
-			map[string]any{"id": "r", "hidden": false, "muted": false, "items": []string{"rect"}},
-		},
-		"assets": map[string]any{"a": videoAsset("a", "a.mp4", 64, 64, 2, false), "b": videoAsset("b", "b.mp4", 64, 64, 2, false)},
-		"items":  map[string]any{"a": a, "b": b, "rect": rect},
-		"transitions": map[string]any{"x": map[string]any{"id": "x", "trackId": "v", "fromClipId": "a",
-			"toClipId": "b", "type": "fade", "durationTicks": pipeTBPS / 2}},
-		"globalBackground": map[string]any{"type": "color", "color": "#000000", "gradient": nil},
-	}
-	raw, err := json.Marshal(st)
-	if err != nil {
-		t.Fatal(err)
-	}
+	uncropped(a, b, rect)
+	raw := stateJSON(64, 64, []any{track("v", "a", "b"), track("r", "rect")},
+		map[string]any{"a": videoAsset("a", "a.mp4", 64, 64, 2, false), "b": videoAsset("b", "b.mp4", 64, 64, 2, false)},
+		[]map[string]any{a, b, rect}, fadeAB("v", pipeTBPS/2), "#000000")
 	render := func(hold bool) ([32]byte, *holdDecoder) {
 		d := &holdDecoder{fakeDecoder: fakeDecoder{decodes: true}, hold: hold}
 		p := NewPipeline(PipelineConfig{Media: d, Workers: 3, Preset: "ultrafast", CRF: 1})

@@ -49,9 +49,7 @@ func imgItem(id, asset string, start, dur int64, left, top, w, h float64) map[st
 	m := box(id, "image", start, dur, left, top, w, h)
 	m["assetId"] = asset
 	m["borderRadius"] = anim(0)
-	for _, c := range []string{"cropLeft", "cropTop", "cropRight", "cropBottom"} {
-		m[c] = anim(0)
-	}
+	uncropped(m)
 	return m
 }
 
@@ -79,34 +77,22 @@ func testScene(w, h int, seconds float64, badAt int64) []byte {
 	b := imgItem("b", "grad2", half, dur-half, 0, 0, W, H)
 	rect := box("rect", "solid", 0, dur, W*0.7, H*0.1, W*0.2, H*0.2)
 	rect["color"], rect["shape"], rect["borderRadius"] = "#20c040", "rectangle", anim(0)
-	items := map[string]any{"mover": mover, "fader": fader, "a": a, "b": b, "rect": rect}
+	items := []map[string]any{mover, fader, a, b, rect}
 	order := [][]string{{"rect"}, {"mover"}}
 	if badAt >= 0 {
-		items["bad"] = imgItem("bad", "bad", badAt, dur-badAt, 0, 0, W/4, H/4)
+		items = append(items, imgItem("bad", "bad", badAt, dur-badAt, 0, 0, W/4, H/4))
 		order = append(order, []string{"bad"})
 	}
 	order = append(order, []string{"fader"}, []string{"a", "b"})
 	tracks := []any{}
 	for i, ids := range order {
-		tracks = append(tracks, map[string]any{"id": fmt.Sprintf("t%d", i), "hidden": false, "muted": false, "items": ids})
+		tracks = append(tracks, track(fmt.Sprintf("t%d", i), ids...))
 	}
 	assets := map[string]any{"grad": imgAsset("grad", 64, 36), "grad2": imgAsset("grad2", 64, 36)}
 	if badAt >= 0 {
 		assets["bad"] = imgAsset("bad", 8, 8)
 	}
-	st := map[string]any{
-		"compositionWidth": w, "compositionHeight": h, "timebaseTicksPerSecond": pipeTBPS,
-		"tracks": tracks,
-		"assets": assets, "items": items,
-		"transitions": map[string]any{"x": map[string]any{"id": "x", "trackId": fmt.Sprintf("t%d", len(order)-1), "fromClipId": "a",
-			"toClipId": "b", "type": "fade", "durationTicks": min(pipeTBPS/2, half)}},
-		"globalBackground": map[string]any{"type": "color", "color": "#102030", "gradient": nil},
-	}
-	raw, err := json.Marshal(st)
-	if err != nil {
-		panic(err)
-	}
-	return raw
+	return stateJSON(w, h, tracks, assets, items, fadeAB(fmt.Sprintf("t%d", len(order)-1), min(pipeTBPS/2, half)), "#102030")
 }
 
 // gradMedia serves smooth generated images; asset "bad" fails.

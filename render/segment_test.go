@@ -39,7 +39,7 @@ func segmentScene(t *testing.T, w, h int, seconds float64) ([]byte, media.Media)
 		}
 		f.Close()
 	}
-	genMedia(t, filepath.Join(dir, "tone.wav"), "-f", "lavfi", "-i",
+	ffmpegtest.Make(t, filepath.Join(dir, "tone.wav"), "-f", "lavfi", "-i",
 		fmt.Sprintf("sine=frequency=440:duration=%g:sample_rate=48000", seconds))
 	var st map[string]any
 	if err := json.Unmarshal(testScene(w, h, seconds, -1), &st); err != nil {

@@ -1,10 +1,8 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,16 +10,6 @@ import (
 	"github.com/cutroom/cutroom/internal/ffmpegtest"
 	"github.com/cutroom/cutroom/media"
 )
-
-// genMedia makes a media file with ffmpeg from lavfi sources.
-func genMedia(t *testing.T, path string, args ...string) {
-	t.Helper()
-	all := append([]string{"-nostdin", "-v", "error", "-y"}, args...)
-	all = append(all, path)
-	if out, err := exec.Command("ffmpeg", all...).CombinedOutput(); err != nil {
-		t.Fatalf("ffmpeg %v: %v\n%s", args, err, out)
-	}
-}
 
 // soundItem is an audio (or video) item of the test states.
 func soundItem(id, typ, asset string, start, dur int64, extra map[string]any) map[string]any {
@@ -55,27 +43,19 @@ func soundState(seconds float64, tracks [][]map[string]any, muted []bool, assets
 	dur := int64(seconds * pipeTBPS)
 	rect := box("rect", "solid", 0, dur, 0, 0, 64, 64)
 	rect["color"], rect["shape"], rect["borderRadius"] = "#20c040", "rectangle", anim(0)
-	items := map[string]any{"rect": rect}
-	tr := []any{map[string]any{"id": "bg", "hidden": false, "muted": false, "items": []string{"rect"}}}
+	items := []map[string]any{rect}
+	tr := []any{track("bg", "rect")}
 	for i, its := range tracks {
 		ids := []string{}
 		for _, it := range its {
-			items[it["id"].(string)] = it
+			items = append(items, it)
 			ids = append(ids, it["id"].(string))
 		}
-		m := i < len(muted) && muted[i]
-		tr = append([]any{map[string]any{"id": fmt.Sprintf("s%d", i), "hidden": false, "muted": m, "items": ids}}, tr...)
+		tk := track(fmt.Sprintf("s%d", i), ids...)
+		tk["muted"] = i < len(muted) && muted[i]
+		tr = append([]any{tk}, tr...)
 	}
-	st := map[string]any{
-		"compositionWidth": 64, "compositionHeight": 64, "timebaseTicksPerSecond": pipeTBPS,
-		"tracks": tr, "assets": assetsM, "items": items, "transitions": map[string]any{},
-		"globalBackground": map[string]any{"type": "color", "color": "#000000", "gradient": nil},
-	}
-	raw, err := json.Marshal(st)
-	if err != nil {
-		panic(err)
-	}
-	return raw
+	return stateJSON(64, 64, tr, assetsM, items, nil, "#000000")
 }
 
 // rmsAt returns the RMS of the left channel over [from, to) seconds.
@@ -117,8 +97,8 @@ func TestSoundMix(t *testing.T) {
 	ff := ffmpegOrSkip(t)
 	dir := t.TempDir()
 	// A 440 Hz tone at 1/8 amplitude (RMS 0.0884), mono 44.1 kHz: resampled and upmixed.
-	genMedia(t, filepath.Join(dir, "tone.wav"), "-f", "lavfi", "-i", "sine=frequency=440:duration=4:sample_rate=44100")
-	genMedia(t, filepath.Join(dir, "tone.mp3"), "-f", "lavfi", "-i", "sine=frequency=660:duration=4:sample_rate=44100")
+	ffmpegtest.Make(t, filepath.Join(dir, "tone.wav"), "-f", "lavfi", "-i", "sine=frequency=440:duration=4:sample_rate=44100")
+	ffmpegtest.Make(t, filepath.Join(dir, "tone.mp3"), "-f", "lavfi", "-i", "sine=frequency=660:duration=4:sample_rate=44100")
 	const toneRMS = 0.125 / math.Sqrt2
 	sec := func(s float64) int64 { return int64(s * pipeTBPS) }
 	as := map[string]any{"tone": audioAsset("tone", "tone.wav", 4), "mp3": audioAsset("mp3", "tone.mp3", 4)}
@@ -183,7 +163,7 @@ func TestSoundMix(t *testing.T) {
 	})
 
 	t.Run("video said to have sound but without an audio stream", func(t *testing.T) {
-		genMedia(t, filepath.Join(dir, "mute.mp4"), "-f", "lavfi", "-i", "testsrc2=s=64x64:r=10:d=1", "-c:v", "libx264", "-pix_fmt", "yuv420p")
+		ffmpegtest.Make(t, filepath.Join(dir, "mute.mp4"), "-f", "lavfi", "-i", "testsrc2=s=64x64:r=10:d=1", "-c:v", "libx264", "-pix_fmt", "yuv420p")
 		vs := map[string]any{"mute": videoAsset("mute", "mute.mp4", 64, 64, 1, true)}
 		v := soundItem("v", "video", "mute", 0, sec(1), nil)
 		raw := soundState(1, [][]map[string]any{{v}}, nil, vs)
@@ -198,7 +178,7 @@ func TestSoundMix(t *testing.T) {
 
 	t.Run("playbackRate and audioStartFromInSeconds", func(t *testing.T) {
 		// 1 s of tone from 1 s of the source, then silence.
-		genMedia(t, filepath.Join(dir, "burst.wav"), "-f", "lavfi", "-i", "aevalsrc='if(between(t,1,2),0.125*sin(2*PI*440*t),0)':s=48000:d=4")
+		ffmpegtest.Make(t, filepath.Join(dir, "burst.wav"), "-f", "lavfi", "-i", "aevalsrc='if(between(t,1,2),0.125*sin(2*PI*440*t),0)':s=48000:d=4")
 		bs := map[string]any{"burst": audioAsset("burst", "burst.wav", 4)}
 		for _, c := range []struct {
 			rate, from float64

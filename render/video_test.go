@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -24,28 +23,13 @@ func videoAsset(id, file string, w, h int, seconds float64, audio bool) map[stri
 
 // videoState is a w x h state of seconds whose tracks hold full-canvas items.
 func videoState(w, h int, seconds float64, items []map[string]any, assetsM map[string]any) []byte {
-	all := map[string]any{}
 	tracks := []any{}
 	for i, it := range items {
 		it["width"], it["height"] = anim(float64(w)), anim(float64(h))
-		for _, c := range []string{"cropLeft", "cropTop", "cropRight", "cropBottom"} {
-			if _, ok := it[c]; !ok {
-				it[c] = anim(0)
-			}
-		}
-		all[it["id"].(string)] = it
-		tracks = append(tracks, map[string]any{"id": fmt.Sprintf("t%d", i), "hidden": false, "muted": false, "items": []string{it["id"].(string)}})
+		uncropped(it)
+		tracks = append(tracks, track(fmt.Sprintf("t%d", i), it["id"].(string)))
 	}
-	st := map[string]any{
-		"compositionWidth": w, "compositionHeight": h, "timebaseTicksPerSecond": pipeTBPS,
-		"tracks": tracks, "assets": assetsM, "items": all, "transitions": map[string]any{},
-		"globalBackground": map[string]any{"type": "color", "color": "#000000", "gradient": nil},
-	}
-	raw, err := json.Marshal(st)
-	if err != nil {
-		panic(err)
-	}
-	return raw
+	return stateJSON(w, h, tracks, assetsM, items, nil, "#000000")
 }
 
 // lumaFrames decodes every frame of path to grey and returns each frame's mean luma
@@ -87,7 +71,7 @@ func numberedVideo(t *testing.T, path string, frames int, rate string, setpts st
 		codec = extra
 	}
 	args := append([]string{"-f", "lavfi", "-i", src}, codec...)
-	genMedia(t, path, append(args, "-pix_fmt", "yuv420p", "-fps_mode", "passthrough")...)
+	ffmpegtest.Make(t, path, append(args, "-pix_fmt", "yuv420p", "-fps_mode", "passthrough")...)
 }
 
 // frameOf maps a decoded luma back to the source frame number: the source's Y 16+step*N
@@ -210,7 +194,7 @@ func TestVideoRotated(t *testing.T) {
 	dir := t.TempDir()
 	// 64x32 coded: left half white, right half black; displayed rotated 90° clockwise, the
 	// white half is on top of a 32x64 picture.
-	genMedia(t, filepath.Join(dir, "rot.mp4"), "-f", "lavfi", "-i",
+	ffmpegtest.Make(t, filepath.Join(dir, "rot.mp4"), "-f", "lavfi", "-i",
 		"color=c=black:s=64x32:r=10:d=1,drawbox=x=0:y=0:w=32:h=32:c=white:t=fill",
 		"-c:v", "libx264", "-pix_fmt", "yuv420p")
 	setDisplayMatrix90(t, filepath.Join(dir, "rot.mp4"))
@@ -235,7 +219,7 @@ func TestVideoRotated(t *testing.T) {
 func TestAVSync(t *testing.T) {
 	ff := ffmpegOrSkip(t)
 	dir := t.TempDir()
-	genMedia(t, filepath.Join(dir, "sync.mp4"),
+	ffmpegtest.Make(t, filepath.Join(dir, "sync.mp4"),
 		"-f", "lavfi", "-i", "color=c=black:s=64x64:r=30:d=3,drawbox=c=white:t=fill:enable='eq(n,30)'",
 		"-f", "lavfi", "-i", "aevalsrc='if(between(t,1,1.1),0.5*sin(2*PI*1000*t),0)':s=44100:d=3",
 		"-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest")
@@ -324,7 +308,7 @@ func childFFmpegs(t *testing.T) int {
 func TestVideoCancelStopsDecoders(t *testing.T) {
 	ff := ffmpegOrSkip(t)
 	dir := t.TempDir()
-	genMedia(t, filepath.Join(dir, "av.mp4"), "-f", "lavfi", "-i", "testsrc2=s=64x64:r=30:d=10",
+	ffmpegtest.Make(t, filepath.Join(dir, "av.mp4"), "-f", "lavfi", "-i", "testsrc2=s=64x64:r=30:d=10",
 		"-f", "lavfi", "-i", "sine=d=10", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest")
 	as := map[string]any{"av": videoAsset("av", "av.mp4", 64, 64, 10, true)}
 	p := NewPipeline(PipelineConfig{Media: media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}, Workers: 2, Preset: "ultrafast"})

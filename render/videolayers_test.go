@@ -1,15 +1,12 @@
 package render
 
 import (
-	"encoding/json"
 	"math"
 	"path/filepath"
 	"testing"
 
 	"github.com/cutroom/cutroom/compositor"
-	"github.com/cutroom/cutroom/encode"
-	"github.com/cutroom/cutroom/internal/imagetest"
-	"github.com/cutroom/cutroom/media"
+	"github.com/cutroom/cutroom/internal/ffmpegtest"
 )
 
 // TestVideoLayersFramesMatchDrawnFrames makes the frames of a picture-in-picture timeline
@@ -28,7 +25,7 @@ func TestVideoLayersFramesMatchDrawnFrames(t *testing.T) {
 	dir := t.TempDir()
 	const w, h = 320, 180
 	gen := func(name, src string) {
-		genMedia(t, filepath.Join(dir, name), "-f", "lavfi", "-i", src, "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p")
+		ffmpegtest.Make(t, filepath.Join(dir, name), "-f", "lavfi", "-i", src, "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p")
 	}
 	// The corners' colours are testsrc2's with the RGB channels rotated: distinct from the
 	// bottom clip's, and inside the RGB gamut (a hue rotation in YUV leaves it, and only the
@@ -45,62 +42,28 @@ func TestVideoLayersFramesMatchDrawnFrames(t *testing.T) {
 		soundItem("d", "video", "d", pipeTBPS, pipeTBPS, nil),
 		soundItem("e", "video", "d", 2*pipeTBPS, pipeTBPS, nil),
 	}
-	all := map[string]any{}
 	for _, it := range items {
 		it["width"], it["height"] = anim(w), anim(h)
 		if id := it["id"].(string); id != "a" && id != "b" {
 			it["left"], it["top"], it["width"], it["height"] = anim(216), anim(118), anim(96), anim(54)
 		}
-		for _, c := range []string{"cropLeft", "cropTop", "cropRight", "cropBottom"} {
-			it[c] = anim(0)
-		}
-		all[it["id"].(string)] = it
 	}
-	all["e"].(map[string]any)["opacity"] = anim(0.5)
-	st := map[string]any{
-		"compositionWidth": w, "compositionHeight": h, "timebaseTicksPerSecond": pipeTBPS,
-		"tracks": []any{map[string]any{"id": "pip", "hidden": false, "muted": false, "items": []string{"c", "d", "e"}},
-			map[string]any{"id": "v", "hidden": false, "muted": false, "items": []string{"a", "b"}}},
-		"assets": map[string]any{"a": videoAsset("a", "a.mp4", w, h, 3, false),
+	uncropped(items...)
+	items[4]["opacity"] = anim(0.5)
+	raw := stateJSON(w, h, []any{track("pip", "c", "d", "e"), track("v", "a", "b")},
+		map[string]any{"a": videoAsset("a", "a.mp4", w, h, 3, false),
 			"b": videoAsset("b", "b.mp4", w, h, 3, false), "c": videoAsset("c", "c.mp4", 96, 54, 3, false),
 			"d": videoAsset("d", "d.mp4", w, h, 3, false)},
-		"items": all,
-		"transitions": map[string]any{"x": map[string]any{"id": "x", "trackId": "v", "fromClipId": "a",
-			"toClipId": "b", "type": "fade", "durationTicks": pipeTBPS / 2}},
-		"globalBackground": map[string]any{"type": "color", "color": "#000000", "gradient": nil},
-	}
-	raw, err := json.Marshal(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	job := jobFor(t, raw, 30, 1, "mp4", filepath.Join(t.TempDir(), "x.mp4"))
-	session := media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}.NewSession(max(w, h))
-	defer session.Close()
-	md := videoMedia{Media: media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}, video: session}
-	comp, err := compositor.New(job.Parsed, compositor.Options{Media: md, Width: w, Height: h})
-	if err != nil {
-		t.Fatal(err)
-	}
-	drawn := &frameMaker{comp: comp, fps: 30, w: w, h: h}
-	copied := &frameMaker{comp: comp, fps: 30, w: w, h: h, video: yuvVideoOf(md)}
-	ref, got := encode.NewI420(w, h), encode.NewI420(w, h)
-	var bufsA, bufsB drawBuffers
-	var heldA, heldB heldPlate
+		items, fadeAB("v", pipeTBPS/2), "#000000")
 	blends, layered := 0, 0
 	worst := [2]float64{math.Inf(1), math.Inf(1)}
-	for n := range job.Frames {
-		if err := drawn.make(t.Context(), n, &bufsA, ref, &heldA); err != nil {
-			t.Fatal(err)
-		}
-		if err := copied.make(t.Context(), n, &bufsB, got, &heldB); err != nil {
-			t.Fatal(err)
-		}
+	frames, copied := drawnAgainstCopied(t, ff, dir, raw, w, h, func(comp *compositor.Compositor, n int64, db [3]float64) {
 		vl, ok := comp.VideoLayers(n, 30)
 		if ok != (n < 60) {
 			t.Fatalf("frame %d: VideoLayers %v", n, ok)
 		}
 		if !ok {
-			continue
+			return
 		}
 		if len(vl.Above) != 1 || vl.Above[0].Rect.Min.X != 216 || vl.Above[0].Rect.Dx() != 96 || vl.Above[0].Rect.Dy() != 54 {
 			t.Fatalf("frame %d: clips above %+v, want one 96x54 at (216,118)", n, vl.Above)
@@ -113,18 +76,17 @@ func TestVideoLayersFramesMatchDrawnFrames(t *testing.T) {
 		if n >= 30 {
 			scaled = 1
 		}
-		for i, p := range [][2][]byte{{ref.Y, got.Y}, {ref.Cb, got.Cb}, {ref.Cr, got.Cr}} {
-			db := imagetest.PSNR(p[0], p[1])
+		for i, db := range db {
 			worst[scaled] = min(worst[scaled], db)
 			if floor := [2]float64{40, 35}[scaled]; db < floor {
 				t.Errorf("frame %d plane %d: %.1f dB from the drawn frame, want >= %.0f", n, i, db, floor)
 			}
 		}
-	}
+	})
 	t.Logf("%d frames, %d with a clip above, %d mixed, %d from I420 clip frames: worst plane %.1f dB (unscaled corner), %.1f dB (scaled)",
-		job.Frames, layered, blends, copied.videoFrames.Load(), worst[0], worst[1])
-	if layered != 60 || blends != 15 || copied.videoFrames.Load() != 60 {
+		frames, layered, blends, copied, worst[0], worst[1])
+	if layered != 60 || blends != 15 || copied != 60 {
 		t.Errorf("%d frames with a clip above (want 60), %d mixed (want 15), %d from I420 clip frames (want 60)",
-			layered, blends, copied.videoFrames.Load())
+			layered, blends, copied)
 	}
 }

@@ -1,13 +1,13 @@
 package render
 
 import (
-	"encoding/json"
 	"math"
 	"path/filepath"
 	"testing"
 
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/encode"
+	"github.com/cutroom/cutroom/internal/ffmpegtest"
 	"github.com/cutroom/cutroom/internal/imagetest"
 	"github.com/cutroom/cutroom/media"
 )
@@ -29,14 +29,14 @@ func TestVideoOnlyFramesMatchDrawnFrames(t *testing.T) {
 	ff := ffmpegOrSkip(t)
 	dir := t.TempDir()
 	const w, h = 320, 180
-	genMedia(t, filepath.Join(dir, "a.mp4"), "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30:d=2",
+	ffmpegtest.Make(t, filepath.Join(dir, "a.mp4"), "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30:d=2",
 		"-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p")
-	genMedia(t, filepath.Join(dir, "b.mp4"), "-f", "lavfi", "-i", "testsrc=s=320x180:r=30:d=2,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p",
+	ffmpegtest.Make(t, filepath.Join(dir, "b.mp4"), "-f", "lavfi", "-i", "testsrc=s=320x180:r=30:d=2,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p",
 		"-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p",
 		"-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv")
-	genMedia(t, filepath.Join(dir, "c.mp4"), "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30:d=2,format=yuvj420p",
+	ffmpegtest.Make(t, filepath.Join(dir, "c.mp4"), "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30:d=2,format=yuvj420p",
 		"-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuvj420p", "-color_range", "pc")
-	genMedia(t, filepath.Join(dir, "d.mp4"), "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=2",
+	ffmpegtest.Make(t, filepath.Join(dir, "d.mp4"), "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=2",
 		"-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p")
 	items := []map[string]any{
 		soundItem("a", "video", "a", 0, pipeTBPS, nil),
@@ -44,53 +44,17 @@ func TestVideoOnlyFramesMatchDrawnFrames(t *testing.T) {
 		soundItem("c", "video", "c", 2*pipeTBPS, pipeTBPS, map[string]any{"videoStartFromInSeconds": 0.5}),
 		soundItem("d", "video", "d", 3*pipeTBPS, pipeTBPS, nil),
 	}
-	all := map[string]any{}
 	for _, it := range items {
 		it["width"], it["height"] = anim(w), anim(h)
-		for _, c := range []string{"cropLeft", "cropTop", "cropRight", "cropBottom"} {
-			it[c] = anim(0)
-		}
-		all[it["id"].(string)] = it
 	}
-	st := map[string]any{
-		"compositionWidth": w, "compositionHeight": h, "timebaseTicksPerSecond": pipeTBPS,
-		"tracks": []any{map[string]any{"id": "v", "hidden": false, "muted": false, "items": []string{"a", "b", "c", "d"}}},
-		"assets": map[string]any{"a": videoAsset("a", "a.mp4", w, h, 2, false),
+	uncropped(items...)
+	raw := stateJSON(w, h, []any{track("v", "a", "b", "c", "d")},
+		map[string]any{"a": videoAsset("a", "a.mp4", w, h, 2, false),
 			"b": videoAsset("b", "b.mp4", w, h, 2, false), "c": videoAsset("c", "c.mp4", w, h, 2, false),
 			"d": videoAsset("d", "d.mp4", 2*w, 2*h, 2, false)},
-		"items": all,
-		"transitions": map[string]any{"x": map[string]any{"id": "x", "trackId": "v", "fromClipId": "a",
-			"toClipId": "b", "type": "fade", "durationTicks": pipeTBPS / 2}},
-		"globalBackground": map[string]any{"type": "color", "color": "#000000", "gradient": nil},
-	}
-	raw, err := json.Marshal(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	job := jobFor(t, raw, 30, 1, "mp4", filepath.Join(t.TempDir(), "x.mp4"))
-	session := media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}.NewSession(max(w, h))
-	defer session.Close()
-	md := videoMedia{Media: media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}, video: session}
-	comp, err := compositor.New(job.Parsed, compositor.Options{Media: md, Width: w, Height: h})
-	if err != nil {
-		t.Fatal(err)
-	}
-	drawn := &frameMaker{comp: comp, fps: 30, w: w, h: h}
-	copied := &frameMaker{comp: comp, fps: 30, w: w, h: h, video: yuvVideoOf(md)}
-	if copied.video == nil {
-		t.Fatal("media.Session does not decode I420 frames")
-	}
-	ref, got := encode.NewI420(w, h), encode.NewI420(w, h)
-	var bufsA, bufsB drawBuffers
-	var heldA, heldB heldPlate
+		items, fadeAB("v", pipeTBPS/2), "#000000")
 	blends, worst, sum := 0, math.Inf(1), 0.0
-	for n := range job.Frames {
-		if err := drawn.make(t.Context(), n, &bufsA, ref, &heldA); err != nil {
-			t.Fatal(err)
-		}
-		if err := copied.make(t.Context(), n, &bufsB, got, &heldB); err != nil {
-			t.Fatal(err)
-		}
+	frames, copied := drawnAgainstCopied(t, ff, dir, raw, w, h, func(comp *compositor.Compositor, n int64, db [3]float64) {
 		vf, ok := comp.VideoOnly(n, 30)
 		if !ok {
 			t.Fatalf("frame %d is not a video-only frame", n)
@@ -99,8 +63,7 @@ func TestVideoOnlyFramesMatchDrawnFrames(t *testing.T) {
 			blends++
 		}
 		scaled := n >= 90 // clip d: resampled by the decoder (bilinear) against swscale's bicubic
-		for i, p := range [][2][]byte{{ref.Y, got.Y}, {ref.Cb, got.Cb}, {ref.Cr, got.Cr}} {
-			db := imagetest.PSNR(p[0], p[1])
+		for i, db := range db {
 			floor := 40.0
 			if scaled {
 				floor = 35
@@ -112,14 +75,49 @@ func TestVideoOnlyFramesMatchDrawnFrames(t *testing.T) {
 				t.Errorf("frame %d plane %d: %.1f dB from the drawn frame", n, i, db)
 			}
 		}
-	}
+	})
 	mean := sum / 90
 	t.Logf("%d frames, %d mixed, %d from I420 clip frames: worst plane %.1f dB, mean %.1f dB",
-		job.Frames, blends, copied.videoFrames.Load(), worst, mean)
+		frames, blends, copied, worst, mean)
 	if mean < 45 {
 		t.Errorf("mean PSNR %.1f dB, want >= 45", mean)
 	}
-	if blends != 15 || copied.videoFrames.Load() != job.Frames {
-		t.Errorf("%d mixed frames (want the fade's 15), %d of %d frames from I420 clip frames", blends, copied.videoFrames.Load(), job.Frames)
+	if blends != 15 || copied != frames {
+		t.Errorf("%d mixed frames (want the fade's 15), %d of %d frames from I420 clip frames", blends, copied, frames)
 	}
+}
+
+// drawnAgainstCopied makes every frame of the w x h state raw (at 30 fps, its media files
+// in dir) twice: drawn in RGBA and converted (the path every other frame takes), and
+// copied or mixed from I420 clip frames where the frame allows. It hands check each
+// frame's number and the PSNR of the two frames' Y, Cb and Cr planes, and returns the
+// number of frames and how many of them came from I420 clip frames.
+func drawnAgainstCopied(t *testing.T, ff *media.FFmpeg, dir string, raw []byte, w, h int, check func(comp *compositor.Compositor, n int64, db [3]float64)) (frames, copied int64) {
+	t.Helper()
+	job := jobFor(t, raw, 30, 1, "mp4", filepath.Join(t.TempDir(), "x.mp4"))
+	session := media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}.NewSession(max(w, h))
+	defer session.Close()
+	md := videoMedia{Media: media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}, video: session}
+	comp, err := compositor.New(job.Parsed, compositor.Options{Media: md, Width: w, Height: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawn := &frameMaker{comp: comp, fps: 30, w: w, h: h}
+	fromClips := &frameMaker{comp: comp, fps: 30, w: w, h: h, video: yuvVideoOf(md)}
+	if fromClips.video == nil {
+		t.Fatal("media.Session does not decode I420 frames")
+	}
+	ref, got := encode.NewI420(w, h), encode.NewI420(w, h)
+	var bufsA, bufsB drawBuffers
+	var heldA, heldB heldPlate
+	for n := range job.Frames {
+		if err := drawn.make(t.Context(), n, &bufsA, ref, &heldA); err != nil {
+			t.Fatal(err)
+		}
+		if err := fromClips.make(t.Context(), n, &bufsB, got, &heldB); err != nil {
+			t.Fatal(err)
+		}
+		check(comp, n, [3]float64{imagetest.PSNR(ref.Y, got.Y), imagetest.PSNR(ref.Cb, got.Cb), imagetest.PSNR(ref.Cr, got.Cr)})
+	}
+	return job.Frames, fromClips.videoFrames.Load()
 }

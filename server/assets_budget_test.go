@@ -14,24 +14,9 @@ import (
 	"testing"
 
 	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/internal/imagetest"
+	"github.com/cutroom/cutroom/internal/svgtest"
 )
-
-// nestedUseSVG is the hostile document of issue 15: a path, then levels groups each using
-// the previous level per times, and one use of the last level (about 1 KB for 5 levels of
-// 10; per^levels paths once a renderer expands the uses).
-func nestedUseSVG(levels, per int) []byte {
-	var b strings.Builder
-	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><defs><path id="l0" d="M0 0L9 0L9 9z"/>`)
-	for l := 1; l <= levels; l++ {
-		fmt.Fprintf(&b, `<g id="l%d">`, l)
-		for i := 0; i < per; i++ {
-			fmt.Fprintf(&b, `<use href="#l%d"/>`, l-1)
-		}
-		b.WriteString(`</g>`)
-	}
-	fmt.Fprintf(&b, `</defs><use href="#l%d"/></svg>`, levels)
-	return []byte(b.String())
-}
 
 // complexity asserts a 422 ASSET_TOO_COMPLEX naming measure and limit in its errors.
 func complexity(t *testing.T, r response, measure string, limit float64) {
@@ -54,7 +39,7 @@ func complexity(t *testing.T, r response, measure string, limit float64) {
 // render; it is refused at upload, as is any document over the budget, whatever its size.
 func TestUploadSVGBudget(t *testing.T) {
 	e := newEnv(t)
-	bomb := nestedUseSVG(5, 10)
+	bomb := svgtest.NestedUse(5, 10)
 	if len(bomb) > 1200 {
 		t.Fatalf("the bomb is %d bytes", len(bomb))
 	}
@@ -66,7 +51,7 @@ func TestUploadSVGBudget(t *testing.T) {
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
 		t.Fatalf("refusing the bomb allocated %d MB", grew>>20)
 	}
-	complexity(t, upload(e, e.keyA, "bomb9.svg", "", nestedUseSVG(9, 10)), "svg.elements", 20000)
+	complexity(t, upload(e, e.keyA, "bomb9.svg", "", svgtest.NestedUse(9, 10)), "svg.elements", 20000)
 	deep := []byte(`<svg width="9" height="9">` + strings.Repeat("<g>", 100) + strings.Repeat("</g>", 100) + `</svg>`)
 	complexity(t, upload(e, e.keyA, "deep.svg", "", deep), "svg.depth", 64)
 	points := []byte(`<svg width="9" height="9"><defs><path id="p" d="` + strings.Repeat("1 ", 5000) + `"/></defs>` +
@@ -81,18 +66,18 @@ func TestUploadSVGBudget(t *testing.T) {
 	upload(e, e.keyA, "broken.svg", "", []byte(`<svg width="9" height="9"><g></svg>`)).Problem(422, "ASSET_INVALID")
 	assertNoFiles(t, e, 0)
 	// Within the budget the same structure is taken, and a configured budget applies.
-	a := mustUpload(e, "small.svg", "", nestedUseSVG(2, 10))
+	a := mustUpload(e, "small.svg", "", svgtest.NestedUse(2, 10))
 	if a["width"] != 64.0 {
 		t.Fatalf("small: %v", a)
 	}
 	tight := newAssetEnv(t, func(c *assets.Config) { c.Limits.SVG.MaxElements = 100 })
-	complexity(t, upload(tight, tight.keyA, "small.svg", "", nestedUseSVG(2, 10)), "svg.elements", 100)
+	complexity(t, upload(tight, tight.keyA, "small.svg", "", svgtest.NestedUse(2, 10)), "svg.elements", 100)
 }
 
 // truncatedPNG returns a PNG cut to its signature and IHDR (header only), or with its IDAT
 // cut short (the file ends within it).
 func truncatedPNG(t *testing.T, headerOnly bool) []byte {
-	full := noisePNG(t, 64, 64)
+	full := imagetest.NoisePNG(t, 64, 64)
 	// signature (8) + IHDR chunk (4+4+13+4)
 	if headerOnly {
 		return full[:8+25]
@@ -115,14 +100,14 @@ func truncatedPNG(t *testing.T, headerOnly bool) []byte {
 func TestUploadTruncatedImages(t *testing.T) {
 	e := newEnv(t)
 	var jb bytes.Buffer
-	if err := jpeg.Encode(&jb, noiseImage(256, 256), &jpeg.Options{Quality: 90}); err != nil {
+	if err := jpeg.Encode(&jb, imagetest.Noise(256, 256), &jpeg.Options{Quality: 90}); err != nil {
 		t.Fatal(err)
 	}
 	jpg := jb.Bytes()
 	webp := testdata(t, "image.webp")
 	// a 4x4 frame whose LZW data holds one pixel: the block structure is intact
 	shortGIF := []byte("GIF89a\x04\x00\x04\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff\x2c\x00\x00\x00\x00\x04\x00\x04\x00\x00\x02\x02\x44\x01\x00\x3b")
-	corruptPNG := noisePNG(t, 64, 64)
+	corruptPNG := imagetest.NoisePNG(t, 64, 64)
 	corruptPNG[len(corruptPNG)/2] ^= 0xff
 	for name, body := range map[string][]byte{
 		"header-only.png": truncatedPNG(t, true),
@@ -138,21 +123,9 @@ func TestUploadTruncatedImages(t *testing.T) {
 		}
 	}
 	assertNoFiles(t, e, 0)
-	for name, body := range map[string][]byte{"ok.png": noisePNG(t, 64, 64), "ok.jpg": jpg, "ok.webp": webp, "ok.gif": encodeGIF(t, 4, 4, 10, 10)} {
+	for name, body := range map[string][]byte{"ok.png": imagetest.NoisePNG(t, 64, 64), "ok.jpg": jpg, "ok.webp": webp, "ok.gif": encodeGIF(t, 4, 4, 10, 10)} {
 		mustUpload(e, name, "", body)
 	}
-}
-
-func noiseImage(w, h int) *image.RGBA {
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	x := uint32(2463534242)
-	for i := range img.Pix {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		img.Pix[i] = byte(x)
-	}
-	return img
 }
 
 // manyFrameGIF encodes n frames of w x h.

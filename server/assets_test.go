@@ -26,8 +26,8 @@ import (
 
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/imagetest"
 	"github.com/cutroom/cutroom/server"
-	"github.com/cutroom/cutroom/signedlink"
 )
 
 const publicURL = "http://127.0.0.1:8787"
@@ -72,23 +72,6 @@ func encodePNG(t *testing.T, w, h int) []byte {
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	for i := range img.Pix {
 		img.Pix[i] = byte(i)
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-// noisePNG is a PNG that does not compress.
-func noisePNG(t *testing.T, w, h int) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	x := uint32(1)
-	for i := range img.Pix {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		img.Pix[i] = byte(x)
 	}
 	var b bytes.Buffer
 	if err := png.Encode(&b, img); err != nil {
@@ -303,7 +286,7 @@ func TestUploadCaps(t *testing.T) {
 	if !strings.Contains(p["detail"].(string), "10 KiB") {
 		t.Fatalf("detail does not name the cap: %s", p["detail"])
 	}
-	upload(e, e.keyA, "a.png", "", noisePNG(t, 64, 64)).Problem(413, "PAYLOAD_TOO_LARGE")
+	upload(e, e.keyA, "a.png", "", imagetest.NoisePNG(t, 64, 64)).Problem(413, "PAYLOAD_TOO_LARGE")
 	// Without a declared length (chunked), the cap is enforced while streaming.
 	req := httptest.NewRequest("POST", "/v1/uploads", io.MultiReader(bytes.NewReader(wav)))
 	req.ContentLength = -1
@@ -491,9 +474,7 @@ func TestSignedLinks(t *testing.T) {
 	if fresh == link || e.fetch(fresh).Status != 200 {
 		t.Fatalf("fresh link does not work")
 	}
-	secret, _ := e.db.Secret("file-links", 32)
-	signer, _ := signedlink.NewSigner(secret, e.clock.Now)
-	store2, err := assets.NewStore(assets.Config{Dir: e.files, PublicURL: publicURL, Now: e.clock.Now}, e.db, signer)
+	store2, err := assets.NewStore(assets.Config{Dir: e.files, PublicURL: publicURL, Now: e.clock.Now}, e.db, fileLinkSigner(t, e.db, e.clock.Now))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/imagetest"
 	"github.com/cutroom/cutroom/server"
 )
 
@@ -198,7 +199,7 @@ func TestSlowBodyCut(t *testing.T) {
 		}
 	}
 	// Paced: 1 KB every 200 ms (5 KB/s) with the grace 500 ms.
-	png := noisePNG(t, 32, 32)
+	png := imagetest.NoisePNG(t, 32, 32)
 	conn := rawPost(t, srv, "/v1/uploads", e.keyA, len(png), "x-file-name", "paced.png")
 	for off := 0; off < len(png); off += 1024 {
 		time.Sleep(200 * time.Millisecond)

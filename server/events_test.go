@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -89,6 +90,19 @@ func (s *sseStream) close() { s.cancel() }
 // next returns the next event (not comment), or fails after within.
 func (s *sseStream) next(t *testing.T, within time.Duration) (sseEvent, bool) {
 	t.Helper()
+	return s.await(t, within, func(ev sseEvent) bool { return ev.comment != "" }, fmt.Sprintf("no event within %v", within))
+}
+
+// waitClosed fails unless the stream ends within d.
+func (s *sseStream) waitClosed(t *testing.T, d time.Duration, why string) {
+	t.Helper()
+	s.await(t, d, func(sseEvent) bool { return true }, fmt.Sprintf("the stream did not close within %v after %s", d, why))
+}
+
+// await returns the first event skip does not pass over, or false when the stream ends
+// first; it fails the test with failure after within.
+func (s *sseStream) await(t *testing.T, within time.Duration, skip func(sseEvent) bool, failure string) (sseEvent, bool) {
+	t.Helper()
 	timer := time.NewTimer(within)
 	defer timer.Stop()
 	for {
@@ -97,29 +111,11 @@ func (s *sseStream) next(t *testing.T, within time.Duration) (sseEvent, bool) {
 			if !ok {
 				return ev, false
 			}
-			if ev.comment != "" {
-				continue
-			}
-			return ev, true
-		case <-timer.C:
-			t.Fatalf("no event within %v", within)
-		}
-	}
-}
-
-// waitClosed fails unless the stream ends within d.
-func (s *sseStream) waitClosed(t *testing.T, d time.Duration, why string) {
-	t.Helper()
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	for {
-		select {
-		case _, ok := <-s.events:
-			if !ok {
-				return
+			if !skip(ev) {
+				return ev, true
 			}
 		case <-timer.C:
-			t.Fatalf("the stream did not close within %v after %s", d, why)
+			t.Fatal(failure)
 		}
 	}
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
 	"github.com/cutroom/cutroom/server"
-	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
 )
@@ -93,14 +92,7 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	secret, err := db.Secret("file-links", 32)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := signedlink.NewSigner(secret, clk.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
+	signer := fileLinkSigner(t, db, clk.Now)
 	const public = "http://127.0.0.1:8787"
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	sched := o.schedule

@@ -3,6 +3,8 @@ package server_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/cutroom/cutroom/internal/svgtest"
 )
 
 const markSVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><path d="M0 0L9 0L9 9z"/></svg>`
@@ -44,7 +46,7 @@ func TestIllustrationUploads(t *testing.T) {
 	upload(e, e.keyA, "m.svg", svg, nil, "x-illustration-name", "brand-mark").Problem(400, "BODY_REQUIRED")
 	upload(e, e.keyA, "m.svg", svg, []byte(markSVG), "x-illustration-name", "circle").Problem(409, "ILLUSTRATION_NAME_BUILTIN")
 	upload(e, e.keyA, "m.png", "image/png", encodePNG(t, 4, 4), "x-illustration-name", "brand-mark").Problem(422, "ILLUSTRATION_NOT_SVG")
-	complexity(t, upload(e, e.keyA, "m.svg", svg, nestedUseSVG(5, 10), "x-illustration-name", "brand-mark"), "svg.elements", 20_000)
+	complexity(t, upload(e, e.keyA, "m.svg", svg, svgtest.NestedUse(5, 10), "x-illustration-name", "brand-mark"), "svg.elements", 20_000)
 	if _, src := illustrationList(t, e, e.keyA, "brand"); strings.Contains(strings.Join(src, " "), "/workspace") {
 		t.Fatalf("a refused upload registered: %v", src)
 	}

@@ -1,6 +1,6 @@
 // Package ffmpegtest reads back, with ffprobe and ffmpeg, the files the encode and render
-// tests write: their streams (Probe) and their sound (DecodePCM). The callers skip
-// without ffmpeg first. Test support: only _test files import it.
+// tests write: their streams (Probe) and their sound (DecodePCM); and it makes, with
+// ffmpeg, the media files tests read (Make). The callers skip without ffmpeg first. Test support: only _test files import it.
 package ffmpegtest
 
 import (

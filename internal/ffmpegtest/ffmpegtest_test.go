@@ -13,20 +13,12 @@ import (
 // streams and decodes to 48,000 stereo frames of the sine's RMS; decoding the sound of a
 // file of video alone fails the test.
 func TestProbeAndDecodePCM(t *testing.T) {
-	if _, err := exec.LookPath("ffmpeg"); err != nil {
-		t.Skip("no ffmpeg")
-	}
+	needFFmpeg(t)
 	dir := t.TempDir()
 	both, video := filepath.Join(dir, "both.mkv"), filepath.Join(dir, "video.mkv")
-	for _, args := range [][]string{
-		{"-f", "lavfi", "-i", "color=c=red:s=32x32:r=10:d=1", "-f", "lavfi", "-i", "aevalsrc=0.5*sin(2*PI*1000*t)|0.5*sin(2*PI*1000*t):s=44100:d=1",
-			"-c:v", "ffv1", "-c:a", "pcm_s16le", both},
-		{"-f", "lavfi", "-i", "color=c=red:s=32x32:r=10:d=1", "-c:v", "ffv1", video},
-	} {
-		if out, err := exec.Command("ffmpeg", append([]string{"-v", "error", "-y"}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("ffmpeg: %v %s", err, out)
-		}
-	}
+	ffmpegtest.Make(t, both, "-f", "lavfi", "-i", "color=c=red:s=32x32:r=10:d=1", "-f", "lavfi", "-i", "aevalsrc=0.5*sin(2*PI*1000*t)|0.5*sin(2*PI*1000*t):s=44100:d=1",
+		"-c:v", "ffv1", "-c:a", "pcm_s16le")
+	ffmpegtest.Make(t, video, "-f", "lavfi", "-i", "color=c=red:s=32x32:r=10:d=1", "-c:v", "ffv1")
 	info := ffmpegtest.Probe(t, both)
 	if len(info.Streams) != 2 || info.Streams[0].CodecType != "video" || info.Streams[1].CodecType != "audio" ||
 		info.Streams[1].SampleRate != "44100" || info.Streams[1].Channels != 2 || info.Format.Duration == "" {
@@ -46,6 +38,29 @@ func TestProbeAndDecodePCM(t *testing.T) {
 	r := &recorder{TB: t}
 	if s := ffmpegtest.DecodePCM(r, video); !r.failed || len(s) != 0 {
 		t.Fatalf("a file without sound: failed %v, %d samples", r.failed, len(s))
+	}
+}
+
+// Make writes a file of the asked streams (and overwrites it when asked again); a source
+// ffmpeg cannot read fails the test.
+func TestMake(t *testing.T) {
+	needFFmpeg(t)
+	path := filepath.Join(t.TempDir(), "v.mkv")
+	ffmpegtest.Make(t, path, "-f", "lavfi", "-i", "color=c=red:s=32x32:r=10:d=1", "-c:v", "ffv1")
+	ffmpegtest.Make(t, path, "-f", "lavfi", "-i", "color=c=red:s=48x32:r=10:d=1", "-c:v", "ffv1")
+	if info := ffmpegtest.Probe(t, path); len(info.Streams) != 1 || info.Streams[0].CodecName != "ffv1" {
+		t.Fatalf("probe: %+v", info)
+	}
+	r := &recorder{TB: t}
+	ffmpegtest.Make(r, filepath.Join(t.TempDir(), "x.mkv"), "-f", "lavfi", "-i", "nosuchsource", "-c:v", "ffv1")
+	if !r.failed {
+		t.Fatal("a source ffmpeg cannot read did not fail the test")
+	}
+}
+
+func needFFmpeg(t *testing.T) {
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		t.Skip("no ffmpeg")
 	}
 }
 
