@@ -43,10 +43,12 @@ func TestImportDirections(t *testing.T) {
 		// internal/tmpfstest: a small tmpfs to fill (root only).
 		"internal/tmpfstest": {},
 		// internal/teststore: a database with a bit of every record, and every read the
-		// server makes of it (backup tests).
-		"internal/teststore": {"model", "storage"},
+		// server makes of it (backup tests); the file-link signer the App builds from the
+		// database's secret.
+		"internal/teststore": {"model", "signedlink", "storage"},
 		// internal/teststate: editor states built to measure (many solids, for the preview
-		// time limit).
+		// time limit; a Lottie item) and the item builders (Anim, Box) of the compositor and
+		// render tests.
 		"internal/teststate": {},
 	}
 	// allowed lists, per package, the project packages it may import.

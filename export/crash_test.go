@@ -18,6 +18,7 @@ import (
 
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
+	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
@@ -124,7 +125,7 @@ func crashFixture(t *testing.T, st string) (dir, id string, balance int64) {
 		t.Fatal(err)
 	}
 	svc, err := export.New(export.Config{OutputDir: filepath.Join(dir, "outputs"), Guard: guard,
-		Links: export.NewLinks("http://127.0.0.1:8787", testSigner(t, db))}, db, &exporttest.Solid{})
+		Links: export.NewLinks("http://127.0.0.1:8787", teststore.FileLinkSigner(t, db, nil))}, db, &exporttest.Solid{})
 	if err != nil {
 		t.Fatal(err)
 	}

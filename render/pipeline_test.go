@@ -23,27 +23,18 @@ import (
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/internal/imagetest"
+	"github.com/cutroom/cutroom/internal/teststate"
 )
 
 // pipeTBPS is the timebase of the test states.
 const pipeTBPS = 240000
 
-func anim(v float64, kf ...[2]float64) map[string]any {
-	k := []any{}
-	for _, p := range kf {
-		k = append(k, map[string]any{"timeTicks": int64(p[0]), "value": p[1]})
-	}
-	return map[string]any{"value": v, "keyframes": k}
-}
-
-func box(id, typ string, start, dur int64, left, top, w, h float64) map[string]any {
-	return map[string]any{
-		"id": id, "type": typ, "startTicks": start, "durationTicks": dur,
-		"left": anim(left), "top": anim(top), "width": anim(w), "height": anim(h),
-		"scaleX": anim(1), "scaleY": anim(1), "opacity": anim(1), "isDraggingInTimeline": false,
-		"rotation": anim(0), "keepAspectRatio": false,
-	}
-}
+// anim is an animated number member; box the common members of a geometry item (shared
+// with compositor's tests).
+var (
+	anim = teststate.Anim
+	box  = teststate.Box
+)
 
 func imgItem(id, asset string, start, dur int64, left, top, w, h float64) map[string]any {
 	m := box(id, "image", start, dur, left, top, w, h)
