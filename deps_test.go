@@ -33,6 +33,9 @@ func TestImportDirections(t *testing.T) {
 		// internal/imagetest: how alike two pictures are (SSIM, PSNR) and the reference PNG
 		// files, for the compositor, lottie, render, encode and assets tests.
 		"internal/imagetest": {},
+		// internal/loadtest: writers that run until stopped, and what they were
+		// acknowledged, for app's and the command's tests under write load.
+		"internal/loadtest": {},
 		// internal/netnstest: runs a package's tests in a private network namespace.
 		"internal/netnstest": {},
 		// internal/svgtest: small SVG documents that are costly to expand or draw, for the

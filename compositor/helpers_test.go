@@ -138,6 +138,20 @@ func (b *builder) json() []byte {
 	return raw
 }
 
+// compositor parses the state (editor.Parse: not validated) and makes its Compositor of opts.
+func (b *builder) compositor(t testing.TB, opts Options) *Compositor {
+	t.Helper()
+	st, err := editor.Parse(b.json())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // testMedia serves generated media from memory.
 type testMedia struct{ files map[string][]byte }
 

@@ -110,16 +110,7 @@ func (w *workerProc) waitLine(t *testing.T, msg string, within time.Duration) ma
 func createClusterExport(t *testing.T, base string, seconds int) string {
 	t.Helper()
 	state := strings.Replace(longState(seconds), `"compositionWidth":1280,"compositionHeight":720`, `"compositionWidth":534,"compositionHeight":300`, 1)
-	body := `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":0.6,"format":"mp4"}`
-	st, resp := call(t, "POST", base+"/v1/exports", exportKey, body)
-	if st != 201 {
-		t.Fatalf("create export: %d %s", st, resp)
-	}
-	var r struct{ Data struct{ TaskID string } }
-	if err := json.Unmarshal([]byte(resp), &r); err != nil {
-		t.Fatal(err)
-	}
-	return r.Data.TaskID
+	return createExport(t, base, state)
 }
 
 // probeFrames checks a completed task's output: n video frames at 30 fps, timestamps i/30.

@@ -35,6 +35,8 @@ func longState(seconds int) string {
 "isDraggingInTimeline":false,"rotation":{"value":0,"keyframes":[]}}}}`, ticks, ticks-1, ticks)
 }
 
+// createExport creates an export of state (exportBody: scale 0.6, 30 fps, mp4) and returns
+// its task id.
 func createExport(t *testing.T, base, state string) string {
 	t.Helper()
 	st, resp := call(t, "POST", base+"/v1/exports", exportKey, exportBody(state))
