@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cutroom/cutroom/internal/dirtest"
 	"github.com/cutroom/cutroom/internal/loadtest"
 )
 
@@ -63,7 +64,7 @@ func TestBackupAndRestoreCommands(t *testing.T) {
 	if res, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(res), "401 ADMIN_TOKEN_INVALID") {
 		t.Errorf("backup with a wrong token: %v\n%s", err, res)
 	}
-	if names := dirEntries(t, out); strings.Join(names, ",") != "cutroom.db" {
+	if names := dirtest.Names(t, out); strings.Join(names, ",") != "cutroom.db" {
 		t.Errorf("files beside the backup: %v", names)
 	}
 
@@ -87,19 +88,6 @@ func TestBackupAndRestoreCommands(t *testing.T) {
 			t.Errorf("project %s, acknowledged before the backup: %d %s", id, st, body)
 		}
 	}
-}
-
-func dirEntries(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	return names
 }
 
 // TestBackupCommandNeverLeavesAPartialFile: a download that breaks off, and a complete one
@@ -138,7 +126,7 @@ func TestBackupCommandNeverLeavesAPartialFile(t *testing.T) {
 		if b, _ := os.ReadFile(file); string(b) != "the previous backup" {
 			t.Errorf("%s: the destination changed", tc.name)
 		}
-		if names := dirEntries(t, out); strings.Join(names, ",") != "backup.db" {
+		if names := dirtest.Names(t, out); strings.Join(names, ",") != "backup.db" {
 			t.Errorf("%s: files left: %v", tc.name, names)
 		}
 	}
