@@ -25,8 +25,8 @@ func TestImportDirections(t *testing.T) {
 		// the TestMain (private network namespace, private font cache) of app's and
 		// console's tests.
 		"internal/apptest": {"app", "internal/netnstest", "storage"},
-		// internal/dirtest: the names in a directory, for the tests of what a write leaves
-		// behind (render's and the command's).
+		// internal/dirtest: the names and files in a directory, for the tests of what a write
+		// leaves behind (render's, export's and the command's).
 		"internal/dirtest": {},
 		// internal/ffmpegtest: a written file's streams and sound read back with ffprobe and
 		// ffmpeg, for the encode and render tests; media files made with ffmpeg.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
+	"github.com/cutroom/cutroom/internal/dirtest"
 	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/signedlink"
@@ -177,7 +178,7 @@ func TestCrashLoopGuard(t *testing.T) {
 	if now, _, _ := rn.db.WorkspaceCredits(tk.WorkspaceID); now != balance {
 		t.Fatalf("balance %d after the refund, want %d", now, balance)
 	}
-	if f := files(t, filepath.Join(dir, "outputs", id)); len(f) != 0 {
+	if f := dirtest.Files(filepath.Join(dir, "outputs", id)); len(f) != 0 {
 		t.Fatalf("files left: %v", f)
 	}
 	// The webhook outbox holds the task's events as for any failure: two starts, one failure

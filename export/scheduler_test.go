@@ -14,6 +14,7 @@ import (
 
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
+	"github.com/cutroom/cutroom/internal/dirtest"
 	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
@@ -104,17 +105,6 @@ func waitStatus(t *testing.T, db *storage.DB, id string, within time.Duration, c
 	}
 }
 
-func files(t *testing.T, dir string) []string {
-	var out []string
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
-}
-
 func probeFrames(t *testing.T, path string) string {
 	t.Helper()
 	if _, err := exec.LookPath("ffprobe"); err != nil {
@@ -149,7 +139,7 @@ func TestGracefulStopPausesAndResumes(t *testing.T) {
 	if tk.Status != model.StatusPaused {
 		t.Fatalf("after stop: %s", tk.Status)
 	}
-	if f := files(t, filepath.Join(dir, "outputs")); len(f) != 0 {
+	if f := dirtest.Files(filepath.Join(dir, "outputs")); len(f) != 0 {
 		t.Fatalf("files left after pause: %v", f)
 	}
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/dirtest"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -104,19 +105,6 @@ func storedStatus(t *testing.T, dir, id string) string {
 	return task.Status
 }
 
-// outputFiles lists the files under the data dir's outputs area.
-func outputFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	_ = filepath.WalkDir(filepath.Join(dir, "outputs"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
-}
-
 // downloadAndProbe fetches a completed task's output and returns ffprobe's frame count.
 func downloadAndProbe(t *testing.T, outputURL string) string {
 	t.Helper()
@@ -168,7 +156,7 @@ func TestServeExportSIGTERMPausesAndResumes(t *testing.T) {
 	if st := storedStatus(t, dir, id); st != "PAUSED" {
 		t.Fatalf("after SIGTERM the task is %s, want PAUSED", st)
 	}
-	if files := outputFiles(t, dir); len(files) != 0 {
+	if files := dirtest.Files(filepath.Join(dir, "outputs")); len(files) != 0 {
 		t.Fatalf("partial files left after SIGTERM: %v", files)
 	}
 	srv2 := startServer(t, dir, "--api-key", exportKey, "--render-workers", "1")
@@ -199,7 +187,7 @@ func TestServeExportSIGKILLRendersAgain(t *testing.T) {
 		t.Fatalf("re-rendered output: %s, want h264 with 1800 frames", got)
 	}
 	// Only the finished output remains: the crashed render's temp files were cleaned up.
-	if files := outputFiles(t, dir); len(files) != 1 {
+	if files := dirtest.Files(filepath.Join(dir, "outputs")); len(files) != 1 {
 		t.Fatalf("output area holds %v, want the one finished file", files)
 	}
 }

@@ -4,6 +4,7 @@ package dirtest
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -19,4 +20,16 @@ func Names(t testing.TB, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// Files lists the paths of the files below dir, at any depth (none when dir is missing).
+func Files(dir string) []string {
+	var out []string
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
 }
