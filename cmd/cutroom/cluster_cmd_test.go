@@ -280,15 +280,7 @@ func TestClusterWorkerSIGTERM(t *testing.T) {
 	w1 := startWorker(t, url, clusterToken, "w1")
 	// 10 s at 1920x1080: segments long enough to be stopped mid-render
 	body := `{"editorState":` + longState(10) + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":1.5,"format":"mp4"}`
-	st, resp := call(t, "POST", srv.base+"/v1/exports", exportKey, body)
-	if st != 201 {
-		t.Fatalf("create export: %d %s", st, resp)
-	}
-	var created struct{ Data struct{ TaskID string } }
-	if err := json.Unmarshal([]byte(resp), &created); err != nil {
-		t.Fatal(err)
-	}
-	id := created.Data.TaskID
+	id := createExportBody(t, srv.base, body)
 	w1.waitLine(t, "segment started", 30*time.Second)
 	stopped := time.Now()
 	_ = w1.cmd.Process.Signal(syscall.SIGTERM)

@@ -40,7 +40,13 @@ func longState(seconds int) string {
 // its task id.
 func createExport(t *testing.T, base, state string) string {
 	t.Helper()
-	st, resp := call(t, "POST", base+"/v1/exports", exportKey, exportBody(state))
+	return createExportBody(t, base, exportBody(state))
+}
+
+// createExportBody creates an export of the request body and returns its task id.
+func createExportBody(t *testing.T, base, body string) string {
+	t.Helper()
+	st, resp := call(t, "POST", base+"/v1/exports", exportKey, body)
 	if st != 201 {
 		t.Fatalf("create export: %d %s", st, resp)
 	}
