@@ -33,8 +33,9 @@ func TestImportDirections(t *testing.T) {
 		"internal/ffmpegtest": {},
 		// internal/fuzzseed: testdata files added to a fuzz target's seed corpus.
 		"internal/fuzzseed": {},
-		// internal/imagetest: how alike two pictures are (SSIM, PSNR) and the reference PNG
-		// files, for the compositor, lottie, render, encode and assets tests.
+		// internal/imagetest: how alike two pictures are (SSIM, PSNR), the reference PNG
+		// files and the Chromium of the browser reference checks, for the compositor,
+		// lottie, render, encode and assets tests.
 		"internal/imagetest": {},
 		// internal/loadtest: writers that run until stopped, and what they were
 		// acknowledged, for app's and the command's tests under write load.
