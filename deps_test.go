@@ -26,7 +26,7 @@ func TestImportDirections(t *testing.T) {
 		// console's tests.
 		"internal/apptest": {"app", "internal/netnstest", "storage"},
 		// internal/dirtest: the names and files in a directory, for the tests of what a write
-		// leaves behind (render's, export's and the command's).
+		// leaves behind (render's, export's, storage's and the command's).
 		"internal/dirtest": {},
 		// internal/ffmpegtest: a written file's streams and sound read back with ffprobe and
 		// ffmpeg, for the encode and render tests; media files made with ffmpeg.
