@@ -25,14 +25,21 @@ func TestImportDirections(t *testing.T) {
 		// the TestMain (private network namespace, private font cache) of app's and
 		// console's tests.
 		"internal/apptest": {"app", "internal/netnstest", "storage"},
+		// internal/dirtest: the names and files in a directory, for the tests of what a write
+		// leaves behind (render's, export's, storage's and the command's).
+		"internal/dirtest": {},
 		// internal/ffmpegtest: a written file's streams and sound read back with ffprobe and
 		// ffmpeg, for the encode and render tests; media files made with ffmpeg.
 		"internal/ffmpegtest": {},
 		// internal/fuzzseed: testdata files added to a fuzz target's seed corpus.
 		"internal/fuzzseed": {},
-		// internal/imagetest: how alike two pictures are (SSIM, PSNR) and the reference PNG
-		// files, for the compositor, lottie, render, encode and assets tests.
+		// internal/imagetest: how alike two pictures are (SSIM, PSNR), the reference PNG
+		// files and the Chromium of the browser reference checks, for the compositor,
+		// lottie, render, encode and assets tests.
 		"internal/imagetest": {},
+		// internal/loadtest: writers that run until stopped, and what they were
+		// acknowledged, for app's and the command's tests under write load.
+		"internal/loadtest": {},
 		// internal/netnstest: runs a package's tests in a private network namespace.
 		"internal/netnstest": {},
 		// internal/svgtest: small SVG documents that are costly to expand or draw, for the
@@ -43,10 +50,12 @@ func TestImportDirections(t *testing.T) {
 		// internal/tmpfstest: a small tmpfs to fill (root only).
 		"internal/tmpfstest": {},
 		// internal/teststore: a database with a bit of every record, and every read the
-		// server makes of it (backup tests).
-		"internal/teststore": {"model", "storage"},
+		// server makes of it (backup tests); the file-link signer the App builds from the
+		// database's secret.
+		"internal/teststore": {"model", "signedlink", "storage"},
 		// internal/teststate: editor states built to measure (many solids, for the preview
-		// time limit).
+		// time limit; a Lottie item) and the item builders (Anim, Box) of the compositor and
+		// render tests.
 		"internal/teststate": {},
 	}
 	// allowed lists, per package, the project packages it may import.

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"image"
 	"image/png"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -19,24 +17,10 @@ import (
 // cannot be deleted (409 ASSET_REFERENCED) and can once the export is canceled.
 func TestAppAssetHeldByActiveExport(t *testing.T) {
 	a := apptest.Serve(t, app.Config{}, nil)
-	key := a.Key
-	base := a.BaseURL
 	do := func(method, path string, body []byte, hdr ...string) (int, map[string]any) {
 		t.Helper()
-		req, _ := http.NewRequest(method, base+path, bytes.NewReader(body))
-		req.Header.Set("x-api-key", key)
-		for i := 0; i+1 < len(hdr); i += 2 {
-			req.Header.Set(hdr[i], hdr[i+1])
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		var m map[string]any
-		_ = json.Unmarshal(b, &m)
-		return resp.StatusCode, m
+		r := call(t, a, method, path, body, hdr...)
+		return r.status, r.json
 	}
 
 	var img bytes.Buffer

@@ -2,15 +2,11 @@ package app_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"image"
 	"image/color"
 	"image/png"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -66,32 +62,24 @@ func exportOnce(t *testing.T, rs app.RenderSettings, state string) model.ExportT
 	return waitExport(t, a, createExport(t, a, state))
 }
 
+// postExport posts an mp4 export of state at 30 fps to a's API.
+func postExport(t *testing.T, a *apptest.Served, state string) answer {
+	t.Helper()
+	return call(t, a, "POST", "/v1/exports", []byte(`{"editorState":`+state+`,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":1,"format":"mp4"}`),
+		"Content-Type", "application/json")
+}
+
 // createExport creates an mp4 export of state at 30 fps through a's API and returns its
 // task id.
 func createExport(t *testing.T, a *apptest.Served, state string) string {
 	t.Helper()
-	body := `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":1,"format":"mp4"}`
-	req, _ := http.NewRequest("POST", a.BaseURL+"/v1/exports", strings.NewReader(body))
-	req.Header.Set("x-api-key", a.Key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	r := postExport(t, a, state)
+	data, _ := r.json["data"].(map[string]any)
+	id, _ := data["taskId"].(string)
+	if r.status != 201 || id == "" {
+		t.Fatalf("create: %d %s", r.status, r.body)
 	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 201 {
-		t.Fatalf("create: %d %s", resp.StatusCode, b)
-	}
-	var created struct {
-		Data struct {
-			TaskID string `json:"taskId"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(b, &created); err != nil {
-		t.Fatal(err)
-	}
-	return created.Data.TaskID
+	return id
 }
 
 // waitExport returns a's task id once it ended (within 60 s).

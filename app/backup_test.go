@@ -8,12 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cutroom/cutroom/app"
 	"github.com/cutroom/cutroom/internal/apptest"
+	"github.com/cutroom/cutroom/internal/loadtest"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
 )
@@ -69,40 +69,8 @@ func TestBackupUnderWriteLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var mu sync.Mutex
-	var acked []string
-	var failures []error
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				id, err := createProject(s, 256, w*1_000_000+i)
-				mu.Lock()
-				if err != nil {
-					failures = append(failures, err)
-				} else {
-					acked = append(acked, id)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	ackedCount := func() int { mu.Lock(); defer mu.Unlock(); return len(acked) }
-	for ackedCount() < 40 {
-		time.Sleep(5 * time.Millisecond)
-	}
-
-	mu.Lock()
-	before := append([]string(nil), acked...) // acknowledged before the backup started
-	mu.Unlock()
+	acks := loadtest.Write(4, func(w, i int) (string, error) { return createProject(s, 256, w*1_000_000+i) })
+	before := acks.Wait(40) // acknowledged before the backup started
 	resp, err := http.DefaultClient.Do(backupRequest(s.BaseURL, "Bearer "+testAdminToken))
 	if err != nil {
 		t.Fatal(err)
@@ -130,10 +98,10 @@ func TestBackupUnderWriteLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The reader pauses with the snapshot open: writers go on.
-	during := ackedCount()
-	for deadline := time.Now().Add(20 * time.Second); ackedCount() < during+40; {
+	during := acks.Len()
+	for deadline := time.Now().Add(20 * time.Second); acks.Len() < during+40; {
 		if time.Now().After(deadline) {
-			t.Fatalf("writers held back by an open backup: %d creates acknowledged in 20 s", ackedCount()-during)
+			t.Fatalf("writers held back by an open backup: %d creates acknowledged in 20 s", acks.Len()-during)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -147,9 +115,7 @@ func TestBackupUnderWriteLoad(t *testing.T) {
 	if n+64<<10 != resp.ContentLength {
 		t.Fatalf("got %d bytes, Content-Length %d", n+64<<10, resp.ContentLength)
 	}
-	close(stop)
-	wg.Wait()
-	if len(failures) > 0 {
+	if failures := acks.Stop(); len(failures) > 0 {
 		t.Fatalf("%d creates failed during the backup, the first: %v", len(failures), failures[0])
 	}
 
@@ -179,7 +145,7 @@ func TestBackupUnderWriteLoad(t *testing.T) {
 		}
 	}
 	t.Logf("backup of %d bytes; %d projects acknowledged before it, %d while it was open, %d in all",
-		info.Size, len(before), during-len(before), ackedCount())
+		info.Size, len(before), during-len(before), acks.Len())
 }
 
 // TestBackupRouteAuth: the backup route takes the admin token alone (no API key works

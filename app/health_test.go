@@ -47,9 +47,25 @@ type answer struct {
 // do sends a request with the App's key (none when key is false) and headers hdr.
 func (a *testApp) do(method, path string, body []byte, key bool, hdr ...string) answer {
 	a.t.Helper()
-	req, _ := http.NewRequest(method, a.BaseURL+path, bytes.NewReader(body))
+	k := ""
 	if key {
-		req.Header.Set("x-api-key", a.Key)
+		k = a.Key
+	}
+	return a.doAs(k, method, path, body, hdr...)
+}
+
+// call sends a request with a's key and headers hdr (testApp.do).
+func call(t *testing.T, a *apptest.Served, method, path string, body []byte, hdr ...string) answer {
+	t.Helper()
+	return (&testApp{Served: a, t: t}).do(method, path, body, true, hdr...)
+}
+
+// doAs sends a request with key (none when "") and headers hdr.
+func (a *testApp) doAs(key, method, path string, body []byte, hdr ...string) answer {
+	a.t.Helper()
+	req, _ := http.NewRequest(method, a.BaseURL+path, bytes.NewReader(body))
+	if key != "" {
+		req.Header.Set("x-api-key", key)
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])

@@ -1,10 +1,6 @@
 package app_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,25 +14,6 @@ import (
 
 // heroMarkSVG is the graphic the spec's valid text-template example names.
 const heroMarkSVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><circle cx="50" cy="50" r="40" fill="#ff0000"/></svg>`
-
-// doAs sends a request with key (as testApp.do does with the App's key).
-func (a *testApp) doAs(key, method, path string, body []byte, hdr ...string) answer {
-	a.t.Helper()
-	req, _ := http.NewRequest(method, a.BaseURL+path, bytes.NewReader(body))
-	req.Header.Set("x-api-key", key)
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	r := answer{status: resp.StatusCode, header: resp.Header, body: string(b)}
-	_ = json.Unmarshal(b, &r.json)
-	return r
-}
 
 // TestWorkspaceIllustrationExports: the spec's valid text-template example names the
 // graphic component-hero-mark, which is not built in: validate and export create refuse it

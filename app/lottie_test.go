@@ -3,7 +3,6 @@ package app_test
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -41,18 +40,9 @@ func TestAppLottieExport(t *testing.T) {
 	}
 	ext := strings.Replace(string(img), `"u":"","p":"data:image/png;base64,`, `"u":"/etc/","p":"hostname#`, 1)
 	a := apptest.Serve(t, app.Config{}, nil)
-	body := `{"editorState":` + lottieState(ext) + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":1,"format":"mp4"}`
-	req, _ := http.NewRequest("POST", a.BaseURL+"/v1/exports", strings.NewReader(body))
-	req.Header.Set("x-api-key", a.Key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 422 || !strings.Contains(string(b), "EXPORT_FEATURE_UNSUPPORTED") || !strings.Contains(string(b), "not embedded") {
-		t.Fatalf("create with an external image: %d %s", resp.StatusCode, b)
+	r := postExport(t, a, lottieState(ext))
+	if r.status != 422 || !strings.Contains(r.body, "EXPORT_FEATURE_UNSUPPORTED") || !strings.Contains(r.body, "not embedded") {
+		t.Fatalf("create with an external image: %d %s", r.status, r.body)
 	}
 }
 
@@ -131,15 +121,8 @@ func TestAppLottieCancelFreesSlot(t *testing.T) {
 	before := lottie.ReadStats()
 	id := createExport(t, a, fullFrameLottie(costlyLottie(t, "slow")))
 	waitRendering(t, a, id, before.Running)
-	req, _ := http.NewRequest("DELETE", a.BaseURL+"/v1/exports/"+id, nil)
-	req.Header.Set("x-api-key", a.Key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("cancel: %d", resp.StatusCode)
+	if r := call(t, a, "DELETE", "/v1/exports/"+id, nil); r.status != 200 {
+		t.Fatalf("cancel: %d", r.status)
 	}
 	cancelled := time.Now()
 	for a.Exports.Running() > 0 {

@@ -109,15 +109,8 @@ func TestPreviewClientGone(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Logf("logged %v after the client went away", time.Since(gone))
-	req, _ = http.NewRequest("POST", s.BaseURL+"/v1/editor/frame", strings.NewReader(`{"editorState":`+greenState+`,"t":0.5}`))
-	req.Header.Set("x-api-key", s.Key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Errorf("the next preview: %s (the slot is still taken?)", resp.Status)
+	if r := call(t, s, "POST", "/v1/editor/frame", []byte(`{"editorState":`+greenState+`,"t":0.5}`)); r.status != 200 {
+		t.Errorf("the next preview: %d %s (the slot is still taken?)", r.status, r.body)
 	}
 	out := logs.String()
 	if !strings.Contains(out, `"level":"INFO","msg":"client closed request"`) {

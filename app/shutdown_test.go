@@ -15,8 +15,8 @@ import (
 
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/internal/testlog"
+	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/model"
-	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -65,14 +65,7 @@ func TestShutdownGraceIsAHardBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	secret, err := db.Secret("file-links", 32)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := signedlink.NewSigner(secret, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	signer := teststore.FileLinkSigner(t, db, nil)
 	var logs testlog.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	r := &deafRenderer{started: make(chan struct{}), release: make(chan struct{})}

@@ -47,17 +47,8 @@ func meanAbsDiff(a, b *image.RGBA) float64 {
 	return float64(sum) / float64(n)
 }
 
-func findChromium() string {
-	for _, n := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
-		if p, err := exec.LookPath(n); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
 func TestBrowserReference(t *testing.T) {
-	bin := findChromium()
+	bin := imagetest.Chromium()
 	if bin == "" {
 		t.Skip("chromium is not installed (apt-get install -y chromium, or scripts/install-deps.sh --test): browser reference check skipped")
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/internal/imagetest"
+	"github.com/cutroom/cutroom/internal/teststate"
 )
 
 // Test states are 160x90 at 240000 ticks per second; frames are at 30 fps (8000 ticks).
@@ -24,24 +25,12 @@ const (
 	secTicks = tbps
 )
 
-// an is an animated number member.
-func an(v float64, kf ...[2]float64) map[string]any {
-	k := []any{}
-	for _, p := range kf {
-		k = append(k, map[string]any{"timeTicks": int64(p[0]), "value": p[1]})
-	}
-	return map[string]any{"value": v, "keyframes": k}
-}
-
-// geo returns the common members of a geometry item.
-func geo(id, typ string, start, dur int64, left, top, w, h float64) map[string]any {
-	return map[string]any{
-		"id": id, "type": typ, "startTicks": start, "durationTicks": dur,
-		"left": an(left), "top": an(top), "width": an(w), "height": an(h),
-		"scaleX": an(1), "scaleY": an(1), "opacity": an(1), "isDraggingInTimeline": false,
-		"rotation": an(0), "keepAspectRatio": false,
-	}
-}
+// an is an animated number member; geo the common members of a geometry item (shared with
+// render's tests).
+var (
+	an  = teststate.Anim
+	geo = teststate.Box
+)
 
 func with(m map[string]any, kv ...any) map[string]any {
 	for i := 0; i+1 < len(kv); i += 2 {
@@ -147,6 +136,20 @@ func (b *builder) json() []byte {
 		panic(err)
 	}
 	return raw
+}
+
+// compositor parses the state (editor.Parse: not validated) and makes its Compositor of opts.
+func (b *builder) compositor(t testing.TB, opts Options) *Compositor {
+	t.Helper()
+	st, err := editor.Parse(b.json())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // testMedia serves generated media from memory.

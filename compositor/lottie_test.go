@@ -145,15 +145,8 @@ func TestLottieRefused(t *testing.T) {
 			b := newBuilder()
 			b.assets["lot"] = lottieAssetJSON("lot", []byte(tc.doc))
 			b.add(0, lottieItem("l", "lot", 0, 0, 50, 50))
-			st, err := editor.Parse(b.json())
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := New(st, Options{Media: &testMedia{}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = c.RenderFrame(context.Background(), 0, fps, image.NewRGBA(image.Rect(0, 0, tW, tH)))
+			c := b.compositor(t, Options{Media: &testMedia{}})
+			err := c.RenderFrame(context.Background(), 0, fps, image.NewRGBA(image.Rect(0, 0, tW, tH)))
 			if !errors.Is(err, ErrMedia) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want ErrMedia mentioning %q", err, tc.want)
 			}
@@ -174,17 +167,10 @@ func TestLottieRendererFailsItem(t *testing.T) {
 	b.assets["lot"] = lottieAssetJSON("lot", lottieDoc(t, "rect"))
 	b.add(0, lottieItem("fast", "lot", 0, 0, 50, 50))
 	b.add(1, with(lottieItem("big", "slow", 0, 0, tW, tH), "startTicks", int64(2*secTicks)))
-	st, err := editor.Parse(b.json())
-	if err != nil {
-		t.Fatal(err)
-	}
 	// (the counts are the process's: other tests' animations end when collected, so the
 	// running count only ever falls behind this test's back)
 	started := lottie.ReadStats().Started
-	c, err := New(st, Options{Media: &testMedia{}, Width: 1920, Height: 1080, Lottie: lottie.Options{FrameSeconds: 0.3}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := b.compositor(t, Options{Media: &testMedia{}, Width: 1920, Height: 1080, Lottie: lottie.Options{FrameSeconds: 0.3}})
 	dst := image.NewRGBA(image.Rect(0, 0, 1920, 1080))
 	if err := c.RenderFrame(context.Background(), 0, fps, dst); err != nil {
 		t.Fatal(err)
@@ -227,14 +213,7 @@ func BenchmarkLottieItem1080p(b *testing.B) {
 	bl := newBuilder()
 	bl.assets["lot"] = lottieAssetJSON("lot", doc)
 	bl.add(0, lottieItem("l", "lot", 0, 0, tW, tH))
-	st, err := editor.Parse(bl.json())
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := New(st, Options{Media: &testMedia{}, Width: 1920, Height: 1080})
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := bl.compositor(b, Options{Media: &testMedia{}, Width: 1920, Height: 1080})
 	dst := image.NewRGBA(image.Rect(0, 0, 1920, 1080))
 	ctx := context.Background()
 	b.ResetTimer()
@@ -254,14 +233,7 @@ func TestLottieParallelFrames(t *testing.T) {
 	b.assets["lot"] = lottieAssetJSON("lot", doc)
 	b.add(0, lottieItem("l", "lot", 10, 0, 90, 90))
 	b.add(1, with(lottieItem("m", "lot", 80, 0, 70, 90), "keepAspectRatio", true))
-	st, err := editor.Parse(b.json())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := New(st, Options{Media: &testMedia{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := b.compositor(t, Options{Media: &testMedia{}})
 	const n = 12
 	par := make([]*image.RGBA, n)
 	errs := make(chan error, n)
@@ -287,14 +259,7 @@ func TestLottieTrim(t *testing.T) {
 	b := newBuilder()
 	b.assets["lot"] = lottieAssetJSON("lot", lottieDoc(t, "rect"))
 	b.add(0, lottieItem("l", "lot", 0, 0, 100, 50))
-	st, err := editor.Parse(b.json())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := New(st, Options{Media: &testMedia{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := b.compositor(t, Options{Media: &testMedia{}})
 	for f := int64(0); f < 3; f++ {
 		if err := c.RenderFrame(context.Background(), f, fps, image.NewRGBA(image.Rect(0, 0, tW, tH))); err != nil {
 			t.Fatal(err)

@@ -18,6 +18,8 @@ import (
 
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
+	"github.com/cutroom/cutroom/internal/dirtest"
+	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
@@ -124,7 +126,7 @@ func crashFixture(t *testing.T, st string) (dir, id string, balance int64) {
 		t.Fatal(err)
 	}
 	svc, err := export.New(export.Config{OutputDir: filepath.Join(dir, "outputs"), Guard: guard,
-		Links: export.NewLinks("http://127.0.0.1:8787", testSigner(t, db))}, db, &exporttest.Solid{})
+		Links: export.NewLinks("http://127.0.0.1:8787", teststore.FileLinkSigner(t, db, nil))}, db, &exporttest.Solid{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +178,7 @@ func TestCrashLoopGuard(t *testing.T) {
 	if now, _, _ := rn.db.WorkspaceCredits(tk.WorkspaceID); now != balance {
 		t.Fatalf("balance %d after the refund, want %d", now, balance)
 	}
-	if f := files(t, filepath.Join(dir, "outputs", id)); len(f) != 0 {
+	if f := dirtest.Files(filepath.Join(dir, "outputs", id)); len(f) != 0 {
 		t.Fatalf("files left: %v", f)
 	}
 	// The webhook outbox holds the task's events as for any failure: two starts, one failure

@@ -14,8 +14,9 @@ import (
 
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
+	"github.com/cutroom/cutroom/internal/dirtest"
+	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/model"
-	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -30,7 +31,7 @@ type run struct {
 func start(t *testing.T, dir string, r export.Renderer) *run {
 	t.Helper()
 	db := openDB(t, dir)
-	signer := testSigner(t, db)
+	signer := teststore.FileLinkSigner(t, db, nil)
 	svc, err := export.New(export.Config{Workers: 1, OutputDir: filepath.Join(dir, "outputs"),
 		Links: export.NewLinks("http://127.0.0.1:8787", signer), ProgressInterval: 10 * time.Millisecond,
 		PollInterval: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, db, r)
@@ -104,17 +105,6 @@ func waitStatus(t *testing.T, db *storage.DB, id string, within time.Duration, c
 	}
 }
 
-func files(t *testing.T, dir string) []string {
-	var out []string
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
-}
-
 func probeFrames(t *testing.T, path string) string {
 	t.Helper()
 	if _, err := exec.LookPath("ffprobe"); err != nil {
@@ -149,7 +139,7 @@ func TestGracefulStopPausesAndResumes(t *testing.T) {
 	if tk.Status != model.StatusPaused {
 		t.Fatalf("after stop: %s", tk.Status)
 	}
-	if f := files(t, filepath.Join(dir, "outputs")); len(f) != 0 {
+	if f := dirtest.Files(filepath.Join(dir, "outputs")); len(f) != 0 {
 		t.Fatalf("files left after pause: %v", f)
 	}
 
@@ -251,7 +241,7 @@ func TestCancelPausedTask(t *testing.T) {
 	rn.stop()
 
 	db := openDB(t, dir)
-	svc, err := export.New(export.Config{OutputDir: filepath.Join(dir, "outputs"), Links: export.NewLinks("http://x", testSigner(t, db))}, db, &exporttest.Solid{})
+	svc, err := export.New(export.Config{OutputDir: filepath.Join(dir, "outputs"), Links: export.NewLinks("http://x", teststore.FileLinkSigner(t, db, nil))}, db, &exporttest.Solid{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,18 +272,4 @@ func openDB(t *testing.T, dir string) *storage.DB {
 		t.Fatal(err)
 	}
 	return db
-}
-
-// testSigner returns the database's link signer, as serve builds it.
-func testSigner(t *testing.T, db *storage.DB) *signedlink.Signer {
-	t.Helper()
-	secret, err := db.Secret("file-links", 32)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := signedlink.NewSigner(secret, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return signer
 }

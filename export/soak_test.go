@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/render"
 	"github.com/cutroom/cutroom/storage"
@@ -84,7 +85,7 @@ func soakService(t *testing.T) (*export.Service, *storage.DB, model.Principal) {
 	t.Cleanup(func() { db.Close() })
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	svc, err := export.New(export.Config{Workers: 2, OutputDir: filepath.Join(dir, "outputs"),
-		Links: export.NewLinks("http://127.0.0.1:8787", testSigner(t, db)), ProgressInterval: 10 * time.Millisecond,
+		Links: export.NewLinks("http://127.0.0.1:8787", teststore.FileLinkSigner(t, db, nil)), ProgressInterval: 10 * time.Millisecond,
 		PollInterval: 20 * time.Millisecond, Logger: quiet}, db,
 		render.NewPipeline(render.PipelineConfig{Workers: 2, Preset: "ultrafast", Logger: quiet}))
 	if err != nil {

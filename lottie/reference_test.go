@@ -28,15 +28,6 @@ const (
 // refFrames are the frames of each corpus file compared.
 var refFrames = []int{0, 17, 38, 59}
 
-func findChromium() string {
-	for _, n := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
-		if p, err := exec.LookPath(n); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
 // findLottieWeb looks for node_modules/lottie-web (scripts/install-deps.sh --test installs it
 // at the repository's root) from this directory upwards.
 func findLottieWeb() string {
@@ -58,7 +49,7 @@ func findLottieWeb() string {
 // renderer and with lottie-web's SVG renderer in headless Chromium, both over the same grey,
 // and compares them with SSIM.
 func TestLottieWebReference(t *testing.T) {
-	bin, lw := findChromium(), findLottieWeb()
+	bin, lw := imagetest.Chromium(), findLottieWeb()
 	if bin == "" || lw == "" {
 		t.Skip("chromium or node_modules/lottie-web missing (scripts/install-deps.sh --test): lottie-web reference skipped")
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/internal/dirtest"
 	"github.com/cutroom/cutroom/internal/svgtest"
 )
 
@@ -85,7 +86,7 @@ func TestPipelineCancelDuringHeavyItem(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("the render did not stop within 60 s of the cancel")
 	}
-	if names := dirEntries(t, dir); len(names) != 0 {
+	if names := dirtest.Names(t, dir); len(names) != 0 {
 		t.Errorf("files left after cancel: %v", names)
 	}
 }
@@ -114,7 +115,7 @@ func TestPipelineFrameWatchdog(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("the render did not end within 60 s (no watchdog)")
 	}
-	if names := dirEntries(t, dir); len(names) != 0 {
+	if names := dirtest.Names(t, dir); len(names) != 0 {
 		t.Errorf("files left after the timeout: %v", names)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/encode"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/internal/dirtest"
 	"github.com/cutroom/cutroom/internal/tmpfstest"
 )
 
@@ -98,7 +99,7 @@ func TestRenderOnFullDisk(t *testing.T) {
 		if !errors.As(err, &rf) || rf.Code != CodeStorageFull || !strings.HasPrefix(export.TaskError(err), "STORAGE_FULL: the disk is full") {
 			t.Errorf("%s on a full disk: %v, want STORAGE_FULL", format, err)
 		}
-		if names := dirEntries(t, dir); len(names) != 0 {
+		if names := dirtest.Names(t, dir); len(names) != 0 {
 			t.Errorf("%s: left %v on the full disk", format, names)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"image/color"
 	"image/gif"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -22,28 +21,20 @@ import (
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/internal/dirtest"
 	"github.com/cutroom/cutroom/internal/imagetest"
+	"github.com/cutroom/cutroom/internal/teststate"
 )
 
 // pipeTBPS is the timebase of the test states.
 const pipeTBPS = 240000
 
-func anim(v float64, kf ...[2]float64) map[string]any {
-	k := []any{}
-	for _, p := range kf {
-		k = append(k, map[string]any{"timeTicks": int64(p[0]), "value": p[1]})
-	}
-	return map[string]any{"value": v, "keyframes": k}
-}
-
-func box(id, typ string, start, dur int64, left, top, w, h float64) map[string]any {
-	return map[string]any{
-		"id": id, "type": typ, "startTicks": start, "durationTicks": dur,
-		"left": anim(left), "top": anim(top), "width": anim(w), "height": anim(h),
-		"scaleX": anim(1), "scaleY": anim(1), "opacity": anim(1), "isDraggingInTimeline": false,
-		"rotation": anim(0), "keepAspectRatio": false,
-	}
-}
+// anim is an animated number member; box the common members of a geometry item (shared
+// with compositor's tests).
+var (
+	anim = teststate.Anim
+	box  = teststate.Box
+)
 
 func imgItem(id, asset string, start, dur int64, left, top, w, h float64) map[string]any {
 	m := box(id, "image", start, dur, left, top, w, h)
@@ -161,20 +152,6 @@ func jobFor(t *testing.T, raw []byte, fps int, scale float64, format, out string
 		OutputPath: out}
 }
 
-// dirEntries lists dir's file names.
-func dirEntries(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 type probeStream struct {
 	CodecName      string `json:"codec_name"`
 	Width          int    `json:"width"`
@@ -271,7 +248,7 @@ func TestPipelineOutputs(t *testing.T) {
 			if calls != job.Frames || last != job.Frames {
 				t.Errorf("progress called %d times up to %d, want %d", calls, last, job.Frames)
 			}
-			if names := dirEntries(t, dir); len(names) != 1 || names[0] != filepath.Base(out) {
+			if names := dirtest.Names(t, dir); len(names) != 1 || names[0] != filepath.Base(out) {
 				t.Errorf("output dir holds %v, want only the output", names)
 			}
 			if stats.frameBuffers > stats.workers+2 || stats.rgbaBuffers > stats.workers {
@@ -390,7 +367,7 @@ func TestPipelineCancel(t *testing.T) {
 	if n := after.Load(); n > 0 {
 		t.Errorf("%d frames were encoded after the cancel", n)
 	}
-	if names := dirEntries(t, dir); len(names) != 0 {
+	if names := dirtest.Names(t, dir); len(names) != 0 {
 		t.Errorf("files left after cancel: %v", names)
 	}
 	t.Logf("canceled render returned after %v", time.Since(start))
@@ -414,7 +391,7 @@ func TestPipelineFailingFrame(t *testing.T) {
 			if last > 30 { // frames 0..29 may be encoded
 				t.Errorf("frames up to %d were encoded; the media fails from frame 30", last)
 			}
-			if names := dirEntries(t, dir); len(names) != 0 {
+			if names := dirtest.Names(t, dir); len(names) != 0 {
 				t.Errorf("files left after a failed render: %v", names)
 			}
 		})
@@ -453,7 +430,7 @@ func TestPipelineRefusals(t *testing.T) {
 			}
 		})
 	}
-	if names := dirEntries(t, dir); len(names) != 0 {
+	if names := dirtest.Names(t, dir); len(names) != 0 {
 		t.Errorf("files left: %v", names)
 	}
 	// A smaller configured maximum.

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/internal/dirtest"
 	"github.com/cutroom/cutroom/internal/ffmpegtest"
 	"github.com/cutroom/cutroom/internal/imagetest"
 	"github.com/cutroom/cutroom/media"
@@ -127,7 +128,7 @@ func TestSegmentedExport(t *testing.T) {
 			if last != seconds*fps {
 				t.Errorf("progress ended at %d", last)
 			}
-			if names := dirEntries(t, dir); !slices.Equal(names, []string{"joined." + format, "one." + format}) {
+			if names := dirtest.Names(t, dir); !slices.Equal(names, []string{"joined." + format, "one." + format}) {
 				t.Errorf("files left: %v", names)
 			}
 			ffmpegClean(t, joined)
@@ -257,7 +258,7 @@ func TestSegmentMismatchRefused(t *testing.T) {
 				t.Fatalf("join of mismatched segments: %v", err)
 			}
 			t.Log(export.TaskError(err))
-			if names := dirEntries(t, dir); !slices.Equal(names, []string{"a." + c.format, "b." + c.format}) {
+			if names := dirtest.Names(t, dir); !slices.Equal(names, []string{"a." + c.format, "b." + c.format}) {
 				t.Errorf("files left: %v", names)
 			}
 			// A gap is refused too.
@@ -286,7 +287,7 @@ func TestSegmentCancel(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: canceled segment returned %v", format, err)
 		}
-		if names := dirEntries(t, dir); len(names) != 0 {
+		if names := dirtest.Names(t, dir); len(names) != 0 {
 			t.Errorf("%s: files left: %v", format, names)
 		}
 	}

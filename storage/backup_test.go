@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/dirtest"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -53,19 +54,6 @@ func workspaceNames(t *testing.T, dir string) []string {
 		names = append(names, ws.Name)
 	}
 	slices.Sort(names)
-	return names
-}
-
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
 	return names
 }
 
@@ -145,12 +133,12 @@ func TestSnapshotAndRestore(t *testing.T) {
 
 	// The database is open (a server runs): refused, nothing changed.
 	db := open(t, dir, nil)
-	files := dirNames(t, dir)
+	files := dirtest.Names(t, dir)
 	_, err = storage.Restore(dir, onlyA, storage.Options{LockTimeout: 100 * time.Millisecond})
 	if !errors.Is(err, storage.ErrLocked) {
 		t.Fatalf("restore over an open database: %v, want ErrLocked", err)
 	}
-	if got := dirNames(t, dir); !slices.Equal(got, files) {
+	if got := dirtest.Names(t, dir); !slices.Equal(got, files) {
 		t.Errorf("a refused restore changed the data dir: %v, was %v", got, files)
 	}
 	if wss, err := db.Workspaces(); err != nil || len(wss) != 2 {
@@ -191,7 +179,7 @@ func TestRestoreRefusesDamagedFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := dirNames(t, dir)
+	files := dirtest.Names(t, dir)
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -216,7 +204,7 @@ func TestRestoreRefusesDamagedFiles(t *testing.T) {
 		} else {
 			t.Logf("%s: %v", tc.name, err)
 		}
-		if got := dirNames(t, dir); !slices.Equal(got, files) {
+		if got := dirtest.Names(t, dir); !slices.Equal(got, files) {
 			t.Errorf("%s: a refused restore changed the data dir: %v, was %v", tc.name, got, files)
 		}
 		if now, _ := os.ReadFile(filepath.Join(dir, storage.FileName)); !bytes.Equal(now, cur) {

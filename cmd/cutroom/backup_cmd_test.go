@@ -9,10 +9,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/cutroom/cutroom/internal/dirtest"
+	"github.com/cutroom/cutroom/internal/loadtest"
 )
 
 const (
@@ -46,46 +47,15 @@ func createForBackup(base string, n int) string {
 func TestBackupAndRestoreCommands(t *testing.T) {
 	dir, out := t.TempDir(), t.TempDir()
 	srv := startServer(t, dir, "--api-key", backupTestKey, "--admin-token", backupTestToken)
-	var mu sync.Mutex
-	var acked []string
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if id := createForBackup(srv.base, w*100000+i); id != "" {
-					mu.Lock()
-					acked = append(acked, id)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for n := 0; n < 20; time.Sleep(5 * time.Millisecond) {
-		mu.Lock()
-		n = len(acked)
-		mu.Unlock()
-	}
-	mu.Lock()
-	before := append([]string(nil), acked...)
-	mu.Unlock()
+	acks := loadtest.Write(4, func(w, i int) (string, error) { return createForBackup(srv.base, w*100000+i), nil })
+	before := acks.Wait(20)
 	file := filepath.Join(out, "cutroom.db")
 	res, err := exec.Command(binPath, "backup", "-o", file, "--server", srv.base, "--admin-token", backupTestToken).CombinedOutput()
-	close(stop)
-	wg.Wait()
+	acks.Stop()
 	if err != nil || !strings.Contains(string(res), "backup written to "+file) || !strings.Contains(string(res), "checked") {
 		t.Fatalf("backup: %v\n%s", err, res)
 	}
-	mu.Lock()
-	t.Logf("%s%d projects acknowledged before the backup, %d in all", res, len(before), len(acked))
-	mu.Unlock()
+	t.Logf("%s%d projects acknowledged before the backup, %d in all", res, len(before), acks.Len())
 
 	// A wrong token: refused with the server's code; no file.
 	wrong := filepath.Join(out, "wrong.db")
@@ -94,7 +64,7 @@ func TestBackupAndRestoreCommands(t *testing.T) {
 	if res, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(res), "401 ADMIN_TOKEN_INVALID") {
 		t.Errorf("backup with a wrong token: %v\n%s", err, res)
 	}
-	if names := dirEntries(t, out); strings.Join(names, ",") != "cutroom.db" {
+	if names := dirtest.Names(t, out); strings.Join(names, ",") != "cutroom.db" {
 		t.Errorf("files beside the backup: %v", names)
 	}
 
@@ -118,19 +88,6 @@ func TestBackupAndRestoreCommands(t *testing.T) {
 			t.Errorf("project %s, acknowledged before the backup: %d %s", id, st, body)
 		}
 	}
-}
-
-func dirEntries(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	return names
 }
 
 // TestBackupCommandNeverLeavesAPartialFile: a download that breaks off, and a complete one
@@ -169,7 +126,7 @@ func TestBackupCommandNeverLeavesAPartialFile(t *testing.T) {
 		if b, _ := os.ReadFile(file); string(b) != "the previous backup" {
 			t.Errorf("%s: the destination changed", tc.name)
 		}
-		if names := dirEntries(t, out); strings.Join(names, ",") != "backup.db" {
+		if names := dirtest.Names(t, out); strings.Join(names, ",") != "backup.db" {
 			t.Errorf("%s: files left: %v", tc.name, names)
 		}
 	}

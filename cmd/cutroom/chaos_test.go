@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/loadtest"
 	"github.com/cutroom/cutroom/internal/svgtest"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
@@ -139,32 +140,23 @@ func TestChaosSIGKILL(t *testing.T) {
 		c := chaosClient{base: srv.base, key: key, hc: &http.Client{Timeout: 20 * time.Second}}
 		verifyAcked(t, c, ack, round)
 
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		for w := 0; w < 3; w++ {
-			wg.Add(1)
-			go func(w int, r *rand.Rand) {
-				defer wg.Done()
-				for i := 0; ; i++ {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					if t.Failed() {
-						return
-					}
-					chaosStep(t, c, ack, r, hostile, round*1000+w*100+i)
-				}
-			}(w, rand.New(rand.NewSource(rng.Int63())))
+		rs := make([]*rand.Rand, 3) // one a writer
+		for w := range rs {
+			rs[w] = rand.New(rand.NewSource(rng.Int63()))
 		}
+		stop := loadtest.Run(len(rs), func(w, i int) bool {
+			if t.Failed() {
+				return false
+			}
+			chaosStep(t, c, ack, rs[w], hostile, round*1000+w*100+i)
+			return true
+		})
 		time.Sleep(time.Duration(300+rng.Intn(1500)) * time.Millisecond)
 		if err := srv.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
 		_ = srv.cmd.Wait()
-		close(stop)
-		wg.Wait()
+		stop()
 		if t.Failed() {
 			return
 		}

@@ -110,16 +110,7 @@ func (w *workerProc) waitLine(t *testing.T, msg string, within time.Duration) ma
 func createClusterExport(t *testing.T, base string, seconds int) string {
 	t.Helper()
 	state := strings.Replace(longState(seconds), `"compositionWidth":1280,"compositionHeight":720`, `"compositionWidth":534,"compositionHeight":300`, 1)
-	body := `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":0.6,"format":"mp4"}`
-	st, resp := call(t, "POST", base+"/v1/exports", exportKey, body)
-	if st != 201 {
-		t.Fatalf("create export: %d %s", st, resp)
-	}
-	var r struct{ Data struct{ TaskID string } }
-	if err := json.Unmarshal([]byte(resp), &r); err != nil {
-		t.Fatal(err)
-	}
-	return r.Data.TaskID
+	return createExport(t, base, state)
 }
 
 // probeFrames checks a completed task's output: n video frames at 30 fps, timestamps i/30.
@@ -289,15 +280,7 @@ func TestClusterWorkerSIGTERM(t *testing.T) {
 	w1 := startWorker(t, url, clusterToken, "w1")
 	// 10 s at 1920x1080: segments long enough to be stopped mid-render
 	body := `{"editorState":` + longState(10) + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":1.5,"format":"mp4"}`
-	st, resp := call(t, "POST", srv.base+"/v1/exports", exportKey, body)
-	if st != 201 {
-		t.Fatalf("create export: %d %s", st, resp)
-	}
-	var created struct{ Data struct{ TaskID string } }
-	if err := json.Unmarshal([]byte(resp), &created); err != nil {
-		t.Fatal(err)
-	}
-	id := created.Data.TaskID
+	id := createExportBody(t, srv.base, body)
 	w1.waitLine(t, "segment started", 30*time.Second)
 	stopped := time.Now()
 	_ = w1.cmd.Process.Signal(syscall.SIGTERM)

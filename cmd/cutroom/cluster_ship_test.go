@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -36,15 +36,8 @@ func TestClusterShipsWorkspaceIllustration(t *testing.T) {
 	// a small text in the uploaded family at the bottom left.
 	state := `{"compositionWidth":320,"compositionHeight":180,"timebaseTicksPerSecond":240000,"tracks":[{"id":"t","items":["s"],"hidden":false,"muted":false},{"id":"t2","items":["x"],"hidden":false,"muted":false}],"assets":{},"items":{` + textItem + `,"s":{"id":"s","type":"illustration","startTicks":0,"durationTicks":960000,"illustrationName":"brand-square","color":"#ff0000","left":{"value":160,"keyframes":[]},"top":{"value":0,"keyframes":[]},"width":{"value":160,"keyframes":[]},"height":{"value":180,"keyframes":[]},"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},"opacity":{"value":1,"keyframes":[]},"isDraggingInTimeline":false,"borderRadius":{"value":0,"keyframes":[]},"rotation":{"value":0,"keyframes":[]},"keepAspectRatio":false}},"transitions":{},"globalBackground":{"type":"color","color":"#000000","gradient":null},"deletedAssets":[]}`
 	body := `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":1,"format":"mp4"}`
-	st, out := call(t, "POST", srv.base+"/v1/exports", exportKey, body)
-	if st != 201 {
-		t.Fatalf("create export: %d %s", st, out)
-	}
-	var r struct{ Data struct{ TaskID string } }
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatal(err)
-	}
-	v := waitTask(t, srv.base, r.Data.TaskID, 60*time.Second, func(v taskView) bool {
+	id := createExportBody(t, srv.base, body)
+	v := waitTask(t, srv.base, id, 60*time.Second, func(v taskView) bool {
 		return v.Status == "COMPLETED" || v.Status == "FAILED"
 	})
 	if v.Status != "COMPLETED" || v.OutputURL == nil {
@@ -71,17 +64,27 @@ func TestClusterShipsWorkspaceIllustration(t *testing.T) {
 		}
 	}
 	for _, m := range w.lines("segment rendered") {
-		if m["taskId"] == r.Data.TaskID && (m["illustrations"] != float64(1) || m["fonts"] != float64(1)) {
+		if m["taskId"] == id && (m["illustrations"] != float64(1) || m["fonts"] != float64(1)) {
 			t.Fatalf("segment carried %v illustrations and %v fonts, want 1 and 1", m["illustrations"], m["fonts"])
 		}
 	}
-	if _, n := renderedBy(r.Data.TaskID, w); n != 2 {
+	if _, n := renderedBy(id, w); n != 2 {
 		t.Fatalf("%d segments rendered by the worker, want 2", n)
 	}
 }
 
-// upload posts a file to /v1/uploads with the export key and headers hdr (name, value...).
+// upload posts a file to /v1/uploads with the export key and headers hdr (name, value...);
+// it must be accepted (201).
 func upload(t *testing.T, base, name, ctype string, body []byte, hdr ...string) {
+	t.Helper()
+	if st, resp := postUpload(t, base, name, ctype, body, hdr...); st != 201 {
+		t.Fatalf("upload %s: %d %s", name, st, resp)
+	}
+}
+
+// postUpload posts a file to /v1/uploads with the export key and headers hdr (name,
+// value...) and returns the answer's status and body.
+func postUpload(t *testing.T, base, name, ctype string, body []byte, hdr ...string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest("POST", base+"/v1/uploads", bytes.NewReader(body))
 	if err != nil {
@@ -95,12 +98,11 @@ func upload(t *testing.T, base, name, ctype string, body []byte, hdr ...string) 
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("upload of %s: %v", name, err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != 201 {
-		t.Fatalf("upload %s: %d", name, resp.StatusCode)
-	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 // textItem is a small text item in DejaVu Sans at the bottom left.

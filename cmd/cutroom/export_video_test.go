@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/dirtest"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/google/uuid"
@@ -55,14 +56,10 @@ func probeVideo(t *testing.T, path string) (codec string, w, h int, rate string,
 // leftovers lists files in dir whose names contain name (the output or its temp files).
 func leftovers(t *testing.T, dir, name string) []string {
 	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var got []string
-	for _, e := range ents {
-		if strings.Contains(e.Name(), name) || strings.Contains(e.Name(), ".tmp") || strings.Contains(e.Name(), "spool") {
-			got = append(got, e.Name())
+	for _, n := range dirtest.Names(t, dir) {
+		if strings.Contains(n, name) || strings.Contains(n, ".tmp") || strings.Contains(n, "spool") {
+			got = append(got, n)
 		}
 	}
 	return got

@@ -12,14 +12,11 @@ import (
 // longer one is refused at create with 422 EXPORT_TOO_LONG, one exactly at it is accepted.
 func TestServeMaxDurationFlag(t *testing.T) {
 	srv := startServer(t, t.TempDir(), "--api-key", exportKey, "--render-workers", "1", "--max-duration", "2s")
-	body := func(state string) string {
-		return `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":0.6,"format":"mp4"}`
-	}
-	st, resp := call(t, "POST", srv.base+"/v1/exports", exportKey, body(longState(3)))
+	st, resp := call(t, "POST", srv.base+"/v1/exports", exportKey, exportBody(longState(3)))
 	if st != 422 || !strings.Contains(resp, `"errorCode":"EXPORT_TOO_LONG"`) || !strings.Contains(resp, "2 s (2s)") {
 		t.Fatalf("3 s export under --max-duration 2s: %d %s", st, resp)
 	}
-	if st, resp := call(t, "POST", srv.base+"/v1/exports", exportKey, body(longState(2))); st != 201 {
+	if st, resp := call(t, "POST", srv.base+"/v1/exports", exportKey, exportBody(longState(2))); st != 201 {
 		t.Fatalf("2 s export under --max-duration 2s: %d %s", st, resp)
 	}
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,20 +108,7 @@ func exportBody(state string) string {
 // uploadDoc uploads a Lottie document and returns the answer's status and body.
 func uploadDoc(t *testing.T, base, name, doc string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest("POST", base+"/v1/uploads", strings.NewReader(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("x-api-key", exportKey)
-	req.Header.Set("x-file-name", name)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("upload of %s: %v", name, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return postUpload(t, base, name, "application/json", []byte(doc))
 }
 
 // waitEnded waits until a task is COMPLETED, FAILED or CANCELED.

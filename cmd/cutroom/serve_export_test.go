@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/dirtest"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -35,9 +36,17 @@ func longState(seconds int) string {
 "isDraggingInTimeline":false,"rotation":{"value":0,"keyframes":[]}}}}`, ticks, ticks-1, ticks)
 }
 
+// createExport creates an export of state (exportBody: scale 0.6, 30 fps, mp4) and returns
+// its task id.
 func createExport(t *testing.T, base, state string) string {
 	t.Helper()
-	st, resp := call(t, "POST", base+"/v1/exports", exportKey, exportBody(state))
+	return createExportBody(t, base, exportBody(state))
+}
+
+// createExportBody creates an export of the request body and returns its task id.
+func createExportBody(t *testing.T, base, body string) string {
+	t.Helper()
+	st, resp := call(t, "POST", base+"/v1/exports", exportKey, body)
 	if st != 201 {
 		t.Fatalf("create export: %d %s", st, resp)
 	}
@@ -102,19 +111,6 @@ func storedStatus(t *testing.T, dir, id string) string {
 	return task.Status
 }
 
-// outputFiles lists the files under the data dir's outputs area.
-func outputFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	_ = filepath.WalkDir(filepath.Join(dir, "outputs"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
-}
-
 // downloadAndProbe fetches a completed task's output and returns ffprobe's frame count.
 func downloadAndProbe(t *testing.T, outputURL string) string {
 	t.Helper()
@@ -166,7 +162,7 @@ func TestServeExportSIGTERMPausesAndResumes(t *testing.T) {
 	if st := storedStatus(t, dir, id); st != "PAUSED" {
 		t.Fatalf("after SIGTERM the task is %s, want PAUSED", st)
 	}
-	if files := outputFiles(t, dir); len(files) != 0 {
+	if files := dirtest.Files(filepath.Join(dir, "outputs")); len(files) != 0 {
 		t.Fatalf("partial files left after SIGTERM: %v", files)
 	}
 	srv2 := startServer(t, dir, "--api-key", exportKey, "--render-workers", "1")
@@ -197,7 +193,7 @@ func TestServeExportSIGKILLRendersAgain(t *testing.T) {
 		t.Fatalf("re-rendered output: %s, want h264 with 1800 frames", got)
 	}
 	// Only the finished output remains: the crashed render's temp files were cleaned up.
-	if files := outputFiles(t, dir); len(files) != 1 {
+	if files := dirtest.Files(filepath.Join(dir, "outputs")); len(files) != 1 {
 		t.Fatalf("output area holds %v, want the one finished file", files)
 	}
 }

@@ -124,16 +124,6 @@ func browserStates() []browserState {
 	}
 }
 
-// findChromium returns the path of a Chromium-like browser, or "".
-func findChromium() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
 // cssColor formats a colour for CSS.
 func cssColor(c color.NRGBA) string {
 	return fmt.Sprintf("rgba(%d,%d,%d,%.4f)", c.R, c.G, c.B, float64(c.A)/255)
@@ -225,7 +215,7 @@ func renderOnPage(layer *Layer, w, h int, scale float64) *image.RGBA {
 // requires an SSIM of at least 0.95 between the browser's pixels and ours, on the region
 // where either has ink. It skips when no Chromium is installed (CI installs Debian's).
 func TestBrowserReference(t *testing.T) {
-	browser := findChromium()
+	browser := imagetest.Chromium()
 	if browser == "" {
 		t.Skip("chromium not installed: skipping the browser reference check (apt-get install chromium)")
 	}
