@@ -12,7 +12,8 @@ import (
 
 // Codes of the reference rules: names in a state that only the server rendering it can
 // resolve (ReferenceIssues). They are not semantic rules: Validate, which knows no
-// workspace, does not report them; the validate route and export create do.
+// workspace, does not report them; the validate route reports them as warnings (a state
+// it cannot render may be valid) and export create refuses with them.
 const (
 	// CodeIllustrationUnknown: an illustration item's illustrationName, or an svg template
 	// image node's imageComponentId, names neither a built-in illustration nor one of the
@@ -113,11 +114,14 @@ func backgroundIssue(b Background, background func(string) error) (Issue, bool) 
 			") and cannot be read: " + err.Error()}, false
 }
 
-// WithIssues returns r with more issues (sorted in, duplicates removed); Valid is false
-// when any issue remains.
-func (r Result) WithIssues(more ...Issue) Result {
-	if len(more) == 0 {
-		return r
+// WithWarnings returns r with more warnings (sorted in, duplicates removed). Warnings do
+// not change Valid.
+func (r Result) WithWarnings(more ...Issue) Result {
+	w := append(slices.Clone(r.Warnings), more...)
+	sortIssues(&w)
+	if w == nil {
+		w = []Issue{}
 	}
-	return result(append(slices.Clone(r.Errors), more...))
+	r.Warnings = w
+	return r
 }

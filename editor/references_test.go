@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -42,8 +43,13 @@ func TestReferenceIssues(t *testing.T) {
 			t.Fatalf("preset %q: %+v", u, is)
 		}
 	}
-	r := Result{Valid: true, Errors: []Issue{}}.WithIssues(ReferenceIssues(st, References{})...)
-	if r.Valid || !reflect.DeepEqual(r.Errors[0].Path, want[0].Path) {
-		t.Fatalf("WithIssues: %+v", r)
+	// Reference issues are warnings: the result stays valid and its JSON is unchanged.
+	warn := ReferenceIssues(st, References{})
+	r := Result{Valid: true, Errors: []Issue{}}.WithWarnings(warn...)
+	if !r.Valid || len(r.Errors) != 0 || !reflect.DeepEqual(r.Warnings, warn) {
+		t.Fatalf("WithWarnings: %+v", r)
+	}
+	if b, _ := json.Marshal(r); string(b) != `{"valid":true,"errors":[]}` {
+		t.Fatalf("JSON of a result with warnings: %s", b)
 	}
 }
