@@ -115,9 +115,29 @@ func backgroundIssue(b Background, background func(string) error) (Issue, bool) 
 }
 
 // WithWarnings returns r with more warnings (sorted in, duplicates removed). Warnings do
-// not change Valid.
+// not change Valid. A warning about a member an error names, or about a member inside it,
+// is left out: the error says more (a transition type the schema does not allow is not
+// also a feature the renderer lacks).
 func (r Result) WithWarnings(more ...Issue) Result {
 	w := append(slices.Clone(r.Warnings), more...)
+	if len(r.Errors) > 0 {
+		erred := make(map[string]bool, len(r.Errors))
+		for _, e := range r.Errors {
+			erred[e.Path] = true
+		}
+		w = slices.DeleteFunc(w, func(is Issue) bool {
+			for p := is.Path; ; {
+				if erred[p] {
+					return true
+				}
+				i := strings.LastIndexByte(p, '/')
+				if i < 0 {
+					return false
+				}
+				p = p[:i]
+			}
+		})
+	}
 	sortIssues(&w)
 	if w == nil {
 		w = []Issue{}

@@ -52,4 +52,15 @@ func TestReferenceIssues(t *testing.T) {
 	if b, _ := json.Marshal(r); string(b) != `{"valid":true,"errors":[]}` {
 		t.Fatalf("JSON of a result with warnings: %s", b)
 	}
+	// A warning at or inside a member an error names is left out; one beside it is kept.
+	bad := Result{Errors: []Issue{{Code: CodeTransitionTypeInvalid, Path: "/transitions/t"}, {Code: CodeSchemaInvalid, Path: ""}}}
+	if got := bad.WithWarnings(warn...).Warnings; len(got) != 0 {
+		t.Fatalf("warnings inside the whole state's error: %+v", got)
+	}
+	bad.Errors = bad.Errors[:1]
+	at := Issue{Code: CodeFeatureUnsupported, Path: "/transitions/t/type"}
+	beside := Issue{Code: CodeFeatureUnsupported, Path: "/transitions/t2/type"}
+	if got := bad.WithWarnings(at, beside).Warnings; !reflect.DeepEqual(got, []Issue{beside}) {
+		t.Fatalf("warnings %+v, want only %+v", got, beside)
+	}
 }
