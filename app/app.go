@@ -280,7 +280,7 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	}
 	srv := server.New(scfg, server.Deps{Accounts: a.DB, Projects: a.DB, Idempotency: a.DB, Exports: a.Exports,
 		Assets: store, Files: store, Fonts: a.Fonts, Metrics: a.metrics, Backups: a.DB, Health: health,
-		Illustrations: a.DB, Names: ecfg.Names,
+		Illustrations: a.DB, Names: ecfg.Names, Unresolvable: ecfg.Unresolvable,
 		Previews: stillPreviews{render.NewStills(a.Renderer)}, Webhooks: a.DB, Console: console.Handler()})
 	a.hs = srv.HTTPServer(a.ln.Addr().String())
 	a.janitor = newJanitor(a.DB, a.cfg.JanitorInterval, log)

@@ -16,8 +16,9 @@ import (
 const heroMarkSVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><circle cx="50" cy="50" r="40" fill="#ff0000"/></svg>`
 
 // TestWorkspaceIllustrationExports: the spec's valid text-template example names the
-// graphic component-hero-mark, which is not built in: validate and export create refuse it
-// naming it (EDITOR_ILLUSTRATION_UNKNOWN, nothing stored). Once the workspace uploads an SVG
+// graphic component-hero-mark, which is not built in: validate answers it valid with a
+// warning naming it, and export create refuses it with the same code
+// (EDITOR_ILLUSTRATION_UNKNOWN, nothing stored). Once the workspace uploads an SVG
 // with x-illustration-name: component-hero-mark, GET /v1/illustrations lists it (source
 // workspace; first for q=hero) beside the built-in ones, validate passes and the export completes: an H.264
 // MP4 of the example's size and length (ffprobe). Another workspace sees none of it.
@@ -43,9 +44,9 @@ func TestWorkspaceIllustrationExports(t *testing.T) {
 	refused := func(key string) {
 		t.Helper()
 		r := validate(key)
-		errs, _ := r.json["data"].(map[string]any)["errors"].([]any)
-		if r.status != 200 || r.json["data"].(map[string]any)["valid"] != false || len(errs) != 1 ||
-			errs[0].(map[string]any)["code"] != "EDITOR_ILLUSTRATION_UNKNOWN" || errs[0].(map[string]any)["path"] != ptr ||
+		warns, _ := r.json["meta"].(map[string]any)["warnings"].([]any)
+		if r.status != 200 || r.json["data"].(map[string]any)["valid"] != true || len(warns) != 1 ||
+			warns[0].(map[string]any)["code"] != "EDITOR_ILLUSTRATION_UNKNOWN" || warns[0].(map[string]any)["path"] != ptr ||
 			!strings.Contains(r.body, `\"component-hero-mark\"`) {
 			t.Fatalf("validate: %d %s", r.status, r.body)
 		}
@@ -84,7 +85,7 @@ func TestWorkspaceIllustrationExports(t *testing.T) {
 	if !strings.Contains(r.body, `{"name":"circle","source":"builtin"}`) || !strings.Contains(r.body, `{"name":"component-hero-mark","source":"workspace"}`) {
 		t.Fatalf("list: %s", r.body)
 	}
-	if r := validate(a.Key); r.status != 200 || r.json["data"].(map[string]any)["valid"] != true {
+	if r := validate(a.Key); r.status != 200 || r.json["data"].(map[string]any)["valid"] != true || len(r.json["meta"].(map[string]any)["warnings"].([]any)) != 0 {
 		t.Fatalf("validate after the upload: %d %s", r.status, r.body)
 	}
 
@@ -127,9 +128,10 @@ func TestWorkspaceIllustrationExports(t *testing.T) {
 }
 
 // TestBackgroundPresetRefusedAtCreate: an image background whose imageUrl names no preset
-// and that the server can neither find nor fetch (fetching is off) is refused at create and
-// by validate (EDITOR_BACKGROUND_PRESET_UNKNOWN at /globalBackground/imageUrl, naming it)
-// instead of failing the render mid-way; a preset id is accepted.
+// and that the server can neither find nor fetch (fetching is off) is refused at create
+// (EDITOR_BACKGROUND_PRESET_UNKNOWN at /globalBackground/imageUrl, naming it) instead of
+// failing the render mid-way, and is a warning of the same code for validate, which finds
+// the state valid; a preset id is accepted.
 func TestBackgroundPresetRefusedAtCreate(t *testing.T) {
 	a := startApp(t, app.Config{DataDir: t.TempDir()}, nil)
 	bg := func(url string) string {
@@ -142,8 +144,10 @@ func TestBackgroundPresetRefusedAtCreate(t *testing.T) {
 		!strings.Contains(r.body, missing) || !strings.Contains(r.body, "fetching remote assets is off") {
 		t.Fatalf("create: %d %s", r.status, r.body)
 	}
+	// For validate the state is valid: what this server cannot fetch is a warning.
 	r = a.do("POST", "/v1/editor/validate", []byte(`{"editorState":`+bg(missing)+`}`), true, "Content-Type", "application/json")
-	if !strings.Contains(r.body, `"code":"EDITOR_BACKGROUND_PRESET_UNKNOWN","path":"/globalBackground/imageUrl"`) {
+	if r.json["data"].(map[string]any)["valid"] != true ||
+		!strings.Contains(r.body, `"warnings":[{"code":"EDITOR_BACKGROUND_PRESET_UNKNOWN","path":"/globalBackground/imageUrl"`) {
 		t.Fatalf("validate: %d %s", r.status, r.body)
 	}
 	r = a.do("POST", "/v1/exports", exportBody(bg("preset://paper")), true, "Content-Type", "application/json")

@@ -82,7 +82,8 @@ func (a *testApp) waitTask(id string) model.ExportTask {
 // TestRemoteAssetsRefusedAtCreate: an export whose asset is neither uploaded nor fetchable
 // (fetching off, the default; a host --fetch-hosts does not allow; no remoteUrl at all) is
 // refused at create with 422 EXPORT_ASSET_UNRESOLVABLE naming the asset, and nothing is
-// charged or stored. The remote host is never asked.
+// charged or stored; validate finds the state valid, with a warning of that code at the
+// asset. The remote host is never asked.
 func TestRemoteAssetsRefusedAtCreate(t *testing.T) {
 	host := newRemoteHost(t)
 	url := host.srv.URL + "/media/dot.png"
@@ -109,6 +110,12 @@ func TestRemoteAssetsRefusedAtCreate(t *testing.T) {
 			}
 			if c := a.credits(); c != 1000 {
 				t.Fatalf("credits %d after a refused create, want 1000", c)
+			}
+			// Validate finds the state valid and warns of the asset with the same code.
+			r = a.do("POST", "/v1/editor/validate", []byte(`{"editorState":`+tc.state+`}`), true, "Content-Type", "application/json")
+			if r.status != 200 || r.json["data"].(map[string]any)["valid"] != true ||
+				!strings.Contains(r.body, `"warnings":[{"code":"EXPORT_ASSET_UNRESOLVABLE","path":"/assets/dot"`) || !strings.Contains(r.body, tc.reason) {
+				t.Fatalf("validate: %d %s", r.status, r.body)
 			}
 			if ids, err := a.DB.WorkspaceActiveExports(a.WorkspaceID); err != nil || len(ids) != 0 {
 				t.Fatalf("tasks stored: %v %v", ids, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -136,9 +137,10 @@ type EditorCapabilities struct {
 	// Version is a hash of every list below; it changes whenever a list changes.
 	Version string `json:"version"`
 	// ItemTypes lists the item types this server draws (lottie among them when the
-	// renderer draws it). The spec leaves the complete item-type enum to this route; the
-	// member is an addition to its list of members, so clients that do not know it ignore it.
-	ItemTypes         []ItemType              `json:"itemTypes"`
+	// renderer draws it). The spec leaves the complete item-type enum to this route without
+	// naming a member for it, and its OpenAPI file closes this object
+	// (additionalProperties: false), so the route answers it in meta.itemTypes, not here.
+	ItemTypes         []ItemType              `json:"-"`
 	Animations        []string                `json:"animations"`
 	CaptionAnimations CaptionAnimationCatalog `json:"captionAnimations"`
 	Transitions       []string                `json:"transitions"`
@@ -327,9 +329,15 @@ func Capabilities(supported FeatureSet) EditorCapabilities {
 	return c
 }
 
+// capabilitiesVersion hashes every list of c, ItemTypes included, in the layout the body
+// had when itemTypes was one of its members (after version), so versions did not change
+// when it moved to meta.
 func capabilitiesVersion(c EditorCapabilities) string {
-	c.Version = ""
-	b, err := json.Marshal(c)
+	b, err := json.Marshal(struct {
+		Version   string     `json:"version"`
+		ItemTypes []ItemType `json:"itemTypes"`
+		EditorCapabilities
+	}{"", c.ItemTypes, c})
 	if err != nil {
 		return "v1"
 	}
@@ -349,62 +357,88 @@ func UnsupportedFeatures(s *State, supported FeatureSet) []string {
 		return nil
 	}
 	seen := map[string]bool{}
-	add := func(kind, name string) { seen[kind+":"+name] = true }
-	anim := func(a Animations) {
-		for _, x := range []*AnimationSpec{a.In, a.Out} {
-			if x != nil && !has(supported.Animations, x.Type) {
-				add("animation", x.Type)
-			}
-		}
-	}
-	canim := func(a CaptionAnimations) {
-		for _, x := range []*AnimationSpec{a.In, a.Out, a.Loop} {
-			if x != nil && !has(supported.CaptionAnimations, x.Type) {
-				add("captionAnimation", x.Type)
-			}
-		}
-	}
-	for it := range s.renderedItems() {
-		if !has(supported.ItemTypes, it.Type) {
-			add("item", string(it.Type))
-			continue
-		}
-		anim(it.Animations)
-		canim(it.CaptionAnimations)
-		switch {
-		case it.Solid != nil && !has(supported.Shapes, it.Solid.Shape):
-			add("shape", it.Solid.Shape)
-		case it.Effect != nil && !has(supported.Effects, it.Effect.EffectType):
-			add("effect", it.Effect.EffectType)
-		case it.Filter != nil && !has(supported.Filters, it.Filter.FilterType):
-			add("filter", it.Filter.FilterType)
-		case it.Chart != nil && !has(supported.ChartTypes, it.Chart.ChartType):
-			add("chart", string(it.Chart.ChartType))
-		case it.Template != nil:
-			for _, n := range it.Template.Nodes {
-				anim(n.Animations)
-				canim(n.CaptionAnimations)
-				if n.Type != TemplateNodeImage {
-					continue
-				}
-				if !has(supported.TemplateImages, n.ImageType) {
-					add("templateImage", n.ImageType)
-				}
-			}
-		}
-	}
-	for _, t := range s.TransitionsSorted() {
-		if !has(supported.Transitions, t.Type) {
-			add("transition", t.Type)
-		}
-	}
-	if bg := s.GlobalBackground.Type; !has(supported.Backgrounds, bg) {
-		add("background", string(bg))
-	}
+	unsupportedUses(s, supported, func(kind, name string, _ ...string) { seen[kind+":"+name] = true })
 	out := make([]string, 0, len(seen))
 	for k := range seen {
 		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// CodeFeatureUnsupported is the code of FeatureIssues: the code export create refuses such
+// a state with (package export defines it as an API code).
+const CodeFeatureUnsupported = "EXPORT_FEATURE_UNSUPPORTED"
+
+// FeatureIssues reports every use in s of a feature supported lacks (the uses
+// UnsupportedFeatures names), one issue per use with the JSON pointer of the member that
+// names it (an item's type, an animation's type, a transition's type, ...) and
+// CodeFeatureUnsupported, sorted like a Result's issues.
+func FeatureIssues(s *State, supported FeatureSet) []Issue {
+	var out []Issue
+	unsupportedUses(s, supported, func(kind, name string, tokens ...string) {
+		out = append(out, Issue{Code: CodeFeatureUnsupported, Path: pointer(tokens...),
+			Message: "this server cannot render the " + kind + " " + strconv.Quote(name) + " (" + kind + ":" + name + ")"})
+	})
+	sortIssues(&out)
+	return out
+}
+
+// unsupportedUses calls use for every use in s of a feature supported lacks, with the
+// feature's kind and name and the JSON pointer tokens of the member naming it. Only what a
+// render draws is visited: items listed in a track not both hidden and muted, the
+// transitions and the background.
+func unsupportedUses(s *State, supported FeatureSet, use func(kind, name string, tokens ...string)) {
+	if s == nil {
+		return
+	}
+	anim := func(a Animations, base ...string) {
+		for i, x := range []*AnimationSpec{a.In, a.Out} {
+			if x != nil && !has(supported.Animations, x.Type) {
+				use("animation", x.Type, append(base, "animations", []string{"in", "out"}[i], "type")...)
+			}
+		}
+	}
+	canim := func(a CaptionAnimations, base ...string) {
+		for i, x := range []*AnimationSpec{a.In, a.Out, a.Loop} {
+			if x != nil && !has(supported.CaptionAnimations, x.Type) {
+				use("captionAnimation", x.Type, append(base, "captionAnimations", []string{"in", "out", "loop"}[i], "type")...)
+			}
+		}
+	}
+	for it := range s.renderedItems() {
+		if !has(supported.ItemTypes, it.Type) {
+			use("item", string(it.Type), "items", it.ID, "type")
+			continue
+		}
+		anim(it.Animations, "items", it.ID)
+		canim(it.CaptionAnimations, "items", it.ID)
+		switch {
+		case it.Solid != nil && !has(supported.Shapes, it.Solid.Shape):
+			use("shape", it.Solid.Shape, "items", it.ID, "shape")
+		case it.Effect != nil && !has(supported.Effects, it.Effect.EffectType):
+			use("effect", it.Effect.EffectType, "items", it.ID, "effectType")
+		case it.Filter != nil && !has(supported.Filters, it.Filter.FilterType):
+			use("filter", it.Filter.FilterType, "items", it.ID, "filterType")
+		case it.Chart != nil && !has(supported.ChartTypes, it.Chart.ChartType):
+			use("chart", string(it.Chart.ChartType), "items", it.ID, "chartType")
+		case it.Template != nil:
+			for i, n := range it.Template.Nodes {
+				node := []string{"items", it.ID, "nodes", itoa(i)}
+				anim(n.Animations, node...)
+				canim(n.CaptionAnimations, node...)
+				if n.Type == TemplateNodeImage && !has(supported.TemplateImages, n.ImageType) {
+					use("templateImage", n.ImageType, append(node, "imageType")...)
+				}
+			}
+		}
+	}
+	for _, k := range sortedKeys(s.Transitions) {
+		if t := s.Transitions[k]; !has(supported.Transitions, t.Type) {
+			use("transition", t.Type, "transitions", k, "type")
+		}
+	}
+	if bg := s.GlobalBackground.Type; !has(supported.Backgrounds, bg) {
+		use("background", string(bg), "globalBackground", "type")
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -70,8 +71,8 @@ func TestCapabilitiesAll(t *testing.T) {
 			t.Errorf("gradient %q", g)
 		}
 	}
-	// The JSON has exactly the members of the interface's capabilities document, plus
-	// itemTypes: the spec leaves the item-type enum to this route without naming a member.
+	// The JSON has exactly the members of the interface's capabilities document (its
+	// OpenAPI file closes the object; the route answers itemTypes in meta).
 	b, _ := json.Marshal(c)
 	var m map[string]json.RawMessage
 	json.Unmarshal(b, &m)
@@ -80,7 +81,7 @@ func TestCapabilitiesAll(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	wantKeys := []string{"animations", "backgroundPresets", "captionAnimations", "effectPresets", "effects", "filterPresets", "filters", "itemTypes", "shapes", "transitionPresets", "transitions", "version"}
+	wantKeys := []string{"animations", "backgroundPresets", "captionAnimations", "effectPresets", "effects", "filterPresets", "filters", "shapes", "transitionPresets", "transitions", "version"}
 	if !reflect.DeepEqual(keys, wantKeys) {
 		t.Errorf("keys %v", keys)
 	}
@@ -117,11 +118,7 @@ func TestUnsupportedFeatures(t *testing.T) {
 	if got := UnsupportedFeatures(s, AllFeatures()); len(got) != 0 {
 		t.Fatalf("all features: %v", got)
 	}
-	fs := AllFeatures()
-	fs.ItemTypes = []ItemType{ItemImage, ItemSolid, ItemFilter}
-	fs.Transitions = nil
-	fs.Backgrounds = []BackgroundType{BackgroundNone}
-	fs.Animations = nil
+	fs := withoutFeatures()
 	got := UnsupportedFeatures(s, fs)
 	want := []string{"animation:fade", "background:color", "item:effect", "item:text", "transition:fade"}
 	if !reflect.DeepEqual(got, want) {
@@ -149,6 +146,43 @@ func TestUnsupportedFeatures(t *testing.T) {
 	}
 	if is := ReferenceIssues(st, References{}); len(is) != 1 || is[0].Path != "/items/i/illustrationName" {
 		t.Fatalf("reference issues %+v", is)
+	}
+}
+
+// withoutFeatures is every feature but effect and text items, transitions, backgrounds
+// other than none and animations: the valid example uses one of each.
+func withoutFeatures() FeatureSet {
+	fs := AllFeatures()
+	fs.ItemTypes = []ItemType{ItemImage, ItemSolid, ItemFilter}
+	fs.Transitions = nil
+	fs.Backgrounds = []BackgroundType{BackgroundNone}
+	fs.Animations = nil
+	return fs
+}
+
+// TestFeatureIssues: each use of a feature the renderer lacks is an issue at the member
+// naming it, with the code export create refuses with; the kinds and names are those of
+// UnsupportedFeatures.
+func TestFeatureIssues(t *testing.T) {
+	s := mustParseFile(t, "editor-state.valid.json")
+	if is := FeatureIssues(s, AllFeatures()); len(is) != 0 {
+		t.Fatalf("all features: %+v", is)
+	}
+	fs := withoutFeatures()
+	var got []string
+	for _, is := range FeatureIssues(s, fs) {
+		if is.Code != CodeFeatureUnsupported || is.Message == "" {
+			t.Fatalf("issue %+v", is)
+		}
+		got = append(got, is.Path)
+	}
+	want := []string{"/globalBackground/type", "/items/item-effect-1/type", "/items/item-image-1/animations/in/type",
+		"/items/item-text-1/type", "/transitions/transition-1/type"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("paths %v, want %v", got, want)
+	}
+	if is := FeatureIssues(s, fs); !strings.Contains(is[1].Message, `"effect"`) || !strings.Contains(is[1].Message, "item:effect") {
+		t.Fatalf("message %q does not name the feature", is[1].Message)
 	}
 }
 

@@ -12,7 +12,11 @@
 //     issue with a code and a JSON pointer. ValidateSchema is the schema-only check used
 //     by project create and sync.
 //   - Capabilities describes what the editor may use, restricted to a FeatureSet the
-//     renderer supports; UnsupportedFeatures names what a state uses beyond it.
+//     renderer supports; UnsupportedFeatures names what a state uses beyond it, and
+//     FeatureIssues reports each such use at its JSON pointer. With ReferenceIssues (names
+//     only a server resolves) they are a Result's Warnings: what one server cannot render
+//     does not make a state invalid (Valid follows the schema and the semantic rules alone);
+//     export create refuses such a state instead.
 //     An illustration name counts as supported when the built-in library (package
 //     illustrations) has it.
 //

@@ -12,7 +12,8 @@ import (
 
 // Codes of the reference rules: names in a state that only the server rendering it can
 // resolve (ReferenceIssues). They are not semantic rules: Validate, which knows no
-// workspace, does not report them; the validate route and export create do.
+// workspace, does not report them; the validate route reports them as warnings (a state
+// it cannot render may be valid) and export create refuses with them.
 const (
 	// CodeIllustrationUnknown: an illustration item's illustrationName, or an svg template
 	// image node's imageComponentId, names neither a built-in illustration nor one of the
@@ -113,11 +114,34 @@ func backgroundIssue(b Background, background func(string) error) (Issue, bool) 
 			") and cannot be read: " + err.Error()}, false
 }
 
-// WithIssues returns r with more issues (sorted in, duplicates removed); Valid is false
-// when any issue remains.
-func (r Result) WithIssues(more ...Issue) Result {
-	if len(more) == 0 {
-		return r
+// WithWarnings returns r with more warnings (sorted in, duplicates removed). Warnings do
+// not change Valid. A warning about a member an error names, or about a member inside it,
+// is left out: the error says more (a transition type the schema does not allow is not
+// also a feature the renderer lacks).
+func (r Result) WithWarnings(more ...Issue) Result {
+	w := append(slices.Clone(r.Warnings), more...)
+	if len(r.Errors) > 0 {
+		erred := make(map[string]bool, len(r.Errors))
+		for _, e := range r.Errors {
+			erred[e.Path] = true
+		}
+		w = slices.DeleteFunc(w, func(is Issue) bool {
+			for p := is.Path; ; {
+				if erred[p] {
+					return true
+				}
+				i := strings.LastIndexByte(p, '/')
+				if i < 0 {
+					return false
+				}
+				p = p[:i]
+			}
+		})
 	}
-	return result(append(slices.Clone(r.Errors), more...))
+	sortIssues(&w)
+	if w == nil {
+		w = []Issue{}
+	}
+	r.Warnings = w
+	return r
 }

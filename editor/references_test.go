@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -42,8 +43,24 @@ func TestReferenceIssues(t *testing.T) {
 			t.Fatalf("preset %q: %+v", u, is)
 		}
 	}
-	r := Result{Valid: true, Errors: []Issue{}}.WithIssues(ReferenceIssues(st, References{})...)
-	if r.Valid || !reflect.DeepEqual(r.Errors[0].Path, want[0].Path) {
-		t.Fatalf("WithIssues: %+v", r)
+	// Reference issues are warnings: the result stays valid and its JSON is unchanged.
+	warn := ReferenceIssues(st, References{})
+	r := Result{Valid: true, Errors: []Issue{}}.WithWarnings(warn...)
+	if !r.Valid || len(r.Errors) != 0 || !reflect.DeepEqual(r.Warnings, warn) {
+		t.Fatalf("WithWarnings: %+v", r)
+	}
+	if b, _ := json.Marshal(r); string(b) != `{"valid":true,"errors":[]}` {
+		t.Fatalf("JSON of a result with warnings: %s", b)
+	}
+	// A warning at or inside a member an error names is left out; one beside it is kept.
+	bad := Result{Errors: []Issue{{Code: CodeTransitionTypeInvalid, Path: "/transitions/t"}, {Code: CodeSchemaInvalid, Path: ""}}}
+	if got := bad.WithWarnings(warn...).Warnings; len(got) != 0 {
+		t.Fatalf("warnings inside the whole state's error: %+v", got)
+	}
+	bad.Errors = bad.Errors[:1]
+	at := Issue{Code: CodeFeatureUnsupported, Path: "/transitions/t/type"}
+	beside := Issue{Code: CodeFeatureUnsupported, Path: "/transitions/t2/type"}
+	if got := bad.WithWarnings(at, beside).Warnings; !reflect.DeepEqual(got, []Issue{beside}) {
+		t.Fatalf("warnings %+v, want only %+v", got, beside)
 	}
 }

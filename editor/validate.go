@@ -24,9 +24,17 @@ type Issue struct {
 
 // Result is the outcome of validating an editor state. Errors is never nil, and is sorted
 // by path (numeric tokens compare as numbers), then code, then message.
+//
+// Errors are what the interface calls invalid, the JSON Schema and the semantic rules, and
+// only they decide Valid. Warnings (added by WithWarnings, sorted the same way) are what a
+// particular server cannot resolve or draw (ReferenceIssues, FeatureIssues, assets it may
+// not read): a state with warnings is valid, and export create refuses it with the
+// warnings' codes. Warnings are not part of the JSON of a Result, whose members the
+// interface closes: the validate route answers them in meta.warnings.
 type Result struct {
-	Valid  bool    `json:"valid"`
-	Errors []Issue `json:"errors"`
+	Valid    bool    `json:"valid"`
+	Errors   []Issue `json:"errors"`
+	Warnings []Issue `json:"-"`
 }
 
 // Err returns nil for a valid result and otherwise an *apierr.Error of the first issue's
@@ -81,6 +89,16 @@ func Validate(raw []byte) Result {
 		return Result{Errors: []Issue{{Code: CodeSchemaInvalid, Message: err.Error()}}}
 	}
 	return v.Validate(raw)
+}
+
+// Check validates raw like Validate and also returns the parsed state, using a Validator
+// compiled once per process. See Validator.Check.
+func Check(raw []byte) (*State, Result) {
+	v, err := defaultValidator()
+	if err != nil {
+		return nil, Result{Errors: []Issue{{Code: CodeSchemaInvalid, Message: err.Error()}}}
+	}
+	return v.Check(raw)
 }
 
 // ValidateSchema checks raw against the schema only, using a Validator compiled once per
@@ -449,6 +467,10 @@ func escapeToken(s string) string {
 	s = strings.ReplaceAll(s, "~", "~0")
 	return strings.ReplaceAll(s, "/", "~1")
 }
+
+// Pointer builds a JSON pointer (RFC 6901) from unescaped tokens, as Issue.Path has it:
+// Pointer("assets", "a/b") is "/assets/a~1b".
+func Pointer(tokens ...string) string { return pointer(tokens...) }
 
 // pointer builds a JSON pointer from unescaped tokens.
 func pointer(tokens ...string) string {

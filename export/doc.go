@@ -20,7 +20,9 @@
 //     one bbolt transaction). The record keeps the create result's JSON, which Create fills
 //     in; the server owns the envelope around it, on the first answer and on a replay alike,
 //     so export never sees HTTP bytes. Without the key, a clientTaskId the workspace used before returns
-//     that task's create result with 200 and creates nothing, whatever the rest of the body.
+//     that task's create result (Created.New false) and creates nothing, whatever the rest of
+//     the body; the server answers it as the first answer was, 201 (the interface declares
+//     no other success status), with Idempotent-Replayed: true.
 //   - An invalid editor state gets the first validation issue's code (EDITOR_..., as from
 //     POST /v1/editor/validate), `field` editorState plus the issue's JSON pointer, and every
 //     issue in the problem's `errors` member.

@@ -11,6 +11,15 @@
 //     the server calls storage (projects, auth, idempotency), with the texts clients have
 //     always seen. A project commit that fails for lack of space is 507 STORAGE_FULL
 //     (diskspace.Refuse, in projectError).
+//   - POST /v1/editor/validate (editor.go) is validation as the interface defines it: data
+//     is {valid, errors} with every schema and semantic issue. What this server cannot
+//     resolve or draw (unknown illustrations, unreadable background images and assets,
+//     features the renderer lacks) is answered in meta.warnings, with the codes export create
+//     refuses with; it does not make a state invalid. Warnings and the capabilities'
+//     itemTypes are in meta because the interface's OpenAPI file closes data's objects
+//     (additionalProperties: false), and the server tests check every success answer against
+//     that file as well as against openapi.json. No path has a trailing-slash alias
+//     (RedirectTrailingSlash off): /v1/exports/ is 404 ROUTE_NOT_FOUND.
 //   - GET /healthz and GET /readyz (health.go) need no key: /healthz answers 200 while the
 //     engine serves; /readyz answers what Deps.Health (the App) reports, 200 or 503 with the
 //     failed checks, as words only.

@@ -3,8 +3,11 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
+	"strconv"
 
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/export"
 	"github.com/gin-gonic/gin"
 )
 
@@ -12,8 +15,12 @@ type validateRequest struct {
 	EditorState json.RawMessage `json:"editorState"`
 }
 
-// validateState answers POST /v1/editor/validate: the schema and every semantic rule, all
-// issues in a stable order. An invalid state is a successful answer (valid: false).
+// validateState answers POST /v1/editor/validate as the interface defines it: data is
+// {valid, errors} with every issue of the JSON Schema and the semantic rules, in a stable
+// order; an invalid state is a successful answer (valid: false). What this server cannot
+// resolve or draw for the key's workspace (stateWarnings) does not make a state invalid:
+// it is listed in meta.warnings, issues of the same shape, whether the state is valid or
+// not. meta.capabilitiesVersion is the capabilities' version.
 func (s *Server) validateState(c *gin.Context) {
 	body, err := readBody(c)
 	if err != nil {
@@ -25,29 +32,63 @@ func (s *Server) validateState(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	st, err := requiredState(req.EditorState)
+	raw, err := requiredState(req.EditorState)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	res := editor.Validate(st)
-	if res.Valid {
-		more, err := s.stateNameIssues(c, st)
-		if err != nil {
-			s.fail(c, err)
-			return
-		}
-		res = res.WithIssues(more...)
+	st, res := editor.Check(raw)
+	warnings, err := s.stateWarnings(c, st)
+	if err != nil {
+		s.fail(c, err)
+		return
 	}
-	s.ok(c, http.StatusOK, res, map[string]any{"capabilitiesVersion": s.capabilities().Version})
+	res = res.WithWarnings(warnings...)
+	s.ok(c, http.StatusOK, res, map[string]any{"capabilitiesVersion": s.capabilities().Version, "warnings": res.Warnings})
+}
+
+// stateWarnings are what this server cannot resolve or draw in st for the caller's
+// workspace, as issues: names neither built in nor the workspace's
+// (editor.ReferenceIssues with Deps.Names, else the workspace's Deps.Illustrations),
+// features the renderer lacks (editor.FeatureIssues with Config.Features) and assets a
+// render could not read (Deps.Unresolvable). Export create refuses such a state with the
+// same codes. st may be incomplete (a state that broke the schema): the parts it could not
+// read are not checked.
+func (s *Server) stateWarnings(c *gin.Context, st *editor.State) ([]editor.Issue, error) {
+	if st == nil {
+		return nil, nil
+	}
+	var refs editor.References
+	if s.deps.Names != nil {
+		var err error
+		if refs, err = s.deps.Names(principal(c).Workspace.ID); err != nil {
+			return nil, err
+		}
+	}
+	if refs.Illustration == nil {
+		own, err := s.workspaceIllustrationNames(c)
+		if err != nil {
+			return nil, err
+		}
+		refs.Illustration = func(name string) bool { return slices.Contains(own, name) }
+	}
+	out := append(editor.ReferenceIssues(st, refs), editor.FeatureIssues(st, s.cfg.Features)...)
+	if s.deps.Unresolvable != nil {
+		for _, u := range s.deps.Unresolvable(principal(c).Workspace.ID, st) {
+			out = append(out, editor.Issue{Code: export.ErrAssetUnresolvable.String(), Path: editor.Pointer("assets", u.AssetID),
+				Message: "asset " + strconv.Quote(u.AssetID) + " cannot be read for the render: " + u.Reason})
+		}
+	}
+	return out, nil
 }
 
 // capabilities returns what this server renders, computed once from Config.Features.
 func (s *Server) capabilities() editor.EditorCapabilities { return s.caps }
 
-// getCapabilities answers GET /v1/editor/capabilities.
+// getCapabilities answers GET /v1/editor/capabilities, with the item types drawn in
+// meta.itemTypes (the interface's capabilities object is closed to other members).
 func (s *Server) getCapabilities(c *gin.Context) {
-	s.ok(c, http.StatusOK, s.caps, nil)
+	s.ok(c, http.StatusOK, s.caps, map[string]any{"itemTypes": s.caps.ItemTypes})
 }
 
 // listFonts answers GET /v1/editor/fonts: the font families text items can name, matched

@@ -28,8 +28,9 @@ type Exports interface {
 }
 
 // createExport serves both create routes. A new task answers 201; without an
-// Idempotency-Key, a clientTaskId the workspace used before answers 200 with the earlier
-// task's create result.
+// Idempotency-Key, a clientTaskId the workspace used before answers the earlier task's
+// create result as the first answer did, 201 (the interface declares no other success
+// status for create), with Idempotent-Replayed: true.
 func (s *Server) createExport(c *gin.Context, projectID string) {
 	body, err := readBody(c)
 	if err != nil {
@@ -49,7 +50,7 @@ func (s *Server) createExport(c *gin.Context, projectID string) {
 			return 0, nil, err
 		}
 		if !created.New {
-			return http.StatusOK, created.Data, nil
+			c.Header("Idempotent-Replayed", "true")
 		}
 		return http.StatusCreated, created.Data, nil
 	})

@@ -250,7 +250,8 @@ func TestExportUnsupportedFeature(t *testing.T) {
 }
 
 // TestExportIdempotencyAndClientTaskID: Idempotency-Key replays byte for byte; without it
-// clientTaskId returns the earlier task (200); with neither every request is a new task.
+// clientTaskId returns the earlier task as the first answer did (201, the same body) with
+// Idempotent-Replayed: true; with neither every request is a new task.
 func TestExportIdempotencyAndClientTaskID(t *testing.T) {
 	e := newExportEnv(t, exportOpts{frameDelay: 50 * time.Millisecond})
 	st := solidState(640, 360, 10)
@@ -269,7 +270,7 @@ func TestExportIdempotencyAndClientTaskID(t *testing.T) {
 		t.Fatalf("%d %s", c1.Status, c1.Body)
 	}
 	c2 := e.do("POST", "/v1/exports", e.keyA, exportBody(st, "clientTaskId", "job-7"))
-	if c2.Status != 200 || c2.Data()["taskId"] != c1.Data()["taskId"] {
+	if c2.Status != 201 || string(c2.Body) != string(c1.Body) || c2.Header.Get("Idempotent-Replayed") != "true" || c1.Header.Get("Idempotent-Replayed") != "" {
 		t.Fatalf("clientTaskId dedupe: %d %s vs %s", c2.Status, c2.Body, c1.Body)
 	}
 	// Another workspace may use the same clientTaskId.
@@ -503,4 +504,15 @@ func keyID(t *testing.T, db *storage.DB, secret string) string {
 		t.Fatal(err)
 	}
 	return p.Key.ID
+}
+
+// TestNoTrailingSlashAliases: a path with a trailing slash names no route (404
+// ROUTE_NOT_FOUND), rather than being redirected to the path without it: GET /v1/exports/
+// is not the task list.
+func TestNoTrailingSlashAliases(t *testing.T) {
+	e := newExportEnv(t, exportOpts{})
+	for _, p := range []string{"/v1/exports/", "/v1/projects/", "/v1/editor/capabilities/"} {
+		e.do("GET", p, e.keyA, nil).Problem(404, "ROUTE_NOT_FOUND")
+	}
+	e.do("POST", "/v1/exports/", e.keyA, exportBody(solidState(640, 360, 1))).Problem(404, "ROUTE_NOT_FOUND")
 }

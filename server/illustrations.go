@@ -5,11 +5,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"slices"
 
 	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/assets"
-	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/illustrations"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
@@ -133,27 +131,4 @@ func (s *Server) searchIllustrations(c *gin.Context) {
 		hits = []illustrations.Hit{}
 	}
 	s.ok(c, http.StatusOK, names, map[string]any{"illustrations": hits})
-}
-
-// stateNameIssues are the reference issues of a valid state for the caller's workspace
-// (editor.ReferenceIssues with Deps.Names, else the workspace's Deps.Illustrations).
-func (s *Server) stateNameIssues(c *gin.Context, raw []byte) ([]editor.Issue, error) {
-	st, err := editor.Parse(raw)
-	if err != nil {
-		return nil, nil // Validate has said so
-	}
-	var refs editor.References
-	if s.deps.Names != nil {
-		if refs, err = s.deps.Names(principal(c).Workspace.ID); err != nil {
-			return nil, err
-		}
-	}
-	if refs.Illustration == nil {
-		own, err := s.workspaceIllustrationNames(c)
-		if err != nil {
-			return nil, err
-		}
-		refs.Illustration = func(name string) bool { return slices.Contains(own, name) }
-	}
-	return editor.ReferenceIssues(st, refs), nil
 }

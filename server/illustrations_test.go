@@ -93,36 +93,35 @@ func TestIllustrationUploads(t *testing.T) {
 	}
 }
 
-// TestValidateNamesIllustrations: the validate route reports an illustration name that
-// neither the library nor the workspace has, at its pointer and naming it; a built-in name
-// passes.
+// TestValidateNamesIllustrations: the validate route warns of an illustration name that
+// neither the library nor the workspace has, at its pointer and naming it (the state stays
+// valid); a built-in name, or one the workspace uploaded, has no warning.
 func TestValidateNamesIllustrations(t *testing.T) {
 	e := newEnv(t)
 	state := func(name string) string {
-		return `{"editorState":{"compositionWidth":64,"compositionHeight":64,"timebaseTicksPerSecond":240000,
+		return `{"compositionWidth":64,"compositionHeight":64,"timebaseTicksPerSecond":240000,
 			"tracks":[{"id":"t","hidden":false,"muted":false,"items":["i"]}],"assets":{},
 			"items":{"i":{"id":"i","type":"illustration","illustrationName":"` + name + `","color":"#ff0000","isDraggingInTimeline":false,"keepAspectRatio":true,"startTicks":0,"durationTicks":240000,
 			"top":{"value":0,"keyframes":[]},"left":{"value":0,"keyframes":[]},"width":{"value":64,"keyframes":[]},"height":{"value":64,"keyframes":[]},
 			"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},"opacity":{"value":1,"keyframes":[]},"rotation":{"value":0,"keyframes":[]}}},
-			"transitions":{},"deletedAssets":[]}}`
+			"transitions":{},"deletedAssets":[]}`
 	}
-	r := e.do("POST", "/v1/editor/validate", e.keyA, state("brand-mark"))
-	d := r.Data()
-	errs, _ := d["errors"].([]any)
-	if d["valid"] != false || len(errs) != 1 || errs[0].(map[string]any)["code"] != "EDITOR_ILLUSTRATION_UNKNOWN" ||
-		errs[0].(map[string]any)["path"] != "/items/i/illustrationName" || !strings.Contains(string(r.Body), `\"brand-mark\"`) {
-		t.Fatalf("validate: %s", r.Body)
+	// Unknown names do not make a state invalid: they are warnings.
+	v := e.validate(e.keyA, state("brand-mark"))
+	if !v.Data.Valid || len(v.Meta.Warnings) != 1 || v.Meta.Warnings[0].Code != "EDITOR_ILLUSTRATION_UNKNOWN" ||
+		v.Meta.Warnings[0].Path != "/items/i/illustrationName" || !strings.Contains(v.Meta.Warnings[0].Message, `"brand-mark"`) {
+		t.Fatalf("validate: %+v", v)
 	}
-	if d := e.do("POST", "/v1/editor/validate", e.keyA, state("circle")).Data(); d["valid"] != true {
-		t.Fatalf("validate circle: %v", d)
+	if v := e.validate(e.keyA, state("circle")); !v.Data.Valid || len(v.Meta.Warnings) != 0 {
+		t.Fatalf("validate circle: %+v", v)
 	}
 	if r := upload(e, e.keyA, "m.svg", "image/svg+xml", []byte(markSVG), "x-illustration-name", "brand-mark"); r.Status != 201 {
 		t.Fatalf("upload: %d %s", r.Status, r.Body)
 	}
-	if d := e.do("POST", "/v1/editor/validate", e.keyA, state("brand-mark")).Data(); d["valid"] != true {
-		t.Fatalf("validate after the upload: %v", d)
+	if v := e.validate(e.keyA, state("brand-mark")); !v.Data.Valid || len(v.Meta.Warnings) != 0 {
+		t.Fatalf("validate after the upload: %+v", v)
 	}
-	if d := e.do("POST", "/v1/editor/validate", e.keyB, state("brand-mark")).Data(); d["valid"] != false {
-		t.Fatalf("validate in workspace b: %v", d)
+	if v := e.validate(e.keyB, state("brand-mark")); !v.Data.Valid || len(v.Meta.Warnings) != 1 {
+		t.Fatalf("validate in workspace b: %+v", v)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -55,8 +56,67 @@ type describedAPI struct {
 	router routers.Router
 }
 
+// interfaceDescription is the interface's own OpenAPI file (a copy of the shared spec's
+// openapi.yaml), loaded once per test binary. Its server URL is dropped so that its routes
+// match the test server's paths; its editor-state schema ($ref to a file beside it) reads
+// as "any object", as in apiDescription.
+var interfaceDescription = sync.OnceValues(func() (*describedAPI, error) {
+	loader := openapi3.NewLoader()
+	loader.IsExternalRefsAllowed = true
+	loader.ReadFromURIFunc = func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
+		if strings.HasSuffix(u.Path, "/editor-state.v1.schema.json") {
+			return []byte(`{"type":"object"}`), nil
+		}
+		if strings.HasSuffix(u.Path, "/interface-openapi.yaml") {
+			return os.ReadFile(interfaceOpenAPIFile)
+		}
+		return nil, fmt.Errorf("the interface's description refers to %s", u)
+	}
+	doc, err := loader.LoadFromFile(interfaceOpenAPIFile)
+	if err != nil {
+		return nil, err
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, err
+	}
+	doc.Servers = nil
+	router, err := legacy.NewRouter(doc)
+	if err != nil {
+		return nil, err
+	}
+	return &describedAPI{doc: doc, router: router}, nil
+})
+
+// interfaceOpenAPIFile is a copy of the interface spec's openapi.yaml.
+const interfaceOpenAPIFile = "testdata/interface-openapi.yaml"
+
+// checkInterface checks a success answer with a JSON body of a route the interface
+// describes against the interface's own description, as a strict client generated from it
+// would read it: the status must be one it declares and the body must fit its schema.
+// Routes the interface does not describe (the server's additions) and refusals (the
+// interface leaves most of their codes open) are not checked here.
+func (d *describedAPI) checkInterface(r *http.Request, rec *recordingWriter) error {
+	if rec.status >= 300 || !isJSON(rec.Header().Get("Content-Type")) {
+		return nil
+	}
+	route, params, err := d.router.FindRoute(r)
+	if err != nil {
+		return nil
+	}
+	opts := &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, IncludeResponseStatus: true,
+		ExcludeRequestBody: true}
+	req := r.Clone(context.Background())
+	req.Body = http.NoBody
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: opts}
+	return openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in, Status: rec.status, Header: rec.Header(),
+		Body: io.NopCloser(bytes.NewReader(rec.body.Bytes())), Options: opts,
+	})
+}
+
 // route finds the described operation of a request. /files/*fileKey and /console/*path
 // take values with slashes, which an OpenAPI path parameter cannot, so they are matched here.
+// The interface's description is routed by its router alone (checkInterface).
 func (d *describedAPI) route(r *http.Request) (*routers.Route, map[string]string, error) {
 	for _, w := range []struct{ prefix, path, param string }{{"/files/", "/files/{fileKey}", "fileKey"}, {"/console/", "/console/{path}", "path"}} {
 		if v, ok := strings.CutPrefix(r.URL.Path, w.prefix); ok {
@@ -67,18 +127,29 @@ func (d *describedAPI) route(r *http.Request) (*routers.Route, map[string]string
 			}
 		}
 	}
+	// The router takes /v1/exports/ for /v1/exports; the server does not (no path described
+	// ends with a slash).
+	if p := r.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") {
+		return nil, nil, fmt.Errorf("no described path ends with a slash: %s", p)
+	}
 	return d.router.FindRoute(r)
 }
 
 // checkAPI wraps h so that every request it serves and every answer it gives is checked
 // against the served OpenAPI description; a mismatch fails t: an undocumented route,
-// status or errorCode, or a body that breaks its schema. Request bodies are teed as the
+// status or errorCode, or a body that breaks its schema. Every success answer of a route
+// the interface describes is checked against the interface's OpenAPI file too
+// (checkInterface). Request bodies are teed as the
 // handler reads them and responses pass through as written, so slow bodies and streams
 // behave as without the wrapper.
 func checkAPI(t testing.TB, h http.Handler) http.Handler {
 	api, err := apiDescription()
 	if err != nil {
 		t.Fatalf("openapi.json: %v", err)
+	}
+	spec, err := interfaceDescription()
+	if err != nil {
+		t.Fatalf("%s: %v", interfaceOpenAPIFile, err)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var reqBody bytes.Buffer
@@ -90,6 +161,10 @@ func checkAPI(t testing.TB, h http.Handler) http.Handler {
 		if err := api.check(r, reqBody.Bytes(), rec); err != nil {
 			msg, _, _ := strings.Cut(err.Error(), "\n")
 			t.Errorf("%s %s answered %d, not as described in openapi.json: %s\n%s", r.Method, r.URL, rec.status, msg, clip(rec.body.Bytes()))
+		}
+		if err := spec.checkInterface(r, rec); err != nil {
+			msg, _, _ := strings.Cut(err.Error(), "\n")
+			t.Errorf("%s %s answered %d, not as the interface's openapi.yaml describes: %s\n%s", r.Method, r.URL, rec.status, msg, clip(rec.body.Bytes()))
 		}
 	})
 }

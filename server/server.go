@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/apierr"
+	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
@@ -137,10 +138,14 @@ type Deps struct {
 	// x-illustration-name, GET /v1/illustrations); nil keeps none and refuses the header.
 	Illustrations Illustrations
 	// Names gives what a workspace's states may name beyond the built-in sets, for the
-	// validate route's reference rules (editor.ReferenceIssues); nil (or no Illustration
-	// in what it gives) takes the workspace's names from Illustrations, and checks no
-	// background image.
+	// validate route's warnings (editor.ReferenceIssues); nil (or no Illustration in what
+	// it gives) takes the workspace's names from Illustrations, and checks no background
+	// image.
 	Names func(workspaceID string) (editor.References, error)
+	// Unresolvable lists the assets of a workspace's state a render could not read, for
+	// the validate route's warnings (EXPORT_ASSET_UNRESOLVABLE, as export create refuses
+	// them; export.Config.Unresolvable); nil checks none.
+	Unresolvable func(workspaceID string, st *editor.State) []assets.Unresolved
 }
 
 // Server is cutroom's HTTP interface.
@@ -214,6 +219,10 @@ func New(cfg Config, deps Deps) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
+	// A path with a trailing slash is not another name of the path without it (GET
+	// /v1/exports/ is 404 ROUTE_NOT_FOUND, not a redirect to the task list): the interface
+	// describes no such aliases.
+	e.RedirectTrailingSlash = false
 	e.ContextWithFallback = true
 	e.Use(s.observe, s.recoverer, s.bodyDeadline, s.checkHost)
 	e.NoRoute(func(c *gin.Context) {
