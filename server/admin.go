@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
 )
@@ -21,10 +20,6 @@ import (
 
 // AdminBackupPath is the route of online backups (`cutroom backup`).
 const AdminBackupPath = "/admin/backup"
-
-// errAdminTokenInvalid is the one answer to a missing or wrong admin token (an API key
-// included), so the response never tells which it was.
-var errAdminTokenInvalid = apierr.Define(apierr.Unauthenticated, "ADMIN_TOKEN_INVALID")
 
 // backupWriteStall bounds each write of a backup to the client: a client that stops reading
 // for this long is cut off, so its snapshot (a read transaction) does not stay open.

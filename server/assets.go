@@ -8,17 +8,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/model"
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
-)
-
-// Refusals of the upload headers and the bind request (upload, bindAsset).
-var (
-	errInvalidHeader = apierr.Define(apierr.Invalid, "INVALID_HEADER")
-	errInvalidField  = apierr.Define(apierr.Invalid, "INVALID_FIELD")
 )
 
 // Assets stores uploaded files and their records (assets.Store implements it).
@@ -174,14 +167,8 @@ func (s *Server) bindAsset(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	body, err := readBody(c)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	var req bindAssetRequest
-	if err := decodeJSON(body, &req); err != nil {
-		s.fail(c, err)
+	req, _, ok := readJSON[bindAssetRequest](s, c)
+	if !ok {
 		return
 	}
 	if req.AssetID == nil {

@@ -27,6 +27,7 @@ import (
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/internal/imagetest"
+	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/server"
 )
 
@@ -474,7 +475,7 @@ func TestSignedLinks(t *testing.T) {
 	if fresh == link || e.fetch(fresh).Status != 200 {
 		t.Fatalf("fresh link does not work")
 	}
-	store2, err := assets.NewStore(assets.Config{Dir: e.files, PublicURL: publicURL, Now: e.clock.Now}, e.db, fileLinkSigner(t, e.db, e.clock.Now))
+	store2, err := assets.NewStore(assets.Config{Dir: e.files, PublicURL: publicURL, Now: e.clock.Now}, e.db, teststore.FileLinkSigner(t, e.db, e.clock.Now))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,20 +5,12 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
 )
 
 const principalKey = "cutroom.principal"
-
-// errKeyInvalid is the one answer to a missing, malformed, unknown or revoked key, so the
-// response never tells which of those it was (keyInvalid).
-var errKeyInvalid = apierr.Define(apierr.Unauthenticated, "OPEN_API_KEY_INVALID")
-
-// errRuntimeForbidden refuses the runtime routes to a workspace whose runtime access is off.
-var errRuntimeForbidden = apierr.Define(apierr.Forbidden, "OPEN_API_RUNTIME_ACCESS_FORBIDDEN")
 
 func keyInvalid() error {
 	return errKeyInvalid.New("a valid API key is required: send it as the x-api-key header or as Authorization: Bearer <key>")

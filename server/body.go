@@ -9,12 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cutroom/cutroom/apierr"
 	"github.com/gin-gonic/gin"
 )
-
-// errServerBusy: the server-wide budget of JSON body bytes is in use (limitBody).
-var errServerBusy = apierr.Define(apierr.Unavailable, "SERVER_BUSY")
 
 // Defaults of the request-body limits (Config); serve's flags use them.
 const (

@@ -6,8 +6,9 @@
 //     and problemFor is the only place an error becomes a problem. An error without a kind
 //     is a fault of the server: logged with the route, answered 500 INTERNAL_ERROR with a
 //     generic detail.
-//   - The server's own codes are defined next to the rule that raises them (request.go for
-//     decoding, idempotency.go, ranges.go, ...). storage's sentinel errors are mapped where
+//   - The server's own codes are one table (codes.go), grouped by the rule or route that
+//     raises them: a reader sees every code the server itself answers in one place (they
+//     were spread over 16 files before, each block the shape of the next). storage's sentinel errors are mapped where
 //     the server calls storage (projects, auth, idempotency), with the texts clients have
 //     always seen. A project commit that fails for lack of space is 507 STORAGE_FULL
 //     (diskspace.Refuse, in projectError).

@@ -22,14 +22,8 @@ type validateRequest struct {
 // it is listed in meta.warnings, issues of the same shape, whether the state is valid or
 // not. meta.capabilitiesVersion is the capabilities' version.
 func (s *Server) validateState(c *gin.Context) {
-	body, err := readBody(c)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	var req validateRequest
-	if err := decodeJSON(body, &req); err != nil {
-		s.fail(c, err)
+	req, _, ok := readJSON[validateRequest](s, c)
+	if !ok {
 		return
 	}
 	raw, err := requiredState(req.EditorState)

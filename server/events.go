@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
@@ -18,9 +17,6 @@ const (
 	DefaultEventHeartbeat  = 15 * time.Second
 	DefaultMaxEventStreams = 8
 )
-
-// errTooManyStreams refuses an event stream beyond Config.MaxEventStreams open for one key.
-var errTooManyStreams = apierr.Define(apierr.RateLimited, "EVENT_STREAMS_LIMIT")
 
 // TaskEvents is what GET /v1/exports/events reads; *export.Service implements it. When
 // Deps.Exports does not, the route is not served.

@@ -6,16 +6,12 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 )
-
-// errTaskNotFound: a taskId this server never handed out is simply not found.
-var errTaskNotFound = apierr.Define(apierr.NotFound, "TASK_NOT_FOUND")
 
 // Exports manages export tasks; *export.Service implements it.
 type Exports interface {
@@ -32,14 +28,8 @@ type Exports interface {
 // create result as the first answer did, 201 (the interface declares no other success
 // status for create), with Idempotent-Replayed: true.
 func (s *Server) createExport(c *gin.Context, projectID string) {
-	body, err := readBody(c)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	var req export.Request
-	if err := decodeJSON(body, &req); err != nil {
-		s.fail(c, err)
+	req, body, ok := readJSON[export.Request](s, c)
+	if !ok {
 		return
 	}
 	pr := principal(c)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
+	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
@@ -92,7 +93,7 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer := fileLinkSigner(t, db, clk.Now)
+	signer := teststore.FileLinkSigner(t, db, clk.Now)
 	const public = "http://127.0.0.1:8787"
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	sched := o.schedule

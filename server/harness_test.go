@@ -15,8 +15,8 @@ import (
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/server"
-	"github.com/cutroom/cutroom/signedlink"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -76,21 +76,6 @@ func (f *fakeRefs) set(assetID string, busy bool) {
 	f.mu.Unlock()
 }
 
-// fileLinkSigner is a signer of file links with the database's secret for them (the one
-// the App uses): links it signs survive a restart over the same database.
-func fileLinkSigner(t *testing.T, db *storage.DB, now func() time.Time) *signedlink.Signer {
-	t.Helper()
-	secret, err := db.Secret("file-links", 32)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := signedlink.NewSigner(secret, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return signer
-}
-
 func newEnv(t *testing.T, mutate ...func(*server.Config)) *env {
 	t.Helper()
 	return newAssetEnv(t, nil, mutate...)
@@ -132,7 +117,7 @@ func newAssetEnv(t *testing.T, assetCfg func(*assets.Config), mutate ...func(*se
 		t.Fatal(err)
 	}
 	e.wsA = ws.ID
-	signer := fileLinkSigner(t, db, clk.Now)
+	signer := teststore.FileLinkSigner(t, db, clk.Now)
 	e.files = filepath.Join(t.TempDir(), "files")
 	e.refs = &fakeRefs{busy: map[string]bool{}}
 	e.fonts, err = text.NewLibrary(text.LibraryOptions{})

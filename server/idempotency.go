@@ -8,19 +8,8 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
-)
-
-// Refusals of the Idempotency-Key rules (idempotent).
-var (
-	errInvalidIdempotencyKey = apierr.Define(apierr.Invalid, "INVALID_IDEMPOTENCY_KEY")
-	errIdempotencyInFlight   = apierr.Define(apierr.Conflict, "IDEMPOTENCY_KEY_IN_FLIGHT")
-	errIdempotencyReused     = apierr.Define(apierr.Unprocessable, "IDEMPOTENCY_KEY_REUSED")
-	// errIdempotencyExists: the record appeared between the check and the create's
-	// transaction and cannot be replayed.
-	errIdempotencyExists = apierr.Define(apierr.Conflict, "IDEMPOTENCY_KEY_EXISTS")
 )
 
 // createFunc performs a create and returns its status and the created resource's JSON (the

@@ -6,21 +6,10 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/illustrations"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
-)
-
-// Refusals of an upload with the x-illustration-name header.
-var (
-	// errIllustrationName: the name breaks illustrations.ValidName's rules.
-	errIllustrationName = apierr.Define(apierr.Invalid, "ILLUSTRATION_NAME_INVALID")
-	// errIllustrationBuiltin: the name is a built-in illustration's.
-	errIllustrationBuiltin = apierr.Define(apierr.Conflict, "ILLUSTRATION_NAME_BUILTIN")
-	// errIllustrationNotSVG: the body is not an SVG document (known from its first bytes).
-	errIllustrationNotSVG = apierr.Define(apierr.Unprocessable, "ILLUSTRATION_NOT_SVG")
 )
 
 // Illustrations keeps a workspace's own illustrations: names bound to uploaded SVG

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cutroom/cutroom/apierr"
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 )
@@ -21,9 +20,6 @@ type Metrics interface {
 	// Handler serves GET /metrics.
 	Handler() http.Handler
 }
-
-// errMetricsToken refuses GET /metrics without the bearer token of Config.MetricsToken.
-var errMetricsToken = apierr.Define(apierr.Unauthenticated, "METRICS_TOKEN_INVALID")
 
 // RequestIDHeader is the header a request's id is taken from (when it is a usable one) and
 // echoed in.

@@ -32,19 +32,6 @@ const (
 	previewCacheBytes = 32 << 20
 )
 
-// Refusals of the frame preview routes.
-var (
-	errFrameTime   = apierr.Define(apierr.Unprocessable, "FRAME_TIME_OUT_OF_RANGE")
-	errFrameWidth  = apierr.Define(apierr.Unprocessable, "FRAME_WIDTH_OUT_OF_RANGE")
-	errFrameFormat = apierr.Define(apierr.Invalid, "FRAME_FORMAT_UNSUPPORTED")
-	errFrameBusy   = apierr.Define(apierr.RateLimited, "FRAME_PREVIEWS_BUSY")
-	errFrameAssets = apierr.Define(apierr.Unprocessable, "FRAME_ASSET_UNRESOLVABLE")
-	errFrameRender = apierr.Define(apierr.Unprocessable, "FRAME_RENDER_FAILED")
-	// errFrameTimeout: the frame took longer than the renderer's preview limit to draw
-	// (render.PipelineConfig.MaxPreviewSeconds, --max-preview-seconds).
-	errFrameTimeout = apierr.Define(apierr.Unprocessable, "FRAME_RENDER_TIMEOUT")
-)
-
 // Previews draws frame previews; the App wires render's still drawer in. nil leaves the
 // preview routes unregistered.
 type Previews interface {
@@ -190,14 +177,8 @@ type frameRequest struct {
 
 // postEditorFrame answers POST /v1/editor/frame: the body's state at t.
 func (s *Server) postEditorFrame(c *gin.Context) {
-	body, err := readBody(c)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	var req frameRequest
-	if err := decodeJSON(body, &req); err != nil {
-		s.fail(c, err)
+	req, _, ok := readJSON[frameRequest](s, c)
+	if !ok {
 		return
 	}
 	st, err := requiredState(req.EditorState)

@@ -25,10 +25,6 @@ type Problem struct {
 	Errors    any    `json:"errors,omitempty"`
 }
 
-// errInternal is the answer to any error that carries no kind: the client learns nothing of
-// it, the log gets all of it.
-var errInternal = apierr.Define(apierr.Internal, "INTERNAL_ERROR")
-
 // internalDetail is the detail of every 500.
 const internalDetail = "an internal error occurred; it has been logged"
 
@@ -69,9 +65,6 @@ func statusOf(k apierr.Kind) int {
 		return http.StatusInternalServerError
 	}
 }
-
-// errPayloadTooLarge is a body over its route's cap (http.MaxBytesReader's error).
-var errPayloadTooLarge = apierr.Define(apierr.TooLarge, "PAYLOAD_TOO_LARGE")
 
 // problemTypes names each status in `type`, in the style of the interface's examples.
 var problemTypes = map[int]string{

@@ -8,18 +8,11 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
-)
-
-// Refusals of the project rules.
-var (
-	errProjectNotFound   = apierr.Define(apierr.NotFound, "PROJECT_NOT_FOUND")
-	errFieldNotPatchable = apierr.Define(apierr.Unprocessable, "FIELD_NOT_PATCHABLE")
 )
 
 // Limits of the project routes, as the interface's limits state them.
@@ -95,14 +88,8 @@ func (s *Server) checkEditorState(raw json.RawMessage) error {
 }
 
 func (s *Server) createProject(c *gin.Context) {
-	body, err := readBody(c)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	var req createProjectRequest
-	if err := decodeJSON(body, &req); err != nil {
-		s.fail(c, err)
+	req, body, ok := readJSON[createProjectRequest](s, c)
+	if !ok {
 		return
 	}
 	if err := firstError(
@@ -196,14 +183,8 @@ func (s *Server) patchProject(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	body, err := readBody(c)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	var req patchProjectRequest
-	if err := decodeJSON(body, &req); err != nil {
-		s.fail(c, err)
+	req, _, ok := readJSON[patchProjectRequest](s, c)
+	if !ok {
 		return
 	}
 	if req.EditorState != nil || req.StateVersion.Set {
@@ -239,14 +220,8 @@ func (s *Server) syncProject(c *gin.Context) {
 		s.fail(c, newRateLimited(wait))
 		return
 	}
-	body, err := readBody(c)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	var req syncProjectRequest
-	if err := decodeJSON(body, &req); err != nil {
-		s.fail(c, err)
+	req, _, ok := readJSON[syncProjectRequest](s, c)
+	if !ok {
 		return
 	}
 	if err := firstError(checkLen("stateVersion", req.StateVersion.Value, maxStateVersion), s.checkEditorState(req.EditorState)); err != nil {

@@ -32,14 +32,6 @@ type rangeError struct {
 
 func (e *rangeError) Error() string { return e.detail }
 
-// The refusals of a Range header (416), and of a conditional request (412).
-var (
-	codeRangeInvalid        = apierr.Define(apierr.RangeNotSatisfiable, "RANGE_INVALID")
-	codeRangeNotSatisfiable = apierr.Define(apierr.RangeNotSatisfiable, "RANGE_NOT_SATISFIABLE")
-	codeRangeTooMany        = apierr.Define(apierr.RangeNotSatisfiable, "RANGE_TOO_MANY")
-	errPreconditionFailed   = apierr.Define(apierr.PreconditionFailed, "PRECONDITION_FAILED")
-)
-
 // parseRange parses a Range header value for a file of size bytes. It returns nil ranges
 // and no error when the header asks for the whole file in effect (a unit other than bytes,
 // which RFC 9110 says to ignore). Otherwise it returns the ranges in ascending order,

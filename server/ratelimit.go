@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cutroom/cutroom/apierr"
 	"golang.org/x/time/rate"
 )
 
@@ -61,9 +60,6 @@ func (l *syncLimiter) sweep(now time.Time) {
 		}
 	}
 }
-
-// errSyncRateLimited is the 429 of the sync route.
-var errSyncRateLimited = apierr.Define(apierr.RateLimited, "OPEN_API_PROJECT_SYNC_RATE_LIMITED")
 
 // newRateLimited is the sync route's 429 for a token that is wait away; Retry-After is the
 // wait in whole seconds, at least 1.

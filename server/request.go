@@ -13,23 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/cutroom/cutroom/apierr"
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
-)
-
-// Refusals of request decoding and of the parameter rules.
-var (
-	errBodyTooSlow          = apierr.Define(apierr.Timeout, "BODY_TIMEOUT")
-	errBodyUnreadable       = apierr.Define(apierr.Invalid, "BODY_UNREADABLE")
-	errBodyRequired         = apierr.Define(apierr.Invalid, "BODY_REQUIRED")
-	errInvalidJSON          = apierr.Define(apierr.Invalid, "INVALID_JSON")
-	errInvalidFieldType     = apierr.Define(apierr.Invalid, "INVALID_FIELD_TYPE")
-	errFieldRequired        = apierr.Define(apierr.Invalid, "FIELD_REQUIRED")
-	errFieldTooLong         = apierr.Define(apierr.Unprocessable, "FIELD_TOO_LONG")
-	errInvalidPathParameter = apierr.Define(apierr.Invalid, "INVALID_PATH_PARAMETER")
-	errInvalidQuery         = apierr.Define(apierr.Invalid, "INVALID_QUERY_PARAMETER")
-	errInvalidPageCursor    = apierr.Define(apierr.Invalid, "INVALID_PAGE_CURSOR")
 )
 
 // readBody reads the (already capped) request body.
@@ -47,6 +32,21 @@ func readBody(c *gin.Context) ([]byte, error) {
 		return nil, errBodyUnreadable.New("could not read the request body: %v", err)
 	}
 	return body, nil
+}
+
+// readJSON reads the request's body and decodes it into a T by decodeJSON's rules,
+// answering the problem itself when either fails (ok false). body is the bytes read (an
+// idempotent create hashes them).
+func readJSON[T any](s *Server, c *gin.Context) (req T, body []byte, ok bool) {
+	body, err := readBody(c)
+	if err == nil {
+		err = decodeJSON(body, &req)
+	}
+	if err != nil {
+		s.fail(c, err)
+		return req, nil, false
+	}
+	return req, body, true
 }
 
 // decodeJSON decodes a JSON object body into dst, turning every decoding failure into a 400

@@ -10,19 +10,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
-)
-
-// Refusals of the routing and host rules (New, checkHost).
-var (
-	errRouteNotFound    = apierr.Define(apierr.NotFound, "ROUTE_NOT_FOUND")
-	errMethodNotAllowed = apierr.Define(apierr.MethodNotAllowed, "METHOD_NOT_ALLOWED")
-	errHostNotAllowed   = apierr.Define(apierr.Forbidden, "HOST_NOT_ALLOWED")
 )
 
 // Config is the server's configuration. Zero values take the documented defaults.
