@@ -86,11 +86,8 @@ GRAPH=${GRAPH//\+0.5/.5}
 ENC=(-c:v libx264 -preset veryfast -crf 20 -g 150 -threads "$THREADS")
 CUT=(export "$D/state.json" --assets "$D" --fps 30 --preset veryfast --crf 20 --threads "$THREADS" --progress none)
 YUV=$D/frames.yuv
-run() {
-	local name=$1; shift
-	/usr/bin/time -f "$name %e %U %S %M" -o out/pip-time.txt "$@" >/dev/null 2>out/pip-$name.log
-	cat out/pip-time.txt
-}
+. lib/rounds.sh
+run() { timed "$1" pip "${@:2}"; }
 # Warm up once (untimed) and make x264's input: cutroom's frames, decoded to raw yuv420p.
 if [ ! -s "$YUV" ]; then
 	out/cutroom "${CUT[@]}" -o "$D/cutroom.mp4"
@@ -113,25 +110,4 @@ for f in "$D/cutroom.mp4" "$D/ffmpeg.mp4" "$D/x264.mp4"; do
 	echo "$f: $(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames,width,height -of csv=p=0 "$f") (frames, w, h)"
 done
 echo "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - out/pip-results.txt <<'PY'
-import statistics as st, sys
-rounds = {}
-for line in open(sys.argv[1]):
-    k, n, e, u, s, m = line.split()
-    rounds.setdefault(k, {})[n] = (float(e), float(u) + float(s), int(m) / 1024)
-names = list(next(iter(rounds.values())))
-med = lambda xs: st.median(xs)
-for n in names:
-    rs = [r[n] for r in rounds.values() if n in r]
-    print(f"{n:8s} wall {med([x[0] for x in rs]):7.1f} s  cpu {med([x[1] for x in rs]):7.1f} s  "
-          f"peak RSS {med([x[2] for x in rs]):6.0f} MiB  ({len(rs)} runs)")
-def ratio(a, b):
-    pairs = [(r[a], r[b]) for r in rounds.values() if a in r and b in r]
-    w, c, m = (med([x[i] / y[i] for x, y in pairs]) for i in range(3))
-    print(f"{a}/{b}: wall {w:.2f}x  cpu {c:.2f}x  peak RSS {m:.2f}x  (median of per-round ratios)")
-ratio("cutroom", "ffmpeg")
-ratio("cutroom", "x264")
-if "base" in names:
-    ratio("cutroom", "base")
-    ratio("base", "ffmpeg")
-PY
+python3 lib/medians.py out/pip-results.txt cutroom/ffmpeg cutroom/x264 cutroom/base

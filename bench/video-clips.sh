@@ -84,11 +84,8 @@ GRAPH="[0:v]${SCALE}trim=0:$((HALF))+0.5,setpts=PTS-STARTPTS[a];[1:v]${SCALE}set
 [a][b]xfade=transition=fade:duration=1:offset=$OFF,format=yuv420p[v];\
 [2:a]volume=-6dB,afade=t=in:d=2,afade=t=out:st=$((SECS - 2)):d=2,aresample=48000[m]"
 GRAPH=${GRAPH//\+0.5/.5}
-run() {
-	local name=$1; shift
-	/usr/bin/time -f "$name %e %U %S %M" -o out/clips-time.txt "$@" >/dev/null 2>out/clips-$name.log
-	cat out/clips-time.txt
-}
+. lib/rounds.sh
+run() { timed "$1" clips "${@:2}"; }
 : >out/clips-results.txt
 for round in $(seq "$ROUNDS"); do
 	{
@@ -103,24 +100,4 @@ for round in $(seq "$ROUNDS"); do
 			-c:a aac -b:a 192k "$D/ffmpeg.mp4"
 	} | sed "s/^/$round /" | tee -a out/clips-results.txt
 done
-python3 - out/clips-results.txt <<'PY'
-import statistics as st, sys
-rounds = {}
-for line in open(sys.argv[1]):
-    k, n, e, u, s, m = line.split()
-    rounds.setdefault(k, {})[n] = (float(e), float(u) + float(s), int(m) / 1024)
-names = list(next(iter(rounds.values())))
-med = lambda xs: st.median(xs)
-for n in names:
-    rs = [r[n] for r in rounds.values() if n in r]
-    print(f"{n:8s} wall {med([x[0] for x in rs]):7.1f} s  cpu {med([x[1] for x in rs]):7.1f} s  "
-          f"peak RSS {med([x[2] for x in rs]):6.0f} MiB  ({len(rs)} runs)")
-def ratio(a, b):
-    pairs = [(r[a], r[b]) for r in rounds.values() if a in r and b in r]
-    w, c, m = (med([x[i] / y[i] for x, y in pairs]) for i in range(3))
-    print(f"{a}/{b}: wall {w:.2f}x  cpu {c:.2f}x  peak RSS {m:.2f}x  (median of per-round ratios)")
-ratio("cutroom", "ffmpeg")
-if "base" in names:
-    ratio("cutroom", "base")
-    ratio("base", "ffmpeg")
-PY
+python3 lib/medians.py out/clips-results.txt cutroom/ffmpeg cutroom/base base/ffmpeg

@@ -12,13 +12,9 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"os"
 	"sort"
@@ -26,10 +22,10 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/app"
+	"github.com/cutroom/cutroom/bench/internal/benchapp"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/model"
-	"github.com/cutroom/cutroom/storage"
 )
 
 func main() {
@@ -58,45 +54,19 @@ func run(n int, scenePath, assetDir string, scale float64, format string, worker
 		return err
 	}
 	seconds := float64(parsed.DurationTicks()) / float64(parsed.TimebaseTicksPerSecond)
-	dir, err := os.MkdirTemp("", "cutroom-bench")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
 	// The App serve runs, on a temporary data dir; the scene's images resolve under
 	// assetDir, since the bench workspaces upload nothing.
-	ready := make(chan struct{})
-	a := app.New(app.Config{DataDir: dir, Export: export.Config{Workers: workers},
-		Render: app.RenderSettings{FrameWorkers: frameWorkers, AssetDir: assetDir},
-		Ready:  func(*app.App) { close(ready) }})
-	defer a.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if err := a.Open(ctx, ln); err != nil {
-		_ = ln.Close()
+	a, stop, err := benchapp.Serve(app.Config{Export: export.Config{Workers: workers},
+		Render: app.RenderSettings{FrameWorkers: frameWorkers, AssetDir: assetDir}})
+	if err != nil {
 		return err
 	}
-	ran := make(chan error, 1)
-	go func() { ran <- a.Run(ctx) }()
-	defer func() { cancel(); <-ran }()
-	select {
-	case <-ready:
-	case err := <-ran:
-		return err
-	}
-	db, base := a.DB, a.BaseURL
+	defer stop()
+	base := a.BaseURL
 
 	keys := make([]string, (n+1)/2)
 	for i := range keys {
-		name := fmt.Sprintf("bench-%d", i)
-		if _, err := db.CreateWorkspace(storage.WorkspaceInput{Name: name}); err != nil {
-			return err
-		}
-		if _, keys[i], err = db.CreateKey(name, "bench"); err != nil {
+		if keys[i], err = benchapp.Workspace(a, fmt.Sprintf("bench-%d", i)); err != nil {
 			return err
 		}
 	}
@@ -110,7 +80,7 @@ func run(n int, scenePath, assetDir string, scale float64, format string, worker
 	for i := 0; i < n; i++ {
 		key := keys[i/2]
 		t0 := time.Now()
-		st, resp, err := call(client, "POST", base+"/v1/exports", key, body)
+		st, resp, err := benchapp.Call(client, "POST", base+"/v1/exports", key, body)
 		createLat = append(createLat, time.Since(t0))
 		if err != nil || st != 201 {
 			return fmt.Errorf("create %d: %d %s %v", i, st, resp, err)
@@ -140,7 +110,7 @@ func run(n int, scenePath, assetDir string, scale float64, format string, worker
 				}
 				tk := tasks[i%len(tasks)]
 				t0 := time.Now()
-				st, _, err := call(client, "GET", base+"/v1/exports/"+tk.id, tk.key, nil)
+				st, _, err := benchapp.Call(client, "GET", base+"/v1/exports/"+tk.id, tk.key, nil)
 				d := time.Since(t0)
 				if err == nil && st == 200 {
 					mu.Lock()
@@ -154,7 +124,7 @@ func run(n int, scenePath, assetDir string, scale float64, format string, worker
 	// Wait for every task to finish.
 	for _, tk := range tasks {
 		for {
-			t, err := db.ExportTaskByID(tk.id)
+			t, err := a.DB.ExportTaskByID(tk.id)
 			if err != nil {
 				return err
 			}
@@ -180,21 +150,6 @@ func run(n int, scenePath, assetDir string, scale float64, format string, worker
 	fmt.Printf("GET task while rendering: p50 %v p99 %v max %v (n=%d; target p99 < 20ms)\n",
 		pct(getLat, 50), pct(getLat, 99), pct(getLat, 100), len(getLat))
 	return nil
-}
-
-func call(c *http.Client, method, url, key string, body []byte) (int, []byte, error) {
-	req, err := http.NewRequest(method, url, bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("x-api-key", key)
-	resp, err := c.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, b, err
 }
 
 func pct(ds []time.Duration, p int) time.Duration {

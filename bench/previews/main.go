@@ -7,14 +7,10 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"regexp"
@@ -23,7 +19,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/app"
-	"github.com/cutroom/cutroom/storage"
+	"github.com/cutroom/cutroom/bench/internal/benchapp"
 )
 
 func main() {
@@ -61,37 +57,12 @@ func run(n int, scenePath, assetDir string, width int, format string, idle, wait
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "cutroom-bench")
+	a, stop, err := benchapp.Serve(app.Config{Render: app.RenderSettings{AssetDir: assetDir}})
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	ready := make(chan struct{})
-	a := app.New(app.Config{DataDir: dir, Render: app.RenderSettings{AssetDir: assetDir},
-		Ready: func(*app.App) { close(ready) }})
-	defer a.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if err := a.Open(ctx, ln); err != nil {
-		_ = ln.Close()
-		return err
-	}
-	ran := make(chan error, 1)
-	go func() { ran <- a.Run(ctx) }()
-	defer func() { cancel(); <-ran }()
-	select {
-	case <-ready:
-	case err := <-ran:
-		return err
-	}
-	if _, err := a.DB.CreateWorkspace(storage.WorkspaceInput{Name: "bench"}); err != nil {
-		return err
-	}
-	_, key, err := a.DB.CreateKey("bench", "bench")
+	defer stop()
+	key, err := benchapp.Workspace(a, "bench")
 	if err != nil {
 		return err
 	}
@@ -103,7 +74,7 @@ func run(n int, scenePath, assetDir string, width int, format string, idle, wait
 	rendering := func() bool { return a.Exports.Running() > 0 }
 	var tasks []string
 	startExport := func() error {
-		st, body, err := call(client, "POST", base+"/v1/exports", key, exportBody)
+		st, body, err := benchapp.Call(client, "POST", base+"/v1/exports", key, exportBody)
 		if err != nil || st != 201 {
 			return fmt.Errorf("create export: %d %s %v", st, body, err)
 		}
@@ -124,7 +95,7 @@ func run(n int, scenePath, assetDir string, width int, format string, idle, wait
 	preview := func(t float64) (time.Duration, error) {
 		body, _ := json.Marshal(map[string]any{"editorState": json.RawMessage(state), "t": t, "width": width, "format": format})
 		t0 := time.Now()
-		st, resp, err := call(client, "POST", base+"/v1/editor/frame", key, body)
+		st, resp, err := benchapp.Call(client, "POST", base+"/v1/editor/frame", key, body)
 		d := time.Since(t0)
 		if err != nil || st != 200 {
 			return d, fmt.Errorf("preview at %v: %d %.200s %v", t, st, resp, err)
@@ -186,7 +157,7 @@ func exportTimes(client *http.Client, base, key string, tasks []string, renderin
 		time.Sleep(20 * time.Millisecond)
 	}
 	for _, id := range tasks {
-		st, body, err := call(client, "GET", base+"/v1/exports/"+id, key, nil)
+		st, body, err := benchapp.Call(client, "GET", base+"/v1/exports/"+id, key, nil)
 		if err != nil || st != 200 {
 			return fmt.Errorf("get export: %d %s %v", st, body, err)
 		}
@@ -198,19 +169,3 @@ func exportTimes(client *http.Client, base, key string, tasks []string, renderin
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func call(c *http.Client, method, url, key string, body []byte) (int, []byte, error) {
-	req, err := http.NewRequest(method, url, bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("x-api-key", key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, b, err
-}
