@@ -11,26 +11,8 @@
 set -euo pipefail
 N=${1:-100}
 cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-pid=""
-cleanup() {
-	if [ -n "$pid" ]; then kill -9 "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-go build -tags "${TAGS:-extlib,pkgconfig}" -o "$work/cutroom" ./cmd/cutroom
-port=$(( 20000 + RANDOM % 20000 ))
-key="bench-key-$(date +%s)-0123456789abcdef"
-base="http://127.0.0.1:$port"
-"$work/cutroom" serve --data-dir "$work/data" --addr "127.0.0.1:$port" --api-key "$key" \
-	--render-workers 1 >"$work/serve.log" 2>&1 &
-pid=$!
-for _ in $(seq 1 100); do
-	grep -q "cutroom listening" "$work/serve.log" 2>/dev/null && break
-	sleep 0.1
-done
-grep -q "cutroom listening" "$work/serve.log" || { cat "$work/serve.log"; exit 1; }
+. bench/lib/serve.sh
+serve_cutroom --render-workers 1
 
 python3 - "$N" >"$work/heavy.svg" <<'PY'
 import sys

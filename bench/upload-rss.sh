@@ -9,26 +9,9 @@
 set -euo pipefail
 MB=${1:-500}
 cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-pid=""
-cleanup() {
-	if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-go build -o "$work/cutroom" ./cmd/cutroom
-port=$(( 20000 + RANDOM % 20000 ))
-key="bench-key-$(date +%s)-0123456789abcdef"
 bytes=$(( MB * 1000 * 1000 ))
-"$work/cutroom" serve --data-dir "$work/data" --addr "127.0.0.1:$port" --api-key "$key" \
-	--max-audio-bytes $(( bytes + 1024 )) --log-level warn >"$work/serve.log" 2>&1 &
-pid=$!
-for _ in $(seq 1 100); do
-	grep -q "cutroom listening" "$work/serve.log" 2>/dev/null && break
-	sleep 0.1
-done
-grep -q "cutroom listening" "$work/serve.log" || { cat "$work/serve.log"; exit 1; }
+. bench/lib/serve.sh
+serve_cutroom --max-audio-bytes $(( bytes + 1024 )) --log-level warn
 
 kb() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$pid/status"; }
 rss_before=$(kb VmRSS)
@@ -46,7 +29,7 @@ PY
 start=$(date +%s.%N)
 resp=$({ header; head -c "$bytes" /dev/zero; } | curl -sS -X POST -T - \
 	-H "x-api-key: $key" -H "x-file-name: big.wav" -H "Content-Type: audio/wav" \
-	"http://127.0.0.1:$port/v1/uploads")
+	"$base/v1/uploads")
 end=$(date +%s.%N)
 rss_after=$(kb VmRSS)
 hwm_after=$(kb VmHWM)
