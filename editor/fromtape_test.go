@@ -26,7 +26,7 @@ func checkTypedView(t testing.TB, raw []byte) {
 	if err != nil {
 		return // deeper than jsontape.MaxDepth, which encoding/json allows
 	}
-	doc := canonicalTree(val).(map[string]any)
+	doc := jsontape.CanonicalTree(val).(map[string]any)
 	got := build(wireFromTape(tp))
 	want := build(wireFromDoc(doc))
 	if path, ok := sameValue(reflect.ValueOf(got), reflect.ValueOf(want), "State", map[[2]uintptr]bool{}); !ok {
@@ -239,23 +239,4 @@ func TestParseNumber(t *testing.T) {
 			t.Errorf("parseNumber(%s) = %v, %v; want %v, %v", lit, got, gok, want, wok)
 		}
 	}
-}
-
-// canonicalTree applies jsontape.CanonicalNumber to every number of a decoded tree, as the
-// tape writes them.
-func canonicalTree(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		c, _ := jsontape.CanonicalNumber(string(x))
-		return json.Number(c)
-	case []any:
-		for i := range x {
-			x[i] = canonicalTree(x[i])
-		}
-	case map[string]any:
-		for k := range x {
-			x[k] = canonicalTree(x[k])
-		}
-	}
-	return v
 }

@@ -84,6 +84,26 @@ func CanonicalNumber(lit string) (string, bool) {
 	return sign + digits + "e" + strconv.Itoa(q-len(digits)), true
 }
 
+// CanonicalTree applies CanonicalNumber to every number (json.Number) of a tree decoded by
+// encoding/json with UseNumber, in place, and returns it: the tree the tape's own numbers
+// compare equal to (the tests of the tape and of the typed view check against it).
+func CanonicalTree(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		c, _ := CanonicalNumber(string(x))
+		return json.Number(c)
+	case []any:
+		for i := range x {
+			x[i] = CanonicalTree(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = CanonicalTree(x[k])
+		}
+	}
+	return v
+}
+
 // Kinds of tape nodes (Tape.Kind).
 const (
 	Null uint8 = iota

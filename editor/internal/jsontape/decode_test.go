@@ -2,7 +2,6 @@ package jsontape
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -52,27 +51,9 @@ func checkDecodeLikeStdlib(t *testing.T, in []byte) {
 		}
 		t.Fatalf("%q: stdlib err %v, decodeJSON err %v", in, werr, gerr)
 	}
-	if werr == nil && !reflect.DeepEqual(got, canonicalTree(want)) {
+	if werr == nil && !reflect.DeepEqual(got, CanonicalTree(want)) {
 		t.Fatalf("%q:\n got  %#v\n want %#v", in, got, want)
 	}
-}
-
-// canonicalTree applies CanonicalNumber to every number of a decoded tree.
-func canonicalTree(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		c, _ := CanonicalNumber(string(x))
-		return json.Number(c)
-	case []any:
-		for i := range x {
-			x[i] = canonicalTree(x[i])
-		}
-	case map[string]any:
-		for k := range x {
-			x[k] = canonicalTree(x[k])
-		}
-	}
-	return v
 }
 
 func TestDecodeJSON(t *testing.T) {
