@@ -17,16 +17,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 SECS=20 THREADS=2 ROUNDS=1 BASE=
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--seconds) SECS=$2; shift 2 ;;
-	--threads) THREADS=$2; shift 2 ;;
-	--rounds) ROUNDS=$2; shift 2 ;;
-	--base) BASE=$(realpath "$2"); shift 2 ;;
-	*) echo "unknown argument $1" >&2; exit 2 ;;
-	esac
-done
-[ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install -y time" >&2; exit 1; }
+. lib/clips_args.sh
+clips_args "$@"
 D=out/pip-$SECS
 mkdir -p "$D"
 (cd .. && go build -tags extlib,pkgconfig -o bench/out/cutroom ./cmd/cutroom)
@@ -40,43 +32,7 @@ if [ ! -f "$D/a.mp4" ] || [ ! -f "$D/b.mp4" ] || [ ! -f "$D/c.mp4" ] || [ ! -f "
 		-filter_complex "[0][1]amix=inputs=2,aformat=channel_layouts=stereo" -c:a libmp3lame -b:a 192k "$D/music.mp3"
 fi
 PW=480 PH=270 PX=1408 PY=778
-python3 - "$D/state.json" "$SECS" "$PW" "$PH" "$PX" "$PY" <<'PY'
-import json, sys
-path, secs = sys.argv[1], int(sys.argv[2])
-pw, ph, px, py = (int(v) for v in sys.argv[3:7])
-tb, half = 240000, secs // 2
-def anim(v): return {"value": v, "keyframes": []}
-def item(i, typ, asset, start, dur, extra):
-    m = {"id": i, "type": typ, "assetId": asset, "startTicks": start, "durationTicks": dur,
-         "isDraggingInTimeline": False, "left": anim(0), "top": anim(0), "width": anim(1920), "height": anim(1080),
-         "scaleX": anim(1), "scaleY": anim(1), "opacity": anim(1), "rotation": anim(0),
-         "decibelAdjustment": anim(0), "playbackRate": 1, "audioFadeInDurationInSeconds": 0,
-         "audioFadeOutDurationInSeconds": 0}
-    m.update(extra)
-    return m
-vid = {"keepAspectRatio": False, "borderRadius": anim(0), "videoStartFromInSeconds": 0}
-def vasset(i, f, d):
-    return {"id": i, "type": "video", "filename": f, "size": 1, "remoteUrl": None, "remoteKey": f,
-            "mimeType": "video/mp4", "durationInSeconds": d, "hasAudioTrack": False, "width": 1920, "height": 1080}
-st = {"compositionWidth": 1920, "compositionHeight": 1080, "timebaseTicksPerSecond": tb,
-      "tracks": [{"id": "music", "hidden": False, "muted": False, "items": ["m"]},
-                 {"id": "pip", "hidden": False, "muted": False, "items": ["c"]},
-                 {"id": "video", "hidden": False, "muted": False, "items": ["a", "b"]}],
-      "assets": {"a": vasset("a", "a.mp4", half + 1), "b": vasset("b", "b.mp4", half + 1),
-                 "c": vasset("c", "c.mp4", secs),
-                 "music": {"id": "music", "type": "audio", "filename": "music.mp3", "size": 1, "remoteUrl": None,
-                           "remoteKey": "music.mp3", "mimeType": "audio/mpeg", "durationInSeconds": secs}},
-      "items": {"a": item("a", "video", "a", 0, half * tb, vid),
-                "b": item("b", "video", "b", half * tb, (secs - half) * tb, dict(vid, videoStartFromInSeconds=0.5)),
-                "c": item("c", "video", "c", 0, secs * tb, dict(vid, left=anim(px), top=anim(py),
-                          width=anim(pw), height=anim(ph))),
-                "m": item("m", "audio", "music", 0, secs * tb, {"audioStartFromInSeconds": 0,
-                          "decibelAdjustment": anim(-6), "audioFadeInDurationInSeconds": 2, "audioFadeOutDurationInSeconds": 2})},
-      "transitions": {"x": {"id": "x", "trackId": "video", "fromClipId": "a", "toClipId": "b", "type": "fade",
-                            "durationTicks": tb}},
-      "globalBackground": {"type": "color", "color": "#000000", "gradient": None}}
-json.dump(st, open(path, "w"))
-PY
+python3 lib/clips_state.py "$D/state.json" "$SECS" 1920x1080 "$PW" "$PH" "$PX" "$PY"
 OFF=$(echo "$HALF - 0.5" | bc)
 GRAPH="[0:v]trim=0:$((HALF))+0.5,setpts=PTS-STARTPTS[a];[1:v]setpts=PTS-STARTPTS[b];\
 [a][b]xfade=transition=fade:duration=1:offset=$OFF[bg];[2:v]scale=$PW:$PH,setpts=PTS-STARTPTS[c];\
