@@ -2,7 +2,7 @@
 GO ?= go
 BIN ?= ./cutroom
 # packages with goroutines, also run under the race detector
-RACE_PKGS ?= ./server/ ./storage/ ./compositor/ ./export/ ./render/ ./webhook/ ./assets/ ./media/ ./editor/ ./app/ ./cluster/
+RACE_PKGS ?= ./server/ ./storage/ ./compositor/ ./export/ ./render/ ./webhook/ ./assets/ ./media/ ./editor/ ./app/ ./cluster/ ./lottie/ ./internal/loadtest/
 # Link H.264 against the system libx264 (Debian libx264-dev, with assembly) instead of
 # the portable C copy bundled in github.com/gen2brain/x264-go/x264c. Plain `go build`
 # also works (bundled copy, about 2x slower H.264); see encode/README.md.
