@@ -30,22 +30,21 @@ import (
 
 func main() {
 	n := flag.Int("n", 20, "exports to run")
-	scenePath := flag.String("scene", "bench/reference-scene.json", "editor state to export")
-	assetDir := flag.String("assets", "bench/assets", "directory of the scene's images (bench/make-assets.sh)")
+	scene := benchapp.SceneFlags()
 	scale := flag.Float64("scale", 1, "export scale (the scene is 1920x1080)")
 	format := flag.String("format", "mp4", "mp4 or webm")
 	workers := flag.Int("workers", 0, "concurrent renders (0: the server default)")
 	frameWorkers := flag.Int("frame-workers", 0, "frames composited at once per render (0: serve's default, CPU cores - 1, at least 1)")
 	pollers := flag.Int("pollers", 4, "goroutines polling GET task while renders run")
 	flag.Parse()
-	if err := run(*n, *scenePath, *assetDir, *scale, *format, *workers, *frameWorkers, *pollers); err != nil {
+	if err := run(*n, scene, *scale, *format, *workers, *frameWorkers, *pollers); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, scenePath, assetDir string, scale float64, format string, workers, frameWorkers, pollers int) error {
-	state, err := os.ReadFile(scenePath)
+func run(n int, scene benchapp.Scene, scale float64, format string, workers, frameWorkers, pollers int) error {
+	state, assetDir, err := scene.Read()
 	if err != nil {
 		return err
 	}

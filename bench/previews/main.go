@@ -24,8 +24,7 @@ import (
 
 func main() {
 	n := flag.Int("n", 100, "previews to time after the first")
-	scenePath := flag.String("scene", "bench/reference-scene.json", "the editor state")
-	assetDir := flag.String("assets", "bench/assets", "directory of the scene's images")
+	scene := benchapp.SceneFlags()
 	width := flag.Int("width", 1920, "preview width")
 	format := flag.String("format", "jpeg", "jpeg or png")
 	idle := flag.Bool("idle", false, "no export renders meanwhile (for comparison)")
@@ -45,15 +44,15 @@ func main() {
 		defer f.Close()
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(*n, *scenePath, *assetDir, *width, *format, *idle, *wait); err != nil {
+	if err := run(*n, scene, *width, *format, *idle, *wait); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
 
-func run(n int, scenePath, assetDir string, width int, format string, idle, wait bool) error {
-	state, err := os.ReadFile(scenePath)
+func run(n int, scene benchapp.Scene, width int, format string, idle, wait bool) error {
+	state, assetDir, err := scene.Read()
 	if err != nil {
 		return err
 	}
@@ -132,9 +131,9 @@ func run(n int, scenePath, assetDir string, width int, format string, idle, wait
 	slices.Sort(lat)
 	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
 	if idle {
-		fmt.Printf("previews: %d x %dpx %s of %s, no export rendering\n", n, width, format, scenePath)
+		fmt.Printf("previews: %d x %dpx %s of %s, no export rendering\n", n, width, format, scene.Path())
 	} else {
-		fmt.Printf("previews: %d x %dpx %s of %s while an export renders (rendering throughout: %v)\n", n, width, format, scenePath, always)
+		fmt.Printf("previews: %d x %dpx %s of %s while an export renders (rendering throughout: %v)\n", n, width, format, scene.Path(), always)
 	}
 	fmt.Printf("cold (first, decodes the scene's images): %.1f ms\n", ms(cold))
 	fmt.Printf("p50 %.1f ms  p95 %.1f ms  max %.1f ms\n", ms(pct(0.50)), ms(pct(0.95)), ms(lat[len(lat)-1]))

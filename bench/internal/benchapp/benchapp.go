@@ -6,6 +6,7 @@ package benchapp
 import (
 	"bytes"
 	"context"
+	"flag"
 	"io"
 	"net"
 	"net/http"
@@ -83,3 +84,25 @@ func Call(c *http.Client, method, url, key string, body []byte) (int, []byte, er
 	b, err := io.ReadAll(resp.Body)
 	return resp.StatusCode, b, err
 }
+
+// Scene is the editor state a benchmark program sends and the directory its images resolve
+// under (the flags -scene and -assets).
+type Scene struct{ path, assets *string }
+
+// SceneFlags declares -scene (default bench/reference-scene.json) and -assets (default
+// bench/assets, made by bench/make-assets.sh) on the default flag set.
+func SceneFlags() Scene {
+	return Scene{
+		path:   flag.String("scene", "bench/reference-scene.json", "the editor state"),
+		assets: flag.String("assets", "bench/assets", "directory of the scene's images (bench/make-assets.sh)"),
+	}
+}
+
+// Read returns the state's bytes and the assets directory.
+func (s Scene) Read() (state []byte, assetDir string, err error) {
+	state, err = os.ReadFile(*s.path)
+	return state, *s.assets, err
+}
+
+// Path is the state's file name (-scene).
+func (s Scene) Path() string { return *s.path }
