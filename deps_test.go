@@ -28,6 +28,8 @@ func TestImportDirections(t *testing.T) {
 		// internal/dirtest: the names and files in a directory, for the tests of what a write
 		// leaves behind (render's, export's, storage's and the command's).
 		"internal/dirtest": {},
+		// internal/waittest: waiting, with a bound, for a goroutine's result.
+		"internal/waittest": {},
 		// internal/ffmpegtest: a written file's streams and sound read back with ffprobe and
 		// ffmpeg, for the encode and render tests; media files made with ffmpeg.
 		"internal/ffmpegtest": {},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/internal/testlog"
+	"github.com/cutroom/cutroom/internal/waittest"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -67,14 +68,7 @@ func TestAppLifecycle(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	cancel()
-	select {
-	case err := <-ran:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return after its context ended")
-	}
+	waittest.Err(t, ran, 10*time.Second, "Run did not return after its context ended")
 	if err := app.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/internal/teststate"
+	"github.com/cutroom/cutroom/internal/waittest"
 )
 
 // TestPreviewGateHoldsCompositing: while a preview holds the gate (with a bound longer than
@@ -35,14 +36,7 @@ func TestPreviewGateHoldsCompositing(t *testing.T) {
 	}
 	release()
 	release() // a second call is a no-op
-	select {
-	case err := <-errc:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("the render did not go on after the preview released the gate")
-	}
+	waittest.Err(t, errc, 60*time.Second, "the render did not go on after the preview released the gate")
 	if d := done.Load(); d != job.Frames {
 		t.Fatalf("%d frames encoded, want %d", d, job.Frames)
 	}

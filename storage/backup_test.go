@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/internal/dirtest"
+	"github.com/cutroom/cutroom/internal/waittest"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -74,14 +75,7 @@ func TestSnapshotAndRestore(t *testing.T) {
 	// A write while the snapshot is open goes through and is not in it.
 	done := make(chan error, 1)
 	go func() { _, err := src.CreateWorkspace(storage.WorkspaceInput{Name: "b"}); done <- err }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a write waited for an open snapshot")
-	}
+	waittest.Err(t, done, 5*time.Second, "a write waited for an open snapshot")
 	var buf bytes.Buffer
 	if _, err := snap.WriteTo(&buf); err != nil {
 		t.Fatal(err)
