@@ -1,5 +1,12 @@
 # cutroom: the two set-up commands are `make run` and `make test`.
-GO ?= go
+# The go command: go.mod's Go from PATH, or that toolchain installed once into .toolchain/ from
+# the Go module proxy and checked by its pinned SHA-256 (scripts/go.sh); GO=... overrides it.
+ifeq ($(origin GO),undefined)
+GO := $(shell ./scripts/go.sh)
+endif
+ifeq ($(GO),)
+$(error no Go toolchain: scripts/go.sh says why above)
+endif
 BIN ?= ./cutroom
 # packages with goroutines, also run under the race detector
 RACE_PKGS ?= ./server/ ./storage/ ./compositor/ ./export/ ./render/ ./webhook/ ./assets/ ./media/ ./editor/ ./app/ ./cluster/ ./lottie/ ./internal/loadtest/
