@@ -53,7 +53,7 @@ browser-check: test-deps
 ## test: the whole test suite and the package check (what CI runs)
 test: test-deps
 	$(GO) vet -tags '$(GOTAGS)' ./...
-	@test -z "$$(git ls-files -co --exclude-standard '*.go' | xargs "$$($(GO) env GOROOT)/bin/gofmt" -l | tee /dev/stderr)" || (echo "gofmt: files above need formatting" >&2; exit 1)
+	@out=$$(git ls-files -co --exclude-standard '*.go' | xargs "$$($(GO) env GOROOT)/bin/gofmt" -l); test -z "$$out" || { echo "$$out" >&2; echo "gofmt: files above need formatting" >&2; exit 1; }
 	$(GO) test -tags '$(GOTAGS)' -count=1 -timeout 30m ./...
 	$(GO) test -tags '$(GOTAGS)' -count=1 -race -timeout 20m $(RACE_PKGS)
 	@GO='$(GO)' GOTAGS='$(GOTAGS)' FUZZTIME='$(FUZZTIME)' ./scripts/fuzz-short.sh
