@@ -1,6 +1,6 @@
 # cutroom: the two set-up commands are `make run` and `make test`.
-# The go command: go.mod's Go from PATH, or that toolchain installed once into .toolchain/ from
-# the Go module proxy and checked by its pinned SHA-256 (scripts/go.sh); GO=... overrides it.
+# The go command: go.mod's Go from PATH, or that toolchain installed once into ~/.cache/cutroom/
+# from the Go module proxy and checked by its pinned SHA-256 (scripts/go.sh); GO=... overrides it.
 ifeq ($(origin GO),undefined)
 GO := $(shell ./scripts/go.sh)
 endif
@@ -53,7 +53,7 @@ browser-check: test-deps
 ## test: the whole test suite and the package check (what CI runs)
 test: test-deps
 	$(GO) vet -tags '$(GOTAGS)' ./...
-	@out=$$(git ls-files -co --exclude-standard '*.go' | xargs "$$($(GO) env GOROOT)/bin/gofmt" -l); test -z "$$out" || { echo "$$out" >&2; echo "gofmt: files above need formatting" >&2; exit 1; }
+	@out=$$("$$($(GO) env GOROOT)/bin/gofmt" -l .); test -z "$$out" || { echo "$$out" >&2; echo "gofmt: files above need formatting" >&2; exit 1; }
 	$(GO) test -tags '$(GOTAGS)' -count=1 -timeout 30m ./...
 	$(GO) test -tags '$(GOTAGS)' -count=1 -race -timeout 20m $(RACE_PKGS)
 	@GO='$(GO)' GOTAGS='$(GOTAGS)' FUZZTIME='$(FUZZTIME)' ./scripts/fuzz-short.sh

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prints the go command to build cutroom with: `go` from PATH when it is at least the version
-# go.mod names, else that exact toolchain, installed once into .toolchain/ of the repository
-# from the Go module proxy (golang.org/toolchain, the module `go` itself downloads when it
+# go.mod names, else that exact toolchain, installed once into the user's cache
+# ($XDG_CACHE_HOME or ~/.cache, cutroom/go<version>; outside the repository, so that no Go
+# tree lands inside the module for gofmt, vet or editors to walk) from the Go module proxy (golang.org/toolchain, the module `go` itself downloads when it
 # switches toolchains) and checked against the SHA-256 pinned in scripts/go-toolchain.sha256.
 # Messages go to standard error; the Makefile runs it once (GO := $(shell scripts/go.sh)).
 set -euo pipefail
@@ -17,10 +18,11 @@ if command -v go >/dev/null 2>&1; then
 		echo go
 		exit 0
 	fi
-	echo "cutroom: go on PATH is ${have:-unknown}, go.mod needs $want: using the toolchain in .toolchain/" >&2
+	echo "cutroom: go on PATH is ${have:-unknown}, go.mod needs $want: using Go $want from the cache" >&2
 fi
 
-dir="$root/.toolchain/go$want"
+cache="${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/cutroom"
+dir="$cache/go$want"
 if [ -x "$dir/bin/go" ]; then
 	echo "$dir/bin/go"
 	exit 0
@@ -62,7 +64,7 @@ if [ "$got" != "$sum" ]; then
 	exit 1
 fi
 unzip -q "$tmp/go.zip" -d "$tmp/x"
-mkdir -p "$root/.toolchain"
+mkdir -p "$cache"
 rm -rf "$dir"
 mv "$tmp/x/$mod" "$dir"
 "$dir/bin/go" version >&2
