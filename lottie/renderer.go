@@ -249,8 +249,8 @@ func (r *renderer) failed(reason, doing string, cause error) *RendererError {
 		case <-time.After(2 * time.Second):
 		}
 		reason, head = ReasonProtocol, ""
-		if r.state != nil {
-			reason, head = classify(r.state, r.stderr.bytes())
+		if st := r.exitState(); st != nil {
+			reason, head = classify(st, r.stderr.bytes())
 		}
 	}
 	o := r.limits
@@ -269,7 +269,7 @@ func (r *renderer) failed(reason, doing string, cause error) *RendererError {
 		if cause != nil {
 			what = "its renderer failed: " + cause.Error()
 		}
-		if r.state != nil && r.state.ExitCode() == exitConfine {
+		if st := r.exitState(); st != nil && st.ExitCode() == exitConfine {
 			what = "its renderer could not be confined: " + firstLine(r.stderr.bytes())
 		}
 		msg = fmt.Sprintf("the Lottie animation cannot be drawn %s: %s", doing, what)
@@ -279,6 +279,17 @@ func (r *renderer) failed(reason, doing string, cause error) *RendererError {
 		o.Logger.Warn("lottie renderer failed", "reason", reason, "doing", doing, "stderr", string(r.stderr.bytes()))
 	}
 	return &RendererError{Reason: reason, msg: msg}
+}
+
+// exitState is how the renderer ended, or nil while it has not been reaped (state is written
+// by the goroutine that reaps it, before it closes exited).
+func (r *renderer) exitState() *os.ProcessState {
+	select {
+	case <-r.exited:
+		return r.state
+	default:
+		return nil
+	}
 }
 
 // classify tells why a renderer ended by its exit and the start of its standard error, and
