@@ -57,7 +57,7 @@ mod="golang.org/toolchain@v0.0.1-go$want.$platform"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "cutroom: fetching Go $want ($platform) from $proxy" >&2
-curl -fsSL --retry 3 -o "$tmp/go.zip" "$proxy/golang.org/toolchain/@v/v0.0.1-go$want.$platform.zip"
+curl -fsSL --retry 3 --connect-timeout 30 --max-time 900 -o "$tmp/go.zip" "$proxy/golang.org/toolchain/@v/v0.0.1-go$want.$platform.zip"
 got=$(sha256sum "$tmp/go.zip" | cut -d' ' -f1)
 if [ "$got" != "$sum" ]; then
 	echo "cutroom: the Go toolchain's SHA-256 is $got, want $sum (scripts/go-toolchain.sha256): refused" >&2
