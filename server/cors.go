@@ -131,7 +131,7 @@ type corsPolicy struct {
 // newCORS builds the policy of origins over the engine's routes (those corsPath allows).
 // An entry ParseCORSOrigins refuses is left out (serve refuses it at start); no entry
 // left, no policy.
-func newCORS(origins []string, routes gin.RoutesInfo) *corsPolicy {
+func newCORS(origins []string, engine *gin.Engine) *corsPolicy {
 	p := &corsPolicy{origins: map[string]bool{}}
 	for _, o := range origins {
 		if o, err := normalizeOrigin(o); err == nil {
@@ -142,7 +142,7 @@ func newCORS(origins []string, routes gin.RoutesInfo) *corsPolicy {
 	if len(p.origins) == 0 {
 		return nil
 	}
-	p.routes = newRouteTable(routes, corsPath)
+	p.routes = newRouteTable(engine, corsPath)
 	return p
 }
 
@@ -222,16 +222,19 @@ type routeTable struct {
 
 type matchedRouteKey struct{}
 
-func newRouteTable(routes gin.RoutesInfo, keep func(path string) bool) *routeTable {
+// newRouteTable holds the routes of src whose template keep accepts, matched with src's
+// path rules.
+func newRouteTable(src *gin.Engine, keep func(path string) bool) *routeTable {
 	e := gin.New()
-	e.RedirectTrailingSlash = false // as the server's engine (New)
+	e.RedirectTrailingSlash, e.RedirectFixedPath, e.RemoveExtraSlash = src.RedirectTrailingSlash, src.RedirectFixedPath, src.RemoveExtraSlash
+	e.UseRawPath, e.UnescapePathValues = src.UseRawPath, src.UnescapePathValues
 	t := &routeTable{engine: e}
 	found := func(c *gin.Context) {
 		if p, ok := c.Request.Context().Value(matchedRouteKey{}).(*string); ok {
 			*p = c.FullPath()
 		}
 	}
-	for _, r := range routes {
+	for _, r := range src.Routes() {
 		if keep(r.Path) {
 			e.Handle(r.Method, r.Path, found)
 			if !slices.Contains(t.methods, r.Method) {

@@ -233,7 +233,7 @@ func New(cfg Config, deps Deps) *Server {
 	})
 	s.engine = e
 	s.routes()
-	s.corsPolicy = newCORS(cfg.CORSOrigins, e.Routes())
+	s.corsPolicy = newCORS(cfg.CORSOrigins, e)
 	return s
 }
 
