@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/cutroom/cutroom/internal/browsertest"
 	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
@@ -30,18 +31,7 @@ var screenshotTo = flag.String("console.screenshot", "",
 // browser starts headless Chromium; its context ends with the test.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	bin := chromium(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
-		chromedp.WindowSize(1280, 900), chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
-		chromedp.Flag("disable-gpu", true)) // chromedp makes (and removes) a profile dir of its own
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(alloc)
-	ctx, cancelTime := context.WithTimeout(ctx, time.Minute)
-	t.Cleanup(func() { cancelTime(); cancel(); cancelAlloc() })
-	if err := chromedp.Run(ctx); err != nil {
-		t.Fatalf("starting %s: %v", bin, err)
-	}
-	return ctx
+	return browsertest.Start(t, time.Minute, chromedp.WindowSize(1280, 900), chromedp.Flag("autoplay-policy", "no-user-gesture-required"))
 }
 
 // run runs browser actions, failing the test with what it was doing.
