@@ -16,7 +16,7 @@ import (
 // TestErrorCodesDocumented finds every API error code in the source (each is made by
 // apierr.Define with its kind, next to the rule that raises it) and checks that the name is
 // a string literal, that no name is defined with two kinds, and that every name appears in
-// one of the README's tables. A code the server can send therefore always has a kind and is
+// a table of the user docs (README.md and docs/*.md). A code the server can send therefore always has a kind and is
 // always documented.
 func TestErrorCodesDocumented(t *testing.T) {
 	fset := token.NewFileSet()
@@ -72,22 +72,20 @@ func TestErrorCodesDocumented(t *testing.T) {
 	if len(kinds) == 0 {
 		t.Fatal("no apierr.Define in the source")
 	}
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
 	documented := map[string]bool{}
 	code := regexp.MustCompile("`([A-Z][A-Z0-9_]+)`")
-	for _, line := range strings.Split(string(readme), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "|") {
-			for _, m := range code.FindAllStringSubmatch(line, -1) {
-				documented[m[1]] = true
+	for _, doc := range userDocs(t) {
+		for _, line := range strings.Split(doc, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "|") {
+				for _, m := range code.FindAllStringSubmatch(line, -1) {
+					documented[m[1]] = true
+				}
 			}
 		}
 	}
 	for name := range kinds {
 		if !documented[name] {
-			t.Errorf("%s (%s, %s) is in no README table", name, kinds[name], where[name])
+			t.Errorf("%s (%s, %s) is in no table of README.md or docs/*.md", name, kinds[name], where[name])
 		}
 	}
 	described := describedCodes(t)
