@@ -4,7 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,8 +30,9 @@ func userDocs(t *testing.T) map[string]string {
 	return docs
 }
 
-// markdownFiles lists the repository's Markdown files (node_modules and testdata aside).
-func markdownFiles(t *testing.T) []string {
+// repoFiles lists the repository's files whose names end in suffix, leaving out hidden
+// directories, node_modules and the directories named in skip.
+func repoFiles(t *testing.T, suffix string, skip ...string) []string {
 	t.Helper()
 	var files []string
 	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
@@ -39,12 +40,12 @@ func markdownFiles(t *testing.T) []string {
 			return err
 		}
 		if d.IsDir() {
-			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "testdata") {
+			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || slices.Contains(skip, d.Name())) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if strings.HasSuffix(path, ".md") {
+		if strings.HasSuffix(path, suffix) {
 			files = append(files, path)
 		}
 		return nil
@@ -52,7 +53,6 @@ func markdownFiles(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sort.Strings(files)
 	return files
 }
 
@@ -80,7 +80,7 @@ func TestDocLinks(t *testing.T) {
 		return anchors[path], nil
 	}
 	checked := 0
-	for _, file := range markdownFiles(t) {
+	for _, file := range repoFiles(t, ".md", "testdata") {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
