@@ -2,7 +2,7 @@
 #   docker run -d -p 8787:8787 -v cutroom-data:/data -e CUTROOM_PUBLIC_URL=http://localhost:8787 cutroom
 # The build stage builds the Debian package (`make deb`: scripts/deb.sh) and the runtime
 # stage installs it, so the image gets the binary and exactly the runtime libraries the
-# package depends on (librlottie0-1 for Lottie among them, from dpkg-shlibdeps). Not built by CI (see README, "Installing").
+# package depends on (librlottie0-1 for Lottie among them, from dpkg-shlibdeps). Not built by CI (see docs/operations.md, "Installing").
 
 ARG GO_VERSION=1.26
 

@@ -16,28 +16,19 @@ import (
 // TestErrorCodesDocumented finds every API error code in the source (each is made by
 // apierr.Define with its kind, next to the rule that raises it) and checks that the name is
 // a string literal, that no name is defined with two kinds, and that every name appears in
-// one of the tables of README.md or docs/*.md. A code the server can send therefore always
-// has a kind and is always documented.
+// a table of the user docs (README.md and docs/*.md). A code the server can send therefore always has a kind and is
+// always documented.
 func TestErrorCodesDocumented(t *testing.T) {
 	fset := token.NewFileSet()
 	kinds := map[string]string{} // code name -> kind
 	where := map[string]string{} // code name -> first position
-	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "bench") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
+	for _, path := range repoFiles(t, ".go", "testdata", "bench") {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
 		}
 		f, err := parser.ParseFile(fset, path, nil, 0)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
@@ -64,20 +55,18 @@ func TestErrorCodesDocumented(t *testing.T) {
 			}
 			return true
 		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if len(kinds) == 0 {
 		t.Fatal("no apierr.Define in the source")
 	}
 	documented := map[string]bool{}
 	code := regexp.MustCompile("`([A-Z][A-Z0-9_]+)`")
-	for _, line := range strings.Split(docsText(t), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "|") {
-			for _, m := range code.FindAllStringSubmatch(line, -1) {
-				documented[m[1]] = true
+	for _, doc := range userDocs(t) {
+		for _, line := range strings.Split(doc, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "|") {
+				for _, m := range code.FindAllStringSubmatch(line, -1) {
+					documented[m[1]] = true
+				}
 			}
 		}
 	}
@@ -94,24 +83,6 @@ func TestErrorCodesDocumented(t *testing.T) {
 			t.Errorf("%s (%s, %s) is answered by no operation of server/openapi.json", name, kinds[name], where[name])
 		}
 	}
-}
-
-// docsText is the documentation the codes' tables may be in: README.md and docs/*.md.
-func docsText(t *testing.T) string {
-	files, err := filepath.Glob(filepath.Join("docs", "*.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var all strings.Builder
-	for _, f := range append([]string{"README.md"}, files...) {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all.Write(b)
-		all.WriteByte('\n')
-	}
-	return all.String()
 }
 
 // describedCodes returns the error codes the operations of server/openapi.json list.

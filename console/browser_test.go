@@ -26,7 +26,7 @@ import (
 )
 
 var screenshotTo = flag.String("console.screenshot", "",
-	"write the Exports page's screenshot from TestConsoleInBrowser to this file (make the README's docs/console.png with -console.screenshot=../docs/console.png)")
+	"write the Exports page's screenshot from TestConsoleInBrowser to this file (make docs/console.md's picture with -console.screenshot=../docs/console.png)")
 
 // browser starts headless Chromium; its context ends with the test.
 func browser(t *testing.T) context.Context {

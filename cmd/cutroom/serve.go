@@ -130,7 +130,7 @@ desktop apps that bundle the server).`,
 	return cmd
 }
 
-// addClusterFlags declares serve's scale-out flags (see README "More than one machine").
+// addClusterFlags declares serve's scale-out flags (see docs/cluster.md).
 func addClusterFlags(cmd *cobra.Command, f *serveFlags) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.cluster.Listen, "cluster-listen", "", "start an embedded NATS server with JetStream (stored in <data-dir>/nats) on HOST:PORT for render workers to join (127.0.0.1:4222 for this machine only); needs --cluster-token")
