@@ -99,3 +99,13 @@ func BenchmarkNewLibrarySystemFonts(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBidiLevels measures resolving the levels of a mixed paragraph without explicit
+// formatting characters (the common case the explicit rules must not slow down).
+func BenchmarkBidiLevels(b *testing.B) {
+	runes := []rune("Order (הזמנה 42) costs 15.50 ש״ח and ١٢٣ كتاب (جديد) today, שלום 7% עולם! The quick brown fox.")
+	b.ReportAllocs()
+	for b.Loop() {
+		bidiLevels(runes, false)
+	}
+}
