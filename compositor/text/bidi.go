@@ -105,17 +105,6 @@ func resolveSequence(seq []int, orig, types []bidi.Class, runes []rune, levels [
 	}
 }
 
-// strongBefore returns the first strong type (L, R or AL) before position k, or sos.
-func strongBefore(t []bidi.Class, k int, sos bidi.Class) bidi.Class {
-	for j := k - 1; j >= 0; j-- {
-		switch t[j] {
-		case bidi.L, bidi.R, bidi.AL:
-			return t[j]
-		}
-	}
-	return sos
-}
-
 // resolveWeak applies W1-W7 to one isolating run sequence that starts with sos.
 func resolveWeak(t []bidi.Class, sos bidi.Class) {
 	n := len(t)
@@ -131,9 +120,17 @@ func resolveWeak(t []bidi.Class, sos bidi.Class) {
 			}
 		}
 	}
-	for k := range t { // W2
-		if t[k] == bidi.EN && strongBefore(t, k, sos) == bidi.AL {
-			t[k] = bidi.AN
+	// W2 and W7 look back for the last strong type: tracked in one pass each, as a search
+	// back from every number would be quadratic in a long paragraph of digits.
+	strong := sos
+	for k, c := range t { // W2
+		switch c {
+		case bidi.L, bidi.R, bidi.AL:
+			strong = c
+		case bidi.EN:
+			if strong == bidi.AL {
+				t[k] = bidi.AN
+			}
 		}
 	}
 	for k := range t { // W3
@@ -172,9 +169,15 @@ func resolveWeak(t []bidi.Class, sos bidi.Class) {
 			t[k] = bidi.ON
 		}
 	}
-	for k := range t { // W7
-		if t[k] == bidi.EN && strongBefore(t, k, sos) == bidi.L {
-			t[k] = bidi.L
+	strong = sos
+	for k, c := range t { // W7
+		switch c {
+		case bidi.L, bidi.R:
+			strong = c
+		case bidi.EN:
+			if strong == bidi.L {
+				t[k] = bidi.L
+			}
 		}
 	}
 }

@@ -174,34 +174,43 @@ func resolveExplicit(orig, types []bidi.Class, levels []uint8, match []int32, pa
 // (a paragraph separator also ends one), and runs are chained while one ends with an isolate
 // initiator whose matching PDI starts another. Sequences hold positions in logical order.
 func isolatingRunSequences(orig []bidi.Class, levels []uint8, match []int32) [][]int {
-	var runs [][]int
+	kept := make([]int, 0, len(orig)) // the kept characters; runs are slices of it
+	var starts []int                  // where each run starts in kept
 	runOf := make([]int32, len(orig))
-	last := -1 // the last kept character
 	for i, c := range orig {
 		if removedByX9(c) {
 			continue
 		}
-		if last < 0 || levels[i] != levels[last] || orig[last] == bidi.B {
-			runs = append(runs, nil)
+		if n := len(kept); n == 0 || levels[i] != levels[kept[n-1]] || orig[kept[n-1]] == bidi.B {
+			starts = append(starts, n)
 		}
-		r := len(runs) - 1
-		runs[r] = append(runs[r], i)
-		runOf[i] = int32(r)
-		last = i
+		runOf[i] = int32(len(starts) - 1)
+		kept = append(kept, i)
+	}
+	runs := make([][]int, len(starts))
+	for r, s := range starts {
+		end := len(kept)
+		if r+1 < len(starts) {
+			end = starts[r+1]
+		}
+		runs[r] = kept[s:end:end]
 	}
 	seqs := make([][]int, 0, len(runs))
 	for _, run := range runs {
 		if first := run[0]; orig[first] == bidi.PDI && match[first] >= 0 {
 			continue // chained to its initiator's sequence
 		}
-		seq := run
+		seq, owned := run, false
 		for {
 			end := seq[len(seq)-1]
 			if !isIsolateInitiator(orig[end]) || match[end] < 0 {
 				break
 			}
 			next := runs[runOf[match[end]]]
-			seq = append(seq[:len(seq):len(seq)], next...)
+			if !owned { // a copy, so that appending never writes into the next run
+				seq, owned = append(make([]int, 0, 2*(len(seq)+len(next))), seq...), true
+			}
+			seq = append(seq, next...)
 		}
 		seqs = append(seqs, seq)
 	}
