@@ -6,7 +6,9 @@
 #            libjpeg62-turbo-dev (frame previews compressed by libjpeg-turbo; runtime libjpeg62-turbo)
 #   runtime: ffmpeg (optional at run time: decoding video and compressed audio inputs)
 #   tests:   ffmpeg/ffprobe (reference decoder), chromium (browser reference renders),
-#            time (/usr/bin/time for bench/compare.sh), the package check's tools, and
+#            unicode-data (the UAX #9 conformance files BidiCharacterTest.txt and BidiTest.txt
+#            for compositor/text's bidi tests), time (/usr/bin/time for bench/compare.sh),
+#            the package check's tools, and
 #            npm with lottie-web (the Lottie reference renderer, installed in node_modules/
 #            of the repository: package lottie's test finds it there)
 #   --deb:   dpkg-dev (dpkg-shlibdeps: the package's library dependencies), adduser (the
@@ -16,7 +18,7 @@ set -euo pipefail
 want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev libvo-aacenc-dev librlottie-dev libjpeg62-turbo-dev ffmpeg)
 case "${1:-}" in
 --test)
-  want+=(chromium fonts-noto-core time dpkg-dev adduser systemd)
+  want+=(chromium fonts-noto-core unicode-data time dpkg-dev adduser systemd)
   # npm from Debian unless one is already there (NodeSource's nodejs bundles its own)
   command -v npm >/dev/null 2>&1 || want+=(npm)
   ;;
