@@ -426,6 +426,9 @@ func reconstructGlyf(data []byte, locaLength uint32, limit int) (glyf, loca []by
 		offsets = append(offsets, uint32(len(glyf)))
 		hasBBox := bitmap[g>>3]&(0x80>>(g&7)) != 0
 		n := int16(nContours.u16())
+		if nContours.err != nil {
+			return nil, nil, nil, fmt.Errorf("glyph %d contour count: %w", g, nContours.err)
+		}
 		switch {
 		case n == 0:
 			if hasBBox {
