@@ -237,6 +237,18 @@ func renderOnPage(layer *Layer, w, h int, scale float64) *image.RGBA {
 // requires an SSIM of at least 0.95 between the browser's pixels and ours, on the region
 // where either has ink. It skips when no Chromium is installed (CI installs Debian's).
 func TestBrowserReference(t *testing.T) {
+	browser := needBrowser(t)
+	lib, err := NewLibrary(LibraryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareWithBrowser(t, browser, nil, lib, browserStates())
+}
+
+// needBrowser returns the Chromium to compare with, skipping the test when none is
+// installed or in -short mode.
+func needBrowser(t *testing.T) string {
+	t.Helper()
 	browser := imagetest.Chromium()
 	if browser == "" {
 		t.Skip("chromium not installed: skipping the browser reference check (apt-get install chromium)")
@@ -244,11 +256,7 @@ func TestBrowserReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser reference check skipped in -short mode")
 	}
-	lib, err := NewLibrary(LibraryOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	compareWithBrowser(t, browser, nil, lib, browserStates())
+	return browser
 }
 
 // compareWithBrowser renders each state with lib and with Chromium (env added to its

@@ -341,17 +341,14 @@ func (l *Library) AddFontData(name string, data []byte) error {
 	return nil
 }
 
-// Families returns the family names the library knows, sorted case-insensitively, each once.
+// Families returns the family names the library knows, sorted case-insensitively, each once
+// (the families of [Library.FamilyInfos]).
 func (l *Library) Families() []string {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	out := make([]string, 0, len(l.byFamily))
-	for _, list := range l.byFamily {
-		if len(list) > 0 {
-			out = append(out, list[0].family)
-		}
+	infos := l.FamilyInfos()
+	out := make([]string, 0, len(infos))
+	for _, fi := range infos {
+		out = append(out, fi.Family)
 	}
-	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i]) < strings.ToLower(out[j]) })
 	return out
 }
 
