@@ -116,7 +116,9 @@ type faceEntry struct {
 	// weight, style and source): a browser tries the faces declared last first.
 	segment int
 	// group is, for a face with ranges, its @font-face set: the faces of the same family,
-	// source, weight, style and width with ranges, the last declared first.
+	// source, weight, style and width with ranges, the last declared first. register sets
+	// it under the write lock and renders read it without: only faces registered by
+	// NewLibrary, before the library is shared, have ranges.
 	group []*faceEntry
 
 	once  sync.Once
@@ -307,8 +309,8 @@ func NewLibrary(opts LibraryOptions) (*Library, error) {
 	return l, nil
 }
 
-// AddFontFile registers the font file at path (TTF, OTF, a TTC collection, WOFF or WOFF2), for example an
-// uploaded font asset. Its faces win over every other source with the same family, weight
+// AddFontFile registers the font file at path (TTF, OTF, a TTC collection, WOFF or WOFF2),
+// for example an uploaded font asset. Its faces win over every other source with the same family, weight
 // and style. Cached layouts and layers are dropped, so later renders use the new faces.
 func (l *Library) AddFontFile(path string) error {
 	data, err := readFontFile(path)
@@ -331,8 +333,8 @@ func (l *Library) fontsAdded() {
 	l.runeFaces.Range(func(k, _ any) bool { l.runeFaces.Delete(k); return true })
 }
 
-// AddFontData registers a font from memory (TTF, OTF, TTC, WOFF or WOFF2 bytes); name identifies it in
-// errors. It behaves like [Library.AddFontFile].
+// AddFontData registers a font from memory (TTF, OTF, TTC, WOFF or WOFF2 bytes); name
+// identifies it in errors. It behaves like [Library.AddFontFile].
 func (l *Library) AddFontData(name string, data []byte) error {
 	if err := l.addData(bytes.Clone(data), name, sourceAdded, false); err != nil {
 		return err
