@@ -21,6 +21,35 @@ var (
 // Bucket of migration 4: workspace id -> reference version (uint64, see ReferenceVersion).
 var bucketReferences = []byte("references")
 
+// Bucket of migration 7: workspace id -> nested bucket: order key (created, asset id) ->
+// asset id, the workspace's uploads newest last (GET /v1/assets). Soft-deleted assets stay
+// listed here and are skipped when read, as the project lists skip them.
+var bucketAssetIndex = []byte("asset_index")
+
+// migrateAssetIndex is migration 7: the workspace asset index, filled from the records an
+// older database holds (deleted ones too, as CreateAsset would have indexed them).
+func migrateAssetIndex(tx *bolt.Tx) error {
+	if _, err := tx.CreateBucketIfNotExists(bucketAssetIndex); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketAssets).ForEach(func(k, v []byte) error {
+		var a model.Asset
+		if err := json.Unmarshal(v, &a); err != nil {
+			return fmt.Errorf("asset %s: %w", keyString(k), err)
+		}
+		return indexAsset(tx, a)
+	})
+}
+
+// indexAsset puts a new asset in its workspace's asset index inside tx.
+func indexAsset(tx *bolt.Tx, a model.Asset) error {
+	idx, err := tx.Bucket(bucketAssetIndex).CreateBucketIfNotExists([]byte(a.WorkspaceID))
+	if err != nil {
+		return err
+	}
+	return idx.Put(orderKey(a.CreatedAt, a.ID), []byte(a.ID))
+}
+
 // migrateAssets is migration 3: the asset records and project bindings.
 func migrateAssets(tx *bolt.Tx) error {
 	for _, b := range [][]byte{bucketAssets, bucketProjectAssets, bucketProjectAsset} {
@@ -98,6 +127,9 @@ func (db *DB) CreateAsset(a model.Asset, projectID string) error {
 			if err := bind(tx, projectID, a.ID, a.CreatedAt); err != nil {
 				return err
 			}
+		}
+		if err := indexAsset(tx, a); err != nil {
+			return err
 		}
 		return tx.Bucket(bucketAssets).Put([]byte(a.ID), val)
 	})
@@ -255,6 +287,20 @@ func (db *DB) ListProjectAssets(workspaceID, projectID string, pageSize int, cur
 		ab := tx.Bucket(bucketAssets)
 		return pageSource{
 			index:   tx.Bucket(bucketProjectAssets).Bucket([]byte(projectID)),
+			records: ab,
+			keep:    func(v []byte) bool { return liveAsset(ab.Get(v), workspaceID) },
+		}, nil
+	}, func(raw []byte, id string) (model.Asset, error) { return decodeAsset(raw, workspaceID, id, false) })
+}
+
+// ListAssets returns a page of a workspace's live assets, newest upload first, and the
+// cursor of the next page ("" on the last page): uploads bound to a project and to none
+// alike. Another workspace's assets are never in its index.
+func (db *DB) ListAssets(workspaceID string, pageSize int, cursor string) ([]model.Asset, string, error) {
+	return page(db, cursor, pageSize, func(tx *bolt.Tx) (pageSource, error) {
+		ab := tx.Bucket(bucketAssets)
+		return pageSource{
+			index:   tx.Bucket(bucketAssetIndex).Bucket([]byte(workspaceID)),
 			records: ab,
 			keep:    func(v []byte) bool { return liveAsset(ab.Get(v), workspaceID) },
 		}, nil
