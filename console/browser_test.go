@@ -341,4 +341,9 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 		sh.take(page + "-phone")
 	}
+	// The deliveries' attempts keep their error column on a phone.
+	open(t, ctx, "#/exports/"+withHook.TaskID+"/webhooks", "Webhook deliveries")
+	poll(t, ctx, "the deliveries on a phone", `document.querySelectorAll("section.delivery").length === 2`, 5*time.Second)
+	reachable(t, ctx, "webhook deliveries at 390 px", "Attempt", "Time", "Status code", "Error")
+	sh.take("webhooks-phone")
 }

@@ -5,7 +5,7 @@
 // on a server without it, by refreshing the list).
 import { call, all, raw, sameOrigin } from "./api.js";
 import { stream } from "./sse.js";
-import { el, facts, errorBox, when, seconds, bytes, announce, liveState, table, queue } from "./ui.js";
+import { el, facts, errorBox, when, seconds, bytes, plural, announce, liveState, table, queue } from "./ui.js";
 
 const ACTIVE = new Set(["PENDING", "PROCESSING", "PAUSED"]);
 const META = "cutroom.exportRequests"; // what this tab asked for: output size and fps by task
@@ -151,7 +151,7 @@ function taskRow(task, { t, titles, heads, signal }) {
     const parts = [facts([
       ["Phase", x.exportPhase || (ACTIVE.has(x.status) ? "waiting" : "—")],
       ["Size", dims || "—"], ["FPS", fps ? String(fps) : "—"],
-      ["Billed", x.billedStandardSeconds ? `${x.billedStandardSeconds} standard seconds` : "—"],
+      ["Billed", x.billedStandardSeconds ? plural(x.billedStandardSeconds, "standard second") : "—"],
       ["File", x.filename || "—"], ["Task", x.taskId],
       ["Webhooks", el("span", { class: "webhooks", text: x.callbackUrl ? "reading…" : "No callback URL: no webhooks." })],
     ])];

@@ -41,6 +41,11 @@ export function bytes(n) {
   return `${i ? n.toFixed(1) : n} ${u[i]}`;
 }
 
+// plural writes a count with its noun: "1 credit", "2 credits".
+export function plural(n, one, many = one + "s") {
+  return `${n} ${Number(n) === 1 ? one : many}`;
+}
+
 export function seconds(s) {
   if (s === null || s === undefined || isNaN(s)) return "—";
   return `${Number(s).toFixed(Number(s) < 10 ? 2 : 1)} s`;

@@ -1,7 +1,7 @@
 // The Usage page: the credits the workspace's exports charged per day (GET /v1/usage), as
 // a table with a bar per day; refunded (failed, canceled) exports count 0.
 import { call } from "./api.js";
-import { el, errorBox, table } from "./ui.js";
+import { el, errorBox, table, plural } from "./ui.js";
 
 const WINDOWS = [7, 30, 92];
 
@@ -23,7 +23,7 @@ export async function usagePage(root, signal) {
     t.body.append(...rows.map((d) => t.row([d.date, d.chargedCredits,
       el("meter", { min: 0, max: most, value: Number(d.chargedCredits), "aria-label": `${d.chargedCredits} credits on ${d.date}` }),
       String(d.exports), String(d.completed)], { "data-date": d.date })));
-    total.textContent = `${r.meta.chargedCredits} credits charged in the last ${r.meta.days} days.`;
+    total.textContent = `${plural(r.meta.chargedCredits, "credit")} charged in the last ${r.meta.days} days.`;
     out.replaceChildren(t.table);
   };
   days.addEventListener("change", draw);
