@@ -280,16 +280,24 @@ func (db *DB) UnbindAsset(workspaceID, projectID, assetID string) error {
 // ListProjectAssets returns a page of the live assets bound to a project, most recently
 // bound first, and the cursor of the next page ("" on the last page).
 func (db *DB) ListProjectAssets(workspaceID, projectID string, pageSize int, cursor string) ([]model.Asset, string, error) {
-	return page(db, cursor, pageSize, func(tx *bolt.Tx) (pageSource, error) {
+	return db.assetPage(workspaceID, pageSize, cursor, func(tx *bolt.Tx) (*bolt.Bucket, error) {
 		if _, err := projectOf(tx, workspaceID, projectID); err != nil {
+			return nil, err
+		}
+		return tx.Bucket(bucketProjectAssets).Bucket([]byte(projectID)), nil
+	})
+}
+
+// assetPage returns a page of the live assets of a workspace that the index bucket index
+// picks (inside the read transaction) lists.
+func (db *DB) assetPage(workspaceID string, pageSize int, cursor string, index func(tx *bolt.Tx) (*bolt.Bucket, error)) ([]model.Asset, string, error) {
+	return page(db, cursor, pageSize, func(tx *bolt.Tx) (pageSource, error) {
+		idx, err := index(tx)
+		if err != nil {
 			return pageSource{}, err
 		}
 		ab := tx.Bucket(bucketAssets)
-		return pageSource{
-			index:   tx.Bucket(bucketProjectAssets).Bucket([]byte(projectID)),
-			records: ab,
-			keep:    func(v []byte) bool { return liveAsset(ab.Get(v), workspaceID) },
-		}, nil
+		return pageSource{index: idx, records: ab, keep: func(v []byte) bool { return liveAsset(ab.Get(v), workspaceID) }}, nil
 	}, func(raw []byte, id string) (model.Asset, error) { return decodeAsset(raw, workspaceID, id, false) })
 }
 
@@ -297,14 +305,9 @@ func (db *DB) ListProjectAssets(workspaceID, projectID string, pageSize int, cur
 // cursor of the next page ("" on the last page): uploads bound to a project and to none
 // alike. Another workspace's assets are never in its index.
 func (db *DB) ListAssets(workspaceID string, pageSize int, cursor string) ([]model.Asset, string, error) {
-	return page(db, cursor, pageSize, func(tx *bolt.Tx) (pageSource, error) {
-		ab := tx.Bucket(bucketAssets)
-		return pageSource{
-			index:   tx.Bucket(bucketAssetIndex).Bucket([]byte(workspaceID)),
-			records: ab,
-			keep:    func(v []byte) bool { return liveAsset(ab.Get(v), workspaceID) },
-		}, nil
-	}, func(raw []byte, id string) (model.Asset, error) { return decodeAsset(raw, workspaceID, id, false) })
+	return db.assetPage(workspaceID, pageSize, cursor, func(tx *bolt.Tx) (*bolt.Bucket, error) {
+		return tx.Bucket(bucketAssetIndex).Bucket([]byte(workspaceID)), nil
+	})
 }
 
 // EachProjectState calls fn with every project state of a workspace. Each state is read in

@@ -3,7 +3,7 @@
 // each task's detail on demand (its facts, error, webhook deliveries, download link and the
 // video, with a poster frame and preload="none"). Kept live by the task events stream (or,
 // on a server without it, by refreshing the list).
-import { call, all, raw, sameOrigin } from "./api.js";
+import { call, all, frame, sameOrigin } from "./api.js";
 import { stream } from "./sse.js";
 import { el, facts, errorBox, when, seconds, bytes, plural, announce, liveState, table, queue } from "./ui.js";
 
@@ -197,8 +197,7 @@ function taskRow(task, { t, titles, heads, signal }) {
     if (poster !== null || !task.projectId) return;
     poster = "";
     try {
-      const res = await raw("GET", `/v1/projects/${task.projectId}/frame?t=0&width=640&format=jpeg`, { signal });
-      poster = URL.createObjectURL(await res.blob());
+      poster = await frame(task.projectId, 0, 640, signal);
       signal.addEventListener("abort", () => URL.revokeObjectURL(poster), { once: true });
       if (video) video.poster = poster;
     } catch { /* the project is gone or busy: no poster */ }

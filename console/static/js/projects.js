@@ -2,7 +2,7 @@
 // from an example state or a state file), and a project's page (metadata, rename, edit the
 // description, delete, a summary of its state, a frame preview with a time slider, an
 // export form).
-import { call, all, raw } from "./api.js";
+import { call, all, frame } from "./api.js";
 import { el, facts, errorBox, when, seconds, bytes, announce, table, queue } from "./ui.js";
 import { remember } from "./exports.js";
 
@@ -18,8 +18,7 @@ function thumbnails(signal) {
       seen.unobserve(e.target);
       const img = e.target;
       run(async () => {
-        const res = await raw("GET", `/v1/projects/${img.dataset.project}/frame?t=0&width=160&format=jpeg`, { signal });
-        const u = URL.createObjectURL(await res.blob());
+        const u = await frame(img.dataset.project, 0, 160, signal);
         urls.push(u);
         img.src = u;
       });
@@ -287,11 +286,10 @@ function previewCard(id, sum, signal) {
     inflight = ctl;
     signal.addEventListener("abort", () => ctl.abort(), { once: true });
     try {
-      const res = await raw("GET", `/v1/projects/${id}/frame?t=${t.toFixed(3)}&width=640&format=jpeg`, { signal: ctl.signal });
-      const blob = await res.blob();
-      if (ctl.signal.aborted) return;
+      const u = await frame(id, t, 640, ctl.signal);
+      if (ctl.signal.aborted) { URL.revokeObjectURL(u); return; }
       if (url) URL.revokeObjectURL(url);
-      url = URL.createObjectURL(blob);
+      url = u;
       img.src = url;
       img.hidden = false;
       img.alt = `Frame preview at ${t.toFixed(2)} seconds`;
