@@ -2,7 +2,7 @@
 // one project's), upload by drag and drop or the file picker to the project chosen here or
 // to none, with a progress bar each, thumbnails and delete.
 import { call, all, upload, sameOrigin } from "./api.js";
-import { el, errorBox, bytes, announce } from "./ui.js";
+import { el, errorBox, bytes, plural, announce } from "./ui.js";
 
 function thumb(a) {
   const src = sameOrigin(a.fileUrl);
@@ -97,7 +97,7 @@ export async function assetsPage(root, signal) {
     cursor = (r.meta && r.meta.nextPageCursor) || "";
     more.hidden = !cursor;
     more.disabled = false;
-    count.textContent = shown ? `${shown} assets shown${cursor ? "; more below" : ""}` : "No assets here yet.";
+    count.textContent = shown ? `${plural(shown, "asset")} shown${cursor ? "; more below" : ""}` : "No assets here yet.";
   };
   const send = async (files) => {
     const pid = target.value;
