@@ -20,6 +20,7 @@ type Assets interface {
 	Asset(ctx context.Context, workspaceID, id string) (model.Asset, error)
 	DeleteAsset(ctx context.Context, workspaceID, id string) error
 	ProjectAssets(ctx context.Context, workspaceID, projectID string, pageSize int, cursor string) ([]model.Asset, string, error)
+	WorkspaceAssets(ctx context.Context, workspaceID string, pageSize int, cursor string) ([]model.Asset, string, error)
 	BindAsset(ctx context.Context, workspaceID, projectID, assetID string) error
 	UnbindAsset(ctx context.Context, workspaceID, projectID, assetID string) error
 	// FileURL returns a fresh signed link to the asset's file.
@@ -138,12 +139,41 @@ func (s *Server) listProjectAssets(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
+	s.assetPage(c, pid)
+}
+
+// listAssets lists the workspace's assets (GET /v1/assets), newest upload first; with
+// ?projectId= only those bound to that project, as GET /v1/projects/{projectId}/assets
+// lists them.
+func (s *Server) listAssets(c *gin.Context) {
+	pid := ""
+	if raw, ok := c.GetQuery("projectId"); ok {
+		id, err := uuid.Parse(raw)
+		if err != nil || len(raw) != 36 {
+			s.fail(c, errInvalidQuery.Field("projectId", "projectId must be a UUID, got %q", truncate(raw, 64)))
+			return
+		}
+		pid = id.String()
+	}
+	s.assetPage(c, pid)
+}
+
+// assetPage answers a page of asset records: a project's (projectID set) or the
+// workspace's.
+func (s *Server) assetPage(c *gin.Context, projectID string) {
 	size, cursor, err := pageParams(c, 80, 100)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	as, next, err := s.deps.Assets.ProjectAssets(c.Request.Context(), principal(c).Workspace.ID, pid, size, cursor)
+	ctx, ws := c.Request.Context(), principal(c).Workspace.ID
+	var as []model.Asset
+	var next string
+	if projectID != "" {
+		as, next, err = s.deps.Assets.ProjectAssets(ctx, ws, projectID, size, cursor)
+	} else {
+		as, next, err = s.deps.Assets.WorkspaceAssets(ctx, ws, size, cursor)
+	}
 	if err != nil {
 		s.fail(c, err)
 		return

@@ -20,6 +20,7 @@ type (
 	allExports struct {
 		server.Exports
 		server.TaskEvents
+		server.UsageReporter
 	}
 	allPreviews struct{ server.Previews }
 	allWebhooks struct{ server.Webhooks }

@@ -283,6 +283,9 @@ func (s *Server) routes() {
 		if _, ok := s.deps.Exports.(TaskEvents); ok {
 			rt.GET("/exports/events", s.exportEvents)
 		}
+		if _, ok := s.deps.Exports.(UsageReporter); ok {
+			rt.GET("/usage", s.getUsage)
+		}
 		rt.GET("/exports/:taskId", s.getExport)
 		rt.DELETE("/exports/:taskId", s.cancelExport)
 		if s.deps.Webhooks != nil {
@@ -298,6 +301,7 @@ func (s *Server) routes() {
 	}
 	if s.deps.Assets != nil {
 		rt.POST("/uploads", s.upload)
+		rt.GET("/assets", s.listAssets)
 		rt.GET("/assets/:assetId", s.getAsset)
 		rt.DELETE("/assets/:assetId", s.deleteAsset)
 		rt.GET("/projects/:projectId/assets", s.listProjectAssets)

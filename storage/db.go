@@ -69,6 +69,7 @@ var migrations = []func(tx *bolt.Tx) error{
 	},
 	migrateIdempotencyData, // 5: idempotency records keep the resource, not the HTTP body (idempotency.go)
 	migrateIllustrations,   // 6: the workspaces' own illustrations (illustrations.go)
+	migrateAssetIndex,      // 7: each workspace's assets in upload order (assets.go)
 }
 
 // Options configure Open.
