@@ -408,7 +408,8 @@ func (p *Pipeline) renderPlan(ctx context.Context, job export.RenderJob, pl plan
 		maker: &frameMaker{comp: comp, fps: pl.fps, w: pl.outW, h: pl.outH}}
 	if !p.cfg.WholeFrames {
 		r.maker.plates = &plateCache{}
-		r.maker.video = yuvVideoOf(media) // full-frame clips copied in I420 (videoplan.go)
+		r.maker.video = yuvVideoOf(media)  // full-frame clips copied in I420 (videoplan.go)
+		r.maker.overlays = &overlayCache{} // items above them drawn in windows (overlays.go)
 	}
 	if audioOpts != nil {
 		r.mix = newMixer(rctx, pl.state, sounds, openSound)
@@ -649,6 +650,9 @@ func (r *run) release(next int64) {
 	keep := mediaKeepSeconds * pl.state.TimebaseTicksPerSecond
 	released := r.comp.TrimMedia(pl.state.FrameTicks(next, int64(pl.fps)), keep) > 0
 	if r.maker.plates != nil && r.maker.plates.trim(next-mediaKeepSeconds*int64(pl.fps)) > 0 {
+		released = true
+	}
+	if r.maker.overlays != nil && r.maker.overlays.trim(next-mediaKeepSeconds*int64(pl.fps)) > 0 {
 		released = true
 	}
 	if released {
