@@ -13,8 +13,9 @@ import (
 // Frames that are one full-frame video clip (or a fade between two: compositor.VideoOnly),
 // with or without opaque clip rectangles above (a picture-in-picture corner:
 // compositor.VideoLayers, videolayers.go) and items above those (captions, a logo:
-// compositor.VideoOverlays, overlays.go, drawn in their windows only), are not drawn whole: the clip's frame, decoded by the video decoder as BT.709 limited-range
-// I420 at the output size (yuvHolder), is copied into the pooled frame, or two are mixed
+// compositor.VideoOverlays, overlays.go, drawn in their windows only), are not drawn
+// whole: the clip's frame, decoded by the video decoder as BT.709 limited-range I420 at
+// the output size (yuvHolder), is copied into the pooled frame, or two are mixed
 // with encode.MixI420 as fades of still plates are. That skips the decoder's RGBA
 // conversion, 5 of every 8 bytes through its pipe, the compositor's drawing and the RGB ->
 // YUV conversion of every such frame (bench/README.md, session 7). Every other frame, and
