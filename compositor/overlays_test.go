@@ -177,3 +177,33 @@ func TestOverlayWindowsMatchRenderFrame(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkOverlayWindow1080p draws the window of a boxed, stroked caption line over a
+// 1080p clip: what render does once per caption line (or every frame, for a window that
+// changes) instead of drawing the frame whole.
+func BenchmarkOverlayWindow1080p(b *testing.B) {
+	c, vo := overlayBench(b)
+	buf := make([]uint8, 2<<20)
+	for b.Loop() {
+		if err := c.RenderOverlayWindows(b.Context(), vo, 0, buf, func(*image.RGBA) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// overlayBench is a 1920x1080 clip (the test clip, 32x18 stretched) under a caption line.
+func overlayBench(b *testing.B) (*Compositor, VideoOverlays) {
+	bl := newBuilder().withVideoAsset().add(0, textItem("cap", "A caption line of some forty letters", sec,
+		"left", an(160), "top", an(880), "width", an(1600), "height", an(80), "fontSize", 48, "strokeWidth", 3,
+		"background", map[string]any{"color": "rgba(0,0,0,0.6)", "horizontalPadding": 16, "borderRadius": 0})).
+		add(1, videoClip("a", 0, 0, 0, 1920, 1080))
+	c, err := New(parseValid(b, bl.jsonSized(1920, 1080)), overlayOptions(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	vo, ok, err := c.VideoOverlays(b.Context(), 0, fps)
+	if err != nil || !ok || len(vo.Windows) != 1 {
+		b.Fatalf("VideoOverlays %v, %v, %d windows", ok, err, len(vo.Windows))
+	}
+	return c, vo
+}
