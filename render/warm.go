@@ -51,6 +51,7 @@ type warmKey struct {
 	outW, outH  int
 	fps         int
 	scale       float64
+	video       bool // the renders' media decode video
 }
 
 // warmEntry is one kept compositor, with the Media it draws through.
@@ -136,12 +137,10 @@ func (w *Warm) Close() {
 // compositorFor returns the compositor of a render of job with media, and done, which the
 // render calls when its stages have stopped with whether it succeeded: a kept compositor
 // of the same job when w has one, else a new one from build; done keeps it in w after a
-// success, else closes it. Without w, or with media that decodes no video (a Warm is for
-// renders on workers, which do), it is build's compositor and done closes it.
+// success, else closes it. Without w it is build's compositor and done closes it.
 func (w *Warm) compositorFor(job export.RenderJob, pl plan, media compositor.Media,
 	build func(compositor.Media) (*compositor.Compositor, error)) (*compositor.Compositor, func(ok bool), error) {
-	mv, video := media.(mediaVideo)
-	if w == nil || !video {
+	if w == nil {
 		comp, err := build(media)
 		if err != nil {
 			return nil, nil, err
@@ -149,17 +148,22 @@ func (w *Warm) compositorFor(job export.RenderJob, pl plan, media compositor.Med
 		return comp, func(bool) { comp.Close() }, nil
 	}
 	key := keyOf(job, pl)
+	_, key.video = media.(compositor.VideoFrames)
 	e := w.take(key)
 	if e == nil {
 		e = &warmEntry{key: key, media: &swapMedia{}}
-		e.media.set(mv)
-		comp, err := build(e.media)
+		e.media.set(media)
+		var m compositor.Media = e.media
+		if key.video {
+			m = swapVideo{e.media} // the compositor draws video items only through VideoFrames
+		}
+		comp, err := build(m)
 		if err != nil {
 			return nil, nil, err
 		}
 		e.comp = comp
 	} else {
-		e.media.set(mv)
+		e.media.set(media)
 	}
 	return e.comp, func(ok bool) {
 		if ok {
@@ -170,30 +174,27 @@ func (w *Warm) compositorFor(job export.RenderJob, pl plan, media compositor.Med
 	}, nil
 }
 
-// mediaVideo is a Media that decodes video.
-type mediaVideo interface {
-	compositor.Media
-	compositor.VideoFrames
-}
-
 // swapMedia is the Media a kept compositor draws through: the media of the render holding
 // it (set), none between renders.
 type swapMedia struct {
 	mu sync.RWMutex
-	m  mediaVideo
+	m  compositor.Media
 }
+
+// swapVideo is a swapMedia whose renders' media decode video.
+type swapVideo struct{ *swapMedia }
 
 // errNoRender is what a kept compositor's media answers between renders (nothing draws
 // then).
 var errNoRender = errors.New("the compositor is not held by a render")
 
-func (s *swapMedia) set(m mediaVideo) {
+func (s *swapMedia) set(m compositor.Media) {
 	s.mu.Lock()
 	s.m = m
 	s.mu.Unlock()
 }
 
-func (s *swapMedia) get() (mediaVideo, error) {
+func (s *swapMedia) get() (compositor.Media, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.m == nil {
@@ -226,10 +227,14 @@ func (s *swapMedia) SVG(ctx context.Context, a *editor.Asset) ([]byte, error) {
 	return m.SVG(ctx, a)
 }
 
-func (s *swapMedia) VideoFrame(ctx context.Context, a *editor.Asset, t time.Duration) (image.Image, error) {
+func (s swapVideo) VideoFrame(ctx context.Context, a *editor.Asset, t time.Duration) (image.Image, error) {
 	m, err := s.get()
 	if err != nil {
 		return nil, err
 	}
-	return m.VideoFrame(ctx, a, t)
+	vf, ok := m.(compositor.VideoFrames)
+	if !ok { // the key holds whether the media decodes video: never
+		return nil, errNoRender
+	}
+	return vf.VideoFrame(ctx, a, t)
 }
