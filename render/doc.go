@@ -81,6 +81,13 @@
 // compositor's warm-up, which costs more than the join saves (bench/README.md, session 7);
 // it is the local form of the cluster's coordinator/worker split.
 //
+// Decision (warm segments, warm.go, issue 29): a worker's segments of one task share its
+// compositor: PipelineConfig.Warm keeps a finished render's compositor, with the pictures,
+// mip levels, sprites and text layers it made, for the next render of the same job (task,
+// state bytes, sizes, rate), which points it at its own media (decoders stay per render);
+// one render holds a kept compositor at a time, and it is closed after WarmIdle unused.
+// The encoder still starts afresh per segment (its IDR frame is what makes the join work).
+//
 // Decision (cuts by cost, split.go, issue 18): segments rendered in parallel finish when the
 // dearest does, and segments of equal length are not of equal work (a crossfade, a picture
 // fading in or a clip playing costs two to three times a frame where little moves). So
