@@ -3,9 +3,7 @@ package render
 import (
 	"image"
 	"image/color"
-	"image/png"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -30,14 +28,7 @@ func writeLogo(t *testing.T, path string, size int) {
 			img.SetNRGBA(x, y, col)
 		}
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := png.Encode(f, img); err != nil {
-		t.Fatal(err)
-	}
+	writePNG(t, path, img)
 }
 
 // captionItem is a boxed, stroked text line at the bottom of a 320x180 frame, one second

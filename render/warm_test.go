@@ -2,8 +2,6 @@ package render
 
 import (
 	"bytes"
-	"image/png"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -24,14 +22,7 @@ func TestWarmKeepsTheCompositorBetweenSegments(t *testing.T) {
 	const w, h = 160, 90
 	ffmpegtest.Make(t, filepath.Join(dir, "a.mp4"), "-f", "lavfi", "-i", "testsrc2=s=160x90:r=30:d=2",
 		"-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p")
-	f, err := os.Create(filepath.Join(dir, "photo.png"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := png.Encode(f, gradient(320, 180, false)); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writePNG(t, filepath.Join(dir, "photo.png"), gradient(320, 180, false))
 	clip := soundItem("a", "video", "a", 0, 2*pipeTBPS, nil)
 	clip["width"], clip["height"] = anim(w), anim(h)
 	photo := box("photo", "image", 0, 2*pipeTBPS, 10, 10, 80, 45)
