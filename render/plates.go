@@ -172,6 +172,9 @@ type frameMaker struct {
 	// copied from them (videoplan.go); videoFrames counts those frames.
 	video       yuvHolder
 	videoFrames atomic.Int64
+	// overlays keeps the converted windows of items above clips (overlays.go); nil: each
+	// is drawn for every frame
+	overlays *overlayCache
 }
 
 // missLimit and missProbe: see frameMaker.misses.
@@ -200,6 +203,9 @@ type drawBuffers struct {
 	band  []uint8
 	full  *image.RGBA
 	fulls int // frame-sized buffers made (for tests)
+	// overlay: the conversion of a window of items above a clip that is not kept
+	// (overlays.go)
+	overlay *encode.Overlay
 }
 
 // bandFor returns the band buffer for frames w pixels wide.
@@ -218,7 +224,7 @@ func (m *frameMaker) make(ctx context.Context, n int64, bufs *drawBuffers, yuv *
 	last := *held
 	*held = heldPlate{}
 	if m.video != nil {
-		if done, err := m.makeVideo(ctx, n, yuv); done || err != nil {
+		if done, err := m.makeVideo(ctx, n, bufs, yuv); done || err != nil {
 			return err
 		}
 	}
