@@ -12,13 +12,14 @@ import (
 	"testing"
 
 	"github.com/cutroom/cutroom/fontpack"
+	"github.com/cutroom/cutroom/internal/fontsourcetest"
 )
 
-var tiktok = testPackage{id: "tiktok-sans", family: "TikTok Sans", version: "5.3.0", weights: []int{300, 400, 500, 700},
-	styles: []string{"normal"}, subsets: []string{"latin", "latin-ext", "cyrillic"}}
+var tiktok = fontsourcetest.Package{ID: "tiktok-sans", Family: "TikTok Sans", Version: "5.3.0", Weights: []int{300, 400, 500, 700},
+	Styles: []string{"normal"}, Subsets: []string{"latin", "latin-ext", "cyrillic"}}
 
-var inter = testPackage{id: "inter", family: "Inter", version: "5.2.5", weights: []int{400, 700},
-	styles: []string{"normal", "italic"}, subsets: []string{"latin", "greek"}}
+var inter = fontsourcetest.Package{ID: "inter", Family: "Inter", Version: "5.2.5", Weights: []int{400, 700},
+	Styles: []string{"normal", "italic"}, Subsets: []string{"latin", "greek"}}
 
 // dirNames lists the names in dir, sorted.
 func dirNames(t *testing.T, dir string) []string {
@@ -39,7 +40,7 @@ func dirNames(t *testing.T, dir string) []string {
 // with its WOFF2 files only, its licence and a manifest whose sizes, hashes, faces and
 // unicode ranges describe the files; nothing else is left in the data dir.
 func TestAddInstallsFamilies(t *testing.T) {
-	reg := newRegistry(t, tiktok, inter)
+	reg := fontsourcetest.NewRegistry(t, tiktok, inter)
 	data := t.TempDir()
 	c := &fontpack.Catalogue{Registry: reg.URL}
 	ms, err := fontpack.Add(context.Background(), c, data, []string{"tiktok  SANS", "Inter", "inter"}, fontpack.Selection{})
@@ -72,8 +73,8 @@ func TestAddInstallsFamilies(t *testing.T) {
 			t.Fatal(err)
 		}
 		sum := sha256.Sum256(b)
-		if hex.EncodeToString(sum[:]) != f.SHA256 || int64(len(b)) != f.Size || f.UnicodeRange != unicodeRanges[f.Subset] ||
-			string(b) != string(fakeWOFF2(f.Subset, f.Weight, f.Style)) {
+		if hex.EncodeToString(sum[:]) != f.SHA256 || int64(len(b)) != f.Size || f.UnicodeRange != fontsourcetest.UnicodeRange(f.Subset) ||
+			string(b) != string(fontsourcetest.FakeWOFF2(f.Subset, f.Weight, f.Style)) {
 			t.Fatalf("file %+v does not describe its content %q", f, b)
 		}
 	}
@@ -98,7 +99,7 @@ func TestAddInstallsFamilies(t *testing.T) {
 // them with, subsets the files of those subsets; an unknown subset is an error naming
 // the ones there are.
 func TestSelectionResolvesAsABrowser(t *testing.T) {
-	reg := newRegistry(t, tiktok, inter)
+	reg := fontsourcetest.NewRegistry(t, tiktok, inter)
 	c := &fontpack.Catalogue{Registry: reg.URL}
 	cases := []struct {
 		fam     string
@@ -143,10 +144,10 @@ func TestSelectionResolvesAsABrowser(t *testing.T) {
 // integrity hash, a package of another family and one without a licence are errors that
 // install nothing.
 func TestAddRefuses(t *testing.T) {
-	noLicense := testPackage{id: "nolicense", family: "Nolicense", weights: []int{400}, styles: []string{"normal"}, subsets: []string{"latin"}, noLicense: true}
-	other := testPackage{id: "roboto", family: "Roboto", metaFamily: "Roboto Flex", weights: []int{400}, styles: []string{"normal"}, subsets: []string{"latin"}}
-	reg := newRegistry(t, tiktok, inter, noLicense, other)
-	reg.integrity["inter"] = "sha512-" + strings.Repeat("A", 86) + "=="
+	noLicense := fontsourcetest.Package{ID: "nolicense", Family: "Nolicense", Weights: []int{400}, Styles: []string{"normal"}, Subsets: []string{"latin"}, NoLicense: true}
+	other := fontsourcetest.Package{ID: "roboto", Family: "Roboto", MetaFamily: "Roboto Flex", Weights: []int{400}, Styles: []string{"normal"}, Subsets: []string{"latin"}}
+	reg := fontsourcetest.NewRegistry(t, tiktok, inter, noLicense, other)
+	reg.Integrity["inter"] = "sha512-" + strings.Repeat("A", 86) + "=="
 	c := &fontpack.Catalogue{Registry: reg.URL}
 	for _, tc := range []struct {
 		fam  string

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/cutroom/cutroom/fontpack"
+	"github.com/cutroom/cutroom/internal/fontsourcetest"
 )
 
 // treeOf maps every file under dir (relative path) to its content.
@@ -41,7 +42,7 @@ func treeOf(t *testing.T, dir string) map[string]string {
 // dir, installs the same files as an add; a pack taken from the data dir installs the same
 // again, with the registry gone (an air-gapped machine).
 func TestPackAndImport(t *testing.T) {
-	reg := newRegistry(t, tiktok, inter)
+	reg := fontsourcetest.NewRegistry(t, tiktok, inter)
 	c := &fontpack.Catalogue{Registry: reg.URL}
 	sel := fontpack.Selection{Weights: []int{400, 700}, Subsets: []string{"latin"}}
 	added := t.TempDir()
