@@ -103,6 +103,13 @@ type faceEntry struct {
 	data    []byte
 	// embedded names the file in embeddedFonts for embedded faces, read on first use.
 	embedded string
+	// root is the entry of LibraryOptions.Dirs the face was found under (sourceDir).
+	root string
+	// ranges is the face's CSS unicode-range (a web font subset); nil covers everything.
+	ranges runeRanges
+	// segment is the face's position among the subsets of one @font-face set (same family,
+	// weight, style and source): a browser tries the faces declared last first.
+	segment int
 
 	once  sync.Once
 	face  *font.Face
@@ -451,6 +458,9 @@ func (l *Library) scanDir(dir string, src source, cache *fontCache) {
 		}
 		return nil
 	})
+	for _, e := range entries {
+		e.root = dir
+	}
 	if len(entries) > 0 {
 		l.register(entries)
 	}
