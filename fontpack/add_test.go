@@ -78,6 +78,15 @@ func TestAddInstallsFamilies(t *testing.T) {
 			t.Fatalf("file %+v does not describe its content %q", f, b)
 		}
 	}
+	var order []string
+	for _, f := range m.Files {
+		if f.Weight == 300 {
+			order = append(order, f.Subset)
+		}
+	}
+	if !slices.Equal(order, tiktok.Subsets) || m.Files[0].Weight != 300 || m.Files[len(m.Files)-1].Weight != 700 {
+		t.Fatalf("files not in the order of the package's @font-face rules: %v", order)
+	}
 	if m.Source.Package != "@fontsource/tiktok-sans" || !strings.HasPrefix(m.Source.Integrity, "sha512-") ||
 		m.Source.License != "OFL-1.1" || m.License.Path != "LICENSE" {
 		t.Fatalf("source %+v licence %+v", m.Source, m.License)

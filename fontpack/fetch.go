@@ -2,6 +2,7 @@ package fontpack
 
 import (
 	"archive/tar"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -123,9 +124,12 @@ type staged struct {
 	lim     Limits
 	meta    pkgMeta
 	unicode map[string]string
-	license string
-	files   map[string]File // the WOFF2 files written, by name
-	fonts   []pkgFile
+	// subsetOrder is unicode.json's keys in their order, the order of the package's
+	// @font-face rules.
+	subsetOrder []string
+	license     string
+	files       map[string]File // the WOFF2 files written, by name
+	fonts       []pkgFile
 }
 
 // entry keeps what the install needs of one tarball entry: the WOFF2 files, the licence,
@@ -143,7 +147,13 @@ func (s *staged) entry(h *tar.Header, body io.Reader) error {
 	case name == "metadata.json":
 		return decodeBounded(body, &s.meta)
 	case name == "unicode.json":
-		return decodeBounded(body, &s.unicode)
+		var raw json.RawMessage
+		if err := decodeBounded(body, &raw); err != nil {
+			return err
+		}
+		var err error
+		s.subsetOrder, s.unicode, err = orderedObject(raw)
+		return err
 	case slices.Contains(licenseNames, name) && (s.license == "" || slices.Index(licenseNames, name) < slices.Index(licenseNames, s.license)):
 		if s.license != "" {
 			delete(s.files, s.license)
@@ -203,7 +213,18 @@ func (s *staged) manifest(family string, sel Selection) (Manifest, error) {
 		m.Files = append(m.Files, FontFile{File: s.files[f.name], Weight: f.weight, Style: f.style, Subset: f.subset,
 			UnicodeRange: s.unicodeRange(f.subset)})
 	}
-	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
+	// in the order of the package's @font-face rules: by style and weight, then subsets as
+	// unicode.json lists them (a browser tries the rules of one face declared last first)
+	sort.SliceStable(m.Files, func(i, j int) bool {
+		a, b := m.Files[i], m.Files[j]
+		if a.Style != b.Style {
+			return a.Style < b.Style
+		}
+		if a.Weight != b.Weight {
+			return a.Weight < b.Weight
+		}
+		return s.subsetIndex(a.Subset) < s.subsetIndex(b.Subset)
+	})
 	return m, nil
 }
 
@@ -247,6 +268,42 @@ func (s *staged) unicodeRange(subset string) string {
 		return r
 	}
 	return s.unicode["["+subset+"]"]
+}
+
+// subsetIndex is a subset's position in unicode.json (after every listed one when absent).
+func (s *staged) subsetIndex(subset string) int {
+	for i, k := range s.subsetOrder {
+		if k == subset || k == "["+subset+"]" {
+			return i
+		}
+	}
+	return len(s.subsetOrder)
+}
+
+// orderedObject reads a JSON object of strings keeping its keys' order.
+func orderedObject(b []byte) ([]string, map[string]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, nil, fmt.Errorf("unicode.json is not a JSON object")
+	}
+	m := map[string]string{}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		k, _ := t.(string)
+		var v string
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, fmt.Errorf("unicode.json: %s: %w", k, err)
+		}
+		if _, dup := m[k]; !dup {
+			keys = append(keys, k)
+		}
+		m[k] = v
+	}
+	return keys, m, nil
 }
 
 // decodeBounded decodes a JSON document of at most maxMetaBytes.

@@ -32,7 +32,10 @@ type Manifest struct {
 	Version string `json:"version"`
 	Source  Source `json:"source"`
 	License File   `json:"license"`
-	// Files are the font files, sorted by path.
+	// Files are the font files in the order of the package's @font-face rules: by style,
+	// then weight, then subset as the package's unicode.json lists them. A browser's
+	// unicode-range selection tries the rules of one face declared last first, so the
+	// order is part of how the family draws.
 	Files []FontFile `json:"files"`
 }
 

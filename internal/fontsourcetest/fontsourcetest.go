@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -77,12 +78,12 @@ func (p Package) Tarball(t testing.TB) []byte {
 	meta, _ := json.Marshal(map[string]any{"id": p.ID, "family": fam, "subsets": p.Subsets, "weights": p.Weights,
 		"styles": p.Styles, "license": map[string]string{"type": "OFL-1.1"}})
 	add("metadata.json", meta)
-	uni := map[string]string{}
+	// unicode.json lists the subsets in the package's order (fontsource's CSS order)
+	var uni []string
 	for _, s := range p.Subsets {
-		uni[s] = UnicodeRange(s)
+		uni = append(uni, strconv.Quote(s)+":"+strconv.Quote(UnicodeRange(s)))
 	}
-	ub, _ := json.Marshal(uni)
-	add("unicode.json", ub)
+	add("unicode.json", []byte("{"+strings.Join(uni, ",")+"}"))
 	add("index.css", []byte("@font-face{}"))
 	add("package.json", []byte(`{"name":"@fontsource/`+p.ID+`"}`))
 	if !p.NoLicense {
