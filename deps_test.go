@@ -153,7 +153,7 @@ func TestImportDirections(t *testing.T) {
 		// cmd/cutroom: the cutroom command (package main): cobra commands, flags (defaults
 		// from the packages' Default constants), output and exit codes; it runs everything
 		// through app, and `cutroom export` renders with render's pipeline directly.
-		"cmd/cutroom": {"app", "assets", "cluster", "compositor", "diskspace", "editor", "encode", "export", "fontpack", "illustrations", "media", "model", "render",
+		"cmd/cutroom": {"app", "assets", "cluster", "compositor", "compositor/text", "diskspace", "editor", "encode", "export", "fontpack", "illustrations", "media", "model", "render",
 			"server", "storage", "webhook"},
 	}
 	for pkg, targets := range testSupport {

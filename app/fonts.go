@@ -26,6 +26,10 @@ func newTextLibrary(dataDir string, extra []string, system bool, log *slog.Logge
 	}
 	if log != nil {
 		log.Debug("font library", "families", len(lib.Families()), "dirs", dirs, "system", system)
+		if missing := text.WebFontsMissing(); len(missing) > 0 {
+			log.Warn("this binary was built without its web fonts (scripts/fonts.sh): text in them is drawn with Noto Sans",
+				"missing", missing)
+		}
 	}
 	return lib, nil
 }

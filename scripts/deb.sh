@@ -17,6 +17,7 @@ NFPM=github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
 out=build/deb
 rm -rf "$out"
 mkdir -p "$out"
+./scripts/fonts.sh
 "$GO" build -tags "$GOTAGS" -o "$out/cutroom" ./cmd/cutroom
 
 version=${DEB_VERSION:-}

@@ -3,7 +3,8 @@
 # Safe to run repeatedly: it does nothing when everything is present.
 #   build:   gcc, pkg-config, libx264-dev (H.264), libvpx-dev (VP8/VP9), libopus-dev (Opus),
 #            librlottie-dev (Lottie animations; its runtime library librlottie0-1 comes with it),
-#            libjpeg62-turbo-dev (frame previews compressed by libjpeg-turbo; runtime libjpeg62-turbo)
+#            libjpeg62-turbo-dev (frame previews compressed by libjpeg-turbo; runtime libjpeg62-turbo),
+#            npm (scripts/fonts.sh fetches the embedded web fonts' packages)
 #   runtime: ffmpeg (optional at run time: decoding video and compressed audio inputs)
 #   tests:   ffmpeg/ffprobe (reference decoder), chromium (browser reference renders),
 #            time (/usr/bin/time for bench/compare.sh), the package check's tools, and
@@ -14,11 +15,11 @@
 set -euo pipefail
 
 want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev libvo-aacenc-dev librlottie-dev libjpeg62-turbo-dev ffmpeg)
+# npm from Debian unless one is already there (NodeSource's nodejs bundles its own)
+command -v npm >/dev/null 2>&1 || want+=(npm)
 case "${1:-}" in
 --test)
   want+=(chromium fonts-noto-core time dpkg-dev adduser systemd)
-  # npm from Debian unless one is already there (NodeSource's nodejs bundles its own)
-  command -v npm >/dev/null 2>&1 || want+=(npm)
   ;;
 --deb) want+=(dpkg-dev adduser systemd) ;;
 esac

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cutroom/cutroom/compositor/text"
 )
 
 // newVersionCmd is `cutroom version`; `cutroom --version` prints the same.
@@ -22,10 +24,21 @@ func newVersionCmd() *cobra.Command {
 	}
 }
 
-// versionText describes this binary from its build information.
+// versionText describes this binary from its build information and the web fonts it
+// embeds.
 func versionText() string {
 	bi, _ := debug.ReadBuildInfo()
-	return describeBuild(bi)
+	return describeBuild(bi) + webFontsLine(text.WebFontsEmbedded(), text.WebFontsMissing())
+}
+
+// webFontsLine says which web fonts the binary embeds, and which it lacks: a build without
+// scripts/fonts.sh (a plain go build) has none, and draws text in them with the fallback.
+func webFontsLine(embedded, missing []string) string {
+	if len(missing) == 0 {
+		return fmt.Sprintf("%-9s %s\n", "webfonts:", strings.Join(embedded, ", "))
+	}
+	return fmt.Sprintf("%-9s MISSING %s (built without scripts/fonts.sh; text in them is drawn with Noto Sans)\n",
+		"webfonts:", strings.Join(missing, ", "))
 }
 
 // describeBuild formats build information: the module version (a tag, a pseudo-version,

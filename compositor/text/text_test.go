@@ -583,7 +583,7 @@ func TestEmbeddedFontsParse(t *testing.T) {
 			t.Errorf("%s: %v", e.path, err)
 		}
 	}
-	if n != 20 {
-		t.Errorf("%d embedded faces, want 20", n)
+	if want := len(embeddedFaces) + len(embeddedWebFaces()); n != want {
+		t.Errorf("%d embedded faces, want %d", n, want)
 	}
 }
