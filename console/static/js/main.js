@@ -6,6 +6,7 @@ import { exportsPage } from "./exports.js";
 import { projectsPage, projectPage } from "./projects.js";
 import { assetsPage } from "./assets.js";
 import { webhooksPage } from "./webhooks.js";
+import { fontsPage } from "./fonts.js";
 
 // A #key=... fragment signs in directly; it leaves the address bar (and history) at once.
 function takeFragmentKey() {
@@ -80,6 +81,7 @@ const routes = [
   [/^#\/projects$/, (m, s) => projectsPage(page, s)],
   [/^#\/projects\/([0-9a-f-]{36})$/, (m, s) => projectPage(page, s, m[1])],
   [/^#\/assets$/, (m, s) => assetsPage(page, s)],
+  [/^#\/fonts$/, (m, s) => fontsPage(page, s)],
 ];
 
 function route() {
