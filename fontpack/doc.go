@@ -27,6 +27,13 @@
 // subset, unicode-range, size and SHA-256). Verify checks a directory against its manifest
 // and that it holds nothing else.
 //
+// The manifest is also what the server's font library (compositor/text) reads of an
+// installed family: it describes each listed file as its @font-face rule does (the
+// manifest's family, the file's weight, style and unicode-range, the rules' order), as a
+// browser loading the package's CSS sees them; a static web font file's own name table may
+// name another family ("TikTok Sans Light"). So the manifest's fields are a contract
+// between the two packages.
+//
 // Selection. All weights, styles and subsets by default. Selection narrows it as a
 // browser resolves font-weight and font-style against the faces a family has (CSS Fonts 4
 // font matching: style first, italic falling back to oblique then normal; then the weight
