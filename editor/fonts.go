@@ -104,12 +104,12 @@ func FontIssues(s *State, has func(family string) bool) []Issue {
 		if provided {
 			continue
 		}
-		what := "font family " + names[0] + " is"
+		what := "the font family " + names[0]
 		if len(names) > 1 {
-			what = "none of the font families " + strings.Join(names, ", ") + " is"
+			what = "any of the font families " + strings.Join(names, ", ")
 		}
 		out = append(out, Issue{Code: CodeFontMissing, Path: u.Path,
-			Message: what + " provided by a font of this server: the text would be drawn with the fallback font (install the family with `cutroom fonts add`, upload its font file, or name an available family; GET /v1/fonts lists them)"})
+			Message: "no font of this server provides " + what + ": the text would be drawn with the fallback font (install the family with `cutroom fonts add`, upload its font file, or name an available family; GET /v1/fonts lists them)"})
 	}
 	sortIssues(&out)
 	return out

@@ -6,8 +6,49 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/export"
+	"github.com/cutroom/cutroom/server"
 )
+
+// libraryFamilies lists lib's families for GET /v1/fonts as the App does (its faces of
+// directories all as the data dir's).
+func libraryFamilies(lib *text.Library) func() []server.FontFamily {
+	return func() []server.FontFamily {
+		var out []server.FontFamily
+		for _, fi := range lib.FamilyInfos() {
+			f := server.FontFamily{Family: fi.Family, Weights: fi.Weights(), Styles: fi.Styles()}
+			for _, src := range fi.Sources() {
+				name := string(src)
+				if src == text.SourceDir {
+					name = server.FontSourceDataDir
+				}
+				f.Sources = append(f.Sources, name)
+			}
+			f.Source = f.Sources[0]
+			out = append(out, f)
+		}
+		return out
+	}
+}
+
+// TestFontsRouteAnswers: GET /v1/fonts answers the library's families in the shape
+// openapi.json describes (the harness checks every answer against it), for any valid key
+// (runtime access not needed), and 401 without one.
+func TestFontsRouteAnswers(t *testing.T) {
+	e := newEnv(t)
+	r := e.do("GET", "/v1/fonts", e.keyOff, nil)
+	if r.Status != 200 {
+		t.Fatalf("GET /v1/fonts: %d %s", r.Status, r.Body)
+	}
+	var body struct {
+		Data []server.FontFamily `json:"data"`
+	}
+	if err := json.Unmarshal(r.Body, &body); err != nil || len(body.Data) != len(e.fonts.Families()) {
+		t.Fatalf("families: %v %s", err, r.Body)
+	}
+	e.do("GET", "/v1/fonts", "", nil).Problem(401, "OPEN_API_KEY_INVALID")
+}
 
 // textState is solidState with a text item "x1" naming fontFamily family, in a second track.
 func textState(t *testing.T, family string) string {
