@@ -67,10 +67,7 @@ func newFontsAddCmd(g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for _, m := range ms {
-				fmt.Fprintf(cmd.OutOrStdout(), "installed %s\n", describeFamily(&m))
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "into %s; restart the server to use them\n", fontpack.FontsDir(g.dataDir))
+			printInstalled(cmd.OutOrStdout(), ms, g.dataDir)
 			return nil
 		},
 	}
@@ -130,10 +127,7 @@ installs nothing.`,
 			if err != nil {
 				return err
 			}
-			for _, m := range ms {
-				fmt.Fprintf(cmd.OutOrStdout(), "installed %s\n", describeFamily(&m))
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "into %s; restart the server to use them\n", fontpack.FontsDir(g.dataDir))
+			printInstalled(cmd.OutOrStdout(), ms, g.dataDir)
 			return nil
 		},
 	}
@@ -173,6 +167,14 @@ func newFontsListCmd(g *globalFlags) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the manifests as JSON")
 	cmd.Flags().BoolVar(&verify, "verify", false, "check every file against its manifest (size, SHA-256)")
 	return cmd
+}
+
+// printInstalled says what an add or import installed, and where.
+func printInstalled(w io.Writer, ms []fontpack.Manifest, dataDir string) {
+	for _, m := range ms {
+		fmt.Fprintf(w, "installed %s\n", describeFamily(&m))
+	}
+	fmt.Fprintf(w, "into %s; restart the server to use them\n", fontpack.FontsDir(dataDir))
 }
 
 // printFamilies writes the installed families as a table.

@@ -81,3 +81,37 @@ func TestFontsCommands(t *testing.T) {
 		t.Fatalf("a refused import left %v", ents)
 	}
 }
+
+// TestMissingFontsReported: `cutroom export` says on stderr which fontFamily no font
+// provides (and still renders, with the fallback); `serve --missing-fonts` takes warn or
+// refuse only, refused before the data dir is touched.
+func TestMissingFontsReported(t *testing.T) {
+	dir := t.TempDir()
+	for family, warn := range map[string]bool{"Nowhere Grotesk": true, "Nowhere Grotesk, monospace": false, "noto serif": false} {
+		item := strings.Replace(textItem, `"DejaVu Sans"`, strconvQuote(family), 1)
+		state := `{"compositionWidth":320,"compositionHeight":180,"timebaseTicksPerSecond":240000,"tracks":[{"id":"t2","items":["x"],"hidden":false,"muted":false}],"assets":{},"items":{` +
+			item + `},"transitions":{},"globalBackground":{"type":"color","color":"#000000","gradient":null},"deletedAssets":[]}`
+		path := filepath.Join(dir, "state.json")
+		if err := os.WriteFile(path, []byte(state), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(binPath, "export", path, "--frame", "0", "-o", filepath.Join(dir, "f.png"), "--system-fonts=false").CombinedOutput()
+		if err != nil {
+			t.Fatalf("%q: export: %v\n%s", family, err, out)
+		}
+		got := strings.Contains(string(out), "warning: EXPORT_FONT_MISSING at /items/x/fontFamily: no font of this server provides the font family \"Nowhere Grotesk\"")
+		if got != warn {
+			t.Errorf("%q: warned %v, want %v:\n%s", family, got, warn, out)
+		}
+	}
+	data := filepath.Join(dir, "data")
+	out, err := exec.Command(binPath, "serve", "--data-dir", data, "--addr", "127.0.0.1:0", "--missing-fonts", "ignore").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `--missing-fonts: "ignore": want warn or refuse`) {
+		t.Fatalf("serve --missing-fonts ignore: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(data); !os.IsNotExist(err) {
+		t.Fatalf("the refused flag touched the data dir: %v", err)
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
