@@ -25,15 +25,16 @@ var genericFamilies = []string{"serif", "sans-serif", "monospace", "cursive", "f
 	"ui-sans-serif", "ui-monospace", "ui-rounded", "emoji", "math", "fangsong"}
 
 // ParseFontFamilies splits a CSS font-family value into its names, as a browser reads it:
-// comma-separated entries, each a quoted string (kept as written, never generic) or
-// identifiers separated by white space (joined by one space; a generic family name when it
-// is one, compared without case). Empty entries are dropped.
+// comma-separated entries, each a quoted string (never generic) or identifiers separated by
+// white space (a generic family name when it is one, compared without case); runs of white
+// space in a name are one space, as the font library compares names. Empty entries are
+// dropped.
 func ParseFontFamilies(value string) []FontFamily {
 	var out []FontFamily
 	for _, part := range strings.Split(value, ",") {
 		p := strings.TrimSpace(part)
 		if len(p) >= 2 && (p[0] == '"' || p[0] == '\'') && p[len(p)-1] == p[0] {
-			if name := strings.TrimSpace(p[1 : len(p)-1]); name != "" {
+			if name := strings.Join(strings.Fields(p[1:len(p)-1]), " "); name != "" {
 				out = append(out, FontFamily{Name: name})
 			}
 			continue
