@@ -2,14 +2,14 @@
 #   docker run -d -p 8787:8787 -v cutroom-data:/data -e CUTROOM_PUBLIC_URL=http://localhost:8787 cutroom
 # The build stage builds the Debian package (`make deb`: scripts/deb.sh) and the runtime
 # stage installs it, so the image gets the binary and exactly the runtime libraries the
-# package depends on (librlottie0-1 for Lottie among them, from dpkg-shlibdeps). Not built by CI (see README, "Installing").
+# package depends on (librlottie0-1 for Lottie among them, from dpkg-shlibdeps). Not built by CI (see docs/operations.md, "Installing").
 
 ARG GO_VERSION=1.26
 
 FROM golang:${GO_VERSION}-trixie AS build
 RUN apt-get update \
 	&& apt-get install -y --no-install-recommends pkg-config libx264-dev libvpx-dev libopus-dev \
-		libvo-aacenc-dev librlottie-dev libjpeg62-turbo-dev dpkg-dev \
+		libvo-aacenc-dev librlottie-dev libjpeg62-turbo-dev dpkg-dev npm \
 	&& rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY go.mod go.sum ./

@@ -25,6 +25,9 @@ func TestImportDirections(t *testing.T) {
 		// the TestMain (private network namespace, private font cache) of app's and
 		// console's tests.
 		"internal/apptest": {"app", "internal/netnstest", "storage"},
+		// internal/browsertest: headless Chromium (chromedp) for the browser tests of console
+		// and app.
+		"internal/browsertest": {"internal/imagetest"},
 		// internal/dirtest: the names and files in a directory, for the tests of what a write
 		// leaves behind (render's, export's, storage's and the command's).
 		"internal/dirtest": {},

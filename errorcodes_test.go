@@ -16,28 +16,19 @@ import (
 // TestErrorCodesDocumented finds every API error code in the source (each is made by
 // apierr.Define with its kind, next to the rule that raises it) and checks that the name is
 // a string literal, that no name is defined with two kinds, and that every name appears in
-// one of the README's tables. A code the server can send therefore always has a kind and is
+// a table of the user docs (README.md and docs/*.md). A code the server can send therefore always has a kind and is
 // always documented.
 func TestErrorCodesDocumented(t *testing.T) {
 	fset := token.NewFileSet()
 	kinds := map[string]string{} // code name -> kind
 	where := map[string]string{} // code name -> first position
-	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "bench") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
+	for _, path := range repoFiles(t, ".go", "testdata", "bench") {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
 		}
 		f, err := parser.ParseFile(fset, path, nil, 0)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
@@ -64,30 +55,18 @@ func TestErrorCodesDocumented(t *testing.T) {
 			}
 			return true
 		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if len(kinds) == 0 {
 		t.Fatal("no apierr.Define in the source")
 	}
-	// The tables are in the README and in docs/*.md.
-	docs, _ := filepath.Glob(filepath.Join("docs", "*.md"))
-	var readme []byte
-	for _, name := range append([]string{"README.md"}, docs...) {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		readme = append(append(readme, b...), '\n')
-	}
 	documented := map[string]bool{}
 	code := regexp.MustCompile("`([A-Z][A-Z0-9_]+)`")
-	for _, line := range strings.Split(string(readme), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "|") {
-			for _, m := range code.FindAllStringSubmatch(line, -1) {
-				documented[m[1]] = true
+	for _, doc := range userDocs(t) {
+		for _, line := range strings.Split(doc, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "|") {
+				for _, m := range code.FindAllStringSubmatch(line, -1) {
+					documented[m[1]] = true
+				}
 			}
 		}
 	}
@@ -98,8 +77,9 @@ func TestErrorCodesDocumented(t *testing.T) {
 	}
 	described := describedCodes(t)
 	for name := range kinds {
-		// The router's own refusals answer paths and methods the description has not.
-		if !described[name] && name != "ROUTE_NOT_FOUND" && name != "METHOD_NOT_ALLOWED" {
+		// The router's own refusals answer paths and methods the description has not, and
+		// CORS preflights (OPTIONS) are the browser's, not operations of the API.
+		if !described[name] && name != "ROUTE_NOT_FOUND" && name != "METHOD_NOT_ALLOWED" && name != "CORS_ORIGIN_NOT_ALLOWED" {
 			t.Errorf("%s (%s, %s) is answered by no operation of server/openapi.json", name, kinds[name], where[name])
 		}
 	}

@@ -56,7 +56,7 @@ func (c Code) String() string { return c.name }
 // Define returns the API code name of the given kind. Call it once per code, next to the
 // rule that raises it, with the name as a string literal: the repository's code-table test
 // finds every Define in the source, refuses a name defined with two kinds, and checks that
-// each name appears in the README's tables. Names are upper snake case.
+// each name appears in a table of README.md or docs/*.md. Names are upper snake case.
 func Define(kind Kind, name string) Code {
 	if name == "" || kind == Internal && name != "INTERNAL_ERROR" || kind < 0 || int(kind) >= len(kindNames) {
 		panic("apierr: a code needs a name and a kind other than Internal: " + name)

@@ -7,7 +7,7 @@
 //     values: var ErrProjectNotFound = apierr.Define(apierr.NotFound, "PROJECT_NOT_FOUND").
 //     A code therefore cannot exist without a kind. The repository's code-table test
 //     (errorcodes_test.go at the root) finds every Define in the source and checks that no
-//     name has two kinds (a code means one thing) and that each appears in the README's
+//     name has two kinds (a code means one thing) and that each appears in the docs'
 //     tables; there is no registry at run time.
 //   - Any error that is not an *Error (or wraps none) is internal: the server logs it and
 //     answers 500 without its text. Packages that never reach HTTP (encode, compositor,

@@ -64,7 +64,7 @@
 //   - Why not per-worker identities: with one shared token NATS cannot tell workers apart;
 //     any token holder may read the stream, subscribe to any subject (another worker's
 //     inbox included) and take jobs, so it can read a job's secret and sign for it. The
-//     secret closes blind writes and replays; the README states that every token holder is
+//     secret closes blind writes and replays; docs/cluster.md ("Trust") states that every token holder is
 //     a trusted worker (it reads every workspace's jobs and files and can sign the results
 //     of jobs it reads). Keeping workers apart would need a NATS user per worker with
 //     subject permissions and inbox prefixes of its own, configured on an existing NATS

@@ -207,7 +207,7 @@ func TestFeaturesListLottie(t *testing.T) {
 
 // BenchmarkLottieItem1080p draws 1920x1080 frames of a state with one full-frame lottie
 // item (the precomp corpus file, stretched), a different Lottie frame each time; frames/s
-// is reported (bench/README.md, session 7).
+// is reported (bench/log/2026.md, session 7).
 func BenchmarkLottieItem1080p(b *testing.B) {
 	doc := lottieDoc(b, "precomp")
 	bl := newBuilder()

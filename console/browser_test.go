@@ -21,27 +21,17 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/cutroom/cutroom/internal/browsertest"
 	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 var screenshotTo = flag.String("console.screenshot", "",
-	"write the Exports page's screenshot from TestConsoleInBrowser to this file (make the README's docs/console.png with -console.screenshot=../docs/console.png)")
+	"write the Exports page's screenshot from TestConsoleInBrowser to this file (make docs/console.md's picture with -console.screenshot=../docs/console.png)")
 
 // browser starts headless Chromium; its context ends with the test.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	bin := chromium(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
-		chromedp.WindowSize(1280, 900), chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
-		chromedp.Flag("disable-gpu", true)) // chromedp makes (and removes) a profile dir of its own
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(alloc)
-	ctx, cancelTime := context.WithTimeout(ctx, time.Minute)
-	t.Cleanup(func() { cancelTime(); cancel(); cancelAlloc() })
-	if err := chromedp.Run(ctx); err != nil {
-		t.Fatalf("starting %s: %v", bin, err)
-	}
-	return ctx
+	return browsertest.Start(t, time.Minute, chromedp.WindowSize(1280, 900), chromedp.Flag("autoplay-policy", "no-user-gesture-required"))
 }
 
 // run runs browser actions, failing the test with what it was doing.

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"testing"
 
 	"github.com/cutroom/cutroom/app"
@@ -53,22 +51,6 @@ func (s *served) api(t *testing.T, method, path string, body any, out any) int {
 		}
 	}
 	return res.StatusCode
-}
-
-// chromium finds the browser; without one the test skips, except in CI (CI=true), where
-// it fails.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, n := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
-		if p, err := exec.LookPath(n); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium is not installed, and CI=true: scripts/install-deps.sh --test installs it")
-	}
-	t.Skip("chromium is not installed (apt-get install -y chromium, or scripts/install-deps.sh --test): the console's browser test is skipped")
-	return ""
 }
 
 // twoColours is a 320x180 state of 2 s: red for the first second, blue for the next.

@@ -13,7 +13,7 @@ import (
 
 // BenchmarkRender1080p renders frames of each corpus file at 1920 x 1080 (stretched), one
 // frame per iteration, cycling through the animation; frames/s is reported. Results:
-// bench/README.md, "Results, session 7: Lottie (issue 19)".
+// bench/log/2026.md, "Results, session 7: Lottie (issue 19)".
 func BenchmarkRender1080p(b *testing.B) {
 	paths, _ := filepath.Glob("testdata/corpus/*.json")
 	for _, p := range paths {

@@ -13,7 +13,7 @@
 // client, so they return sentinel errors (compositor.ErrMedia, encode.ErrIO, ...) without
 // codes, as x/image and bbolt do. render is the boundary where a failure gets its stable
 // code: failure.go maps each sentinel kind to a task code (COMPOSITOR_MEDIA_FAILED,
-// ENCODE_IO, ...; the table is in README's task errors) where the error enters the
+// ENCODE_IO, ...; the table is in docs/api.md, "Task error codes") where the error enters the
 // pipeline, before the pipeline adds its own context ("frame 12: ..."), and returns an
 // *export.RenderFailure; an inconsistent job is EXPORT_RENDER_INVALID, a stuck frame
 // export's EXPORT_FRAME_TIMEOUT, and a stored task that breaks a create rule gets that

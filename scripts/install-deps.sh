@@ -7,7 +7,9 @@
 #            npm (scripts/fonts.sh fetches the embedded web fonts' packages)
 #   runtime: ffmpeg (optional at run time: decoding video and compressed audio inputs)
 #   tests:   ffmpeg/ffprobe (reference decoder), chromium (browser reference renders),
-#            time (/usr/bin/time for bench/compare.sh), the package check's tools, and
+#            unicode-data (the UAX #9 conformance files BidiCharacterTest.txt and BidiTest.txt
+#            for compositor/text's bidi tests), time (/usr/bin/time for bench/compare.sh),
+#            the package check's tools, and
 #            npm with lottie-web (the Lottie reference renderer, installed in node_modules/
 #            of the repository: package lottie's test finds it there)
 #   --deb:   dpkg-dev (dpkg-shlibdeps: the package's library dependencies), adduser (the
@@ -19,7 +21,7 @@ want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev libvo-aacenc-dev librlot
 command -v npm >/dev/null 2>&1 || want+=(npm)
 case "${1:-}" in
 --test)
-  want+=(chromium fonts-noto-core time dpkg-dev adduser systemd)
+  want+=(chromium fonts-noto-core unicode-data time dpkg-dev adduser systemd)
   ;;
 --deb) want+=(dpkg-dev adduser systemd) ;;
 esac

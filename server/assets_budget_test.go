@@ -96,7 +96,7 @@ func truncatedPNG(t *testing.T, headerOnly bool) []byte {
 
 // TestUploadTruncatedImages: a raster image whose header is sound but whose pixel data is
 // cut short or corrupt was stored (201) and failed at its first export; it is decoded in
-// full at upload and refused with 422 ASSET_INVALID, as the README promises.
+// full at upload and refused with 422 ASSET_INVALID, as docs/api.md promises.
 func TestUploadTruncatedImages(t *testing.T) {
 	e := newEnv(t)
 	var jb bytes.Buffer

@@ -95,4 +95,8 @@ var (
 	errRouteNotFound    = apierr.Define(apierr.NotFound, "ROUTE_NOT_FOUND")
 	errMethodNotAllowed = apierr.Define(apierr.MethodNotAllowed, "METHOD_NOT_ALLOWED")
 	errHostNotAllowed   = apierr.Define(apierr.Forbidden, "HOST_NOT_ALLOWED")
+
+	// errCORSOrigin refuses a preflight (for a route and method the API has) from an origin
+	// that Config.CORSOrigins does not list (cors).
+	errCORSOrigin = apierr.Define(apierr.Forbidden, "CORS_ORIGIN_NOT_ALLOWED")
 )

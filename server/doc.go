@@ -62,6 +62,21 @@
 //     drawing's time limit is the renderer's (render.PipelineConfig.MaxPreviewSeconds); its
 //     failure is 422 FRAME_RENDER_TIMEOUT. The query's t is a plain decimal (plainDecimal):
 //     strconv.ParseFloat alone reads hex, underscores and exponents.
+//   - CORS (cors.go) is off unless Config.CORSOrigins (--cors-origins) lists exact origins
+//     or "*": then every answer on the API's paths gets Vary: Origin, and an allowed
+//     origin's gets Access-Control-Allow-Origin and the exposed headers, refusals included.
+//     A preflight is answered 204 only for a route and method the API serves: a second gin
+//     engine holds the router's own routes (each answering its template), so a preflight
+//     matches exactly as the request it announces will, every new route has one, and any
+//     other preflight goes on to the router's 404/405 as without CORS. A foreign origin's
+//     preflight is 403 CORS_ORIGIN_NOT_ALLOWED (the network panel says why); its other
+//     requests are served without Access-Control-Allow-Origin, so the browser hides them.
+//     /admin/, /metrics and the console's pages never answer CORS. No
+//     Access-Control-Allow-Credentials ever: the API authenticates by a header the page
+//     sets, not cookies, so "*" is allowed. cors runs before checkHost so an allowed page
+//     can read HOST_NOT_ALLOWED; a preflight on a foreign Host is refused by checkHost. A
+//     preflight is logged and counted under the route it asked about. Signed file links
+//     answer Access-Control-Allow-Origin: * as before, whatever the list.
 //   - A client that went away (its request's context ended) and whose request failed with an
 //     internal error for that reason is logged at info as "client closed request" and
 //     answered 499 (the status nginx logs for it), never as an internal error or a 500.

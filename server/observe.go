@@ -72,7 +72,7 @@ func (s *Server) observe(c *gin.Context) {
 	c.Header(RequestIDHeader, id)
 	defer func() { // also when a handler's panic (http.ErrAbortHandler) goes on up
 		d := time.Since(start)
-		route := routeTemplate(c.FullPath())
+		route := routeTemplate(matchedRoute(c))
 		status := c.Writer.Status()
 		if s.deps.Metrics != nil {
 			s.deps.Metrics.ObserveRequest(c.Request.Method, route, status, d)
@@ -93,6 +93,15 @@ func (s *Server) observe(c *gin.Context) {
 			slog.String("workspace", principal(c).Workspace.ID), slog.String("requestId", id))
 	}()
 	c.Next()
+}
+
+// matchedRoute is the template of the request's route, or for a CORS preflight the one of
+// the route it asked about; "" when none matched.
+func matchedRoute(c *gin.Context) string {
+	if r := c.FullPath(); r != "" {
+		return r
+	}
+	return c.GetString(preflightRouteKey)
 }
 
 // quietRoute reports the routes that monitoring polls: their successful requests are

@@ -68,6 +68,10 @@ type Config struct {
 	// MaxPreviews is how many frame previews one workspace may have drawing at once
 	// (default DefaultMaxPreviews); beyond it, 429 FRAME_PREVIEWS_BUSY with Retry-After.
 	MaxPreviews int
+	// CORSOrigins are the origins whose pages may call the API from a browser
+	// (--cors-origins): exact origins as ParseCORSOrigins accepts them, or "*" alone for any.
+	// Empty, answers carry no CORS headers and preflights are refused as any OPTIONS is.
+	CORSOrigins []string
 }
 
 // Accounts authenticates API keys.
@@ -182,6 +186,8 @@ type Server struct {
 	caps     editor.EditorCapabilities
 	streams  *eventStreams
 	previews *previews
+	// corsPolicy answers cross-origin requests; nil without Config.CORSOrigins.
+	corsPolicy *corsPolicy
 }
 
 // New builds the server and its routes.
@@ -244,7 +250,9 @@ func New(cfg Config, deps Deps) *Server {
 	// describes no such aliases.
 	e.RedirectTrailingSlash = false
 	e.ContextWithFallback = true
-	e.Use(s.observe, s.recoverer, s.bodyDeadline, s.checkHost)
+	// cors comes before checkHost, so that a page of an allowed origin can read a
+	// HOST_NOT_ALLOWED refusal.
+	e.Use(s.observe, s.recoverer, s.bodyDeadline, s.cors, s.checkHost)
 	e.NoRoute(func(c *gin.Context) {
 		s.fail(c, errRouteNotFound.New("no route %s %s", c.Request.Method, c.Request.URL.Path))
 	})
@@ -253,6 +261,7 @@ func New(cfg Config, deps Deps) *Server {
 	})
 	s.engine = e
 	s.routes()
+	s.corsPolicy = newCORS(cfg.CORSOrigins, e)
 	return s
 }
 
@@ -352,16 +361,21 @@ func (s *Server) recoverer(c *gin.Context) {
 // checkHost refuses requests whose Host header is not one the server answers to, which
 // stops DNS-rebinding attacks on a server bound to loopback.
 func (s *Server) checkHost(c *gin.Context) {
-	if s.hosts == nil {
-		return
+	if !s.hostAllowed(c.Request) {
+		s.fail(c, errHostNotAllowed.New("host %q is not served here; use the address the server listens on or --public-url", c.Request.Host))
 	}
-	host := c.Request.Host
+}
+
+// hostAllowed reports whether the request's Host header is one the server answers to.
+func (s *Server) hostAllowed(r *http.Request) bool {
+	if s.hosts == nil {
+		return true
+	}
+	host := r.Host
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	if !s.hosts[strings.ToLower(strings.Trim(host, "[]"))] {
-		s.fail(c, errHostNotAllowed.New("host %q is not served here; use the address the server listens on or --public-url", c.Request.Host))
-	}
+	return s.hosts[strings.ToLower(strings.Trim(host, "[]"))]
 }
 
 // LoopbackHosts returns the Host values a server bound to loopback answers to, plus the host

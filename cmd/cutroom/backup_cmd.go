@@ -34,7 +34,7 @@ The download goes to a temporary file beside FILE, is checked as "cutroom restor
 file (pages, bbolt's consistency check, the schema version, every record and index), synced,
 and only then renamed to FILE: FILE is never a partial backup.
 Copy the files area (<data-dir>/files, <data-dir>/outputs) before taking the snapshot; see
-the README's "Backups and restore".`,
+docs/operations.md, "Backups and restore".`,
 		Example: "  cutroom backup -o /backups/cutroom.db --server http://127.0.0.1:8787 --admin-token \"$TOKEN\"",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

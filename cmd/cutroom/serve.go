@@ -60,6 +60,7 @@ type serveFlags struct {
 	metricsToken  string
 	logFormat     string
 	adminToken    string
+	corsOrigins   []string
 	fetch         assets.RemoteConfig
 	cluster       app.ClusterSettings
 	localRender   bool
@@ -126,11 +127,12 @@ desktop apps that bundle the server).`,
 	fl.DurationVar(&f.fetch.Timeout, "fetch-timeout", assets.DefaultFetchTimeout, "bound on one remote asset fetch, body included")
 	fl.Int64Var(&f.fetch.CacheBytes, "fetch-cache-bytes", assets.DefaultFetchCacheBytes, "bound on the fetched files kept in <data-dir>/cache/remote (least recently used go first)")
 	fl.StringVar(&f.adminToken, "admin-token", "", "serve the operator's routes under /admin/ (online backups) to this bearer token (16..256 characters; empty: not served)")
+	fl.StringSliceVar(&f.corsOrigins, "cors-origins", nil, "origins whose pages may call the API from a browser: exact scheme://host[:port] origins (comma-separated or repeated, e.g. http://127.0.0.1:5173), or * for any; empty: no CORS headers (see docs/bundling.md)")
 	addClusterFlags(cmd, f)
 	return cmd
 }
 
-// addClusterFlags declares serve's scale-out flags (see README "More than one machine").
+// addClusterFlags declares serve's scale-out flags (see docs/cluster.md).
 func addClusterFlags(cmd *cobra.Command, f *serveFlags) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.cluster.Listen, "cluster-listen", "", "start an embedded NATS server with JetStream (stored in <data-dir>/nats) on HOST:PORT for render workers to join (127.0.0.1:4222 for this machine only); needs --cluster-token")
@@ -186,6 +188,9 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	if err := checkClusterFlags(f); err != nil {
 		return err
 	}
+	if f.corsOrigins, err = server.ParseCORSOrigins(f.corsOrigins); err != nil {
+		return fmt.Errorf("--cors-origins: %w", err)
+	}
 	a := app.New(serveConfig(g, f, log))
 	defer a.Close()
 	if err := a.OpenDB(); err != nil {
@@ -211,7 +216,7 @@ func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger) app.Config {
 		DataDir: g.dataDir, FontDirs: f.fontDirs, NoSystemFonts: !f.systemFonts, Logger: log, PublicURL: f.publicURL,
 		Server: server.Config{MaxBodyBytes: f.maxBody, BodyBudgetBytes: f.bodyBudget, MinBodyRate: f.minBodyRate,
 			BodyGrace: f.bodyGrace, ReadHeaderTimeout: f.headerTimeout, SyncRate: f.syncRate, SyncBurst: f.syncBurst,
-			AdminToken: f.adminToken},
+			AdminToken: f.adminToken, CORSOrigins: f.corsOrigins},
 		Assets:  assets.Config{LinkTTL: f.linkTTL, Limits: f.limits},
 		FFprobe: f.ffprobe, FFmpeg: f.ffmpeg,
 		Render: app.RenderSettings{Preset: f.preset, CRF: f.crf, FrameWorkers: f.frameWorkers,

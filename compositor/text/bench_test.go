@@ -4,6 +4,7 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -97,5 +98,26 @@ func BenchmarkNewLibrarySystemFonts(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkBidiLevels measures resolving the levels of a mixed paragraph without explicit
+// formatting characters (the common case the explicit rules must not slow down).
+func BenchmarkBidiLevels(b *testing.B) {
+	runes := []rune("Order (הזמנה 42) costs 15.50 ש״ח and ١٢٣ كتاب (جديد) today, שלום 7% עולם! The quick brown fox.")
+	b.ReportAllocs()
+	for b.Loop() {
+		bidiLevels(runes, false)
+	}
+}
+
+// BenchmarkBidiLevelsLong measures a paragraph of MaxRunes digits and neutrals with
+// brackets, explicit controls and no strong letter to stop a search back: every rule must
+// stay linear in the paragraph's length.
+func BenchmarkBidiLevelsLong(b *testing.B) {
+	runes := []rune(strings.Repeat("1 (2) \u2067, \u202b3\u202c\u2069 ", MaxRunes/16))
+	b.ReportAllocs()
+	for b.Loop() {
+		bidiLevels(runes, false)
 	}
 }

@@ -6,11 +6,13 @@ import (
 	"golang.org/x/text/unicode/bidi"
 )
 
-// The Unicode Bidirectional Algorithm (UAX #9) for one paragraph, as far as editor text needs
-// it: the paragraph level comes from the item's direction (CSS `direction`, no `unicode-bidi`
-// plaintext detection), the weak, bracket-pair and neutral rules (W1-W7, N0-N2) and the
-// implicit levels (I1-I2) resolve a level per character, L1 resets trailing white space to the
-// paragraph level, and L2 (reorderRuns) reverses runs line by line after breaking.
+// The Unicode Bidirectional Algorithm (UAX #9) for one paragraph, as Chromium (ICU's ubidi)
+// applies it to editor text: the paragraph level comes from the item's direction (CSS
+// `direction`, no `unicode-bidi: plaintext` detection); the explicit rules X1-X10
+// (bidi_explicit.go) handle embeddings, overrides and isolates; the weak, bracket-pair and
+// neutral rules (W1-W7, N0-N2) and the implicit levels (I1-I2) resolve a level per character
+// in each isolating run sequence; L1 resets trailing white space and isolate controls to the
+// paragraph level; and L2 (reorderRuns) reverses runs line by line after breaking.
 //
 // Why not x/text's bidi.Paragraph: its Ordering reports a direction per run but no level, so
 // digits inside a right-to-left run (level 2 in a left-to-right paragraph) come out as a
@@ -18,9 +20,10 @@ import (
 // `Mixed: Hello עולם 123 مرحبا!` was drawn `Mixed: Hello  مرحبا123עולם !`. Character classes
 // still come from x/text (bidi.LookupRune).
 //
-// Explicit embeddings and overrides (LRE, RLE, LRO, RLO, PDF) are ignored like boundary
-// neutrals (X9), and isolates (LRI, RLI, FSI, PDI) are treated as neutrals: editor text does
-// not carry them.
+// Characters X9 removes (LRE, RLE, LRO, RLO, PDF and boundary neutrals such as ZWJ) take the
+// level of the character before them, so they shape with their neighbours; like the
+// isolate controls they are default-ignorable, so HarfBuzz draws nothing for them and gives
+// them no advance, as in Chromium.
 
 // maxBracketPairs is the depth of BD16's bracket stack.
 const maxBracketPairs = 63
@@ -33,41 +36,46 @@ func bidiLevels(runes []rune, rtl bool) []uint8 {
 	}
 	n := len(runes)
 	orig := make([]bidi.Class, n)
-	var idx []int // positions of the characters X9 keeps
+	explicit := false
 	for i, r := range runes {
 		p, _ := bidi.LookupRune(r)
 		c := p.Class()
-		switch c {
-		case bidi.LRE, bidi.RLE, bidi.LRO, bidi.RLO, bidi.PDF, bidi.Control:
-			c = bidi.BN
-		case bidi.LRI, bidi.RLI, bidi.FSI, bidi.PDI:
-			c = bidi.ON
-		}
 		orig[i] = c
-		if c != bidi.BN {
-			idx = append(idx, i)
+		if isExplicit(c) || c == bidi.B {
+			explicit = true
 		}
 	}
-	t := make([]bidi.Class, len(idx))
-	for k, i := range idx {
-		t[k] = orig[i]
-	}
-	e := bidi.L
-	if rtl {
-		e = bidi.R
-	}
-	resolveWeak(t, e)
-	resolveBrackets(t, idx, runes, orig, e)
-	resolveNeutrals(t, e)
-
 	levels := make([]uint8, n)
-	for k, i := range idx {
-		levels[i] = implicitLevel(para, t[k])
+	if !explicit {
+		// One isolating run sequence: the paragraph at its own level, without the boundary
+		// neutrals.
+		seq := make([]int, 0, n)
+		for i, c := range orig {
+			levels[i] = para
+			if c != bidi.BN {
+				seq = append(seq, i)
+			}
+		}
+		resolveSequence(seq, orig, orig, runes, levels, levelDir(para), levelDir(para))
+	} else {
+		types := append([]bidi.Class(nil), orig...)
+		match := matchIsolates(orig)
+		resolveExplicit(orig, types, levels, match, para)
+		// Every sequence's sos and eos come from the explicit levels, before any of them
+		// is resolved.
+		seqs := isolatingRunSequences(orig, levels, match)
+		bounds := make([][2]bidi.Class, len(seqs))
+		for s, seq := range seqs {
+			bounds[s][0], bounds[s][1] = sequenceBounds(seq, orig, levels, para)
+		}
+		for s, seq := range seqs {
+			resolveSequence(seq, orig, types, runes, levels, bounds[s][0], bounds[s][1])
+		}
 	}
-	// BN characters take the level of the character before them (X9's removal, undone).
+	// Removed characters take the level of the character before them (X9's removal, undone).
 	prev := para
 	for i := range levels {
-		if orig[i] == bidi.BN {
+		if removedByX9(orig[i]) {
 			levels[i] = prev
 		}
 		prev = levels[i]
@@ -76,32 +84,53 @@ func bidiLevels(runes []rune, rtl bool) []uint8 {
 	return levels
 }
 
-// strongBefore returns the first strong type (L, R or AL) before position k, or sos.
-func strongBefore(t []bidi.Class, k int, sos bidi.Class) bidi.Class {
-	for j := k - 1; j >= 0; j-- {
-		switch t[j] {
-		case bidi.L, bidi.R, bidi.AL:
-			return t[j]
-		}
+// resolveSequence applies W1-W7, N0-N2 and I1-I2 to one isolating run sequence (positions
+// in logical order, all at one embedding level) whose characters have the given types after
+// X1-X8, bounded by sos and eos; it writes the resolved levels.
+func resolveSequence(seq []int, orig, types []bidi.Class, runes []rune, levels []uint8, sos, eos bidi.Class) {
+	if len(seq) == 0 {
+		return
 	}
-	return sos
+	level := levels[seq[0]]
+	t := make([]bidi.Class, len(seq))
+	for k, i := range seq {
+		t[k] = types[i]
+	}
+	resolveWeak(t, sos)
+	e := levelDir(level)
+	resolveBrackets(t, seq, runes, orig, e, sos)
+	resolveNeutrals(t, e, sos, eos)
+	for k, i := range seq {
+		levels[i] = implicitLevel(level, t[k])
+	}
 }
 
-// resolveWeak applies W1-W7 to one isolating run sequence whose sos and eos are e.
-func resolveWeak(t []bidi.Class, e bidi.Class) {
+// resolveWeak applies W1-W7 to one isolating run sequence that starts with sos.
+func resolveWeak(t []bidi.Class, sos bidi.Class) {
 	n := len(t)
 	for k := range t { // W1
 		if t[k] == bidi.NSM {
-			if k == 0 {
-				t[k] = e
-			} else {
+			switch {
+			case k == 0:
+				t[k] = sos
+			case isIsolateControl(t[k-1]):
+				t[k] = bidi.ON
+			default:
 				t[k] = t[k-1]
 			}
 		}
 	}
-	for k := range t { // W2
-		if t[k] == bidi.EN && strongBefore(t, k, e) == bidi.AL {
-			t[k] = bidi.AN
+	// W2 and W7 look back for the last strong type: tracked in one pass each, as a search
+	// back from every number would be quadratic in a long paragraph of digits.
+	strong := sos
+	for k, c := range t { // W2
+		switch c {
+		case bidi.L, bidi.R, bidi.AL:
+			strong = c
+		case bidi.EN:
+			if strong == bidi.AL {
+				t[k] = bidi.AN
+			}
 		}
 	}
 	for k := range t { // W3
@@ -140,9 +169,15 @@ func resolveWeak(t []bidi.Class, e bidi.Class) {
 			t[k] = bidi.ON
 		}
 	}
-	for k := range t { // W7
-		if t[k] == bidi.EN && strongBefore(t, k, e) == bidi.L {
-			t[k] = bidi.L
+	strong = sos
+	for k, c := range t { // W7
+		switch c {
+		case bidi.L, bidi.R:
+			strong = c
+		case bidi.EN:
+			if strong == bidi.L {
+				t[k] = bidi.L
+			}
 		}
 	}
 }
@@ -159,13 +194,19 @@ func strongDir(c bidi.Class) (bidi.Class, bool) {
 	return c, false
 }
 
-// isNeutral reports whether a resolved type is a neutral or isolate formatting character.
+// isNeutral reports whether a resolved type is a neutral or isolate formatting character
+// (NI in N1-N2).
 func isNeutral(c bidi.Class) bool {
 	switch c {
-	case bidi.B, bidi.S, bidi.WS, bidi.ON:
+	case bidi.B, bidi.S, bidi.WS, bidi.ON, bidi.LRI, bidi.RLI, bidi.FSI, bidi.PDI:
 		return true
 	}
 	return false
+}
+
+// isIsolateControl reports whether a class is an isolate initiator or PDI.
+func isIsolateControl(c bidi.Class) bool {
+	return isIsolateInitiator(c) || c == bidi.PDI
 }
 
 // closingBracket returns the Bidi_Paired_Bracket of an opening bracket (BidiBrackets.txt):
@@ -192,14 +233,14 @@ func canonicalBracket(r rune) rune {
 
 // bracketPairs finds the paired brackets of a sequence (BD16), sorted by opening position;
 // pairs hold positions in t.
-func bracketPairs(t []bidi.Class, idx []int, runes []rune) [][2]int {
+func bracketPairs(t []bidi.Class, seq []int, runes []rune) [][2]int {
 	type open struct {
 		closer rune
 		pos    int
 	}
 	var stack []open
 	var pairs [][2]int
-	for k, i := range idx {
+	for k, i := range seq {
 		if t[k] != bidi.ON {
 			continue
 		}
@@ -227,12 +268,13 @@ func bracketPairs(t []bidi.Class, idx []int, runes []rune) [][2]int {
 	return pairs
 }
 
-// resolveBrackets applies N0: a bracket pair takes the embedding direction when it encloses a
-// strong type of that direction, else the opposite direction when it encloses one and the
-// context before the opening bracket has it too, else the embedding direction; a pair with no
-// strong type inside is left to N1-N2. Non-spacing marks after a changed bracket follow it.
-func resolveBrackets(t []bidi.Class, idx []int, runes []rune, orig []bidi.Class, e bidi.Class) {
-	for _, pr := range bracketPairs(t, idx, runes) {
+// resolveBrackets applies N0 to a sequence (positions seq) of embedding direction e: a
+// bracket pair takes e when it encloses a strong type of that direction, else the opposite
+// direction when it encloses one and the context before the opening bracket (back to sos)
+// has it too, else e; a pair with no strong type inside is left to N1-N2. Non-spacing marks
+// after a changed bracket follow it.
+func resolveBrackets(t []bidi.Class, seq []int, runes []rune, orig []bidi.Class, e, sos bidi.Class) {
+	for _, pr := range bracketPairs(t, seq, runes) {
 		o, c := pr[0], pr[1]
 		foundE, foundOpp := false, false
 		for k := o + 1; k < c; k++ {
@@ -249,11 +291,8 @@ func resolveBrackets(t []bidi.Class, idx []int, runes []rune, orig []bidi.Class,
 		case foundE:
 			dir = e
 		case foundOpp:
-			dir = e
-			for k := o - 1; k >= -1; k-- {
-				if k < 0 {
-					break // sos is e
-				}
+			dir = sos
+			for k := o - 1; k >= 0; k-- {
 				if d, ok := strongDir(t[k]); ok {
 					dir = d
 					break
@@ -264,7 +303,7 @@ func resolveBrackets(t []bidi.Class, idx []int, runes []rune, orig []bidi.Class,
 		}
 		for _, k := range [2]int{o, c} {
 			t[k] = dir
-			for j := k + 1; j < len(t) && orig[idx[j]] == bidi.NSM; j++ {
+			for j := k + 1; j < len(t) && orig[seq[j]] == bidi.NSM; j++ {
 				t[j] = dir
 			}
 		}
@@ -272,9 +311,9 @@ func resolveBrackets(t []bidi.Class, idx []int, runes []rune, orig []bidi.Class,
 }
 
 // resolveNeutrals applies N1-N2: a run of neutrals between two strong types of one direction
-// (EN and AN counting as R, sos and eos as e) takes that direction, any other the embedding
-// direction e.
-func resolveNeutrals(t []bidi.Class, e bidi.Class) {
+// (EN and AN counting as R, sos and eos at the sequence's ends) takes that direction, any
+// other the embedding direction e.
+func resolveNeutrals(t []bidi.Class, e, sos, eos bidi.Class) {
 	n := len(t)
 	for k := 0; k < n; {
 		if !isNeutral(t[k]) {
@@ -285,7 +324,7 @@ func resolveNeutrals(t []bidi.Class, e bidi.Class) {
 		for end < n && isNeutral(t[end]) {
 			end++
 		}
-		before, after := e, e
+		before, after := sos, eos
 		if k > 0 {
 			before, _ = strongDir(t[k-1])
 		}
@@ -303,26 +342,27 @@ func resolveNeutrals(t []bidi.Class, e bidi.Class) {
 	}
 }
 
-// implicitLevel applies I1-I2 to a resolved type at the paragraph level.
-func implicitLevel(para uint8, c bidi.Class) uint8 {
-	if para%2 == 0 {
+// implicitLevel applies I1-I2 to a resolved type at an embedding level.
+func implicitLevel(level uint8, c bidi.Class) uint8 {
+	if level%2 == 0 {
 		switch c {
 		case bidi.R:
-			return para + 1
+			return level + 1
 		case bidi.AN, bidi.EN:
-			return para + 2
+			return level + 2
 		}
-		return para
+		return level
 	}
 	switch c {
 	case bidi.L, bidi.EN, bidi.AN:
-		return para + 1
+		return level + 1
 	}
-	return para
+	return level
 }
 
-// resetWhitespace applies L1 to a paragraph: segment and paragraph separators, the white
-// space before them and the white space at the paragraph's end go to the paragraph level.
+// resetWhitespace applies L1 to a paragraph: segment and paragraph separators, and the white
+// space, isolate controls and removed characters before them or at the paragraph's end go
+// to the paragraph level.
 // (White space ending a soft-wrapped line hangs with no advance, so where it sits is not
 // visible.)
 func resetWhitespace(levels []uint8, orig []bidi.Class, para uint8) {
@@ -332,7 +372,8 @@ func resetWhitespace(levels []uint8, orig []bidi.Class, para uint8) {
 		case bidi.S, bidi.B:
 			levels[i] = para
 			trailing = true
-		case bidi.WS, bidi.BN, bidi.LRI, bidi.RLI, bidi.FSI, bidi.PDI:
+		case bidi.WS, bidi.BN, bidi.LRI, bidi.RLI, bidi.FSI, bidi.PDI,
+			bidi.LRE, bidi.RLE, bidi.LRO, bidi.RLO, bidi.PDF, bidi.Control:
 			if trailing {
 				levels[i] = para
 			}

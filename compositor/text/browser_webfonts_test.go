@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/cutroom/cutroom/internal/imagetest"
 )
 
 // webFontStates are texts in the embedded web fonts, in the weights and styles the editor
@@ -36,13 +34,7 @@ func webFontStates() []browserState {
 // unicode-range) with Chromium drawing the same WOFF2 files through @font-face, unhinted:
 // SSIM at least 0.98 on the text box (0.996 to 0.999 measured).
 func TestBrowserWebFonts(t *testing.T) {
-	browser := imagetest.Chromium()
-	if browser == "" {
-		t.Skip("chromium not installed: skipping the browser reference check (apt-get install chromium)")
-	}
-	if testing.Short() {
-		t.Skip("browser reference check skipped in -short mode")
-	}
+	browser := needBrowser(t)
 	requireWebFonts(t)
 	compareWithBrowser(t, browser, unhinted(t), newTestLibrary(t), webFontStates())
 }
@@ -51,13 +43,7 @@ func TestBrowserWebFonts(t *testing.T) {
 // library reads: glyf and loca transformed, brotli-compressed) and compares its text with
 // Chromium drawing the same file through @font-face.
 func TestBrowserUploadedWOFF2(t *testing.T) {
-	browser := imagetest.Chromium()
-	if browser == "" {
-		t.Skip("chromium not installed: skipping the browser reference check (apt-get install chromium)")
-	}
-	if testing.Short() {
-		t.Skip("browser reference check skipped in -short mode")
-	}
+	browser := needBrowser(t)
 	requireWebFonts(t)
 	b, err := readEmbedded("webfonts/tiktok-sans/tiktok-sans-latin-700-normal.woff2")
 	if err != nil {

@@ -21,13 +21,21 @@
 // HarfBuzz (github.com/go-text/typesetting), so kerning, ligatures, Arabic joining and Indic
 // reordering work like in the browser.
 //
-// Bidirectional text follows UAX #9 as Chromium applies it to `direction: ltr|rtl` (bidi.go):
-// the paragraph level is the item's direction; levels are resolved per character with our own
-// W1-W7, N0-N2 and I1-I2 over x/text's character classes (x/text's Paragraph.Order gives run
-// directions but no levels, so digits inside a right-to-left run broke it in two); each run
-// of one level is shaped in its direction; lines break on the logical text; then each line's
-// runs are reordered by L2, trailing white space at the paragraph level (L1). Explicit
-// embedding, override and isolate controls are not interpreted. Line boxes follow the CSS
+// Bidirectional text follows UAX #9 as Chromium (ICU) applies it to `direction: ltr|rtl`
+// (bidi.go, bidi_explicit.go): the paragraph level is the item's direction; the explicit
+// rules X1-X10 interpret LRE, RLE, LRO, RLO, PDF, LRI, RLI, FSI and PDI (a directional status
+// stack 125 levels deep with overflow counters, isolates matched to their PDI, FSI taking the
+// direction of its first strong character up to that PDI); levels are resolved per isolating
+// run sequence with our own W1-W7, N0-N2 and I1-I2 over x/text's character classes (x/text's
+// Paragraph.Order gives run directions but no levels, so digits inside a right-to-left run
+// broke it in two); each run of one level is shaped in its level's direction (also where the
+// shaping segmenter's own bidi pass would disagree, as under an override); lines break on the
+// logical text; then each line's runs are reordered by L2, trailing white space and isolate
+// controls at the paragraph level (L1). The conformance files BidiCharacterTest.txt and
+// BidiTest.txt (Debian's unicode-data) pass in full. Text without explicit controls takes
+// the old path: one isolating run sequence, no stack. The controls, like every
+// default-ignorable character, draw nothing and take neither advance nor letter-spacing, as
+// in Chromium. Line boxes follow the CSS
 // inline formatting model: each line is lineHeight*fontSize tall, with half the leading above
 // the primary font's ascent and half below its descent, ascent and descent rounded to whole
 // pixels as Chromium does.

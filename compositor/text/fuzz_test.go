@@ -4,7 +4,10 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"golang.org/x/text/unicode/bidi"
 )
 
 // FuzzAddFontData feeds arbitrary bytes to the font loader and renders with the result: an
@@ -53,5 +56,47 @@ func FuzzRender(f *testing.F) {
 		_, _ = lib.Render(Text{Content: content, BoxWidth: width, Scale: scale, Style: Style{Size: size, LineHeight: lineHeight,
 			LetterSpacing: spacing, Align: align, Direction: dir, Color: color.NRGBA{0, 0, 0, 255}, StrokeWidth: stroke,
 			StrokeColor: color.NRGBA{255, 0, 0, 255}, Background: &Background{Color: color.NRGBA{0, 0, 255, 255}, BorderRadius: 5}}})
+	})
+}
+
+// FuzzBidiLevels resolves arbitrary text in both paragraph directions: no panic, one level
+// per rune, no level above 126 (depth 125 plus an implicit step), and L1 (trailing white
+// space and isolate controls at the paragraph level).
+func FuzzBidiLevels(f *testing.F) {
+	f.Add("a \u202eb\u2067c\u2069 ١٢,٣ (ד] 4.5%\u202c \u2068x\u2029\u2069 ")
+	f.Add(strings.Repeat("\u202b\u2066", 80) + "a" + strings.Repeat("\u2069\u202c", 90))
+	f.Add("\u2068\u2068\u2069 [\u0300 \u202d\u05d0\u202c")
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 4000 {
+			t.Skip()
+		}
+		runes := []rune(s)
+		for _, rtl := range []bool{false, true} {
+			levels := bidiLevels(runes, rtl)
+			if len(levels) != len(runes) {
+				t.Fatalf("%d levels for %d runes", len(levels), len(runes))
+			}
+			para := uint8(0)
+			if rtl {
+				para = 1
+			}
+			trailing := true
+			for i := len(runes) - 1; i >= 0; i-- {
+				if levels[i] > maxBidiDepth+1 {
+					t.Fatalf("level %d at %d", levels[i], i)
+				}
+				p, _ := bidi.LookupRune(runes[i])
+				switch c := p.Class(); {
+				case c == bidi.WS || isIsolateControl(c) || removedByX9(c):
+					if trailing && levels[i] != para {
+						t.Fatalf("trailing %U at level %d, want %d", runes[i], levels[i], para)
+					}
+				case c == bidi.S || c == bidi.B:
+					trailing = true
+				default:
+					trailing = false
+				}
+			}
+		}
 	})
 }

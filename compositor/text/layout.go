@@ -10,6 +10,7 @@ import (
 	"github.com/go-text/typesetting/di"
 	"github.com/go-text/typesetting/font"
 	ot "github.com/go-text/typesetting/font/opentype"
+	"github.com/go-text/typesetting/harfbuzz"
 	"github.com/go-text/typesetting/shaping"
 	"golang.org/x/image/math/fixed"
 )
@@ -251,7 +252,7 @@ func (l *Library) layoutText(t Text) (*layout, error) {
 		for _, in := range split {
 			out := ss.shaper.Shape(in)
 			if lsUnits != 0 {
-				addLetterSpacing(&out, lsUnits)
+				addLetterSpacing(&out, runes, lsUnits)
 			}
 			outs = append(outs, out)
 		}
@@ -311,8 +312,11 @@ func srcOffset(src []int, i int) int {
 }
 
 // splitLevelRuns splits a paragraph into runs of one bidi level, each shaped in its level's
-// direction, then into emoji sequences and, between them, by script and font (the
-// segmenter's own bidi pass finds nothing more to split in a run of one level).
+// direction, then into emoji sequences and, between them, by script and font. The
+// segmenter's own bidi pass (x/text's, from the run's text alone) may split a run again and
+// give a part its own direction: under an override (RLO "abc" is one level-1 run) it would
+// be wrong, so every part keeps its level's direction; parts stay in logical order and L2
+// reorders them with the run.
 func (ss *shaperState) splitLevelRuns(input shaping.Input, levels []uint8, fm *fontmap) []shaping.Input {
 	var out []shaping.Input
 	for a := input.RunStart; a < input.RunEnd; {
@@ -326,7 +330,11 @@ func (ss *shaperState) splitLevelRuns(input shaping.Input, levels []uint8, fm *f
 		if levels[a]%2 == 1 {
 			in.Direction = di.DirectionRTL
 		}
-		out = append(out, ss.splitRun(in, fm)...)
+		parts := ss.splitRun(in, fm)
+		for i := range parts {
+			parts[i].Direction = in.Direction
+		}
+		out = append(out, parts...)
 		a = b
 	}
 	return out
@@ -350,15 +358,19 @@ func visualOrder(line shaping.Line, levels []uint8, rtl bool) []shaping.Output {
 
 // addLetterSpacing adds ls to the advance of every glyph cluster of a run, as Chromium applies
 // CSS letter-spacing: the space lands on the cluster's visual right in both directions
-// (checked against Chromium for Hebrew).
-func addLetterSpacing(out *shaping.Output, ls fixed.Int26_6) {
+// (checked against Chromium for Hebrew). Clusters of a default-ignorable character, which
+// HarfBuzz hides (bidi controls, ZWSP, soft hyphen, word joiner...), get none: Chromium
+// measures `ab` + five of any of them + `cd` as wide as `abcd` with letter-spacing too.
+func addLetterSpacing(out *shaping.Output, text []rune, ls fixed.Int26_6) {
 	gs := out.Glyphs
 	for i := 0; i < len(gs); {
 		j := i + 1
 		for j < len(gs) && gs[j].ClusterIndex == gs[i].ClusterIndex {
 			j++
 		}
-		gs[j-1].XAdvance += ls
+		if c := gs[i].ClusterIndex; c < 0 || c >= len(text) || !harfbuzz.IsDefaultIgnorable(text[c]) {
+			gs[j-1].XAdvance += ls
+		}
 		i = j
 	}
 	out.RecomputeAdvance()

@@ -116,7 +116,9 @@ type faceEntry struct {
 	// weight, style and source): a browser tries the faces declared last first.
 	segment int
 	// group is, for a face with ranges, its @font-face set: the faces of the same family,
-	// source, weight, style and width with ranges, the last declared first.
+	// source, weight, style and width with ranges, the last declared first. register sets
+	// it under the write lock and renders read it without: only faces registered by
+	// NewLibrary, before the library is shared, have ranges.
 	group []*faceEntry
 
 	once  sync.Once
@@ -307,8 +309,8 @@ func NewLibrary(opts LibraryOptions) (*Library, error) {
 	return l, nil
 }
 
-// AddFontFile registers the font file at path (TTF, OTF, a TTC collection, WOFF or WOFF2), for example an
-// uploaded font asset. Its faces win over every other source with the same family, weight
+// AddFontFile registers the font file at path (TTF, OTF, a TTC collection, WOFF or WOFF2),
+// for example an uploaded font asset. Its faces win over every other source with the same family, weight
 // and style. Cached layouts and layers are dropped, so later renders use the new faces.
 func (l *Library) AddFontFile(path string) error {
 	data, err := readFontFile(path)
@@ -331,8 +333,8 @@ func (l *Library) fontsAdded() {
 	l.runeFaces.Range(func(k, _ any) bool { l.runeFaces.Delete(k); return true })
 }
 
-// AddFontData registers a font from memory (TTF, OTF, TTC, WOFF or WOFF2 bytes); name identifies it in
-// errors. It behaves like [Library.AddFontFile].
+// AddFontData registers a font from memory (TTF, OTF, TTC, WOFF or WOFF2 bytes); name
+// identifies it in errors. It behaves like [Library.AddFontFile].
 func (l *Library) AddFontData(name string, data []byte) error {
 	if err := l.addData(bytes.Clone(data), name, sourceAdded, false); err != nil {
 		return err
@@ -341,17 +343,14 @@ func (l *Library) AddFontData(name string, data []byte) error {
 	return nil
 }
 
-// Families returns the family names the library knows, sorted case-insensitively, each once.
+// Families returns the family names the library knows, sorted case-insensitively, each once
+// (the families of [Library.FamilyInfos]).
 func (l *Library) Families() []string {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	out := make([]string, 0, len(l.byFamily))
-	for _, list := range l.byFamily {
-		if len(list) > 0 {
-			out = append(out, list[0].family)
-		}
+	infos := l.FamilyInfos()
+	out := make([]string, 0, len(infos))
+	for _, fi := range infos {
+		out = append(out, fi.Family)
 	}
-	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i]) < strings.ToLower(out[j]) })
 	return out
 }
 

@@ -271,17 +271,18 @@ func buildSFNT(flavor uint32, tables []*woff2Table, limit int) ([]byte, error) {
 	}
 	sort.Strings(tags)
 	font := make([]byte, 12+16*len(tags), size)
-	n := uint16(len(tags))
-	entrySelector := uint16(0)
+	// numTables is a uint16: the shifts are done in int, where 1<<16 does not wrap to 0
+	n := len(tags)
+	entrySelector := 0
 	for 1<<(entrySelector+1) <= n {
 		entrySelector++
 	}
-	searchRange := uint16(16) << entrySelector
+	searchRange := 16 << entrySelector
 	binary.BigEndian.PutUint32(font[0:], flavor)
-	binary.BigEndian.PutUint16(font[4:], n)
-	binary.BigEndian.PutUint16(font[6:], searchRange)
-	binary.BigEndian.PutUint16(font[8:], entrySelector)
-	binary.BigEndian.PutUint16(font[10:], n*16-searchRange)
+	binary.BigEndian.PutUint16(font[4:], uint16(n))
+	binary.BigEndian.PutUint16(font[6:], uint16(searchRange))
+	binary.BigEndian.PutUint16(font[8:], uint16(entrySelector))
+	binary.BigEndian.PutUint16(font[10:], uint16(n*16-searchRange))
 	headAt := -1
 	for i, tag := range tags {
 		b := out[tag]
@@ -426,6 +427,9 @@ func reconstructGlyf(data []byte, locaLength uint32, limit int) (glyf, loca []by
 		offsets = append(offsets, uint32(len(glyf)))
 		hasBBox := bitmap[g>>3]&(0x80>>(g&7)) != 0
 		n := int16(nContours.u16())
+		if nContours.err != nil {
+			return nil, nil, nil, fmt.Errorf("glyph %d contour count: %w", g, nContours.err)
+		}
 		switch {
 		case n == 0:
 			if hasBBox {
