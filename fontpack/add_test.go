@@ -140,6 +140,16 @@ func TestSelectionResolvesAsABrowser(t *testing.T) {
 			t.Errorf("case %d: %d files in the directory for %d in the manifest", i, n, len(m.Files))
 		}
 	}
+	// a subset unicode.json does not list (a CJK package's whole-script file) only when asked
+	jp := fontsourcetest.Package{ID: "noto-sans-jp", Family: "Noto Sans JP", Weights: []int{400}, Styles: []string{"normal"},
+		Subsets: []string{"latin"}, Unlisted: []string{"japanese"}}
+	reg.Add(t, jp)
+	for sel, want := range map[string][]string{"": {"latin"}, "japanese": {"japanese"}} {
+		ms, err := fontpack.Add(context.Background(), c, t.TempDir(), []string{"Noto Sans JP"}, fontpack.Selection{Subsets: strings.Fields(sel)})
+		if err != nil || !slices.Equal(ms[0].Subsets(), want) {
+			t.Fatalf("--subsets %q: %v %v, want %v", sel, err, ms, want)
+		}
+	}
 	_, err := fontpack.Add(context.Background(), c, t.TempDir(), []string{"Inter"}, fontpack.Selection{Subsets: []string{"arabic"}})
 	if err == nil || !strings.Contains(err.Error(), `no subset "arabic"`) || !strings.Contains(err.Error(), "greek, latin") {
 		t.Fatalf("unknown subset: %v", err)

@@ -228,13 +228,17 @@ func (s *staged) manifest(family string, sel Selection) (Manifest, error) {
 	return m, nil
 }
 
-// subsets returns whether a file's subset is selected. Every named subset must be one of the
+// subsets returns whether a file's subset is selected: without want, those of the package's
+// default CSS (unicode.json's); else every named subset, which must be one of the
 // package's. The numbered slices of large families (CJK: unicode.json's "[0]", "[1]"...)
 // belong to the package's subsets that have no files of their own ("japanese"), so they are
 // selected with all subsets or with such a subset.
 func (s *staged) subsets(want []string) (func(string) bool, error) {
 	if len(want) == 0 {
-		return func(string) bool { return true }, nil
+		// what the package's default CSS declares: the subsets unicode.json lists (a CJK
+		// package's whole-script file, "japanese", is only in its own CSS, and would cover
+		// every character the slices cover)
+		return func(sub string) bool { return len(s.subsetOrder) == 0 || s.subsetIndex(sub) < len(s.subsetOrder) }, nil
 	}
 	have := map[string]bool{}
 	for _, f := range s.fonts {

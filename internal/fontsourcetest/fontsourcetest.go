@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +27,9 @@ type Package struct {
 	Weights    []int
 	Styles     []string
 	Subsets    []string
+	// Unlisted are subsets with files that unicode.json does not list, as a CJK package's
+	// whole-script file ("japanese"), used only by its own CSS.
+	Unlisted []string
 	// Font returns a face's file content; nil makes small files with a WOFF2 signature
 	// (FakeWOFF2).
 	Font func(subset string, weight int, style string) []byte
@@ -62,7 +66,7 @@ func (p Package) Tarball(t testing.TB) []byte {
 	if font == nil {
 		font = FakeWOFF2
 	}
-	for _, sub := range p.Subsets {
+	for _, sub := range append(slices.Clone(p.Subsets), p.Unlisted...) {
 		for _, w := range p.Weights {
 			for _, st := range p.Styles {
 				name := fmt.Sprintf("files/%s-%s-%d-%s", p.ID, sub, w, st)
