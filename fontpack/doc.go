@@ -43,9 +43,10 @@
 // whole-script file per weight ("japanese") that only its own CSS loads and that would
 // cover what its 120 unicode-range slices cover; --subsets japanese installs that file
 // instead. The numbered slices belong to the subsets that have no files of their own.
-// Measured against the real registry (2026-11): TikTok Sans 42 files, 611 KiB; Inter 126
-// files, 1.7 MiB; Noto Sans JP 1,125 files, 32 MiB (with the whole-script files, which the
-// default now leaves out, 1,134), the three in 8.9 s.
+// Measured against the real registry (2026-11, fontsource 5.3.0, load average 20-30 on the
+// shared 2-core VM): TikTok Sans 42 files, 611 KiB; Inter 126 files, 1.7 MiB; Noto Sans JP
+// 1,116 files, 23.8 MiB in 4.4 s wall (with its 9 whole-script files, 1,125 files and
+// 32.5 MiB, the three families in 8.9 s).
 //
 // Writes. Fetches and imports unpack into a private directory of the data dir
 // (.fontpack-*, on the fonts directory's file system, outside the fonts directory so the
