@@ -263,6 +263,7 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	ecfg.Space = space
 	ecfg.Unresolvable = unresolvable(store, a.cfg.Render.AssetDir, remote)
 	ecfg.Names = stateNames(a.DB, store, a.cfg.Render.AssetDir, remote)
+	ecfg.Fonts = a.Fonts.HasFamily
 	var renderer export.Renderer = a.Renderer
 	if a.cfg.Cluster.enabled() {
 		if renderer, err = a.openCluster(a.Renderer, store, remote, ff); err != nil {
@@ -279,7 +280,8 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 		scfg.AllowedHosts = server.LoopbackHosts(a.BaseURL)
 	}
 	srv := server.New(scfg, server.Deps{Accounts: a.DB, Projects: a.DB, Idempotency: a.DB, Exports: a.Exports,
-		Assets: store, Files: store, Fonts: a.Fonts, Metrics: a.metrics, Backups: a.DB, Health: health,
+		Assets: store, Files: store, Fonts: a.Fonts, FontFamilies: fontFamilies(a.Fonts, dataFontsDir(a.cfg.DataDir)),
+		Metrics: a.metrics, Backups: a.DB, Health: health,
 		Illustrations: a.DB, Names: ecfg.Names, Unresolvable: ecfg.Unresolvable,
 		Previews: stillPreviews{render.NewStills(a.Renderer)}, Webhooks: a.DB, Console: console.Handler()})
 	a.hs = srv.HTTPServer(a.ln.Addr().String())

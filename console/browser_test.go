@@ -330,7 +330,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		document.getElementById("main").innerText.includes("EXPORT_COMPLETED")`, 5*time.Second)
 	sh.take("webhooks")
 	run(t, ctx, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
-	for _, page := range []string{"exports", "projects", "assets", "usage"} {
+	for _, page := range []string{"exports", "projects", "assets", "usage", "fonts"} {
 		run(t, ctx, "phone "+page, chromedp.Evaluate(`location.hash = "#/`+page+`"`, nil))
 		poll(t, ctx, "phone "+page, `document.querySelector("#page h1") && document.querySelector("#page h1").textContent.toLowerCase() === "`+page+`"`, 5*time.Second)
 		time.Sleep(300 * time.Millisecond)

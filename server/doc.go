@@ -15,8 +15,12 @@
 //   - POST /v1/editor/validate (editor.go) is validation as the interface defines it: data
 //     is {valid, errors} with every schema and semantic issue. What this server cannot
 //     resolve or draw (unknown illustrations, unreadable background images and assets,
-//     features the renderer lacks) is answered in meta.warnings, with the codes export create
-//     refuses with; it does not make a state invalid. Warnings and the capabilities'
+//     features the renderer lacks, font families no font provides) is answered in
+//     meta.warnings, with the codes export create refuses with (a missing font only with
+//     --missing-fonts=refuse; by default the task carries it in its warnings); it does not
+//     make a state invalid. GET /v1/fonts lists the font library's families with weights,
+//     styles and sources (Deps.FontFamilies, which the App builds from compositor/text,
+//     which the server does not import). Warnings and the capabilities'
 //     itemTypes are in meta because the interface's OpenAPI file closes data's objects
 //     (additionalProperties: false), and the server tests check every success answer against
 //     that file as well as against openapi.json. No path has a trailing-slash alias

@@ -25,6 +25,7 @@ import (
 )
 
 type serveFlags struct {
+	missingFonts  string
 	addr          string
 	apiKey        string
 	publicURL     string
@@ -120,6 +121,7 @@ desktop apps that bundle the server).`,
 		diskspace.DefaultMinFreeBytes>>20, diskspace.DefaultMinFreePercent))
 	fl.StringVar(&f.metricsToken, "metrics-token", "", "bearer token GET /metrics needs (empty: the metrics need no token; never an API key)")
 	fl.StringVar(&f.logFormat, "log-format", "text", "log format: text (logfmt-style key=value) or json (one object per line)")
+	fl.StringVar(&f.missingFonts, "missing-fonts", export.MissingFontsWarn, "a state naming a font family no font provides: warn (the export draws the fallback font; the family is in validate's warnings and the task's warnings) or refuse (export create answers 422 EXPORT_FONT_MISSING)")
 	fl.StringVar(&f.fetch.Mode, "fetch-remote", assets.DefaultFetchMode, "fetch editor assets that are not uploaded from their http(s) remoteUrl: off (refused at create with 422 EXPORT_ASSET_UNRESOLVABLE; for air-gapped installs), allowlist (hosts of --fetch-hosts) or public (any host); through the outbound guard (--allow-hosts)")
 	fl.StringSliceVar(&f.fetch.Hosts, "fetch-hosts", nil, "host patterns --fetch-remote=allowlist fetches from: cdn.example.com or *.example.com")
 	fl.DurationVar(&f.fetch.Timeout, "fetch-timeout", assets.DefaultFetchTimeout, "bound on one remote asset fetch, body included")
@@ -177,6 +179,9 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 			return fmt.Errorf("--preset/--crf: %w", err)
 		}
 	}
+	if err := export.CheckMissingFonts(f.missingFonts); err != nil {
+		return fmt.Errorf("--missing-fonts: %w", err)
+	}
 	if n := len(f.adminToken); n > 0 && (n < 16 || n > 256) {
 		return fmt.Errorf("--admin-token must be 16..256 characters")
 	}
@@ -217,7 +222,7 @@ func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger) app.Config {
 		Render: app.RenderSettings{Preset: f.preset, CRF: f.crf, FrameWorkers: f.frameWorkers,
 			MaxOutputSide: f.maxOutputSide, MaxFrameSeconds: f.maxFrameSecs, MaxPreviewSeconds: f.maxPreviewSec},
 		Export: export.Config{Workers: f.renderWorkers, OutputTTL: f.outputTTL, MaxOutputSide: f.maxOutputSide,
-			MaxDuration: f.maxDuration},
+			MaxDuration: f.maxDuration, MissingFonts: f.missingFonts},
 		HeaderPrefix: f.headerPrefix, AllowHosts: f.allowHosts, ShutdownGrace: f.shutdownGrace,
 		MinFreeDisk:  f.minFreeDisk,
 		MetricsToken: f.metricsToken,

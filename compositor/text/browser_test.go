@@ -186,7 +186,7 @@ func fontFaceCSS(t *testing.T, lib *Library) string {
 	})
 	for _, e := range entries {
 		file := e.embedded
-		if e.src == sourceAdded {
+		if e.src == sourceAdded || e.src == sourceDir {
 			file = e.path
 		} else if e.src != sourceEmbedded {
 			continue

@@ -492,6 +492,7 @@ func (l *Library) scanDir(dir string, src source, cache *fontCache) {
 	for _, e := range entries {
 		e.root = dir
 	}
+	applyPackManifests(entries)
 	if len(entries) > 0 {
 		l.register(entries)
 	}

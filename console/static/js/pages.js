@@ -6,6 +6,7 @@ import { projectsPage, projectPage } from "./projects.js";
 import { assetsPage } from "./assets.js";
 import { usagePage } from "./usage.js";
 import { webhooksPage } from "./webhooks.js";
+import { fontsPage } from "./fonts.js";
 
 const ID = "([0-9a-f-]{36})";
 
@@ -22,4 +23,5 @@ export const pages = [
   ] },
   { id: "assets", label: "Assets", routes: [[/^#\/assets$/, (root, s) => assetsPage(root, s)]] },
   { id: "usage", label: "Usage", routes: [[/^#\/usage$/, (root, s) => usagePage(root, s)]] },
+  { id: "fonts", label: "Fonts", routes: [[/^#\/fonts$/, (root, s) => fontsPage(root, s)]] },
 ];
