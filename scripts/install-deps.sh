@@ -5,6 +5,7 @@
 #            librlottie-dev (Lottie animations; its runtime library librlottie0-1 comes with it),
 #            libjpeg62-turbo-dev (frame previews compressed by libjpeg-turbo; runtime libjpeg62-turbo)
 #   runtime: ffmpeg (optional at run time: decoding video and compressed audio inputs)
+#   examples: curl and jq (examples/*.sh send requests and read and rewrite JSON with them)
 #   tests:   ffmpeg/ffprobe (reference decoder), chromium (browser reference renders),
 #            time (/usr/bin/time for bench/compare.sh), the package check's tools, and
 #            npm with lottie-web (the Lottie reference renderer, installed in node_modules/
@@ -13,7 +14,7 @@
 #            package's postinst), systemd (systemd-analyze verify of its unit)
 set -euo pipefail
 
-want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev libvo-aacenc-dev librlottie-dev libjpeg62-turbo-dev ffmpeg)
+want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev libvo-aacenc-dev librlottie-dev libjpeg62-turbo-dev ffmpeg curl jq)
 case "${1:-}" in
 --test)
   want+=(chromium fonts-noto-core time dpkg-dev adduser systemd)
