@@ -34,7 +34,8 @@ pid=$(jq -r .data.projectId <<<"$project")
 # 2. Each asset whose file the example has (next to state.json, else in assets/) is
 # uploaded to the project; the state then names the upload by its fileKey. Captions are in
 # the state itself and need no file.
-for key in $(jq -r '.assets | to_entries[] | select(.value.type != "caption") | .key' <<<"$state"); do
+mapfile -t keys < <(jq -r '.assets | to_entries[] | select(.value.type != "caption") | .key' <<<"$state")
+for key in "${keys[@]}"; do
 	file=$(jq -r --arg k "$key" '.assets[$k].filename' <<<"$state")
 	[ -f "$dir/$file" ] && path=$dir/$file || path=$here/assets/$file
 	[ -f "$path" ] || cr_die "asset $key of $name names $file, which is neither in $dir nor in $here/assets"
