@@ -6,6 +6,7 @@
 #            libjpeg62-turbo-dev (frame previews compressed by libjpeg-turbo; runtime libjpeg62-turbo),
 #            npm (scripts/fonts.sh fetches the embedded web fonts' packages)
 #   runtime: ffmpeg (optional at run time: decoding video and compressed audio inputs)
+#   examples: curl and jq (examples/*.sh send requests and read and rewrite JSON with them)
 #   tests:   ffmpeg/ffprobe (reference decoder), chromium (browser reference renders),
 #            unicode-data (the UAX #9 conformance files BidiCharacterTest.txt and BidiTest.txt
 #            for compositor/text's bidi tests), time (/usr/bin/time for bench/compare.sh),
@@ -16,7 +17,7 @@
 #            package's postinst), systemd (systemd-analyze verify of its unit)
 set -euo pipefail
 
-want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev libvo-aacenc-dev librlottie-dev libjpeg62-turbo-dev ffmpeg)
+want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev libvo-aacenc-dev librlottie-dev libjpeg62-turbo-dev ffmpeg curl jq)
 # npm from Debian unless one is already there (NodeSource's nodejs bundles its own)
 command -v npm >/dev/null 2>&1 || want+=(npm)
 case "${1:-}" in
@@ -56,7 +57,7 @@ if [ "$(id -u)" -ne 0 ]; then
   command -v sudo >/dev/null 2>&1 || { echo "cutroom: run as root or install sudo to install: ${missing[*]}" >&2; exit 1; }
   sudo="sudo"
 fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# through env: sudo's env_reset drops an exported DEBIAN_FRONTEND, and debconf would ask
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 lottie_web "${1:-}"

@@ -25,6 +25,12 @@
 //     (additionalProperties: false), and the server tests check every success answer against
 //     that file as well as against openapi.json. No path has a trailing-slash alias
 //     (RedirectTrailingSlash off): /v1/exports/ is 404 ROUTE_NOT_FOUND.
+//   - POST /v1/uploads takes the file's bytes as the body, as the interface does, and
+//     nothing else: a multipart/form-data body (curl -F, an HTML form) is refused first, 422
+//     ASSET_TYPE_UNKNOWN with a detail that shows the curl --data-binary command, rather
+//     than asking for x-file-name and then failing on the form's bytes. Forms are not taken
+//     as a second way in: a part has no declared length to refuse early by its kind's cap,
+//     and editors and SDKs send raw bytes (examples/lib.sh: cr_upload).
 //   - GET /healthz and GET /readyz (health.go) need no key: /healthz answers 200 while the
 //     engine serves; /readyz answers what Deps.Health (the App) reports, 200 or 503 with the
 //     failed checks, as words only.
