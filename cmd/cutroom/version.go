@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cutroom/cutroom/lottie"
 )
 
 // newVersionCmd is `cutroom version`; `cutroom --version` prints the same.
@@ -22,10 +24,19 @@ func newVersionCmd() *cobra.Command {
 	}
 }
 
-// versionText describes this binary from its build information.
+// versionText describes this binary from its build information, and what it leaves out.
 func versionText() string {
 	bi, _ := debug.ReadBuildInfo()
-	return describeBuild(bi)
+	return describeBuild(bi) + fmt.Sprintf("%-9s %s\n", "without:", strings.Join(omitted(), "; "))
+}
+
+// omitted names what this build cannot do that cutroom's Linux build does, with why
+// ("none" when nothing): the Windows build has no Lottie renderer processes.
+func omitted() []string {
+	if err := lottie.Supported(); err != nil {
+		return []string{"lottie items (" + err.Error() + ")"}
+	}
+	return []string{"none"}
 }
 
 // describeBuild formats build information: the module version (a tag, a pseudo-version,
