@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -98,11 +100,6 @@ func readDoc(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(bytes.TrimSpace(b))
-}
-
-// exportBody is an export create's body for state (16:9, 30 fps, scale 0.6, MP4).
-func exportBody(state string) string {
-	return `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":0.6,"format":"mp4"}`
 }
 
 // uploadDoc uploads a Lottie document and returns the answer's status and body.

@@ -36,6 +36,11 @@ func longState(seconds int) string {
 "isDraggingInTimeline":false,"rotation":{"value":0,"keyframes":[]}}}}`, ticks, ticks-1, ticks)
 }
 
+// exportBody is an export create's body for state (16:9, 30 fps, scale 0.6, MP4).
+func exportBody(state string) string {
+	return `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":0.6,"format":"mp4"}`
+}
+
 // createExport creates an export of state (exportBody: scale 0.6, 30 fps, mp4) and returns
 // its task id.
 func createExport(t *testing.T, base, state string) string {
