@@ -15,7 +15,7 @@ RACE_PKGS ?= ./server/ ./storage/ ./compositor/ ./export/ ./render/ ./webhook/ .
 # also works (bundled copy, about 2x slower H.264); see encode/README.md.
 GOTAGS ?= extlib,pkgconfig
 
-.PHONY: run build deps deb-deps test-deps test vet fmt-check bench browser-check fuzz deb deb-check
+.PHONY: run build deps deb-deps test-deps windows-deps test vet fmt-check bench browser-check fuzz deb deb-check windows
 
 ## run: install missing system packages, build, and serve on 127.0.0.1:8787 with data in ./data
 run: build
@@ -43,6 +43,15 @@ deb: deb-deps
 ## unit (systemd-analyze verify), serve once as the cutroom user, and remove it again
 deb-check: deb
 	@./scripts/deb-check.sh
+
+windows-deps:
+	@./scripts/install-deps.sh --windows
+
+## windows: cross-build cutroom.exe for windows/amd64 with mingw-w64 and the zip
+## build/cutroom_<version>_windows_amd64.zip (C libraries from checked Debian sources, cross-built
+## once into ~/.cache/cutroom/windows/; no Lottie; see docs/bundling.md); WINDOWS_VERSION=1.2.3
+windows: windows-deps
+	@GO='$(GO)' WINDOWS_VERSION='$(WINDOWS_VERSION)' ./scripts/windows.sh
 
 ## browser-check: compare compositor frames with headless Chromium renders of the same
 ## states (SSIM >= 0.97), and Lottie frames with lottie-web's in Chromium. `make test` runs
