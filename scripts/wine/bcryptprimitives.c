@@ -1,7 +1,8 @@
-// bcryptprimitives.dll for Wine 8 (Debian 12's), which lacks it: Go's runtime (1.24 and
-// later) loads it at start for ProcessPrng and stops without it. Windows 10 and later ship
-// it; Wine 9 has its own. scripts/windows-wine.sh builds this into the test's Wine prefix
-// only; it is never part of the Windows build or its zip.
+// bcryptprimitives.dll for Wine 8 (Debian 12's), which lacks it: Go's runtime (go.mod's
+// Go) loads it at start for ProcessPrng and stops without it ("bcryptprimitives.dll not
+// found"). Windows 10 and later ship it, as do later Wine releases. cmd/cutroom's
+// TestWindowsBuildUnderWine builds this into its Wine prefix only, when Wine has none; it
+// is never part of the Windows build or its zip.
 #include <windows.h>
 #include <bcrypt.h>
 
