@@ -3,9 +3,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -91,15 +89,6 @@ func TestHostileLottieKeepsTheServer(t *testing.T) {
 		t.Fatalf("a normal export after the hostile ones: %s %s", v.Status, deref(v.Error))
 	}
 	alive("at the end")
-}
-
-func readDoc(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(bytes.TrimSpace(b))
 }
 
 // uploadDoc uploads a Lottie document and returns the answer's status and body.
