@@ -30,6 +30,9 @@ command -v "$host-gcc" >/dev/null || {
 	exit 1
 }
 log() { echo "cutroom: $*" >&2; }
+# one build at a time per cache (two test runs would build into the same prefix)
+exec 9>"$cache/.lock"
+flock 9
 
 # fetch FILE SHA256: the pool file into $cache/src, checked; prints its path.
 fetch() {
@@ -54,7 +57,8 @@ fetch() {
 }
 
 # The recipes: each runs in an empty build dir with the sources unpacked in ./src and
-# installs into $prefix (its output goes to a log). Minimal features: the encoders and what cutroom calls, static only.
+# installs into $prefix (its output goes to a log). Minimal features: the encoders and what
+# cutroom calls, static only. (The key hashes `declare -f`: comments do not count.)
 build_opus() {
 	cd src
 	./configure --host=$host --prefix="$prefix" --enable-static --disable-shared \
@@ -88,7 +92,7 @@ build_libjpeg-turbo() {
 }
 build_libvpx() {
 	# Debian's patches (its security fixes) first; the VP8 and VP9 encoders only, with
-	# their x86 assembly through nasm; win32 threads.
+	# their x86 assembly through nasm; threads are winpthreads'.
 	(cd src && while read -r p; do
 		case "$p" in '' | '#'*) continue ;; esac
 		patch -p1 -s <"../debian/patches/$p"
