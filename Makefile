@@ -59,7 +59,8 @@ windows: windows-deps
 browser-check: test-deps
 	$(GO) test -tags '$(GOTAGS)' -count=1 -run 'Browser|LottieWeb' -v ./compositor/... ./lottie/
 
-## test: the whole test suite and the package check (what CI runs)
+## test: the whole test suite and the package check (what CI runs); cmd/cutroom's tests also
+## build `make windows` and run cutroom.exe under Wine (docs/bundling.md)
 test: test-deps
 	$(GO) vet -tags '$(GOTAGS)' ./...
 	@out=$$("$$($(GO) env GOROOT)/bin/gofmt" -l .); test -z "$$out" || { echo "$$out" >&2; echo "gofmt: files above need formatting" >&2; exit 1; }
