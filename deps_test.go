@@ -155,8 +155,9 @@ func TestImportDirections(t *testing.T) {
 		"cluster": {"editor", "export"},
 		// cmd/cutroom: the cutroom command (package main): cobra commands, flags (defaults
 		// from the packages' Default constants), output and exit codes; it runs everything
-		// through app, and `cutroom export` renders with render's pipeline directly.
-		"cmd/cutroom": {"app", "assets", "cluster", "compositor", "compositor/text", "diskspace", "editor", "encode", "export", "fontpack", "illustrations", "media", "model", "render",
+		// through app, and `cutroom export` renders with render's pipeline directly; `cutroom
+		// version` asks lottie whether this build draws Lottie.
+		"cmd/cutroom": {"app", "assets", "cluster", "compositor", "compositor/text", "diskspace", "editor", "encode", "export", "fontpack", "illustrations", "lottie", "media", "model", "render",
 			"server", "storage", "webhook"},
 	}
 	for pkg, targets := range testSupport {

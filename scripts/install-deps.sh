@@ -15,16 +15,23 @@
 #            of the repository: package lottie's test finds it there)
 #   --deb:   dpkg-dev (dpkg-shlibdeps: the package's library dependencies), adduser (the
 #            package's postinst), systemd (systemd-analyze verify of its unit)
+#   --windows: the Windows cross-build (`make windows`, scripts/windows.sh) and its run under
+#            Wine: gcc-mingw-w64-x86-64, nasm (libvpx's and libjpeg-turbo's x86 assembly),
+#            cmake (libjpeg-turbo), make, curl, xz-utils and patch (the sources and
+#            Debian's patches), zip, and wine64 (its loader is /usr/lib/wine/wine64)
+#   --test installs --windows's packages too: the tests run cutroom.exe under Wine
 set -euo pipefail
 
 want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev libvo-aacenc-dev librlottie-dev libjpeg62-turbo-dev ffmpeg curl jq)
 # npm from Debian unless one is already there (NodeSource's nodejs bundles its own)
 command -v npm >/dev/null 2>&1 || want+=(npm)
+windows=(gcc-mingw-w64-x86-64 nasm cmake make curl xz-utils patch zip wine64)
 case "${1:-}" in
 --test)
-  want+=(chromium fonts-noto-core unicode-data time dpkg-dev adduser systemd)
+  want+=(chromium fonts-noto-core unicode-data time dpkg-dev adduser systemd "${windows[@]}")
   ;;
 --deb) want+=(dpkg-dev adduser systemd) ;;
+--windows) want+=("${windows[@]}") ;;
 esac
 
 missing=()

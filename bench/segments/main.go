@@ -25,7 +25,6 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/cutroom/cutroom/app"
@@ -317,14 +316,4 @@ func pairedRatio(a, b []float64) float64 {
 		r[i] = a[i] / b[i]
 	}
 	return median(r)
-}
-
-// cpuSeconds is the process's user+system CPU time so far (every thread: the compositor
-// workers and the encoder's).
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cutroom/cutroom/compositor/text"
+	"github.com/cutroom/cutroom/lottie"
 )
 
 // newVersionCmd is `cutroom version`; `cutroom --version` prints the same.
@@ -24,11 +25,12 @@ func newVersionCmd() *cobra.Command {
 	}
 }
 
-// versionText describes this binary from its build information and the web fonts it
-// embeds.
+// versionText describes this binary from its build information, the web fonts it embeds,
+// and what it leaves out.
 func versionText() string {
 	bi, _ := debug.ReadBuildInfo()
-	return describeBuild(bi) + webFontsLine(text.WebFontsEmbedded(), text.WebFontsMissing())
+	return describeBuild(bi) + webFontsLine(text.WebFontsEmbedded(), text.WebFontsMissing()) +
+		fmt.Sprintf("%-9s %s\n", "without:", strings.Join(omitted(), "; "))
 }
 
 // webFontsLine says which web fonts the binary embeds, and which it lacks: a build without
@@ -39,6 +41,15 @@ func webFontsLine(embedded, missing []string) string {
 	}
 	return fmt.Sprintf("%-9s MISSING %s (built without scripts/fonts.sh; text in them is drawn with Noto Sans)\n",
 		"webfonts:", strings.Join(missing, ", "))
+}
+
+// omitted names what this build cannot do that cutroom's Linux build does, with why
+// ("none" when nothing): the Windows build has no Lottie renderer processes.
+func omitted() []string {
+	if err := lottie.Supported(); err != nil {
+		return []string{"lottie items (" + err.Error() + ")"}
+	}
+	return []string{"none"}
 }
 
 // describeBuild formats build information: the module version (a tag, a pseudo-version,
