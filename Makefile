@@ -55,7 +55,7 @@ windows-deps:
 ## windows: cross-build cutroom.exe for windows/amd64 with mingw-w64 and the zip
 ## build/cutroom_<version>_windows_amd64.zip (C libraries from checked Debian sources, cross-built
 ## once into ~/.cache/cutroom/windows/; no Lottie; see docs/bundling.md); WINDOWS_VERSION=1.2.3
-windows: windows-deps
+windows: windows-deps fonts
 	@GO='$(GO)' WINDOWS_VERSION='$(WINDOWS_VERSION)' ./scripts/windows.sh
 
 ## browser-check: compare compositor frames with headless Chromium renders of the same
