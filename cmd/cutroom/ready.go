@@ -36,7 +36,9 @@ func checkReadyFlags(f *serveFlags) error {
 		if f.readyFD < 3 {
 			return fmt.Errorf("--ready-fd %d: want 3 or more (for stdout, use --log-format json)", f.readyFD)
 		}
-		if _, err := os.NewFile(uintptr(f.readyFD), "ready-fd").Stat(); err != nil {
+		// The one *os.File of the fd: a second one's finalizer would close the fd under it.
+		f.readyOut = os.NewFile(uintptr(f.readyFD), "ready-fd")
+		if _, err := f.readyOut.Stat(); err != nil {
 			return fmt.Errorf("--ready-fd %d: not an open file: %w", f.readyFD, err)
 		}
 	}
@@ -59,12 +61,12 @@ func announceReady(stdout io.Writer, f *serveFlags, l app.Listening, attached bo
 	}
 	line = append(line, '\n')
 	var errs []error
-	if f.readyFD != 0 {
-		fd := os.NewFile(uintptr(f.readyFD), "ready-fd")
-		if _, err := fd.Write(line); err != nil {
+	if f.readyOut != nil {
+		if _, err := f.readyOut.Write(line); err != nil {
 			errs = append(errs, fmt.Errorf("--ready-fd %d: %w", f.readyFD, err))
 		}
-		_ = fd.Close()
+		_ = f.readyOut.Close()
+		f.readyOut = nil
 	}
 	if f.readyFile != "" {
 		if err := app.WriteFileAtomic(f.readyFile, line, 0o600); err != nil {

@@ -65,6 +65,7 @@ type serveFlags struct {
 	localRender   bool
 	// the flags of an app that bundles the server (docs/bundling.md)
 	readyFD   int
+	readyOut  *os.File // --ready-fd's file (checkReadyFlags)
 	readyFile string
 	attach    bool
 	parentPID int
