@@ -38,6 +38,14 @@ func readReady(t *testing.T, r io.Reader) readyObject {
 	return readyObject{}
 }
 
+// needPython skips a test whose parent process is a Python program when there is no python3.
+func needPython(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+}
+
 // exitCode is a finished command's exit status.
 func exitCode(t *testing.T, err error) int {
 	t.Helper()
@@ -263,9 +271,7 @@ func TestServeEndsWithItsShellParent(t *testing.T) {
 // resumes it to COMPLETED.
 func TestServeEndsWithTheParentHoldingItsStdin(t *testing.T) {
 	needFFprobe(t)
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("no python3")
-	}
+	needPython(t)
 	dir := t.TempDir()
 	logs := filepath.Join(t.TempDir(), "stderr")
 	parent, ready, stdout := underParent(t, pythonParent, logs, "--data-dir", dir, "--api-key", exportKey, "--render-workers", "1")
@@ -275,14 +281,7 @@ func TestServeEndsWithTheParentHoldingItsStdin(t *testing.T) {
 		t.Fatalf("the server exited %s after its parent was killed, want within 1 s", took)
 	}
 	checkGracefulExit(t, dir, logs, "--exit-on-stdin-eof")
-	if st := storedStatus(t, dir, id); st != "PAUSED" {
-		t.Fatalf("the render is %s after the shutdown, want PAUSED", st)
-	}
-	srv := startServer(t, dir, "--api-key", exportKey, "--render-workers", "1")
-	v := waitTask(t, srv.base, id, 3*time.Minute, func(v taskView) bool { return v.Status == "COMPLETED" })
-	if got := downloadAndProbe(t, *v.OutputURL); got != "h264,1800" {
-		t.Fatalf("resumed output: %s, want h264 with 1800 frames", got)
-	}
+	checkPausedThenResumed(t, dir, id)
 }
 
 // A --parent-pid that names no process is refused at start.
@@ -441,9 +440,7 @@ func TestServeUnixSocket(t *testing.T) {
 // exits within a second and the next start on its data dir succeeds.
 func TestBundlingExample(t *testing.T) {
 	needFFprobe(t)
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("no python3")
-	}
+	needPython(t)
 	dir := t.TempDir()
 	out := filepath.Join(t.TempDir(), "out.mp4")
 	cmd := exec.Command("python3", filepath.Join(repoRoot, "examples", "bundling", "parent.py"),
