@@ -182,14 +182,21 @@ func TestServeExportSIGTERMPausesAndResumes(t *testing.T) {
 	if err := srv.cmd.Wait(); err != nil {
 		t.Fatalf("graceful shutdown: %v", err)
 	}
-	if st := storedStatus(t, dir, id); st != "PAUSED" {
-		t.Fatalf("after SIGTERM the task is %s, want PAUSED", st)
-	}
 	if files := dirtest.Files(filepath.Join(dir, "outputs")); len(files) != 0 {
 		t.Fatalf("partial files left after SIGTERM: %v", files)
 	}
-	srv2 := startServer(t, dir, "--api-key", exportKey, "--render-workers", "1")
-	v := waitTask(t, srv2.base, id, 3*time.Minute, func(v taskView) bool { return v.Status == "COMPLETED" })
+	checkPausedThenResumed(t, dir, id)
+}
+
+// checkPausedThenResumed checks that renderingTask's task id, in the stopped server's data
+// dir, is PAUSED, and that the next start resumes it to a complete output.
+func checkPausedThenResumed(t *testing.T, dir, id string) {
+	t.Helper()
+	if st := storedStatus(t, dir, id); st != "PAUSED" {
+		t.Fatalf("after the shutdown the task is %s, want PAUSED", st)
+	}
+	srv := startServer(t, dir, "--api-key", exportKey, "--render-workers", "1")
+	v := waitTask(t, srv.base, id, 3*time.Minute, func(v taskView) bool { return v.Status == "COMPLETED" })
 	if got := downloadAndProbe(t, *v.OutputURL); got != "h264,1800" {
 		t.Fatalf("resumed output: %s, want h264 with 1800 frames", got)
 	}

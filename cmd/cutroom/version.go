@@ -52,14 +52,22 @@ func omitted() []string {
 	return []string{"none"}
 }
 
-// describeBuild formats build information: the module version (a tag, a pseudo-version,
-// or (devel) for a build from a checkout), the VCS commit with its time ("+dirty" when the
-// tree had changes), the Go version and platform, the build tags, and the build settings
-// that change the binary (cgo, flags). Lines read "name: value"; a missing value is
-// "unknown".
-func describeBuild(bi *debug.BuildInfo) string {
-	version, goVersion := "unknown", runtime.Version()
-	settings := map[string]string{}
+// shortVersion is the version a ready object reports: the module version, and for a build
+// from a checkout ((devel)) the commit too: "(devel) 2b5e678c...+dirty".
+func shortVersion() string {
+	bi, _ := debug.ReadBuildInfo()
+	version, commit, _, _ := buildVersion(bi)
+	if version == "(devel)" || version == "unknown" {
+		version += " " + commit
+	}
+	return version
+}
+
+// buildVersion reads build information: the module version, the commit ("+dirty" when the
+// tree had changes; "unknown" when either is missing), the Go version and the build settings.
+func buildVersion(bi *debug.BuildInfo) (version, commit, goVersion string, settings map[string]string) {
+	version, goVersion = "unknown", runtime.Version()
+	settings = map[string]string{}
 	if bi != nil {
 		if bi.Main.Version != "" {
 			version = bi.Main.Version
@@ -71,13 +79,23 @@ func describeBuild(bi *debug.BuildInfo) string {
 			settings[s.Key] = s.Value
 		}
 	}
-	commit := settings["vcs.revision"]
+	commit = settings["vcs.revision"]
 	switch {
 	case commit == "":
 		commit = "unknown"
 	case settings["vcs.modified"] == "true":
 		commit += "+dirty"
 	}
+	return version, commit, goVersion, settings
+}
+
+// describeBuild formats build information: the module version (a tag, a pseudo-version,
+// or (devel) for a build from a checkout), the VCS commit with its time ("+dirty" when the
+// tree had changes), the Go version and platform, the build tags, and the build settings
+// that change the binary (cgo, flags). Lines read "name: value"; a missing value is
+// "unknown".
+func describeBuild(bi *debug.BuildInfo) string {
+	version, commit, goVersion, settings := buildVersion(bi)
 	if t := settings["vcs.time"]; t != "" {
 		commit += " (" + t + ")"
 	}
