@@ -28,11 +28,14 @@ import (
 //     built-in library, as the server's does;
 //   - the font files of the families the state's text names (text, captions and template
 //     text nodes) that the server has from uploaded font assets or its data dir's fonts
-//     directory. Embedded fonts are in every binary; system and --fonts fonts are the
-//     worker's own business. A worker registers a font file it receives in its font library
-//     once and keeps it for later renders: the server's library already holds the uploaded
-//     fonts of every workspace in one library that every workspace's renders use, so a
-//     worker keeping them exposes nothing a single server does not.
+//     directory, each with how the server's library describes its faces where the file
+//     says otherwise (a family installed with its manifest.json: jobFontFiles), which
+//     the worker registers them with. Embedded fonts are in every binary; system and
+//     --fonts fonts are the worker's own business. A worker registers a font file it
+//     receives in its font library once and keeps it for later renders: the server's
+//     library already holds the uploaded fonts of every workspace in one library that
+//     every workspace's renders use, so a worker keeping them exposes nothing a single
+//     server does not.
 
 // jobIllustrationFiles returns the SVG files of the workspace illustrations job's state
 // names, by name.

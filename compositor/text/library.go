@@ -320,17 +320,7 @@ func NewLibrary(opts LibraryOptions) (*Library, error) {
 // AddFontFile registers the font file at path (TTF, OTF, a TTC collection, WOFF or WOFF2),
 // for example an uploaded font asset. Its faces win over every other source with the same family, weight
 // and style. Cached layouts and layers are dropped, so later renders use the new faces.
-func (l *Library) AddFontFile(path string) error {
-	data, err := readFontFile(path)
-	if err != nil {
-		return err
-	}
-	if err := l.addData(data, path, sourceAdded, nil); err != nil {
-		return err
-	}
-	l.fontsAdded()
-	return nil
-}
+func (l *Library) AddFontFile(path string) error { return l.AddFontFileAs(path, nil) }
 
 // fontsAdded rebuilds the fallback order and forgets every layout, layer and per-rune face
 // choice made with the fonts there were before.
