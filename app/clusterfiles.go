@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/cluster"
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/editor"
@@ -26,11 +28,14 @@ import (
 //     built-in library, as the server's does;
 //   - the font files of the families the state's text names (text, captions and template
 //     text nodes) that the server has from uploaded font assets or its data dir's fonts
-//     directory. Embedded fonts are in every binary; system and --fonts fonts are the
-//     worker's own business. A worker registers a font file it receives in its font library
-//     once and keeps it for later renders: the server's library already holds the uploaded
-//     fonts of every workspace in one library that every workspace's renders use, so a
-//     worker keeping them exposes nothing a single server does not.
+//     directory, each with how the server's library describes its faces where the file
+//     says otherwise (a family installed with its manifest.json: jobFontFiles), which
+//     the worker registers them with. Embedded fonts are in every binary; system and
+//     --fonts fonts are the worker's own business. A worker registers a font file it
+//     receives in its font library once and keeps it for later renders: the server's
+//     library already holds the uploaded fonts of every workspace in one library that
+//     every workspace's renders use, so a worker keeping them exposes nothing a single
+//     server does not.
 
 // jobIllustrationFiles returns the SVG files of the workspace illustrations job's state
 // names, by name.
@@ -84,33 +89,59 @@ func stateFontFamilies(s *editor.State) []string {
 }
 
 // jobFontFiles returns the font files of the families job's text names that fonts has from
-// uploads, the data dir or --fonts (not embedded or system fonts, which workers have).
-func jobFontFiles(fonts *text.Library, job export.RenderJob) []string {
+// uploads, the data dir or --fonts (not embedded or system fonts, which workers have), each
+// with the faces fonts describes otherwise than the file does (text.Library.DescribedFaces:
+// the subsets of a family installed with its manifest.json), which the worker describes
+// alike: without them it would know such a family by the names its files give themselves,
+// each subset covering every character.
+func jobFontFiles(fonts *text.Library, job export.RenderJob) []cluster.FontFile {
 	families := stateFontFamilies(job.Parsed)
 	if len(families) == 0 || fonts == nil {
 		return nil
 	}
-	return fonts.FamilyFiles(families)
+	var out []cluster.FontFile
+	for _, p := range fonts.FamilyFiles(families) {
+		f := cluster.FontFile{Path: p}
+		for _, d := range fonts.DescribedFaces(p) {
+			f.Faces = append(f.Faces, cluster.FontFace(d))
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // workerFonts registers the font files a worker receives in its library, each once (by
-// path: a cache path names its content's SHA-256), and keeps them.
+// path, a cache path naming its content's SHA-256, and description), and keeps them.
 type workerFonts struct {
 	lib *text.Library
 	mu  sync.Mutex
 	in  map[string]bool
 }
 
-func (w *workerFonts) add(paths []string) error {
+func (w *workerFonts) add(files []cluster.FontFile) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, p := range paths {
-		key := filepath.Base(p)
+	for _, f := range files {
+		key := filepath.Base(f.Path)
+		if len(f.Faces) > 0 {
+			d, _ := json.Marshal(f.Faces)
+			key += " " + string(d)
+		}
 		if w.in[key] {
 			continue
 		}
-		if err := w.lib.AddFontFile(p); err != nil {
-			return fmt.Errorf("font file %s sent with the segment: %w", key, err)
+		var err error
+		if len(f.Faces) == 0 {
+			err = w.lib.AddFontFile(f.Path)
+		} else {
+			faces := make([]text.FaceDescription, len(f.Faces))
+			for i, d := range f.Faces {
+				faces[i] = text.FaceDescription(d)
+			}
+			err = w.lib.AddFontFileAs(f.Path, faces)
+		}
+		if err != nil {
+			return fmt.Errorf("font file %s sent with the segment: %w", filepath.Base(f.Path), err)
 		}
 		if w.in == nil {
 			w.in = map[string]bool{}

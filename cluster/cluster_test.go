@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -107,7 +108,7 @@ func (r *rig) coordinator(logs io.Writer) (*cluster.Conn, *cluster.Coordinator) 
 		},
 		AssetFiles: func(context.Context, export.RenderJob) (cluster.Files, error) {
 			return cluster.Files{Assets: map[string]string{"a1": r.asset},
-				Illustrations: map[string]string{"logo": r.illustration}, Fonts: []string{r.font}}, nil
+				Illustrations: map[string]string{"logo": r.illustration}, Fonts: []cluster.FontFile{{Path: r.font, Faces: fontFaces}}}, nil
 		}})
 	if err != nil {
 		r.t.Fatal(err)
@@ -169,6 +170,10 @@ func (r *rig) job(id string) export.RenderJob {
 		Frames: 20, OutputPath: filepath.Join(r.t.TempDir(), "out.mp4")}
 }
 
+// fontFaces describe the rig's font file as a coordinator's library describes an
+// installed web font subset: the worker's render gets them with the file.
+var fontFaces = []cluster.FontFace{{Family: "Cutroom Test Sans", Weight: 700, UnicodeRange: "U+0100-024F", Segment: 1}}
+
 // writeRange is a renderer that writes "<task>[first,end)" and checks it got the asset,
 // the illustration and the font.
 func writeRange(workers *sync.Map) cluster.RenderSegmentFunc {
@@ -181,10 +186,13 @@ func writeRange(workers *sync.Map) cluster.RenderSegmentFunc {
 			return fmt.Errorf("illustration not delivered: %v", err)
 		}
 		if len(files.Fonts) != 1 {
-			return fmt.Errorf("fonts %q, want one", files.Fonts)
+			return fmt.Errorf("fonts %v, want one", files.Fonts)
 		}
-		if b, err := os.ReadFile(files.Fonts[0]); err != nil || string(b) != "the font's bytes" {
+		if b, err := os.ReadFile(files.Fonts[0].Path); err != nil || string(b) != "the font's bytes" {
 			return fmt.Errorf("font not delivered: %v", err)
+		}
+		if !reflect.DeepEqual(files.Fonts[0].Faces, fontFaces) {
+			return fmt.Errorf("font faces %+v, want the coordinator's %+v", files.Fonts[0].Faces, fontFaces)
 		}
 		workers.Store(dst, true)
 		time.Sleep(30 * time.Millisecond)

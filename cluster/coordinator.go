@@ -260,22 +260,27 @@ func (c *Coordinator) publishable(ctx context.Context, job export.RenderJob) (Jo
 		}
 	}
 	var fonts []string
-	for _, path := range files.Fonts {
-		sum, err := put("font", filepath.Base(path), path)
+	var faces [][]FontFace
+	for i, f := range files.Fonts {
+		sum, err := put("font", filepath.Base(f.Path), f.Path)
 		if err != nil {
 			return Job{}, err
 		}
 		fonts = append(fonts, sum)
+		if len(f.Faces) > 0 {
+			faces = append(faces, make([][]FontFace, i+1-len(faces))...)
+			faces[i] = f.Faces
+		}
 	}
 	state, err := putBytes(ctx, c.res.objects, job.State, c.cfg.ObjectTTL/2)
 	if err != nil {
 		return Job{}, fmt.Errorf("cluster: upload the state: %w", err)
 	}
-	return Job{TaskID: job.TaskID, Key: renderKey(state, job, c.cfg.Encoding, c.cfg.SegmentSeconds, assets, ills, fonts), State: state,
+	return Job{TaskID: job.TaskID, Key: renderKey(state, job, c.cfg.Encoding, c.cfg.SegmentSeconds, assets, ills, fonts, faces), State: state,
 		CompositionWidth: job.CompositionWidth, CompositionHeight: job.CompositionHeight,
 		OutputWidth: job.OutputWidth, OutputHeight: job.OutputHeight, Scale: job.Scale, FPS: job.FPS,
 		Format: job.Format, Frames: job.Frames, Encoding: c.cfg.Encoding, Assets: assets,
-		Illustrations: ills, Fonts: fonts, Attempts: c.cfg.Attempts}, nil
+		Illustrations: ills, Fonts: fonts, FontFaces: faces, Attempts: c.cfg.Attempts}, nil
 }
 
 // publish queues the segments not done yet, but not a job an earlier run of the task

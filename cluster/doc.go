@@ -25,6 +25,18 @@
 //     never an API key, a workspace's other data or a path. Which files those are is the
 //     App's choice (AssetFilesFunc); the worker fetches them through its cache and hands
 //     their local copies to the render (RenderSegmentFunc).
+//   - A font file travels with how the coordinator's font library describes its faces
+//     where that differs from the file's own tables (Job.FontFaces, FontFile.Faces: the
+//     subsets of a family installed with its manifest.json take their family, weight,
+//     style, unicode-range and rule order from it; the files may all call themselves
+//     "TikTok Sans Light"), only then: a file that describes itself adds nothing to the job,
+//     and a job of an earlier coordinator, without them, is rendered as before. The worker
+//     registers the file with those descriptions (the App: text.Library.AddFontFileAs,
+//     which bounds and checks them) instead of its own names, so its frames are the
+//     single-node render's. Jobs are not signed (every token holder is a trusted worker,
+//     see below); the descriptions enter the render key, hence the job's secret, so a
+//     manifest changed while a task was paused makes another render, and a job without
+//     descriptions keeps the key it had before they existed.
 //   - The coordinator cuts an export with the App's SplitFunc (segments of about equal
 //     work, not equal length) and hands the same segments to the join; a done record is
 //     taken only for the frames its index has in this cut.

@@ -51,6 +51,11 @@ type Job struct {
 	// Fonts are the SHA-256 of the font files of the families the state's text names that
 	// the coordinator has from uploads or its data dir's fonts directory.
 	Fonts []string `json:"fonts,omitempty"`
+	// FontFaces[i], when present and not empty, describes the faces of Fonts[i] as the
+	// coordinator's font library does where that differs from the file's own tables (the
+	// subsets of a family installed with its manifest.json): the worker describes them so.
+	// Absent (a coordinator of an earlier release) or empty, the file describes itself.
+	FontFaces [][]FontFace `json:"fontFaces,omitempty"`
 	// Attempts is how many times a failing render of this segment is tried.
 	Attempts int `json:"attempts"`
 	// Secret keys the MAC of the segment's done or fail record: the coordinator derives it
@@ -92,6 +97,28 @@ type Failure struct {
 	MAC string `json:"mac"`
 }
 
+// FontFace is how the coordinator's font library describes one face of a font file it
+// ships (text.FaceDescription: this package knows no compositor).
+type FontFace struct {
+	// Index is the face's index in the file (0 but for a collection).
+	Index  int    `json:"index,omitempty"`
+	Family string `json:"family"`
+	// Weight is the CSS weight, 1..1000.
+	Weight int  `json:"weight"`
+	Italic bool `json:"italic,omitempty"`
+	// UnicodeRange is the CSS unicode-range of the characters the face draws; empty for all.
+	UnicodeRange string `json:"unicodeRange,omitempty"`
+	// Segment is the face's position among its family's @font-face rules.
+	Segment int `json:"segment,omitempty"`
+}
+
+// FontFile is a font file a job draws and, when the coordinator describes its faces
+// otherwise than the file does, how (nil: as the file does).
+type FontFile struct {
+	Path  string
+	Faces []FontFace
+}
+
 // Files are the local files a job draws besides its state: on the coordinator the files it
 // ships (AssetFilesFunc), on a worker the fetched copies in its cache (RenderSegmentFunc).
 type Files struct {
@@ -99,8 +126,8 @@ type Files struct {
 	Assets map[string]string
 	// Illustrations maps the names of workspace illustrations to their SVG files.
 	Illustrations map[string]string
-	// Fonts are font files (TTF, OTF, TTC) the text of the job may need.
-	Fonts []string
+	// Fonts are font files (TTF, OTF, TTC, WOFF, WOFF2) the text of the job may need.
+	Fonts []FontFile
 }
 
 // RenderSegmentFunc renders frames seg of job to the file dst with the encoder settings
@@ -126,13 +153,27 @@ type AssetFilesFunc func(ctx context.Context, job export.RenderJob) (Files, erro
 
 // renderKey hashes what makes a render: the state, the settings and the contents of the
 // files it draws (an illustration or font replaced while the task was paused makes another
-// render, whose segments are all rendered again).
+// render, whose segments are all rendered again), and how the fonts' faces are described
+// (a family's manifest changed: another render). Without descriptions the key is what it
+// was before jobs carried them.
 func renderKey(stateHash string, job export.RenderJob, enc Encoding, segSeconds float64,
-	assets, illustrations map[string]string, fonts []string) string {
+	assets, illustrations map[string]string, fonts []string, faces [][]FontFace) string {
+	var described []string
+	for i, f := range faces {
+		if len(f) > 0 && i < len(fonts) {
+			d, _ := json.Marshal(f)
+			described = append(described, fonts[i]+" "+string(d))
+		}
+	}
+	slices.Sort(described)
 	fonts = slices.Clone(fonts)
 	slices.Sort(fonts)
-	b, _ := json.Marshal([]any{stateHash, job.CompositionWidth, job.CompositionHeight, job.OutputWidth,
-		job.OutputHeight, job.Scale, job.FPS, job.Format, job.Frames, enc, segSeconds, assets, illustrations, fonts})
+	fields := []any{stateHash, job.CompositionWidth, job.CompositionHeight, job.OutputWidth,
+		job.OutputHeight, job.Scale, job.FPS, job.Format, job.Frames, enc, segSeconds, assets, illustrations, fonts}
+	if len(described) > 0 {
+		fields = append(fields, described)
+	}
+	b, _ := json.Marshal(fields)
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:12])
 }

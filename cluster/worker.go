@@ -336,12 +336,19 @@ func (w *Worker) render(ctx context.Context, j Job) (Done, error) {
 			return Done{}, err
 		}
 	}
-	for _, sum := range j.Fonts {
+	if len(j.FontFaces) > len(j.Fonts) {
+		return Done{}, fmt.Errorf("the job describes %d font files, it has %d", len(j.FontFaces), len(j.Fonts))
+	}
+	for i, sum := range j.Fonts {
 		p, err := get("font", sum, sum)
 		if err != nil {
 			return Done{}, err
 		}
-		files.Fonts = append(files.Fonts, p)
+		f := FontFile{Path: p}
+		if i < len(j.FontFaces) {
+			f.Faces = j.FontFaces[i]
+		}
+		files.Fonts = append(files.Fonts, f)
 	}
 	dir, err := os.MkdirTemp(w.cfg.TempDir, "cutroom-segment-")
 	if err != nil {

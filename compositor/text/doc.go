@@ -60,5 +60,13 @@
 // "text: <message>"; the compositor reports them as text failures.
 //
 // All caches live in the Library; the package has no mutable package-level state, and a
-// Library is safe for concurrent use.
+// Library is safe for concurrent use. Fonts may be added while renders run (uploads, a
+// cluster worker's fonts): the layout, layer and per-rune face caches are keyed with a
+// generation that each addition advances, so a render that began with the earlier fonts
+// and ends after the addition leaves nothing a later render takes.
+//
+// A face can be described otherwise than its file's tables say (describe.go): the subsets
+// of a family installed with its manifest.json (fontpackdir.go) and faces registered with
+// AddFontFileAs, which a cluster worker uses with the descriptions the server's library
+// gives (DescribedFaces), checked and bounded since they come from another process.
 package text

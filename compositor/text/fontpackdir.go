@@ -24,8 +24,9 @@ type packManifest struct {
 	} `json:"files"`
 }
 
-// packFace is what a manifest says of one file: the family, weight and style its
-// @font-face rule declares, its unicode-range and its position among the family's rules.
+// packFace is what a manifest says of one file (or a FaceDescription of one face): the
+// family, weight and style its @font-face rule declares, its unicode-range and its position
+// among the family's rules.
 type packFace struct {
 	family  string
 	weight  int
@@ -53,10 +54,15 @@ func applyPackManifests(entries []*faceEntry) {
 			byDir[dir] = files
 		}
 		if p, ok := files[filepath.Base(e.path)]; ok && e.index == 0 {
-			e.family, e.key, e.weight, e.italic = p.family, familyKey(p.family), p.weight, p.italic
-			e.ranges, e.segment = p.ranges, p.segment
+			e.describe(p)
 		}
 	}
+}
+
+// describe describes the face as p says rather than as its file does.
+func (e *faceEntry) describe(p packFace) {
+	e.family, e.key, e.weight, e.italic = p.family, familyKey(p.family), p.weight, p.italic
+	e.ranges, e.segment, e.described = p.ranges, p.segment, true
 }
 
 // readPackManifest returns the ranges and positions of the files dir's manifest.json lists

@@ -45,6 +45,8 @@ type layoutKey struct {
 	align         string
 	direction     string
 	boxWidth      float64
+	// fonts is the library's fonts generation (Library.fonts) the layout was made with.
+	fonts uint64
 }
 
 // placedGlyph is one glyph positioned in composition pixels relative to the text box's
@@ -162,7 +164,7 @@ func isHangingSpace(r rune) bool {
 func (l *Library) layoutText(t Text) (*layout, error) {
 	st := t.Style
 	key := layoutKey{t.Content, st.Family, st.Weight, st.Italic, st.Size, st.LineHeight,
-		st.LetterSpacing, st.Align, st.Direction, t.BoxWidth}
+		st.LetterSpacing, st.Align, st.Direction, t.BoxWidth, l.fonts.Load()}
 	if lay, ok := l.layouts.get(key); ok {
 		return lay, nil
 	}

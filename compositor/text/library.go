@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-text/typesetting/font"
 	ot "github.com/go-text/typesetting/font/opentype"
@@ -115,10 +116,13 @@ type faceEntry struct {
 	// segment is the face's position among the subsets of one @font-face set (same family,
 	// weight, style and source): a browser tries the faces declared last first.
 	segment int
+	// described is set when the face is described otherwise than its file does: by a
+	// manifest.json beside it or AddFontFileAs (DescribedFaces).
+	described bool
 	// group is, for a face with ranges, its @font-face set: the faces of the same family,
 	// source, weight, style and width with ranges, the last declared first. register sets
-	// it under the write lock and renders read it without: only faces registered by
-	// NewLibrary, before the library is shared, have ranges.
+	// it under the write lock (faces added with AddFontFileAs join the set of faces already
+	// rendered with), so it is read under the read lock (Library.segmentFace).
 	group []*faceEntry
 
 	once  sync.Once
@@ -194,6 +198,10 @@ type Library struct {
 	// fallback lists, per family key, the families tried in order when the requested
 	// family lacks a glyph.
 	fallback []string
+	// fonts counts the font additions (fontsAdded): the caches of layouts, layers and
+	// per-rune faces are keyed with it, so that a render that began before an addition and
+	// ends after it does not leave what it made with the earlier fonts for later renders.
+	fonts atomic.Uint64
 
 	shapeMu sync.Mutex
 	shaper  *shaperState
@@ -312,22 +320,13 @@ func NewLibrary(opts LibraryOptions) (*Library, error) {
 // AddFontFile registers the font file at path (TTF, OTF, a TTC collection, WOFF or WOFF2),
 // for example an uploaded font asset. Its faces win over every other source with the same family, weight
 // and style. Cached layouts and layers are dropped, so later renders use the new faces.
-func (l *Library) AddFontFile(path string) error {
-	data, err := readFontFile(path)
-	if err != nil {
-		return err
-	}
-	if err := l.addData(data, path, sourceAdded, false); err != nil {
-		return err
-	}
-	l.fontsAdded()
-	return nil
-}
+func (l *Library) AddFontFile(path string) error { return l.AddFontFileAs(path, nil) }
 
 // fontsAdded rebuilds the fallback order and forgets every layout, layer and per-rune face
 // choice made with the fonts there were before.
 func (l *Library) fontsAdded() {
 	l.rebuildFallback()
+	l.fonts.Add(1)
 	l.layouts.clear()
 	l.layers.clear()
 	l.runeFaces.Range(func(k, _ any) bool { l.runeFaces.Delete(k); return true })
@@ -336,7 +335,7 @@ func (l *Library) fontsAdded() {
 // AddFontData registers a font from memory (TTF, OTF, TTC, WOFF or WOFF2 bytes); name
 // identifies it in errors. It behaves like [Library.AddFontFile].
 func (l *Library) AddFontData(name string, data []byte) error {
-	if err := l.addData(bytes.Clone(data), name, sourceAdded, false); err != nil {
+	if err := l.addData(bytes.Clone(data), name, sourceAdded, nil); err != nil {
 		return err
 	}
 	l.fontsAdded()
@@ -366,9 +365,9 @@ func readFontFile(path string) ([]byte, error) {
 	return os.ReadFile(path)
 }
 
-// addData registers every face of a font file held in memory. When eager is set, the faces
-// are parsed now; otherwise they are parsed on first use.
-func (l *Library) addData(data []byte, name string, src source, eager bool) (err error) {
+// addData registers every face of a font file held in memory, parsed on first use; the
+// faces as names by index are described so (AddFontFileAs), the others as the file does.
+func (l *Library) addData(data []byte, name string, src source, as map[int]packFace) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = errorf(ErrFontInvalid, "%s: %v", name, r)
@@ -390,15 +389,18 @@ func (l *Library) addData(data []byte, name string, src source, eager bool) (err
 		}
 		e := newEntry(desc, src, name, i)
 		e.data = sfnt
-		if eager {
-			if _, err := e.load(); err != nil {
-				return err
-			}
+		if p, ok := as[i]; ok {
+			e.describe(p)
 		}
 		added = append(added, e)
 	}
 	if len(added) == 0 {
 		return errorf(ErrFontInvalid, "%s has no usable face", name)
+	}
+	for i := range as {
+		if !slices.ContainsFunc(added, func(e *faceEntry) bool { return e.index == i }) {
+			return errorf(ErrFontInvalid, "%s has no usable face %d to describe", name, i)
+		}
 	}
 	l.register(added)
 	return nil
@@ -694,6 +696,7 @@ func (l *Library) primaryFace(family string, weight int, italic bool) *faceEntry
 
 // runeFaceKey identifies a cached fallback decision.
 type runeFaceKey struct {
+	fonts   uint64 // Library.fonts
 	primary int
 	weight  int
 	italic  bool
@@ -707,7 +710,7 @@ func (l *Library) faceForRune(primary *faceEntry, weight int, italic bool, r run
 	if primary.ranges == nil && hasGlyph(primary, r) && !preferEmojiFont(r) {
 		return primary
 	}
-	k := runeFaceKey{primary.id, weight, italic, r}
+	k := runeFaceKey{l.fonts.Load(), primary.id, weight, italic, r}
 	if v, ok := l.runeFaces.Load(k); ok {
 		return v.(*faceEntry)
 	}
@@ -717,19 +720,19 @@ func (l *Library) faceForRune(primary *faceEntry, weight int, italic bool, r run
 	found := (*faceEntry)(nil)
 	if preferEmojiFont(r) {
 		for _, fam := range emojiFamilies() {
-			if found = segmentFace(l.matchFamily(fam, weight, italic), r); found != nil {
+			if found = l.segmentFace(l.matchFamily(fam, weight, italic), r); found != nil {
 				break
 			}
 		}
 	}
 	if found == nil {
-		found = segmentFace(primary, r)
+		found = l.segmentFace(primary, r)
 	}
 	for _, key := range keys {
 		if found != nil {
 			break
 		}
-		found = segmentFace(l.matchFamily(key, weight, italic), r)
+		found = l.segmentFace(l.matchFamily(key, weight, italic), r)
 	}
 	if found == nil {
 		found = primary
@@ -749,14 +752,17 @@ func emojiFamilies() []string {
 // browser chooses it: the first face, the last declared first, whose unicode-range holds r
 // and whose font has a glyph for it; for a face without ranges, e itself when it has the
 // glyph. Nil when none has.
-func segmentFace(e *faceEntry, r rune) *faceEntry {
+func (l *Library) segmentFace(e *faceEntry, r rune) *faceEntry {
 	if e == nil || e.ranges == nil {
 		if hasGlyph(e, r) {
 			return e
 		}
 		return nil
 	}
-	for _, o := range e.group {
+	l.mu.RLock()
+	group := e.group // register builds a new slice, never changes one
+	l.mu.RUnlock()
+	for _, o := range group {
 		if o.ranges.contains(r) && hasGlyph(o, r) {
 			return o
 		}

@@ -299,7 +299,7 @@ func (l *Library) Render(t Text) (layer *Layer, err error) {
 	st := t.Style
 	key := layerKey{
 		layout: layoutKey{t.Content, st.Family, st.Weight, st.Italic, st.Size, st.LineHeight,
-			st.LetterSpacing, st.Align, st.Direction, t.BoxWidth},
+			st.LetterSpacing, st.Align, st.Direction, t.BoxWidth, l.fonts.Load()},
 		color: st.Color, strokeWidth: st.StrokeWidth, strokeColor: st.StrokeColor, strokeJoin: st.StrokeJoin,
 		scale: t.Scale, spans: spanKey(t.Spans),
 	}
