@@ -92,7 +92,7 @@ func TestExamples(t *testing.T) {
 
 	t.Run("bad key", func(t *testing.T) {
 		log, err := run(t, "cutroom_sk_not-a-key-of-this-server", "run.sh", "captions", t.TempDir())
-		if code := exitCode(err); code != 1 {
+		if code := exitCode(t, err); code != 1 {
 			t.Fatalf("run.sh with a bad key: exit status %d (%v), want 1\n%s", code, err, log)
 		}
 		if !strings.Contains(log, "< 401") || !strings.Contains(log, `"errorCode": "OPEN_API_KEY_INVALID"`) {
@@ -110,16 +110,6 @@ func printedKey(t *testing.T, out string) string {
 		t.Fatalf("no API key in the first start's output:\n%s", out)
 	}
 	return key
-}
-
-func exitCode(err error) int {
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode()
-	}
-	if err != nil {
-		return -1
-	}
-	return 0
 }
 
 func readJSON(t *testing.T, path string, v any) {
