@@ -281,7 +281,7 @@ func (s *Session) Close() error {
 // probeVideo reads the start time of the first video stream.
 func (f *FFmpeg) probeVideo(ctx context.Context, path string) *videoProbe {
 	out, err := exec.CommandContext(ctx, f.FFprobePath, "-v", "error", "-select_streams", "v:0",
-		"-show_entries", "stream=start_time,codec_name,pix_fmt,color_space,color_range", "-of", "json", path).Output()
+		"-show_entries", "stream=start_time,codec_name,pix_fmt,color_space,color_range,height", "-of", "json", path).Output()
 	if err != nil {
 		return &videoProbe{err: CodeInvalid.New("ffprobe %s: %v", path, err)}
 	}
@@ -291,6 +291,7 @@ func (f *FFmpeg) probeVideo(ctx context.Context, path string) *videoProbe {
 			PixFmt    string `json:"pix_fmt"`
 			Space     string `json:"color_space"`
 			Range     string `json:"color_range"`
+			Height    int    `json:"height"`
 		} `json:"streams"`
 	}
 	if err := json.Unmarshal(out, &r); err != nil || len(r.Streams) == 0 {
@@ -298,7 +299,7 @@ func (f *FFmpeg) probeVideo(ctx context.Context, path string) *videoProbe {
 	}
 	st, _ := strconv.ParseFloat(r.Streams[0].StartTime, 64)
 	v := r.Streams[0]
-	return &videoProbe{start: st, colour: colourTags{pixFmt: v.PixFmt, space: v.Space, rng: v.Range}}
+	return &videoProbe{start: st, colour: colourTags{pixFmt: v.PixFmt, space: v.Space, rng: v.Range, height: v.Height}}
 }
 
 // decodedFrame is one decoded frame and its presentation time (seconds of the source).
@@ -359,6 +360,9 @@ func (f *FFmpeg) startVideo(path string, t float64, pr *videoProbe, maxSide int,
 	// session 6 video clips). The option exists since ffmpeg 5.0; -fps_mode needs 5.1.
 	ms := strconv.Itoa(maxSide)
 	scale := "scale=w='if(gte(iw,ih),min(" + ms + ",iw),-2)':h='if(gte(iw,ih),-2,min(" + ms + ",ih))'"
+	if m := pr.colour.matrix(); m != "auto" {
+		scale += ":in_color_matrix=" + m // an untagged source: colour.go's rule
+	}
 	pixFmt := "rgba"
 	if form.yuv {
 		scale, pixFmt = yuvFilters(form.w, form.h, pr.colour), "yuv420p"
