@@ -48,7 +48,9 @@
 // frame up to the rounding of the colour conversions and the decoder's bilinear scaling
 // (tests: >= 40 dB PSNR per plane against the drawn frame; 45 dB mean), and saves the
 // decoder's RGBA conversion, 5/8 of the pipe, the drawing and the RGB -> YUV conversion
-// (bench/README.md, session 7). Frames with anything else visible are drawn as before
+// (bench/README.md, session 7). A frame that is one clip's frame alone is not even copied:
+// the decoder's frame is lent to the encoder in place of the pooled buffer and given back
+// once written (videolend.go). Frames with anything else visible are drawn as before
 // (items above a clip are not yet blended into its I420 frame); WholeFrames turns the path
 // off. The clip frames are held under the frame's lease like RGBA frames.
 //
