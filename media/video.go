@@ -53,6 +53,7 @@ type Session struct {
 	mu       sync.Mutex
 	decoders map[string][]*videoDecoder
 	probes   map[string]*videoProbe
+	starting map[string]chan struct{} // held while a decoder of the file starts
 	closed   bool
 	tick     int64
 }
@@ -138,36 +139,26 @@ func (s *Session) frame(ctx context.Context, a *editor.Asset, mediaTime time.Dur
 }
 
 // decoderFor returns a locked decoder of path that can serve t, starting one if needed.
+// Decoders of one file start one at a time: the workers asking for a clip's first frames
+// together would otherwise each probe the file and start a decoder (one at 0 s, one at the
+// next frame's time, ...), all but one soon stopped as idle, a probe and a decoder's
+// start-up wasted per worker and clip.
 func (s *Session) decoderFor(ctx context.Context, path string, t float64, form frameForm) (*videoDecoder, error) {
+	if d, err := s.runningDecoder(path, t, form, true); d != nil || err != nil {
+		return d, err
+	}
+	start := s.startLock(path)
+	select { // a worker starting one stuck (a probe that hangs) keeps no other past its ctx
+	case start <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-start }()
+	// Another worker may have started one that serves t while this one waited.
+	if d, err := s.runningDecoder(path, t, form, false); d != nil || err != nil {
+		return d, err
+	}
 	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil, CodeDecoderMissing.New("the render session is closed")
-	}
-	if s.decoders == nil {
-		s.decoders = map[string][]*videoDecoder{}
-		s.probes = map[string]*videoProbe{}
-	}
-	s.tick++
-	s.closeIdle()
-	var best *videoDecoder
-	for _, d := range s.decoders[path] {
-		if d.form == form && d.canServe(t) && (best == nil || d.startAt > best.startAt) {
-			best = d
-		}
-	}
-	if best != nil {
-		best.used = s.tick
-		s.mu.Unlock()
-		best.mu.Lock()
-		if !best.closed {
-			return best, nil
-		}
-		// Another worker stopped it (evicted or idle) before its lock was free; it is out of
-		// the session's list by now, so choosing again cannot pick it.
-		best.mu.Unlock()
-		return s.decoderFor(ctx, path, t, form)
-	}
 	pr := s.probes[path]
 	s.mu.Unlock()
 	if pr == nil {
@@ -219,7 +210,64 @@ func (s *Session) decoderFor(ctx context.Context, path string, t float64, form f
 	}
 	s.decoders[path] = list
 	s.mu.Unlock()
+	// Its first frames, decoded before the start lock is released, let the workers that
+	// waited for it take earlier frames from it too (canServe). An error comes again from
+	// the caller's frameAt.
+	_, _, _ = d.frameAt(ctx, t)
 	return d, nil
+}
+
+// runningDecoder returns a locked running decoder of path that can serve t, or nil (and
+// no error) when there is none. count counts the request (once per frame asked for).
+func (s *Session) runningDecoder(path string, t float64, form frameForm, count bool) (*videoDecoder, error) {
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return nil, CodeDecoderMissing.New("the render session is closed")
+		}
+		if s.decoders == nil {
+			s.decoders = map[string][]*videoDecoder{}
+			s.probes = map[string]*videoProbe{}
+			s.starting = map[string]chan struct{}{}
+		}
+		if count {
+			s.tick++
+			s.closeIdle()
+		}
+		var best *videoDecoder
+		for _, d := range s.decoders[path] {
+			if d.form == form && d.canServe(t) && (best == nil || d.startAt > best.startAt) {
+				best = d
+			}
+		}
+		if best == nil {
+			s.mu.Unlock()
+			return nil, nil
+		}
+		best.used = s.tick
+		s.mu.Unlock()
+		best.mu.Lock()
+		if !best.closed {
+			return best, nil
+		}
+		// Another worker stopped it (evicted or idle) before its lock was free; it is out of
+		// the session's list by now, so choosing again cannot pick it.
+		best.mu.Unlock()
+		count = false
+	}
+}
+
+// startLock is the lock (a channel of one slot) held while a decoder of path is started.
+func (s *Session) startLock(path string) chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.starting[path]
+	if m == nil {
+		m = make(chan struct{}, 1)
+		s.starting[path] = m
+	}
+	return m
 }
 
 // closeIdle stops decoders no frame was asked of in the last idleRequests requests (their
@@ -490,7 +538,12 @@ func (d *videoDecoder) canServe(t float64) bool {
 	d.snapMu.Lock()
 	st := d.snap
 	d.snapMu.Unlock()
-	if st.dead || t < d.startAt {
+	if st.dead {
+		return false
+	}
+	if t < d.startAt && !(st.frames > 0 && st.first && t+eps >= st.lo) {
+		// Before the time it was started for, only frames it decoded from its keyframe on
+		// (another worker started it for a later frame of the same clip).
 		return false
 	}
 	if st.frames > 0 {
