@@ -8,8 +8,10 @@ import (
 
 // decoderPipeBytes is the capacity asked for a decoder's stdout pipe: a 1080p I420 frame is
 // 3 MB, which a default 64 KiB pipe carries in 48 writes and as many reads, each waking the
-// other side; 1 MiB (Linux's pipe-max-size by default) takes 3 of each. Measured on the
-// 20 s 1080p clip (bench/clip.sh): see bench/README.md.
+// other side; 1 MiB (Linux's pipe-max-size by default) takes 3 of each. The decoder of the
+// 20 s 1080p clip of bench/clip.sh and a reader of its frames: 3.19 CPU-s through a 64 KiB
+// pipe, 3.15 through 1 MiB (medians of 3; 3.15-3.45 and 3.04-3.15: bench/log/2026.md, issue
+// 29). A small gain, within this machine's noise, for one fcntl.
 const decoderPipeBytes = 1 << 20
 
 // growPipe asks for a larger buffer on the pipe f is an end of; a refusal (a lower
