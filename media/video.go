@@ -496,8 +496,8 @@ func (d *videoDecoder) readLog(r io.Reader) {
 // threading (cores + 1 threads) costs CPU the encoder could use; one thread decodes a 1080p
 // H.264 clip at ~280 frames/s of one core (2.15 CPU-s for 600 frames against 2.22 threaded,
 // and 20 MB less resident; bench/log/2026.md, issue 29), several times the rate x264
-// veryfast encodes 1080p at on 8 cores, so the encoder never waits for it. Larger sources, and machines where the encoder
-// may outrun one decoding thread, keep ffmpeg's default.
+// veryfast encodes 1080p at on 8 cores, so the encoder never waits for it. Larger sources,
+// and machines where the encoder may outrun one decoding thread, keep ffmpeg's default.
 const (
 	singleThreadPixels = 1920 * 1088
 	singleThreadCPUs   = 8

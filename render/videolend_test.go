@@ -8,7 +8,6 @@ import (
 
 	"github.com/cutroom/cutroom/compositor"
 	"github.com/cutroom/cutroom/encode"
-	"github.com/cutroom/cutroom/internal/ffmpegtest"
 	"github.com/cutroom/cutroom/media"
 )
 
@@ -23,10 +22,7 @@ func TestLentFramesEqualCopiedFrames(t *testing.T) {
 	ff := ffmpegOrSkip(t)
 	dir := t.TempDir()
 	const w, h = 320, 180
-	ffmpegtest.Make(t, filepath.Join(dir, "a.mp4"), "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30:d=2",
-		"-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p")
-	ffmpegtest.Make(t, filepath.Join(dir, "b.mp4"), "-f", "lavfi", "-i", "testsrc=s=320x180:r=30:d=2,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p",
-		"-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_range", "tv")
+	makeClipsAB(t, dir)
 	assets := map[string]any{"a": videoAsset("a", "a.mp4", w, h, 2, false), "b": videoAsset("b", "b.mp4", w, h, 2, false)}
 	state := func(ids ...string) []byte {
 		var items []map[string]any
