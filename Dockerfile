@@ -9,7 +9,7 @@ ARG GO_VERSION=1.26
 FROM golang:${GO_VERSION}-trixie AS build
 RUN apt-get update \
 	&& apt-get install -y --no-install-recommends pkg-config libx264-dev libvpx-dev libopus-dev \
-		libvo-aacenc-dev librlottie-dev libjpeg62-turbo-dev dpkg-dev \
+		libvo-aacenc-dev librlottie-dev libjpeg62-turbo-dev dpkg-dev npm \
 	&& rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY go.mod go.sum ./

@@ -15,15 +15,20 @@ RACE_PKGS ?= ./server/ ./storage/ ./compositor/ ./export/ ./render/ ./webhook/ .
 # also works (bundled copy, about 2x slower H.264); see encode/README.md.
 GOTAGS ?= extlib,pkgconfig
 
-.PHONY: run build deps deb-deps test-deps test vet fmt-check bench browser-check fuzz deb deb-check
+.PHONY: run build fonts deps deb-deps test-deps windows-deps test vet fmt-check bench browser-check fuzz deb deb-check windows
 
 ## run: install missing system packages, build, and serve on 127.0.0.1:8787 with data in ./data
 run: build
 	$(BIN) serve
 
-## build: build the cutroom binary
-build: deps
+## build: build the cutroom binary (with the web fonts of scripts/webfonts.sha256 embedded)
+build: deps fonts
 	$(GO) build -tags '$(GOTAGS)' -o $(BIN) ./cmd/cutroom
+
+## fonts: fetch the embedded web fonts (pinned npm tarballs, checked by SHA-256) into
+## compositor/text/webfonts/; does nothing when they are there
+fonts:
+	@./scripts/fonts.sh
 
 deps:
 	@./scripts/install-deps.sh
@@ -44,14 +49,27 @@ deb: deb-deps
 deb-check: deb
 	@./scripts/deb-check.sh
 
+windows-deps:
+	@./scripts/install-deps.sh --windows
+
+## windows: cross-build cutroom.exe for windows/amd64 with mingw-w64 and the zip
+## build/cutroom_<version>_windows_amd64.zip (C libraries from checked Debian sources, cross-built
+## once into ~/.cache/cutroom/windows/; no Lottie; see docs/bundling.md); WINDOWS_VERSION=1.2.3
+windows: windows-deps fonts
+	@GO='$(GO)' WINDOWS_VERSION='$(WINDOWS_VERSION)' ./scripts/windows.sh
+
 ## browser-check: compare compositor frames with headless Chromium renders of the same
 ## states (SSIM >= 0.97), and Lottie frames with lottie-web's in Chromium. `make test` runs
 ## them too, as part of go test ./...
-browser-check: test-deps
-	$(GO) test -tags '$(GOTAGS)' -count=1 -run 'Browser|LottieWeb' -v ./compositor/... ./lottie/
+browser-check: test-deps fonts
+	CUTROOM_REQUIRE_WEBFONTS=1 $(GO) test -tags '$(GOTAGS)' -count=1 -run 'Browser|LottieWeb' -v ./compositor/... ./lottie/
 
-## test: the whole test suite and the package check (what CI runs)
-test: test-deps
+## test: the whole test suite and the package check (what CI runs); cmd/cutroom's tests also
+## build `make windows` and run cutroom.exe under Wine (docs/bundling.md)
+# CUTROOM_REQUIRE_WEBFONTS: the tests of the embedded web fonts fail, rather than skip,
+# when the build has none
+test: export CUTROOM_REQUIRE_WEBFONTS = 1
+test: test-deps fonts
 	$(GO) vet -tags '$(GOTAGS)' ./...
 	@out=$$("$$($(GO) env GOROOT)/bin/gofmt" -l .); test -z "$$out" || { echo "$$out" >&2; echo "gofmt: files above need formatting" >&2; exit 1; }
 	$(GO) test -tags '$(GOTAGS)' -count=1 -timeout 30m ./...

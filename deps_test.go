@@ -36,6 +36,9 @@ func TestImportDirections(t *testing.T) {
 		// internal/ffmpegtest: a written file's streams and sound read back with ffprobe and
 		// ffmpeg, for the encode and render tests; media files made with ffmpeg.
 		"internal/ffmpegtest": {},
+		// internal/fontsourcetest: the web font catalogue (an npm registry with
+		// fontsource-like packages) on loopback, for the fontpack and command tests.
+		"internal/fontsourcetest": {},
 		// internal/fuzzseed: testdata files added to a fuzz target's seed corpus.
 		"internal/fuzzseed": {},
 		// internal/imagetest: how alike two pictures are (SSIM, PSNR), the reference PNG
@@ -116,7 +119,11 @@ func TestImportDirections(t *testing.T) {
 		// renderer (compositor) apply; a standard-library leaf so neither imports the other.
 		"svgbudget":       {},
 		"compositor/text": {},
-		"webhook":         {"apierr", "model"},
+		// fontpack: installing web font families into <data-dir>/fonts from the catalogue
+		// (fontsource's npm packages) and packs of them (`cutroom fonts`); a
+		// standard-library leaf that only the command imports.
+		"fontpack": {},
+		"webhook":  {"apierr", "model"},
 		// metrics: the Prometheus registry, metrics and /metrics handler; a leaf (no project
 		// package), the only importer of prometheus. The counting components declare their
 		// own small interfaces that it implements; app wires it in.
@@ -148,8 +155,9 @@ func TestImportDirections(t *testing.T) {
 		"cluster": {"editor", "export"},
 		// cmd/cutroom: the cutroom command (package main): cobra commands, flags (defaults
 		// from the packages' Default constants), output and exit codes; it runs everything
-		// through app, and `cutroom export` renders with render's pipeline directly.
-		"cmd/cutroom": {"app", "assets", "cluster", "compositor", "diskspace", "editor", "encode", "export", "illustrations", "media", "model", "render",
+		// through app, and `cutroom export` renders with render's pipeline directly; `cutroom
+		// version` asks lottie whether this build draws Lottie.
+		"cmd/cutroom": {"app", "assets", "cluster", "compositor", "compositor/text", "diskspace", "editor", "encode", "export", "fontpack", "illustrations", "lottie", "media", "model", "render",
 			"server", "storage", "webhook"},
 	}
 	for pkg, targets := range testSupport {

@@ -94,7 +94,10 @@ type Config struct {
 	MinFreeDisk int64
 	// MetricsToken, when set, is the bearer token GET /metrics needs (--metrics-token).
 	MetricsToken string
-	// Ready, if set, is called by Run once everything runs, just before it serves.
+	// Version is the binary's version, recorded in the data dir's ServerFile (Listening).
+	Version string
+	// Ready, if set, is called by Run once the server serves (a request sent from then on
+	// is answered) and the data dir's ServerFile records where it listens.
 	Ready func(*App)
 }
 
@@ -117,6 +120,8 @@ type App struct {
 	metrics *metrics.Metrics // serving only
 	hs      *http.Server
 	ln      net.Listener
+	// listening is where ln listens (Open with a listener).
+	listening Listening
 }
 
 // New returns an App of cfg; nothing is opened before OpenDB or Open.
@@ -145,7 +150,7 @@ func (a *App) OpenDB() error {
 	}
 	db, err := storage.Open(a.cfg.DataDir, storage.Options{LockTimeout: a.cfg.LockTimeout})
 	if errors.Is(err, storage.ErrLocked) {
-		return fmt.Errorf("the data dir %s is in use by a running cutroom server (the database allows one process at a time); stop that server or use another --data-dir", a.cfg.DataDir)
+		return inUse(a.cfg.DataDir)
 	}
 	if err != nil {
 		return err
@@ -163,8 +168,14 @@ func (a *App) Open(ctx context.Context, ln net.Listener) error {
 	}
 	a.ln = ln
 	if ln != nil {
+		a.listening = listeningOn(ln.Addr(), a.cfg.DataDir, a.cfg.Version)
 		a.BaseURL = a.cfg.PublicURL
-		if a.BaseURL == "" {
+		switch {
+		case a.BaseURL != "":
+		case a.listening.Socket != "":
+			// links over a socket: the client dials it and sends Host: localhost
+			a.BaseURL = "http://localhost"
+		default:
 			a.BaseURL = "http://" + ln.Addr().String()
 		}
 		a.BaseURL = strings.TrimRight(a.BaseURL, "/")
@@ -263,6 +274,7 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	ecfg.Space = space
 	ecfg.Unresolvable = unresolvable(store, a.cfg.Render.AssetDir, remote)
 	ecfg.Names = stateNames(a.DB, store, a.cfg.Render.AssetDir, remote)
+	ecfg.Fonts = a.Fonts.HasFamily
 	var renderer export.Renderer = a.Renderer
 	if a.cfg.Cluster.enabled() {
 		if renderer, err = a.openCluster(a.Renderer, store, remote, ff); err != nil {
@@ -279,7 +291,8 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 		scfg.AllowedHosts = server.LoopbackHosts(a.BaseURL)
 	}
 	srv := server.New(scfg, server.Deps{Accounts: a.DB, Projects: a.DB, Idempotency: a.DB, Exports: a.Exports,
-		Assets: store, Files: store, Fonts: a.Fonts, Metrics: a.metrics, Backups: a.DB, Health: health,
+		Assets: store, Files: store, Fonts: a.Fonts, FontFamilies: fontFamilies(a.Fonts, dataFontsDir(a.cfg.DataDir)),
+		Metrics: a.metrics, Backups: a.DB, Health: health,
 		Illustrations: a.DB, Names: ecfg.Names, Unresolvable: ecfg.Unresolvable,
 		Previews: stillPreviews{render.NewStills(a.Renderer)}, Webhooks: a.DB, Console: console.Handler()})
 	a.hs = srv.HTTPServer(a.ln.Addr().String())

@@ -219,6 +219,9 @@ func segmentRenderer(fonts *text.Library, addSent bool, rs RenderSettings, threa
 	}
 	textItems := compositor.NewTextItems(fonts, log)
 	sent := &workerFonts{lib: fonts}
+	// a task's segments on this worker share its compositor and decoded pictures; a kept
+	// compositor is closed after render.WarmIdle without a segment of its task
+	warm := &render.Warm{}
 	return func(ctx context.Context, job export.RenderJob, enc cluster.Encoding, seg cluster.Segment, files cluster.Files, dst string) error {
 		if addSent {
 			if err := sent.add(files.Fonts); err != nil {
@@ -238,7 +241,8 @@ func segmentRenderer(fonts *text.Library, addSent bool, rs RenderSettings, threa
 			},
 			IllustrationsFor: segmentIllustrations(files.Illustrations),
 			Text:             textItems, Workers: rs.FrameWorkers, EncoderThreads: threads, Preset: enc.Preset, CRF: enc.CRF,
-			MaxOutputSide: rs.MaxOutputSide, MaxFrameSeconds: rs.MaxFrameSeconds, Lottie: rs.Lottie, Logger: log})
+			MaxOutputSide: rs.MaxOutputSide, MaxFrameSeconds: rs.MaxFrameSeconds, Lottie: rs.Lottie, Logger: log,
+			Warm: warm})
 		_, err := p.RenderSegment(ctx, job, render.Segment{First: seg.First, End: seg.End}, dst)
 		return err
 	}

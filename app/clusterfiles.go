@@ -68,27 +68,15 @@ func jobIllustrationFiles(db *storage.DB, store *assets.Store, job export.Render
 	return out, nil
 }
 
-// stateFontFamilies returns the font families the text of s names, lower-cased, each once.
+// stateFontFamilies returns the font families the text of s names (every name of each
+// fontFamily list but the generic ones: editor.FontUses, editor.ParseFontFamilies),
+// lower-cased, each once.
 func stateFontFamilies(s *editor.State) []string {
 	var out []string
-	add := func(f string) {
-		if f = strings.ToLower(strings.TrimSpace(f)); f != "" && !slices.Contains(out, f) {
-			out = append(out, f)
-		}
-	}
-	if s == nil {
-		return nil
-	}
-	for _, it := range s.Items {
-		if it.Text != nil {
-			add(it.Text.FontFamily)
-		}
-		if it.Captions != nil {
-			add(it.Captions.FontFamily)
-		}
-		if it.Template != nil {
-			for _, n := range it.Template.Nodes {
-				add(n.Style.FontFamily)
+	for _, u := range editor.FontUses(s) {
+		for _, f := range editor.ParseFontFamilies(u.Value) {
+			if name := strings.ToLower(f.Name); !f.Generic && !slices.Contains(out, name) {
+				out = append(out, name)
 			}
 		}
 	}

@@ -26,8 +26,13 @@
 //     uploads swept, uploaded fonts loaded), the renderer, the outbound-address guard, the
 //     deliverer, the export service, the HTTP server on ln and the janitor.
 //
-// Running and shutting down. Run starts the janitor, the deliverer and the scheduler, calls
-// Config.Ready, then serves until its context ends or the server or the scheduler fails. The
+// Running and shutting down. Run starts the janitor, the deliverer and the scheduler, serves,
+// records where it listens in the data dir's ServerFile (server.json: Listening, the ready
+// object's members; an app that bundles the server, docs/bundling.md, and a second start on
+// the data dir read it, the latter through OpenDB's InUseError) and then calls Config.Ready,
+// so that a request sent from then on is answered; it serves until its context ends or the
+// server or the scheduler fails. The record is removed when the shutdown begins, while the
+// database's lock is still held, so a record beside a free lock is a killed server's. The
 // shutdown then goes in order, bounded as a whole by ShutdownGrace: the listener closes and
 // the scheduler is stopped (its renders are recorded PAUSED) while requests in flight finish;
 // what has not ended when the grace runs out is abandoned and logged (renders recorded

@@ -3,11 +3,15 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"image/color"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/cutroom/cutroom/compositor/text"
+	"github.com/cutroom/cutroom/editor"
 )
 
 // systemOnlyFamily returns a font family that only the system's font directories have, or
@@ -72,4 +76,32 @@ func TestSystemFontsOff(t *testing.T) {
 			t.Errorf("system fonts on: %q rendered as with the embedded fonts alone", family)
 		}
 	}
+}
+
+// TestStateFontFamilies: the families a cluster render ships files for are every name of
+// each fontFamily list a render draws, generic families left out (before, a list was one
+// name that no font has, and its files stayed behind).
+func TestStateFontFamilies(t *testing.T) {
+	raw := `{"compositionWidth":320,"compositionHeight":180,"timebaseTicksPerSecond":240000,
+	"tracks":[{"id":"t","items":["x","y"],"hidden":false,"muted":false}],"assets":{},"items":{` +
+		textItemJSON("x", 0, `Foo, 'Bar  Baz', sans-serif`) + `,` + textItemJSON("y", 240000, "foo") +
+		`},"transitions":{},"globalBackground":{"type":"none"},"deletedAssets":[]}`
+	st, err := editor.Parse([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stateFontFamilies(st); !slices.Equal(got, []string{"foo", "bar baz"}) {
+		t.Fatalf("families %q", got)
+	}
+}
+
+// textItemJSON is a text item naming fontFamily family, one second from start.
+func textItemJSON(id string, start int, family string) string {
+	f, _ := json.Marshal(family)
+	return `"` + id + `":{"id":"` + id + `","type":"text","text":"Hi","fontFamily":` + string(f) + `,"fontSize":20,"color":"#ffffff","align":"left",` +
+		`"fontStyle":{"variant":"normal","weight":"400"},"lineHeight":1.2,"letterSpacing":0,"resizeOnEdit":false,"direction":"ltr",` +
+		`"strokeColor":"#000000","strokeWidth":0,"startTicks":` + strconv.Itoa(start) + `,"durationTicks":240000,` +
+		`"left":{"value":10,"keyframes":[]},"top":{"value":10,"keyframes":[]},"width":{"value":100,"keyframes":[]},` +
+		`"height":{"value":30,"keyframes":[]},"scaleX":{"value":1,"keyframes":[]},"scaleY":{"value":1,"keyframes":[]},` +
+		`"opacity":{"value":1,"keyframes":[]},"isDraggingInTimeline":false,"rotation":{"value":0,"keyframes":[]}}`
 }

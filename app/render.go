@@ -96,10 +96,15 @@ func newRenderer(store *assets.Store, fonts *text.Library, rs RenderSettings, ff
 	})
 }
 
-// probeLottie starts one Lottie renderer process and logs what renderers are confined with
+// probeLottie starts one Lottie renderer process (none in a build without them:
+// lottie.Supported) and logs what renderers are confined with
 // here: a warning when the kernel lacks Landlock or seccomp (they then run with their
 // rlimits and the rest), an error when none starts (Lottie items then fail their renders).
 func probeLottie(log *slog.Logger, o lottie.Options) {
+	if err := lottie.Supported(); err != nil {
+		log.Info("Lottie items are not drawn by this build: capabilities omit them and exports using them are refused", "why", err.Error())
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, err := lottie.Probe(ctx, o)

@@ -50,13 +50,20 @@ func (a *App) Run(ctx context.Context) error {
 	defer func() { stopWorker(); waitUntil(&workerWG, deadline) }()
 	a.runClusterWorker(workerCtx, &workerWG)
 
-	if a.cfg.Ready != nil {
-		a.cfg.Ready(a)
-	}
 	errc := make(chan error, 1)
 	ln := a.ln
 	a.ln = nil // hs owns it from here
 	go func() { errc <- a.hs.Serve(ln) }()
+	// The listener is bound and served: a request sent from here on is answered. The data
+	// dir records where until the shutdown begins (or Run fails).
+	if err := writeListening(a.cfg.DataDir, a.listening); err != nil {
+		log.Warn("could not record where the server listens", "file", ServerFile, "err", err)
+	}
+	unrecord := sync.OnceFunc(func() { removeListening(a.cfg.DataDir) })
+	defer unrecord()
+	if a.cfg.Ready != nil {
+		a.cfg.Ready(a)
+	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
@@ -65,6 +72,7 @@ func (a *App) Run(ctx context.Context) error {
 		return fmt.Errorf("export scheduler: %w", err)
 	case <-ctx.Done():
 	}
+	unrecord()
 	var err error
 	deadline, err = stopServing(log, a.cfg.ShutdownGrace, a.hs, errc, stopSched, &schedWG, a.Exports)
 	return err

@@ -146,6 +146,7 @@ type Records interface {
 	BindAsset(workspaceID, projectID, assetID string) error
 	UnbindAsset(workspaceID, projectID, assetID string) error
 	ListProjectAssets(workspaceID, projectID string, pageSize int, cursor string) ([]model.Asset, string, error)
+	ListAssets(workspaceID string, pageSize int, cursor string) ([]model.Asset, string, error)
 	Project(workspaceID, id string) (model.Project, error)
 	EachProjectState(workspaceID string, fn func(projectID string, state []byte) error) error
 }
@@ -522,6 +523,13 @@ func (s *Store) Asset(_ context.Context, workspaceID, id string) (model.Asset, e
 func (s *Store) ProjectAssets(_ context.Context, workspaceID, projectID string, pageSize int, cursor string) ([]model.Asset, string, error) {
 	as, next, err := s.rec.ListProjectAssets(workspaceID, projectID, pageSize, cursor)
 	return as, next, recordError(err, projectID, "")
+}
+
+// WorkspaceAssets returns a page of a workspace's live assets, newest upload first, bound
+// to a project or not.
+func (s *Store) WorkspaceAssets(_ context.Context, workspaceID string, pageSize int, cursor string) ([]model.Asset, string, error) {
+	as, next, err := s.rec.ListAssets(workspaceID, pageSize, cursor)
+	return as, next, recordError(err, "", "")
 }
 
 // BindAsset binds a live asset to a project; binding twice is harmless.

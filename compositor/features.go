@@ -1,6 +1,9 @@
 package compositor
 
-import "github.com/cutroom/cutroom/editor"
+import (
+	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/lottie"
+)
 
 // CaptionAnimationTypes is implemented by TextRenderers that draw only some caption
 // animations (captionAnimations in/out/loop of text and captions items); Features then lists
@@ -11,7 +14,8 @@ type CaptionAnimationTypes interface {
 
 // Features returns what a Compositor built with opts draws, for editor.Capabilities and
 // the export package's Featured interface. Everything of editor state v1 is drawn except:
-// text-template image nodes of type lottie; chart items unless opts.Text is a TextItems (labels need the text engine); video items unless opts.Media implements
+// text-template image nodes of type lottie; lottie items in a build without Lottie
+// renderer processes (lottie.Supported: Linux only); chart items unless opts.Text is a TextItems (labels need the text engine); video items unless opts.Media implements
 // VideoFrames; text, captions and text-template items (and caption animations) unless
 // opts.Text is set (only the types a TextTypes renderer names). Audio items are not listed:
 // they have no pixels, and the export pipeline adds them when it mixes sound.
@@ -39,6 +43,10 @@ func Features(opts Options) editor.FeatureSet {
 			continue // no pixels: the export pipeline adds audio items when it mixes sound
 		case editor.ItemVideo:
 			if !video {
+				continue
+			}
+		case editor.ItemLottie:
+			if lottie.Supported() != nil {
 				continue
 			}
 		case editor.ItemText, editor.ItemCaptions, editor.ItemTextTemplate:

@@ -48,6 +48,10 @@ func (c *Compositor) destination(dst *image.RGBA) (out *image.RGBA, window bool,
 // render draws the frame at tick t into dst (in frame coordinates: the frame, or a window
 // of it when the frame is clippable) within sc.clip, leaving out the items in sc.skip.
 func (c *Compositor) render(ctx context.Context, t int64, dst *image.RGBA, sc *scratch) error {
+	if sc.bare {
+		clearRect(dst, sc.clip)
+		return c.drawTracks(ctx, t, dst, sc)
+	}
 	bg := c.st.GlobalBackground
 	if bg.Type == editor.BackgroundBlur {
 		return c.renderBlurred(ctx, t, dst, sc, bg.Level)

@@ -20,6 +20,10 @@ type scratch struct {
 	// fadeOnly: when set, an active fade transition draws only this clip of its two, at
 	// full opacity (one picture of a blended plate pair)
 	fadeOnly *editor.Item
+	// bare: only tracks [0, tracks) are drawn, over transparent pixels, with no background
+	// (the items above a frame's clips: RenderOverlayWindows); tracks is len(c.tracks) else
+	bare   bool
+	tracks int
 	// memo: the frame is drawn window by window (drawWindows); prep holds its items as
 	// prepared for the first window and sprites its sprite lookups (nil: none, draw
 	// directly), so that each is done once per frame
@@ -46,6 +50,7 @@ func (c *Compositor) getScratch() *scratch {
 	sc.clip = image.Rect(0, 0, c.outW, c.outH)
 	sc.skip = sc.skip[:0]
 	sc.fadeOnly = nil
+	sc.bare, sc.tracks = false, len(c.tracks)
 	return sc
 }
 

@@ -92,6 +92,10 @@ func (c *Compositor) drawTracks(ctx context.Context, t int64, dst *image.RGBA, s
 		if c.tracks[ti].hidden {
 			continue
 		}
+		if ti >= sc.tracks {
+			seq += len(c.tracks[ti].items)
+			continue
+		}
 		if err := c.drawTrack(ctx, &c.tracks[ti], t, dst, sc, &seq); err != nil {
 			return err
 		}

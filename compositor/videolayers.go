@@ -43,8 +43,26 @@ func (c *Compositor) VideoLayers(n int64, fps int) (VideoLayers, bool) {
 		return VideoLayers{}, false
 	}
 	t := c.st.FrameTicks(n, int64(fps))
-	if !c.clippable(t) {
+	vl, top, ok := c.videoLayers(t)
+	if !ok {
 		return VideoLayers{}, false
+	}
+	for ti := top - 1; ti >= 0; ti-- {
+		if tp := &c.tracks[ti]; !tp.hidden && c.trackShows(tp, t) {
+			return VideoLayers{}, false
+		}
+	}
+	return vl, true
+}
+
+// videoLayers finds the VideoLayers part of the frame at tick t from the bottom up: the
+// bottom clip (or fade), then each track above it that is one opaque clip rectangle, up to
+// the first track that shows anything else. top is that track's index plus one: tracks
+// [0, top) are above the clips (VideoLayers wants nothing there to show; VideoOverlays
+// draws them). ok is false when the bottom is not a clip or a fade of two.
+func (c *Compositor) videoLayers(t int64) (vl VideoLayers, top int, ok bool) {
+	if !c.clippable(t) {
+		return VideoLayers{}, 0, false
 	}
 	bottom := -1
 	for ti := len(c.tracks) - 1; ti >= 0; ti-- {
@@ -54,15 +72,14 @@ func (c *Compositor) VideoLayers(n int64, fps int) (VideoLayers, bool) {
 		}
 	}
 	if bottom < 0 {
-		return VideoLayers{}, false
+		return VideoLayers{}, 0, false
 	}
-	var vl VideoLayers
 	tp := &c.tracks[bottom]
 	if tr := tp.activeAt(t); tr != nil {
 		a, okA := c.fullFrameClip(tr.from, t)
 		b, okB := c.fullFrameClip(tr.to, t)
 		if tr.tr.Type != "fade" || !okA || !okB || c.activeItems(tp, t, tr) != nil {
-			return VideoLayers{}, false
+			return VideoLayers{}, 0, false
 		}
 		p := tr.progress(t)
 		ka := int(clamp01(1-p)*256 + 0.5)
@@ -70,11 +87,11 @@ func (c *Compositor) VideoLayers(n int64, fps int) (VideoLayers, bool) {
 	} else {
 		its := c.activeItems(tp, t, nil)
 		if len(its) != 1 {
-			return VideoLayers{}, false
+			return VideoLayers{}, 0, false
 		}
 		a, ok := c.fullFrameClip(its[0], t)
 		if !ok {
-			return VideoLayers{}, false
+			return VideoLayers{}, 0, false
 		}
 		vl.Clip = a
 	}
@@ -85,15 +102,15 @@ func (c *Compositor) VideoLayers(n int64, fps int) (VideoLayers, bool) {
 		}
 		its := c.activeItems(tp, t, nil)
 		if tp.activeAt(t) != nil || len(its) != 1 {
-			return VideoLayers{}, false
+			return vl, ti + 1, true
 		}
 		r, ok := c.rectClip(its[0], t)
 		if !ok {
-			return VideoLayers{}, false
+			return vl, ti + 1, true
 		}
 		vl.Above = append(vl.Above, r)
 	}
-	return vl, true
+	return vl, 0, true
 }
 
 // trackShows reports whether anything with pixels is active on tp at tick t.

@@ -195,13 +195,13 @@ func TestConsoleInBrowser(t *testing.T) {
 
 	// Projects: listed, searchable, and a project's page with its state's summary.
 	run(t, ctx, "projects", chromedp.Click(`a[data-page="projects"]`, chromedp.ByQuery))
-	poll(t, ctx, "the projects list", `document.querySelectorAll("tbody tr").length === 2`, 5*time.Second)
+	poll(t, ctx, "the projects list", `document.querySelectorAll("#projects tbody tr").length === 2`, 5*time.Second)
 	run(t, ctx, "search", chromedp.SendKeys("#project-search", "xyz", chromedp.ByID))
-	poll(t, ctx, "the empty search", `document.querySelectorAll("tbody tr").length === 0`, 5*time.Second)
+	poll(t, ctx, "the empty search", `document.querySelectorAll("#projects tbody tr").length === 0`, 5*time.Second)
 	run(t, ctx, "clear the search", chromedp.Evaluate(`(() => { const s = document.getElementById("project-search");
 		s.value = ""; s.dispatchEvent(new Event("input")); })()`, nil))
 	run(t, ctx, "search", chromedp.SendKeys("#project-search", "demo", chromedp.ByID))
-	poll(t, ctx, "the search", `document.querySelectorAll("tbody tr").length === 1 && document.querySelector("tbody tr").textContent.includes("Console demo")`, 5*time.Second)
+	poll(t, ctx, "the search", `document.querySelectorAll("#projects tbody tr").length === 1 && document.querySelector("#projects tbody tr").textContent.includes("Console demo")`, 5*time.Second)
 	sh.take("projects")
 	run(t, ctx, "open the project", chromedp.Click(`//a[text()="Console demo"]`, chromedp.BySearch))
 	poll(t, ctx, "the project's summary", `document.getElementById("main").innerText.includes("320×180") &&
@@ -224,7 +224,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	// Upload an image to the project; its thumbnail shows.
 	run(t, ctx, "assets", chromedp.Click(`a[data-page="assets"]`, chromedp.ByQuery),
 		chromedp.WaitVisible("#asset-file", chromedp.ByID),
-		chromedp.SetValue("#asset-project", demo.ProjectID, chromedp.ByID),
+		chromedp.SetValue("#asset-target", demo.ProjectID, chromedp.ByID),
 		chromedp.SetUploadFiles("#asset-file", []string{pngFile(t)}, chromedp.ByID))
 	poll(t, ctx, "the uploaded image's thumbnail", `[...document.querySelectorAll("li.asset img")].some((i) =>
 		i.alt.includes("swatch.png") && i.complete && i.naturalWidth === 64)`, 10*time.Second)
@@ -255,16 +255,20 @@ func TestConsoleInBrowser(t *testing.T) {
 	// events stream drives to 100, then plays.
 	run(t, ctx, "export form", chromedp.Evaluate(`location.hash = "#/projects/`+demo.ProjectID+`"`, nil),
 		chromedp.WaitVisible("#x-start", chromedp.ByID), chromedp.Click("#x-start", chromedp.ByID))
-	poll(t, ctx, "the jump to the task", `location.hash.startsWith("#/exports/") && document.querySelector("li.task.highlight") !== null`, 10*time.Second)
+	poll(t, ctx, "the jump to the task", `location.hash.startsWith("#/exports/") && document.querySelector("tr.highlight") !== null`, 10*time.Second)
 	var taskID string
 	eval(t, ctx, `location.hash.split("/")[2]`, &taskID)
 	poll(t, ctx, "the events stream", `document.getElementById("live").textContent.startsWith("Live: task events connected")`, 5*time.Second)
-	card := fmt.Sprintf(`document.querySelector('li[data-task="%s"]')`, taskID)
+	card := fmt.Sprintf(`document.querySelector('tr[data-task="%s"]')`, taskID)
+	detail := fmt.Sprintf(`document.getElementById("d-%s")`, taskID)
 	poll(t, ctx, "the export's completion", card+`.dataset.status === "COMPLETED" && `+card+`.querySelector("progress").value === 100`, 30*time.Second)
-	poll(t, ctx, "the output's playback", `(() => { const v = `+card+`.querySelector("video");
+	// The video waits for a play to load (preload="none"), over the project's first frame.
+	poll(t, ctx, "the output's poster", detail+`.querySelector("video") && `+detail+`.querySelector("video").preload === "none" &&
+		`+detail+`.querySelector("video").poster.startsWith("blob:")`, 10*time.Second)
+	poll(t, ctx, "the output's playback", `(() => { const v = `+detail+`.querySelector("video");
 		if (v && v.paused) { v.muted = true; v.play().catch(() => {}); } return v && v.readyState >= 2; })()`, 10*time.Second)
 	var duration float64
-	eval(t, ctx, card+`.querySelector("video").duration`, &duration)
+	eval(t, ctx, detail+`.querySelector("video").duration`, &duration)
 	if math.Abs(duration-2) > 0.05 {
 		t.Errorf("the output plays for %.3f s, want 2 s", duration)
 	}
@@ -290,11 +294,12 @@ func TestConsoleInBrowser(t *testing.T) {
 		map[string]any{"format": "mp4", "fps": 60, "scale": 4, "ratio": "16:9"}, &long1); code != 201 {
 		t.Fatalf("starting the long export: %d", code)
 	}
-	card = fmt.Sprintf(`document.querySelector('li[data-task="%s"]')`, long1.TaskID)
+	card = fmt.Sprintf(`document.querySelector('tr[data-task="%s"]')`, long1.TaskID)
+	detail = fmt.Sprintf(`document.getElementById("d-%s")`, long1.TaskID)
 	run(t, ctx, "exports list", chromedp.Evaluate(`location.hash = "#/exports/`+long1.TaskID+`"`, nil))
-	poll(t, ctx, "the long export's cancel button", card+` && `+card+`.querySelector("button.cancel") !== null`, 5*time.Second)
-	clickLive(t, ctx, "cancel", fmt.Sprintf(`li[data-task="%s"] button.cancel`, long1.TaskID))
-	poll(t, ctx, "the cancel", card+`.dataset.status === "CANCELED" && `+card+`.querySelector("button.cancel") === null`, 10*time.Second)
+	poll(t, ctx, "the long export's cancel button", card+` && `+detail+`.querySelector("button.cancel") !== null`, 5*time.Second)
+	clickLive(t, ctx, "cancel", fmt.Sprintf(`#d-%s button.cancel`, long1.TaskID))
+	poll(t, ctx, "the cancel", card+`.dataset.status === "CANCELED" && `+detail+`.querySelector("button.cancel") === null`, 10*time.Second)
 	var status struct{ Status string }
 	s.api(t, "GET", "/v1/exports/"+long1.TaskID, nil, &status)
 	if status.Status != "CANCELED" {
@@ -325,7 +330,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		document.getElementById("main").innerText.includes("EXPORT_COMPLETED")`, 5*time.Second)
 	sh.take("webhooks")
 	run(t, ctx, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
-	for _, page := range []string{"exports", "projects", "assets"} {
+	for _, page := range []string{"exports", "projects", "assets", "usage", "fonts"} {
 		run(t, ctx, "phone "+page, chromedp.Evaluate(`location.hash = "#/`+page+`"`, nil))
 		poll(t, ctx, "phone "+page, `document.querySelector("#page h1") && document.querySelector("#page h1").textContent.toLowerCase() === "`+page+`"`, 5*time.Second)
 		time.Sleep(300 * time.Millisecond)
@@ -336,4 +341,9 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 		sh.take(page + "-phone")
 	}
+	// The deliveries' attempts keep their error column on a phone.
+	open(t, ctx, "#/exports/"+withHook.TaskID+"/webhooks", "Webhook deliveries")
+	poll(t, ctx, "the deliveries on a phone", `document.querySelectorAll("section.delivery").length === 2`, 5*time.Second)
+	reachable(t, ctx, "webhook deliveries at 390 px", "Attempt", "Time", "Status code", "Error")
+	sh.take("webhooks-phone")
 }

@@ -19,6 +19,15 @@
 //     Referrer-Policy no-referrer. Files are revalidated on each load (Cache-Control
 //     no-cache) against a strong ETag, the SHA-256 of the file computed once in Handler,
 //     so an upgraded binary is picked up at once and an unchanged file costs a 304.
+//   - The pages are data (static/js/pages.js): each page's navigation entry and routes; main.js
+//     builds the navigation and the hash router from that list, so a page is one module and
+//     one entry. Every table is built by ui.js's table(), whose cells carry their column's
+//     name: on a narrow screen the stylesheet stacks a row's cells under those names instead
+//     of hiding columns. Thumbnails and posters come from the frame preview route (fetched
+//     with the key, shown as blob: URLs), two at a time, as rows come into view; an output's
+//     video has preload="none", so a visit loads no output until it is played.
+//   - Example states (static/examples/, listed in index.json) are data the projects page
+//     offers for a new project; a test validates each with the real server.
 //   - The package imports no project package; the server mounts the handler it is given
 //     (server.Deps.Console) at GET / and GET /console/*path, and the App wires it in.
 package console

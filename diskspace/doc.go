@@ -22,5 +22,7 @@
 //   - A failure to read the free space (statfs) does not refuse work: the write itself then
 //     tells. Readiness reports it.
 //   - The free space is the space an unprivileged process may use (statfs's f_bavail), the
-//     figure df shows as available.
+//     figure df shows as available; on Windows GetDiskFreeSpaceEx's bytes available to the
+//     caller, quotas applied (space_windows.go). A full disk there is ERROR_DISK_FULL or
+//     ERROR_HANDLE_DISK_FULL, recognised by [IsFull] as ENOSPC and EDQUOT are elsewhere.
 package diskspace

@@ -3,7 +3,6 @@ package diskspace
 import (
 	"errors"
 	"strings"
-	"syscall"
 
 	"github.com/cutroom/cutroom/apierr"
 )
@@ -15,15 +14,20 @@ var CodeStorageFull = apierr.Define(apierr.InsufficientStorage, "STORAGE_FULL")
 // operator or the janitor frees it, not within seconds.
 const RetryAfterSeconds = 60
 
-// IsFull reports whether err is a write that failed for lack of space: it is or wraps
-// ENOSPC or EDQUOT, or its text carries ENOSPC's message (bbolt formats some of its file
-// errors with %s, which drops the chain).
+// IsFull reports whether err is a write that failed for lack of space: it is or wraps one
+// of the system's "disk full" errors (ENOSPC or EDQUOT; on Windows ERROR_DISK_FULL or
+// ERROR_HANDLE_DISK_FULL), or its text carries one's message (bbolt formats some of its
+// file errors with %s, which drops the chain).
 func IsFull(err error) bool {
 	if err == nil {
 		return false
 	}
-	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) ||
-		strings.Contains(err.Error(), syscall.ENOSPC.Error())
+	for _, e := range fullErrnos() {
+		if errors.Is(err, e) || strings.Contains(err.Error(), e.Error()) {
+			return true
+		}
+	}
+	return false
 }
 
 // Refuse returns err as a STORAGE_FULL error when it is a write that failed for lack of

@@ -1,9 +1,5 @@
 package diskspace
 
-import (
-	"syscall"
-)
-
 // Defaults of the floor (Guard's minFree 0).
 const (
 	// DefaultMinFreeBytes is the most free space the default floor keeps (1 GiB).
@@ -17,16 +13,6 @@ const (
 type Space struct {
 	Free  uint64
 	Total uint64
-}
-
-// Stat returns the space of the filesystem that holds dir.
-func Stat(dir string) (Space, error) {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(dir, &st); err != nil {
-		return Space{}, err
-	}
-	bs := uint64(st.Bsize)
-	return Space{Free: uint64(st.Bavail) * bs, Total: uint64(st.Blocks) * bs}, nil
 }
 
 // Floor is the free space to keep on a filesystem of total bytes: minFree when positive,

@@ -3,22 +3,12 @@ package editor
 import (
 	"encoding/json"
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cutroom/cutroom/editor/internal/fastschema"
 	"github.com/cutroom/cutroom/editor/internal/jsontape"
 )
-
-// cpuTime returns the process's user+system CPU time so far.
-func cpuTime(tb testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // reportCPU reports the CPU time per operation since start (all goroutines), as cpu-ms/op;
 // on a shared machine it is steadier than wall time.

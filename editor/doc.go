@@ -19,6 +19,12 @@
 //     export create refuses such a state instead.
 //     An illustration name counts as supported when the built-in library (package
 //     illustrations) has it.
+//   - FontIssues reports each fontFamily (text items, captions items, template text nodes;
+//     FontUses) that no font of the server provides, as a browser resolves a font-family
+//     list (ParseFontFamilies: the first available name is drawn; unquoted CSS generic
+//     families always are), with EXPORT_FONT_MISSING: a warning of validate and of the
+//     export task by default, a refusal of export create with serve --missing-fonts=refuse.
+//     The editor knows no font: the caller says which families exist.
 //
 // Two internal packages serve Parse and the Validator: jsontape decodes a document once
 // into flat arrays both read, and fastschema decides most schema checks on that tape

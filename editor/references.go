@@ -29,6 +29,7 @@ const (
 var referenceCodes = []apierr.Code{
 	apierr.Define(apierr.Unprocessable, "EDITOR_ILLUSTRATION_UNKNOWN"),
 	apierr.Define(apierr.Unprocessable, "EDITOR_BACKGROUND_PRESET_UNKNOWN"),
+	apierr.Define(apierr.Unprocessable, "EXPORT_FONT_MISSING"),
 }
 
 // References is what a server resolves names of a state against; nil funcs mean nothing

@@ -20,5 +20,11 @@
 // the message alone. The caller that shows errors to someone maps the kinds: package render
 // turns them into the task error codes ENCODE_... (see render's package doc).
 //
+// The Windows build (`make windows`, docs/bundling.md) links the same code against opus,
+// vo-aacenc, libjpeg-turbo and libvpx cross-built with mingw-w64 from Debian's sources
+// (scripts/windows-libs.sh, static), and H.264 through x264-go's bundled portable C copy
+// of x264 (no extlib tag: no x264 to cross-build, at the cost of its assembly, about 2x
+// slower H.264; checkX264ABI has nothing to check there).
+//
 // See README.md in this directory for defaults and build notes.
 package encode

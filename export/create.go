@@ -78,6 +78,10 @@ func (s *Service) Create(ctx context.Context, p model.Principal, projectID strin
 	if err := s.checkRenderable(ws.ID, parsed); err != nil {
 		return Created{}, err
 	}
+	warnings, err := s.checkFonts(parsed)
+	if err != nil {
+		return Created{}, err
+	}
 	if err := s.sizeOutput(&o, ws, req, parsed); err != nil {
 		return Created{}, err
 	}
@@ -88,6 +92,7 @@ func (s *Service) Create(ctx context.Context, p model.Principal, projectID strin
 		return Created{}, err
 	}
 	t := s.newTask(p, req, src, o)
+	t.Warnings = warnings
 	return s.insert(t, src.state, idem, dedupe)
 }
 
@@ -304,6 +309,7 @@ func (s *Service) insert(t model.ExportTask, state []byte, idem *storage.Idempot
 	}
 	s.cfg.Metrics.ExportCreated()
 	s.log.Info("export created", "task", t.ID, "workspace", t.WorkspaceID, "frames", t.Frames, "format", t.Format)
+	logWarnings(s.log, &t)
 	s.Wake()
 	return Created{Result: result, New: true, Data: data}, nil
 }

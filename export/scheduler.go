@@ -226,6 +226,7 @@ func (s *Service) start(wg *sync.WaitGroup, id string) bool {
 	}
 	s.log.Info("export started", "task", id, "attempt", t.Attempts, "frames", t.Frames, "format", t.Format,
 		"size", fmt.Sprintf("%dx%d", t.OutputWidth, t.OutputHeight), "fps", t.FPS)
+	logWarnings(s.log, &t)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

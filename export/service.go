@@ -100,6 +100,15 @@ type Config struct {
 	// EDITOR_ILLUSTRATION_UNKNOWN, EDITOR_BACKGROUND_PRESET_UNKNOWN) before anything is
 	// charged or stored. nil resolves against the built-in sets only.
 	Names func(workspaceID string) (editor.References, error)
+	// Fonts, when set, reports whether the renders have a font of a family (one name of a
+	// CSS font-family list, compared without case; generic families never reach it).
+	// Create checks every fontFamily a state's text names (editor.FontIssues): one that no
+	// font provides is refused with EXPORT_FONT_MISSING when MissingFonts is
+	// MissingFontsRefuse, else recorded as the task's warnings (returned with the task)
+	// and logged at create and render start. nil checks nothing.
+	Fonts func(family string) bool
+	// MissingFonts is MissingFontsWarn (default, "") or MissingFontsRefuse.
+	MissingFonts string
 }
 
 // Service manages export tasks: create, read, list and cancel for the API, and the
@@ -125,6 +134,9 @@ type Service struct {
 func New(cfg Config, store Store, r Renderer) (*Service, error) {
 	if cfg.OutputDir == "" || cfg.Links == nil || r == nil {
 		return nil, errors.New("export: OutputDir, Links and a Renderer are required")
+	}
+	if err := CheckMissingFonts(cfg.MissingFonts); err != nil {
+		return nil, fmt.Errorf("export: MissingFonts: %w", err)
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = max(1, runtime.NumCPU()/2)

@@ -99,6 +99,10 @@ type TaskView struct {
 	CallbackURL           *string `json:"callbackUrl"`
 	CreatedAt             string  `json:"createdAt"`
 	CompletedAt           *string `json:"completedAt"`
+	// Warnings are what the task's render draws other than the state says (font families
+	// no font provides, drawn with the fallback), each {code, path, message} like a
+	// validate warning; empty when none.
+	Warnings []model.Warning `json:"warnings"`
 }
 
 // CreateResult is the data of the create routes (the interface's create result).
@@ -156,7 +160,10 @@ func (s *Service) View(t *model.ExportTask) TaskView {
 		ClientTaskID: t.ClientTaskID, Status: t.Status, Progress: math.Round(t.Progress*10) / 10,
 		Error: t.Error, Filename: t.Filename, DurationSeconds: round3(t.RenderSeconds),
 		BilledStandardSeconds: t.BilledStandardSeconds, ChargedCredits: strconv.FormatInt(t.ChargedCredits, 10),
-		CallbackURL: t.CallbackURL, CreatedAt: model.Timestamp(t.CreatedAt)}
+		CallbackURL: t.CallbackURL, CreatedAt: model.Timestamp(t.CreatedAt), Warnings: t.Warnings}
+	if v.Warnings == nil {
+		v.Warnings = []model.Warning{}
+	}
 	if t.Status == model.StatusProcessing && t.Phase != "" {
 		p := t.Phase
 		v.ExportPhase = &p

@@ -151,6 +151,20 @@
 //     peak RSS of the largest process 408 MB against 420 MB; both outputs decode to the
 //     same frames.
 //
+// # Other systems than Linux
+//
+// The renderer processes are Linux's: memfd shared memory, RLIMIT_DATA and RLIMIT_CPU,
+// Landlock, seccomp and the parent-death signal. rlottie is C++ reading hostile documents
+// and is never run without that confinement, so child.go, renderer.go, rlottie.go and
+// sandbox.c build on Linux only, and a build for another system (the Windows build of
+// `make windows`) has no rlottie at all: Supported returns why, Open and Probe return that
+// error (ErrUnsupported), the compositor's Features list no lottie items (capabilities omit
+// them; an export using one is refused with EXPORT_FEATURE_UNSUPPORTED) and `cutroom
+// version` prints it under "without:". Check (the budget, pure Go) works everywhere, so
+// uploads of Lottie files are measured and stored the same. A Windows renderer would need
+// its own confinement (a job object with a memory and CPU limit, a restricted token, an
+// AppContainer with no file access, shared memory by a section handle): not built.
+//
 // # Differences from lottie-web
 //
 // rlottie draws whole frames: a frame is chosen as lottie-web chooses it with subframes

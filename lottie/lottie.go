@@ -17,6 +17,9 @@ import (
 // layers, or refused by rlottie.
 var ErrUnsupported = errors.New("lottie animation cannot be drawn")
 
+// errClosed is a Render of a closed animation, or one its Close interrupted.
+var errClosed = errors.New("lottie: the animation was closed")
+
 // MaxSide bounds the pixel size of one rendered frame on each side.
 const MaxSide = lottiebudget.MaxSide
 

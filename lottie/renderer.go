@@ -1,3 +1,5 @@
+//go:build linux
+
 package lottie
 
 import (
@@ -351,8 +353,6 @@ func (r *renderer) abandon() {
 	r.kill()
 }
 
-var errClosed = errors.New("lottie: the animation was closed")
-
 // close kills the renderer, waits (up to a second) until it was reaped, and releases this
 // side's files and mapping. Only the owner of r calls it, after its last request.
 func (r *renderer) close() {
@@ -395,3 +395,7 @@ func (h *stderrHead) bytes() []byte {
 	defer h.mu.Unlock()
 	return bytes.Clone(h.buf)
 }
+
+// Supported reports whether this build draws Lottie animations: nil on Linux, else why not
+// (renderer_other.go).
+func Supported() error { return nil }

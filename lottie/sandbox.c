@@ -1,3 +1,5 @@
+//go:build linux
+
 // The confinement of a renderer process (see sandbox.go and the package doc, "Renderer
 // processes"). It runs as an ELF constructor, before the Go runtime starts a thread, in
 // every binary that links package lottie: when CUTROOM_LOTTIE_RENDERER is set the process

@@ -66,6 +66,17 @@ type ExportTask struct {
 	// start (a graceful stop records PAUSED instead).
 	Attempts int `json:"attempts"`
 	Crashes  int `json:"crashes,omitempty"`
+	// Warnings are what the render draws other than the state says, found at create (a
+	// font family no font provides).
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// Warning is a task's warning, shaped as a validation issue: a stable code, the JSON
+// pointer into the editor state and a message.
+type Warning struct {
+	Code    string `json:"code"`
+	Path    string `json:"path"`
+	Message string `json:"message"`
 }
 
 // Active reports whether the task counts against the concurrency limit.

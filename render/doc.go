@@ -50,9 +50,15 @@
 // decoder's RGBA conversion, 5/8 of the pipe, the drawing and the RGB -> YUV conversion
 // (bench/README.md, session 7). A frame that is one clip's frame alone is not even copied:
 // the decoder's frame is lent to the encoder in place of the pooled buffer and given back
-// once written (videolend.go). Frames with anything else visible are drawn as before
-// (items above a clip are not yet blended into its I420 frame); WholeFrames turns the path
-// off. The clip frames are held under the frame's lease like RGBA frames.
+// once written (videolend.go). Opaque clip rectangles above it (a picture-in-picture
+// corner: compositor.VideoLayers) are copied the same way, and items above those (captions,
+// a logo: compositor.VideoOverlays) are drawn in RGBA only inside their windows, over
+// transparent pixels, and blended into the I420 frame (encode.Overlay, overlays.go); a
+// window whose picture does not change is converted once and kept for the frames after
+// it. Frames with anything else visible (a rotated, see-through, cropped or resized
+// clip under items, an effect, a filter, a transition above the clips) are drawn as
+// before; WholeFrames turns the path off. The clip frames are held under the frame's lease
+// like RGBA frames.
 //
 // One render runs in named stages (pipeline.go): planJob validates the job; openMedia
 // picks the job's media and sound; dispatch hands out frame numbers in order, each with a
@@ -76,6 +82,13 @@
 // by default: the segments render one after another and each restarts the encoder and the
 // compositor's warm-up, which costs more than the join saves (bench/README.md, session 7);
 // it is the local form of the cluster's coordinator/worker split.
+//
+// Decision (warm segments, warm.go, issue 29): a worker's segments of one task share its
+// compositor: PipelineConfig.Warm keeps a finished render's compositor, with the pictures,
+// mip levels, sprites and text layers it made, for the next render of the same job (task,
+// state bytes, sizes, rate), which points it at its own media (decoders stay per render);
+// one render holds a kept compositor at a time, and it is closed after WarmIdle unused.
+// The encoder still starts afresh per segment (its IDR frame is what makes the join work).
 //
 // Decision (cuts by cost, split.go, issue 18): segments rendered in parallel finish when the
 // dearest does, and segments of equal length are not of equal work (a crossfade, a picture

@@ -93,6 +93,10 @@ type PipelineConfig struct {
 	// drawn by (memory, time per frame) and the budgets its document is measured against;
 	// zero members mean package lottie's defaults. Its Logger defaults to the render's.
 	Lottie lottie.Options
+	// Warm, when set, keeps a render's compositor, with the pictures it decoded, for the
+	// next render of the same job (a worker's segments of one task) instead of building it
+	// again (warm.go); nil builds one per render.
+	Warm *Warm
 }
 
 // Pipeline renders export jobs to video files: K compositor workers, each drawing one
@@ -385,12 +389,17 @@ func (p *Pipeline) renderPlan(ctx context.Context, job export.RenderJob, pl plan
 			return stats, err
 		}
 	}
-	comp, err := compositor.New(pl.state, compositor.Options{Media: media, Text: p.cfg.Text,
-		Illustrations: ill, Width: pl.outW, Height: pl.outH, Logger: log, Lottie: p.cfg.Lottie})
+	comp, doneComp, err := p.cfg.Warm.compositorFor(job, pl, media, func(m compositor.Media) (*compositor.Compositor, error) {
+		return compositor.New(pl.state, compositor.Options{Media: m, Text: p.cfg.Text,
+			Illustrations: ill, Width: pl.outW, Height: pl.outH, Logger: log, Lottie: p.cfg.Lottie})
+	})
 	if err != nil {
 		return stats, leafFailure(err)
 	}
-	defer comp.Close() // its Lottie renderer processes; after the stages have stopped
+	compOK := false
+	// kept for the job's next render (warm.go) or closed (its Lottie renderer processes);
+	// after the stages have stopped
+	defer func() { doneComp(compOK) }()
 	w, err := encode.NewWriter(job.OutputPath, encode.Options{Format: pl.format, Codec: p.cfg.Codec,
 		Width: pl.outW, Height: pl.outH, FPS: pl.fps, Preset: p.cfg.Preset, CRF: p.cfg.CRF, Threads: p.cfg.EncoderThreads,
 		Audio: audioOpts})
@@ -414,7 +423,8 @@ func (p *Pipeline) renderPlan(ctx context.Context, job export.RenderJob, pl plan
 		maker: &frameMaker{comp: comp, fps: pl.fps, w: pl.outW, h: pl.outH}}
 	if !p.cfg.WholeFrames {
 		r.maker.plates = &plateCache{}
-		r.maker.video = yuvVideoOf(media) // full-frame clips copied in I420 (videoplan.go)
+		r.maker.video = yuvVideoOf(media)  // full-frame clips copied in I420 (videoplan.go)
+		r.maker.overlays = &overlayCache{} // items above them drawn in windows (overlays.go)
 	}
 	if audioOpts != nil {
 		r.mix = newMixer(rctx, pl.state, sounds, openSound)
@@ -465,6 +475,7 @@ func (p *Pipeline) renderPlan(ctx context.Context, job export.RenderJob, pl plan
 		return stats, encErr
 	}
 	wg.Wait() // all frames were taken: the dispatcher and the workers have ended
+	compOK = true
 	if r.maker.plates != nil {
 		stats.platesBuilt, stats.platesReused = r.maker.plates.built, r.maker.plates.reused
 	}
@@ -670,6 +681,9 @@ func (r *run) release(next int64) {
 	keep := mediaKeepSeconds * pl.state.TimebaseTicksPerSecond
 	released := r.comp.TrimMedia(pl.state.FrameTicks(next, int64(pl.fps)), keep) > 0
 	if r.maker.plates != nil && r.maker.plates.trim(next-mediaKeepSeconds*int64(pl.fps)) > 0 {
+		released = true
+	}
+	if r.maker.overlays != nil && r.maker.overlays.trim(next-mediaKeepSeconds*int64(pl.fps)) > 0 {
 		released = true
 	}
 	if released {

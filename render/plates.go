@@ -174,6 +174,9 @@ type frameMaker struct {
 	videoFrames atomic.Int64
 	// lentFrames counts the VideoOnly frames lent to the encoder as decoded (videolend.go).
 	lentFrames atomic.Int64
+	// overlays keeps the converted windows of items above clips (overlays.go); nil: each
+	// is drawn for every frame
+	overlays *overlayCache
 }
 
 // missLimit and missProbe: see frameMaker.misses.
@@ -202,6 +205,9 @@ type drawBuffers struct {
 	band  []uint8
 	full  *image.RGBA
 	fulls int // frame-sized buffers made (for tests)
+	// overlay: the conversion of a window of items above a clip that is not kept
+	// (overlays.go)
+	overlay *encode.Overlay
 }
 
 // bandFor returns the band buffer for frames w pixels wide.
@@ -220,7 +226,7 @@ func (m *frameMaker) make(ctx context.Context, n int64, bufs *drawBuffers, yuv *
 	last := *held
 	*held = heldPlate{}
 	if m.video != nil {
-		if done, err := m.makeVideo(ctx, n, yuv); done || err != nil {
+		if done, err := m.makeVideo(ctx, n, bufs, yuv); done || err != nil {
 			return err
 		}
 	}

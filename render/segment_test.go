@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image/png"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -31,14 +29,7 @@ func segmentScene(t *testing.T, w, h int, seconds float64) ([]byte, media.Media)
 	ff := ffmpegOrSkip(t)
 	dir := t.TempDir()
 	for name, flip := range map[string]bool{"grad.png": false, "grad2.png": true} {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := png.Encode(f, gradient(64, 36, flip)); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
+		writePNG(t, filepath.Join(dir, name), gradient(64, 36, flip))
 	}
 	ffmpegtest.Make(t, filepath.Join(dir, "tone.wav"), "-f", "lavfi", "-i",
 		fmt.Sprintf("sine=frequency=440:duration=%g:sample_rate=48000", seconds))

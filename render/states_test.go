@@ -1,6 +1,12 @@
 package render
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"image"
+	"image/png"
+	"os"
+	"testing"
+)
 
 // track is a visible, unmuted track of the test states holding the items ids.
 func track(id string, ids ...string) map[string]any {
@@ -44,4 +50,17 @@ func stateJSON(w, h int, tracks []any, assets map[string]any, items []map[string
 		panic(err)
 	}
 	return raw
+}
+
+// writePNG writes img to path as a PNG.
+func writePNG(t *testing.T, path string, img image.Image) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -12,8 +12,10 @@ import (
 
 // Frames that are one full-frame video clip (or a fade between two: compositor.VideoOnly),
 // with or without opaque clip rectangles above (a picture-in-picture corner:
-// compositor.VideoLayers, videolayers.go), are not drawn: the clip's frame, decoded by the video decoder as BT.709 limited-range
-// I420 at the output size (yuvHolder), is copied into the pooled frame, or two are mixed
+// compositor.VideoLayers, videolayers.go) and items above those (captions, a logo:
+// compositor.VideoOverlays, overlays.go, drawn in their windows only), are not drawn
+// whole: the clip's frame, decoded by the video decoder as BT.709 limited-range I420 at
+// the output size (yuvHolder), is copied into the pooled frame, or two are mixed
 // with encode.MixI420 as fades of still plates are. That skips the decoder's RGBA
 // conversion, 5 of every 8 bytes through its pipe, the compositor's drawing and the RGB ->
 // YUV conversion of every such frame (bench/README.md, session 7). Every other frame, and
@@ -40,12 +42,12 @@ func yuvVideoOf(media compositor.Media) yuvHolder {
 // is false when it is not (or a clip frame could not be decoded this way), and the caller
 // makes the frame as usual. ctx carries the frame's lease (frameMaker.make): the clip
 // frames are held until the frame is made.
-func (m *frameMaker) makeVideo(ctx context.Context, n int64, yuv *encode.I420) (done bool, err error) {
-	vl, ok := m.comp.VideoLayers(n, m.fps)
-	if !ok {
-		return false, nil
+func (m *frameMaker) makeVideo(ctx context.Context, n int64, bufs *drawBuffers, yuv *encode.I420) (done bool, err error) {
+	vo, ok, err := m.comp.VideoOverlays(ctx, n, m.fps)
+	if err != nil || !ok {
+		return false, err
 	}
-	vf := vl.VideoFrame
+	vl, vf := vo.VideoLayers, vo.VideoFrame
 	hold := func(c compositor.VideoClip, w, h int) *encode.I420 {
 		img, release, err := m.video.HoldVideoFrameYCbCr(ctx, c.Asset, c.MediaTime, w, h)
 		if err != nil {
@@ -92,5 +94,5 @@ func (m *frameMaker) makeVideo(ctx context.Context, n int64, yuv *encode.I420) (
 	for i, r := range vl.Above {
 		copyI420Rect(yuv, above[i], r.Rect.Min)
 	}
-	return true, nil
+	return true, m.blendOverlays(ctx, n, vo, bufs, yuv)
 }

@@ -101,16 +101,25 @@ func makeClipsAB(t *testing.T, dir string) {
 // number of frames and how many of them came from I420 clip frames.
 func drawnAgainstCopied(t *testing.T, ff *media.FFmpeg, dir string, raw []byte, w, h int, check func(comp *compositor.Compositor, n int64, db [3]float64)) (frames, copied int64) {
 	t.Helper()
+	frames, fromClips := drawnAgainstMade(t, ff, dir, raw, w, h, nil, check)
+	return frames, fromClips.videoFrames.Load()
+}
+
+// drawnAgainstMade is drawnAgainstCopied with text drawn by text (nil: none), and windows
+// of items above clips kept; it returns the frame maker of the frames made from I420 clip
+// frames.
+func drawnAgainstMade(t *testing.T, ff *media.FFmpeg, dir string, raw []byte, w, h int, text compositor.TextRenderer, check func(comp *compositor.Compositor, n int64, db [3]float64)) (int64, *frameMaker) {
+	t.Helper()
 	job := jobFor(t, raw, 30, 1, "mp4", filepath.Join(t.TempDir(), "x.mp4"))
 	session := media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}.NewSession(max(w, h))
 	defer session.Close()
 	md := videoMedia{Media: media.Media{Resolve: media.DirResolver(dir), FFmpeg: ff}, video: session}
-	comp, err := compositor.New(job.Parsed, compositor.Options{Media: md, Width: w, Height: h})
+	comp, err := compositor.New(job.Parsed, compositor.Options{Media: md, Text: text, Width: w, Height: h})
 	if err != nil {
 		t.Fatal(err)
 	}
 	drawn := &frameMaker{comp: comp, fps: 30, w: w, h: h}
-	fromClips := &frameMaker{comp: comp, fps: 30, w: w, h: h, video: yuvVideoOf(md)}
+	fromClips := &frameMaker{comp: comp, fps: 30, w: w, h: h, video: yuvVideoOf(md), overlays: &overlayCache{}}
 	if fromClips.video == nil {
 		t.Fatal("media.Session does not decode I420 frames")
 	}
@@ -126,5 +135,5 @@ func drawnAgainstCopied(t *testing.T, ff *media.FFmpeg, dir string, raw []byte, 
 		}
 		check(comp, n, [3]float64{imagetest.PSNR(ref.Y, got.Y), imagetest.PSNR(ref.Cb, got.Cb), imagetest.PSNR(ref.Cr, got.Cr)})
 	}
-	return job.Frames, fromClips.videoFrames.Load()
+	return job.Frames, fromClips
 }

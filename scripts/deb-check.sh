@@ -45,6 +45,10 @@ trap cleanup EXIT
 
 out=$(dpkg -i "$deb" 2>&1) || { echo "$out" >&2; fail "dpkg -i $deb failed"; }
 /usr/bin/cutroom version | grep -q '^cutroom:' || fail "cutroom version printed no version"
+/usr/bin/cutroom version | grep -q '^webfonts: *Inter, TikTok Sans$' || fail "cutroom version: the embedded web fonts are missing"
+for f in OFL.txt Symbola-LICENSE.txt Inter-LICENSE.txt TikTok-Sans-LICENSE.txt; do
+	[ -f "/usr/share/doc/cutroom/fonts/$f" ] || fail "the package lacks the font licence /usr/share/doc/cutroom/fonts/$f"
+done
 getent passwd cutroom | grep -q ':/usr/sbin/nologin$' || fail "no cutroom system user"
 [ "$(stat -c '%U:%G %a' /var/lib/cutroom)" = "cutroom:cutroom 750" ] || fail "/var/lib/cutroom: $(stat -c '%U:%G %a' /var/lib/cutroom)"
 [ "$(stat -c '%U %a' /etc/default/cutroom)" = "root 600" ] || fail "/etc/default/cutroom: $(stat -c '%U %a' /etc/default/cutroom)"

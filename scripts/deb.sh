@@ -17,16 +17,10 @@ NFPM=github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
 out=build/deb
 rm -rf "$out"
 mkdir -p "$out"
+./scripts/fonts.sh
 "$GO" build -tags "$GOTAGS" -o "$out/cutroom" ./cmd/cutroom
 
-version=${DEB_VERSION:-}
-if [ -z "$version" ]; then
-	if commit=$(git log -1 --format='%cd.%h' --date=format-local:%Y%m%d%H%M%S 2>/dev/null); then
-		version="0.0.0~git$commit"
-	else
-		version="0.0.0~dev"
-	fi
-fi
+version=$(./scripts/version.sh "${DEB_VERSION:-}")
 
 # dpkg-shlibdeps reads debian/control of the working directory: give it a minimal one.
 shl="$out/shlibdeps"

@@ -43,8 +43,9 @@ for tool in curl unzip; do
 	echo "cutroom: installing $tool to fetch the Go toolchain" >&2
 	sudo=""
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq >&2
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends curl unzip ca-certificates >/dev/null
+	# through env: sudo's env_reset would drop DEBIAN_FRONTEND
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends curl unzip ca-certificates >/dev/null
 done
 
 proxy=${GOPROXY:-https://proxy.golang.org}

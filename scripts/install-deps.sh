@@ -3,8 +3,10 @@
 # Safe to run repeatedly: it does nothing when everything is present.
 #   build:   gcc, pkg-config, libx264-dev (H.264), libvpx-dev (VP8/VP9), libopus-dev (Opus),
 #            librlottie-dev (Lottie animations; its runtime library librlottie0-1 comes with it),
-#            libjpeg62-turbo-dev (frame previews compressed by libjpeg-turbo; runtime libjpeg62-turbo)
+#            libjpeg62-turbo-dev (frame previews compressed by libjpeg-turbo; runtime libjpeg62-turbo),
+#            npm (scripts/fonts.sh fetches the embedded web fonts' packages)
 #   runtime: ffmpeg (optional at run time: decoding video and compressed audio inputs)
+#   examples: curl and jq (examples/*.sh send requests and read and rewrite JSON with them)
 #   tests:   ffmpeg/ffprobe (reference decoder), chromium (browser reference renders),
 #            unicode-data (the UAX #9 conformance files BidiCharacterTest.txt and BidiTest.txt
 #            for compositor/text's bidi tests), time (/usr/bin/time for bench/compare.sh),
@@ -13,16 +15,23 @@
 #            of the repository: package lottie's test finds it there)
 #   --deb:   dpkg-dev (dpkg-shlibdeps: the package's library dependencies), adduser (the
 #            package's postinst), systemd (systemd-analyze verify of its unit)
+#   --windows: the Windows cross-build (`make windows`, scripts/windows.sh) and its run under
+#            Wine: gcc-mingw-w64-x86-64, nasm (libvpx's and libjpeg-turbo's x86 assembly),
+#            cmake (libjpeg-turbo), make, curl, xz-utils and patch (the sources and
+#            Debian's patches), zip, and wine64 (its loader is /usr/lib/wine/wine64)
+#   --test installs --windows's packages too: the tests run cutroom.exe under Wine
 set -euo pipefail
 
-want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev libvo-aacenc-dev librlottie-dev libjpeg62-turbo-dev ffmpeg)
+want=(gcc pkg-config libx264-dev libvpx-dev libopus-dev libvo-aacenc-dev librlottie-dev libjpeg62-turbo-dev ffmpeg curl jq)
+# npm from Debian unless one is already there (NodeSource's nodejs bundles its own)
+command -v npm >/dev/null 2>&1 || want+=(npm)
+windows=(gcc-mingw-w64-x86-64 nasm cmake make curl xz-utils patch zip wine64)
 case "${1:-}" in
 --test)
-  want+=(chromium fonts-noto-core unicode-data time dpkg-dev adduser systemd)
-  # npm from Debian unless one is already there (NodeSource's nodejs bundles its own)
-  command -v npm >/dev/null 2>&1 || want+=(npm)
+  want+=(chromium fonts-noto-core unicode-data time dpkg-dev adduser systemd "${windows[@]}")
   ;;
 --deb) want+=(dpkg-dev adduser systemd) ;;
+--windows) want+=("${windows[@]}") ;;
 esac
 
 missing=()
@@ -55,7 +64,7 @@ if [ "$(id -u)" -ne 0 ]; then
   command -v sudo >/dev/null 2>&1 || { echo "cutroom: run as root or install sudo to install: ${missing[*]}" >&2; exit 1; }
   sudo="sudo"
 fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# through env: sudo's env_reset drops an exported DEBIAN_FRONTEND, and debconf would ask
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 lottie_web "${1:-}"

@@ -13,6 +13,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -795,4 +796,29 @@ func TestAssetDeleteRacingSync(t *testing.T) {
 		t.Fatalf("delete after one racing sync: %d %s after %d checks", r.Status, r.Body, checks)
 	}
 	e.do("GET", "/v1/assets/"+id, e.keyA, nil).Problem(404, "ASSET_NOT_FOUND")
+}
+
+// TestUploadFormRefusedWithHint: a multipart/form-data body (curl -F, an HTML form) is not
+// an upload; with or without x-file-name it is ASSET_TYPE_UNKNOWN with a detail that says
+// how to send the file instead, and nothing is stored.
+func TestUploadFormRefusedWithHint(t *testing.T) {
+	e := newEnv(t)
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	part, err := mw.CreateFormFile("file", "logo.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = part.Write(encodePNG(t, 4, 4))
+	_ = mw.Close()
+	for _, r := range []response{
+		upload(e, e.keyA, "logo.png", mw.FormDataContentType(), form.Bytes()),
+		e.do("POST", "/v1/uploads", e.keyA, form.Bytes(), "Content-Type", mw.FormDataContentType()),
+	} {
+		p := r.Problem(422, "ASSET_TYPE_UNKNOWN")
+		if d := p["detail"].(string); !strings.Contains(d, "multipart/form-data") || !strings.Contains(d, "--data-binary") {
+			t.Errorf("the detail does not say how to upload: %s", d)
+		}
+	}
+	assertNoFiles(t, e, 0)
 }

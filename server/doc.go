@@ -15,12 +15,22 @@
 //   - POST /v1/editor/validate (editor.go) is validation as the interface defines it: data
 //     is {valid, errors} with every schema and semantic issue. What this server cannot
 //     resolve or draw (unknown illustrations, unreadable background images and assets,
-//     features the renderer lacks) is answered in meta.warnings, with the codes export create
-//     refuses with; it does not make a state invalid. Warnings and the capabilities'
+//     features the renderer lacks, font families no font provides) is answered in
+//     meta.warnings, with the codes export create refuses with (a missing font only with
+//     --missing-fonts=refuse; by default the task carries it in its warnings); it does not
+//     make a state invalid. GET /v1/fonts lists the font library's families with weights,
+//     styles and sources (Deps.FontFamilies, which the App builds from compositor/text,
+//     which the server does not import). Warnings and the capabilities'
 //     itemTypes are in meta because the interface's OpenAPI file closes data's objects
 //     (additionalProperties: false), and the server tests check every success answer against
 //     that file as well as against openapi.json. No path has a trailing-slash alias
 //     (RedirectTrailingSlash off): /v1/exports/ is 404 ROUTE_NOT_FOUND.
+//   - POST /v1/uploads takes the file's bytes as the body, as the interface does, and
+//     nothing else: a multipart/form-data body (curl -F, an HTML form) is refused first, 422
+//     ASSET_TYPE_UNKNOWN with a detail that shows the curl --data-binary command, rather
+//     than asking for x-file-name and then failing on the form's bytes. Forms are not taken
+//     as a second way in: a part has no declared length to refuse early by its kind's cap,
+//     and editors and SDKs send raw bytes (examples/lib.sh: cr_upload).
 //   - GET /healthz and GET /readyz (health.go) need no key: /healthz answers 200 while the
 //     engine serves; /readyz answers what Deps.Health (the App) reports, 200 or 503 with the
 //     failed checks, as words only.

@@ -44,9 +44,10 @@ func (s *Server) validateState(c *gin.Context) {
 // stateWarnings are what this server cannot resolve or draw in st for the caller's
 // workspace, as issues: names neither built in nor the workspace's
 // (editor.ReferenceIssues with Deps.Names, else the workspace's Deps.Illustrations),
-// features the renderer lacks (editor.FeatureIssues with Config.Features) and assets a
-// render could not read (Deps.Unresolvable). Export create refuses such a state with the
-// same codes. st may be incomplete (a state that broke the schema): the parts it could not
+// features the renderer lacks (editor.FeatureIssues with Config.Features), font families
+// no font provides (editor.FontIssues with Deps.Fonts) and assets a render could not read
+// (Deps.Unresolvable). Export create refuses such a state with the same codes (a missing
+// font only with --missing-fonts=refuse; else the task is created with the warning). st may be incomplete (a state that broke the schema): the parts it could not
 // read are not checked.
 func (s *Server) stateWarnings(c *gin.Context, st *editor.State) ([]editor.Issue, error) {
 	if st == nil {
@@ -67,6 +68,9 @@ func (s *Server) stateWarnings(c *gin.Context, st *editor.State) ([]editor.Issue
 		refs.Illustration = func(name string) bool { return slices.Contains(own, name) }
 	}
 	out := append(editor.ReferenceIssues(st, refs), editor.FeatureIssues(st, s.cfg.Features)...)
+	if s.deps.Fonts != nil {
+		out = append(out, editor.FontIssues(st, s.deps.Fonts.HasFamily)...)
+	}
 	if s.deps.Unresolvable != nil {
 		for _, u := range s.deps.Unresolvable(principal(c).Workspace.ID, st) {
 			out = append(out, editor.Issue{Code: export.ErrAssetUnresolvable.String(), Path: editor.Pointer("assets", u.AssetID),
@@ -91,6 +95,17 @@ func (s *Server) listFonts(c *gin.Context) {
 	fams := []string{}
 	if s.deps.Fonts != nil {
 		fams = append(fams, s.deps.Fonts.Families()...)
+	}
+	s.ok(c, http.StatusOK, fams, nil)
+}
+
+// listFontFamilies answers GET /v1/fonts: every family the renders of the key's workspace
+// can draw text with (the server's font library: embedded, data dir, --fonts, uploaded
+// and system fonts), with its weights, styles and sources, sorted by family.
+func (s *Server) listFontFamilies(c *gin.Context) {
+	fams := s.deps.FontFamilies()
+	if fams == nil {
+		fams = []FontFamily{}
 	}
 	s.ok(c, http.StatusOK, fams, nil)
 }

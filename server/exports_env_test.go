@@ -58,6 +58,9 @@ type exportOpts struct {
 	maxActive  int           // export.Config.MaxActive
 	progress   time.Duration // export.Config.ProgressInterval (default 50 ms)
 	server     func(*server.Config)
+	// fonts and missingFonts are export.Config.Fonts and MissingFonts
+	fonts        func(string) bool
+	missingFonts string
 }
 
 func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
@@ -111,7 +114,7 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	svc, err := export.New(export.Config{Workers: o.workers, OutputDir: filepath.Join(dir, "outputs"),
 		Links: export.NewLinks(public, signer), Guard: guard, Notify: dl.Notify, Now: clk.Now, OutputTTL: o.ttl,
 		ProgressInterval: o.progress, MaxActive: o.maxActive, PollInterval: 100 * time.Millisecond, JanitorInterval: 50 * time.Millisecond, Logger: quiet,
-		MaxDuration: o.maxDur}, db, r)
+		MaxDuration: o.maxDur, Fonts: o.fonts, MissingFonts: o.missingFonts}, db, r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -134,7 +134,7 @@ func newAssetEnv(t *testing.T, assetCfg func(*assets.Config), mutate ...func(*se
 		t.Fatal(err)
 	}
 	e.h = checkAPI(t, server.New(cfg, server.Deps{Accounts: db, Projects: db, Idempotency: db, Assets: e.store, Files: e.store, Fonts: e.fonts,
-		Illustrations: db}).Handler())
+		FontFamilies: libraryFamilies(e.fonts), Illustrations: db}).Handler())
 	return e
 }
 

@@ -103,6 +103,14 @@ func (d *describedAPI) checkInterface(r *http.Request, rec *recordingWriter) err
 	if err != nil {
 		return nil
 	}
+	// The legacy router takes /v1/assets (the server's addition) for /v1/assets/{assetId}
+	// with an empty id: a path parameter is never empty, so that is no route of the
+	// interface's.
+	for _, v := range params {
+		if v == "" {
+			return nil
+		}
+	}
 	opts := &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, IncludeResponseStatus: true,
 		ExcludeRequestBody: true}
 	req := r.Clone(context.Background())

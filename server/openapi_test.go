@@ -20,6 +20,7 @@ type (
 	allExports struct {
 		server.Exports
 		server.TaskEvents
+		server.UsageReporter
 	}
 	allPreviews struct{ server.Previews }
 	allWebhooks struct{ server.Webhooks }
@@ -32,7 +33,7 @@ type (
 func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	e := newEnv(t)
 	s := server.New(server.Config{PublicURL: "http://127.0.0.1:8787", AdminToken: "admin"},
-		server.Deps{Accounts: e.db, Projects: e.db, Idempotency: e.db, Fonts: e.fonts, Exports: allExports{},
+		server.Deps{Accounts: e.db, Projects: e.db, Idempotency: e.db, Fonts: e.fonts, FontFamilies: libraryFamilies(e.fonts), Exports: allExports{},
 			Assets: e.store, Files: e.store, Health: allHealth{}, Metrics: metrics.New(metrics.Sources{}, nil), Backups: allBackups{},
 			Previews: allPreviews{}, Webhooks: allWebhooks{}, Console: console.Handler()})
 	param := regexp.MustCompile(`[:*]([A-Za-z]+)`)

@@ -95,18 +95,46 @@ type Idempotency interface {
 	Idempotency(scope string) (*storage.IdempotencyRecord, error)
 }
 
-// Fonts lists the font families text can use.
+// Fonts is the font library renders draw text with.
 type Fonts interface {
+	// Families returns the family names, sorted (GET /v1/editor/fonts).
 	Families() []string
+	// HasFamily reports whether a font of the family exists (one name of a font-family
+	// list): the validate route's missing-font warnings (editor.FontIssues).
+	HasFamily(name string) bool
 }
+
+// FontFamily is a family of GET /v1/fonts: its weights and styles, and where its faces come
+// from (FontSource...), the most preferred first (Source).
+type FontFamily struct {
+	Family  string   `json:"family"`
+	Weights []int    `json:"weights"`
+	Styles  []string `json:"styles"`
+	Source  string   `json:"source"`
+	Sources []string `json:"sources"`
+}
+
+// The sources of GET /v1/fonts, from the most preferred to the least (among faces that match
+// a style equally well).
+const (
+	FontSourceUploaded = "uploaded" // a font asset uploaded to the server
+	FontSourceDataDir  = "dataDir"  // <data-dir>/fonts (cutroom fonts add, import)
+	FontSourceFontsDir = "fontsDir" // a directory of serve --fonts
+	FontSourceEmbedded = "embedded" // compiled into the binary
+	FontSourceSystem   = "system"   // the system's font directories (--system-fonts)
+)
 
 // Deps are the domain services the handlers call; main wires concrete types in.
 type Deps struct {
 	Accounts    Accounts
 	Projects    Projects
 	Idempotency Idempotency
-	// Fonts lists the font families of GET /v1/editor/fonts; nil lists none.
+	// Fonts lists the font families of GET /v1/editor/fonts and tells the validate route
+	// which exist (missing-font warnings); nil lists none and checks none.
 	Fonts Fonts
+	// FontFamilies lists the families of GET /v1/fonts with their faces' weights, styles
+	// and sources; nil leaves the route unregistered.
+	FontFamilies func() []FontFamily
 	// Exports serves the export routes and output links; nil leaves them unregistered.
 	Exports Exports
 	// Assets and Files serve uploads, asset records, project bindings and signed file
@@ -269,6 +297,9 @@ func (s *Server) routes() {
 	v1.POST("/editor/validate", s.limitBody, s.validateState)
 	v1.GET("/illustrations", s.searchIllustrations)
 	v1.GET("/editor/fonts", s.listFonts)
+	if s.deps.FontFamilies != nil {
+		v1.GET("/fonts", s.listFontFamilies)
+	}
 	rt := v1.Group("", s.requireRuntime)
 	rt.POST("/projects", s.limitBody, s.createProject)
 	rt.GET("/projects", s.listProjects)
@@ -282,6 +313,9 @@ func (s *Server) routes() {
 		rt.GET("/exports", s.listExports)
 		if _, ok := s.deps.Exports.(TaskEvents); ok {
 			rt.GET("/exports/events", s.exportEvents)
+		}
+		if _, ok := s.deps.Exports.(UsageReporter); ok {
+			rt.GET("/usage", s.getUsage)
 		}
 		rt.GET("/exports/:taskId", s.getExport)
 		rt.DELETE("/exports/:taskId", s.cancelExport)
@@ -298,6 +332,7 @@ func (s *Server) routes() {
 	}
 	if s.deps.Assets != nil {
 		rt.POST("/uploads", s.upload)
+		rt.GET("/assets", s.listAssets)
 		rt.GET("/assets/:assetId", s.getAsset)
 		rt.DELETE("/assets/:assetId", s.deleteAsset)
 		rt.GET("/projects/:projectId/assets", s.listProjectAssets)

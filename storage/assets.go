@@ -21,6 +21,35 @@ var (
 // Bucket of migration 4: workspace id -> reference version (uint64, see ReferenceVersion).
 var bucketReferences = []byte("references")
 
+// Bucket of migration 7: workspace id -> nested bucket: order key (created, asset id) ->
+// asset id, the workspace's uploads newest last (GET /v1/assets). Soft-deleted assets stay
+// listed here and are skipped when read, as the project lists skip them.
+var bucketAssetIndex = []byte("asset_index")
+
+// migrateAssetIndex is migration 7: the workspace asset index, filled from the records an
+// older database holds (deleted ones too, as CreateAsset would have indexed them).
+func migrateAssetIndex(tx *bolt.Tx) error {
+	if _, err := tx.CreateBucketIfNotExists(bucketAssetIndex); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketAssets).ForEach(func(k, v []byte) error {
+		var a model.Asset
+		if err := json.Unmarshal(v, &a); err != nil {
+			return fmt.Errorf("asset %s: %w", keyString(k), err)
+		}
+		return indexAsset(tx, a)
+	})
+}
+
+// indexAsset puts a new asset in its workspace's asset index inside tx.
+func indexAsset(tx *bolt.Tx, a model.Asset) error {
+	idx, err := tx.Bucket(bucketAssetIndex).CreateBucketIfNotExists([]byte(a.WorkspaceID))
+	if err != nil {
+		return err
+	}
+	return idx.Put(orderKey(a.CreatedAt, a.ID), []byte(a.ID))
+}
+
 // migrateAssets is migration 3: the asset records and project bindings.
 func migrateAssets(tx *bolt.Tx) error {
 	for _, b := range [][]byte{bucketAssets, bucketProjectAssets, bucketProjectAsset} {
@@ -98,6 +127,9 @@ func (db *DB) CreateAsset(a model.Asset, projectID string) error {
 			if err := bind(tx, projectID, a.ID, a.CreatedAt); err != nil {
 				return err
 			}
+		}
+		if err := indexAsset(tx, a); err != nil {
+			return err
 		}
 		return tx.Bucket(bucketAssets).Put([]byte(a.ID), val)
 	})
@@ -248,17 +280,34 @@ func (db *DB) UnbindAsset(workspaceID, projectID, assetID string) error {
 // ListProjectAssets returns a page of the live assets bound to a project, most recently
 // bound first, and the cursor of the next page ("" on the last page).
 func (db *DB) ListProjectAssets(workspaceID, projectID string, pageSize int, cursor string) ([]model.Asset, string, error) {
-	return page(db, cursor, pageSize, func(tx *bolt.Tx) (pageSource, error) {
+	return db.assetPage(workspaceID, pageSize, cursor, func(tx *bolt.Tx) (*bolt.Bucket, error) {
 		if _, err := projectOf(tx, workspaceID, projectID); err != nil {
+			return nil, err
+		}
+		return tx.Bucket(bucketProjectAssets).Bucket([]byte(projectID)), nil
+	})
+}
+
+// assetPage returns a page of the live assets of a workspace that the index bucket index
+// picks (inside the read transaction) lists.
+func (db *DB) assetPage(workspaceID string, pageSize int, cursor string, index func(tx *bolt.Tx) (*bolt.Bucket, error)) ([]model.Asset, string, error) {
+	return page(db, cursor, pageSize, func(tx *bolt.Tx) (pageSource, error) {
+		idx, err := index(tx)
+		if err != nil {
 			return pageSource{}, err
 		}
 		ab := tx.Bucket(bucketAssets)
-		return pageSource{
-			index:   tx.Bucket(bucketProjectAssets).Bucket([]byte(projectID)),
-			records: ab,
-			keep:    func(v []byte) bool { return liveAsset(ab.Get(v), workspaceID) },
-		}, nil
+		return pageSource{index: idx, records: ab, keep: func(v []byte) bool { return liveAsset(ab.Get(v), workspaceID) }}, nil
 	}, func(raw []byte, id string) (model.Asset, error) { return decodeAsset(raw, workspaceID, id, false) })
+}
+
+// ListAssets returns a page of a workspace's live assets, newest upload first, and the
+// cursor of the next page ("" on the last page): uploads bound to a project and to none
+// alike. Another workspace's assets are never in its index.
+func (db *DB) ListAssets(workspaceID string, pageSize int, cursor string) ([]model.Asset, string, error) {
+	return db.assetPage(workspaceID, pageSize, cursor, func(tx *bolt.Tx) (*bolt.Bucket, error) {
+		return tx.Bucket(bucketAssetIndex).Bucket([]byte(workspaceID)), nil
+	})
 }
 
 // EachProjectState calls fn with every project state of a workspace. Each state is read in

@@ -69,6 +69,7 @@ var migrations = []func(tx *bolt.Tx) error{
 	},
 	migrateIdempotencyData, // 5: idempotency records keep the resource, not the HTTP body (idempotency.go)
 	migrateIllustrations,   // 6: the workspaces' own illustrations (illustrations.go)
+	migrateAssetIndex,      // 7: each workspace's assets in upload order (assets.go)
 }
 
 // Options configure Open.
@@ -92,12 +93,6 @@ var ErrLocked = errors.New("the database is locked by another cutroom process")
 
 // FileName is the database file's name inside the data directory.
 const FileName = "cutroom.db"
-
-// initialMmapSize is the database's first memory map (address space, not memory). bbolt
-// writers wait for open read transactions only to grow the map, so a backup's long read
-// transaction (Snapshot) holds no writer back until the database outgrows this. bbolt then
-// grows the file in steps of its AllocSize (16 MiB; sparse) rather than doubling it.
-const initialMmapSize = 1 << 30
 
 // Open opens (creating if needed) the database in dataDir and applies pending migrations.
 func Open(dataDir string, opts Options) (*DB, error) {

@@ -15,7 +15,10 @@
 // Writers never wait for readers except to grow the memory map, so Open maps 1 GiB ahead
 // (initialMmapSize: address space, not memory; bbolt then grows the file in 16 MiB steps
 // instead of doubling it), and a backup holds no writer back until the database outgrows
-// that. CheckFile checks a candidate file in full before bbolt trusts it: the page tree,
+// that. On Windows the map is 64 MiB (mmap_windows.go): bbolt makes the file as large as
+// its map there, and NTFS allocates it. The data dir's lock is bbolt's own on every system
+// (flock; LockFileEx on Windows), so a second process on the same data dir waits
+// LockTimeout and gets ErrLocked. CheckFile checks a candidate file in full before bbolt trusts it: the page tree,
 // read from the file (pages.go: bbolt follows a branch page that names itself until the
 // process is killed, and faults on a page past the file's end; so a truncated file is
 // refused with its size and the size its meta page needs), then, opened read-only, every

@@ -71,6 +71,7 @@ var bucketRules = []bucketRule{
 	{name: bucketProjectAsset, since: 3, owner: projectExists, record: checkBindingByAsset},
 	{name: bucketReferences, since: 4, record: checkReferences},
 	{name: bucketIllustrations, since: 6, owner: workspaceExists, record: checkIllustration},
+	{name: bucketAssetIndex, since: 7, owner: workspaceExists, record: checkAssetIndex},
 }
 
 // unreadable is a record that does not decode as the store decodes it.
@@ -444,10 +445,22 @@ func checkAsset(tx *bolt.Tx, _, k, v []byte) error {
 	if err := ownRecord(tx, k, "asset", a.ID, a.WorkspaceID); err != nil {
 		return err
 	}
+	// an asset of a file older than migration 7 has no index to be in
+	if tx.Bucket(bucketAssetIndex) != nil && !indexed(tx, bucketAssetIndex, a.WorkspaceID, orderKey(a.CreatedAt, a.ID), a.ID) {
+		return fmt.Errorf("it is not in its workspace's list (bucket %q)", bucketAssetIndex)
+	}
 	// the server's start sweeps the files area by this key: a wrong one deletes the file
 	dir := "assets/" + a.WorkspaceID + "/" + a.ID + "/"
 	if name, ok := strings.CutPrefix(a.FileKey, dir); !ok || name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
 		return fmt.Errorf("its file key %q is not %s<name>", a.FileKey, dir)
+	}
+	return nil
+}
+
+func checkAssetIndex(tx *bolt.Tx, owner, k, v []byte) error {
+	var a model.Asset
+	if !recordOf(tx, bucketAssets, v, &a) || a.WorkspaceID != string(owner) || !bytes.Equal(orderKey(a.CreatedAt, a.ID), k) {
+		return fmt.Errorf("lists asset %s, which is not that workspace's asset created then", keyString(v))
 	}
 	return nil
 }

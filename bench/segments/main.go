@@ -25,7 +25,6 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/cutroom/cutroom/app"
@@ -47,14 +46,15 @@ func main() {
 	threads := flag.Int("threads", 2, "compositor workers and encoder threads (of the one-piece render; divided among -concurrency segments)")
 	cut := flag.String("split", "cost", "how segments are cut: cost (as the coordinator: equal estimated work) or length (equal length)")
 	concurrency := flag.Int("concurrency", 1, "segments rendered at once, as a worker with --concurrency does")
+	warm := flag.Bool("warm", true, "segments of a round share a render.Warm (keep the compositor between them), as a worker's do")
 	out := flag.String("out", "bench/out", "directory for the outputs")
 	flag.Parse()
-	if err := run(*scenePath, *assetDir, *seconds, *segment, *format, *fps, *runs, *threads, *concurrency, *cut, *out); err != nil {
+	if err := run(*scenePath, *assetDir, *seconds, *segment, *format, *fps, *runs, *threads, *concurrency, *cut, *out, *warm); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(scenePath, assetDir string, seconds int, segment float64, format string, fps, runs, threads, concurrency int, cut, out string) error {
+func run(scenePath, assetDir string, seconds int, segment float64, format string, fps, runs, threads, concurrency int, cut, out string, warm bool) error {
 	raw, err := os.ReadFile(scenePath)
 	if err != nil {
 		return err
@@ -76,9 +76,17 @@ func run(scenePath, assetDir string, seconds int, segment float64, format string
 		Text: compositor.NewTextItems(a.Fonts, nil), Workers: threads, EncoderThreads: threads,
 		Preset: "veryfast"})
 	segThreads := max(threads/concurrency, 1)
-	sp := render.NewPipeline(render.PipelineConfig{Media: media.Media{Resolve: media.DirResolver(assetDir)},
-		Text: compositor.NewTextItems(a.Fonts, nil), Workers: segThreads, EncoderThreads: segThreads,
-		Preset: "veryfast"})
+	segText := compositor.NewTextItems(a.Fonts, nil)
+	// segPipeline is a round's pipeline of segments: with a Warm of the round's own when warm
+	segPipeline := func() (*render.Pipeline, func()) {
+		cfg := render.PipelineConfig{Media: media.Media{Resolve: media.DirResolver(assetDir)},
+			Text: segText, Workers: segThreads, EncoderThreads: segThreads, Preset: "veryfast"}
+		if !warm {
+			return render.NewPipeline(cfg), func() {}
+		}
+		cfg.Warm = &render.Warm{}
+		return render.NewPipeline(cfg), cfg.Warm.Close
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -106,6 +114,7 @@ func run(scenePath, assetDir string, seconds int, segment float64, format string
 		}
 		one, oneCPU = append(one, time.Since(start).Seconds()), append(oneCPU, cpuSeconds()-c0)
 
+		sp, closeWarm := segPipeline()
 		start, c0 = time.Now(), cpuSeconds()
 		files := make([]render.SegmentFile, len(segs))
 		times := make([]float64, len(segs))
@@ -132,6 +141,7 @@ func run(scenePath, assetDir string, seconds int, segment float64, format string
 		}
 		close(next)
 		wg.Wait()
+		closeWarm()
 		select {
 		case err := <-errs:
 			return err
@@ -306,14 +316,4 @@ func pairedRatio(a, b []float64) float64 {
 		r[i] = a[i] / b[i]
 	}
 	return median(r)
-}
-
-// cpuSeconds is the process's user+system CPU time so far (every thread: the compositor
-// workers and the encoder's).
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/cutroom/cutroom/server"
@@ -58,7 +57,7 @@ docs/operations.md, "Backups and restore".`,
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&out, "output", "o", "", "file to write the backup to (replaced only by a complete, checked backup)")
-	fl.StringVar(&serverURL, "server", "http://127.0.0.1:8787", "base URL of the running server")
+	fl.StringVar(&serverURL, "server", "http://127.0.0.1:8787", "base URL of the running server, or its Unix socket: unix:/path/to/socket (or the ready object's http+unix:// url)")
 	fl.StringVar(&token, "admin-token", "", "the server's --admin-token")
 	return cmd
 }
@@ -72,13 +71,16 @@ func downloadBackup(ctx context.Context, base, token, dest string) (storage.File
 	defer cancel()
 	stall := time.AfterFunc(backupStallTimeout, cancel)
 	defer stall.Stop()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+server.AdminBackupPath, nil)
+	base, tr, err := serverClient(base)
+	if err != nil {
+		return storage.FileInfo{}, fmt.Errorf("--server: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+server.AdminBackupPath, nil)
 	if err != nil {
 		return storage.FileInfo{}, fmt.Errorf("--server: %w", err)
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
-	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment}}
-	resp, err := client.Do(req)
+	resp, err := (&http.Client{Transport: tr}).Do(req)
 	if err != nil {
 		return storage.FileInfo{}, fmt.Errorf("backup: %w", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,4 +101,13 @@ func checkDrawable(st *editor.State, sc export.StateChecker) error {
 		return fmt.Errorf("export: %s: %w", export.ErrFeatureUnsupported, err)
 	}
 	return nil
+}
+
+// warnMissingFonts says on w, as export create's default (--missing-fonts=warn) records on
+// the task, each fontFamily of st that no font provides (editor.FontIssues): the output
+// draws it with the fallback font.
+func warnMissingFonts(w io.Writer, st *editor.State, has func(string) bool) {
+	for _, is := range editor.FontIssues(st, has) {
+		fmt.Fprintf(w, "cutroom: export: warning: %s at %s: %s\n", is.Code, is.Path, is.Message)
+	}
 }

@@ -160,6 +160,7 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 	if err := checkNames(st, own, resolve); err != nil {
 		return err
 	}
+	warnMissingFonts(os.Stderr, st, a.Fonts.HasFamily)
 	ill := illustrationLookup(own)
 	md := media.Media{Resolve: resolve}
 	// Video and compressed audio decode with ffmpeg; without it states using them are

@@ -17,7 +17,8 @@ import (
 // 0 on a 200 answer and 1 otherwise (no answer within --timeout included), printing the
 // answer's body (words, never internals).
 // --addr is serve's flag, so the CUTROOM_ADDR that configures the server points the probe
-// at it too; an unspecified host (0.0.0.0, ::, empty) is probed on loopback.
+// at it too; an unspecified host (0.0.0.0, ::, empty) is probed on loopback, and
+// unix:/path/to/socket through that socket.
 func newHealthcheckCmd() *cobra.Command {
 	var addr string
 	var live bool
@@ -31,17 +32,18 @@ func newHealthcheckCmd() *cobra.Command {
 			if live {
 				path = "/healthz"
 			}
-			url, err := probeURL(addr, path)
+			base, tr, err := probeBase(addr)
 			if err != nil {
 				return err
 			}
+			url := base + path
 			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
 			defer cancel()
 			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 			if err != nil {
 				return err
 			}
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := (&http.Client{Transport: tr}).Do(req)
 			if err != nil {
 				return fmt.Errorf("%s: %w", url, err)
 			}
@@ -54,10 +56,23 @@ func newHealthcheckCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8787", "the server's --addr (0.0.0.0 and :: are probed on loopback)")
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8787", "the server's --addr: HOST:PORT (0.0.0.0 and :: are probed on loopback) or unix:/path/to/socket")
 	cmd.Flags().BoolVar(&live, "live", false, "probe /healthz (the process serves) instead of /readyz")
 	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Second, "longest wait for the answer")
 	return cmd
+}
+
+// probeBase is the base URL and transport that reach the server listening on addr (serve's
+// --addr: HOST:PORT or unix:PATH).
+func probeBase(addr string) (string, *http.Transport, error) {
+	if socketPath(addr) != "" {
+		return serverClient(addr)
+	}
+	url, err := probeURL(addr, "")
+	if err != nil {
+		return "", nil, err
+	}
+	return serverClient(url)
 }
 
 // probeURL is the http:// URL of path on the server listening on addr.

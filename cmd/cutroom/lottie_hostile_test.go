@@ -1,9 +1,9 @@
+//go:build linux
+
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -89,20 +89,6 @@ func TestHostileLottieKeepsTheServer(t *testing.T) {
 		t.Fatalf("a normal export after the hostile ones: %s %s", v.Status, deref(v.Error))
 	}
 	alive("at the end")
-}
-
-func readDoc(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(bytes.TrimSpace(b))
-}
-
-// exportBody is an export create's body for state (16:9, 30 fps, scale 0.6, MP4).
-func exportBody(state string) string {
-	return `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":0.6,"format":"mp4"}`
 }
 
 // uploadDoc uploads a Lottie document and returns the answer's status and body.

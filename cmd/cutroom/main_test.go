@@ -34,6 +34,13 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "cutroom")
+	// go's build cache stays the user's (it follows XDG_CACHE_HOME unless GOCACHE is set:
+	// every build here, this binary's and the Windows one's, would start from nothing)
+	if os.Getenv("GOCACHE") == "" {
+		if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+			os.Setenv("GOCACHE", strings.TrimSpace(string(out)))
+		}
+	}
 	// the font cache (app/fonts.go) of the tests and the servers they start lives in dir
 	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	if out, err := exec.Command("go", "build", "-tags", testBuildTags, "-o", binPath, ".").CombinedOutput(); err != nil {
@@ -56,7 +63,13 @@ var listenRE = regexp.MustCompile(`listening on (http://\S+)`)
 
 func startServer(t *testing.T, dataDir string, args ...string) *serverProc {
 	t.Helper()
-	cmd := exec.Command(binPath, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir}, args...)...)
+	return startServerCmd(t, exec.Command(binPath, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir}, args...)...))
+}
+
+// startServerCmd starts cmd, a `cutroom serve` on a loopback port (the Windows build under
+// Wine too), and waits for its "listening on" line.
+func startServerCmd(t *testing.T, cmd *exec.Cmd) *serverProc {
+	t.Helper()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +82,7 @@ func startServer(t *testing.T, dataDir string, args ...string) *serverProc {
 	p := &serverProc{cmd: cmd, out: &bytes.Buffer{}}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	sc := bufio.NewScanner(stdout)
-	deadline := time.AfterFunc(20*time.Second, func() { _ = cmd.Process.Kill() })
+	deadline := time.AfterFunc(60*time.Second, func() { _ = cmd.Process.Kill() })
 	defer deadline.Stop()
 	for sc.Scan() {
 		line := sc.Text()

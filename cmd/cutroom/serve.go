@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -25,6 +26,7 @@ import (
 )
 
 type serveFlags struct {
+	missingFonts  string
 	addr          string
 	apiKey        string
 	publicURL     string
@@ -63,6 +65,13 @@ type serveFlags struct {
 	fetch         assets.RemoteConfig
 	cluster       app.ClusterSettings
 	localRender   bool
+	// the flags of an app that bundles the server (docs/bundling.md)
+	readyFD   int
+	readyOut  *os.File // --ready-fd's file (checkReadyFlags)
+	readyFile string
+	attach    bool
+	parentPID int
+	stdinEOF  bool
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -79,7 +88,7 @@ desktop apps that bundle the server).`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), g, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.addr, "addr", "127.0.0.1:8787", "address to listen on")
+	fl.StringVar(&f.addr, "addr", "127.0.0.1:8787", "address to listen on: HOST:PORT (port 0: a free port, named by the ready object) or unix:/path/to/socket (mode 0600, removed on exit)")
 	fl.StringVar(&f.apiKey, "api-key", "", "make the default workspace accept this API key (16..256 characters)")
 	fl.StringVar(&f.publicURL, "public-url", "", "base URL of links the server hands out (default http://<addr>)")
 	fl.StringVar(&f.webhookSecret, "webhook-secret", "", "set the default workspace's webhook signing secret")
@@ -120,6 +129,7 @@ desktop apps that bundle the server).`,
 		diskspace.DefaultMinFreeBytes>>20, diskspace.DefaultMinFreePercent))
 	fl.StringVar(&f.metricsToken, "metrics-token", "", "bearer token GET /metrics needs (empty: the metrics need no token; never an API key)")
 	fl.StringVar(&f.logFormat, "log-format", "text", "log format: text (logfmt-style key=value) or json (one object per line)")
+	fl.StringVar(&f.missingFonts, "missing-fonts", export.MissingFontsWarn, "a state naming a font family no font provides: warn (the export draws the fallback font; the family is in validate's warnings and the task's warnings) or refuse (export create answers 422 EXPORT_FONT_MISSING)")
 	fl.StringVar(&f.fetch.Mode, "fetch-remote", assets.DefaultFetchMode, "fetch editor assets that are not uploaded from their http(s) remoteUrl: off (refused at create with 422 EXPORT_ASSET_UNRESOLVABLE; for air-gapped installs), allowlist (hosts of --fetch-hosts) or public (any host); through the outbound guard (--allow-hosts)")
 	fl.StringSliceVar(&f.fetch.Hosts, "fetch-hosts", nil, "host patterns --fetch-remote=allowlist fetches from: cdn.example.com or *.example.com")
 	fl.DurationVar(&f.fetch.Timeout, "fetch-timeout", assets.DefaultFetchTimeout, "bound on one remote asset fetch, body included")
@@ -127,6 +137,7 @@ desktop apps that bundle the server).`,
 	fl.StringVar(&f.adminToken, "admin-token", "", "serve the operator's routes under /admin/ (online backups) to this bearer token (16..256 characters; empty: not served)")
 	fl.StringSliceVar(&f.corsOrigins, "cors-origins", nil, "origins whose pages may call the API from a browser: exact scheme://host[:port] origins (comma-separated or repeated, e.g. http://127.0.0.1:5173), or * for any; empty: no CORS headers (see docs/bundling.md)")
 	addClusterFlags(cmd, f)
+	addLifecycleFlags(cmd, f)
 	return cmd
 }
 
@@ -167,6 +178,10 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// The serve context ends on SIGINT or SIGTERM, or for one of the lifecycle flags' causes
+	// (the parent ended, stdin's end): every one is the same graceful shutdown.
+	ctx, end := context.WithCancelCause(ctx)
+	defer end(nil)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -177,6 +192,9 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 			return fmt.Errorf("--preset/--crf: %w", err)
 		}
 	}
+	if err := export.CheckMissingFonts(f.missingFonts); err != nil {
+		return fmt.Errorf("--missing-fonts: %w", err)
+	}
 	if n := len(f.adminToken); n > 0 && (n < 16 || n > 256) {
 		return fmt.Errorf("--admin-token must be 16..256 characters")
 	}
@@ -186,27 +204,46 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	if f.corsOrigins, err = server.ParseCORSOrigins(f.corsOrigins); err != nil {
 		return fmt.Errorf("--cors-origins: %w", err)
 	}
-	a := app.New(serveConfig(g, f, log))
+	if err := checkReadyFlags(f); err != nil {
+		return err
+	}
+	if err := watchLifecycle(ctx, f, end); err != nil {
+		return err
+	}
+	a := app.New(serveConfig(g, f, log, end))
 	defer a.Close()
-	if err := a.OpenDB(); err != nil {
+	if attached, err := openOrAttach(ctx, a, f); err != nil || attached {
+		return err
+	}
+	// The address is taken before the first start's key is made, so that a refused address
+	// (a port or socket in use) changes nothing.
+	ln, err := listen(f.addr)
+	if err != nil {
 		return err
 	}
 	if err := setUpDefaultWorkspace(a.DB, f); err != nil {
+		_ = ln.Close()
 		return err
-	}
-	ln, err := net.Listen("tcp", f.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", f.addr, err)
 	}
 	if err := a.Open(ctx, ln); err != nil {
 		_ = ln.Close()
 		return err
 	}
-	return a.Run(ctx)
+	if err := a.Run(ctx); err != nil {
+		return err
+	}
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errNotAnnounced):
+		return cause
+	case errors.Is(cause, errParentGone), errors.Is(cause, errStdinEOF):
+		log.Info("stopped", "cause", cause.Error())
+	}
+	return nil
 }
 
 // serveConfig is the App that serve's flags describe.
-func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger) app.Config {
+// A failure to announce readiness ends the serve context with that failure (end).
+func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger, end context.CancelCauseFunc) app.Config {
 	return app.Config{
 		DataDir: g.dataDir, FontDirs: f.fontDirs, NoSystemFonts: !f.systemFonts, Logger: log, PublicURL: f.publicURL,
 		Server: server.Config{MaxBodyBytes: f.maxBody, BodyBudgetBytes: f.bodyBudget, MinBodyRate: f.minBodyRate,
@@ -217,14 +254,18 @@ func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger) app.Config {
 		Render: app.RenderSettings{Preset: f.preset, CRF: f.crf, FrameWorkers: f.frameWorkers,
 			MaxOutputSide: f.maxOutputSide, MaxFrameSeconds: f.maxFrameSecs, MaxPreviewSeconds: f.maxPreviewSec},
 		Export: export.Config{Workers: f.renderWorkers, OutputTTL: f.outputTTL, MaxOutputSide: f.maxOutputSide,
-			MaxDuration: f.maxDuration},
+			MaxDuration: f.maxDuration, MissingFonts: f.missingFonts},
 		HeaderPrefix: f.headerPrefix, AllowHosts: f.allowHosts, ShutdownGrace: f.shutdownGrace,
 		MinFreeDisk:  f.minFreeDisk,
 		MetricsToken: f.metricsToken,
 		Fetch:        f.fetch,
 		Cluster:      clusterSettings(f),
-		// The listening line comes last, so a script that waits for it has everything.
-		Ready: func(a *app.App) { fmt.Printf("cutroom listening on %s (data in %s)\n", a.BaseURL, g.dataDir) },
+		Version:      shortVersion(),
+		Ready: func(a *app.App) {
+			if err := announceReady(os.Stdout, f, a.Listening(), false); err != nil {
+				end(fmt.Errorf("%w: %w", errNotAnnounced, err))
+			}
+		},
 	}
 }
 
@@ -233,6 +274,43 @@ func clusterSettings(f *serveFlags) app.ClusterSettings {
 	cs := f.cluster
 	cs.CoordinatorOnly = !f.localRender
 	return cs
+}
+
+// printKeyText says which API key works: newKey (the first start's, shown once), the one
+// given with --api-key (given), or one of the workspace's.
+func printKeyText(workspace, newKey string, given bool) {
+	switch {
+	case newKey != "":
+		fmt.Printf("API key of workspace %q (shown once; store it now):\n%s\n", workspace, newKey)
+	case given:
+		fmt.Printf("API key: the one given with --api-key (workspace %q)\n", workspace)
+	default:
+		fmt.Printf("API key: use a key of workspace %q (create one with `cutroom keys create --workspace %s` while the server is stopped)\n", workspace, workspace)
+	}
+}
+
+// printKeyJSON is printKeyText as a JSON line ({"event":"apiKey"}) for --log-format json,
+// whose stdout is JSON lines only: key (the new key, shown once) or source (--api-key, or
+// existing: a key of the workspace).
+func printKeyJSON(workspace, newKey string, given bool) error {
+	line := struct {
+		Event     string `json:"event"`
+		Workspace string `json:"workspace"`
+		Key       string `json:"key,omitempty"`
+		Source    string `json:"source"`
+	}{Event: "apiKey", Workspace: workspace, Key: newKey, Source: "existing"}
+	switch {
+	case newKey != "":
+		line.Source = "new"
+	case given:
+		line.Source = "--api-key"
+	}
+	b, err := json.Marshal(line)
+	if err != nil {
+		return err
+	}
+	_, err = os.Stdout.Write(append(b, '\n'))
+	return err
 }
 
 // setUpDefaultWorkspace makes sure the default workspace exists with a usable API key (a new
@@ -254,13 +332,12 @@ func setUpDefaultWorkspace(db *storage.DB, f *serveFlags) error {
 		}
 	}
 	// The key is printed as soon as it exists, so no later start-up failure can lose it.
-	switch {
-	case newKey != "":
-		fmt.Printf("API key of workspace %q (shown once; store it now):\n%s\n", ws.Name, newKey)
-	case f.apiKey != "":
-		fmt.Printf("API key: the one given with --api-key (workspace %q)\n", ws.Name)
-	default:
-		fmt.Printf("API key: use a key of workspace %q (create one with `cutroom keys create --workspace %s` while the server is stopped)\n", ws.Name, ws.Name)
+	if f.logFormat == "json" {
+		if err := printKeyJSON(ws.Name, newKey, f.apiKey != ""); err != nil {
+			return err
+		}
+	} else {
+		printKeyText(ws.Name, newKey, f.apiKey != "")
 	}
 	if f.webhookSecret != "" {
 		if _, err := db.UpdateWorkspace(ws.ID, storage.WorkspaceInput{WebhookSecret: &f.webhookSecret}); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -36,6 +37,21 @@ func longState(seconds int) string {
 "isDraggingInTimeline":false,"rotation":{"value":0,"keyframes":[]}}}}`, ticks, ticks-1, ticks)
 }
 
+// exportBody is an export create's body for state (16:9, 30 fps, scale 0.6, MP4).
+func exportBody(state string) string {
+	return `{"editorState":` + state + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":0.6,"format":"mp4"}`
+}
+
+// readDoc is a file's text without its surrounding white space (a Lottie document).
+func readDoc(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(bytes.TrimSpace(b))
+}
+
 // createExport creates an export of state (exportBody: scale 0.6, 30 fps, mp4) and returns
 // its task id.
 func createExport(t *testing.T, base, state string) string {
@@ -46,7 +62,14 @@ func createExport(t *testing.T, base, state string) string {
 // createExportBody creates an export of the request body and returns its task id.
 func createExportBody(t *testing.T, base, body string) string {
 	t.Helper()
-	st, resp := call(t, "POST", base+"/v1/exports", exportKey, body)
+	return createExportAt(t, base+"/v1/exports", body)
+}
+
+// createExportAt creates an export by a POST of body to url (/v1/exports or a project's
+// exports) and returns its task id.
+func createExportAt(t *testing.T, url, body string) string {
+	t.Helper()
+	st, resp := call(t, "POST", url, exportKey, body)
 	if st != 201 {
 		t.Fatalf("create export: %d %s", st, resp)
 	}
@@ -159,14 +182,21 @@ func TestServeExportSIGTERMPausesAndResumes(t *testing.T) {
 	if err := srv.cmd.Wait(); err != nil {
 		t.Fatalf("graceful shutdown: %v", err)
 	}
-	if st := storedStatus(t, dir, id); st != "PAUSED" {
-		t.Fatalf("after SIGTERM the task is %s, want PAUSED", st)
-	}
 	if files := dirtest.Files(filepath.Join(dir, "outputs")); len(files) != 0 {
 		t.Fatalf("partial files left after SIGTERM: %v", files)
 	}
-	srv2 := startServer(t, dir, "--api-key", exportKey, "--render-workers", "1")
-	v := waitTask(t, srv2.base, id, 3*time.Minute, func(v taskView) bool { return v.Status == "COMPLETED" })
+	checkPausedThenResumed(t, dir, id)
+}
+
+// checkPausedThenResumed checks that renderingTask's task id, in the stopped server's data
+// dir, is PAUSED, and that the next start resumes it to a complete output.
+func checkPausedThenResumed(t *testing.T, dir, id string) {
+	t.Helper()
+	if st := storedStatus(t, dir, id); st != "PAUSED" {
+		t.Fatalf("after the shutdown the task is %s, want PAUSED", st)
+	}
+	srv := startServer(t, dir, "--api-key", exportKey, "--render-workers", "1")
+	v := waitTask(t, srv.base, id, 3*time.Minute, func(v taskView) bool { return v.Status == "COMPLETED" })
 	if got := downloadAndProbe(t, *v.OutputURL); got != "h264,1800" {
 		t.Fatalf("resumed output: %s, want h264 with 1800 frames", got)
 	}

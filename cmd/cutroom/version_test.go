@@ -6,7 +6,20 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/cutroom/cutroom/compositor/text"
 )
+
+// The version names the embedded web fonts, or says plainly that the build lacks them.
+func TestWebFontsLine(t *testing.T) {
+	if got := webFontsLine([]string{"Inter", "TikTok Sans"}, nil); got != "webfonts: Inter, TikTok Sans\n" {
+		t.Errorf("complete build: %q", got)
+	}
+	got := webFontsLine(nil, []string{"Inter", "TikTok Sans"})
+	if !strings.HasPrefix(got, "webfonts: MISSING Inter, TikTok Sans (") || !strings.Contains(got, "scripts/fonts.sh") {
+		t.Errorf("build without web fonts: %q", got)
+	}
+}
 
 // describeBuild shows the module version, the commit with "+dirty" for a modified tree and
 // its time, the Go version, the tags and the build flags.
@@ -68,7 +81,9 @@ func TestVersionCommand(t *testing.T) {
 		tags = "none"
 	}
 	out := string(sub)
-	for _, want := range []string{"cutroom:  " + string(mod[1]) + "\n", "commit:   " + commit, "tags:     " + tags + "\n", "CGO_ENABLED=1"} {
+	for _, want := range []string{"cutroom:  " + string(mod[1]) + "\n", "commit:   " + commit, "tags:     " + tags + "\n", "CGO_ENABLED=1",
+		webFontsLine(text.WebFontsEmbedded(), text.WebFontsMissing()),
+		"without:  none\n"} { // the Linux build leaves nothing out (the Windows build: windows_wine_test.go)
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s\n(go version -m:\n%s)", want, out, m)
 		}

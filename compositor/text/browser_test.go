@@ -1,6 +1,7 @@
 package text
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"image"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -164,17 +166,32 @@ func cssColor(c color.NRGBA) string {
 	return fmt.Sprintf("rgba(%d,%d,%d,%.4f)", c.R, c.G, c.B, float64(c.A)/255)
 }
 
-// fontFaceCSS declares every embedded font under its own family name, weight and style.
+// fontFaceCSS declares every embedded font, and every font added from a file, under its
+// family name, weight, style and unicode-range; the subsets of a web font in fontsource's
+// order (unicode.json's), as its CSS declares them.
 func fontFaceCSS(t *testing.T, lib *Library) string {
 	t.Helper()
 	var b strings.Builder
 	lib.mu.RLock()
-	defer lib.mu.RUnlock()
-	for _, e := range lib.entries {
-		if e.src != sourceEmbedded {
+	entries := slices.Clone(lib.entries)
+	lib.mu.RUnlock()
+	slices.SortStableFunc(entries, func(a, b *faceEntry) int {
+		if (a.ranges == nil) != (b.ranges == nil) {
+			return boolRank(a.ranges != nil, b.ranges != nil)
+		}
+		if a.ranges == nil {
+			return 0
+		}
+		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.segment, b.segment))
+	})
+	for _, e := range entries {
+		file := e.embedded
+		if e.src == sourceAdded || e.src == sourceDir {
+			file = e.path
+		} else if e.src != sourceEmbedded {
 			continue
 		}
-		abs, err := filepath.Abs(filepath.Join("fonts", filepath.Base(e.path)))
+		abs, err := filepath.Abs(file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +199,11 @@ func fontFaceCSS(t *testing.T, lib *Library) string {
 		if e.italic {
 			style = "italic"
 		}
-		fmt.Fprintf(&b, "@font-face{font-family:%q;src:url(\"file://%s\");font-weight:%d;font-style:%s;}\n", e.family, abs, e.weight, style)
+		rng := ""
+		if e.ranges != nil {
+			rng = "unicode-range:" + e.ranges.String() + ";"
+		}
+		fmt.Fprintf(&b, "@font-face{font-family:%q;src:url(\"file://%s\");font-weight:%d;font-style:%s;%s}\n", e.family, abs, e.weight, style, rng)
 	}
 	return b.String()
 }
@@ -213,8 +234,8 @@ func statePage(faces string, s Text) string {
 		"<div style='" + css + "'>" + content + "</div></div></body></html>"
 }
 
-// screenshot renders a page with headless Chromium.
-func screenshot(t *testing.T, browser, html string, w, h int) image.Image {
+// screenshot renders a page with headless Chromium, with env added to its environment.
+func screenshot(t *testing.T, browser string, env []string, html string, w, h int) image.Image {
 	t.Helper()
 	dir := t.TempDir()
 	page := filepath.Join(dir, "page.html")
@@ -230,6 +251,7 @@ func screenshot(t *testing.T, browser, html string, w, h int) image.Image {
 		"--virtual-time-budget=10000", "--run-all-compositor-stages-before-draw", "--disable-dev-shm-usage",
 		fmt.Sprintf("--window-size=%d,%d", w, h), "--hide-scrollbars", "--force-device-scale-factor=1",
 		"--default-background-color=ffffffff", "--allow-file-access-from-files", "file://"+page)
+	cmd.Env = append(os.Environ(), env...)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("chromium: %v\n%s", err, msg)
 	}
@@ -250,6 +272,18 @@ func renderOnPage(layer *Layer, w, h int, scale float64) *image.RGBA {
 // requires an SSIM of at least 0.95 between the browser's pixels and ours, on the region
 // where either has ink. It skips when no Chromium is installed (CI installs Debian's).
 func TestBrowserReference(t *testing.T) {
+	browser := needBrowser(t)
+	lib, err := NewLibrary(LibraryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareWithBrowser(t, browser, nil, lib, browserStates())
+}
+
+// needBrowser returns the Chromium to compare with, skipping the test when none is
+// installed or in -short mode.
+func needBrowser(t *testing.T) string {
+	t.Helper()
 	browser := imagetest.Chromium()
 	if browser == "" {
 		t.Skip("chromium not installed: skipping the browser reference check (apt-get install chromium)")
@@ -257,13 +291,16 @@ func TestBrowserReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser reference check skipped in -short mode")
 	}
-	lib, err := NewLibrary(LibraryOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	return browser
+}
+
+// compareWithBrowser renders each state with lib and with Chromium (env added to its
+// environment), which loads the library's embedded and added font files through
+// @font-face, and compares them on the region where either has ink.
+func compareWithBrowser(t *testing.T, browser string, env []string, lib *Library, states []browserState) {
 	faces := fontFaceCSS(t, lib)
 	outDir := os.Getenv("TEXT_BROWSER_OUT")
-	for _, s := range browserStates() {
+	for _, s := range states {
 		t.Run(s.name, func(t *testing.T) {
 			if s.text.Scale == 0 {
 				s.text.Scale = 1
@@ -273,7 +310,7 @@ func TestBrowserReference(t *testing.T) {
 			h := int(layer.Height) + 2*pageMargin + 40
 			// A scaled state is a CSS transform: scale(S) of the text at its own size, as an
 			// editor preview scales its canvas: the layout stays that of composition pixels.
-			ref := screenshot(t, browser, statePage(faces, s.text), int(float64(w)*s.text.Scale), int(float64(h)*s.text.Scale))
+			ref := screenshot(t, browser, env, statePage(faces, s.text), int(float64(w)*s.text.Scale), int(float64(h)*s.text.Scale))
 			ours := renderOnPage(layer, w, h, s.text.Scale)
 			if ref.Bounds().Size() != ours.Bounds().Size() {
 				t.Fatalf("browser screenshot is %v, ours %v", ref.Bounds(), ours.Bounds())

@@ -4,9 +4,14 @@
 // A [Library] holds fonts: a small permissive set embedded in the binary (Noto Sans, Serif
 // and Mono, Noto scripts for Arabic, Hebrew, Devanagari and a CJK subset, Noto Color Emoji
 // (CBDT colour bitmaps, drawn in colour) and Symbola for other symbols; fonts/README.md has
-// their licences), fonts from operator directories, system font directories (unless
-// LibraryOptions.IncludeSystem is off), and font files
-// registered at run time. [Library.Render] turns a [Text] (content, [Style], box width and
+// their licences), the editor's default web fonts Inter and TikTok Sans (webfonts.go:
+// fetched at build time by scripts/fonts.sh from pinned fontsource packages, WOFF2 subsets
+// chosen per character by unicode-range as a browser does), fonts from operator
+// directories, system font directories (unless LibraryOptions.IncludeSystem is off), and
+// font files registered at run time. TTF, OTF, TTC, WOFF and WOFF2 are read; WOFF2 is
+// decoded here (woff2.go; go-text reads WOFF 1.0 only), bounded against hostile sizes and
+// brotli bombs. [Library.FamilyInfos] lists the families, faces and their sources.
+// docs/fonts.md describes the whole. [Library.Render] turns a [Text] (content, [Style], box width and
 // output scale) into a [Layer]: a premultiplied RGBA image plus its offset from the text box's
 // top-left corner. The compositor then transforms that layer with the item's geometry.
 //

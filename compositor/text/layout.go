@@ -282,7 +282,8 @@ func (l *Library) layoutText(t Text) (*layout, error) {
 					e = primary
 				}
 				synthItalic := st.Italic && !e.italic
-				synthBold := weight >= 600 && e.weight <= 500
+				// as Chromium: bold from 600 asked, on a face lighter than 600
+				synthBold := weight >= 600 && e.weight < 600
 				for _, g := range run.Glyphs {
 					if g.GlyphID != font.EmptyGlyph {
 						lay.glyphs = append(lay.glyphs, placedGlyph{

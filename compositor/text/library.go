@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -22,14 +23,18 @@ import (
 //go:embed fonts/*.ttf fonts/*.otf
 var embeddedFonts embed.FS
 
-// maxFontFileSize bounds the size of one font file the library reads into memory.
+// maxFontFileSize bounds the size of one font file the library reads into memory, and of
+// the font a WOFF2 file decodes to.
 const maxFontFileSize = 64 << 20
+
+// fontFileExts are the extensions of the font files read from font directories.
+var fontFileExts = []string{".ttf", ".otf", ".ttc", ".otc", ".woff", ".woff2"}
 
 // LibraryOptions configures where a [Library] finds fonts besides the embedded set.
 type LibraryOptions struct {
 	// Dirs are font directories filled by the operator (for example `--fonts DIR`). They are
-	// scanned recursively for .ttf, .otf, .ttc and .woff files. Their fonts win over embedded and
-	// system fonts of the same family, weight and style.
+	// scanned recursively for .ttf, .otf, .ttc, .otc, .woff and .woff2 files. Their fonts win
+	// over embedded and system fonts of the same family, weight and style.
 	Dirs []string
 	// IncludeSystem adds the system font directories (SystemDirs, or when empty
 	// /usr/share/fonts, /usr/local/share/fonts, ~/.fonts and ~/.local/share/fonts).
@@ -103,6 +108,18 @@ type faceEntry struct {
 	data    []byte
 	// embedded names the file in embeddedFonts for embedded faces, read on first use.
 	embedded string
+	// root is the entry of LibraryOptions.Dirs the face was found under (sourceDir).
+	root string
+	// ranges is the face's CSS unicode-range (a web font subset); nil covers everything.
+	ranges runeRanges
+	// segment is the face's position among the subsets of one @font-face set (same family,
+	// weight, style and source): a browser tries the faces declared last first.
+	segment int
+	// group is, for a face with ranges, its @font-face set: the faces of the same family,
+	// source, weight, style and width with ranges, the last declared first. register sets
+	// it under the write lock and renders read it without: only faces registered by
+	// NewLibrary, before the library is shared, have ranges.
+	group []*faceEntry
 
 	once  sync.Once
 	face  *font.Face
@@ -133,7 +150,7 @@ func (e *faceEntry) load() (*font.Face, error) {
 		}()
 		data := e.data
 		if data == nil && e.embedded != "" {
-			b, err := embeddedFonts.ReadFile(e.embedded)
+			b, err := readEmbedded(e.embedded)
 			if err != nil {
 				e.err = err
 				return
@@ -147,6 +164,11 @@ func (e *faceEntry) load() (*font.Face, error) {
 				return
 			}
 			data = b
+		}
+		data, err := sfntData(e.path, data)
+		if err != nil {
+			e.err = err
+			return
 		}
 		faces, err := font.ParseTTC(bytes.NewReader(data))
 		if err != nil {
@@ -261,6 +283,7 @@ func NewLibrary(opts LibraryOptions) (*Library, error) {
 		e.embedded = f.file
 		embedded = append(embedded, e)
 	}
+	embedded = append(embedded, embeddedWebFaces()...)
 	l.register(embedded)
 	var cache *fontCache
 	if opts.CacheFile != "" {
@@ -286,8 +309,8 @@ func NewLibrary(opts LibraryOptions) (*Library, error) {
 	return l, nil
 }
 
-// AddFontFile registers the font file at path (TTF, OTF or a TTC collection), for example an
-// uploaded font asset. Its faces win over every other source with the same family, weight
+// AddFontFile registers the font file at path (TTF, OTF, a TTC collection, WOFF or WOFF2),
+// for example an uploaded font asset. Its faces win over every other source with the same family, weight
 // and style. Cached layouts and layers are dropped, so later renders use the new faces.
 func (l *Library) AddFontFile(path string) error {
 	data, err := readFontFile(path)
@@ -310,8 +333,8 @@ func (l *Library) fontsAdded() {
 	l.runeFaces.Range(func(k, _ any) bool { l.runeFaces.Delete(k); return true })
 }
 
-// AddFontData registers a font from memory (TTF, OTF or TTC bytes); name identifies it in
-// errors. It behaves like [Library.AddFontFile].
+// AddFontData registers a font from memory (TTF, OTF, TTC, WOFF or WOFF2 bytes); name
+// identifies it in errors. It behaves like [Library.AddFontFile].
 func (l *Library) AddFontData(name string, data []byte) error {
 	if err := l.addData(bytes.Clone(data), name, sourceAdded, false); err != nil {
 		return err
@@ -320,17 +343,14 @@ func (l *Library) AddFontData(name string, data []byte) error {
 	return nil
 }
 
-// Families returns the family names the library knows, sorted case-insensitively, each once.
+// Families returns the family names the library knows, sorted case-insensitively, each once
+// (the families of [Library.FamilyInfos]).
 func (l *Library) Families() []string {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	out := make([]string, 0, len(l.byFamily))
-	for _, list := range l.byFamily {
-		if len(list) > 0 {
-			out = append(out, list[0].family)
-		}
+	infos := l.FamilyInfos()
+	out := make([]string, 0, len(infos))
+	for _, fi := range infos {
+		out = append(out, fi.Family)
 	}
-	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i]) < strings.ToLower(out[j]) })
 	return out
 }
 
@@ -354,9 +374,13 @@ func (l *Library) addData(data []byte, name string, src source, eager bool) (err
 			err = errorf(ErrFontInvalid, "%s: %v", name, r)
 		}
 	}()
-	lds, err := ot.NewLoaders(bytes.NewReader(data))
+	sfnt, err := sfntData(name, data)
 	if err != nil {
-		return errorf(ErrFontInvalid, "%s is not a TrueType/OpenType font: %v", name, err)
+		return err
+	}
+	lds, err := ot.NewLoaders(bytes.NewReader(sfnt))
+	if err != nil {
+		return errorf(ErrFontInvalid, "%s is not a TrueType/OpenType/WOFF/WOFF2 font: %v", name, err)
 	}
 	var added []*faceEntry
 	for i, ld := range lds {
@@ -365,7 +389,7 @@ func (l *Library) addData(data []byte, name string, src source, eager bool) (err
 			continue
 		}
 		e := newEntry(desc, src, name, i)
-		e.data = data
+		e.data = sfnt
 		if eager {
 			if _, err := e.load(); err != nil {
 				return err
@@ -421,6 +445,20 @@ func (l *Library) register(entries []*faceEntry) {
 		sort.SliceStable(list, func(i, j int) bool { return list[i].src < list[j].src })
 		l.byFamily[e.key] = list
 	}
+	for _, e := range entries {
+		if e.ranges != nil {
+			e.group = nil
+			for _, o := range l.byFamily[e.key] {
+				if o.ranges != nil && o.src == e.src && o.weight == e.weight && o.italic == e.italic && o.stretch == e.stretch {
+					e.group = append(e.group, o)
+				}
+			}
+			sort.SliceStable(e.group, func(i, j int) bool { return e.group[i].segment > e.group[j].segment })
+			for _, o := range e.group {
+				o.group = e.group
+			}
+		}
+	}
 }
 
 // scanDir registers every font file under dir, described through cache when it is not nil;
@@ -441,7 +479,7 @@ func (l *Library) scanDir(dir string, src source, cache *fontCache) {
 			return nil
 		}
 		ext := strings.ToLower(filepath.Ext(path))
-		if ext != ".ttf" && ext != ".otf" && ext != ".ttc" && ext != ".otc" && ext != ".woff" {
+		if !slices.Contains(fontFileExts, ext) {
 			return nil
 		}
 		if cache != nil {
@@ -451,6 +489,10 @@ func (l *Library) scanDir(dir string, src source, cache *fontCache) {
 		}
 		return nil
 	})
+	for _, e := range entries {
+		e.root = dir
+	}
+	applyPackManifests(entries)
 	if len(entries) > 0 {
 		l.register(entries)
 	}
@@ -472,7 +514,21 @@ func describeFile(path string, src source) (out []*faceEntry) {
 	if st, err := f.Stat(); err != nil || st.Size() > maxFontFileSize {
 		return nil
 	}
-	lds, err := ot.NewLoaders(f)
+	var res font.Resource = f
+	var magic [4]byte
+	if _, err := f.ReadAt(magic[:], 0); err == nil && isWOFF2(magic[:]) {
+		// WOFF2 is compressed as a whole: decode it to read its names
+		b, err := io.ReadAll(io.LimitReader(f, maxFontFileSize+1))
+		if err != nil {
+			return nil
+		}
+		sfnt, err := sfntData(path, b)
+		if err != nil {
+			return nil
+		}
+		res = bytes.NewReader(sfnt)
+	}
+	lds, err := ot.NewLoaders(res)
 	if err != nil {
 		return nil
 	}
@@ -553,7 +609,16 @@ func (l *Library) matchFamily(key string, weight int, italic bool) *faceEntry {
 		if ri != rj {
 			return ri < rj
 		}
-		return cands[i].src < cands[j].src
+		if cands[i].src != cands[j].src {
+			return cands[i].src < cands[j].src
+		}
+		// Among the subsets of one @font-face set, the primary font (line metrics) is the
+		// first whose unicode-range holds the space, as in Chromium.
+		si, sj := cands[i].ranges.contains(' '), cands[j].ranges.contains(' ')
+		if si != sj {
+			return si
+		}
+		return cands[i].segment > cands[j].segment
 	})
 	for _, e := range cands {
 		if _, err := e.load(); err == nil {
@@ -639,7 +704,7 @@ type runeFaceKey struct {
 // otherwise the first fallback family (best weight and style) that has one, otherwise the
 // primary face (which then shows its missing-glyph box).
 func (l *Library) faceForRune(primary *faceEntry, weight int, italic bool, r rune) *faceEntry {
-	if hasGlyph(primary, r) && !preferEmojiFont(r) {
+	if primary.ranges == nil && hasGlyph(primary, r) && !preferEmojiFont(r) {
 		return primary
 	}
 	k := runeFaceKey{primary.id, weight, italic, r}
@@ -649,22 +714,25 @@ func (l *Library) faceForRune(primary *faceEntry, weight int, italic bool, r run
 	l.mu.RLock()
 	keys := append([]string(nil), l.fallback...)
 	l.mu.RUnlock()
-	found := primary
+	found := (*faceEntry)(nil)
 	if preferEmojiFont(r) {
 		for _, fam := range emojiFamilies() {
-			if e := l.matchFamily(fam, weight, italic); hasGlyph(e, r) {
-				found = e
+			if found = segmentFace(l.matchFamily(fam, weight, italic), r); found != nil {
 				break
 			}
 		}
 	}
-	if found == primary && !hasGlyph(primary, r) {
-		for _, key := range keys {
-			if e := l.matchFamily(key, weight, italic); hasGlyph(e, r) {
-				found = e
-				break
-			}
+	if found == nil {
+		found = segmentFace(primary, r)
+	}
+	for _, key := range keys {
+		if found != nil {
+			break
 		}
+		found = segmentFace(l.matchFamily(key, weight, italic), r)
+	}
+	if found == nil {
+		found = primary
 	}
 	l.runeFaces.Store(k, found)
 	return found
@@ -675,6 +743,25 @@ func (l *Library) faceForRune(primary *faceEntry, weight int, italic bool, r run
 // Symbola's monochrome outlines for what it lacks.
 func emojiFamilies() []string {
 	return []string{"noto color emoji", "symbola"}
+}
+
+// segmentFace returns the face that draws r for the @font-face set e belongs to, as a
+// browser chooses it: the first face, the last declared first, whose unicode-range holds r
+// and whose font has a glyph for it; for a face without ranges, e itself when it has the
+// glyph. Nil when none has.
+func segmentFace(e *faceEntry, r rune) *faceEntry {
+	if e == nil || e.ranges == nil {
+		if hasGlyph(e, r) {
+			return e
+		}
+		return nil
+	}
+	for _, o := range e.group {
+		if o.ranges.contains(r) && hasGlyph(o, r) {
+			return o
+		}
+	}
+	return nil
 }
 
 // hasGlyph reports whether the entry's face maps r to a glyph.

@@ -27,13 +27,30 @@ type Stream struct {
 	SampleRate string `json:"sample_rate"`
 	Channels   int    `json:"channels"`
 	Duration   string `json:"duration"`
+	Width      int    `json:"width"`
+	Height     int    `json:"height"`
+	// NbReadFrames is the count of decoded frames: ProbeFrames only.
+	NbReadFrames string `json:"nb_read_frames"`
 }
 
 // Probe returns ffprobe's view of path's streams and container; it fails the test when
 // ffprobe cannot read it.
 func Probe(t testing.TB, path string) Info {
 	t.Helper()
-	out, err := exec.Command("ffprobe", "-v", "error", "-show_streams", "-show_format", "-of", "json", path).Output()
+	return probe(t, path)
+}
+
+// ProbeFrames is Probe that also decodes every stream and counts its frames
+// (Stream.NbReadFrames).
+func ProbeFrames(t testing.TB, path string) Info {
+	t.Helper()
+	return probe(t, path, "-count_frames")
+}
+
+func probe(t testing.TB, path string, args ...string) Info {
+	t.Helper()
+	args = append([]string{"-v", "error", "-show_streams", "-show_format", "-of", "json"}, args...)
+	out, err := exec.Command("ffprobe", append(args, path)...).Output()
 	if err != nil {
 		t.Fatalf("ffprobe %s: %v", path, err)
 	}

@@ -117,3 +117,11 @@ export function sameOrigin(link) {
   if (!link) return "";
   try { const u = new URL(link, location.href); return u.pathname + u.search; } catch { return ""; }
 }
+
+// frame draws a project's frame at t seconds, width pixels wide, as JPEG (GET
+// /v1/projects/{id}/frame, with the key) and returns it as a blob: URL, which the caller
+// revokes when done.
+export async function frame(projectId, t, width, signal) {
+  const res = await raw("GET", `/v1/projects/${projectId}/frame?t=${t.toFixed(3)}&width=${width}&format=jpeg`, { signal });
+  return URL.createObjectURL(await res.blob());
+}

@@ -1,11 +1,8 @@
-// The Assets page: a project's assets (the upload route binds an upload to the project
-// chosen here; the API lists assets per project), upload by drag and drop or the file
-// picker with a progress bar each, thumbnails and delete.
+// The Assets page: the workspace's assets (GET /v1/assets, a page at a time, all of them or
+// one project's), upload by drag and drop or the file picker to the project chosen here or
+// to none, with a progress bar each, thumbnails and delete.
 import { call, all, upload, sameOrigin } from "./api.js";
-import { el, errorBox, bytes, announce } from "./ui.js";
-
-const LAST = "cutroom.assetsProject";
-const LOOSE = "cutroom.looseAssets"; // uploads of this tab bound to no project
+import { el, errorBox, bytes, plural, announce } from "./ui.js";
 
 function thumb(a) {
   const src = sameOrigin(a.fileUrl);
@@ -49,60 +46,77 @@ function card(a, onGone) {
     el("div", { class: "muted", text: `${a.type} · ${bytes(a.size)}${dims}${dur}` }), del, err);
 }
 
+const PAGE = 24; // assets per page of the list
+
 export async function assetsPage(root, signal) {
-  const pick = el("select", { id: "asset-project" });
+  const target = el("select", { id: "asset-target" });
+  const filter = el("select", { id: "asset-filter" });
   const list = el("ul", { class: "assets", "aria-label": "Assets" });
+  const count = el("p", { class: "muted", role: "status", "aria-live": "polite" });
+  const more = el("button", { type: "button", class: "secondary", id: "asset-more", hidden: true }, "Load more");
   const uploads = el("div", { "aria-live": "polite" });
   const fileInput = el("input", { type: "file", id: "asset-file", multiple: true });
   const zone = el("div", { class: "dropzone", id: "dropzone" },
     el("p", {}, "Drop files here, or "), el("label", { for: "asset-file" }, "choose files to upload"), fileInput);
   const listErr = el("div");
   root.replaceChildren(el("h1", { text: "Assets" }),
-    el("div", { class: "card" }, el("label", { for: "asset-project", text: "Project" }), pick,
-      el("p", { class: "muted", text: "Uploads are bound to the project chosen here." }), zone, uploads),
-    listErr, list);
+    el("section", { class: "card", "aria-labelledby": "up-h" }, el("h2", { id: "up-h", text: "Upload" }),
+      el("label", { for: "asset-target", text: "Bind the upload to" }), target,
+      el("p", { class: "muted", text: "An upload bound to a project is listed with it; one bound to none is listed with the workspace's assets only." }),
+      zone, uploads),
+    el("section", { class: "card", "aria-labelledby": "list-h" }, el("h2", { id: "list-h", text: "The workspace's assets" }),
+      el("label", { for: "asset-filter", text: "Show" }), filter, count),
+    listErr, list, more);
   let projects = [];
   try { projects = await all("/v1/projects?pageSize=50", 20); } catch (e) { listErr.replaceChildren(errorBox(e)); }
   if (signal.aborted) return;
-  const last = sessionStorage.getItem(LAST);
-  pick.replaceChildren(...projects.map((p) => el("option", { value: p.projectId, selected: p.projectId === last }, p.title || p.projectId)),
-    el("option", { value: "", selected: !projects.length || last === "" }, "No project (this tab's uploads)"));
+  const options = () => projects.map((p) => el("option", { value: p.projectId }, p.title || p.projectId));
+  target.replaceChildren(el("option", { value: "" }, "No project"), ...options());
+  filter.replaceChildren(el("option", { value: "" }, "All assets, newest upload first"), ...options().map((o) => {
+    o.textContent = `Bound to ${o.textContent}`;
+    return o;
+  }));
 
-  const show = async () => {
-    sessionStorage.setItem(LAST, pick.value);
+  let cursor = "";
+  let shown = 0;
+  let generation = 0; // a new listing drops the pages of an older one still arriving
+  const load = async (first) => {
+    const gen = first ? ++generation : generation;
+    if (first) { cursor = ""; shown = 0; list.replaceChildren(); }
     listErr.replaceChildren();
-    let as;
-    try {
-      as = pick.value ? await all(`/v1/projects/${pick.value}/assets?pageSize=100`, 10)
-        : JSON.parse(sessionStorage.getItem(LOOSE) || "[]");
-    } catch (e) { listErr.replaceChildren(errorBox(e)); return; }
-    if (signal.aborted) return;
-    list.replaceChildren(...as.map((a) => card(a, () => { forget(a.assetId); show(); })));
-    if (!as.length) list.append(el("li", { class: "muted", text: "No assets here yet." }));
-  };
-  const forget = (id) => {
-    const loose = JSON.parse(sessionStorage.getItem(LOOSE) || "[]").filter((a) => a.assetId !== id);
-    sessionStorage.setItem(LOOSE, JSON.stringify(loose));
+    more.disabled = true;
+    const q = new URLSearchParams({ pageSize: String(PAGE) });
+    if (filter.value) q.set("projectId", filter.value);
+    if (cursor) q.set("pageCursor", cursor);
+    let r;
+    try { r = await call("GET", `/v1/assets?${q}`, undefined, { signal }); } catch (e) { listErr.replaceChildren(errorBox(e)); more.disabled = false; return; }
+    if (signal.aborted || gen !== generation) return;
+    const as = r.data || [];
+    list.append(...as.map((a) => card(a, () => load(true))));
+    shown += as.length;
+    cursor = (r.meta && r.meta.nextPageCursor) || "";
+    more.hidden = !cursor;
+    more.disabled = false;
+    count.textContent = shown ? `${plural(shown, "asset")} shown${cursor ? "; more below" : ""}` : "No assets here yet.";
   };
   const send = async (files) => {
+    const pid = target.value;
+    const to = pid ? `to ${target.selectedOptions[0].textContent}` : "to no project";
     for (const f of files) {
       const bar = el("progress", { max: 100, value: 0, "aria-label": `Uploading ${f.name}` });
-      const line = el("p", {}, `${f.name} (${bytes(f.size)}) `, bar);
+      const line = el("p", {}, `${f.name} (${bytes(f.size)}) ${to} `, bar);
       uploads.append(line);
       try {
-        const a = await upload(f, pick.value, (x) => { bar.value = Math.round(x * 100); });
-        line.replaceChildren(`${f.name} uploaded.`);
-        if (!pick.value) {
-          const loose = JSON.parse(sessionStorage.getItem(LOOSE) || "[]");
-          sessionStorage.setItem(LOOSE, JSON.stringify([a, ...loose]));
-        }
+        await upload(f, pid, (x) => { bar.value = Math.round(x * 100); });
+        line.replaceChildren(`${f.name} uploaded ${to}.`);
       } catch (e) {
         line.replaceChildren(errorBox(`${f.name} was not uploaded: ${e.message}`));
       }
     }
-    show();
+    load(true);
   };
-  pick.addEventListener("change", show);
+  filter.addEventListener("change", () => load(true));
+  more.addEventListener("click", () => load(false));
   fileInput.addEventListener("change", () => { send([...fileInput.files]); fileInput.value = ""; });
   zone.addEventListener("dragover", (e) => { e.preventDefault(); zone.classList.add("over"); });
   zone.addEventListener("dragleave", () => zone.classList.remove("over"));
@@ -111,5 +125,5 @@ export async function assetsPage(root, signal) {
     zone.classList.remove("over");
     send([...e.dataTransfer.files]);
   });
-  show();
+  load(true);
 }

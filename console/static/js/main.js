@@ -1,18 +1,19 @@
 // The console's entry: sign-in (a #key= fragment, or the form), then a hash router over the
-// pages. Each page gets an AbortSignal that ends its requests and streams when it is left.
+// pages of pages.js. Each page gets an AbortSignal that ends its requests and streams when
+// it is left.
 import { call, getKey, setKey, clearKey } from "./api.js";
-import { announce, liveState } from "./ui.js";
-import { exportsPage } from "./exports.js";
-import { projectsPage, projectPage } from "./projects.js";
-import { assetsPage } from "./assets.js";
-import { webhooksPage } from "./webhooks.js";
+import { el, announce, liveState } from "./ui.js";
+import { pages } from "./pages.js";
 
-// A #key=... fragment signs in directly; it leaves the address bar (and history) at once.
+// takeFragmentKey takes a #key=... fragment (on load, or typed into a tab already open): the
+// key is stored and the fragment leaves the address bar and history at once. It reports
+// whether there was one.
 function takeFragmentKey() {
   const m = /^#key=([^&]*)/.exec(location.hash);
-  if (!m) return;
+  if (!m) return false;
   history.replaceState(null, "", location.pathname + location.search + "#/exports");
   try { setKey(decodeURIComponent(m[1])); } catch { setKey(m[1]); }
+  return true;
 }
 takeFragmentKey();
 
@@ -74,13 +75,8 @@ document.getElementById("signin-button").disabled = false;
 
 signout.addEventListener("click", () => { clearKey(); showSignin("Signed out."); });
 
-const routes = [
-  [/^#\/exports(?:\/([0-9a-f-]{36}))?$/, (m, s) => exportsPage(page, s, m[1])],
-  [/^#\/exports\/([0-9a-f-]{36})\/webhooks$/, (m, s) => webhooksPage(page, s, m[1])],
-  [/^#\/projects$/, (m, s) => projectsPage(page, s)],
-  [/^#\/projects\/([0-9a-f-]{36})$/, (m, s) => projectPage(page, s, m[1])],
-  [/^#\/assets$/, (m, s) => assetsPage(page, s)],
-];
+nav.replaceChildren(...pages.map((p) => el("a", { href: `#/${p.id}`, "data-page": p.id }, p.label)));
+const routes = pages.flatMap((p) => p.routes);
 
 function route() {
   if (!getKey()) { showSignin(); return; }
@@ -97,7 +93,7 @@ function route() {
   for (const [re, show] of routes) {
     const m = re.exec(hash);
     if (m) {
-      show(m, current.signal);
+      show(page, current.signal, m);
       document.getElementById("main").focus({ preventScroll: true });
       return;
     }
@@ -105,7 +101,10 @@ function route() {
   location.hash = "#/exports";
 }
 
-window.addEventListener("hashchange", () => { if (getKey()) route(); });
+window.addEventListener("hashchange", () => {
+  if (takeFragmentKey()) signIn(getKey());
+  else if (getKey()) route();
+});
 window.addEventListener("cutroom:unauthenticated", (e) => { clearKey(); showSignin(e.detail); });
 
 if (getKey()) signIn(getKey());

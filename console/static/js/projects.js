@@ -1,18 +1,117 @@
-// The Projects pages: the list with a title search, and a project's page (metadata, a
-// summary of its state, a frame preview with a time slider, an export form).
-import { call, all, raw } from "./api.js";
-import { el, facts, errorBox, when, seconds, bytes, announce } from "./ui.js";
+// The Projects pages: the list (a thumbnail of each, a search, a form that creates a project
+// from an example state or a state file), and a project's page (metadata, rename, edit the
+// description, delete, a summary of its state, a frame preview with a time slider, an
+// export form).
+import { call, all, frame } from "./api.js";
+import { el, facts, errorBox, when, seconds, bytes, announce, table, queue } from "./ui.js";
 import { remember } from "./exports.js";
 
+// thumbnails loads frame previews (t=0) of the projects whose rows come into view, a few at
+// a time; the blob URLs go when the page is left.
+function thumbnails(signal) {
+  const run = queue(2, signal);
+  const urls = [];
+  signal.addEventListener("abort", () => urls.forEach((u) => URL.revokeObjectURL(u)));
+  const seen = new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (!e.isIntersecting) continue;
+      seen.unobserve(e.target);
+      const img = e.target;
+      run(async () => {
+        const u = await frame(img.dataset.project, 0, 160, signal);
+        urls.push(u);
+        img.src = u;
+      });
+    }
+  });
+  signal.addEventListener("abort", () => seen.disconnect());
+  return (p) => {
+    const img = el("img", { class: "thumb", alt: `First frame of ${p.title || "(untitled)"}`, "data-project": p.projectId, width: 96, height: 54 });
+    seen.observe(img);
+    return img;
+  };
+}
+
+// examples lists the example states the console carries (static/examples/index.json).
+async function examples() {
+  try {
+    const res = await fetch("/console/examples/index.json", { cache: "no-cache", credentials: "omit" });
+    return res.ok ? await res.json() : [];
+  } catch { return []; }
+}
+
+// readState reads a state file the operator picked: a JSON object, or the editorState of a
+// project as GET /v1/projects/{id} answers it.
+async function readState(file) {
+  if (file.size > 8 << 20) throw new Error(`${file.name} is larger than 8 MiB.`);
+  let v;
+  try { v = JSON.parse(await file.text()); } catch (e) { throw new Error(`${file.name} is not JSON: ${e.message}`); }
+  if (v && v.data && v.data.editorState) v = v.data.editorState;
+  else if (v && v.editorState) v = v.editorState;
+  if (!v || typeof v !== "object" || Array.isArray(v)) throw new Error(`${file.name} holds no editor state (a JSON object).`);
+  return v;
+}
+
+// createCard is the form that creates a project from an example state or a state file.
+function createCard(signal) {
+  const title = el("input", { type: "text", id: "new-title", name: "title", maxlength: 120, autocomplete: "off" });
+  const desc = el("input", { type: "text", id: "new-description", name: "description", maxlength: 500, autocomplete: "off" });
+  const source = el("select", { id: "new-source", name: "source" }, el("option", { value: "file" }, "A state file (JSON) from this computer"));
+  const file = el("input", { type: "file", id: "new-state-file", accept: ".json,application/json" });
+  const fileRow = el("div", {}, el("label", { for: "new-state-file", text: "State file" }), file);
+  const about = el("p", { class: "muted", id: "new-source-about" });
+  const err = el("p", { class: "error", role: "alert" });
+  const button = el("button", { type: "submit", id: "new-create" }, "Create project");
+  let list = [];
+  const pick = () => {
+    const ex = list.find((x) => x.file === source.value);
+    fileRow.hidden = !!ex;
+    about.textContent = ex ? ex.description : "The file's editor state is checked by the server as any sync would be.";
+  };
+  examples().then((xs) => {
+    list = xs;
+    source.prepend(...xs.map((x) => el("option", { value: x.file }, `Example: ${x.title}`)));
+    if (xs.length) source.value = xs[0].file;
+    pick();
+  });
+  source.addEventListener("change", pick);
+  const form = el("form", { id: "new-project", "aria-labelledby": "new-h" },
+    el("div", { class: "grid2" }, el("div", {}, el("label", { for: "new-title", text: "Title" }), title),
+      el("div", {}, el("label", { for: "new-description", text: "Description (optional)" }), desc)),
+    el("label", { for: "new-source", text: "Start from" }), source, about, fileRow, button, err);
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    err.textContent = "";
+    button.disabled = true;
+    try {
+      const ex = list.find((x) => x.file === source.value);
+      let state;
+      if (ex) {
+        const res = await fetch(`/console/examples/${ex.file}`, { credentials: "omit" });
+        state = await res.json();
+      } else {
+        if (!file.files.length) throw new Error("Choose a state file first.");
+        state = await readState(file.files[0]);
+      }
+      const body = { title: title.value.trim() || (ex ? ex.title : file.files[0].name.replace(/\.json$/i, "")), editorState: state };
+      if (desc.value.trim()) body.description = desc.value.trim();
+      const p = (await call("POST", "/v1/projects", body, { signal })).data;
+      announce(`Project ${p.title} created.`);
+      location.hash = `#/projects/${p.projectId}`;
+    } catch (x) {
+      err.textContent = `The project was not created: ${x.message}`;
+      button.disabled = false;
+    }
+  });
+  return el("section", { class: "card", "aria-labelledby": "new-h" }, el("h2", { id: "new-h", text: "New project" }), form);
+}
+
 export async function projectsPage(root, signal) {
-  const search = el("input", { type: "search", id: "project-search", placeholder: "Title contains…", autocomplete: "off" });
-  const body = el("tbody");
+  const search = el("input", { type: "search", id: "project-search", placeholder: "Title or description contains…", autocomplete: "off" });
   const count = el("p", { class: "muted", role: "status", "aria-live": "polite" });
-  root.replaceChildren(el("h1", { text: "Projects" }),
-    el("div", { class: "card" }, el("label", { for: "project-search", text: "Search by title" }), search, count),
-    el("table", { "aria-label": "Projects" },
-      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "Title" }), el("th", { scope: "col", text: "Updated" }),
-        el("th", { scope: "col", text: "Created" }), el("th", { scope: "col", text: "Description" }))), body));
+  const t = table("Projects", ["Preview", "Title", "Description", "Updated", "Created"], { id: "projects" });
+  root.replaceChildren(el("h1", { text: "Projects" }), createCard(signal),
+    el("div", { class: "card" }, el("label", { for: "project-search", text: "Search" }), search, count), t.table);
   let projects;
   try {
     projects = await all("/v1/projects?pageSize=50", 20);
@@ -21,14 +120,15 @@ export async function projectsPage(root, signal) {
     return;
   }
   if (signal.aborted) return;
+  const thumb = thumbnails(signal);
+  const rows = new Map(projects.map((p) => [p.projectId, t.row([thumb(p),
+    el("a", { href: `#/projects/${p.projectId}` }, p.title || "(untitled)"),
+    p.description || "", when(p.updatedAt), when(p.createdAt)], { "data-project": p.projectId })]));
   const draw = () => {
     const q = search.value.trim().toLowerCase();
-    const shown = projects.filter((p) => !q || (p.title || "").toLowerCase().includes(q));
-    body.replaceChildren(...shown.map((p) => el("tr", {},
-      el("td", {}, el("a", { href: `#/projects/${p.projectId}` }, p.title || "(untitled)")),
-      el("td", { text: when(p.updatedAt) }), el("td", { text: when(p.createdAt) }),
-      el("td", { text: p.description || "" }))));
-    count.textContent = projects.length === 0 ? "No projects yet: create them through the API."
+    const shown = projects.filter((p) => !q || (p.title || "").toLowerCase().includes(q) || (p.description || "").toLowerCase().includes(q));
+    t.body.replaceChildren(...shown.map((p) => rows.get(p.projectId)));
+    count.textContent = projects.length === 0 ? "No projects yet: create one above, or through the API."
       : `${shown.length} of ${projects.length} projects`;
   };
   search.addEventListener("input", draw);
@@ -89,10 +189,10 @@ export async function projectPage(root, signal, id) {
   }
   const sum = summarize(p.editorState);
   const uploaded = { keys: new Set(bound.map((a) => a.fileKey)), ids: new Set(bound.map((a) => a.assetId)) };
-  const assetRows = el("tbody");
+  const at = table("Assets of the state", ["Asset", "Type", "Resolves", "Size"]);
   root.replaceChildren(
     el("p", {}, el("a", { href: "#/projects" }, "← Projects")),
-    el("h1", { text: p.title || "(untitled)" }),
+    el("h1", { id: "project-title", text: p.title || "(untitled)" }),
     el("div", { class: "grid2" },
       el("section", { class: "card", "aria-labelledby": "meta-h" }, el("h2", { id: "meta-h", text: "Project" }),
         facts([["Description", p.description || "—"], ["Created", when(p.createdAt)], ["Updated", when(p.updatedAt)],
@@ -102,21 +202,71 @@ export async function projectPage(root, signal, id) {
           ["Tracks", String(sum.tracks)], ["Items", `${sum.items}` + (sum.items ? ": " +
             Object.entries(sum.byType).map(([k, v]) => `${v} ${k}`).join(", ") : "")],
           ["Assets", String(Object.keys(sum.assets).length)]]))),
+    editCard(p, signal),
     previewCard(id, sum, signal),
     exportCard(id, sum, signal),
-    el("section", { class: "card", "aria-labelledby": "assets-h" }, el("h2", { id: "assets-h", text: "Assets of the state" }),
-      el("table", {}, el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "Asset" }), el("th", { scope: "col", text: "Type" }),
-        el("th", { scope: "col", text: "Resolves" }), el("th", { scope: "col", text: "Size" }))), assetRows)));
-  if (!Object.keys(sum.assets).length) assetRows.append(el("tr", {}, el("td", { colspan: 4, text: "This state uses no assets." })));
+    el("section", { class: "card", "aria-labelledby": "assets-h" }, el("h2", { id: "assets-h", text: "Assets of the state" }), at.table));
+  if (!Object.keys(sum.assets).length) at.body.append(el("tr", {}, el("td", { colspan: 4, text: "This state uses no assets." })));
   for (const [key, a] of Object.entries(sum.assets)) {
     const cell = el("td", { text: "checking…" });
-    assetRows.append(el("tr", {}, el("td", { text: a.filename || key }), el("td", { text: a.type || "—" }), cell,
-      el("td", { text: bytes(a.size) })));
+    at.body.append(at.row([a.filename || key, a.type || "—", cell, bytes(a.size)]));
     resolution({ ...a, id: a.id || key }, uploaded, signal).then(([ok, words]) => {
       cell.textContent = (ok === true ? "✓ yes, " : ok === false ? "✗ no, " : "? ") + words;
       cell.className = ok === false ? "error" : "";
     });
   }
+}
+
+// editCard renames the project, edits its description (PATCH) and deletes it, after a
+// confirmation on the page.
+function editCard(p, signal) {
+  const title = el("input", { type: "text", id: "p-title", maxlength: 120, value: p.title || "", autocomplete: "off", required: true });
+  const desc = el("textarea", { id: "p-description", maxlength: 500, rows: 2 });
+  desc.value = p.description || "";
+  const err = el("p", { class: "error", role: "alert" });
+  const ok = el("p", { class: "muted", role: "status" });
+  const save = el("button", { type: "submit", id: "p-save" }, "Save");
+  const form = el("form", { id: "p-edit", "aria-labelledby": "edit-h" },
+    el("label", { for: "p-title", text: "Title" }), title,
+    el("label", { for: "p-description", text: "Description" }), desc, save, ok, err);
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    err.textContent = ok.textContent = "";
+    if (!title.value.trim()) { err.textContent = "A project needs a title."; return; }
+    save.disabled = true;
+    try {
+      const r = (await call("PATCH", `/v1/projects/${p.projectId}`,
+        { title: title.value.trim(), description: desc.value.trim() || null }, { signal })).data;
+      p.title = r.title;
+      p.description = r.description;
+      document.getElementById("project-title").textContent = r.title;
+      const d = document.querySelector("#meta-h + dl dd");
+      if (d) d.textContent = r.description || "—";
+      ok.textContent = "Saved.";
+      announce(`Project renamed ${r.title}.`);
+    } catch (x) { err.textContent = `The project was not saved: ${x.message}`; }
+    save.disabled = false;
+  });
+  const del = el("button", { type: "button", class: "danger", id: "p-delete" }, "Delete project…");
+  const sure = el("div", { class: "confirm", id: "p-confirm", role: "group", "aria-labelledby": "p-confirm-q", hidden: true });
+  const yes = el("button", { type: "button", class: "danger", id: "p-delete-confirm" }, "Delete for good");
+  const no = el("button", { type: "button", class: "secondary", id: "p-delete-cancel" }, "Keep it");
+  const delErr = el("p", { class: "error", role: "alert" });
+  sure.append(el("p", { id: "p-confirm-q" }, "Delete ", el("strong", { text: p.title || "(untitled)" }),
+    "? Its editor state and asset bindings go; uploads stay in the workspace and exports already made stay listed."),
+  el("div", { class: "actions" }, yes, no));
+  del.addEventListener("click", () => { sure.querySelector("strong").textContent = p.title; sure.hidden = false; del.hidden = true; yes.focus(); });
+  no.addEventListener("click", () => { sure.hidden = true; del.hidden = false; del.focus(); });
+  yes.addEventListener("click", async () => {
+    yes.disabled = true;
+    try {
+      await call("DELETE", `/v1/projects/${p.projectId}`, undefined, { signal });
+      announce(`Project ${p.title} deleted.`);
+      location.hash = "#/projects";
+    } catch (x) { delErr.textContent = `The project was not deleted: ${x.message}`; yes.disabled = false; }
+  });
+  return el("section", { class: "card", "aria-labelledby": "edit-h" }, el("h2", { id: "edit-h", text: "Edit" }), form,
+    el("div", { class: "actions" }, del), sure, delErr);
 }
 
 // previewCard shows GET /v1/projects/{id}/frame at the slider's time.
@@ -136,11 +286,10 @@ function previewCard(id, sum, signal) {
     inflight = ctl;
     signal.addEventListener("abort", () => ctl.abort(), { once: true });
     try {
-      const res = await raw("GET", `/v1/projects/${id}/frame?t=${t.toFixed(3)}&width=640&format=jpeg`, { signal: ctl.signal });
-      const blob = await res.blob();
-      if (ctl.signal.aborted) return;
+      const u = await frame(id, t, 640, ctl.signal);
+      if (ctl.signal.aborted) { URL.revokeObjectURL(u); return; }
       if (url) URL.revokeObjectURL(url);
-      url = URL.createObjectURL(blob);
+      url = u;
       img.src = url;
       img.hidden = false;
       img.alt = `Frame preview at ${t.toFixed(2)} seconds`;

@@ -41,6 +41,11 @@ export function bytes(n) {
   return `${i ? n.toFixed(1) : n} ${u[i]}`;
 }
 
+// plural writes a count with its noun: "1 credit", "2 credits".
+export function plural(n, one, many = one + "s") {
+  return `${n} ${Number(n) === 1 ? one : many}`;
+}
+
 export function seconds(s) {
   if (s === null || s === undefined || isNaN(s)) return "—";
   return `${Number(s).toFixed(Number(s) < 10 ? 2 : 1)} s`;
@@ -56,4 +61,32 @@ export function announce(text) {
 export function liveState(text) {
   const live = document.getElementById("live");
   if (live) live.textContent = text;
+}
+
+// table builds a table whose cells carry their column's name (data-label): on a narrow
+// screen the stylesheet stacks each row's cells under those names, so no column is lost.
+// It returns the table and row(cells, attrs), which makes a row (not yet inserted).
+export function table(label, headers, attrs = {}) {
+  const body = el("tbody");
+  const t = el("table", { class: "stack", "aria-label": label, ...attrs },
+    el("thead", {}, el("tr", {}, headers.map((h) => el("th", { scope: "col", text: h })))), body);
+  const row = (cells, rowAttrs = {}) => el("tr", rowAttrs, cells.map((c, i) =>
+    c instanceof Node && c.tagName === "TD" ? (c.dataset.label = headers[i], c) : el("td", { "data-label": headers[i] }, c)));
+  return { table: t, body, row };
+}
+
+// queue runs at most n of the async jobs given to it at once (frame previews: the server
+// draws a few per workspace at a time), in the order given; jobs of an aborted signal are
+// dropped.
+export function queue(n, signal) {
+  const waiting = [];
+  let running = 0;
+  const next = () => {
+    while (running < n && waiting.length && !signal.aborted) {
+      const job = waiting.shift();
+      running++;
+      job().catch(() => {}).finally(() => { running--; next(); });
+    }
+  };
+  return (job) => { waiting.push(job); next(); };
 }

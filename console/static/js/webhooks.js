@@ -1,16 +1,14 @@
 // The webhook deliveries of one task, read from the server's outbox
 // (GET /v1/exports/{taskId}/webhooks): each event with its attempts and next retry.
 import { call } from "./api.js";
-import { el, facts, errorBox, when } from "./ui.js";
+import { el, facts, errorBox, when, table } from "./ui.js";
 
 function attempts(d) {
   const list = d.attempts || [];
   if (!list.length) return el("p", { class: "muted", text: "No attempt yet." });
-  return el("table", { "aria-label": `Delivery attempts of ${d.eventType}` },
-    el("thead", {}, el("tr", {}, ...["Attempt", "Time", "Status code", "Error"].map((h) => el("th", { scope: "col", text: h })))),
-    el("tbody", {}, list.map((a, i) => el("tr", {},
-      el("td", { text: String(i + 1) }), el("td", { text: when(a.at) }),
-      el("td", { text: a.statusCode ? String(a.statusCode) : "—" }), el("td", { text: a.error || "—" })))));
+  const t = table(`Delivery attempts of ${d.eventType}`, ["Attempt", "Time", "Status code", "Error"]);
+  t.body.append(...list.map((a, i) => t.row([String(i + 1), when(a.at), a.statusCode ? String(a.statusCode) : "—", a.error || "—"])));
+  return t.table;
 }
 
 export async function webhooksPage(root, signal, taskId) {
