@@ -53,10 +53,17 @@
 //     releasing it.
 //   - Session.HoldVideoFrameYCbCr: the frame as BT.709 limited-range I420 of a given size,
 //     from decoders of its own (videoyuv.go): ffmpeg scales (bilinear) and converts the
-//     colours (BT.709 limited sources only scaled; untagged and BT.601 limited ones by the
-//     colorspace filter's fast mode; full range and the rest by swscale from their tags), 3
-//     bytes per 2 pixels through the pipe instead of 8. Same window, pool and reference
-//     counting as RGBA frames; rotated sources come upright the same way.
+//     colours (BT.709 limited sources, and untagged ones of 720 lines or more, only scaled,
+//     which at the output size is no work at all; BT.601 limited ones, and untagged ones
+//     below 720 lines, by the colorspace filter's fast mode; full range and the rest by
+//     swscale from their tags), 3 bytes per 2 pixels through the pipe instead of 8. Same
+//     window, pool and reference counting as RGBA frames; rotated sources come upright the
+//     same way.
+//   - Untagged sources are read with the matrix Chromium's <video> gives them (colour.go,
+//     measured): BT.709 from 720 coded lines, BT.601 below, in both frame forms.
+//   - A decoder's frames are read from its pipe straight into their pooled buffers; the
+//     pipe is grown to 1 MiB (pipe_linux.go) so a 1080p frame takes 3 reads, not 48; sources
+//     up to 1080p decode on one thread on machines of up to 8 cores (decoderThreads).
 //
 // The renderer reaches both through its own Decoder interface, which Media implements
 // (Decodes, OpenVideo, OpenSound: decoding.go), without importing this package.

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,6 +53,7 @@ type Session struct {
 	mu       sync.Mutex
 	decoders map[string][]*videoDecoder
 	probes   map[string]*videoProbe
+	starting map[string]chan struct{} // held while a decoder of the file starts
 	closed   bool
 	tick     int64
 }
@@ -63,6 +66,7 @@ func (m Media) NewSession(maxSide int) *Session {
 type videoProbe struct {
 	start  float64 // the stream's start time, seconds
 	colour colourTags
+	pixels int // coded width x height
 	err    error
 }
 
@@ -135,36 +139,26 @@ func (s *Session) frame(ctx context.Context, a *editor.Asset, mediaTime time.Dur
 }
 
 // decoderFor returns a locked decoder of path that can serve t, starting one if needed.
+// Decoders of one file start one at a time: the workers asking for a clip's first frames
+// together would otherwise each probe the file and start a decoder (one at 0 s, one at the
+// next frame's time, ...), all but one soon stopped as idle, a probe and a decoder's
+// start-up wasted per worker and clip.
 func (s *Session) decoderFor(ctx context.Context, path string, t float64, form frameForm) (*videoDecoder, error) {
+	if d, err := s.runningDecoder(path, t, form, true); d != nil || err != nil {
+		return d, err
+	}
+	start := s.startLock(path)
+	select { // a worker starting one stuck (a probe that hangs) keeps no other past its ctx
+	case start <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-start }()
+	// Another worker may have started one that serves t while this one waited.
+	if d, err := s.runningDecoder(path, t, form, false); d != nil || err != nil {
+		return d, err
+	}
 	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil, CodeDecoderMissing.New("the render session is closed")
-	}
-	if s.decoders == nil {
-		s.decoders = map[string][]*videoDecoder{}
-		s.probes = map[string]*videoProbe{}
-	}
-	s.tick++
-	s.closeIdle()
-	var best *videoDecoder
-	for _, d := range s.decoders[path] {
-		if d.form == form && d.canServe(t) && (best == nil || d.startAt > best.startAt) {
-			best = d
-		}
-	}
-	if best != nil {
-		best.used = s.tick
-		s.mu.Unlock()
-		best.mu.Lock()
-		if !best.closed {
-			return best, nil
-		}
-		// Another worker stopped it (evicted or idle) before its lock was free; it is out of
-		// the session's list by now, so choosing again cannot pick it.
-		best.mu.Unlock()
-		return s.decoderFor(ctx, path, t, form)
-	}
 	pr := s.probes[path]
 	s.mu.Unlock()
 	if pr == nil {
@@ -216,7 +210,64 @@ func (s *Session) decoderFor(ctx context.Context, path string, t float64, form f
 	}
 	s.decoders[path] = list
 	s.mu.Unlock()
+	// Its first frames, decoded before the start lock is released, let the workers that
+	// waited for it take earlier frames from it too (canServe). An error comes again from
+	// the caller's frameAt.
+	_, _, _ = d.frameAt(ctx, t)
 	return d, nil
+}
+
+// runningDecoder returns a locked running decoder of path that can serve t, or nil (and
+// no error) when there is none. count counts the request (once per frame asked for).
+func (s *Session) runningDecoder(path string, t float64, form frameForm, count bool) (*videoDecoder, error) {
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return nil, CodeDecoderMissing.New("the render session is closed")
+		}
+		if s.decoders == nil {
+			s.decoders = map[string][]*videoDecoder{}
+			s.probes = map[string]*videoProbe{}
+			s.starting = map[string]chan struct{}{}
+		}
+		if count {
+			s.tick++
+			s.closeIdle()
+		}
+		var best *videoDecoder
+		for _, d := range s.decoders[path] {
+			if d.form == form && d.canServe(t) && (best == nil || d.startAt > best.startAt) {
+				best = d
+			}
+		}
+		if best == nil {
+			s.mu.Unlock()
+			return nil, nil
+		}
+		best.used = s.tick
+		s.mu.Unlock()
+		best.mu.Lock()
+		if !best.closed {
+			return best, nil
+		}
+		// Another worker stopped it (evicted or idle) before its lock was free; it is out of
+		// the session's list by now, so choosing again cannot pick it.
+		best.mu.Unlock()
+		count = false
+	}
+}
+
+// startLock is the lock (a channel of one slot) held while a decoder of path is started.
+func (s *Session) startLock(path string) chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.starting[path]
+	if m == nil {
+		m = make(chan struct{}, 1)
+		s.starting[path] = m
+	}
+	return m
 }
 
 // closeIdle stops decoders no frame was asked of in the last idleRequests requests (their
@@ -281,7 +332,7 @@ func (s *Session) Close() error {
 // probeVideo reads the start time of the first video stream.
 func (f *FFmpeg) probeVideo(ctx context.Context, path string) *videoProbe {
 	out, err := exec.CommandContext(ctx, f.FFprobePath, "-v", "error", "-select_streams", "v:0",
-		"-show_entries", "stream=start_time,codec_name,pix_fmt,color_space,color_range", "-of", "json", path).Output()
+		"-show_entries", "stream=start_time,codec_name,pix_fmt,color_space,color_range,width,height", "-of", "json", path).Output()
 	if err != nil {
 		return &videoProbe{err: CodeInvalid.New("ffprobe %s: %v", path, err)}
 	}
@@ -291,6 +342,8 @@ func (f *FFmpeg) probeVideo(ctx context.Context, path string) *videoProbe {
 			PixFmt    string `json:"pix_fmt"`
 			Space     string `json:"color_space"`
 			Range     string `json:"color_range"`
+			Width     int    `json:"width"`
+			Height    int    `json:"height"`
 		} `json:"streams"`
 	}
 	if err := json.Unmarshal(out, &r); err != nil || len(r.Streams) == 0 {
@@ -298,7 +351,8 @@ func (f *FFmpeg) probeVideo(ctx context.Context, path string) *videoProbe {
 	}
 	st, _ := strconv.ParseFloat(r.Streams[0].StartTime, 64)
 	v := r.Streams[0]
-	return &videoProbe{start: st, colour: colourTags{pixFmt: v.PixFmt, space: v.Space, rng: v.Range}}
+	return &videoProbe{start: st, colour: colourTags{pixFmt: v.PixFmt, space: v.Space, rng: v.Range, height: v.Height},
+		pixels: v.Width * v.Height}
 }
 
 // decodedFrame is one decoded frame and its presentation time (seconds of the source).
@@ -319,8 +373,7 @@ type videoDecoder struct {
 	mu       sync.Mutex // held while a frame is looked up or decoded
 	form     frameForm  // what the frames are (RGBA, or I420 of a size)
 	cmd      *exec.Cmd
-	out      io.ReadCloser
-	r        *bufio.Reader
+	out      io.ReadCloser // read straight into frame buffers, no buffering in between
 	meta     chan frameMeta
 	stop     chan struct{}
 	wg       sync.WaitGroup
@@ -350,6 +403,9 @@ var (
 
 func (f *FFmpeg) startVideo(path string, t float64, pr *videoProbe, maxSide int, form frameForm) (*videoDecoder, error) {
 	args := []string{"-nostdin", "-hide_banner", "-nostats", "-loglevel", "info"}
+	if n := decoderThreads(pr.pixels, runtime.NumCPU()); n > 0 {
+		args = append(args, "-threads", strconv.Itoa(n))
+	}
 	if t > 0 {
 		// Seek to the keyframe at or before t; frames keep their own timestamps (-copyts).
 		args = append(args, "-noaccurate_seek", "-ss", strconv.FormatFloat(t, 'f', 6, 64))
@@ -359,6 +415,9 @@ func (f *FFmpeg) startVideo(path string, t float64, pr *videoProbe, maxSide int,
 	// session 6 video clips). The option exists since ffmpeg 5.0; -fps_mode needs 5.1.
 	ms := strconv.Itoa(maxSide)
 	scale := "scale=w='if(gte(iw,ih),min(" + ms + ",iw),-2)':h='if(gte(iw,ih),-2,min(" + ms + ",ih))'"
+	if m := pr.colour.matrix(); m != "auto" {
+		scale += ":in_color_matrix=" + m // an untagged source: colour.go's rule
+	}
 	pixFmt := "rgba"
 	if form.yuv {
 		scale, pixFmt = yuvFilters(form.w, form.h, pr.colour), "yuv420p"
@@ -372,6 +431,9 @@ func (f *FFmpeg) startVideo(path string, t float64, pr *videoProbe, maxSide int,
 	if err != nil {
 		return nil, err
 	}
+	if f, ok := out.(*os.File); ok {
+		growPipe(f)
+	}
 	errPipe, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -380,7 +442,6 @@ func (f *FFmpeg) startVideo(path string, t float64, pr *videoProbe, maxSide int,
 		return nil, fmt.Errorf("start ffmpeg: %w", err)
 	}
 	d.out = out
-	d.r = bufio.NewReaderSize(out, 1<<20)
 	d.wg.Add(1)
 	go d.readLog(errPipe)
 	return d, nil
@@ -430,6 +491,27 @@ func (d *videoDecoder) readLog(r io.Reader) {
 	}
 }
 
+// singleThreadPixels and singleThreadCPUs bound the sources decoded on one thread: up to
+// 1920x1088 on machines of up to 8 cores. Decision (issue 29): ffmpeg's default frame
+// threading (cores + 1 threads) costs CPU the encoder could use; one thread decodes a 1080p
+// H.264 clip at ~280 frames/s of one core (2.15 CPU-s for 600 frames against 2.22 threaded,
+// and 20 MB less resident; bench/log/2026.md, issue 29), several times the rate x264
+// veryfast encodes 1080p at on 8 cores, so the encoder never waits for it. Larger sources,
+// and machines where the encoder may outrun one decoding thread, keep ffmpeg's default.
+const (
+	singleThreadPixels = 1920 * 1088
+	singleThreadCPUs   = 8
+)
+
+// decoderThreads is the -threads of a decoder of a source of that many pixels on a machine
+// of cpus cores: 1, or 0 for ffmpeg's default.
+func decoderThreads(pixels, cpus int) int {
+	if pixels > 0 && pixels <= singleThreadPixels && cpus <= singleThreadCPUs {
+		return 1
+	}
+	return 0
+}
+
 // decoderState is a snapshot of a decoder's window for choosing decoders without
 // waiting for one that is busy decoding.
 type decoderState struct {
@@ -456,7 +538,12 @@ func (d *videoDecoder) canServe(t float64) bool {
 	d.snapMu.Lock()
 	st := d.snap
 	d.snapMu.Unlock()
-	if st.dead || t < d.startAt {
+	if st.dead {
+		return false
+	}
+	if t < d.startAt && !(st.frames > 0 && st.first && t+eps >= st.lo) {
+		// Before the time it was started for, only frames it decoded from its keyframe on
+		// (another worker started it for a later frame of the same clip).
 		return false
 	}
 	if st.frames > 0 {
@@ -523,7 +610,7 @@ func (d *videoDecoder) next(ctx context.Context) error {
 		return fmt.Errorf("frame size %dx%d, not the %dx%d asked for", fm.w, fm.h, d.form.w, d.form.h)
 	}
 	buf := d.pool.get(fm.w, fm.h, d.form.yuv) // overwritten whole by the read
-	if _, err := io.ReadFull(d.r, buf.raw); err != nil {
+	if _, err := io.ReadFull(d.out, buf.raw); err != nil {
 		buf.unref()
 		d.eof = true
 		if werr := d.wait(); werr != nil {

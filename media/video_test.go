@@ -80,3 +80,30 @@ func TestSessionVideoFrames(t *testing.T) {
 		t.Errorf("VideoFrame after Close succeeded")
 	}
 }
+
+// TestSessionOneDecoderForWorkersStartingTogether has four workers ask for a clip's first
+// four frames at once, as a render's workers do when a clip starts: one decoder must serve
+// them all (it once started one per worker, each probing the file, all but one soon idle).
+func TestSessionOneDecoderForWorkersStartingTogether(t *testing.T) {
+	s, a, path := videoSession(t, "v", "-f", "lavfi", "-i", "testsrc2=s=64x36:r=30:d=1", "-c:v", "libx264", "-pix_fmt", "yuv420p")
+	errs := make(chan error, 4)
+	for n := range 4 {
+		go func() {
+			_, release, err := s.HoldVideoFrameYCbCr(t.Context(), a, time.Duration(n)*time.Second/30, 64, 36)
+			if err == nil {
+				release()
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.decoders[path]); n != 1 {
+		t.Errorf("%d decoders started for four frames of one clip, want 1", n)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"strings"
 	"sync"
 	"time"
 
@@ -19,12 +18,14 @@ import (
 // RGBA path's (ffmpeg's YUV -> RGB, then cutroom's BT.709 RGB -> YUV) up to rounding:
 //
 //   - a BT.709 limited-range yuv420p source is only scaled (its planes are the encoder's);
-//   - a BT.601 limited-range yuv420p source (tagged bt470bg or smpte170m, or untagged, which
-//     ffmpeg's RGB conversion treats as BT.601 too) gets the matrix change from the
-//     colorspace filter in its fast mode (no gamma or primaries correction, as the RGBA path
-//     has none): measured at a fifth of the cost of swscale's YUV -> YUV matrix change;
+//   - so is an untagged one of 720 lines or more, read as BT.709 as Chromium reads it
+//     (colour.go; the RGBA decoder is told the same matrix);
+//   - a BT.601 limited-range yuv420p source (tagged bt470bg or smpte170m, or untagged below
+//     720 lines) gets the matrix change from the colorspace filter in its fast mode (no
+//     gamma or primaries correction, as the RGBA path has none): measured at a fifth of the
+//     cost of swscale's YUV -> YUV matrix change;
 //   - anything else (full range, other matrices, other depths or subsamplings) goes through
-//     swscale with the source's tags (untagged: BT.601), to BT.709 limited.
+//     swscale with the source's tags (untagged: colour.go's rule), to BT.709 limited.
 //
 // Rotated sources come upright as in RGBA (ffmpeg's autorotate runs before these filters).
 // An I420 decoder is a decoder like the RGBA ones, with the same window, frame pool and
@@ -37,26 +38,28 @@ type frameForm struct {
 	w, h int
 }
 
-// colourTags are a video stream's pixel format and colour tags, as ffprobe names them.
-type colourTags struct {
-	pixFmt, space, rng string
-}
-
 // yuvFilters returns the ffmpeg filter chain that turns a source with tags c into BT.709
-// limited-range yuv420p frames of w x h.
+// limited-range yuv420p frames of w x h. An untagged source is read with the matrix of
+// colour.go's rule (BT.709 from 720 lines, as Chromium reads it), so an untagged HD
+// yuv420p source, like a tagged BT.709 one, is only scaled: at the output size the scale
+// filter passes its frames through untouched.
 func yuvFilters(w, h int, c colourTags) string {
 	size := fmt.Sprintf("scale=%d:%d:flags=bilinear", w, h)
-	full := c.rng == "pc" || strings.HasPrefix(c.pixFmt, "yuvj")
-	if full || c.pixFmt != "yuv420p" {
-		return size + ":in_color_matrix=auto:out_color_matrix=bt709:in_range=auto:out_range=tv,format=yuv420p"
+	swscale := size + ":in_color_matrix=" + c.matrix() + ":out_color_matrix=bt709:in_range=auto:out_range=tv,format=yuv420p"
+	if c.fullRange() || c.pixFmt != "yuv420p" {
+		return swscale
 	}
-	switch c.space {
+	space := c.space
+	if c.untagged() {
+		space = c.matrix()
+	}
+	switch space {
 	case "bt709":
 		return size
-	case "", "unknown", "bt470bg", "smpte170m":
+	case "bt601", "bt470bg", "smpte170m":
 		return size + ",colorspace=all=bt709:iall=bt601-6-625:irange=tv:range=tv:fast=1"
 	}
-	return size + ":in_color_matrix=auto:out_color_matrix=bt709:in_range=auto:out_range=tv,format=yuv420p"
+	return swscale
 }
 
 // HoldVideoFrameYCbCr is HoldVideoFrame for the frame as BT.709 limited-range 4:2:0 of

@@ -2,6 +2,7 @@ package media
 
 import (
 	"bytes"
+	"image"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -17,9 +18,9 @@ import (
 // TestHoldVideoFrameYCbCrColours decodes the first frame of sources with different colour
 // tags as I420 at the output size and compares it with ffmpeg's own conversion of the same
 // frame to BT.709 limited range through RGB (the RGBA decoder's colours): a BT.601 source
-// (tagged smpte170m), an untagged one (read as BT.601, as the RGBA decoder does), a
-// full-range one (yuvj420p) and a BT.709 limited one, whose planes must come through
-// unchanged when not scaled. Each plane must be at least 38 dB PSNR from the reference
+// (tagged smpte170m), an untagged SD one (read as BT.601, as Chromium and the RGBA decoder
+// do), a full-range one (yuvj420p), a BT.709 limited one and an untagged 1280x720 one (read
+// as BT.709, colour.go), whose planes must come through unchanged when not scaled. Each plane must be at least 38 dB PSNR from the reference
 // (the reference's own trip through RGB and back to 4:2:0 costs 39.4 dB in Cr on this
 // pattern: the BT.709 planes, unchanged, measure it; the colorspace filter's fast mode
 // adds rounding), and for the BT.601 and full-range sources the unconverted planes must
@@ -39,14 +40,16 @@ func TestHoldVideoFrameYCbCrColours(t *testing.T) {
 	gen("full.mp4", "scale=out_color_matrix=bt601:out_range=pc,format=yuvj420p", "-pix_fmt", "yuvj420p", "-color_range", "pc")
 	gen("709.mp4", "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p", "-pix_fmt", "yuv420p",
 		"-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv")
+	ffmpegtest.Make(t, filepath.Join(dir, "untagged-hd.mp4"), "-f", "lavfi", "-i", "testsrc2=s=1280x720:r=10:d=0.2,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p",
+		"-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p")
 	// ffmpeg's decode of the first frame: as stored, and through RGB to BT.709 limited
-	decode := func(name, vf string, ow, oh int) []byte {
+	decode := func(name, vf string, size int) []byte {
 		out, err := exec.Command("ffmpeg", "-v", "error", "-i", filepath.Join(dir, name), "-frames:v", "1",
 			"-vf", vf, "-f", "rawvideo", "-").Output()
 		if err != nil {
 			t.Fatalf("decode %s: %v", name, err)
 		}
-		if len(out) != ow*oh*3/2 {
+		if len(out) != size {
 			t.Fatalf("decode %s: %d bytes", name, len(out))
 		}
 		return out
@@ -57,10 +60,12 @@ func TestHoldVideoFrameYCbCrColours(t *testing.T) {
 	for _, c := range []struct {
 		file      string
 		w, h      int
-		converted bool // the stored planes differ from the BT.709 ones
+		converted bool   // the stored planes differ from the BT.709 ones
+		matrix    string // what the reference reads the source as, when not its tags
 	}{
-		{"601.mp4", w, h, true}, {"untagged.mp4", w, h, true}, {"full.mp4", w, h, true},
-		{"709.mp4", w, h, false}, {"601.mp4", w / 2, h / 2, true},
+		{"601.mp4", w, h, true, ""}, {"untagged.mp4", w, h, true, ""}, {"full.mp4", w, h, true, ""},
+		{"709.mp4", w, h, false, ""}, {"601.mp4", w / 2, h / 2, true, ""},
+		{"untagged-hd.mp4", 1280, 720, false, "bt709"},
 	} {
 		a := &editor.Asset{ID: c.file, Type: editor.AssetVideo, Filename: c.file}
 		img, release, err := s.HoldVideoFrameYCbCr(t.Context(), a, 0, c.w, c.h)
@@ -70,8 +75,12 @@ func TestHoldVideoFrameYCbCrColours(t *testing.T) {
 		got := append(append(append([]byte(nil), img.Y...), img.Cb...), img.Cr...)
 		release()
 		size := "scale=" + strconv.Itoa(c.w) + ":" + strconv.Itoa(c.h) + ":flags=bilinear"
-		want := decode(c.file, size+",format=rgb24,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p", c.w, c.h)
-		stored := decode(c.file, size+",format=yuv420p", c.w, c.h)
+		toRGB := ",format=rgb24"
+		if c.matrix != "" {
+			toRGB = ",scale=in_color_matrix=" + c.matrix + toRGB
+		}
+		want := decode(c.file, size+toRGB+",scale=out_color_matrix=bt709:out_range=tv,format=yuv420p", c.w*c.h*3/2)
+		stored := decode(c.file, size+",format=yuv420p", c.w*c.h*3/2)
 		ny, nc := c.w*c.h, c.w*c.h/4
 		planes := [][2]int{{0, ny}, {ny, ny + nc}, {ny + nc, ny + 2*nc}}
 		rawWorst, worst := math.Inf(1), math.Inf(1)
@@ -87,8 +96,23 @@ func TestHoldVideoFrameYCbCrColours(t *testing.T) {
 		switch {
 		case c.converted && rawWorst >= 38:
 			t.Errorf("%s: the stored planes are %.1f dB from the conversion: the check cannot tell", c.file, rawWorst)
-		case !c.converted && c.w == w && !bytes.Equal(got, stored):
+		case !c.converted && (c.w == w || c.file == "untagged-hd.mp4") && !bytes.Equal(got, stored):
 			t.Errorf("%s: the BT.709 limited planes were changed", c.file)
+		}
+	}
+	// The RGBA decoder reads the untagged HD source as BT.709 too (the drawn path's colours
+	// agree with the copied one's), not as swscale's default BT.601.
+	hd := &editor.Asset{ID: "hd", Type: editor.AssetVideo, Filename: "untagged-hd.mp4"}
+	img, err := s.VideoFrame(t.Context(), hd, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"bt709", "bt601"} {
+		ref := decode("untagged-hd.mp4", "scale=in_color_matrix="+m+",format=rgb24", 1280*720*3)
+		db := imagetest.PSNRRGB(img.(*image.RGBA), ref)
+		t.Logf("untagged HD as RGBA: %.1f dB from ffmpeg's %s conversion", db, m)
+		if (m == "bt709") != (db >= 45) {
+			t.Errorf("untagged HD as RGBA: %.1f dB from ffmpeg's %s conversion", db, m)
 		}
 	}
 	// Frames at another time come from the same decoder, and the RGBA decoder is separate.

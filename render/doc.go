@@ -48,7 +48,9 @@
 // frame up to the rounding of the colour conversions and the decoder's bilinear scaling
 // (tests: >= 40 dB PSNR per plane against the drawn frame; 45 dB mean), and saves the
 // decoder's RGBA conversion, 5/8 of the pipe, the drawing and the RGB -> YUV conversion
-// (bench/README.md, session 7). Opaque clip rectangles above it (a picture-in-picture
+// (bench/README.md, session 7). A frame that is one clip's frame alone is not even copied:
+// the decoder's frame is lent to the encoder in place of the pooled buffer and given back
+// once written (videolend.go). Opaque clip rectangles above it (a picture-in-picture
 // corner: compositor.VideoLayers) are copied the same way, and items above those (captions,
 // a logo: compositor.VideoOverlays) are drawn in RGBA only inside their windows, over
 // transparent pixels, and blended into the I420 frame (encode.Overlay, overlays.go); a

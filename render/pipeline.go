@@ -110,7 +110,9 @@ type PipelineConfig struct {
 // items' rectangle (plates.go).
 //
 // Memory is bounded by K window buffers (K frame-sized RGBA buffers at most, for frames
-// drawn whole), the compositor's per-worker scratch, a pool of K+2 I420 buffers, a few
+// drawn whole), the compositor's per-worker scratch, a pool of K+2 I420 buffers (each
+// made when a frame first needs it: a frame lent its clip's decoded frame, videolend.go,
+// needs none), a few
 // plates, and the encoder's lookahead, never by the video's length: the dispatcher takes a
 // free I420 buffer before it hands out a frame number, always in frame order, so the
 // lowest frame not yet encoded always has its buffer and the encode loop can never wait on
@@ -288,6 +290,10 @@ type frameSlot struct {
 	n    int64
 	yuv  *encode.I420
 	held heldPlate // what yuv holds besides its last frame's damage (plates.go)
+	// lent, when set, is frame n instead of yuv: a clip's decoded frame lent to the encoder,
+	// given back (giveBack) once it is written (videolend.go).
+	lent     *encode.I420
+	giveBack func()
 }
 
 // errFrameTimeout is the cause of a frame context the watchdog ended.
@@ -535,10 +541,7 @@ func (r *run) dispatch() {
 		default:
 			if allocated < r.poolSize {
 				allocated++
-				s = &frameSlot{yuv: encode.NewI420(r.pl.outW, r.pl.outH)}
-				r.allocMu.Lock()
-				r.stats.frameBuffers++
-				r.allocMu.Unlock()
+				s = &frameSlot{} // its buffer comes with the first frame lend cannot make
 			} else {
 				select {
 				case s = <-r.free:
@@ -572,7 +575,16 @@ func (r *run) composite() {
 	for s := range r.work {
 		r.p.gate.wait(r.rctx) // a preview drawing goes first, for a bounded time
 		fctx, timedOut, stop := r.p.watchdog(r.rctx, r.cancel, s.n, r.log)
-		err := r.maker.make(fctx, s.n, &bufs, s.yuv, &s.held)
+		var err error
+		if !r.maker.lend(fctx, s) {
+			if s.yuv == nil {
+				s.yuv = encode.NewI420(r.pl.outW, r.pl.outH)
+				r.allocMu.Lock()
+				r.stats.frameBuffers++
+				r.allocMu.Unlock()
+			}
+			err = r.maker.make(fctx, s.n, &bufs, s.yuv, &s.held)
+		}
 		stop()
 		if err != nil {
 			switch {
@@ -597,6 +609,13 @@ func (r *run) composite() {
 func (r *run) encodeInOrder() error {
 	pl, poolSize := r.pl, int64(r.poolSize)
 	pending := make([]*frameSlot, poolSize)
+	defer func() { // a render that ends early gives back the clip frames lent to its slots
+		for _, s := range pending {
+			if s != nil {
+				s.giveBackLent()
+			}
+		}
+	}()
 	for next := pl.first; next < pl.first+pl.frames; {
 		if err := r.rctx.Err(); err != nil {
 			return err
@@ -631,7 +650,9 @@ func (r *run) encodeInOrder() error {
 // time spent in the encoder (mixing the sound is not counted).
 func (r *run) encode(n int64, s *frameSlot) error {
 	start := time.Now()
-	if err := r.w.WriteFrame(s.yuv); err != nil {
+	err := r.w.WriteFrame(s.frame())
+	s.giveBackLent()
+	if err != nil {
 		return leafFailure(err)
 	}
 	r.p.cfg.Metrics.Encoded(1, time.Since(start))

@@ -172,6 +172,8 @@ type frameMaker struct {
 	// copied from them (videoplan.go); videoFrames counts those frames.
 	video       yuvHolder
 	videoFrames atomic.Int64
+	// lentFrames counts the VideoOnly frames lent to the encoder as decoded (videolend.go).
+	lentFrames atomic.Int64
 	// overlays keeps the converted windows of items above clips (overlays.go); nil: each
 	// is drawn for every frame
 	overlays *overlayCache

@@ -29,11 +29,7 @@ func TestVideoOnlyFramesMatchDrawnFrames(t *testing.T) {
 	ff := ffmpegOrSkip(t)
 	dir := t.TempDir()
 	const w, h = 320, 180
-	ffmpegtest.Make(t, filepath.Join(dir, "a.mp4"), "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30:d=2",
-		"-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p")
-	ffmpegtest.Make(t, filepath.Join(dir, "b.mp4"), "-f", "lavfi", "-i", "testsrc=s=320x180:r=30:d=2,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p",
-		"-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p",
-		"-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv")
+	makeClipsAB(t, dir)
 	ffmpegtest.Make(t, filepath.Join(dir, "c.mp4"), "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30:d=2,format=yuvj420p",
 		"-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuvj420p", "-color_range", "pc")
 	ffmpegtest.Make(t, filepath.Join(dir, "d.mp4"), "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=2",
@@ -85,6 +81,17 @@ func TestVideoOnlyFramesMatchDrawnFrames(t *testing.T) {
 	if blends != 15 || copied != frames {
 		t.Errorf("%d mixed frames (want the fade's 15), %d of %d frames from I420 clip frames", blends, copied, frames)
 	}
+}
+
+// makeClipsAB makes two 2 s 320x180 30 fps clips in dir, lossless: a.mp4 (testsrc2, no
+// colour tags: BT.601 at this size) and b.mp4 (testsrc, BT.709 limited, tagged so).
+func makeClipsAB(t *testing.T, dir string) {
+	t.Helper()
+	ffmpegtest.Make(t, filepath.Join(dir, "a.mp4"), "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30:d=2",
+		"-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p")
+	ffmpegtest.Make(t, filepath.Join(dir, "b.mp4"), "-f", "lavfi", "-i", "testsrc=s=320x180:r=30:d=2,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p",
+		"-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p",
+		"-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv")
 }
 
 // drawnAgainstCopied makes every frame of the w x h state raw (at 30 fps, its media files

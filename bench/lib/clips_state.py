@@ -1,17 +1,19 @@
 """Writes the editor state of the clip benchmarks (video-clips.sh, pip.sh).
 
-usage: clips_state.py OUT SECONDS SOURCE_WxH [PIP_W PIP_H PIP_X PIP_Y]
+usage: clips_state.py OUT SECONDS SOURCE_WxH [PIP_W PIP_H PIP_X PIP_Y | single]
 
 Two full-frame clips a.mp4 and b.mp4 (SOURCE_WxH, drawn at 1920x1080) cut at the middle with
 a 1 s fade, under music.mp3 at -6 dB with 2 s fades; with the PIP arguments, a third clip
-c.mp4 plays the whole time in a PIP_W x PIP_H corner at PIP_X, PIP_Y.
+c.mp4 plays the whole time in a PIP_W x PIP_H corner at PIP_X, PIP_Y. With "single" (clip.sh),
+a.mp4 alone fills the frame for the whole time: no cut, no fade, no music.
 """
 import json
 import sys
 
 path, secs = sys.argv[1], int(sys.argv[2])
 sw, sh = (int(v) for v in sys.argv[3].split("x"))
-pip = [int(v) for v in sys.argv[4:8]]
+single = sys.argv[4:] == ["single"]
+pip = [] if single else [int(v) for v in sys.argv[4:8]]
 tb, half = 240000, secs // 2
 
 
@@ -51,9 +53,13 @@ if pip:
     tracks.insert(1, {"id": "pip", "hidden": False, "muted": False, "items": ["c"]})
     assets["c"] = vasset("c", "c.mp4", secs, 1920, 1080)
     items["c"] = item("c", "video", "c", 0, secs * tb, dict(vid, left=anim(px), top=anim(py), width=anim(pw), height=anim(ph)))
+if single:
+    tracks = [{"id": "video", "hidden": False, "muted": False, "items": ["a"]}]
+    assets = {"a": vasset("a", "a.mp4", secs, sw, sh)}
+    items = {"a": item("a", "video", "a", 0, secs * tb, vid)}
 st = {"compositionWidth": 1920, "compositionHeight": 1080, "timebaseTicksPerSecond": tb,
       "tracks": tracks, "assets": assets, "items": items,
-      "transitions": {"x": {"id": "x", "trackId": "video", "fromClipId": "a", "toClipId": "b", "type": "fade",
-                            "durationTicks": tb}},
+      "transitions": {} if single else {"x": {"id": "x", "trackId": "video", "fromClipId": "a", "toClipId": "b",
+                                            "type": "fade", "durationTicks": tb}},
       "globalBackground": {"type": "color", "color": "#000000", "gradient": None}}
 json.dump(st, open(path, "w"))
