@@ -46,20 +46,6 @@ func needPython(t *testing.T) {
 	}
 }
 
-// exitCode is a finished command's exit status.
-func exitCode(t *testing.T, err error) int {
-	t.Helper()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		return ee.ExitCode()
-	}
-	t.Fatal(err)
-	return -1
-}
-
 // killOnCleanup kills pid (a server that is not this test's child) when the test ends.
 func killOnCleanup(t *testing.T, pid int) {
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -237,4 +238,18 @@ func TestServeAPIKeyFlagAndEnv(t *testing.T) {
 	if strings.Contains(srv.out.String(), "shown once") {
 		t.Fatalf("printed a generated key although one was given:\n%s", srv.out)
 	}
+}
+
+// exitCode is a finished command's exit status.
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	t.Fatal(err)
+	return -1
 }
