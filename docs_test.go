@@ -30,8 +30,38 @@ func userDocs(t *testing.T) map[string]string {
 	return docs
 }
 
+// ignoredDirs are the patterns of .gitignore's directory lines ("/build/", "/a/*/"): what
+// builds and tests write there (the Windows zip's licences, fetched fonts) is not the
+// repository's documentation.
+var ignoredDirs []string
+
+// ignored tells whether the directory path (slash-separated, relative to the root) is one
+// that .gitignore names.
+func ignored(t *testing.T, path string) bool {
+	t.Helper()
+	if ignoredDirs == nil {
+		b, err := os.ReadFile(".gitignore")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ignoredDirs = []string{}
+		for _, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimSpace(line)
+			if strings.HasPrefix(line, "/") && strings.HasSuffix(line, "/") {
+				ignoredDirs = append(ignoredDirs, strings.Trim(line, "/"))
+			}
+		}
+	}
+	for _, pat := range ignoredDirs {
+		if ok, _ := filepath.Match(pat, filepath.ToSlash(path)); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // repoFiles lists the repository's files whose names end in suffix, leaving out hidden
-// directories, node_modules and the directories named in skip.
+// directories, node_modules, the directories .gitignore names and those named in skip.
 func repoFiles(t *testing.T, suffix string, skip ...string) []string {
 	t.Helper()
 	var files []string
@@ -40,7 +70,7 @@ func repoFiles(t *testing.T, suffix string, skip ...string) []string {
 			return err
 		}
 		if d.IsDir() {
-			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || slices.Contains(skip, d.Name())) {
+			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || slices.Contains(skip, d.Name()) || ignored(t, path)) {
 				return filepath.SkipDir
 			}
 			return nil
