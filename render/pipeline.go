@@ -389,7 +389,7 @@ func (p *Pipeline) renderPlan(ctx context.Context, job export.RenderJob, pl plan
 			return stats, err
 		}
 	}
-	comp, doneComp, err := p.cfg.Warm.compositorFor(job, pl, media, func(m compositor.Media) (*compositor.Compositor, error) {
+	comp, doneComp, err := p.cfg.Warm.compositorFor(job, pl, media, ill, func(m compositor.Media, ill compositor.IllustrationFunc) (*compositor.Compositor, error) {
 		return compositor.New(pl.state, compositor.Options{Media: m, Text: p.cfg.Text,
 			Illustrations: ill, Width: pl.outW, Height: pl.outH, Logger: log, Lottie: p.cfg.Lottie})
 	})

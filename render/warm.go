@@ -84,7 +84,7 @@ func (w *Warm) take(key warmKey) *warmEntry {
 // put keeps e for the next render of its job, closing the least recently kept one past
 // maxWarm (or e, once w is closed).
 func (w *Warm) put(e *warmEntry) {
-	e.media.set(nil)
+	e.media.set(nil, nil)
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -138,10 +138,10 @@ func (w *Warm) Close() {
 // render calls when its stages have stopped with whether it succeeded: a kept compositor
 // of the same job when w has one, else a new one from build; done keeps it in w after a
 // success, else closes it. Without w it is build's compositor and done closes it.
-func (w *Warm) compositorFor(job export.RenderJob, pl plan, media compositor.Media,
-	build func(compositor.Media) (*compositor.Compositor, error)) (*compositor.Compositor, func(ok bool), error) {
+func (w *Warm) compositorFor(job export.RenderJob, pl plan, media compositor.Media, ill compositor.IllustrationFunc,
+	build func(compositor.Media, compositor.IllustrationFunc) (*compositor.Compositor, error)) (*compositor.Compositor, func(ok bool), error) {
 	if w == nil {
-		comp, err := build(media)
+		comp, err := build(media, ill)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -152,18 +152,18 @@ func (w *Warm) compositorFor(job export.RenderJob, pl plan, media compositor.Med
 	e := w.take(key)
 	if e == nil {
 		e = &warmEntry{key: key, media: &swapMedia{}}
-		e.media.set(media)
+		e.media.set(media, ill)
 		var m compositor.Media = e.media
 		if key.video {
 			m = swapVideo{e.media} // the compositor draws video items only through VideoFrames
 		}
-		comp, err := build(m)
+		comp, err := build(m, e.media.illustration)
 		if err != nil {
 			return nil, nil, err
 		}
 		e.comp = comp
 	} else {
-		e.media.set(media)
+		e.media.set(media, ill)
 	}
 	return e.comp, func(ok bool) {
 		if ok {
@@ -175,10 +175,13 @@ func (w *Warm) compositorFor(job export.RenderJob, pl plan, media compositor.Med
 }
 
 // swapMedia is the Media a kept compositor draws through: the media of the render holding
-// it (set), none between renders.
+// it (set), none between renders. It also holds that render's illustration lookup: a
+// worker's lookup reads the files sent with the segment being rendered, which its cache may
+// have replaced since the compositor was built for an earlier segment.
 type swapMedia struct {
-	mu sync.RWMutex
-	m  compositor.Media
+	mu  sync.RWMutex
+	m   compositor.Media
+	ill compositor.IllustrationFunc // nil: the built-in library
 }
 
 // swapVideo is a swapMedia whose renders' media decode video.
@@ -188,10 +191,21 @@ type swapVideo struct{ *swapMedia }
 // then).
 var errNoRender = errors.New("the compositor is not held by a render")
 
-func (s *swapMedia) set(m compositor.Media) {
+func (s *swapMedia) set(m compositor.Media, ill compositor.IllustrationFunc) {
 	s.mu.Lock()
-	s.m = m
+	s.m, s.ill = m, ill
 	s.mu.Unlock()
+}
+
+// illustration is the kept compositor's IllustrationFunc: the holding render's lookup.
+func (s *swapMedia) illustration(name string) ([]byte, bool) {
+	s.mu.RLock()
+	ill := s.ill
+	s.mu.RUnlock()
+	if ill == nil {
+		return compositor.LibraryIllustrations(name)
+	}
+	return ill(name)
 }
 
 func (s *swapMedia) get() (compositor.Media, error) {
