@@ -148,6 +148,10 @@ func WriteFileAtomic(path string, b []byte, mode os.FileMode) error {
 		return err
 	}
 	done = true
+	if d, err := os.Open(filepath.Dir(path)); err == nil { // the rename itself, durable
+		_ = d.Sync()
+		_ = d.Close()
+	}
 	return nil
 }
 

@@ -211,43 +211,8 @@ func exportFrame(ctx context.Context, st *editor.State, media compositor.Media, 
 	if err := png.Encode(&buf, img); err != nil {
 		return fmt.Errorf("export: encode png: %w", err)
 	}
-	if err := writeFileAtomic(f.out, buf.Bytes()); err != nil {
+	if err := app.WriteFileAtomic(f.out, buf.Bytes(), 0o600); err != nil {
 		return fmt.Errorf("export: %w", err)
-	}
-	return nil
-}
-
-// writeFileAtomic writes data to a temp file beside path, syncs it and renames it into place.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		return err
-	}
-	ok = true
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }
