@@ -1,6 +1,7 @@
 package text
 
 import (
+	"bytes"
 	"embed"
 	"encoding/json"
 	"io/fs"
@@ -102,7 +103,7 @@ func webFontFaces(id string) ([]*faceEntry, error) {
 
 // orderedRanges reads unicode.json ({"subset": "U+...", ...}) keeping its order.
 func orderedRanges(b []byte) (names []string, ranges []runeRanges, err error) {
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, nil, errorf(ErrFontInvalid, "not a JSON object")
 	}
