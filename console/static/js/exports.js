@@ -75,7 +75,14 @@ export async function exportsPage(root, signal, focus) {
   };
   const upsert = (task) => {
     let r = rows.get(task.taskId);
-    if (r) { r.draw(task); filter(); return; }
+    if (r) {
+      // A finished task never goes back: a list read or an event older than its end (they
+      // can arrive after it) leaves it as it is.
+      if (!ACTIVE.has(r.task.status) && ACTIVE.has(task.status)) return;
+      r.draw(task);
+      filter();
+      return;
+    }
     r = taskRow(task, { t, titles, heads, signal });
     rows.set(task.taskId, r);
     // Newest first: before the first shown task created earlier than this one.
@@ -228,7 +235,12 @@ function live(signal, upsert) {
       if (t && t.task && t.task.taskId) t = t.task;
       if (t && t.taskId) upsert(t);
     },
-    onState(text, ok) { liveState(ok ? "Live: task events connected" : text); },
+    // Changes between the list's read and the stream's start (or a reconnect) come with no
+    // event: each time the stream connects, the newest tasks are read once more.
+    onState(text, ok) {
+      liveState(ok ? "Live: task events connected" : text);
+      if (ok) refresh(signal, upsert);
+    },
     onUnavailable(err) {
       liveState(`Live updates are not available (${err.message}); refreshing every 2 seconds.`);
       poll(signal, upsert);
@@ -240,6 +252,11 @@ async function poll(signal, upsert) {
   while (!signal.aborted) {
     await new Promise((r) => setTimeout(r, 2000));
     if (signal.aborted) return;
-    try { (await call("GET", "/v1/exports?pageSize=50", undefined, { signal })).data.forEach(upsert); } catch { /* next round */ }
+    await refresh(signal, upsert);
   }
+}
+
+// refresh reads the newest tasks once and draws each; a failed read waits for the next.
+async function refresh(signal, upsert) {
+  try { (await call("GET", "/v1/exports?pageSize=50", undefined, { signal })).data.forEach(upsert); } catch { /* next time */ }
 }
