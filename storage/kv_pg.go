@@ -55,10 +55,13 @@ func (e *pgEngine) run(writable bool, fn func(tx Tx) error) error {
 }
 
 // retryable reports whether err is PostgreSQL's abort of a transaction that can succeed
-// when run again.
+// when run again: a serialization failure, a deadlock, or two transactions inserting one
+// key (PostgreSQL reports that as a serialization failure when the loser read the key
+// first, which the engine always does; the unique violation is kept here as a backstop).
 func retryable(err error) bool {
 	var pe *pgconn.PgError
-	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01" ||
+		pe.Code == "23505" && (pe.TableName == "kv" || pe.TableName == "kv_buckets"))
 }
 
 var (
@@ -201,13 +204,16 @@ func (b *pgBucket) remember(ref bucketRef, id int64) {
 	b.t.ids[ref] = id
 }
 
+// Bucket returns the nested bucket name. In a failed transaction it returns a bucket all
+// the same, empty and refusing writes, so that code which knows a bucket exists (a
+// top-level one) does not fault before the transaction fails with its error.
 func (b *pgBucket) Bucket(name []byte) Bucket {
 	if b.t.err != nil {
-		return nil
+		return &pgBucket{t: b.t, id: -1}
 	}
 	id, found, _, err := b.lookup(name)
 	if err != nil {
-		return nil
+		return &pgBucket{t: b.t, id: -1}
 	}
 	if !found {
 		return nil
