@@ -72,7 +72,14 @@ type engine interface {
 
 // update runs fn in a read-write transaction, committed when fn returns nil. fn may run more
 // than once (see engine): it must set what it reports outside afresh on each run.
-func (db *DB) update(fn func(tx Tx) error) error { return db.kv.update(fn) }
+// A commit wakes the subscribers (Subscribe).
+func (db *DB) update(fn func(tx Tx) error) error {
+	err := db.kv.update(fn)
+	if err == nil {
+		db.hub.signal()
+	}
+	return err
+}
 
 // view runs fn in a read-only transaction.
 func (db *DB) view(fn func(tx Tx) error) error { return db.kv.view(fn) }

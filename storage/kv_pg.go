@@ -89,6 +89,12 @@ func (e *pgEngine) once(writable bool, fn func(tx Tx) error) error {
 		_ = ptx.Rollback(ctx)
 		return err
 	}
+	if t.writes > 0 { // delivered to the listeners (Subscribe) when the transaction commits
+		if _, err := ptx.Exec(ctx, `SELECT pg_notify('`+pgChannel+`', '')`); err != nil {
+			_ = ptx.Rollback(ctx)
+			return fmt.Errorf("postgres: notify: %w", err)
+		}
+	}
 	if err := ptx.Commit(ctx); err != nil {
 		return fmt.Errorf("postgres: commit: %w", err)
 	}

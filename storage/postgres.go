@@ -85,7 +85,7 @@ func OpenPostgres(ctx context.Context, url string, opts PostgresOptions) (*DB, e
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	e := &pgEngine{pool: pool, opts: opts, tops: make(map[string]int64)}
-	db := &DB{kv: e, now: opts.Now}
+	db := &DB{kv: e, hub: newHub(), now: opts.Now}
 	if err := db.migratePostgres(ctx); err != nil {
 		pool.Close()
 		return nil, err
