@@ -11,7 +11,7 @@ import (
 // for many writes, and a signal says only that something may have changed (it comes after
 // every write transaction, and after the PostgreSQL listener reconnects, when it may have
 // missed some): the reader reads what it watches again. The channel is closed when ctx
-// ends. On PostgreSQL, every write transaction also runs pg_notify('cutroom_commit', ”),
+// ends. On PostgreSQL, every write transaction also notifies the channel cutroom_commit,
 // delivered when it commits, and one connection per DB LISTENs, reconnecting when its
 // connection drops (kv_pg_listen.go), from the first Subscribe until Close.
 func (db *DB) Subscribe(ctx context.Context) <-chan struct{} {
