@@ -23,8 +23,9 @@ type PostgresOptions struct {
 	Attempts int
 	// StatementTimeout bounds each SQL statement on the server (default 10 s).
 	StatementTimeout time.Duration
-	// TransactionTimeout bounds each transaction, its retries apart, on the client: a
-	// connection that stops answering fails it (default 30 s).
+	// TransactionTimeout bounds each transaction, its retries included, on the client: a
+	// connection that stops answering fails it (default 30 s). Copy is bounded by its
+	// context instead.
 	TransactionTimeout time.Duration
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
