@@ -345,6 +345,36 @@ func (b *pgBucket) Get(key []byte) []byte {
 	return v // nil for a nested bucket, as bbolt's
 }
 
+// getMany is Get of each key in one query (getMany in kv.go).
+func (b *pgBucket) getMany(keys [][]byte) [][]byte {
+	out := make([][]byte, len(keys))
+	if b.t.err != nil || len(keys) == 0 {
+		return out
+	}
+	rows, err := b.t.tx.Query(b.t.ctx, `SELECT k.i, kv.value FROM unnest($2::bytea[]) WITH ORDINALITY AS k (key, i)
+		JOIN kv ON kv.bucket = $1 AND kv.key = k.key`, b.id, keys)
+	if err != nil {
+		b.t.fail(err)
+		return out
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var i int
+		var v []byte
+		if err := rows.Scan(&i, &v); err != nil {
+			b.t.fail(err)
+			return out
+		}
+		if v != nil && i >= 1 && i <= len(keys) { // a nested bucket's key has no value
+			out[i-1] = v
+		}
+	}
+	if err := rows.Err(); err != nil {
+		b.t.fail(err)
+	}
+	return out
+}
+
 func (b *pgBucket) Put(key, value []byte) error {
 	if err := b.writable(key); err != nil {
 		return err
