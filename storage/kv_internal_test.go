@@ -113,7 +113,7 @@ func TestEnginesAgree(t *testing.T) {
 			return strings.Join(seen, ","), nil
 		},
 	}
-	for round := range 300 {
+	for round := range 150 {
 		seed := rng.Uint64()
 		var results [2][]string
 		for i, db := range []*DB{bolt, pg} {
