@@ -110,7 +110,7 @@ func (db *DB) migratePostgres(ctx context.Context) error {
 	if err := migrateSQL(ctx, conn); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	return db.migrate()
+	return db.migrate(ctx)
 }
 
 // Engine names the database's engine: "bbolt" or "postgres".
