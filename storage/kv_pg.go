@@ -244,30 +244,15 @@ func (b *pgBucket) Bucket(name []byte) Bucket {
 	return &pgBucket{t: b.t, id: id}
 }
 
-func (b *pgBucket) CreateBucket(name []byte) (Bucket, error) {
-	if err := b.writable(name); err != nil {
-		return nil, err
-	}
-	_, found, value, err := b.lookup(name)
-	switch {
-	case err != nil:
-		return nil, err
-	case value:
-		return nil, errIncompatibleValue
-	case found:
-		return nil, errBucketExists
-	}
-	var id int64
-	if err := b.t.tx.QueryRow(b.t.ctx, `WITH n AS (INSERT INTO kv_buckets DEFAULT VALUES RETURNING id)
-		INSERT INTO kv (bucket, key, child) SELECT $1, $2, id FROM n RETURNING child`, b.id, name).Scan(&id); err != nil {
-		return nil, b.t.failed(err)
-	}
-	b.t.writes++
-	b.remember(bucketRef{b.id, string(name)}, id)
-	return &pgBucket{t: b.t, id: id}, nil
-}
+func (b *pgBucket) CreateBucket(name []byte) (Bucket, error) { return b.createBucket(name, false) }
 
 func (b *pgBucket) CreateBucketIfNotExists(name []byte) (Bucket, error) {
+	return b.createBucket(name, true)
+}
+
+// createBucket makes the nested bucket name; one already there is returned with
+// ifNotExists, else refused.
+func (b *pgBucket) createBucket(name []byte, ifNotExists bool) (Bucket, error) {
 	if err := b.writable(name); err != nil {
 		return nil, err
 	}
@@ -277,10 +262,18 @@ func (b *pgBucket) CreateBucketIfNotExists(name []byte) (Bucket, error) {
 		return nil, err
 	case value:
 		return nil, errIncompatibleValue
-	case found:
+	case found && ifNotExists:
 		return &pgBucket{t: b.t, id: id}, nil
+	case found:
+		return nil, errBucketExists
 	}
-	return b.CreateBucket(name)
+	if err := b.t.tx.QueryRow(b.t.ctx, `WITH n AS (INSERT INTO kv_buckets DEFAULT VALUES RETURNING id)
+		INSERT INTO kv (bucket, key, child) SELECT $1, $2, id FROM n RETURNING child`, b.id, name).Scan(&id); err != nil {
+		return nil, b.t.failed(err)
+	}
+	b.t.writes++
+	b.remember(bucketRef{b.id, string(name)}, id)
+	return &pgBucket{t: b.t, id: id}, nil
 }
 
 func (b *pgBucket) DeleteBucket(name []byte) error {
