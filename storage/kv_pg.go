@@ -135,7 +135,7 @@ type bucketRef struct {
 	name   string
 }
 
-// ErrTxNotWritable: a write in a read-only transaction (a defect of storage).
+// errTxNotWritable: a write in a read-only transaction (a defect of storage).
 var errTxNotWritable = errors.New("storage: write in a read-only transaction")
 
 // Errors of the key-value layer, bbolt's (a defect of storage when they reach a caller).
