@@ -37,6 +37,9 @@ type Snapshot struct {
 
 // Snapshot begins a backup of the database as it is now.
 func (db *DB) Snapshot() (*Snapshot, error) {
+	if db.bolt == nil {
+		return nil, errPostgresBackup
+	}
 	tx, err := db.bolt.Begin(false)
 	if err != nil {
 		return nil, err
@@ -48,7 +51,7 @@ func (db *DB) Snapshot() (*Snapshot, error) {
 func (s *Snapshot) Size() int64 { return s.tx.Size() }
 
 // SchemaVersion is the snapshot's schema version (the migrations applied).
-func (s *Snapshot) SchemaVersion() int { return schemaVersion(s.tx) }
+func (s *Snapshot) SchemaVersion() int { return schemaVersion(boltTx{s.tx}) }
 
 // WriteTo writes the snapshot, a complete database file, to w. This is the one transaction
 // that does I/O (house rule 6): it reads only, and writers do not wait for it.
@@ -57,7 +60,7 @@ func (s *Snapshot) WriteTo(w io.Writer) (int64, error) { return s.tx.WriteTo(w) 
 // Close ends the snapshot's transaction.
 func (s *Snapshot) Close() error { return s.tx.Rollback() }
 
-func schemaVersion(tx *bolt.Tx) int {
+func schemaVersion(tx Tx) int {
 	meta := tx.Bucket(bucketMeta)
 	if meta == nil {
 		return -1
@@ -83,8 +86,11 @@ type FileInfo struct {
 // clean, a schema version no newer than this cutroom's with every bucket it implies, and
 // every record decoded as the store decodes it and agreeing with the indexes (records.go).
 // It opens the file read-only and never changes it. A refusal wraps ErrBackupInvalid and
-// says what is wrong.
+// says what is wrong; a PostgreSQL URL is refused with ErrNotBBolt.
 func CheckFile(path string) (FileInfo, error) {
+	if IsPostgresURL(path) {
+		return FileInfo{}, errPostgresBackup
+	}
 	info, err := checkFile(path)
 	if err != nil && !errors.Is(err, ErrLocked) && !errors.Is(err, os.ErrNotExist) {
 		return FileInfo{}, fmt.Errorf("%w: %s: %v", ErrBackupInvalid, path, err)
@@ -125,14 +131,14 @@ func checkFile(path string) (FileInfo, error) {
 		if len(problems) > 0 {
 			return fmt.Errorf("consistency check failed: %s", strings.Join(problems, "; "))
 		}
-		info.SchemaVersion = schemaVersion(tx)
+		info.SchemaVersion = schemaVersion(boltTx{tx})
 		switch {
 		case info.SchemaVersion < 0:
 			return errors.New("no cutroom schema version: not a cutroom database")
 		case info.SchemaVersion > len(migrations):
 			return fmt.Errorf("schema version %d is newer than this cutroom's (%d): restore it with the cutroom that made it, or upgrade", info.SchemaVersion, len(migrations))
 		}
-		return guard(func() error { return checkRecords(tx, info.SchemaVersion) })
+		return guard(func() error { return checkRecords(boltTx{tx}, info.SchemaVersion) })
 	})
 	return info, err
 }
@@ -235,6 +241,9 @@ type Restored struct {
 // partly written; on any refusal nothing in the data dir has changed. opts.LockTimeout
 // bounds the wait for the lock, opts.Now names the .bak file.
 func Restore(dataDir, src string, opts Options) (Restored, error) {
+	if IsPostgresURL(src) || IsPostgresURL(dataDir) {
+		return Restored{}, errPostgresBackup
+	}
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = time.Second
 	}
