@@ -1,0 +1,424 @@
+package blob
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cutroom/cutroom/apierr"
+)
+
+// CodeUnavailable: the object store did not take or give a file (unreachable, refused, or
+// it answered other bytes than were sent). An upload refused with it stored nothing.
+var CodeUnavailable = apierr.Define(apierr.Unavailable, "BLOB_STORE_UNAVAILABLE")
+
+// retryAfter is the Retry-After (seconds) of CodeUnavailable answers.
+const retryAfter = 5
+
+// DefaultCacheBytes bounds the local copies of a Store (--blob-cache-bytes).
+const DefaultCacheBytes = 10 << 30
+
+// Objects is an object store every node reaches (cluster.FileObjects: JetStream's Object
+// Store). Names are the keys of the files (paths relative to Config.Root, with slashes).
+type Objects interface {
+	// Put stores r's bytes under name, replacing an object of that name, and returns the
+	// size and SHA-256 (hex) the store recorded for it.
+	Put(ctx context.Context, name string, r io.Reader) (size int64, sha256 string, err error)
+	// Get writes the object's bytes to w, checked against the digest the store recorded; a
+	// missing object is an error wrapping fs.ErrNotExist.
+	Get(ctx context.Context, name string, w io.Writer) (int64, error)
+	// Delete removes an object; a missing one is no error.
+	Delete(ctx context.Context, name string) error
+	// Check tells whether the store answers.
+	Check(ctx context.Context) error
+}
+
+// Config configures a Store.
+type Config struct {
+	// Root is the local directory the files live under (the data dir). A file's key, and
+	// its object's name, is its path relative to Root with slashes ("files/assets/...",
+	// "outputs/<task>/<task>.mp4").
+	Root string
+	// Dirs are the subdirectories of Root whose files are the store's (taken in at New;
+	// names beginning with "." are fetches a crash interrupted, removed).
+	Dirs []string
+	// Objects is the object store (required).
+	Objects Objects
+	// MaxBytes bounds the local copies (default DefaultCacheBytes): when a file put or
+	// fetched takes them over it, the least recently used copies not in use are removed.
+	// An object larger than MaxBytes is never fetched.
+	MaxBytes int64
+	// Logger gets warnings; slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// Store keeps files in an object store every node reads, with bounded local copies under
+// Root (see the package doc). A nil *Store is the local disk alone: Put, Delete and Fetch
+// do nothing (Fetch only reports a missing file), so callers need no second path. Safe for
+// concurrent use.
+type Store struct {
+	cfg Config
+	log *slog.Logger
+
+	mu       sync.Mutex
+	total    int64
+	entries  map[string]*entry
+	inflight map[string]chan struct{}
+}
+
+type entry struct {
+	size int64
+	used time.Time
+	pins int
+}
+
+// New opens a Store over cfg.Objects, taking in the files already under cfg.Dirs (and
+// removing interrupted fetches) and evicting down to the bound.
+func New(cfg Config) (*Store, error) {
+	if cfg.Root == "" || cfg.Objects == nil {
+		return nil, errors.New("blob: Root and Objects are required")
+	}
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = DefaultCacheBytes
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Store{cfg: cfg, log: cfg.Logger, entries: map[string]*entry{}, inflight: map[string]chan struct{}{}}
+	for _, d := range cfg.Dirs {
+		err := filepath.WalkDir(filepath.Join(cfg.Root, d), func(p string, de fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			if de.IsDir() || !de.Type().IsRegular() {
+				return nil
+			}
+			if strings.HasPrefix(de.Name(), ".") {
+				_ = os.Remove(p) // an interrupted fetch
+				return nil
+			}
+			info, err := de.Info()
+			if err != nil {
+				return nil
+			}
+			key, err := s.key(p)
+			if err != nil {
+				return err
+			}
+			s.entries[key] = &entry{size: info.Size(), used: info.ModTime()}
+			s.total += info.Size()
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("blob: take in %s: %w", d, err)
+		}
+	}
+	s.mu.Lock()
+	s.evict()
+	s.mu.Unlock()
+	return s, nil
+}
+
+// key is the key of a path under Root.
+func (s *Store) key(path string) (string, error) {
+	rel, err := filepath.Rel(s.cfg.Root, path)
+	if err != nil || rel == "." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || rel == ".." || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("blob: %s is not under %s", path, s.cfg.Root)
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// Bytes is the size of the local copies.
+func (s *Store) Bytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.total
+}
+
+// Put stores the complete file at path in the object store and returns once the store
+// holds it: the size and SHA-256 it recorded are checked against the bytes read. The
+// file stays as a local copy (the most recently used). Its errors are CodeUnavailable.
+func (s *Store) Put(ctx context.Context, path string) error {
+	if s == nil {
+		return nil
+	}
+	key, err := s.key(path)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	cr := &countingReader{r: io.TeeReader(f, h)}
+	size, sum, err := s.cfg.Objects.Put(ctx, key, cr)
+	if err != nil {
+		return unavailable(err, "the object store did not take %s", key)
+	}
+	if want := hex.EncodeToString(h.Sum(nil)); size != cr.n || sum != want {
+		return unavailable(nil, "the object store recorded %s as %d bytes with SHA-256 %s; %d bytes with SHA-256 %s were sent", key, size, sum, cr.n, want)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.entries[key]
+	if ok {
+		s.total -= e.size
+	} else {
+		e = &entry{}
+		s.entries[key] = e
+	}
+	e.size, e.used = size, time.Now()
+	s.total += size
+	s.evict()
+	return nil
+}
+
+func unavailable(err error, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if err != nil {
+		return CodeUnavailable.Wrap(err, "%s: %v", msg, err).WithRetryAfter(retryAfter)
+	}
+	return CodeUnavailable.New("%s", msg).WithRetryAfter(retryAfter)
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// Fetch makes the file at path present locally, fetching its object on a miss, and keeps
+// it (never evicted) until release is called. Concurrent misses of one file fetch it
+// once; a fetch writes a temp file in the file's directory and renames it into place, so
+// a partial file is never visible. A file neither here nor in the object store is an
+// error wrapping fs.ErrNotExist; other failures of the object store are CodeUnavailable.
+// On a nil Store it only checks that the file is there.
+func (s *Store) Fetch(ctx context.Context, path string) (release func(), err error) {
+	if s == nil {
+		_, err := os.Stat(path)
+		return func() {}, err
+	}
+	key, err := s.key(path)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		s.mu.Lock()
+		if e, ok := s.entries[key]; ok {
+			if _, err := os.Stat(path); err == nil {
+				e.pins++
+				e.used = time.Now()
+				s.mu.Unlock()
+				return s.release(key), nil
+			}
+			s.total -= e.size // removed under us: fetch again
+			delete(s.entries, key)
+		}
+		wait, busy := s.inflight[key]
+		if !busy {
+			wait = make(chan struct{})
+			s.inflight[key] = wait
+			s.mu.Unlock()
+			break
+		}
+		s.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	n, err := s.fetch(ctx, key, path)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	close(s.inflight[key])
+	delete(s.inflight, key)
+	if err != nil {
+		return nil, err
+	}
+	s.entries[key] = &entry{size: n, used: time.Now(), pins: 1}
+	s.total += n
+	s.evict()
+	return s.release(key), nil
+}
+
+// fetch writes the object of key to path (temp file, synced, renamed), or takes in a
+// file already there (written before this Store knew it).
+func (s *Store) fetch(ctx context.Context, key, path string) (int64, error) {
+	if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
+		return info.Size(), nil
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return 0, err
+	}
+	tmp, err := os.CreateTemp(dir, ".fetch-*")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(tmp.Name())
+	n, err := s.cfg.Objects.Get(ctx, key, &limitedWriter{w: tmp, left: s.cfg.MaxBytes})
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return 0, fmt.Errorf("blob: %s: %w", key, err)
+	case errors.Is(err, errTooLarge):
+		return 0, unavailable(nil, "%s is larger than the local copies may be (%d bytes)", key, s.cfg.MaxBytes)
+	case err != nil:
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		return 0, unavailable(err, "the object store did not give %s", key)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return 0, err
+	}
+	syncDir(dir)
+	return n, nil
+}
+
+var errTooLarge = errors.New("larger than the local copies may be")
+
+// limitedWriter fails a write that would take w past left bytes.
+type limitedWriter struct {
+	w    io.Writer
+	left int64
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) > l.left {
+		return 0, errTooLarge
+	}
+	n, err := l.w.Write(p)
+	l.left -= int64(n)
+	return n, err
+}
+
+func (s *Store) release(key string) func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if e, ok := s.entries[key]; ok && e.pins > 0 {
+				e.pins--
+				e.used = time.Now()
+				s.evict()
+			}
+		})
+	}
+}
+
+// Delete removes the file at path: its local copy and its object. A copy in use is
+// removed too (open files stay readable).
+func (s *Store) Delete(ctx context.Context, path string) error {
+	if s == nil {
+		return nil
+	}
+	key, err := s.key(path)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if e, ok := s.entries[key]; ok {
+		s.total -= e.size
+		delete(s.entries, key)
+	}
+	s.removeLocal(key)
+	s.mu.Unlock()
+	if err := s.cfg.Objects.Delete(ctx, key); err != nil {
+		return unavailable(err, "the object store did not delete %s", key)
+	}
+	return nil
+}
+
+// Check tells whether the object store answers (nil on a nil Store).
+func (s *Store) Check(ctx context.Context) error {
+	if s == nil {
+		return nil
+	}
+	return s.cfg.Objects.Check(ctx)
+}
+
+// evict removes least recently used copies not in use while the copies are over the
+// bound; s.mu is held. Everything in use: over the bound until a release.
+func (s *Store) evict() {
+	for s.total > s.cfg.MaxBytes {
+		var victim string
+		var oldest time.Time
+		for key, e := range s.entries {
+			if e.pins == 0 && (victim == "" || e.used.Before(oldest)) {
+				victim, oldest = key, e.used
+			}
+		}
+		if victim == "" {
+			return
+		}
+		s.total -= s.entries[victim].size
+		delete(s.entries, victim)
+		s.removeLocal(victim)
+	}
+}
+
+// removeLocal removes the local copy of key and the directories it leaves empty, up to
+// the managed directory; s.mu is held.
+func (s *Store) removeLocal(key string) {
+	p := filepath.Join(s.cfg.Root, filepath.FromSlash(key))
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.log.Warn("blob: remove a local copy", "key", key, "err", err)
+		return
+	}
+	for dir := filepath.Dir(p); ; dir = filepath.Dir(dir) {
+		k, err := s.key(dir)
+		if err != nil || s.managed(k) {
+			return
+		}
+		if os.Remove(dir) != nil { // not empty (or gone): stop
+			return
+		}
+	}
+}
+
+// managed reports whether key is one of Config.Dirs or above them.
+func (s *Store) managed(key string) bool {
+	for _, d := range s.cfg.Dirs {
+		d = filepath.ToSlash(filepath.Clean(d))
+		if key == d || strings.HasPrefix(d, key+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// syncDir flushes a directory entry (a rename) to disk, where the platform can.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
