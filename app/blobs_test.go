@@ -74,7 +74,7 @@ func natsNode(e *cluster.Embedded) app.Config {
 	return app.Config{Blobs: app.BlobSettings{Store: app.BlobStoreNATS},
 		Cluster: app.ClusterSettings{NATS: []string{"nats://" + e.Addr()}, Token: natsToken},
 		FFmpeg:  "ffmpeg", FFprobe: "ffprobe", Render: app.RenderSettings{FrameWorkers: 1},
-		Export:  export.Config{PollInterval: time.Hour, JanitorInterval: 100 * time.Millisecond}}
+		Export: export.Config{PollInterval: time.Hour, JanitorInterval: 100 * time.Millisecond}}
 }
 
 // serveSharing serves a second App of cfg, on a data dir of its own, over first's

@@ -456,10 +456,16 @@ func (s *Store) upload(ctx context.Context, up Upload) (model.Asset, error) {
 // keepFont makes an uploaded font's file present and keeps its local copy for the
 // store's life (the font library and cluster jobs name it by path).
 func (s *Store) keepFont(path string) error {
+	_, err := s.fetchNow(path) // never released
+	return err
+}
+
+// fetchNow makes a file present where no request or render bounds the fetch
+// (fetchTimeout).
+func (s *Store) fetchNow(path string) (release func(), err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 	defer cancel()
-	_, err := s.cfg.Blobs.Fetch(ctx, path) // never released
-	return err
+	return s.cfg.Blobs.Fetch(ctx, path)
 }
 
 // fetchTimeout bounds fetching one file from the object store where no request or render
@@ -745,7 +751,16 @@ func (s *Store) ResolveFor(ctx context.Context, workspaceID string) Resolver {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if kept[p] && ctx.Err() == nil {
+		if ctx.Err() != nil {
+			// a resolver kept past its render (a preview's compositor, cached for the next
+			// instant): the file is fetched again if it went, and not kept
+			release, err := s.fetchNow(p)
+			if err == nil {
+				release()
+			}
+			return p, err
+		}
+		if kept[p] {
 			return p, nil
 		}
 		release, err := s.cfg.Blobs.Fetch(ctx, p)

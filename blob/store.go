@@ -80,10 +80,13 @@ type entry struct {
 	size int64
 	used time.Time
 	pins int
+	// confirmed: the object store holds the file (IndexName); only such copies are evicted
+	confirmed bool
 }
 
 // New opens a Store over cfg.Objects, taking in the files already under cfg.Dirs (and
-// removing interrupted fetches) and evicting down to the bound.
+// removing interrupted fetches) and evicting down to the bound those the index
+// (IndexName) lists; the others are kept and counted in a warning.
 func New(cfg Config) (*Store, error) {
 	if cfg.Root == "" || cfg.Objects == nil {
 		return nil, errors.New("blob: Root and Objects are required")
@@ -95,6 +98,11 @@ func New(cfg Config) (*Store, error) {
 		cfg.Logger = slog.Default()
 	}
 	s := &Store{cfg: cfg, log: cfg.Logger, entries: map[string]*entry{}, inflight: map[string]chan struct{}{}}
+	known, err := s.readIndex()
+	if err != nil {
+		return nil, fmt.Errorf("blob: read %s: %w", IndexName, err)
+	}
+	var kept, keptBytes int64
 	for _, d := range cfg.Dirs {
 		err := filepath.WalkDir(filepath.Join(cfg.Root, d), func(p string, de fs.DirEntry, err error) error {
 			if err != nil {
@@ -118,13 +126,24 @@ func New(cfg Config) (*Store, error) {
 			if err != nil {
 				return err
 			}
-			s.entries[key] = &entry{size: info.Size(), used: info.ModTime()}
+			s.entries[key] = &entry{size: info.Size(), used: info.ModTime(), confirmed: known[key]}
 			s.total += info.Size()
+			if !known[key] {
+				kept++
+				keptBytes += info.Size()
+			}
 			return nil
 		})
 		if err != nil {
 			return nil, fmt.Errorf("blob: take in %s: %w", d, err)
 		}
+	}
+	if err := s.rewriteIndex(); err != nil {
+		return nil, fmt.Errorf("blob: write %s: %w", IndexName, err)
+	}
+	if kept > 0 {
+		s.log.Warn("blob: local files not known to be in the object store are kept, never evicted: put them there with `cutroom blobs push`",
+			"files", kept, "bytes", keptBytes)
 	}
 	s.mu.Lock()
 	s.evict()
@@ -184,6 +203,7 @@ func (s *Store) Put(ctx context.Context, path string) error {
 	}
 	e.size, e.used = size, time.Now()
 	s.total += size
+	s.confirm(key, e)
 	s.evict()
 	return nil
 }
@@ -248,7 +268,7 @@ func (s *Store) Fetch(ctx context.Context, path string) (release func(), err err
 			return nil, ctx.Err()
 		}
 	}
-	n, err := s.fetch(ctx, key, path)
+	n, fetched, err := s.fetch(ctx, key, path)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	close(s.inflight[key])
@@ -256,18 +276,29 @@ func (s *Store) Fetch(ctx context.Context, path string) (release func(), err err
 	if err != nil {
 		return nil, err
 	}
-	s.entries[key] = &entry{size: n, used: time.Now(), pins: 1}
+	e := &entry{size: n, used: time.Now(), pins: 1}
+	s.entries[key] = e
 	s.total += n
+	if fetched {
+		s.confirm(key, e)
+	}
 	s.evict()
 	return s.release(key), nil
 }
 
-// fetch writes the object of key to path (temp file, synced, renamed), or takes in a
-// file already there (written before this Store knew it).
-func (s *Store) fetch(ctx context.Context, key, path string) (int64, error) {
+// fetch writes the object of key to path (temp file, synced, renamed) and reports that it
+// did, or takes in a file already there (written before this Store knew it; not known to
+// be in the object store).
+func (s *Store) fetch(ctx context.Context, key, path string) (n int64, fetched bool, err error) {
 	if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
-		return info.Size(), nil
+		return info.Size(), false, nil
 	}
+	n, err = s.download(ctx, key, path)
+	return n, err == nil, err
+}
+
+// download writes the object of key to path through a temp file in its directory.
+func (s *Store) download(ctx context.Context, key, path string) (int64, error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return 0, err
@@ -365,14 +396,15 @@ func (s *Store) Check(ctx context.Context) error {
 	return s.cfg.Objects.Check(ctx)
 }
 
-// evict removes least recently used copies not in use while the copies are over the
-// bound; s.mu is held. Everything in use: over the bound until a release.
+// evict removes least recently used copies not in use, and known to be in the object
+// store, while the copies are over the bound; s.mu is held. Everything in use (or not
+// known there): over the bound until a release (or a put).
 func (s *Store) evict() {
 	for s.total > s.cfg.MaxBytes {
 		var victim string
 		var oldest time.Time
 		for key, e := range s.entries {
-			if e.pins == 0 && (victim == "" || e.used.Before(oldest)) {
+			if e.pins == 0 && e.confirmed && (victim == "" || e.used.Before(oldest)) {
 				victim, oldest = key, e.used
 			}
 		}

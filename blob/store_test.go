@@ -176,18 +176,20 @@ func TestDeleteRemovesTheObject(t *testing.T) {
 	}
 }
 
-// dirBytes is the size of the regular files under root.
+// dirBytes is the size of the regular files under root's managed directories.
 func dirBytes(t *testing.T, root string) int64 {
 	t.Helper()
 	var n int64
-	_ = filepath.WalkDir(root, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if info, err := d.Info(); err == nil {
-				n += info.Size()
+	for _, d := range []string{"files", "outputs"} {
+		_ = filepath.WalkDir(filepath.Join(root, d), func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if info, err := d.Info(); err == nil {
+					n += info.Size()
+				}
 			}
-		}
-		return nil
-	})
+			return nil
+		})
+	}
 	return n
 }
 
@@ -321,5 +323,48 @@ func TestNilStoreIsTheLocalDisk(t *testing.T) {
 	}
 	if _, err := s.Fetch(ctx, filepath.Join(root, "outputs/x/x.mp4")); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("fetch of a missing file: %v", err)
+	}
+}
+
+// TestUnpushedFilesStay: files a Store finds under its root that the object store is not
+// known to hold (an install from before --blob-store nats) are never evicted, whatever the
+// bound; once put, a file is evicted like any copy, and the index remembers it across a
+// reopen.
+func TestUnpushedFilesStay(t *testing.T) {
+	objs, _ := natsObjects(t)
+	root := t.TempDir()
+	const size = 10_000
+	var paths []string
+	for i := range 3 {
+		key := "outputs/t" + string(rune('a'+i)) + "/t.mp4"
+		writeFile(t, root, key, size)
+		paths = append(paths, filepath.Join(root, key))
+	}
+	s := newStore(t, objs, root, size)
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("a file not in the object store was evicted: %v", err)
+		}
+	}
+	if err := s.Put(context.Background(), paths[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(paths[0]); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the copy put (the only one the object store holds) stayed over the bound: %v", err)
+	}
+	for _, p := range paths[1:] {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("a file not in the object store was evicted: %v", err)
+		}
+	}
+	release, err := s.Fetch(context.Background(), paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	writeFile(t, root, "outputs/ta/t.mp4", size) // as if fetched before a restart
+	again := newStore(t, objs, root, size)
+	if _, err := os.Stat(paths[0]); !errors.Is(err, fs.ErrNotExist) || again.Bytes() != 2*size {
+		t.Fatalf("reopened: the indexed copy stayed (%v) or the count is %d, want %d", err, again.Bytes(), 2*size)
 	}
 }
