@@ -139,8 +139,9 @@ type PushReport struct {
 // copies when it does not exist), joining the NATS of cs (URLs, token or credentials),
 // for moving an install onto it. Files keep their names, so a node started with
 // --blob-store nats on that data dir, or on any other, finds them; putting a file again
-// replaces its object with the same bytes, so it may run again. Nothing under dataDir is
-// changed. each, when set, is called after each file.
+// replaces its object with the same bytes, so it may run again. Nothing under dataDir
+// changes but its blob.IndexName, which then lists the files put (a node on that data dir
+// may evict them). each, when set, is called after each file.
 func PushBlobs(ctx context.Context, dataDir string, cs ClusterSettings, bs BlobSettings, each func(key string, size int64)) (PushReport, error) {
 	var rep PushReport
 	if len(cs.NATS) == 0 {
