@@ -96,7 +96,8 @@ func TestImportDirections(t *testing.T) {
 		"assets":     {"apierr", "blob", "diskspace", "editor", "internal/ctxio", "lottiebudget", "mediaheader", "model", "signedlink", "storage", "svgbudget"},
 		// blob: uploaded files and outputs in an object store every API node reads
 		// (--blob-store nats), with bounded local copies; the object store comes through its
-		// Objects interface (cluster.FileObjects implements it), so it imports no NATS.
+		// Objects interface (cluster.FileObjects implements it), so it imports no NATS;
+		// cluster's worker cache keeps its account with blob.Copies.
 		"blob": {"apierr"},
 		// media: decoding the files of editor assets for rendering (images, video and sound
 		// through ffmpeg, audio in Go); render and the App's previews use it, the asset store
@@ -156,7 +157,7 @@ func TestImportDirections(t *testing.T) {
 		// cluster: render workers and segment-parallel exports over NATS JetStream (the
 		// coordinator is an export.Renderer); it knows no compositor or encoder: app gives it
 		// the split, segment render and join of render. The only importer of NATS.
-		"cluster": {"editor", "export"},
+		"cluster": {"blob", "editor", "export"},
 		// cmd/cutroom: the cutroom command (package main): cobra commands, flags (defaults
 		// from the packages' Default constants), output and exit codes; it runs everything
 		// through app, and `cutroom export` renders with render's pipeline directly; `cutroom

@@ -36,7 +36,8 @@
 //     open (an open file stays readable after its copy goes); a render holds the files it
 //     resolved until its context ends (assets.Store.ResolveFor); uploaded fonts are held
 //     for the process's life (the font library and cluster jobs name them by path). Size
-//     the bound above what the renders running at once read, as with the worker's cache.
+//     the bound above what the renders running at once read, as with the worker's cache,
+//     whose account is the same type (Copies: bytes, use times, pins, fetches in flight).
 //   - Nothing is evicted that may be the only copy. The index (IndexName, in the data dir)
 //     lists the copies the object store is known to hold (put or fetched); a file found at
 //     start that it does not list (an install from before --blob-store nats) is kept

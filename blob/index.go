@@ -39,16 +39,10 @@ func (s *Store) readIndex() (map[string]bool, error) {
 	return out, sc.Err()
 }
 
-// rewriteIndex replaces the index with the keys of the confirmed copies (temp file,
-// synced, renamed): the keys of copies gone since are dropped. s.mu is held or the Store
-// not shared yet.
+// rewriteIndex replaces the index with the keys of the copies the object store holds
+// (temp file, synced, renamed): the keys of copies gone since are dropped.
 func (s *Store) rewriteIndex() error {
-	var keys []string
-	for k, e := range s.entries {
-		if e.confirmed {
-			keys = append(keys, k)
-		}
-	}
+	keys := s.copies.Evictable()
 	sort.Strings(keys)
 	tmp, err := os.CreateTemp(s.cfg.Root, "."+IndexName+"-*")
 	if err != nil {
@@ -72,10 +66,11 @@ func (s *Store) rewriteIndex() error {
 	return os.Rename(tmp.Name(), s.indexPath())
 }
 
-// confirm records that the object store holds key's object: its copy may be evicted.
-// s.mu is held (appends are serialised). A failed append only keeps the copy.
-func (s *Store) confirm(key string, e *entry) {
-	e.confirmed = true
+// confirm records in the index that the object store holds key's object: its copy may be
+// evicted, after a restart too. A failed append only keeps the copy after a restart.
+func (s *Store) confirm(key string) {
+	s.indexMu.Lock()
+	defer s.indexMu.Unlock()
 	f, err := os.OpenFile(s.indexPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
 	if err != nil {
 		s.log.Warn("blob: record a copy in the index", "err", err)

@@ -69,19 +69,11 @@ type Config struct {
 type Store struct {
 	cfg Config
 	log *slog.Logger
-
-	mu       sync.Mutex
-	total    int64
-	entries  map[string]*entry
-	inflight map[string]chan struct{}
-}
-
-type entry struct {
-	size int64
-	used time.Time
-	pins int
-	// confirmed: the object store holds the file (IndexName); only such copies are evicted
-	confirmed bool
+	// copies are the local copies by key; evictable: the object store holds the file
+	// (the index, IndexName)
+	copies *Copies
+	// indexMu serialises the index's appends
+	indexMu sync.Mutex
 }
 
 // New opens a Store over cfg.Objects, taking in the files already under cfg.Dirs (and
@@ -97,7 +89,10 @@ func New(cfg Config) (*Store, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Store{cfg: cfg, log: cfg.Logger, entries: map[string]*entry{}, inflight: map[string]chan struct{}{}}
+	s := &Store{cfg: cfg, log: cfg.Logger}
+	// the files are taken in unbounded, so that nothing is evicted before the index is
+	// rewritten; then the bound applies
+	s.copies = NewCopies(1<<62, s.removeLocal)
 	known, err := s.readIndex()
 	if err != nil {
 		return nil, fmt.Errorf("blob: read %s: %w", IndexName, err)
@@ -126,8 +121,7 @@ func New(cfg Config) (*Store, error) {
 			if err != nil {
 				return err
 			}
-			s.entries[key] = &entry{size: info.Size(), used: info.ModTime(), confirmed: known[key]}
-			s.total += info.Size()
+			s.copies.Add(key, info.Size(), info.ModTime(), known[key])
 			if !known[key] {
 				kept++
 				keptBytes += info.Size()
@@ -145,9 +139,7 @@ func New(cfg Config) (*Store, error) {
 		s.log.Warn("blob: local files not known to be in the object store are kept, never evicted: put them there with `cutroom blobs push`",
 			"files", kept, "bytes", keptBytes)
 	}
-	s.mu.Lock()
-	s.evict()
-	s.mu.Unlock()
+	s.copies.Bound(cfg.MaxBytes)
 	return s, nil
 }
 
@@ -161,11 +153,7 @@ func (s *Store) key(path string) (string, error) {
 }
 
 // Bytes is the size of the local copies.
-func (s *Store) Bytes() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.total
-}
+func (s *Store) Bytes() int64 { return s.copies.Bytes() }
 
 // Put stores the complete file at path in the object store and returns once the store
 // holds it: the size and SHA-256 it recorded are checked against the bytes read. The
@@ -192,19 +180,8 @@ func (s *Store) Put(ctx context.Context, path string) error {
 	if want := hex.EncodeToString(h.Sum(nil)); size != cr.n || sum != want {
 		return unavailable(nil, "the object store recorded %s as %d bytes with SHA-256 %s; %d bytes with SHA-256 %s were sent", key, size, sum, cr.n, want)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := s.entries[key]
-	if ok {
-		s.total -= e.size
-	} else {
-		e = &entry{}
-		s.entries[key] = e
-	}
-	e.size, e.used = size, time.Now()
-	s.total += size
-	s.confirm(key, e)
-	s.evict()
+	s.copies.Add(key, size, time.Now(), true)
+	s.confirm(key)
 	return nil
 }
 
@@ -242,48 +219,14 @@ func (s *Store) Fetch(ctx context.Context, path string) (release func(), err err
 	if err != nil {
 		return nil, err
 	}
-	for {
-		s.mu.Lock()
-		if e, ok := s.entries[key]; ok {
-			if _, err := os.Stat(path); err == nil {
-				e.pins++
-				e.used = time.Now()
-				s.mu.Unlock()
-				return s.release(key), nil
-			}
-			s.total -= e.size // removed under us: fetch again
-			delete(s.entries, key)
+	present := func() bool { _, err := os.Stat(path); return err == nil }
+	return s.copies.Get(ctx, key, present, func(ctx context.Context) (int64, bool, error) {
+		n, fetched, err := s.fetch(ctx, key, path)
+		if err == nil && fetched {
+			s.confirm(key)
 		}
-		wait, busy := s.inflight[key]
-		if !busy {
-			wait = make(chan struct{})
-			s.inflight[key] = wait
-			s.mu.Unlock()
-			break
-		}
-		s.mu.Unlock()
-		select {
-		case <-wait:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	n, fetched, err := s.fetch(ctx, key, path)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	close(s.inflight[key])
-	delete(s.inflight, key)
-	if err != nil {
-		return nil, err
-	}
-	e := &entry{size: n, used: time.Now(), pins: 1}
-	s.entries[key] = e
-	s.total += n
-	if fetched {
-		s.confirm(key, e)
-	}
-	s.evict()
-	return s.release(key), nil
+		return n, fetched, err
+	})
 }
 
 // fetch writes the object of key to path (temp file, synced, renamed) and reports that it
@@ -350,21 +293,6 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func (s *Store) release(key string) func() {
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if e, ok := s.entries[key]; ok && e.pins > 0 {
-				e.pins--
-				e.used = time.Now()
-				s.evict()
-			}
-		})
-	}
-}
-
 // Delete removes the file at path: its local copy and its object. A copy in use is
 // removed too (open files stay readable).
 func (s *Store) Delete(ctx context.Context, path string) error {
@@ -375,13 +303,7 @@ func (s *Store) Delete(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	if e, ok := s.entries[key]; ok {
-		s.total -= e.size
-		delete(s.entries, key)
-	}
-	s.removeLocal(key)
-	s.mu.Unlock()
+	s.copies.Remove(key)
 	if err := s.cfg.Objects.Delete(ctx, key); err != nil {
 		return unavailable(err, "the object store did not delete %s", key)
 	}
@@ -396,29 +318,8 @@ func (s *Store) Check(ctx context.Context) error {
 	return s.cfg.Objects.Check(ctx)
 }
 
-// evict removes least recently used copies not in use, and known to be in the object
-// store, while the copies are over the bound; s.mu is held. Everything in use (or not
-// known there): over the bound until a release (or a put).
-func (s *Store) evict() {
-	for s.total > s.cfg.MaxBytes {
-		var victim string
-		var oldest time.Time
-		for key, e := range s.entries {
-			if e.pins == 0 && e.confirmed && (victim == "" || e.used.Before(oldest)) {
-				victim, oldest = key, e.used
-			}
-		}
-		if victim == "" {
-			return
-		}
-		s.total -= s.entries[victim].size
-		delete(s.entries, victim)
-		s.removeLocal(victim)
-	}
-}
-
 // removeLocal removes the local copy of key and the directories it leaves empty, up to
-// the managed directory; s.mu is held.
+// the managed directory (Copies' remove).
 func (s *Store) removeLocal(key string) {
 	p := filepath.Join(s.cfg.Root, filepath.FromSlash(key))
 	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
