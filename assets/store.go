@@ -644,7 +644,7 @@ func (s *Store) OpenFile(ctx context.Context, requestPath, exp, sig string) (*Fi
 	if err != nil {
 		return nil, err
 	}
-	f, err := s.open(ctx, s.filePath(a.FileKey))
+	f, err := s.cfg.Blobs.Open(ctx, s.filePath(a.FileKey))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			s.log.Warn("asset file missing", "asset", a.ID, "fileKey", a.FileKey)
@@ -690,17 +690,6 @@ func keyFromURL(raw string) string {
 		return ""
 	}
 	return u.Path[i+len("/files/"):]
-}
-
-// open opens a file, fetched first when this node has no copy; the copy may be evicted
-// once open (the open file stays readable).
-func (s *Store) open(ctx context.Context, path string) (*os.File, error) {
-	release, err := s.cfg.Blobs.Fetch(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	return os.Open(path)
 }
 
 // Resolver finds the local file of an editor asset. It is an alias of the function type, as
@@ -749,8 +738,6 @@ func (s *Store) ResolveFor(ctx context.Context, workspaceID string) Resolver {
 		if err != nil {
 			return "", err
 		}
-		mu.Lock()
-		defer mu.Unlock()
 		if ctx.Err() != nil {
 			// a resolver kept past its render (a preview's compositor, cached for the next
 			// instant): the file is fetched again if it went, and not kept
@@ -760,15 +747,24 @@ func (s *Store) ResolveFor(ctx context.Context, workspaceID string) Resolver {
 			}
 			return p, err
 		}
-		if kept[p] {
+		mu.Lock()
+		held := kept[p]
+		mu.Unlock()
+		if held {
 			return p, nil
 		}
-		release, err := s.cfg.Blobs.Fetch(ctx, p)
+		release, err := s.cfg.Blobs.Fetch(ctx, p) // one fetch per file, whoever asks
 		if err != nil {
 			return "", err
 		}
-		kept[p] = true
-		context.AfterFunc(ctx, release)
+		mu.Lock()
+		held, kept[p] = kept[p], true
+		mu.Unlock()
+		if held {
+			release() // another resolve of p kept it meanwhile
+		} else {
+			context.AfterFunc(ctx, release)
+		}
 		return p, nil
 	}
 }

@@ -175,22 +175,23 @@ func (s *Store) Put(ctx context.Context, path string) error {
 	cr := &countingReader{r: io.TeeReader(f, h)}
 	size, sum, err := s.cfg.Objects.Put(ctx, key, cr)
 	if err != nil {
-		return unavailable(err, "the object store did not take %s", key)
+		return s.unavailable(fmt.Errorf("put %s: %w", key, err), "the file store (NATS) did not take the file; nothing was stored; try again")
 	}
 	if want := hex.EncodeToString(h.Sum(nil)); size != cr.n || sum != want {
-		return unavailable(nil, "the object store recorded %s as %d bytes with SHA-256 %s; %d bytes with SHA-256 %s were sent", key, size, sum, cr.n, want)
+		return s.unavailable(fmt.Errorf("put %s: the object store recorded %d bytes with SHA-256 %s; %d bytes with SHA-256 %s were sent", key, size, sum, cr.n, want),
+			"the file store (NATS) recorded other bytes than were sent; nothing was stored; try again")
 	}
 	s.copies.Add(key, size, time.Now(), true)
 	s.confirm(key)
 	return nil
 }
 
-func unavailable(err error, format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
-	if err != nil {
-		return CodeUnavailable.Wrap(err, "%s: %v", msg, err).WithRetryAfter(retryAfter)
-	}
-	return CodeUnavailable.New("%s", msg).WithRetryAfter(retryAfter)
+// unavailable is a CodeUnavailable error of detail (what a client reads: no names or
+// error texts of the object store) caused by err, which it logs (the server does not log
+// the causes of the errors it answers with a code).
+func (s *Store) unavailable(err error, detail string) error {
+	s.log.Warn("blob: the object store failed", "err", err)
+	return CodeUnavailable.Wrap(err, "%s", detail).WithRetryAfter(retryAfter)
 }
 
 type countingReader struct {
@@ -229,6 +230,18 @@ func (s *Store) Fetch(ctx context.Context, path string) (release func(), err err
 	})
 }
 
+// Open opens the file at path, fetched first when there is no local copy (Fetch); the
+// copy may be evicted once it is open (an open file stays readable). On a nil Store it is
+// os.Open.
+func (s *Store) Open(ctx context.Context, path string) (*os.File, error) {
+	release, err := s.Fetch(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return os.Open(path)
+}
+
 // fetch writes the object of key to path (temp file, synced, renamed) and reports that it
 // did, or takes in a file already there (written before this Store knew it; not known to
 // be in the object store).
@@ -262,12 +275,13 @@ func (s *Store) download(ctx context.Context, key, path string) (int64, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return 0, fmt.Errorf("blob: %s: %w", key, err)
 	case errors.Is(err, errTooLarge):
-		return 0, unavailable(nil, "%s is larger than the local copies may be (%d bytes)", key, s.cfg.MaxBytes)
+		return 0, s.unavailable(fmt.Errorf("get %s: larger than --blob-cache-bytes (%d)", key, s.cfg.MaxBytes),
+			"the file is larger than this server's copies of files may be (--blob-cache-bytes)")
 	case err != nil:
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
-		return 0, unavailable(err, "the object store did not give %s", key)
+		return 0, s.unavailable(fmt.Errorf("get %s: %w", key, err), "the file store (NATS) did not give the file; try again")
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return 0, err
@@ -305,7 +319,7 @@ func (s *Store) Delete(ctx context.Context, path string) error {
 	}
 	s.copies.Remove(key)
 	if err := s.cfg.Objects.Delete(ctx, key); err != nil {
-		return unavailable(err, "the object store did not delete %s", key)
+		return s.unavailable(fmt.Errorf("delete %s: %w", key, err), "the file store (NATS) did not delete the file")
 	}
 	return nil
 }

@@ -335,17 +335,11 @@ func (s *Service) OpenOutput(taskID, filename, exp, sig string) (*Output, error)
 	return &Output{ReadSeekCloser: f, Name: t.Filename, ContentType: ct, ModTime: st.ModTime(), Size: st.Size()}, nil
 }
 
-// openOutput opens an output file, fetched first when this node has no copy (the copy may
-// be evicted once open: the open file stays readable).
+// openOutput opens an output file, fetched first when this node has no copy.
 func (s *Service) openOutput(path string) (*os.File, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), outputFetchTimeout)
 	defer cancel()
-	release, err := s.cfg.Blobs.Fetch(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	return os.Open(path)
+	return s.cfg.Blobs.Open(ctx, path)
 }
 
 // outputFetchTimeout bounds fetching an output from the object store for a download.
