@@ -3,6 +3,7 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"image"
@@ -11,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -82,6 +84,12 @@ func natsNode(e *cluster.Embedded) app.Config {
 // stops before first does.
 func serveSharing(t *testing.T, cfg app.Config, first *testApp) *testApp {
 	t.Helper()
+	return &testApp{Served: serveOver(t, cfg, first.Served), t: t}
+}
+
+// serveOver is serveSharing for tests and benchmarks.
+func serveOver(t testing.TB, cfg app.Config, first *apptest.Served) *apptest.Served {
+	t.Helper()
 	cfg.DataDir, cfg.ShutdownGrace = t.TempDir(), 5*time.Second
 	b := app.New(cfg)
 	b.DB = first.DB
@@ -108,7 +116,7 @@ func serveSharing(t *testing.T, cfg app.Config, first *testApp) *testApp {
 			t.Error(err)
 		}
 	})
-	return &testApp{Served: &apptest.Served{App: b, Key: first.Key, WorkspaceID: first.WorkspaceID, DataDir: cfg.DataDir}, t: t}
+	return &apptest.Served{App: b, Key: first.Key, WorkspaceID: first.WorkspaceID, DataDir: cfg.DataDir}
 }
 
 // uploaded is an upload's answer.
@@ -475,4 +483,105 @@ func TestPushBlobs(t *testing.T) {
 	if r := node.get(old.outputURL(id)); r.status != 200 || r.body != string(out) {
 		t.Fatalf("the new node's GET of the pushed output: %d", r.status)
 	}
+}
+
+// wavBytes is a WAV file (16-bit stereo PCM at 48 kHz) of about n bytes of noise.
+func wavBytes(n int) []byte {
+	data := make([]byte, n&^3)
+	for i := range data {
+		data[i] = byte(i*7919 + i/5*104729)
+	}
+	h := make([]byte, 44)
+	copy(h, "RIFF")
+	binary.LittleEndian.PutUint32(h[4:], uint32(36+len(data)))
+	copy(h[8:], "WAVEfmt ")
+	binary.LittleEndian.PutUint32(h[16:], 16)
+	binary.LittleEndian.PutUint16(h[20:], 1) // PCM
+	binary.LittleEndian.PutUint16(h[22:], 2)
+	binary.LittleEndian.PutUint32(h[24:], 48000)
+	binary.LittleEndian.PutUint32(h[28:], 48000*4)
+	binary.LittleEndian.PutUint16(h[32:], 4)
+	binary.LittleEndian.PutUint16(h[34:], 16)
+	copy(h[36:], "data")
+	binary.LittleEndian.PutUint32(h[40:], uint32(len(data)))
+	return append(h, data...)
+}
+
+// BenchmarkUpload16MiB: what writing through to the NATS object store (embedded, on
+// loopback) adds to an upload of 16 MiB (a WAV file: probing reads its header only), against
+// the data dir alone; and, for nats, a first download on another node (fetched into its
+// copies) and a second (from them).
+//
+//	go test -tags extlib,pkgconfig -run '^$' -bench Upload16MiB -benchtime 10x ./app
+func BenchmarkUpload16MiB(b *testing.B) {
+	body := wavBytes(16 << 20)
+	post := func(b *testing.B, s *apptest.Served) uploaded {
+		req, _ := http.NewRequest("POST", s.BaseURL+"/v1/uploads", bytes.NewReader(body))
+		req.Header.Set("x-api-key", s.Key)
+		req.Header.Set("x-file-name", "a.wav")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var up struct{ Data uploaded }
+		if err := json.NewDecoder(resp.Body).Decode(&up); err != nil || resp.StatusCode != 201 {
+			b.Fatalf("upload: %d %v", resp.StatusCode, err)
+		}
+		return up.Data
+	}
+	get := func(b *testing.B, s *apptest.Served, link string) {
+		u, _ := url.Parse(link)
+		resp, err := http.Get(s.BaseURL + u.RequestURI())
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || n != int64(len(body)) {
+			b.Fatalf("download: %d, %d bytes", resp.StatusCode, n)
+		}
+	}
+	b.Run("local", func(b *testing.B) {
+		s := apptest.Serve(b, app.Config{}, nil)
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			post(b, s)
+		}
+	})
+	e, err := cluster.StartEmbedded("127.0.0.1:0", natsToken, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(e.Shutdown)
+	cfg := app.Config{Blobs: app.BlobSettings{Store: app.BlobStoreNATS},
+		Cluster: app.ClusterSettings{NATS: []string{"nats://" + e.Addr()}, Token: natsToken}}
+	a := apptest.Serve(b, cfg, nil)
+	var ups []uploaded
+	b.Run("nats", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			ups = append(ups, post(b, a))
+		}
+	})
+	other := serveOver(b, cfg, a)
+	b.Run("nats-first-read-elsewhere", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		i := 0
+		for b.Loop() {
+			if i >= len(ups) {
+				b.StopTimer()
+				ups = append(ups, post(b, a))
+				b.StartTimer()
+			}
+			get(b, other, ups[i].FileURL)
+			i++
+		}
+	})
+	b.Run("nats-read-copy", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			get(b, other, ups[0].FileURL)
+		}
+	})
 }

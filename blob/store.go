@@ -50,7 +50,8 @@ type Config struct {
 	// "outputs/<task>/<task>.mp4").
 	Root string
 	// Dirs are the subdirectories of Root whose files are the store's (taken in at New;
-	// names beginning with "." are fetches a crash interrupted, removed).
+	// names beginning with "." are temp files a crash left, of fetches or renders: removed,
+	// so New runs before anything writes there).
 	Dirs []string
 	// Objects is the object store (required).
 	Objects Objects
@@ -77,8 +78,8 @@ type Store struct {
 }
 
 // New opens a Store over cfg.Objects, taking in the files already under cfg.Dirs (and
-// removing interrupted fetches) and evicting down to the bound those the index
-// (IndexName) lists; the others are kept and counted in a warning.
+// removing the temp files a crash left there: fetches, renders) and evicting down to the
+// bound those the index (IndexName) lists; the others are kept and counted in a warning.
 func New(cfg Config) (*Store, error) {
 	if cfg.Root == "" || cfg.Objects == nil {
 		return nil, errors.New("blob: Root and Objects are required")
@@ -110,7 +111,7 @@ func New(cfg Config) (*Store, error) {
 				return nil
 			}
 			if strings.HasPrefix(de.Name(), ".") {
-				_ = os.Remove(p) // an interrupted fetch
+				_ = os.Remove(p) // a fetch or render a crash interrupted
 				return nil
 			}
 			info, err := de.Info()
