@@ -356,7 +356,8 @@ func TestBlobStoreNATSTwoNodes(t *testing.T) {
 
 // TestBlobStoreNATSDown: with the NATS server gone, an upload is refused with 503
 // BLOB_STORE_UNAVAILABLE (Retry-After) and leaves no record and no file; /readyz fails on
-// the blob store.
+// the blob store; an export renders but is not COMPLETED: its output cannot be put, so
+// it fails with that code and leaves no file.
 func TestBlobStoreNATSDown(t *testing.T) {
 	e := startNATS(t)
 	a := startApp(t, natsNode(e), nil)
@@ -377,6 +378,50 @@ func TestBlobStoreNATSDown(t *testing.T) {
 	}
 	if st, checks, failed := a.readyz(); st != 503 || checks["blobStore"] != "unavailable" || strings.Join(failed, ",") != "blobStore" {
 		t.Fatalf("readyz with the object store down: %d %v %v", st, checks, failed)
+	}
+	id := createExport(t, a.Served, app.SolidState)
+	if task := waitExport(t, a.Served, id); task.Status != model.StatusFailed || !strings.HasPrefix(deref(task.Error), "BLOB_STORE_UNAVAILABLE: ") {
+		t.Fatalf("export with the object store down: %s %q", task.Status, deref(task.Error))
+	}
+	if _, err := os.Stat(filepath.Join(a.DataDir, "outputs", id)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the failed export left its output: %v", err)
+	}
+}
+
+// TestBlobStoreNATSCacheBound: a node with --blob-cache-bytes below the files it reads
+// keeps its copies within the bound and serves every file whole, fetching again what it
+// evicted.
+func TestBlobStoreNATSCacheBound(t *testing.T) {
+	e := startNATS(t)
+	a := startApp(t, natsNode(e), nil)
+	small := natsNode(e)
+	const size = 200_000
+	small.Blobs.CacheBytes = 2*size + size/2
+	b := serveSharing(t, small, a)
+	var ups []uploaded
+	var bodies [][]byte
+	for i := range 4 {
+		body := wavBytes(size + i) // distinct files
+		bodies = append(bodies, body)
+		ups = append(ups, a.upload("a.wav", "audio/wav", body))
+	}
+	for round := range 2 {
+		for i, up := range ups {
+			if r := b.get(up.FileURL); r.status != 200 || r.body != string(bodies[i]) {
+				t.Fatalf("round %d, file %d: %d, %d bytes", round, i, r.status, len(r.body))
+			}
+			var held int64
+			_ = filepath.WalkDir(filepath.Join(b.DataDir, "files", "assets"), func(_ string, d fs.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() {
+					info, _ := d.Info()
+					held += info.Size()
+				}
+				return nil
+			})
+			if held > small.Blobs.CacheBytes {
+				t.Fatalf("round %d, file %d: %d bytes of copies, bound %d", round, i, held, small.Blobs.CacheBytes)
+			}
+		}
 	}
 }
 

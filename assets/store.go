@@ -435,7 +435,7 @@ func (s *Store) upload(ctx context.Context, up Upload) (model.Asset, error) {
 		CreatedAt: s.now().UTC()}
 	if err := s.rec.CreateAsset(a, up.ProjectID); err != nil {
 		_ = os.RemoveAll(filepath.Dir(final))
-		s.dropObject(final)
+		s.cfg.Blobs.Drop(final)
 		return model.Asset{}, recordError(err, up.ProjectID, a.ID)
 	}
 	if s.cfg.Metrics != nil {
@@ -472,15 +472,7 @@ func (s *Store) fetchNow(path string) (release func(), err error) {
 // bounds it (an uploaded font at start).
 const fetchTimeout = 5 * time.Minute
 
-// dropObject deletes the object of a file whose record did not commit or was deleted
-// (logged when it fails: the object is then left behind).
-func (s *Store) dropObject(path string) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := s.cfg.Blobs.Delete(ctx, path); err != nil {
-		s.log.Warn("object store: an object left behind", "err", err)
-	}
-}
+
 
 // FontFiles returns the stored paths of every live uploaded font, of every workspace, for
 // loading into the font library at start.
@@ -839,7 +831,7 @@ func (s *Store) DeleteAsset(ctx context.Context, workspaceID, id string) error {
 		if err == nil && s.cfg.Blobs != nil {
 			// with an object store the file goes with its record (on the local disk alone,
 			// a soft-deleted file stays)
-			s.dropObject(s.filePath(a.FileKey))
+			s.cfg.Blobs.Drop(s.filePath(a.FileKey))
 		}
 		if !errors.Is(err, storage.ErrReferencesChanged) {
 			return recordError(err, "", id)

@@ -325,6 +325,23 @@ func (s *Store) Delete(ctx context.Context, path string) error {
 	return nil
 }
 
+// DropTimeout bounds Drop.
+const DropTimeout = 10 * time.Second
+
+// Drop is Delete for callers without a context of their own (a janitor, a render's end),
+// within DropTimeout; what it could not delete is logged and left behind (never served:
+// the records decide what is).
+func (s *Store) Drop(path string) {
+	if s == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), DropTimeout)
+	defer cancel()
+	if err := s.Delete(ctx, path); err != nil {
+		s.log.Warn("blob: an object left behind", "path", path, "err", err)
+	}
+}
+
 // Check tells whether the object store answers (nil on a nil Store).
 func (s *Store) Check(ctx context.Context) error {
 	if s == nil {

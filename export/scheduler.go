@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cutroom/cutroom/blob"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
@@ -245,16 +246,16 @@ func (s *Service) render(ctx context.Context, t model.ExportTask) {
 	cause := context.Cause(ctx)
 	switch {
 	case errors.Is(cause, errCanceled):
-		s.dropOutput(&t)
+		s.dropOutput(&t, err == nil)
 		log.Info("export canceled")
 	case errors.Is(cause, errPaused):
-		s.dropOutput(&t)
+		s.dropOutput(&t, err == nil)
 		if _, _, perr := s.update(t.ID, pauseProcessing); perr != nil {
 			log.Error("export: record pause", "err", perr)
 		}
 		log.Info("export paused for shutdown")
 	case err != nil:
-		s.dropOutput(&t)
+		s.dropOutput(&t, false)
 		log.Error("export failed", "err", err)
 		s.finish(t.ID, started, err)
 	default:
@@ -341,7 +342,7 @@ func (s *Service) finish(id string, started time.Time, renderErr error) {
 		s.cfg.Metrics.RenderEnded(t.Status, now.Sub(started), size)
 	}
 	if t.Status != model.StatusCompleted {
-		s.dropOutput(&t)
+		s.dropOutput(&t, renderErr == nil)
 	}
 	if t.CallbackURL != nil {
 		s.cfg.Notify()
@@ -397,7 +398,7 @@ func (p *progress) report(done, total int64) {
 }
 
 // deleteOutput deletes an expired output: its directory and, with an object store, its
-// object.
+// object (an error leaves the output to the next sweep).
 func (s *Service) deleteOutput(id string) error {
 	if err := os.RemoveAll(s.taskDir(id)); err != nil || s.cfg.Blobs == nil {
 		return err
@@ -406,7 +407,7 @@ func (s *Service) deleteOutput(id string) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), blob.DropTimeout)
 	defer cancel()
 	return s.cfg.Blobs.Delete(ctx, s.outputPath(&t))
 }

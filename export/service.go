@@ -345,19 +345,12 @@ func (s *Service) openOutput(path string) (*os.File, error) {
 // outputFetchTimeout bounds fetching an output from the object store for a download.
 const outputFetchTimeout = 5 * time.Minute
 
-// dropOutput removes a task's output directory and, with an object store, the object of
-// an output that was written (and may have been put, before a cancel, pause or failure
-// to record it).
-func (s *Service) dropOutput(t *model.ExportTask) {
-	_, statErr := os.Stat(s.outputPath(t))
+// dropOutput removes a task's output directory and, when it was put (renderFile
+// returned nil: a cancel, pause or the task's change came after), its object.
+func (s *Service) dropOutput(t *model.ExportTask, put bool) {
 	_ = os.RemoveAll(s.taskDir(t.ID))
-	if s.cfg.Blobs == nil || statErr != nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := s.cfg.Blobs.Delete(ctx, s.outputPath(t)); err != nil {
-		s.log.Warn("export: object store: an output left behind", "task", t.ID, "err", err)
+	if put {
+		s.cfg.Blobs.Drop(s.outputPath(t))
 	}
 }
 
