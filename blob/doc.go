@@ -46,8 +46,10 @@
 //   - Deletes. Deleting an asset (after its record's soft delete commits) or an expired
 //     output removes the local copy and the object. Other nodes' copies of it are not
 //     told: the records decide what is served (a deleted asset or purged output is never
-//     served), and the copies go with their eviction. A crash between an upload's put and
-//     its record's commit leaves an object without a record (never served, not swept).
+//     served), and the copies go with their eviction. Objects can be left behind without
+//     a record, never served and not swept: a crash between an upload's put and its
+//     record's commit, or a delete while NATS does not answer (Drop gives up after
+//     DropTimeout and logs it; an expired output is tried again at the next sweep).
 //   - Replication is the object store's: the App creates "cutroom-files" with
 //     --blob-replicas copies (1 by default) when it does not exist, and keeps the
 //     configuration of an existing one, so an operator may create it first (`nats object
