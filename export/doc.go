@@ -51,7 +51,10 @@
 //   - Outputs live in OutputDir/<taskId>/<taskId>.<format>. The Renderer writes that file
 //     itself, atomically (temp file in the same directory, fsync, rename); a task becomes
 //     COMPLETED only after Render returned and the file exists, so a partial file is never
-//     served. On cancel, pause or failure the task's directory is removed.
+//     served. On cancel, pause or failure the task's directory is removed. With an object
+//     store (Config.Blobs, --blob-store nats; package blob) the file is put there before
+//     the task becomes COMPLETED (a failed put fails the task with BLOB_STORE_UNAVAILABLE),
+//     a download on a node without a copy fetches it, and expiry deletes the object too.
 //   - outputUrl is {publicURL}/outputs/<taskId>/<filename>?exp=<unix>&sig=<hex HMAC-SHA256
 //     of the path and expiry>, keyed with a secret kept in the database; it works for
 //     OutputTTL (default 72 h), after which it answers 410 OUTPUT_EXPIRED, the janitor

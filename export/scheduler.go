@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cutroom/cutroom/blob"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
@@ -245,16 +246,16 @@ func (s *Service) render(ctx context.Context, t model.ExportTask) {
 	cause := context.Cause(ctx)
 	switch {
 	case errors.Is(cause, errCanceled):
-		_ = os.RemoveAll(s.taskDir(t.ID))
+		s.dropOutput(&t, err == nil)
 		log.Info("export canceled")
 	case errors.Is(cause, errPaused):
-		_ = os.RemoveAll(s.taskDir(t.ID))
+		s.dropOutput(&t, err == nil)
 		if _, _, perr := s.update(t.ID, pauseProcessing); perr != nil {
 			log.Error("export: record pause", "err", perr)
 		}
 		log.Info("export paused for shutdown")
 	case err != nil:
-		_ = os.RemoveAll(s.taskDir(t.ID))
+		s.dropOutput(&t, false)
 		log.Error("export failed", "err", err)
 		s.finish(t.ID, started, err)
 	default:
@@ -302,7 +303,8 @@ func (s *Service) renderFile(ctx context.Context, t *model.ExportTask) (err erro
 	if err != nil || st.Size() == 0 {
 		return fmt.Errorf("the renderer reported success but wrote no output file")
 	}
-	return nil
+	// every node serves the output once the task is COMPLETED
+	return s.cfg.Blobs.Put(ctx, job.OutputPath)
 }
 
 // finish records a finished render: COMPLETED with the output link's expiry, or FAILED
@@ -340,7 +342,7 @@ func (s *Service) finish(id string, started time.Time, renderErr error) {
 		s.cfg.Metrics.RenderEnded(t.Status, now.Sub(started), size)
 	}
 	if t.Status != model.StatusCompleted {
-		_ = os.RemoveAll(s.taskDir(id))
+		s.dropOutput(&t, renderErr == nil)
 	}
 	if t.CallbackURL != nil {
 		s.cfg.Notify()
@@ -395,6 +397,21 @@ func (p *progress) report(done, total int64) {
 	p.s.setPhase(p.id, PhaseRendering, pct)
 }
 
+// deleteOutput deletes an expired output: its directory and, with an object store, its
+// object (an error leaves the output to the next sweep).
+func (s *Service) deleteOutput(id string) error {
+	if err := os.RemoveAll(s.taskDir(id)); err != nil || s.cfg.Blobs == nil {
+		return err
+	}
+	t, err := s.store.ExportTaskByID(id)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), blob.DropTimeout)
+	defer cancel()
+	return s.cfg.Blobs.Delete(ctx, s.outputPath(&t))
+}
+
 // purgeExpired deletes the files of outputs whose links expired.
 func (s *Service) purgeExpired() {
 	ids, err := s.store.ExpiredOutputs(s.now())
@@ -403,7 +420,7 @@ func (s *Service) purgeExpired() {
 		return
 	}
 	for _, id := range ids {
-		if err := os.RemoveAll(s.taskDir(id)); err != nil {
+		if err := s.deleteOutput(id); err != nil {
 			s.log.Warn("export: delete expired output", "task", id, "err", err)
 			continue
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/blob"
 	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/model"
@@ -109,6 +110,10 @@ type Config struct {
 	Fonts func(family string) bool
 	// MissingFonts is MissingFontsWarn (default, "") or MissingFontsRefuse.
 	MissingFonts string
+	// Blobs, when set, keeps outputs in an object store every node reads (--blob-store
+	// nats): an output is put there before its task is COMPLETED, downloads fetch a missing
+	// one into OutputDir, expiry deletes the object. nil: OutputDir holds the only copy.
+	Blobs *blob.Store
 }
 
 // Service manages export tasks: create, read, list and cancel for the API, and the
@@ -293,8 +298,9 @@ type Output struct {
 // errOutputExpired: a valid output link whose expiry has passed (the output is deleted then).
 var errOutputExpired = apierr.Define(apierr.Gone, "OUTPUT_EXPIRED")
 
-// OpenOutput checks a signed output link and opens the file. A bad signature gives
-// LINK_INVALID; an expired link or a deleted output OUTPUT_EXPIRED.
+// OpenOutput checks a signed output link and opens the file (fetched from the object store
+// when this node has no copy). A bad signature gives LINK_INVALID; an expired link or a
+// deleted output OUTPUT_EXPIRED.
 func (s *Service) OpenOutput(taskID, filename, exp, sig string) (*Output, error) {
 	e, err := strconv.ParseInt(exp, 10, 64)
 	if err != nil || !s.links.Verify(taskID, filename, e, sig) {
@@ -310,7 +316,7 @@ func (s *Service) OpenOutput(taskID, filename, exp, sig string) (*Output, error)
 	if t.Status != model.StatusCompleted || t.OutputPurged || t.Filename != filename {
 		return nil, errOutputExpired.New("this output is no longer available")
 	}
-	f, err := os.Open(s.outputPath(&t))
+	f, err := s.openOutput(s.outputPath(&t))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, errOutputExpired.New("this output is no longer available")
 	}
@@ -327,6 +333,25 @@ func (s *Service) OpenOutput(taskID, filename, exp, sig string) (*Output, error)
 		ct = "video/webm"
 	}
 	return &Output{ReadSeekCloser: f, Name: t.Filename, ContentType: ct, ModTime: st.ModTime(), Size: st.Size()}, nil
+}
+
+// openOutput opens an output file, fetched first when this node has no copy.
+func (s *Service) openOutput(path string) (*os.File, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), outputFetchTimeout)
+	defer cancel()
+	return s.cfg.Blobs.Open(ctx, path)
+}
+
+// outputFetchTimeout bounds fetching an output from the object store for a download.
+const outputFetchTimeout = 5 * time.Minute
+
+// dropOutput removes a task's output directory and, when it was put (renderFile
+// returned nil: a cancel, pause or the task's change came after), its object.
+func (s *Service) dropOutput(t *model.ExportTask, put bool) {
+	_ = os.RemoveAll(s.taskDir(t.ID))
+	if put {
+		s.cfg.Blobs.Drop(s.outputPath(t))
+	}
 }
 
 func (s *Service) taskDir(id string) string { return filepath.Join(s.cfg.OutputDir, id) }
