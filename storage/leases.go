@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // A LostLease is a task whose lease a node tried to renew and no longer holds.
@@ -27,7 +26,7 @@ func (db *DB) RenewLeases(node string, ids []string, until time.Time) ([]LostLea
 		return nil, nil
 	}
 	var lost []LostLease
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx Tx) error {
 		lost = lost[:0]
 		b := tx.Bucket(bucketExports)
 		for _, id := range ids {
@@ -67,7 +66,7 @@ func (db *DB) RenewLeases(node string, ids []string, until time.Time) ([]LostLea
 // expired.
 func (db *DB) ActiveExportTasks() ([]model.ExportTask, error) {
 	var out []model.ExportTask
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx Tx) error {
 		out = out[:0]
 		tasks, active := tx.Bucket(bucketExports), tx.Bucket(bucketExportActive)
 		return active.ForEachBucket(func(ws []byte) error {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // ErrWebhookClaimLost is returned by WebhookSucceeded and WebhookFailed when the entry is no
@@ -23,7 +22,7 @@ var ErrWebhookClaimLost = errors.New("the webhook entry is no longer claimed by 
 // that attempt ended with no outcome recorded.
 func (db *DB) ClaimWebhook(seq uint64, node string, now time.Time, ttl time.Duration) (claimed *model.WebhookDelivery, abandoned string, err error) {
 	k := binary.BigEndian.AppendUint64(nil, seq)
-	err = db.bolt.Update(func(tx *bolt.Tx) error {
+	err = db.update(func(tx Tx) error {
 		claimed, abandoned = nil, ""
 		ob := tx.Bucket(bucketOutbox)
 		raw := ob.Get(k)
@@ -64,7 +63,7 @@ func (db *DB) ClaimWebhook(seq uint64, node string, now time.Time, ttl time.Dura
 // ReleaseWebhook drops node's claim on the outbox entry seq, counting no attempt (an attempt
 // a shutdown aborted): any node may send it at once.
 func (db *DB) ReleaseWebhook(seq uint64, node string) error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx Tx) error {
 		return releaseClaims(tx, func(d *model.WebhookDelivery) bool { return d.ClaimNode == node },
 			binary.BigEndian.AppendUint64(nil, seq))
 	})
@@ -74,14 +73,14 @@ func (db *DB) ReleaseWebhook(seq uint64, node string) error {
 // holds the only handle on the database (bbolt) calls it at start, every claim there being
 // of an earlier run of its own whose attempts did not count (as before claims existed).
 func (db *DB) ReleaseWebhookClaims() error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx Tx) error {
 		return releaseClaims(tx, func(*model.WebhookDelivery) bool { return true }, nil)
 	})
 }
 
 // releaseClaims drops the claims of the outbox entries drop picks: the entry at key only, or
 // every entry when key is nil.
-func releaseClaims(tx *bolt.Tx, drop func(d *model.WebhookDelivery) bool, key []byte) error {
+func releaseClaims(tx Tx, drop func(d *model.WebhookDelivery) bool, key []byte) error {
 	ob := tx.Bucket(bucketOutbox)
 	type kv struct{ k, v []byte }
 	var puts []kv

@@ -8,7 +8,6 @@ import (
 	"sort"
 
 	"github.com/cutroom/cutroom/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // WebhookSucceeded records the delivery of d (whose History and DeliveredAt the caller set):
@@ -17,7 +16,7 @@ import (
 // ErrWebhookClaimLost).
 func (db *DB) WebhookSucceeded(d model.WebhookDelivery) error {
 	seq := binary.BigEndian.AppendUint64(nil, d.Seq)
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx Tx) error {
 		d := d
 		if held, err := claimHeld(tx.Bucket(bucketOutbox).Get(seq), &d); err != nil || !held {
 			return cmp.Or(err, ErrWebhookClaimLost)
@@ -46,7 +45,7 @@ func (db *DB) TaskWebhooks(taskID string) ([]model.WebhookDelivery, error) {
 	}
 	var raws []kv
 	prefix := []byte(taskID)
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx Tx) error {
 		for _, name := range [][]byte{bucketOutbox, bucketOutboxDead} {
 			// the outbox holds what waits, the dead letters what was given up: both small
 			if err := tx.Bucket(name).ForEach(func(k, v []byte) error {
