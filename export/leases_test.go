@@ -20,13 +20,6 @@ import (
 	"github.com/cutroom/cutroom/storage"
 )
 
-// sharedDB is the real database, declared used by other processes too: what a PostgreSQL
-// database is to several API nodes. The nodes of these tests are export services in one
-// process over one database, each with its own node id and output directory.
-type sharedDB struct{ *storage.DB }
-
-func (sharedDB) Shared() bool { return true }
-
 // counted is a real renderer (exporttest.Solid) that counts the renders each task started.
 type counted struct {
 	*exporttest.Solid
@@ -60,7 +53,8 @@ func (*leaseCounts) RenderEnded(string, time.Duration, int64) {}
 func (m *leaseCounts) LeaseLost()                             { m.lost.Add(1) }
 func (m *leaseCounts) LeaseTakenOver()                        { m.takenOver.Add(1) }
 
-// nodes is one database and the API nodes on it.
+// nodes is one database and the API nodes on it: export services in one process, each
+// with its own node id and output directory.
 type nodes struct {
 	dir   string
 	db    *storage.DB
@@ -151,7 +145,7 @@ func (ns *nodes) create(t *testing.T, n *node, seconds float64, wake ...*node) s
 // the other, and both nodes render: a claim (PENDING -> PROCESSING with the node's lease) is
 // one transaction that only one node wins.
 func TestLeasesEachTaskRendersOnce(t *testing.T) {
-	ns := newNodes(t, func(db *storage.DB) export.Store { return sharedDB{db} })
+	ns := newNodes(t, func(db *storage.DB) export.Store { return teststore.Shared{DB: db} })
 	a := ns.start(t, "node-a", 2, newCounted(5*time.Millisecond), 2*time.Second)
 	b := ns.start(t, "node-b", 2, newCounted(5*time.Millisecond), 2*time.Second)
 	var ids []string
@@ -201,7 +195,7 @@ func leased(t *testing.T, db *storage.DB, n *node, ids []string, want int) []mod
 // them alone while they are renewed, takes the tasks after (a crash each: Crashes 1,
 // Attempts 2), logs the takeover with both node ids and completes them.
 func TestLeasesCrashedNodesTasksAreTakenOver(t *testing.T) {
-	ns := newNodes(t, func(db *storage.DB) export.Store { return sharedDB{db} })
+	ns := newNodes(t, func(db *storage.DB) export.Store { return teststore.Shared{DB: db} })
 	const ttl = 300 * time.Millisecond
 	a := ns.start(t, "node-a", 2, newCounted(20*time.Millisecond), ttl)
 	b := ns.start(t, "node-b", 1, newCounted(20*time.Millisecond), ttl)
@@ -252,7 +246,7 @@ func TestLeasesCrashedNodesTasksAreTakenOver(t *testing.T) {
 // A task canceled through one node while another renders it stops there within a heartbeat;
 // the record stays CANCELED and the renderer's partial files go.
 func TestLeasesCancelReachesTheRenderingNode(t *testing.T) {
-	ns := newNodes(t, func(db *storage.DB) export.Store { return sharedDB{db} })
+	ns := newNodes(t, func(db *storage.DB) export.Store { return teststore.Shared{DB: db} })
 	const ttl = 900 * time.Millisecond
 	a := ns.start(t, "node-a", 1, newCounted(20*time.Millisecond), ttl)
 	id := ns.create(t, a, 10, a)
@@ -284,7 +278,7 @@ func TestLeasesCancelReachesTheRenderingNode(t *testing.T) {
 // stalled node's heartbeat finds the lease lost and stops its render without touching the
 // record.
 func TestLeasesLostLeaseStopsTheRender(t *testing.T) {
-	ns := newNodes(t, func(db *storage.DB) export.Store { return sharedDB{db} })
+	ns := newNodes(t, func(db *storage.DB) export.Store { return teststore.Shared{DB: db} })
 	const ttl = 300 * time.Millisecond
 	behind := func(c *export.Config) { c.Now = func() time.Time { return time.Now().Add(-time.Minute) } }
 	a := ns.start(t, "node-a", 1, newCounted(20*time.Millisecond), ttl, behind)
@@ -308,7 +302,7 @@ func TestLeasesLostLeaseStopsTheRender(t *testing.T) {
 // PENDING (no crash counted) and the other node resumes them without waiting for a lease
 // to expire.
 func TestLeasesGracefulStopReleasesAtOnce(t *testing.T) {
-	ns := newNodes(t, func(db *storage.DB) export.Store { return sharedDB{db} })
+	ns := newNodes(t, func(db *storage.DB) export.Store { return teststore.Shared{DB: db} })
 	const ttl = time.Minute // a takeover by expiry would time the test out
 	a := ns.start(t, "node-a", 1, newCounted(20*time.Millisecond), ttl)
 	id := ns.create(t, a, 1, a)

@@ -1,0 +1,85 @@
+package storage_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/cutroom/cutroom/model"
+	"github.com/cutroom/cutroom/storage"
+	"github.com/google/uuid"
+)
+
+// outboxEntry stores a task with one webhook event due now and returns the entry's Seq.
+func outboxEntry(t *testing.T, db *storage.DB) uint64 {
+	t.Helper()
+	ws, err := db.CreateWorkspace(storage.WorkspaceInput{Name: "w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.NewString()
+	tk := model.ExportTask{ID: id, WorkspaceID: ws.ID, Status: model.StatusPending, CreatedAt: time.Now(), CreditPool: model.PoolUnlimited}
+	if _, err := db.CreateExport(tk, []byte(`{}`), nil, storage.ExportLimits{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.UpdateExport(id, func(tk *model.ExportTask) ([]model.WebhookDelivery, error) {
+		tk.Status = model.StatusProcessing
+		return []model.WebhookDelivery{{EventID: "evt_1", EventType: "EXPORT_STARTED", TaskID: id, WorkspaceID: ws.ID,
+			URL: "http://127.0.0.1:1", Body: []byte(`{}`), NextAttemptAt: time.Now().Add(-time.Second)}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := db.PendingWebhooks()
+	if err != nil || len(p) != 1 {
+		t.Fatalf("%v %v", p, err)
+	}
+	return p[0].Seq
+}
+
+// An outbox entry is claimed by one node at a time; only the holder records an outcome; an
+// expired claim is taken by the next node, which counts the abandoned attempt.
+func TestWebhookClaims(t *testing.T) {
+	db := open(t, t.TempDir(), nil)
+	defer db.Close()
+	seq := outboxEntry(t, db)
+	now := time.Now()
+	a, abandoned, err := db.ClaimWebhook(seq, "a", now, time.Minute)
+	if err != nil || a == nil || abandoned != "" || a.ClaimNode != "a" {
+		t.Fatalf("first claim: %+v %q %v", a, abandoned, err)
+	}
+	if b, _, err := db.ClaimWebhook(seq, "b", now.Add(59*time.Second), time.Minute); err != nil || b != nil {
+		t.Fatalf("b claimed a live claim of a: %+v %v", b, err)
+	}
+	// b takes the claim once it expired, counting a's attempt
+	b, abandoned, err := db.ClaimWebhook(seq, "b", now.Add(61*time.Second), time.Minute)
+	if err != nil || b == nil || abandoned != "a" || b.Attempts != 1 || len(b.History) != 1 {
+		t.Fatalf("claim after expiry: %+v %q %v", b, abandoned, err)
+	}
+	// a's late outcome is refused and changes nothing
+	a.Attempts, a.LastError = 1, "late"
+	if err := db.WebhookFailed(*a, false); !errors.Is(err, storage.ErrWebhookClaimLost) {
+		t.Fatalf("a's late failure: %v", err)
+	}
+	if err := db.WebhookSucceeded(*a); !errors.Is(err, storage.ErrWebhookClaimLost) {
+		t.Fatalf("a's late success: %v", err)
+	}
+	if p, _ := db.PendingWebhooks(); len(p) != 1 || p[0].ClaimNode != "b" || p[0].LastError == "late" {
+		t.Fatalf("after a's late writes: %+v", p)
+	}
+	// b's release counts nothing and leaves the entry to anyone
+	if err := db.ReleaseWebhook(seq, "b"); err != nil {
+		t.Fatal(err)
+	}
+	c, abandoned, err := db.ClaimWebhook(seq, "c", now.Add(62*time.Second), time.Minute)
+	if err != nil || c == nil || abandoned != "" || c.Attempts != 1 {
+		t.Fatalf("claim after release: %+v %q %v", c, abandoned, err)
+	}
+	c.DeliveredAt = &now
+	if err := db.WebhookSucceeded(*c); err != nil {
+		t.Fatal(err)
+	}
+	ds, _ := db.TaskWebhooks(c.TaskID)
+	if len(ds) != 1 || ds[0].DeliveredAt == nil || ds[0].ClaimNode != "" || ds[0].ClaimExpiresAt != nil {
+		t.Fatalf("delivered record %+v", ds)
+	}
+}
