@@ -123,8 +123,13 @@ func Open(dataDir string, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// Path returns the database file's path.
-func (db *DB) Path() string { return db.path }
+// Path returns the database file's path; ErrNotBBolt on PostgreSQL.
+func (db *DB) Path() (string, error) {
+	if db.bolt == nil {
+		return "", errPostgresBackup
+	}
+	return db.path, nil
+}
 
 // Close closes the database file.
 func (db *DB) Close() error { return db.kv.close() }
