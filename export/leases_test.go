@@ -14,6 +14,7 @@ import (
 
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
+	"github.com/cutroom/cutroom/internal/pgtest"
 	"github.com/cutroom/cutroom/internal/testlog"
 	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/model"
@@ -57,18 +58,44 @@ func (m *leaseCounts) LeaseTakenOver()                        { m.takenOver.Add(
 // with its own node id and output directory.
 type nodes struct {
 	dir   string
-	db    *storage.DB
-	store export.Store
+	db    *storage.DB         // the tests' handle
+	open  func() export.Store // a node's handle
 	links *export.Links
 	p     model.Principal
 	log   testlog.Buffer
 }
 
-func newNodes(t *testing.T, store func(*storage.DB) export.Store) *nodes {
+// sharedEngines are the databases several nodes share: bbolt in one process (every node
+// with the one handle, declared shared) and PostgreSQL (every node with its own handle).
+var sharedEngines = []string{"bbolt", "postgres"}
+
+// newNodes makes an empty database: on bbolt, shared or this process's alone (unshared),
+// or on PostgreSQL.
+func newNodes(t *testing.T, engine string) *nodes {
 	t.Helper()
-	dir := t.TempDir()
-	db := openDB(t, dir)
-	t.Cleanup(func() { db.Close() })
+	ns := &nodes{dir: t.TempDir()}
+	switch engine {
+	case "bbolt", "unshared":
+		ns.db = openDB(t, ns.dir)
+		t.Cleanup(func() { ns.db.Close() })
+		ns.open = func() export.Store { return teststore.Shared{DB: ns.db} }
+		if engine == "unshared" {
+			ns.open = func() export.Store { return ns.db }
+		}
+	case "postgres":
+		url := pgtest.URL(t)
+		open := func() *storage.DB {
+			db, err := storage.OpenPostgres(context.Background(), url, storage.PostgresOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			return db
+		}
+		ns.db = open()
+		ns.open = func() export.Store { return open() }
+	}
+	db := ns.db
 	ws, _, err := db.EnsureDefaultWorkspace()
 	if err != nil {
 		t.Fatal(err)
@@ -77,8 +104,16 @@ func newNodes(t *testing.T, store func(*storage.DB) export.Store) *nodes {
 		t.Fatal(err)
 	}
 	keys, _ := db.Keys(ws.ID)
-	return &nodes{dir: dir, db: db, store: store(db), p: model.Principal{Key: keys[0], Workspace: ws},
-		links: export.NewLinks("http://127.0.0.1:8787", teststore.FileLinkSigner(t, db, nil))}
+	ns.p = model.Principal{Key: keys[0], Workspace: ws}
+	ns.links = export.NewLinks("http://127.0.0.1:8787", teststore.FileLinkSigner(t, db, nil))
+	return ns
+}
+
+// onSharedEngines runs test on each of sharedEngines.
+func onSharedEngines(t *testing.T, test func(t *testing.T, ns *nodes)) {
+	for _, engine := range sharedEngines {
+		t.Run(engine, func(t *testing.T) { test(t, newNodes(t, engine)) })
+	}
 }
 
 // node is one API node's scheduler.
@@ -103,7 +138,7 @@ func (ns *nodes) start(t *testing.T, id string, workers int, r *counted, ttl tim
 	for _, e := range edit {
 		e(&cfg)
 	}
-	svc, err := export.New(cfg, ns.store, r)
+	svc, err := export.New(cfg, ns.open(), r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,8 +179,9 @@ func (ns *nodes) create(t *testing.T, n *node, seconds float64, wake ...*node) s
 // Tasks created on two nodes of one database are each rendered exactly once, by one node or
 // the other, and both nodes render: a claim (PENDING -> PROCESSING with the node's lease) is
 // one transaction that only one node wins.
-func TestLeasesEachTaskRendersOnce(t *testing.T) {
-	ns := newNodes(t, func(db *storage.DB) export.Store { return teststore.Shared{DB: db} })
+func TestLeasesEachTaskRendersOnce(t *testing.T) { onSharedEngines(t, testLeasesEachTaskRendersOnce) }
+
+func testLeasesEachTaskRendersOnce(t *testing.T, ns *nodes) {
 	a := ns.start(t, "node-a", 2, newCounted(5*time.Millisecond), 2*time.Second)
 	b := ns.start(t, "node-b", 2, newCounted(5*time.Millisecond), 2*time.Second)
 	var ids []string
@@ -195,7 +231,10 @@ func leased(t *testing.T, db *storage.DB, n *node, ids []string, want int) []mod
 // them alone while they are renewed, takes the tasks after (a crash each: Crashes 1,
 // Attempts 2), logs the takeover with both node ids and completes them.
 func TestLeasesCrashedNodesTasksAreTakenOver(t *testing.T) {
-	ns := newNodes(t, func(db *storage.DB) export.Store { return teststore.Shared{DB: db} })
+	onSharedEngines(t, testLeasesCrashedNodesTasksAreTakenOver)
+}
+
+func testLeasesCrashedNodesTasksAreTakenOver(t *testing.T, ns *nodes) {
 	const ttl = 300 * time.Millisecond
 	a := ns.start(t, "node-a", 2, newCounted(20*time.Millisecond), ttl)
 	b := ns.start(t, "node-b", 1, newCounted(20*time.Millisecond), ttl)
@@ -246,7 +285,10 @@ func TestLeasesCrashedNodesTasksAreTakenOver(t *testing.T) {
 // A task canceled through one node while another renders it stops there within a heartbeat;
 // the record stays CANCELED and the renderer's partial files go.
 func TestLeasesCancelReachesTheRenderingNode(t *testing.T) {
-	ns := newNodes(t, func(db *storage.DB) export.Store { return teststore.Shared{DB: db} })
+	onSharedEngines(t, testLeasesCancelReachesTheRenderingNode)
+}
+
+func testLeasesCancelReachesTheRenderingNode(t *testing.T, ns *nodes) {
 	const ttl = 900 * time.Millisecond
 	a := ns.start(t, "node-a", 1, newCounted(20*time.Millisecond), ttl)
 	id := ns.create(t, a, 10, a)
@@ -278,7 +320,10 @@ func TestLeasesCancelReachesTheRenderingNode(t *testing.T) {
 // stalled node's heartbeat finds the lease lost and stops its render without touching the
 // record.
 func TestLeasesLostLeaseStopsTheRender(t *testing.T) {
-	ns := newNodes(t, func(db *storage.DB) export.Store { return teststore.Shared{DB: db} })
+	onSharedEngines(t, testLeasesLostLeaseStopsTheRender)
+}
+
+func testLeasesLostLeaseStopsTheRender(t *testing.T, ns *nodes) {
 	const ttl = 300 * time.Millisecond
 	behind := func(c *export.Config) { c.Now = func() time.Time { return time.Now().Add(-time.Minute) } }
 	a := ns.start(t, "node-a", 1, newCounted(20*time.Millisecond), ttl, behind)
@@ -302,7 +347,10 @@ func TestLeasesLostLeaseStopsTheRender(t *testing.T) {
 // PENDING (no crash counted) and the other node resumes them without waiting for a lease
 // to expire.
 func TestLeasesGracefulStopReleasesAtOnce(t *testing.T) {
-	ns := newNodes(t, func(db *storage.DB) export.Store { return teststore.Shared{DB: db} })
+	onSharedEngines(t, testLeasesGracefulStopReleasesAtOnce)
+}
+
+func testLeasesGracefulStopReleasesAtOnce(t *testing.T, ns *nodes) {
 	const ttl = time.Minute // a takeover by expiry would time the test out
 	a := ns.start(t, "node-a", 1, newCounted(20*time.Millisecond), ttl)
 	id := ns.create(t, a, 1, a)
@@ -322,7 +370,7 @@ func TestLeasesGracefulStopReleasesAtOnce(t *testing.T) {
 // On a database of this process's alone (bbolt), a start keeps the behaviour from before
 // leases: every PROCESSING task is a crash of this process, however fresh its lease.
 func TestLeasesUnsharedStartRecoversEverything(t *testing.T) {
-	ns := newNodes(t, func(db *storage.DB) export.Store { return db })
+	ns := newNodes(t, "unshared")
 	a := ns.start(t, "node-a", 1, newCounted(20*time.Millisecond), time.Hour)
 	id := ns.create(t, a, 1, a)
 	leased(t, ns.db, a, []string{id}, 1)

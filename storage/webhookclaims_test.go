@@ -10,12 +10,15 @@ import (
 	"github.com/google/uuid"
 )
 
-// outboxEntry stores a task with one webhook event due now and returns the entry's Seq.
-func outboxEntry(t *testing.T, db *storage.DB) uint64 {
+// processingTask stores a task PROCESSING under node's lease until until, with one webhook
+// event due now, and returns its id.
+func processingTask(t *testing.T, db *storage.DB, node string, until time.Time) string {
 	t.Helper()
-	ws, err := db.CreateWorkspace(storage.WorkspaceInput{Name: "w"})
+	ws, err := db.Workspace("w")
 	if err != nil {
-		t.Fatal(err)
+		if ws, err = db.CreateWorkspace(storage.WorkspaceInput{Name: "w"}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	id := uuid.NewString()
 	tk := model.ExportTask{ID: id, WorkspaceID: ws.ID, Status: model.StatusPending, CreatedAt: time.Now(), CreditPool: model.PoolUnlimited}
@@ -23,12 +26,19 @@ func outboxEntry(t *testing.T, db *storage.DB) uint64 {
 		t.Fatal(err)
 	}
 	if _, err := db.UpdateExport(id, func(tk *model.ExportTask) ([]model.WebhookDelivery, error) {
-		tk.Status = model.StatusProcessing
-		return []model.WebhookDelivery{{EventID: "evt_1", EventType: "EXPORT_STARTED", TaskID: id, WorkspaceID: ws.ID,
+		tk.Status, tk.LeaseNode, tk.LeaseExpiresAt = model.StatusProcessing, node, &until
+		return []model.WebhookDelivery{{EventID: "evt_" + id, EventType: "EXPORT_STARTED", TaskID: id, WorkspaceID: ws.ID,
 			URL: "http://127.0.0.1:1", Body: []byte(`{}`), NextAttemptAt: time.Now().Add(-time.Second)}}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
+	return id
+}
+
+// outboxEntry stores a task with one webhook event due now and returns the entry's Seq.
+func outboxEntry(t *testing.T, db *storage.DB) uint64 {
+	t.Helper()
+	processingTask(t, db, "", time.Now())
 	p, err := db.PendingWebhooks()
 	if err != nil || len(p) != 1 {
 		t.Fatalf("%v %v", p, err)
@@ -39,8 +49,12 @@ func outboxEntry(t *testing.T, db *storage.DB) uint64 {
 // An outbox entry is claimed by one node at a time; only the holder records an outcome; an
 // expired claim is taken by the next node, which counts the abandoned attempt.
 func TestWebhookClaims(t *testing.T) {
-	db := open(t, t.TempDir(), nil)
-	defer db.Close()
+	for _, engine := range storage.Engines {
+		t.Run(engine, func(t *testing.T) { testWebhookClaims(t, storage.OpenEngine(t, engine, nil)) })
+	}
+}
+
+func testWebhookClaims(t *testing.T, db *storage.DB) {
 	seq := outboxEntry(t, db)
 	now := time.Now()
 	a, abandoned, err := db.ClaimWebhook(seq, "a", now, time.Minute)
@@ -81,5 +95,49 @@ func TestWebhookClaims(t *testing.T) {
 	ds, _ := db.TaskWebhooks(c.TaskID)
 	if len(ds) != 1 || ds[0].DeliveredAt == nil || ds[0].ClaimNode != "" || ds[0].ClaimExpiresAt != nil {
 		t.Fatalf("delivered record %+v", ds)
+	}
+}
+
+// A node renews the leases it holds in one write and is told of those it lost: a task
+// another node holds now, one no longer PROCESSING, one gone.
+func TestRenewLeases(t *testing.T) {
+	for _, engine := range storage.Engines {
+		t.Run(engine, func(t *testing.T) {
+			db := storage.OpenEngine(t, engine, nil)
+			now := time.Now().UTC()
+			mine := processingTask(t, db, "a", now.Add(-time.Second)) // expired, not taken: still a's
+			taken := processingTask(t, db, "b", now.Add(time.Minute))
+			ended := processingTask(t, db, "a", now.Add(time.Minute))
+			if _, err := db.UpdateExport(ended, func(tk *model.ExportTask) ([]model.WebhookDelivery, error) {
+				tk.Status = model.StatusCanceled
+				return nil, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			until := now.Add(time.Hour)
+			lost, err := db.RenewLeases("a", []string{mine, taken, ended, "gone"}, until)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []storage.LostLease{{ID: taken, Holder: "b"}, {ID: ended, Ended: true, Holder: "a"}, {ID: "gone", Ended: true}}
+			if len(lost) != len(want) {
+				t.Fatalf("lost %+v, want %+v", lost, want)
+			}
+			for i := range want {
+				if lost[i] != want[i] {
+					t.Fatalf("lost %+v, want %+v", lost, want)
+				}
+			}
+			if tk, _ := db.ExportTaskByID(mine); tk.LeaseNode != "a" || !tk.LeaseExpiresAt.Equal(until) {
+				t.Fatalf("renewed lease %q %v, want a until %v", tk.LeaseNode, tk.LeaseExpiresAt, until)
+			}
+			if tk, _ := db.ExportTaskByID(taken); tk.LeaseNode != "b" || !tk.LeaseExpiresAt.Equal(now.Add(time.Minute)) {
+				t.Fatalf("b's lease changed: %q %v", tk.LeaseNode, tk.LeaseExpiresAt)
+			}
+			active, err := db.ActiveExportTasks()
+			if err != nil || len(active) != 2 {
+				t.Fatalf("active tasks %d, %v; want 2", len(active), err)
+			}
+		})
 	}
 }

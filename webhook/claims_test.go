@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/pgtest"
 	"github.com/cutroom/cutroom/internal/teststore"
+	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
 )
 
@@ -47,12 +49,46 @@ func startNode(t *testing.T, store webhook.Store, node string, edit func(*webhoo
 	return n
 }
 
+// sharedOutbox is an outbox on a database several nodes share, and how a node opens it:
+// bbolt in one process (every node with the one handle, declared shared) or PostgreSQL
+// (every node with its own handle).
+func sharedOutbox(t *testing.T, engine string) (*outbox, func() webhook.Store) {
+	t.Helper()
+	if engine == "bbolt" {
+		o := newOutbox(t, t.TempDir())
+		t.Cleanup(func() { o.db.Close() })
+		return o, func() webhook.Store { return teststore.Shared{DB: o.db} }
+	}
+	url := pgtest.URL(t)
+	open := func() *storage.DB {
+		db, err := storage.OpenPostgres(context.Background(), url, storage.PostgresOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	return outboxOn(t, open()), func() webhook.Store { return open() }
+}
+
+// onSharedEngines runs test on an outbox on bbolt and on PostgreSQL.
+func onSharedEngines(t *testing.T, test func(t *testing.T, o *outbox, open func() webhook.Store)) {
+	for _, engine := range []string{"bbolt", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			o, open := sharedOutbox(t, engine)
+			test(t, o, open)
+		})
+	}
+}
+
 // Two nodes' deliverers drain one outbox: every attempt goes out exactly once (the first of
 // each event fails, the second is accepted: two requests per event, never more), both
 // nodes send, and each event's record lists its two attempts.
 func TestClaimsEachAttemptOnceAcrossNodes(t *testing.T) {
-	o := newOutbox(t, t.TempDir())
-	defer o.db.Close()
+	onSharedEngines(t, testClaimsEachAttemptOnceAcrossNodes)
+}
+
+func testClaimsEachAttemptOnceAcrossNodes(t *testing.T, o *outbox, open func() webhook.Store) {
 	var failedOnce sync.Map
 	ep := &endpoint{respond: func(_ int, w http.ResponseWriter, r *http.Request) {
 		if _, seen := failedOnce.LoadOrStore(r.Header.Get("X-Hook-Event-Id"), true); !seen {
@@ -63,9 +99,8 @@ func TestClaimsEachAttemptOnceAcrossNodes(t *testing.T) {
 	}}
 	srv := httptest.NewServer(ep)
 	defer srv.Close()
-	store := teststore.Shared{DB: o.db}
-	a := startNode(t, store, "node-a", nil)
-	b := startNode(t, store, "node-b", nil)
+	a := startNode(t, open(), "node-a", nil)
+	b := startNode(t, open(), "node-b", nil)
 	var tasks []string
 	for range 20 {
 		tasks = append(tasks, o.enqueue(t, srv.URL, "EXPORT_STARTED", "EXPORT_COMPLETED"))
@@ -96,6 +131,8 @@ func TestClaimsEachAttemptOnceAcrossNodes(t *testing.T) {
 			}
 		}
 	}
+	// an attempt is counted just after its outcome is recorded
+	waitFor(t, 5*time.Second, func() bool { return a.m.made.Load()+b.m.made.Load() >= 80 })
 	if a.m.made.Load() == 0 || b.m.made.Load() == 0 || a.m.made.Load()+b.m.made.Load() != 80 {
 		t.Fatalf("attempts: a %d, b %d; want 80 in all, from both", a.m.made.Load(), b.m.made.Load())
 	}
@@ -104,9 +141,9 @@ func TestClaimsEachAttemptOnceAcrossNodes(t *testing.T) {
 // A node that dies during an attempt keeps its claim until it expires (its attempt's
 // timeout and the claim grace); no other node sends the entry before, and the next node
 // counts the abandoned attempt and makes the next one.
-func TestClaimsOfADeadNodeExpire(t *testing.T) {
-	o := newOutbox(t, t.TempDir())
-	defer o.db.Close()
+func TestClaimsOfADeadNodeExpire(t *testing.T) { onSharedEngines(t, testClaimsOfADeadNodeExpire) }
+
+func testClaimsOfADeadNodeExpire(t *testing.T, o *outbox, open func() webhook.Store) {
 	release := make(chan struct{})
 	ep := &endpoint{respond: func(n int, w http.ResponseWriter, r *http.Request) {
 		if n == 1 { // the first request hangs until its sender goes
@@ -121,9 +158,8 @@ func TestClaimsOfADeadNodeExpire(t *testing.T) {
 	srv := httptest.NewServer(ep)
 	defer srv.Close()
 	defer close(release)
-	store := teststore.Shared{DB: o.db}
 	short := func(c *webhook.Config) { c.Timeout, c.ClaimGrace = 2*time.Second, 300*time.Millisecond }
-	a := startNode(t, store, "node-a", short)
+	a := startNode(t, open(), "node-a", short)
 	task := o.enqueue(t, srv.URL, "EXPORT_STARTED")
 	a.d.Notify()
 	waitFor(t, 5*time.Second, func() bool { return len(ep.snapshot()) == 1 })
@@ -132,7 +168,7 @@ func TestClaimsOfADeadNodeExpire(t *testing.T) {
 		t.Fatalf("during the attempt: %+v", pending)
 	}
 	expires := *pending[0].ClaimExpiresAt
-	b := startNode(t, store, "node-b", short)
+	b := startNode(t, open(), "node-b", short)
 	webhook.CrashOnStop(a.d)
 	a.stop()
 	<-a.done
