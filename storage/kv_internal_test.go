@@ -174,6 +174,9 @@ func dumpKV(t *testing.T, db *DB, seeks [][]byte) string {
 	var dump func(indent string, b Bucket)
 	dump = func(indent string, b Bucket) {
 		fmt.Fprintf(&sb, "%sseq %d\n", indent, b.Sequence())
+		keys := append(slices.Clone(seeks), []byte("absent"))
+		_ = b.ForEach(func(k, _ []byte) error { keys = append(keys, bytes.Clone(k)); return nil })
+		fmt.Fprintf(&sb, "%sgetMany %x\n", indent, getMany(b, keys))
 		_ = b.ForEach(func(k, v []byte) error {
 			fmt.Fprintf(&sb, "%s%x=%x/%v\n", indent, k, v, v == nil)
 			if v == nil {

@@ -23,8 +23,9 @@ type PostgresOptions struct {
 	Attempts int
 	// StatementTimeout bounds each SQL statement on the server (default 10 s).
 	StatementTimeout time.Duration
-	// TransactionTimeout bounds each transaction, its retries apart, on the client: a
-	// connection that stops answering fails it (default 30 s).
+	// TransactionTimeout bounds each transaction, its retries included, on the client: a
+	// connection that stops answering fails it (default 30 s). Copy is bounded by its
+	// context instead.
 	TransactionTimeout time.Duration
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
@@ -85,7 +86,7 @@ func OpenPostgres(ctx context.Context, url string, opts PostgresOptions) (*DB, e
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	e := &pgEngine{pool: pool, opts: opts, tops: make(map[string]int64)}
-	db := &DB{kv: e, now: opts.Now}
+	db := &DB{kv: e, hub: newHub(), now: opts.Now}
 	if err := db.migratePostgres(ctx); err != nil {
 		pool.Close()
 		return nil, err
