@@ -110,7 +110,7 @@ func (s *Service) checkLeases() {
 		case err != nil:
 			s.log.Warn("export: check a lease", "task", id, "err", err)
 		case !s.mine(&t):
-			s.lose(storage.LostLease{ID: id, Ended: t.Status != model.StatusProcessing, Holder: t.LeaseNode})
+			s.lose(storage.LostLease{ID: id, Ended: !t.Active(), Holder: t.LeaseNode})
 		}
 	}
 }

@@ -70,7 +70,11 @@ func (s *Service) Run(ctx context.Context) error {
 			s.requeuePoll()
 		case <-heartbeat.C:
 			s.renewLeases()
-		case <-changes:
+		case _, ok := <-changes:
+			if !ok {
+				changes = nil
+				continue
+			}
 			s.checkLeases()
 		case <-janitor.C:
 			s.purgeExpired()

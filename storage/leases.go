@@ -10,8 +10,9 @@ import (
 // A LostLease is a task whose lease a node tried to renew and no longer holds.
 type LostLease struct {
 	ID string
-	// Ended is true when the task is no longer PROCESSING anywhere: it was canceled, it
-	// ended or it is gone; false when another node took it (its lease expired).
+	// Ended is true when the task is no longer active: it was canceled, it ended or it is
+	// gone; false when another node took it (its lease expired: the task was requeued, and
+	// may be PENDING or PROCESSING under another lease now).
 	Ended bool
 	// Holder is the node that holds the task's lease now ("" when none does).
 	Holder string
@@ -40,7 +41,7 @@ func (db *DB) RenewLeases(node string, ids []string, until time.Time) ([]LostLea
 				return err
 			}
 			if t.Status != model.StatusProcessing || t.LeaseNode != node {
-				lost = append(lost, LostLease{ID: id, Ended: t.Status != model.StatusProcessing, Holder: t.LeaseNode})
+				lost = append(lost, LostLease{ID: id, Ended: !t.Active(), Holder: t.LeaseNode})
 				continue
 			}
 			exp := until.UTC()

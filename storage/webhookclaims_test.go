@@ -99,7 +99,7 @@ func testWebhookClaims(t *testing.T, db *storage.DB) {
 }
 
 // A node renews the leases it holds in one write and is told of those it lost: a task
-// another node holds now, one no longer PROCESSING, one gone.
+// another node holds now, one requeued (PENDING: taken too), one canceled, one gone.
 func TestRenewLeases(t *testing.T) {
 	for _, engine := range storage.Engines {
 		t.Run(engine, func(t *testing.T) {
@@ -108,6 +108,13 @@ func TestRenewLeases(t *testing.T) {
 			mine := processingTask(t, db, "a", now.Add(-time.Second)) // expired, not taken: still a's
 			taken := processingTask(t, db, "b", now.Add(time.Minute))
 			ended := processingTask(t, db, "a", now.Add(time.Minute))
+			requeued := processingTask(t, db, "a", now.Add(-time.Second))
+			if _, err := db.UpdateExport(requeued, func(tk *model.ExportTask) ([]model.WebhookDelivery, error) {
+				tk.Status, tk.LeaseNode, tk.LeaseExpiresAt = model.StatusPending, "", nil
+				return nil, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
 			if _, err := db.UpdateExport(ended, func(tk *model.ExportTask) ([]model.WebhookDelivery, error) {
 				tk.Status = model.StatusCanceled
 				return nil, nil
@@ -115,11 +122,11 @@ func TestRenewLeases(t *testing.T) {
 				t.Fatal(err)
 			}
 			until := now.Add(time.Hour)
-			lost, err := db.RenewLeases("a", []string{mine, taken, ended, "gone"}, until)
+			lost, err := db.RenewLeases("a", []string{mine, taken, ended, requeued, "gone"}, until)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []storage.LostLease{{ID: taken, Holder: "b"}, {ID: ended, Ended: true, Holder: "a"}, {ID: "gone", Ended: true}}
+			want := []storage.LostLease{{ID: taken, Holder: "b"}, {ID: ended, Ended: true, Holder: "a"}, {ID: requeued}, {ID: "gone", Ended: true}}
 			if len(lost) != len(want) {
 				t.Fatalf("lost %+v, want %+v", lost, want)
 			}
@@ -135,8 +142,8 @@ func TestRenewLeases(t *testing.T) {
 				t.Fatalf("b's lease changed: %q %v", tk.LeaseNode, tk.LeaseExpiresAt)
 			}
 			active, err := db.ActiveExportTasks()
-			if err != nil || len(active) != 2 {
-				t.Fatalf("active tasks %d, %v; want 2", len(active), err)
+			if err != nil || len(active) != 3 {
+				t.Fatalf("active tasks %d, %v; want 3", len(active), err)
 			}
 		})
 	}
