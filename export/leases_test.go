@@ -84,16 +84,8 @@ func newNodes(t *testing.T, engine string) *nodes {
 		}
 	case "postgres":
 		url := pgtest.URL(t)
-		open := func() *storage.DB {
-			db, err := storage.OpenPostgres(context.Background(), url, storage.PostgresOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			return db
-		}
-		ns.db = open()
-		ns.open = func() export.Store { return open() }
+		ns.db = teststore.PostgresNode(t, url)
+		ns.open = func() export.Store { return teststore.PostgresNode(t, url) }
 	}
 	db := ns.db
 	ws, _, err := db.EnsureDefaultWorkspace()

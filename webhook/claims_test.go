@@ -14,7 +14,6 @@ import (
 
 	"github.com/cutroom/cutroom/internal/pgtest"
 	"github.com/cutroom/cutroom/internal/teststore"
-	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
 )
 
@@ -60,15 +59,7 @@ func sharedOutbox(t *testing.T, engine string) (*outbox, func() webhook.Store) {
 		return o, func() webhook.Store { return teststore.Shared{DB: o.db} }
 	}
 	url := pgtest.URL(t)
-	open := func() *storage.DB {
-		db, err := storage.OpenPostgres(context.Background(), url, storage.PostgresOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db
-	}
-	return outboxOn(t, open()), func() webhook.Store { return open() }
+	return outboxOn(t, teststore.PostgresNode(t, url)), func() webhook.Store { return teststore.PostgresNode(t, url) }
 }
 
 // onSharedEngines runs test on an outbox on bbolt and on PostgreSQL.
@@ -138,15 +129,12 @@ func testClaimsEachAttemptOnceAcrossNodes(t *testing.T, o *outbox, open func() w
 	}
 }
 
-// A node that dies during an attempt keeps its claim until it expires (its attempt's
-// timeout and the claim grace); no other node sends the entry before, and the next node
-// counts the abandoned attempt and makes the next one.
-func TestClaimsOfADeadNodeExpire(t *testing.T) { onSharedEngines(t, testClaimsOfADeadNodeExpire) }
-
-func testClaimsOfADeadNodeExpire(t *testing.T, o *outbox, open func() webhook.Store) {
+// hangFirst is a receiver whose first request hangs until its sender gives up (or the test
+// ends); it accepts every other.
+func hangFirst(t *testing.T) (*endpoint, *httptest.Server) {
 	release := make(chan struct{})
 	ep := &endpoint{respond: func(n int, w http.ResponseWriter, r *http.Request) {
-		if n == 1 { // the first request hangs until its sender goes
+		if n == 1 {
 			select {
 			case <-r.Context().Done():
 			case <-release:
@@ -156,8 +144,17 @@ func testClaimsOfADeadNodeExpire(t *testing.T, o *outbox, open func() webhook.St
 		w.WriteHeader(200)
 	}}
 	srv := httptest.NewServer(ep)
-	defer srv.Close()
-	defer close(release)
+	t.Cleanup(func() { close(release); srv.Close() })
+	return ep, srv
+}
+
+// A node that dies during an attempt keeps its claim until it expires (its attempt's
+// timeout and the claim grace); no other node sends the entry before, and the next node
+// counts the abandoned attempt and makes the next one.
+func TestClaimsOfADeadNodeExpire(t *testing.T) { onSharedEngines(t, testClaimsOfADeadNodeExpire) }
+
+func testClaimsOfADeadNodeExpire(t *testing.T, o *outbox, open func() webhook.Store) {
+	ep, srv := hangFirst(t)
 	short := func(c *webhook.Config) { c.Timeout, c.ClaimGrace = 2*time.Second, 300*time.Millisecond }
 	a := startNode(t, open(), "node-a", short)
 	task := o.enqueue(t, srv.URL, "EXPORT_STARTED")
@@ -192,20 +189,7 @@ func testClaimsOfADeadNodeExpire(t *testing.T, o *outbox, open func() webhook.St
 func TestClaimsUnsharedStartReleases(t *testing.T) {
 	o := newOutbox(t, t.TempDir())
 	defer o.db.Close()
-	release := make(chan struct{})
-	ep := &endpoint{respond: func(n int, w http.ResponseWriter, r *http.Request) {
-		if n == 1 {
-			select {
-			case <-r.Context().Done():
-			case <-release:
-			}
-			return
-		}
-		w.WriteHeader(200)
-	}}
-	srv := httptest.NewServer(ep)
-	defer srv.Close()
-	defer close(release)
+	ep, srv := hangFirst(t)
 	long := func(c *webhook.Config) { c.ClaimGrace = time.Hour }
 	a := startNode(t, o.db, "node-a", long)
 	task := o.enqueue(t, srv.URL, "EXPORT_STARTED")
