@@ -21,22 +21,39 @@ import (
 	"github.com/cutroom/cutroom/storage"
 )
 
-// counted is a real renderer (exporttest.Solid) that counts the renders each task started.
+// counted is a real renderer (exporttest.Solid) that counts the renders each task started,
+// and notes whether a stopped render was told it is paused (export.Paused: a renderer keeps
+// its work outside the process for the resumed render) rather than canceled.
 type counted struct {
 	*exporttest.Solid
 	mu     sync.Mutex
 	starts map[string]int
+	paused map[string]bool // by task, for renders stopped by their ctx
 }
 
 func newCounted(delay time.Duration) *counted {
-	return &counted{Solid: &exporttest.Solid{FrameDelay: delay}, starts: map[string]int{}}
+	return &counted{Solid: &exporttest.Solid{FrameDelay: delay}, starts: map[string]int{}, paused: map[string]bool{}}
 }
 
 func (c *counted) Render(ctx context.Context, job export.RenderJob, progress func(done, total int64)) error {
 	c.mu.Lock()
 	c.starts[job.TaskID]++
 	c.mu.Unlock()
-	return c.Solid.Render(ctx, job, progress)
+	err := c.Solid.Render(ctx, job, progress)
+	if ctx.Err() != nil {
+		c.mu.Lock()
+		c.paused[job.TaskID] = export.Paused(ctx)
+		c.mu.Unlock()
+	}
+	return err
+}
+
+// stoppedAsPause reports whether the render of task id was stopped and told it is paused.
+func (c *counted) stoppedAsPause(id string) (stopped, paused bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	paused, stopped = c.paused[id]
+	return stopped, paused
 }
 
 func (c *counted) started(id string) int {
@@ -302,6 +319,9 @@ func testLeasesCancelReachesTheRenderingNode(t *testing.T, ns *nodes) {
 	if tk.Status != model.StatusCanceled || b.r.Started() != 0 || a.m.lost.Load() != 0 {
 		t.Fatalf("after the cancel: %s, renders on b %d, leases lost %d", tk.Status, b.r.Started(), a.m.lost.Load())
 	}
+	if stopped, paused := a.r.stoppedAsPause(id); !stopped || paused {
+		t.Fatalf("node-a's render: stopped %v, as a pause %v; want a cancel (cluster workers drop its segments)", stopped, paused)
+	}
 	if _, err := os.Stat(filepath.Join(ns.dir, "outputs-node-a", id)); !os.IsNotExist(err) {
 		t.Fatalf("node-a kept the task's directory: %v", err)
 	}
@@ -329,6 +349,9 @@ func testLeasesLostLeaseStopsTheRender(t *testing.T, ns *nodes) {
 	}
 	if a.m.lost.Load() != 1 || b.m.takenOver.Load() != 1 {
 		t.Fatalf("leases lost on a %d, taken over by b %d; want 1 and 1", a.m.lost.Load(), b.m.takenOver.Load())
+	}
+	if stopped, paused := a.r.stoppedAsPause(id); !stopped || !paused {
+		t.Fatalf("node-a's render: stopped %v, as a pause %v; want a pause (cluster segments kept for node-b)", stopped, paused)
 	}
 	if _, err := os.Stat(filepath.Join(ns.dir, "outputs-node-a", id)); !os.IsNotExist(err) {
 		t.Fatalf("node-a kept the task's directory: %v", err)
