@@ -31,14 +31,16 @@ type CopyStats struct {
 // bounded by ctx rather than PostgresOptions.TransactionTimeout: the copy is of one moment
 // of from, and it is all or nothing (a failed copy leaves to empty, to run again), which
 // batches could not promise; PostgreSQL holds a large transaction's writes on its disk, not
-// in memory, and the source is read one cursor batch at a time. Afterwards it walks to again
-// and compares counts, sizes and a digest of everything with what it read.
+// in memory, and the source is read one cursor batch at a time. Afterwards it walks the
+// copied buckets of to again and compares counts, sizes and a digest of everything with what
+// it read.
 func Copy(ctx context.Context, from, to *DB) (CopyStats, error) {
 	if from == to {
 		return CopyStats{}, errors.New("storage: copy: the source and the target are the same database")
 	}
 	var read CopyStats
 	var sum []byte
+	var names [][]byte // the source's top-level buckets
 	err := runLong(ctx, from, false, func(src Tx) error {
 		if v := schemaVersion(src); v != len(migrations) {
 			return fmt.Errorf("storage: copy: the source's schema version is %d, this cutroom's %d: open it with this cutroom first", v, len(migrations))
@@ -51,8 +53,9 @@ func Copy(ctx context.Context, from, to *DB) (CopyStats, error) {
 				return err
 			}
 			d := newDigest()
-			read = CopyStats{}
+			read, names = CopyStats{}, nil
 			err := src.ForEach(func(name []byte, b Bucket) error {
+				names = append(names, bytes.Clone(name))
 				if err := ctx.Err(); err != nil {
 					return err
 				}
@@ -72,7 +75,16 @@ func Copy(ctx context.Context, from, to *DB) (CopyStats, error) {
 	var wrote CopyStats
 	d := newDigest()
 	if err := runLong(ctx, to, false, func(tx Tx) error {
-		return tx.ForEach(func(name []byte, b Bucket) error { return walkBucket(b, name, &wrote, d) })
+		for _, name := range names {
+			b := tx.Bucket(name)
+			if b == nil {
+				return fmt.Errorf("bucket %s is missing", keyString(name))
+			}
+			if err := walkBucket(b, name, &wrote, d); err != nil {
+				return err
+			}
+		}
+		return nil
 	}); err != nil {
 		return read, fmt.Errorf("storage: copy: read the copy back: %w", err)
 	}

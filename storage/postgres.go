@@ -13,9 +13,9 @@ import (
 
 // PostgresOptions configure OpenPostgres. The zero value means the defaults.
 type PostgresOptions struct {
-	// PoolSize is the most connections the DB opens (default 10; at least 2, as opening
-	// holds one for the migration lock): as many transactions run at once, the rest wait
-	// for a connection.
+	// PoolSize is the most connections the DB opens for transactions (default 10; at least
+	// 2, as opening holds one for the migration lock): as many transactions run at once,
+	// the rest wait for a connection. Subscribe adds one connection, outside the pool.
 	PoolSize int32
 	// Attempts is how many times a transaction runs when PostgreSQL aborts it for losing a
 	// race with another one (serialization failure, deadlock) before its error is returned
@@ -110,7 +110,10 @@ func (db *DB) migratePostgres(ctx context.Context) error {
 	if err := migrateSQL(ctx, conn); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	return db.migrate()
+	if err := db.migrate(ctx); err != nil {
+		return err
+	}
+	return e.loadTops(ctx)
 }
 
 // Engine names the database's engine: "bbolt" or "postgres".
