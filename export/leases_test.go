@@ -302,6 +302,13 @@ func testLeasesCancelReachesTheRenderingNode(t *testing.T, ns *nodes) {
 	a := ns.start(t, "node-a", 1, newCounted(20*time.Millisecond), ttl)
 	id := ns.create(t, a, 10, a)
 	leased(t, ns.db, a, []string{id}, 1)
+	view, err := a.svc.Task(ns.p.Workspace.ID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js, _ := json.Marshal(view); strings.Contains(strings.ToLower(string(js)), "lease") || strings.Contains(string(js), a.id) {
+		t.Fatalf("the API shows the lease: %s", js)
+	}
 	b := ns.start(t, "node-b", 1, newCounted(20*time.Millisecond), ttl)
 	time.Sleep(100 * time.Millisecond)
 	at := time.Now()
