@@ -276,12 +276,10 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 		return fmt.Errorf("--fetch-remote: %w", err)
 	}
 	a.Renderer = newRenderer(store, a.Fonts, a.cfg.Render, ff, remote, illustrationsFor(a.DB, store), a.log, a.metrics)
-	a.Deliverer = webhook.NewDeliverer(webhook.Config{HeaderPrefix: a.cfg.HeaderPrefix, Guard: guard, Logger: log,
-		Metrics: a.metrics}, a.DB)
 	ecfg := a.cfg.Export
 	ecfg.OutputDir, ecfg.Links, ecfg.Guard = areas.outputs(), export.NewLinks(a.BaseURL, signer), guard
-	ecfg.Blobs = areas.store
-	ecfg.HeaderPrefix, ecfg.Notify, ecfg.Logger, ecfg.Metrics = a.cfg.HeaderPrefix, a.Deliverer.Notify, log, a.metrics
+	ecfg.Blobs, ecfg.SharedOutputs = areas.store, areas.kind == blobsDir
+	ecfg.HeaderPrefix, ecfg.Notify, ecfg.Logger, ecfg.Metrics = a.cfg.HeaderPrefix, func() { a.Deliverer.Notify() }, log, a.metrics
 	ecfg.Space = space
 	ecfg.Unresolvable = unresolvable(store, a.cfg.Render.AssetDir, remote)
 	ecfg.Names = stateNames(a.DB, store, a.cfg.Render.AssetDir, remote)
@@ -295,6 +293,9 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	if a.Exports, err = export.New(ecfg, a.DB, renderer); err != nil {
 		return err
 	}
+	// the webhook claims carry the node id of the task leases
+	a.Deliverer = webhook.NewDeliverer(webhook.Config{HeaderPrefix: a.cfg.HeaderPrefix, Guard: guard, Logger: log,
+		Metrics: a.metrics, NodeID: a.Exports.NodeID(), ClaimGrace: ecfg.LeaseTTL}, a.DB)
 	scfg := a.cfg.Server
 	scfg.PublicURL, scfg.Logger, scfg.Features = a.BaseURL, log, a.Renderer.Features()
 	scfg.MetricsToken = a.cfg.MetricsToken

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cutroom/cutroom/apierr"
@@ -37,6 +38,8 @@ type Store interface {
 	UpdateExport(id string, change func(t *model.ExportTask) ([]model.WebhookDelivery, error)) (model.ExportTask, error)
 	PendingExports(n int) ([]string, error)
 	ActiveExports() ([]string, error)
+	ActiveExportTasks() ([]model.ExportTask, error)
+	RenewLeases(node string, ids []string, until time.Time) ([]storage.LostLease, error)
 	WorkspaceActiveExports(workspaceID string) ([]string, error)
 	ExpiredOutputs(now time.Time) ([]string, error)
 	WorkspaceCredits(workspaceID string) (balance int64, limited bool, err error)
@@ -114,6 +117,17 @@ type Config struct {
 	// nats): an output is put there before its task is COMPLETED, downloads fetch a missing
 	// one into OutputDir, expiry deletes the object. nil: OutputDir holds the only copy.
 	Blobs *blob.Store
+	// SharedOutputs says OutputDir is shared by several nodes (--blob-store DIR): a node
+	// that lost a task's lease then leaves the task's directory to the node rendering it.
+	SharedOutputs bool
+	// NodeID names this node in the leases of the tasks it renders (default
+	// model.NewNodeID(): the host name and 6 random hex digits, new at each start). Nodes
+	// sharing a database must have different ids.
+	NodeID string
+	// LeaseTTL is how long a task's lease lasts without a renewal (default DefaultLeaseTTL,
+	// 30 s); the node renews its leases every LeaseTTL/3. When a node stops renewing (it
+	// died), another takes its tasks after LeaseTTL (leases.go).
+	LeaseTTL time.Duration
 }
 
 // Service manages export tasks: create, read, list and cancel for the API, and the
@@ -133,6 +147,9 @@ type Service struct {
 
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc
+	leases  map[string]struct{} // tasks whose lease this node holds (claimed, render running)
+	// crashOnStop makes Run's end stop renders as a crash would: nothing recorded (tests)
+	crashOnStop atomic.Bool
 }
 
 // New returns a Service. Call Run to render tasks.
@@ -188,6 +205,12 @@ func New(cfg Config, store Store, r Renderer) (*Service, error) {
 	if cfg.EventBuffer <= 0 {
 		cfg.EventBuffer = DefaultEventBuffer
 	}
+	if cfg.NodeID == "" {
+		cfg.NodeID = model.NewNodeID()
+	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = DefaultLeaseTTL
+	}
 	if err := os.MkdirAll(cfg.OutputDir, 0o750); err != nil {
 		return nil, fmt.Errorf("export: output dir: %w", err)
 	}
@@ -196,7 +219,7 @@ func New(cfg Config, store Store, r Renderer) (*Service, error) {
 		return nil, err
 	}
 	return &Service{cfg: cfg, store: store, renderer: r, links: cfg.Links, log: cfg.Logger, now: cfg.Now,
-		validate: v, wake: make(chan struct{}, 1), events: newEventLog(cfg.EventBuffer), running: map[string]context.CancelCauseFunc{}}, nil
+		validate: v, wake: make(chan struct{}, 1), events: newEventLog(cfg.EventBuffer), running: map[string]context.CancelCauseFunc{}, leases: map[string]struct{}{}}, nil
 }
 
 // Task returns a task of a workspace as the API shows it.
@@ -228,9 +251,9 @@ var (
 )
 
 // Paused reports whether a render's ctx was stopped because the server shuts down (the task
-// is recorded PAUSED and rendered again at the next start), not canceled or failed. A
-// renderer that keeps work outside the process (package cluster) keeps it for the resumed
-// render.
+// is recorded PAUSED and rendered again at the next start, or by another node) or because
+// another node took the task (its lease expired), not canceled or failed. A renderer that
+// keeps work outside the process (package cluster) keeps it for the resumed render.
 func Paused(ctx context.Context) bool { return errors.Is(context.Cause(ctx), errPaused) }
 
 var errTaskNotCancelable = apierr.Define(apierr.Conflict, "TASK_NOT_CANCELABLE")

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -473,16 +474,22 @@ func (db *DB) WebhookDelivered(seq uint64) error {
 
 // WebhookFailed records a failed attempt of d (whose Attempts, NextAttemptAt and LastError
 // the caller updated). With dead, the entry moves out of the outbox to the dead letters.
+// With a claim (d.ClaimNode), it writes only while that node holds it (else
+// ErrWebhookClaimLost); the entry is left unclaimed.
 func (db *DB) WebhookFailed(d model.WebhookDelivery, dead bool) error {
-	val, err := json.Marshal(d)
-	if err != nil {
-		return err
-	}
 	k := binary.BigEndian.AppendUint64(nil, d.Seq)
 	return db.update(func(tx Tx) error {
 		ob := tx.Bucket(bucketOutbox)
 		if ob.Get(k) == nil {
 			return nil
+		}
+		d := d
+		if held, err := claimHeld(ob.Get(k), &d); err != nil || !held {
+			return cmp.Or(err, ErrWebhookClaimLost)
+		}
+		val, err := json.Marshal(d)
+		if err != nil {
+			return err
 		}
 		if dead {
 			if err := ob.Delete(k); err != nil {
