@@ -168,12 +168,13 @@ func (s *Service) Abandon() []string {
 func (s *Service) fill(wg *sync.WaitGroup) {
 	for {
 		s.mu.Lock()
-		busy := len(s.running)
+		busy, backoffs := len(s.running), len(s.lostAt)
 		s.mu.Unlock()
 		if busy >= s.cfg.Workers {
 			return
 		}
-		ids, err := s.store.PendingExports(busy + 1)
+		// the tasks this node backs off from (backingOff) may head the queue: read past them
+		ids, err := s.store.PendingExports(busy + 1 + backoffs)
 		if err != nil {
 			s.log.Error("export: list pending tasks", "err", err)
 			return
@@ -183,7 +184,7 @@ func (s *Service) fill(wg *sync.WaitGroup) {
 			s.mu.Lock()
 			_, running := s.running[id]
 			s.mu.Unlock()
-			if running {
+			if running || s.backingOff(id) {
 				continue
 			}
 			if s.start(wg, id) {

@@ -148,6 +148,7 @@ type Service struct {
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc
 	leases  map[string]struct{} // tasks whose lease this node holds (claimed, render running)
+	lostAt  map[string]time.Time // tasks whose lease this node lost, when (not claimed again for a LeaseTTL)
 	// crashOnStop makes Run's end stop renders as a crash would: nothing recorded (tests)
 	crashOnStop atomic.Bool
 }
@@ -219,7 +220,7 @@ func New(cfg Config, store Store, r Renderer) (*Service, error) {
 		return nil, err
 	}
 	return &Service{cfg: cfg, store: store, renderer: r, links: cfg.Links, log: cfg.Logger, now: cfg.Now,
-		validate: v, wake: make(chan struct{}, 1), events: newEventLog(cfg.EventBuffer), running: map[string]context.CancelCauseFunc{}, leases: map[string]struct{}{}}, nil
+		validate: v, wake: make(chan struct{}, 1), events: newEventLog(cfg.EventBuffer), running: map[string]context.CancelCauseFunc{}, leases: map[string]struct{}{}, lostAt: map[string]time.Time{}}, nil
 }
 
 // Task returns a task of a workspace as the API shows it.
