@@ -147,7 +147,7 @@ type Service struct {
 
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc
-	leases  map[string]struct{} // tasks whose lease this node holds (claimed, render running)
+	leases  map[string]struct{}  // tasks whose lease this node holds (claimed, render running)
 	lostAt  map[string]time.Time // tasks whose lease this node lost, when (not claimed again for a LeaseTTL)
 	// crashOnStop makes Run's end stop renders as a crash would: nothing recorded (tests)
 	crashOnStop atomic.Bool
