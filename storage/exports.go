@@ -28,9 +28,10 @@ func expiryKey(t time.Time, id string) []byte {
 }
 
 // CreateExport stores a new task, its state snapshot, the idempotency record (when idem is
-// not nil) and the credit debit in one transaction, after checking the workspace's active
-// task count and credit balance. With limits.DedupeClientTaskID and a clientTaskId that the
-// workspace used before, it stores nothing and returns the earlier task as existing.
+// not nil), the credit debit and the task's first change (changes.go) in one transaction,
+// after checking the workspace's active task count and credit balance. With
+// limits.DedupeClientTaskID and a clientTaskId that the workspace used before, it stores
+// nothing and returns the earlier task as existing.
 // Refusals are a *LimitError (ErrTooManyActive, ErrInsufficientCredits) or
 // ErrIdempotencyKeyExists.
 func (db *DB) CreateExport(t model.ExportTask, state []byte, idem *IdempotencyRecord, limits ExportLimits) (existing *model.ExportTask, err error) {
@@ -78,6 +79,9 @@ func (db *DB) CreateExport(t model.ExportTask, state []byte, idem *IdempotencyRe
 		}
 		id := []byte(t.ID)
 		if err := tx.Bucket(bucketExports).Put(id, val); err != nil {
+			return err
+		}
+		if err := appendTaskChange(tx, val); err != nil {
 			return err
 		}
 		if err := tx.Bucket(bucketExportState).Put(id, state); err != nil {
@@ -251,8 +255,9 @@ var ErrNoChange = errors.New("no change")
 // any transaction on a fresh copy, and the result is written only if the task is unchanged
 // since it was read (otherwise change runs again). The outbox entries change returns are
 // written in the same transaction, as are the index updates the status change implies and
-// the refund when change lowered ChargedCredits. When change returns ErrNoChange the task
-// is returned as it is, without a write; any other error is returned as is.
+// the refund when change lowered ChargedCredits, and the task's change (changes.go). When
+// change returns ErrNoChange the task is returned as it is, without a write; any other
+// error is returned as is.
 func (db *DB) UpdateExport(id string, change func(t *model.ExportTask) ([]model.WebhookDelivery, error)) (model.ExportTask, error) {
 	for attempt := 0; ; attempt++ {
 		raw, err := db.read(bucketExports, []byte(id))
@@ -289,6 +294,9 @@ func (db *DB) UpdateExport(id string, change func(t *model.ExportTask) ([]model.
 				return nil
 			}
 			if err := b.Put([]byte(id), val); err != nil {
+				return err
+			}
+			if err := appendTaskChange(tx, val); err != nil {
 				return err
 			}
 			if err := reindex(tx, &old, &t); err != nil {

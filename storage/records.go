@@ -71,6 +71,7 @@ var bucketRules = []bucketRule{
 	{name: bucketReferences, since: 4, record: checkReferences},
 	{name: bucketIllustrations, since: 6, owner: workspaceExists, record: checkIllustration},
 	{name: bucketAssetIndex, since: 7, owner: workspaceExists, record: checkAssetIndex},
+	{name: bucketTaskChanges, record: checkTaskChange},
 }
 
 // unreadable is a record that does not decode as the store decodes it.
