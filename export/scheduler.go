@@ -32,14 +32,16 @@ func (s *Service) Running() int {
 
 // Run is the scheduler. It first puts tasks a previous run left PROCESSING (a crash) or
 // PAUSED (a graceful stop) back to PENDING, then renders pending tasks oldest first with up
-// to Workers at once, and deletes expired outputs. When ctx ends it stops every render,
-// records those tasks as PAUSED (they resume on the next Run), removes their partial files
-// and returns once every render goroutine has finished.
+// to Workers at once, and deletes expired outputs; it also follows the database's task
+// change log into the event log (tail.go), for the changes other nodes make. When ctx
+// ends it stops every render, records those tasks as PAUSED (they resume on the next Run),
+// removes their partial files and returns once every render goroutine has finished.
 func (s *Service) Run(ctx context.Context) error {
 	if err := s.recover(); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
+	wg.Go(func() { s.followEvents(ctx) })
 	poll := time.NewTicker(s.cfg.PollInterval)
 	defer poll.Stop()
 	janitor := time.NewTicker(s.cfg.JanitorInterval)

@@ -61,17 +61,28 @@ type exportOpts struct {
 	// fonts and missingFonts are export.Config.Fonts and MissingFonts
 	fonts        func(string) bool
 	missingFonts string
+	// eventBuffer and eventPoll are export.Config.EventBuffer and EventPoll.
+	eventBuffer int
+	eventPoll   time.Duration
+	// nodeOf, when set, makes this env another API node of nodeOf's: its own service
+	// (scheduler, outputs directory) and server over nodeOf's database, workspaces and keys.
+	nodeOf *exportEnv
 }
 
 func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	t.Helper()
+	if o.nodeOf != nil {
+		return newExportNode(t, o, *o.nodeOf.env, o.nodeOf.clock, t.TempDir())
+	}
 	clk := &liveClock{}
 	dir := t.TempDir()
 	db, err := storage.Open(dir, storage.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, db: db}
+	// Cleanups run last-in first-out: the node's goroutines stop before the database closes.
+	t.Cleanup(func() { db.Close() })
+	e := env{t: t, db: db}
 	mk := func(name, secret string) string {
 		rt := true
 		in := storage.WorkspaceInput{Name: name, RuntimeAccess: &rt}
@@ -92,6 +103,14 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 		t.Fatal(err)
 	}
 	e.keyB = mk("b", "")
+	return newExportNode(t, o, e, clk, dir)
+}
+
+// newExportNode runs an export service, webhook deliverer and server over e's database,
+// with its files in dir.
+func newExportNode(t *testing.T, o exportOpts, e env, clk *liveClock, dir string) *exportEnv {
+	t.Helper()
+	db := e.db
 	guard, err := webhook.NewGuard(o.allow)
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +133,8 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	svc, err := export.New(export.Config{Workers: o.workers, OutputDir: filepath.Join(dir, "outputs"),
 		Links: export.NewLinks(public, signer), Guard: guard, Notify: dl.Notify, Now: clk.Now, OutputTTL: o.ttl,
 		ProgressInterval: o.progress, MaxActive: o.maxActive, PollInterval: 100 * time.Millisecond, JanitorInterval: 50 * time.Millisecond, Logger: quiet,
-		MaxDuration: o.maxDur, Fonts: o.fonts, MissingFonts: o.missingFonts}, db, r)
+		MaxDuration: o.maxDur, Fonts: o.fonts, MissingFonts: o.missingFonts,
+		EventBuffer: o.eventBuffer, EventPoll: o.eventPoll}, db, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,10 +149,8 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	wg.Add(2)
 	go func() { defer wg.Done(); _ = svc.Run(ctx) }()
 	go func() { defer wg.Done(); _ = dl.Run(ctx) }()
-	// Cleanups run last-in first-out: stop the goroutines, then close the database.
-	t.Cleanup(func() { db.Close() })
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	return &exportEnv{env: e, clock: clk, svc: svc, renderer: r, dataDir: dir, srv: srv}
+	return &exportEnv{env: &e, clock: clk, svc: svc, renderer: r, dataDir: dir, srv: srv}
 }
 
 // exportBody is a valid stateless create body over state, with fields overridden by kv
