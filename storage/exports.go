@@ -47,6 +47,7 @@ func (db *DB) CreateExport(t model.ExportTask, state []byte, idem *IdempotencyRe
 	}
 	var prior []byte
 	err = db.update(func(tx Tx) error {
+		prior = nil // the transaction may run again (DB.update)
 		clients := tx.Bucket(bucketExportClient)
 		if t.ClientTaskID != nil {
 			ck := clientKey(t.WorkspaceID, *t.ClientTaskID)
@@ -61,13 +62,15 @@ func (db *DB) CreateExport(t model.ExportTask, state []byte, idem *IdempotencyRe
 		if err != nil {
 			return err
 		}
-		n := 0
-		c := active.Cursor()
-		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			n++
-		}
-		if limits.MaxActive > 0 && n >= limits.MaxActive {
-			return &LimitError{Err: ErrTooManyActive, Have: int64(n), Need: int64(limits.MaxActive)}
+		if limits.MaxActive > 0 { // counted only when limited: a walk of every active task
+			n := 0
+			c := active.Cursor()
+			for k, _ := c.First(); k != nil; k, _ = c.Next() {
+				n++
+			}
+			if n >= limits.MaxActive {
+				return &LimitError{Err: ErrTooManyActive, Have: int64(n), Need: int64(limits.MaxActive)}
+			}
 		}
 		if err := debit(tx, t); err != nil {
 			return err
@@ -257,7 +260,9 @@ var ErrNoChange = errors.New("no change")
 // written in the same transaction, as are the index updates the status change implies and
 // the refund when change lowered ChargedCredits, and the task's change (changes.go). When
 // change returns ErrNoChange the task is returned as it is, without a write; any other
-// error is returned as is.
+// error is returned as is. change runs again each time the task changed meanwhile (by
+// this process or, on PostgreSQL, another): it must be free of side effects, changing
+// nothing but t and answering from t alone.
 func (db *DB) UpdateExport(id string, change func(t *model.ExportTask) ([]model.WebhookDelivery, error)) (model.ExportTask, error) {
 	for attempt := 0; ; attempt++ {
 		raw, err := db.read(bucketExports, []byte(id))
@@ -288,6 +293,7 @@ func (db *DB) UpdateExport(id string, change func(t *model.ExportTask) ([]model.
 		}
 		stale := false
 		err = db.update(func(tx Tx) error {
+			stale = false // the transaction may run again (DB.update)
 			b := tx.Bucket(bucketExports)
 			if !bytes.Equal(b.Get([]byte(id)), raw) {
 				stale = true
