@@ -14,8 +14,8 @@ import (
 const DefaultEventBuffer = 4096
 
 // DefaultEventPoll is the longest time between two reads of the database's task change log
-// (Config.EventPoll).
-const DefaultEventPoll = time.Second
+// (Config.EventPoll): a fallback, as every commit of any node wakes the reader.
+const DefaultEventPoll = 5 * time.Second
 
 // Event is one change of a task: the task as the API showed it right after the change.
 type Event struct {

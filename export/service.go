@@ -40,10 +40,13 @@ type Store interface {
 	ExpiredOutputs(now time.Time) ([]string, error)
 	WorkspaceCredits(workspaceID string) (balance int64, limited bool, err error)
 	ProjectWithState(workspaceID, id string) (model.Project, []byte, error)
-	// The task change log that the event log follows (tail.go).
+	// The task change log that the event log follows (tail.go), and the signal of commits.
+	SequenceTaskChanges() (int, error)
 	TaskChanges(after uint64, max int) (storage.TaskChangeLog, error)
 	TrimTaskChanges(upto uint64) (int, error)
 	TaskChangesEpoch() (string, error)
+	Subscribe(ctx context.Context) <-chan struct{}
+	Shared() bool
 }
 
 // DefaultOutputTTL is how long an output link works by default (Config.OutputTTL).

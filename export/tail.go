@@ -17,6 +17,16 @@ func (s *Service) follow() {
 	s.followMu.Lock()
 	defer s.followMu.Unlock()
 	for {
+		// On a shared database a change has its sequence once a node moved it into the
+		// log; a move that lost its races to other nodes' leaves it to theirs or the next.
+		if n, err := s.store.SequenceTaskChanges(); err != nil {
+			s.log.Debug("export: sequence task changes", "err", err)
+		} else if n > 0 {
+			continue
+		}
+		break
+	}
+	for {
 		after := s.events.Last()
 		l, err := s.store.TaskChanges(after, followPage)
 		if err != nil {
@@ -42,16 +52,26 @@ func (s *Service) follow() {
 	}
 }
 
-// followEvents runs follow until ctx ends: at each commit of any node over the database
+// followEvents runs follow until ctx ends: on a shared database at each commit of any node,
 // and at least every EventPoll. At each poll it also trims the change log to the newest
 // EventBuffer changes once it holds a quarter more than that.
 func (s *Service) followEvents(ctx context.Context) {
 	poll := time.NewTicker(s.cfg.EventPoll)
 	defer poll.Stop()
+	// On a database of its own (bbolt) every task commit is this Service's and followed
+	// as it is made: waking at every commit too would read the log again for nothing.
+	var commits <-chan struct{}
+	if s.store.Shared() {
+		commits = s.store.Subscribe(ctx)
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case _, ok := <-commits:
+			if !ok {
+				return
+			}
 		case <-poll.C:
 			s.trimChanges()
 		}

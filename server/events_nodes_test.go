@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// TestEventsAcrossNodes: two API nodes over one database, each with its own scheduler and
-// server. A stream on node B sees every change of the tasks created, rendered and canceled
+// TestEventsAcrossNodes: two API nodes over one database (one bbolt file; one PostgreSQL
+// database, each node with its own connections), each with its own scheduler and server. A stream on node B sees every change of the tasks created, rendered and canceled
 // through node A, in order, none missing or repeated, with the same ids and data as a
 // stream on node A; a client that drops its stream on A and reconnects to B with
 // Last-Event-ID resumes exactly after it; another workspace's stream on either node sees
@@ -16,8 +16,15 @@ import (
 // an id older than its log holds resyncs from the current state, while a newer one, given
 // before C started, resumes.
 func TestEventsAcrossNodes(t *testing.T) {
+	for _, engine := range []string{"bbolt", "postgres"} {
+		t.Run(engine, func(t *testing.T) { testEventsAcrossNodes(t, engine == "postgres") })
+	}
+}
+
+func testEventsAcrossNodes(t *testing.T, postgres bool) {
 	const cBuffer = 64
-	a := newExportEnv(t, exportOpts{workers: 1, maxActive: 20, progress: time.Nanosecond, frameDelay: 2 * time.Millisecond})
+	a := newExportEnv(t, exportOpts{workers: 1, maxActive: 20, progress: time.Nanosecond, frameDelay: 2 * time.Millisecond,
+		eventPoll: 20 * time.Millisecond, postgres: postgres}) // on bbolt the poll brings the other node's changes
 	b := newExportEnv(t, exportOpts{workers: 1, maxActive: 20, progress: time.Nanosecond, frameDelay: 2 * time.Millisecond,
 		eventPoll: 20 * time.Millisecond, nodeOf: a})
 	tsA, tsB := httptest.NewServer(a.h), httptest.NewServer(b.h)

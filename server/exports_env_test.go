@@ -16,6 +16,7 @@ import (
 
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
+	"github.com/cutroom/cutroom/internal/pgtest"
 	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
@@ -45,6 +46,7 @@ type exportEnv struct {
 	renderer *exporttest.Solid
 	dataDir  string
 	srv      *server.Server
+	dbURL    string // the PostgreSQL database's, when it is one
 }
 
 type exportOpts struct {
@@ -64,24 +66,41 @@ type exportOpts struct {
 	// eventBuffer and eventPoll are export.Config.EventBuffer and EventPoll.
 	eventBuffer int
 	eventPoll   time.Duration
+	// postgres keeps the records in a new PostgreSQL database (pgtest) instead of bbolt.
+	postgres bool
 	// nodeOf, when set, makes this env another API node of nodeOf's: its own service
-	// (scheduler, outputs directory) and server over nodeOf's database, workspaces and keys.
+	// (scheduler, outputs directory) and server over nodeOf's database (its own connection
+	// to it on PostgreSQL), workspaces and keys.
 	nodeOf *exportEnv
 }
 
 func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	t.Helper()
-	if o.nodeOf != nil {
-		return newExportNode(t, o, *o.nodeOf.env, o.nodeOf.clock, t.TempDir())
+	if n := o.nodeOf; n != nil {
+		e := *n.env
+		if n.dbURL != "" {
+			e.db = openPostgres(t, n.dbURL, n.clock.Now)
+		}
+		node := newExportNode(t, o, e, n.clock, t.TempDir())
+		node.dbURL = n.dbURL
+		return node
 	}
 	clk := &liveClock{}
 	dir := t.TempDir()
-	db, err := storage.Open(dir, storage.Options{Now: clk.Now})
-	if err != nil {
-		t.Fatal(err)
+	var db *storage.DB
+	var dbURL string
+	var err error
+	if o.postgres {
+		dbURL = pgtest.URL(t)
+		db = openPostgres(t, dbURL, clk.Now)
+	} else {
+		if db, err = storage.Open(dir, storage.Options{Now: clk.Now}); err != nil {
+			t.Fatal(err)
+		}
+		// Cleanups run last-in first-out: the node's goroutines stop before the database
+		// closes.
+		t.Cleanup(func() { db.Close() })
 	}
-	// Cleanups run last-in first-out: the node's goroutines stop before the database closes.
-	t.Cleanup(func() { db.Close() })
 	e := env{t: t, db: db}
 	mk := func(name, secret string) string {
 		rt := true
@@ -103,7 +122,21 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 		t.Fatal(err)
 	}
 	e.keyB = mk("b", "")
-	return newExportNode(t, o, e, clk, dir)
+	env := newExportNode(t, o, e, clk, dir)
+	env.dbURL = dbURL
+	return env
+}
+
+// openPostgres opens a connection pool to the PostgreSQL database at url, closed when the
+// test ends (after the goroutines of the node using it).
+func openPostgres(t *testing.T, dbURL string, now func() time.Time) *storage.DB {
+	t.Helper()
+	db, err := storage.OpenPostgres(context.Background(), dbURL, storage.PostgresOptions{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // newExportNode runs an export service, webhook deliverer and server over e's database,

@@ -10,14 +10,16 @@ import (
 	"github.com/cutroom/cutroom/storage"
 )
 
-// TestTaskChangeLog: every create and committed update of a task appends the task as
-// stored to the change log, with consecutive sequences in commit order (concurrent
-// writers included); a change function that returns ErrNoChange or fails appends nothing;
-// trimming drops the oldest changes and the sequence goes on; the log's epoch stays the
-// same across a reopen and differs between databases.
+// TestTaskChangeLog: on each engine, every create and committed update of a task appends
+// the task as stored to the change log, with consecutive sequences, each task's changes in
+// commit order (16 concurrent writers and 2 sequencers included: no write may fail); a change
+// function that returns ErrNoChange or fails appends nothing; trimming
+// drops the oldest changes and the sequence goes on.
 func TestTaskChangeLog(t *testing.T) {
-	dir := t.TempDir()
-	db := open(t, dir, nil)
+	eachEngine(t, func(t *testing.T, engine string) { testTaskChangeLog(t, storage.OpenEngine(t, engine, nil)) })
+}
+
+func testTaskChangeLog(t *testing.T, db *storage.DB) {
 	ws, err := db.CreateWorkspace(storage.WorkspaceInput{Name: "w"})
 	if err != nil {
 		t.Fatal(err)
@@ -25,12 +27,29 @@ func TestTaskChangeLog(t *testing.T) {
 	if l, err := db.TaskChanges(0, 10); err != nil || l.Last != 0 || l.Oldest != 0 || len(l.Changes) != 0 {
 		t.Fatalf("empty log: %+v %v", l, err)
 	}
-	ids, refused := createAtOnce(db, model.ExportTask{WorkspaceID: ws.ID, CreditPool: model.PoolUnlimited}, 4, storage.ExportLimits{})
+	ids, refused := createAtOnce(db, model.ExportTask{WorkspaceID: ws.ID, CreditPool: model.PoolUnlimited}, 16, storage.ExportLimits{})
 	if len(refused) > 0 {
 		t.Fatal(refused)
 	}
-	// 4 tasks x 25 progress writes from 4 goroutines at once.
+	// 16 tasks x 25 progress writes from 16 goroutines at once, while two sequencers
+	// (every node's event tail runs one) move the changes into the log.
 	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	var seqWG sync.WaitGroup
+	for range 2 {
+		seqWG.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				// A sequencer that lost its races (on PostgreSQL, with the writers or the
+				// other sequencer) leaves the changes waiting for the next call.
+				_, _ = db.SequenceTaskChanges()
+			}
+		})
+	}
 	for _, id := range ids {
 		wg.Add(1)
 		go func() {
@@ -49,7 +68,10 @@ func TestTaskChangeLog(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	const total = 4 + 4*25
+	close(stop)
+	seqWG.Wait()
+	sequenceAll(t, db)
+	const total = 16 + 16*25
 	l, err := db.TaskChanges(0, 1000)
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +110,7 @@ func TestTaskChangeLog(t *testing.T) {
 		}
 	}
 	// A page, then the rest.
-	if p, _ := db.TaskChanges(100, 3); len(p.Changes) != 3 || p.Changes[0].Seq != 101 || p.Last != total {
+	if p, _ := db.TaskChanges(100, 3); len(p.Changes) != 3 || p.Changes[0].Seq != 101 || p.Changes[2].Seq != 103 || p.Last != total {
 		t.Fatalf("page after 100: %+v", p)
 	}
 	// Trimming.
@@ -104,10 +126,19 @@ func TestTaskChangeLog(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	sequenceAll(t, db)
 	if l, _ = db.TaskChanges(0, 1000); l.Oldest != 91 || l.Last != total+1 || len(l.Changes) != total-90+1 || l.Changes[0].Seq != 91 {
 		t.Fatalf("after the trim: oldest %d last %d, %d changes", l.Oldest, l.Last, len(l.Changes))
 	}
 
+}
+
+// TestTaskChangesEpoch: the change log's epoch stays the same across a reopen of a bbolt
+// file, is the same for two nodes over one PostgreSQL database (and a change one commits
+// is in the other's log once sequenced there), and differs between databases.
+func TestTaskChangesEpoch(t *testing.T) {
+	dir := t.TempDir()
+	db := open(t, dir, nil)
 	epoch, err := db.TaskChangesEpoch()
 	if err != nil || len(epoch) < 8 {
 		t.Fatalf("epoch %q %v", epoch, err)
@@ -118,12 +149,42 @@ func TestTaskChangeLog(t *testing.T) {
 	if again, _ := db.TaskChangesEpoch(); again != epoch {
 		t.Fatalf("epoch %q after a reopen, was %q", again, epoch)
 	}
-	if l, _ = db.TaskChanges(0, 0); l.Last != total+1 {
-		t.Fatalf("last %d after a reopen", l.Last)
-	}
 	other := open(t, t.TempDir(), nil)
 	defer other.Close()
 	if e, _ := other.TaskChangesEpoch(); e == epoch {
 		t.Fatal("two databases have one epoch")
+	}
+
+	nodes := twoNodes(t)
+	e0, err0 := nodes[0].TaskChangesEpoch()
+	e1, err1 := nodes[1].TaskChangesEpoch()
+	if err0 != nil || err1 != nil || e0 != e1 || e0 == epoch {
+		t.Fatalf("PostgreSQL nodes' epochs %q %v, %q %v (bbolt's %q)", e0, err0, e1, err1, epoch)
+	}
+	ws, err := nodes[0].CreateWorkspace(storage.WorkspaceInput{Name: "w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, refused := createAtOnce(nodes[0], model.ExportTask{WorkspaceID: ws.ID, CreditPool: model.PoolUnlimited}, 1, storage.ExportLimits{})
+	if len(refused) > 0 {
+		t.Fatal(refused)
+	}
+	sequenceAll(t, nodes[1])
+	if l, err := nodes[0].TaskChanges(0, 10); err != nil || len(l.Changes) != 1 || l.Changes[0].Task.ID != ids[0] {
+		t.Fatalf("the other node's log: %+v %v", l, err)
+	}
+}
+
+// sequenceAll moves every waiting change into the log.
+func sequenceAll(t *testing.T, db *storage.DB) {
+	t.Helper()
+	for {
+		n, err := db.SequenceTaskChanges()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
 	}
 }
