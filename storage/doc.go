@@ -32,6 +32,23 @@
 // bucket, key -> value; nested buckets as rows naming a child bucket), not columns SQL can
 // query, and each Get, Put or cursor batch is a round trip to the server.
 //
+// The task change log (changes.go, issue 32): every transaction that stores a task also
+// records the task as it stored it, and each change gets a sequence in the log that export's
+// event tail on every node follows (a change is visible only with every change before it).
+// On bbolt the change takes the log bucket's sequence in its own transaction: sequence order
+// is commit order. On PostgreSQL that one sequence row, updated by every task write, made
+// concurrent writes of different tasks abort each other (16 writers at full speed: 652
+// writes/s where 2,043 went without it, and some writes failed after all their retries), so
+// there a write puts its change in a waiting bucket under an order stamp (its clock, raised
+// above the task's previous stamp) and SequenceTaskChanges, called by every node's tail,
+// moves committed waiting changes into the log in transactions that contend only with each
+// other (a lost race leaves the changes for the next call). Each task's changes keep their
+// commit order; different tasks' follow their stamps. Writers of different tasks on two
+// nodes, with both nodes sequencing every millisecond (load average 6-9 on 2 cores): 16 at
+// full speed 1,206 writes/s (2,043 without the log), 64 each every 20 ms 1,047 (1,496), 64
+// each every 100 ms 510 (556); no write failed. The log's epoch, random and kept in
+// the database, names it in event ids; TrimTaskChanges bounds it.
+//
 // Online backups. Snapshot is a bbolt read transaction whose WriteTo streams a complete,
 // consistent database file (GET /admin/backup); it is the one transaction that does I/O.
 // Writers never wait for readers except to grow the memory map, so Open maps 1 GiB ahead
