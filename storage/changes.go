@@ -41,8 +41,9 @@ var (
 
 // These buckets are made by the first change, so a file of any schema version may lack them.
 
-// appendTaskChange records a change of task id, stored as val, in tx (see above).
-func (db *DB) appendTaskChange(tx Tx, id, val []byte) error {
+// appendTaskChange records a change of task id, stored as val, in tx (see above); created
+// says it is the task's first (it has no stamp to read yet).
+func (db *DB) appendTaskChange(tx Tx, id, val []byte, created bool) error {
 	if !db.Shared() {
 		b, err := tx.CreateBucketIfNotExists(bucketTaskChanges)
 		if err != nil {
@@ -63,8 +64,10 @@ func (db *DB) appendTaskChange(tx Tx, id, val []byte) error {
 		return err
 	}
 	stamp := uint64(time.Now().UnixNano())
-	if prev := stamps.Get(id); len(prev) == 8 {
-		stamp = max(stamp, binary.BigEndian.Uint64(prev)+1)
+	if !created {
+		if prev := stamps.Get(id); len(prev) == 8 {
+			stamp = max(stamp, binary.BigEndian.Uint64(prev)+1)
+		}
 	}
 	k := binary.BigEndian.AppendUint64(nil, stamp)
 	if err := stamps.Put(id, k); err != nil {

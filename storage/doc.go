@@ -35,8 +35,8 @@
 // their bucket or the commit; a page's records are read in one query (getMany); the
 // top-level buckets' ids are read once. TestRoundTrips counts them for the API's frequent
 // calls (a warm one: its workspace's nested buckets exist): CreateProject 5 round trips
-// (13 before the batching, counted cold), CreateExport 8, UpdateExport 7 (its read
-// included), ExportTask 3 (BEGIN, the read, ROLLBACK), a page of 20 exports 5 (24
+// (13 before the batching, counted cold), CreateExport 8, UpdateExport 8 (its read and the
+// read of the task's change stamp, changes.go, included), ExportTask 3 (BEGIN, the read, ROLLBACK), a page of 20 exports 5 (24
 // before getMany). Measured (BenchmarkOperations, -benchtime 300x -count 7, medians;
 // PostgreSQL 15 on loopback as internal/pgtest runs it, fsync off; bbolt in the temp dir,
 // an fdatasync a commit; 2 cores shared with other work, load average 9.7 to 8.8, 4.2 s user

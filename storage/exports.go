@@ -84,7 +84,7 @@ func (db *DB) CreateExport(t model.ExportTask, state []byte, idem *IdempotencyRe
 		if err := tx.Bucket(bucketExports).Put(id, val); err != nil {
 			return err
 		}
-		if err := db.appendTaskChange(tx, id, val); err != nil {
+		if err := db.appendTaskChange(tx, id, val, true); err != nil {
 			return err
 		}
 		if err := tx.Bucket(bucketExportState).Put(id, state); err != nil {
@@ -302,7 +302,7 @@ func (db *DB) UpdateExport(id string, change func(t *model.ExportTask) ([]model.
 			if err := b.Put([]byte(id), val); err != nil {
 				return err
 			}
-			if err := db.appendTaskChange(tx, []byte(id), val); err != nil {
+			if err := db.appendTaskChange(tx, []byte(id), val, false); err != nil {
 				return err
 			}
 			if err := reindex(tx, &old, &t); err != nil {
