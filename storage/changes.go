@@ -194,13 +194,18 @@ func (db *DB) TrimTaskChanges(upto uint64) (int, error) {
 		if b == nil {
 			return nil
 		}
+		// Keys first, then the deletes: one batch on PostgreSQL.
+		var keys [][]byte
 		c := b.Cursor()
-		for k, _ := c.First(); len(k) == 8 && binary.BigEndian.Uint64(k) <= upto && n < maxTrim; k, _ = c.First() {
-			if err := c.Delete(); err != nil {
+		for k, _ := c.First(); len(k) == 8 && binary.BigEndian.Uint64(k) <= upto && len(keys) < maxTrim; k, _ = c.Next() {
+			keys = append(keys, copyBytes(k))
+		}
+		for _, k := range keys {
+			if err := b.Delete(k); err != nil {
 				return err
 			}
-			n++
 		}
+		n = len(keys)
 		return nil
 	})
 	return n, err
