@@ -19,8 +19,8 @@ const DefaultEventPoll = 5 * time.Second
 
 // Event is one change of a task: the task as the API showed it right after the change.
 type Event struct {
-	// Seq is the change's sequence in the database's task change log (storage.TaskChange):
-	// commit order, the same on every node over the database.
+	// Seq is the change's sequence in the database's task change log (storage.TaskChange),
+	// the same on every node over the database: each task's changes in commit order.
 	Seq         uint64
 	WorkspaceID string
 	Task        TaskView
@@ -90,7 +90,7 @@ func (l *EventLog) Since(ws string, after uint64) (evs []Event, last uint64, lap
 		return nil, l.seq, true, l.wake
 	}
 	for s := after + 1; s <= l.seq; s++ {
-		// A slot holds an older Seq where the database's sequence skipped one.
+		// A slot holds an older Seq where no change of this one was published.
 		if e := l.ring[s%n]; e.Seq == s && e.WorkspaceID == ws {
 			evs = append(evs, e)
 		}

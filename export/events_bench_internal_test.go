@@ -28,8 +28,9 @@ func (noRenderer) Render(context.Context, RenderJob, func(done, total int64)) er
 
 // BenchmarkTaskUpdate is one progress write of a rendering task on bbolt, as setPhase makes
 // it (every ProgressInterval per rendering task): the commit, fsync included, and its
-// publish to the event log, with the event tail that Run starts. The per-update cost of the event machinery is the difference
-// between this benchmark's figures on two revisions.
+// publish to the event log, with the event tail that Run starts. The per-update cost of the
+// event machinery is the difference between this benchmark's figures on two revisions
+// (export/doc.go has them).
 func BenchmarkTaskUpdate(b *testing.B) {
 	dir := b.TempDir()
 	db, err := storage.Open(dir, storage.Options{})
@@ -56,7 +57,7 @@ func BenchmarkTaskUpdate(b *testing.B) {
 	if _, err := db.CreateExport(t, []byte(`{}`), nil, storage.ExportLimits{}); err != nil {
 		b.Fatal(err)
 	}
-	// Run follows the change log too, woken by every commit.
+	// The event tail Run starts (on bbolt it wakes at its poll only).
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go s.followEvents(ctx)

@@ -8,13 +8,14 @@ import (
 )
 
 // TestEventsAcrossNodes: two API nodes over one database (one bbolt file; one PostgreSQL
-// database, each node with its own connections), each with its own scheduler and server. A stream on node B sees every change of the tasks created, rendered and canceled
-// through node A, in order, none missing or repeated, with the same ids and data as a
-// stream on node A; a client that drops its stream on A and reconnects to B with
-// Last-Event-ID resumes exactly after it; another workspace's stream on either node sees
-// none of it. A node with a short EventBuffer trims the database's change log to it, and
-// an id older than its log holds resyncs from the current state, while a newer one, given
-// before C started, resumes.
+// database, each node with its own connections), each with its own scheduler and server. A
+// stream on node B sees every change of the tasks created, rendered and canceled through
+// node A, in order, none missing or repeated, with the same ids and data as a stream on
+// node A; a client that drops its stream on A and reconnects to B with Last-Event-ID
+// resumes exactly after it; another workspace's stream on either node sees none of it. A
+// third node, C, started afterwards with a short EventBuffer, trims the database's change
+// log to it; an id older than C holds resyncs from the current state there, while a newer
+// one, handed out before C started, resumes.
 func TestEventsAcrossNodes(t *testing.T) {
 	for _, engine := range []string{"bbolt", "postgres"} {
 		t.Run(engine, func(t *testing.T) { testEventsAcrossNodes(t, engine == "postgres") })
