@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/cutroom/cutroom/model"
 )
@@ -22,10 +21,10 @@ import (
 // that sequence would be one row every task write updates: concurrent writes of different
 // tasks would abort each other (16 writers at full speed: a third of the throughput, and
 // some writes failing after every retry). There the transaction instead puts the change
-// in a waiting bucket under an order stamp (the writer's clock, raised above the task's
-// previous stamp so a task's changes keep their order across nodes' clocks), and
-// SequenceTaskChanges moves committed waiting changes into the log, oldest stamp first,
-// in transactions of its own that contend only with each other.
+// in a waiting bucket under an order stamp (the writing node's clock, PostgresOptions.Now,
+// raised above the task's previous stamp so a task's changes keep their order across
+// nodes' clocks), and SequenceTaskChanges moves committed waiting changes into the log,
+// oldest stamp first, in transactions of its own that contend only with each other.
 
 var (
 	// bucketTaskChanges: sequence (8 bytes) -> ExportTask as the commit of that sequence
@@ -63,7 +62,7 @@ func (db *DB) appendTaskChange(tx Tx, id, val []byte, created bool) error {
 	if err != nil {
 		return err
 	}
-	stamp := uint64(time.Now().UnixNano())
+	stamp := uint64(db.now().UnixNano())
 	if !created {
 		if prev := stamps.Get(id); len(prev) == 8 {
 			stamp = max(stamp, binary.BigEndian.Uint64(prev)+1)

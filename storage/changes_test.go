@@ -5,7 +5,9 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/cutroom/cutroom/internal/pgtest"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 )
@@ -185,6 +187,41 @@ func sequenceAll(t *testing.T, db *storage.DB) {
 		}
 		if n == 0 {
 			return
+		}
+	}
+}
+
+// TestTaskChangesKeepTaskOrderAcrossClocks: two PostgreSQL nodes whose clocks are an hour
+// apart change one task in turn; the log holds its changes in the order they were made (a
+// change's order stamp is raised above the task's last one, whichever node's clock made it).
+func TestTaskChangesKeepTaskOrderAcrossClocks(t *testing.T) {
+	url := pgtest.URL(t)
+	behind := func() time.Time { return time.Now().Add(-time.Hour) }
+	nodes := [2]*storage.DB{storage.OpenPostgresURL(t, url, nil), storage.OpenPostgresURL(t, url, behind)}
+	ws, err := nodes[0].CreateWorkspace(storage.WorkspaceInput{Name: "w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, refused := createAtOnce(nodes[0], model.ExportTask{WorkspaceID: ws.ID, CreditPool: model.PoolUnlimited}, 1, storage.ExportLimits{})
+	if len(refused) > 0 {
+		t.Fatal(refused)
+	}
+	for p := 1.0; p <= 10; p++ {
+		if _, err := nodes[int(p)%2].UpdateExport(ids[0], func(tk *model.ExportTask) ([]model.WebhookDelivery, error) {
+			tk.Progress = p
+			return nil, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sequenceAll(t, nodes[1])
+	l, err := nodes[0].TaskChanges(0, 100)
+	if err != nil || len(l.Changes) != 11 {
+		t.Fatalf("%d changes, %v", len(l.Changes), err)
+	}
+	for i, c := range l.Changes {
+		if c.Task.Progress != float64(i) {
+			t.Fatalf("change %d shows progress %v", i, c.Task.Progress)
 		}
 	}
 }
