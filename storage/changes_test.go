@@ -163,18 +163,25 @@ func TestTaskChangesEpoch(t *testing.T) {
 	if err0 != nil || err1 != nil || e0 != e1 || e0 == epoch {
 		t.Fatalf("PostgreSQL nodes' epochs %q %v, %q %v (bbolt's %q)", e0, err0, e1, err1, epoch)
 	}
-	ws, err := nodes[0].CreateWorkspace(storage.WorkspaceInput{Name: "w"})
+	id := oneTask(t, nodes[0])
+	sequenceAll(t, nodes[1])
+	if l, err := nodes[0].TaskChanges(0, 10); err != nil || len(l.Changes) != 1 || l.Changes[0].Task.ID != id {
+		t.Fatalf("the other node's log: %+v %v", l, err)
+	}
+}
+
+// oneTask creates a workspace and a task in it, and returns the task's id.
+func oneTask(t *testing.T, db *storage.DB) string {
+	t.Helper()
+	ws, err := db.CreateWorkspace(storage.WorkspaceInput{Name: "w"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, refused := createAtOnce(nodes[0], model.ExportTask{WorkspaceID: ws.ID, CreditPool: model.PoolUnlimited}, 1, storage.ExportLimits{})
+	ids, refused := createAtOnce(db, model.ExportTask{WorkspaceID: ws.ID, CreditPool: model.PoolUnlimited}, 1, storage.ExportLimits{})
 	if len(refused) > 0 {
 		t.Fatal(refused)
 	}
-	sequenceAll(t, nodes[1])
-	if l, err := nodes[0].TaskChanges(0, 10); err != nil || len(l.Changes) != 1 || l.Changes[0].Task.ID != ids[0] {
-		t.Fatalf("the other node's log: %+v %v", l, err)
-	}
+	return ids[0]
 }
 
 // sequenceAll moves every waiting change into the log.
@@ -198,16 +205,9 @@ func TestTaskChangesKeepTaskOrderAcrossClocks(t *testing.T) {
 	url := pgtest.URL(t)
 	behind := func() time.Time { return time.Now().Add(-time.Hour) }
 	nodes := [2]*storage.DB{storage.OpenPostgresURL(t, url, nil), storage.OpenPostgresURL(t, url, behind)}
-	ws, err := nodes[0].CreateWorkspace(storage.WorkspaceInput{Name: "w"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids, refused := createAtOnce(nodes[0], model.ExportTask{WorkspaceID: ws.ID, CreditPool: model.PoolUnlimited}, 1, storage.ExportLimits{})
-	if len(refused) > 0 {
-		t.Fatal(refused)
-	}
+	id := oneTask(t, nodes[0])
 	for p := 1.0; p <= 10; p++ {
-		if _, err := nodes[int(p)%2].UpdateExport(ids[0], func(tk *model.ExportTask) ([]model.WebhookDelivery, error) {
+		if _, err := nodes[int(p)%2].UpdateExport(id, func(tk *model.ExportTask) ([]model.WebhookDelivery, error) {
 			tk.Progress = p
 			return nil, nil
 		}); err != nil {
