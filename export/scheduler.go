@@ -35,14 +35,16 @@ func (s *Service) Running() int {
 // PAUSED (a graceful stop) back to PENDING (on a shared store only those no live node holds
 // the lease of: leases.go), then renders pending tasks oldest first with up to Workers at
 // once, renews its tasks' leases, requeues tasks whose lease expired, and deletes expired
-// outputs. When ctx ends it stops every render, records those tasks as PAUSED (they resume
-// on the next Run; PENDING on a shared store, for any node), removes their partial files
-// and returns once every render goroutine has finished.
+// outputs; it also follows the database's task change log into the event log (tail.go),
+// for the changes other nodes make. When ctx ends it stops every render, records those
+// tasks as PAUSED (they resume on the next Run; PENDING on a shared store, for any node),
+// removes their partial files and returns once every render goroutine has finished.
 func (s *Service) Run(ctx context.Context) error {
 	if err := s.requeueAtStart(); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
+	wg.Go(func() { s.followEvents(ctx) })
 	poll := time.NewTicker(s.cfg.PollInterval)
 	defer poll.Stop()
 	janitor := time.NewTicker(s.cfg.JanitorInterval)
