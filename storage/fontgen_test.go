@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -10,7 +11,7 @@ import (
 )
 
 // TestFontGeneration: the font generation changes when a font asset is created or deleted,
-// and not when another asset is, on both engines; a database's checked records include it.
+// and not when another asset is, on both engines; FontAssets lists the live fonts alone.
 func TestFontGeneration(t *testing.T) {
 	eachEngine(t, testFontGeneration)
 }
@@ -63,8 +64,17 @@ func testFontGeneration(t *testing.T, engine string) {
 	if g := gen(); g != g1 {
 		t.Fatalf("an image delete changed the font generation: %d -> %d", g1, g)
 	}
+	other := create("font")
+	fonts, err := db.FontAssets()
+	if err != nil || len(fonts) != 2 || !slices.ContainsFunc(fonts, func(a model.Asset) bool { return a.ID == font.ID }) {
+		t.Fatalf("font assets %+v, %v: want the two fonts", fonts, err)
+	}
+	g2 := gen()
 	remove(font)
-	if g := gen(); g == g1 {
+	if g := gen(); g == g2 {
 		t.Fatal("a font delete left the font generation as it was")
+	}
+	if fonts, err = db.FontAssets(); err != nil || len(fonts) != 1 || fonts[0].ID != other.ID || fonts[0].Type != "font" {
+		t.Fatalf("font assets after a delete %+v, %v: want the other font alone", fonts, err)
 	}
 }
