@@ -222,7 +222,7 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	}
 	acfg := a.cfg.Assets
 	acfg.Dir, acfg.PublicURL, acfg.Logger = areas.files(), a.BaseURL, log
-	acfg.Blobs, acfg.Shared = areas.store, areas.kind == blobsDir
+	acfg.Blobs, acfg.Shared, acfg.SharedGrace = areas.store, areas.kind == blobsDir, a.cfg.Blobs.SweepGrace
 	acfg.Metrics = a.metrics
 	// An asset used by an active export cannot be deleted; the check reads the tasks from
 	// the database, so it exists before the export service that needs this store's media.
@@ -308,6 +308,7 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 		Previews: stillPreviews{render.NewStills(a.Renderer)}, Webhooks: a.DB, Console: console.Handler()})
 	a.hs = srv.HTTPServer(a.ln.Addr().String())
 	a.janitor = newJanitor(a.DB, a.cfg.JanitorInterval, log)
+	a.janitor.files = a.fileSweep(areas)
 	return nil
 }
 

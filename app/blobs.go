@@ -32,6 +32,10 @@ type BlobSettings struct {
 	// Replicas is how many copies NATS keeps of the object store when the App creates it
 	// (0: 1; an existing store keeps its own configuration).
 	Replicas int
+	// SweepGrace is how old a file without a record must be before the janitor removes
+	// it (default blob.DefaultSweepGrace, an hour: an upload's file is written before its
+	// record commits, perhaps on another node).
+	SweepGrace time.Duration
 }
 
 // The kinds of blob store, as /readyz reports them (blobStoreKind).

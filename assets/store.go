@@ -194,6 +194,8 @@ type Config struct {
 	// temp files and record-less asset directories younger than SharedGrace alone, as
 	// they may be another node's upload in progress.
 	Shared bool
+	// SharedGrace replaces SharedGrace when positive (tests).
+	SharedGrace time.Duration
 }
 
 // SharedGrace is how old a temp file or record-less asset directory of a shared files
@@ -471,8 +473,6 @@ func (s *Store) fetchNow(path string) (release func(), err error) {
 // fetchTimeout bounds fetching one file from the object store where no request or render
 // bounds it (an uploaded font at start).
 const fetchTimeout = 5 * time.Minute
-
-
 
 // FontFiles returns the stored paths of every live uploaded font, of every workspace, for
 // loading into the font library at start.
@@ -882,14 +882,19 @@ func (s *Store) mayBeInProgress(e fs.DirEntry) bool {
 		return false
 	}
 	info, err := e.Info()
-	return err == nil && s.now().Sub(info.ModTime()) < SharedGrace
+	grace := s.cfg.SharedGrace
+	if grace <= 0 {
+		grace = SharedGrace
+	}
+	return err == nil && s.now().Sub(info.ModTime()) < grace
 }
 
 // Recover sweeps the files area after a crash: it removes every temp file, and every
 // asset directory whose asset has no record (a crash between the rename and the commit),
 // and stray files beside a recorded file. Call it before serving uploads. In a shared files
 // area (Config.Shared) it leaves what is younger than SharedGrace: another node's upload
-// may be in progress.
+// may be in progress; so there it may also run while serving (the janitor runs it, as
+// another node's crash leaves files no start of this node sweeps).
 func (s *Store) Recover() (removed int, err error) {
 	entries, err := os.ReadDir(s.tmpDir())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
