@@ -5,7 +5,8 @@
 //
 // What it owns. An App owns the database (storage), the asset store, the font library, the
 // renderer (render.Pipeline), the export service and its scheduler, the webhook deliverer,
-// one janitor (sweeping expired idempotency records), the HTTP server and, when serving, its
+// one janitor (sweeping expired idempotency records and, with a blob store, the files no
+// record serves: blobsweep.go), the HTTP server and, when serving, its
 // own metrics registry (metrics.New; never Prometheus's global registry), which it hands to
 // the server, the export service, the renderer, the deliverer and the asset store, and
 // whose scrape-time gauges read the database, the scheduler and the data dir's disk. The components

@@ -122,7 +122,7 @@ func (w *Sweeper) Run(ctx context.Context) (SweepReport, error) {
 				resume = c.pos
 				return errSweepDone
 			}
-			if err := w.s.deleteKey(ctx, c.key); err != nil {
+			if err := w.delete(ctx, c.key); err != nil {
 				return err
 			}
 			rep.Deleted++
@@ -168,4 +168,12 @@ func (w *Sweeper) Run(ctx context.Context) (SweepReport, error) {
 	}
 	// on an error w.from stays: the next Run examines this part again
 	return rep, err
+}
+
+// delete removes the object of key and its local copy, within DropTimeout (a NATS that
+// stopped answering fails the Run then, not at the end of ctx).
+func (w *Sweeper) delete(ctx context.Context, key string) error {
+	ctx, cancel := context.WithTimeout(ctx, DropTimeout)
+	defer cancel()
+	return w.s.deleteKey(ctx, key)
 }
