@@ -22,7 +22,10 @@
 //     lock). The admin commands stop here; serve calls it first to set up the default
 //     workspace before it listens.
 //   - Open(ctx, nil) adds the font library and the asset store's read side: what
-//     `cutroom export` needs (without a DataDir, only the font library).
+//     `cutroom export` needs (without a DataDir, only the font library). With
+//     --blob-store nats that store fetches the files from the object store into a scratch
+//     directory Close removes, leaving the data dir's copies, a node's, alone
+//     (readFileAreas).
 //   - Open(ctx, ln) builds everything serving needs: the asset store (crash leftovers of
 //     uploads swept, uploaded fonts loaded), the renderer, the outbound-address guard, the
 //     deliverer, the export service, the HTTP server on ln and the janitor.
