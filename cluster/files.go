@@ -116,12 +116,26 @@ func (f *FileObjects) List(ctx context.Context, each func(name string, mod time.
 	if err != nil {
 		return err
 	}
-	defer func() { _ = w.Stop() }()
+	defer func() {
+		_ = w.Stop()
+		// the watcher's delivery may be blocked on a send: it ends, and closes Updates,
+		// once that send is taken
+		go func() {
+			for range w.Updates() {
+			}
+		}()
+	}()
 	stall := time.NewTimer(listStall)
 	defer stall.Stop()
 	for {
 		select {
-		case info := <-w.Updates():
+		case info, ok := <-w.Updates():
+			if !ok { // the subscription ended (its context, the connection)
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				return fmt.Errorf("object store %s: the listing ended early", FilesName)
+			}
 			if info == nil { // the end of what the store held when the listing began
 				return nil
 			}
