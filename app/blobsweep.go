@@ -16,7 +16,7 @@ const blobSweepTimeout = 5 * time.Minute
 
 // fileSweep is the janitor's sweep of the files no record serves: the objects of the NATS
 // store (blob.Sweeper) or the asset directories of a shared directory (assets.Store's
-// Recover, which leaves what is younger than its grace there). nil: nothing to sweep (the
+// SweepShared, which leaves what is younger than its grace). nil: nothing to sweep (the
 // data dir alone is swept at start).
 func (a *App) fileSweep(areas *fileAreas) func(context.Context) {
 	m, log := a.metrics, a.logger()
@@ -38,7 +38,7 @@ func (a *App) fileSweep(areas *fileAreas) func(context.Context) {
 		}
 	case blobsDir:
 		return func(context.Context) {
-			n, err := a.Assets.Recover()
+			n, err := a.Assets.SweepShared()
 			m.FilesSwept(blobsDir, n)
 			if err != nil {
 				log.Warn("blob store: the sweep of the shared directory failed; it runs again at the next sweep", "removed", n, "err", err)

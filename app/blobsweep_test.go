@@ -38,7 +38,7 @@ func TestBlobStoreNATSSweep(t *testing.T) {
 	e := startNATS(t)
 	objs := fileObjects(t, e)
 	cfg := natsNode(e)
-	cfg.JanitorInterval, cfg.Blobs.SweepGrace = 50*time.Millisecond, 2*time.Second
+	cfg.JanitorInterval, cfg.Blobs.SweepGrace = 50*time.Millisecond, 5*time.Second
 	a := startApp(t, cfg, nil)
 	b := serveSharing(t, cfg, a)
 	ctx := context.Background()
