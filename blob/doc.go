@@ -64,6 +64,10 @@
 //     nodes sweep at once without coordination: deleting an object twice is no error,
 //     and a record read after the listing keeps its object. An error of the object store
 //     (or of the records) ends the run, logged; the next run examines that part again.
+//     The listing costs 11 µs an object (BenchmarkSweepExamine: 2000 objects of an
+//     embedded NATS, every one recorded; median of 3, load average 8, 8 CPU seconds for
+//     the whole run with its puts), so a run's 10 000 cost about 0.1 s of listing; the
+//     records Orphaned reads, one an object, cost more on PostgreSQL.
 //   - Replication is the object store's: the App creates "cutroom-files" with
 //     --blob-replicas copies (1 by default) when it does not exist, and keeps the
 //     configuration of an existing one, so an operator may create it first (`nats object

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -224,4 +225,42 @@ func TestSweepNATSFailsMidway(t *testing.T) {
 	if names := objectNames(t, objs); len(names) != 0 || total+first != 600 {
 		t.Fatalf("after NATS came back: %d removed, %d objects left", total+first, len(names))
 	}
+}
+
+// BenchmarkSweepExamine: one sweep examining 2000 objects that all have a record (the
+// listing and the pages handed to Orphaned; nothing removed), on an embedded NATS.
+func BenchmarkSweepExamine(b *testing.B) {
+	e, err := cluster.StartEmbedded("127.0.0.1:0", token, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Shutdown()
+	nc, err := cluster.Connect(cluster.ConnConfig{URLs: []string{"nats://" + e.Addr()}, Token: token, Name: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nc.Close()
+	objs, err := cluster.OpenFileObjects(context.Background(), nc, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 2000
+	for i := range n {
+		if _, _, err := objs.Put(context.Background(), fmt.Sprintf("files/assets/ws/a%04d/f.bin", i), strings.NewReader("x")); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s, err := blob.New(blob.Config{Root: b.TempDir(), Objects: objs})
+	if err != nil {
+		b.Fatal(err)
+	}
+	none := func(context.Context, []string) ([]string, error) { return nil, nil }
+	w := s.Sweeper(blob.SweepConfig{Orphaned: none, Now: func() time.Time { return time.Now().Add(2 * time.Hour) }})
+	b.ResetTimer()
+	for range b.N {
+		if rep, err := w.Run(context.Background()); err != nil || rep.Examined != n {
+			b.Fatalf("%+v %v", rep, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*n), "µs/object")
 }
