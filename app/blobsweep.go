@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/blob"
-	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -100,9 +99,7 @@ func (a *App) orphanedFile(key string, now time.Time) (bool, error) {
 		if t.Active() {
 			return false, nil
 		}
-		served := t.Status == model.StatusCompleted && !t.OutputPurged && t.OutputExpiresAt != nil &&
-			now.Before(*t.OutputExpiresAt) && rest == id+"/"+id+"."+t.Format
-		return !served, nil
+		return !t.OutputServed(now) || rest != id+"/"+id+"."+t.Format, nil
 	}
 	return false, nil
 }
