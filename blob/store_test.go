@@ -36,7 +36,7 @@ func natsObjects(t *testing.T) (*cluster.FileObjects, *cluster.Embedded) {
 
 // objectsAt is the files' object store of the NATS server at addr (HOST:PORT), over a
 // connection that reconnects to a server started again there, until the test ends.
-func objectsAt(t *testing.T, addr string) *cluster.FileObjects {
+func objectsAt(t testing.TB, addr string) *cluster.FileObjects {
 	t.Helper()
 	nc, err := cluster.Connect(cluster.ConnConfig{URLs: []string{"nats://" + addr}, Token: token, Name: "blob test"})
 	if err != nil {

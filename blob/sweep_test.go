@@ -235,15 +235,7 @@ func BenchmarkSweepExamine(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer e.Shutdown()
-	nc, err := cluster.Connect(cluster.ConnConfig{URLs: []string{"nats://" + e.Addr()}, Token: token, Name: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer nc.Close()
-	objs, err := cluster.OpenFileObjects(context.Background(), nc, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
+	objs := objectsAt(b, e.Addr())
 	const n = 2000
 	for i := range n {
 		if _, _, err := objs.Put(context.Background(), fmt.Sprintf("files/assets/ws/a%04d/f.bin", i), strings.NewReader("x")); err != nil {
