@@ -181,7 +181,6 @@ func sharingNodes(t *testing.T, cfg app.Config, engine string) (a, b *node) {
 	t.Helper()
 	var open func() *storage.DB
 	own := engine != "bbolt"
-	first := t.TempDir()
 	if own {
 		url := pgtest.URL(t)
 		open = func() *storage.DB {
@@ -192,7 +191,7 @@ func sharingNodes(t *testing.T, cfg app.Config, engine string) (a, b *node) {
 			return db
 		}
 	} else {
-		db, err := storage.Open(first, storage.Options{})
+		db, err := storage.Open(t.TempDir(), storage.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

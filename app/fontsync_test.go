@@ -126,9 +126,10 @@ func similar(x, y *image.RGBA) float64 { return imagetest.SSIM(x, y) }
 // restart and without waiting for B to hear of A's commit: B's validate has no missing-font
 // warning for its family, its GET /v1/fonts lists it as uploaded, B's frame preview draws
 // it as A's does (not as the fallback font), and an export created on B with
-// --missing-fonts=refuse is accepted and rendered by B (A stopped meanwhile) with it. Each check is the first use of
-// a family uploaded just before, on one bbolt database and on one PostgreSQL database; on
-// PostgreSQL, a face added to a family B has (a bold) is drawn by B's next preview too.
+// --missing-fonts=refuse is accepted and rendered with it by B (A stopped meanwhile: any
+// node may claim a task). Each check is the first use of a family uploaded just before, on
+// one bbolt database and on one PostgreSQL database; on PostgreSQL, a face added to a
+// family B has (a bold) is drawn by B's next preview too.
 func TestFontUploadSeenByEveryNode(t *testing.T) {
 	for _, engine := range []string{"bbolt", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
