@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"sort"
+	"time"
 
 	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/server"
@@ -38,15 +39,19 @@ type readiness struct {
 	ffmpeg     string
 }
 
-// Readiness runs the checks: the database answers a read, a file can be written in the
+// Readiness runs the checks: the database answers a read (its engine and the read's time
+// reported beside), a file can be written in the
 // data dir, the free space is above the floor (--min-free-disk), the encoders opened at
 // start; and reports ffmpeg's state. Words, never paths or error texts, go out.
 func (r *readiness) Readiness(context.Context) server.Readiness {
 	checks := map[string]string{checkDatabase: "ok", checkDataDir: "ok", checkDiskSpace: "ok",
 		checkEncoder: "ok", checkFFmpeg: r.ffmpeg}
+	start := time.Now()
 	if r.db.Ping() != nil {
 		checks[checkDatabase] = "unavailable"
 	}
+	dbState := &server.DatabaseReadiness{Engine: r.db.Engine(), Status: checks[checkDatabase],
+		PingMs: float64(time.Since(start).Microseconds()) / 1000}
 	if err := probeWrite(r.dataDir); diskspace.IsFull(err) {
 		checks[checkDataDir] = "full"
 	} else if err != nil {
@@ -67,7 +72,7 @@ func (r *readiness) Readiness(context.Context) server.Readiness {
 		}
 	}
 	sort.Strings(failed)
-	return server.Readiness{Checks: checks, Failed: failed}
+	return server.Readiness{Checks: checks, Failed: failed, Database: dbState}
 }
 
 // probeWrite writes a byte to a new file in dir and removes it.

@@ -146,7 +146,7 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 		if st, err := os.Stat(g.dataDir); err != nil || !st.IsDir() {
 			return fmt.Errorf("export: --workspace needs the server's --data-dir; %s is not a directory", g.dataDir)
 		}
-		acfg.DataDir = g.dataDir
+		acfg.DataDir, acfg.Database, acfg.DatabaseWait = g.dataDir, g.database, g.databaseWait
 	}
 	a := app.New(acfg)
 	defer a.Close()
