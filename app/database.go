@@ -2,16 +2,13 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/cutroom/cutroom/storage"
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Where records live (Config.Database, --database): empty is the bbolt file
@@ -135,8 +132,8 @@ func openRetrying(ctx context.Context, d DatabaseURL, wait time.Duration, log *s
 		}
 		err = d.scrub(err)
 		left := time.Until(deadline)
-		if !retryable(err) || left <= 0 || ctx.Err() != nil {
-			if retryable(err) && ctx.Err() == nil {
+		if !storage.ConnectRetryable(err) || left <= 0 || ctx.Err() != nil {
+			if storage.ConnectRetryable(err) && ctx.Err() == nil {
 				return nil, fmt.Errorf("the database at %s (%s) did not answer within %s (--database-wait): %w", d.Host, d.Redacted, wait, err)
 			}
 			return nil, fmt.Errorf("the database at %s (%s): %w", d.Host, d.Redacted, err)
@@ -156,24 +153,4 @@ func later(a, b time.Time) time.Time {
 		return a
 	}
 	return b
-}
-
-// retryable reports whether opening the database may succeed if tried again: the server
-// did not answer (a network error, a timeout), or answered that it is starting up, shutting
-// down or out of connections. An answer refusing the password, naming a database that does
-// not exist, or any other failure (a migration's, a newer schema) is final.
-func retryable(err error) bool {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		switch pgErr.Code {
-		case "57P03", "57P01", "57P02", "53300", "08006", "08001", "08004":
-			// cannot_connect_now, admin/crash shutdown, too_many_connections,
-			// connection_failure, unable to connect, connection rejected
-			return true
-		}
-		return false
-	}
-	var netErr net.Error
-	var connErr *pgconn.ConnectError
-	return errors.As(err, &netErr) || errors.As(err, &connErr) || errors.Is(err, context.DeadlineExceeded)
 }

@@ -67,10 +67,7 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	t.Helper()
 	clk := &liveClock{}
 	dir := t.TempDir()
-	db, err := storage.Open(dir, storage.Options{Now: clk.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := teststore.Open(t, dir, clk.Now)
 	e := &env{t: t, db: db}
 	mk := func(name, secret string) string {
 		rt := true
@@ -88,6 +85,7 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 		return key
 	}
 	e.keyA = mk("a", "whsec-test-secret-a")
+	var err error
 	if _, e.keyA2, err = db.CreateKey("a", "second"); err != nil {
 		t.Fatal(err)
 	}
@@ -129,8 +127,8 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	wg.Add(2)
 	go func() { defer wg.Done(); _ = svc.Run(ctx) }()
 	go func() { defer wg.Done(); _ = dl.Run(ctx) }()
-	// Cleanups run last-in first-out: stop the goroutines, then close the database.
-	t.Cleanup(func() { db.Close() })
+	// Cleanups run last-in first-out: stop the goroutines, then close the database
+	// (teststore.Open's cleanup, registered before).
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	return &exportEnv{env: e, clock: clk, svc: svc, renderer: r, dataDir: dir, srv: srv}
 }

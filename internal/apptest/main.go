@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cutroom/cutroom/internal/netnstest"
+	"github.com/cutroom/cutroom/internal/pgtest"
 )
 
 // Main is the TestMain of a package whose tests start Apps (pkg names it in notices): it
@@ -25,7 +26,7 @@ func Main(m *testing.M, pkg string) {
 		os.Exit(1)
 	}
 	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
-	code := m.Run()
+	code := pgtest.Main(m) // a PostgreSQL the tests started (teststore.DatabaseURL) is stopped
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/app"
+	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -24,7 +25,8 @@ type Served struct {
 	stop        func()
 }
 
-// Serve opens an App of cfg (on a new data dir unless cfg names one; ShutdownGrace 5 s
+// Serve opens an App of cfg (on a new data dir unless cfg names one; on a fresh PostgreSQL
+// database unless cfg names a database and CUTROOM_TEST_DATABASE=postgres; ShutdownGrace 5 s
 // unless set) with workspace "w" and an API key; before, if set, runs on the database then,
 // before the App opens the rest. It serves the App on 127.0.0.1:0 and stops and closes it
 // when the test ends (or at Stop).
@@ -32,6 +34,9 @@ func Serve(t testing.TB, cfg app.Config, before func(db *storage.DB)) *Served {
 	t.Helper()
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
+	}
+	if cfg.Database == "" {
+		cfg.Database = teststore.DatabaseURL(t) // CUTROOM_TEST_DATABASE=postgres
 	}
 	if cfg.ShutdownGrace == 0 {
 		cfg.ShutdownGrace = 5 * time.Second
