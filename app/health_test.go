@@ -18,6 +18,7 @@ import (
 	"github.com/cutroom/cutroom/app"
 	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/internal/apptest"
+	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/internal/tmpfstest"
 	"github.com/cutroom/cutroom/storage"
 )
@@ -153,6 +154,14 @@ func TestHealthAndReadiness(t *testing.T) {
 		if checks[k] != v {
 			t.Errorf("check %s: %q, want %q", k, checks[k], v)
 		}
+	}
+	engine := "bbolt"
+	if teststore.Postgres() {
+		engine = "postgres"
+	}
+	r := a.do("GET", "/readyz", nil, false)
+	if db, _ := r.json["database"].(map[string]any); db["engine"] != engine || db["status"] != "ok" {
+		t.Errorf("readyz's database: %s, want engine %s", r.body, engine)
 	}
 }
 
