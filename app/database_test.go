@@ -201,10 +201,43 @@ func TestReadinessOnPostgres(t *testing.T) {
 		t.Fatalf("readyz on postgres: %d %+v", st, rep)
 	}
 	p.Stop()
+	// A database that accepts connections and then says nothing (packets dropped): the
+	// check fails after its bound, it does not hold the probe.
+	silent, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var held []net.Conn
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	start := time.Now()
+	st, rep = readyz()
+	if st != 503 || len(rep.Failed) != 1 || rep.Failed[0] != "database" || rep.Database.Status != "unavailable" {
+		t.Fatalf("readyz with a silent database: %d %+v", st, rep)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("readyz with a silent database took %s", took)
+	}
+	silent.Close()
 	st, rep = readyz()
 	if st != 503 || len(rep.Failed) != 1 || rep.Failed[0] != "database" || rep.Database.Status != "unavailable" {
 		t.Fatalf("readyz without the database: %d %+v", st, rep)
 	}
+	mu.Lock()
+	for _, c := range held {
+		c.Close()
+	}
+	mu.Unlock()
 	startProxy(t, addr, target.Host)
 	deadline := time.Now().Add(20 * time.Second)
 	for st, rep = readyz(); st != 200 && time.Now().Before(deadline); st, rep = readyz() {
