@@ -84,6 +84,7 @@ type Options struct {
 // DB is cutroom's database. It is safe for concurrent use.
 type DB struct {
 	kv   engine   // every record's transactions
+	hub  *hub     // Subscribe's channels
 	bolt *bolt.DB // the bbolt file, for what only bbolt has (backups); nil on another engine
 	now  func() time.Time
 	path string
@@ -115,7 +116,7 @@ func Open(dataDir string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{kv: boltEngine{b}, bolt: b, now: opts.Now, path: path}
+	db := &DB{kv: boltEngine{b}, hub: newHub(), bolt: b, now: opts.Now, path: path}
 	if err := db.migrate(); err != nil {
 		_ = b.Close()
 		return nil, err
@@ -123,11 +124,19 @@ func Open(dataDir string, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// Path returns the database file's path.
-func (db *DB) Path() string { return db.path }
+// Path returns the database file's path; ErrNotBBolt on PostgreSQL.
+func (db *DB) Path() (string, error) {
+	if db.bolt == nil {
+		return "", errPostgresBackup
+	}
+	return db.path, nil
+}
 
 // Close closes the database file.
-func (db *DB) Close() error { return db.kv.close() }
+func (db *DB) Close() error {
+	db.hub.close()
+	return db.kv.close()
+}
 
 func (db *DB) migrate() error {
 	return db.update(func(tx Tx) error {

@@ -1,4 +1,5 @@
-// Package storage is cutroom's embedded database on bbolt. It is the only package that imports bbolt.
+// Package storage is cutroom's database: embedded, on bbolt (the default), or shared by
+// several processes, on PostgreSQL. It is the only package that imports bbolt or pgx.
 //
 // It persists the domain's nouns, defined in package model (workspaces, API keys, projects,
 // assets, export tasks, webhook deliveries), as the JSON of those types; its own types are
@@ -9,6 +10,27 @@
 // (ErrProjectNotFound, ErrTaskNotFound, ...; errors.Is), wrapped with the id concerned, and
 // CreateExport's refusals as a *LimitError with the numbers. Its callers decide what a
 // client or an operator sees.
+//
+// Two engines, one implementation (issue 32). Every rule of the store (each record and its
+// indexes, the 2-active limit and credits checked and debited in the task's transaction,
+// idempotency records in the resource's transaction, the record migrations, records.go's
+// checks) is written once, against a small key-value transaction layer (kv.go: Tx, Bucket,
+// Cursor; bbolt's model and the methods of it storage uses), and runs on either engine:
+// bbolt (kv_bolt.go: the bbolt types themselves; the file format is unchanged, and `make
+// run` is still one process on one file) or PostgreSQL (kv_pg*.go, through pgx: OpenPostgres).
+// PostgreSQL came in under the rules rather than beside them, for three reasons. There is one
+// implementation of the semantics, tested once against both engines (the tests run on
+// each: OpenEngine, Engines). Serializable isolation gives across processes the guarantee the
+// rules were written for, bbolt's single writer: PostgreSQL aborts one of two transactions
+// whose reads and writes interleave in a way no serial order explains (SQLSTATE 40001, or
+// 40P01 for a deadlock) and the engine runs it again, with a jittered backoff, up to
+// PostgresOptions.Attempts times; so two nodes creating exports for one workspace at once
+// can never exceed its active limit or overdraw its credits (the race tests). And a closure
+// that may run again is the one new rule (update's fn sets what it reports afresh; a caller's
+// UpdateExport change is free of side effects), which the "bbolt-rerun" test engine checks by
+// running every update twice. The cost: records are JSON values in a key-value table (kv:
+// bucket, key -> value; nested buckets as rows naming a child bucket), not columns SQL can
+// query, and each Get, Put or cursor batch is a round trip to the server.
 //
 // Online backups. Snapshot is a bbolt read transaction whose WriteTo streams a complete,
 // consistent database file (GET /admin/backup); it is the one transaction that does I/O.
@@ -32,5 +54,7 @@
 // tests, and FuzzCheckFile). Restore checks a copy made
 // inside the data dir, takes the database's lock (refused with ErrLocked while a server
 // holds it), keeps the current file as a .bak hard link and renames the copy over it, so the
-// database file is never missing or partial and a refusal changes nothing.
+// database file is never missing or partial and a refusal changes nothing. These are bbolt's:
+// on PostgreSQL, Snapshot, Path, CheckFile and Restore refuse with ErrNotBBolt, and backups
+// are pg_dump's.
 package storage

@@ -46,6 +46,7 @@ func (db *DB) CreateExport(t model.ExportTask, state []byte, idem *IdempotencyRe
 	}
 	var prior []byte
 	err = db.update(func(tx Tx) error {
+		prior = nil // the transaction may run again (DB.update)
 		clients := tx.Bucket(bucketExportClient)
 		if t.ClientTaskID != nil {
 			ck := clientKey(t.WorkspaceID, *t.ClientTaskID)
@@ -252,7 +253,9 @@ var ErrNoChange = errors.New("no change")
 // since it was read (otherwise change runs again). The outbox entries change returns are
 // written in the same transaction, as are the index updates the status change implies and
 // the refund when change lowered ChargedCredits. When change returns ErrNoChange the task
-// is returned as it is, without a write; any other error is returned as is.
+// is returned as it is, without a write; any other error is returned as is. change runs
+// again each time the task changed meanwhile (by this process or, on PostgreSQL, another):
+// it must be free of side effects, changing nothing but t and answering from t alone.
 func (db *DB) UpdateExport(id string, change func(t *model.ExportTask) ([]model.WebhookDelivery, error)) (model.ExportTask, error) {
 	for attempt := 0; ; attempt++ {
 		raw, err := db.read(bucketExports, []byte(id))
@@ -283,6 +286,7 @@ func (db *DB) UpdateExport(id string, change func(t *model.ExportTask) ([]model.
 		}
 		stale := false
 		err = db.update(func(tx Tx) error {
+			stale = false // the transaction may run again (DB.update)
 			b := tx.Bucket(bucketExports)
 			if !bytes.Equal(b.Get([]byte(id)), raw) {
 				stale = true

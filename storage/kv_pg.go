@@ -1,0 +1,422 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// pgEngine is the key-value layer on PostgreSQL (schema: kv_pg_schema.go). A read-write
+// transaction is SERIALIZABLE: PostgreSQL aborts one of two transactions whose reads and
+// writes interleave in a way no serial order explains (SQLSTATE 40001; 40P01 for a
+// deadlock), and the engine runs it again, up to opts.Attempts times with a jittered
+// backoff. So the closures written for bbolt's single writer keep their invariants across
+// processes: a transaction either saw every write that committed before it or is run again.
+// A read-only transaction is REPEATABLE READ, READ ONLY: one snapshot, never aborted.
+type pgEngine struct {
+	pool *pgxpool.Pool
+	opts PostgresOptions
+
+	mu   sync.RWMutex
+	tops map[string]int64 // top-level bucket name -> id; they are never deleted once made
+}
+
+func (e *pgEngine) name() string { return "postgres" }
+
+func (e *pgEngine) close() error { e.pool.Close(); return nil }
+
+func (e *pgEngine) update(fn func(tx Tx) error) error { return e.run(true, fn) }
+
+func (e *pgEngine) view(fn func(tx Tx) error) error { return e.run(false, fn) }
+
+// run runs fn in a transaction; a read-write one again while it fails with a serialization
+// failure or a deadlock, up to opts.Attempts times. (A read-only transaction is never
+// aborted for those: view's fn runs once.)
+func (e *pgEngine) run(writable bool, fn func(tx Tx) error) error {
+	backoff := time.Millisecond
+	for attempt := 1; ; attempt++ {
+		err := e.once(writable, fn)
+		if err == nil || !writable || !retryable(err) {
+			return err
+		}
+		if attempt >= e.opts.Attempts {
+			return fmt.Errorf("the transaction lost %d races with other transactions: %w", attempt, err)
+		}
+		time.Sleep(backoff/2 + rand.N(backoff/2+1))
+		backoff = min(2*backoff, 100*time.Millisecond)
+	}
+}
+
+// retryable reports whether err is PostgreSQL's abort of a transaction that can succeed
+// when run again: a serialization failure, a deadlock, or two transactions inserting one
+// key (PostgreSQL reports that as a serialization failure when the loser read the key
+// first, which the engine always does; the unique violation is kept here as a backstop).
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01" ||
+		pe.Code == "23505" && (pe.TableName == "kv" || pe.TableName == "kv_buckets"))
+}
+
+var (
+	txSerializable = pgx.TxOptions{IsoLevel: pgx.Serializable}
+	txReadOnly     = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+)
+
+func (e *pgEngine) once(writable bool, fn func(tx Tx) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), e.opts.TransactionTimeout)
+	defer cancel()
+	opts := txReadOnly
+	if writable {
+		opts = txSerializable
+	}
+	ptx, err := e.pool.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("postgres: begin: %w", err)
+	}
+	t := &pgTx{ctx: ctx, tx: ptx, e: e, writable: writable}
+	err = fn(t)
+	if t.err != nil { // a failed read: whatever fn made of its nil answer is beside the point
+		err = t.err
+	}
+	if err != nil || !writable {
+		_ = ptx.Rollback(ctx)
+		return err
+	}
+	if t.writes > 0 { // delivered to the listeners (Subscribe) when the transaction commits
+		if _, err := ptx.Exec(ctx, `SELECT pg_notify('`+pgChannel+`', '')`); err != nil {
+			_ = ptx.Rollback(ctx)
+			return fmt.Errorf("postgres: notify: %w", err)
+		}
+	}
+	if err := ptx.Commit(ctx); err != nil {
+		return fmt.Errorf("postgres: commit: %w", err)
+	}
+	return nil
+}
+
+// pgTx is a transaction of pgEngine. Reads that fail set err, which fails the transaction.
+type pgTx struct {
+	ctx      context.Context
+	tx       pgx.Tx
+	e        *pgEngine
+	writable bool
+	err      error
+	ids      map[bucketRef]int64 // nested buckets found or made in this transaction
+	writes   int                 // bumped by every write: cursors read again after one
+}
+
+// bucketRef names a bucket by its parent's id and its name.
+type bucketRef struct {
+	parent int64
+	name   string
+}
+
+// ErrTxNotWritable: a write in a read-only transaction (a defect of storage).
+var errTxNotWritable = errors.New("storage: write in a read-only transaction")
+
+// Errors of the key-value layer, bbolt's (a defect of storage when they reach a caller).
+var (
+	errBucketExists      = errors.New("storage: bucket already exists")
+	errBucketNotFound    = errors.New("storage: bucket not found")
+	errIncompatibleValue = errors.New("storage: incompatible value (a bucket where a value is, or the reverse)")
+	errKeyRequired       = errors.New("storage: key required")
+)
+
+// fail records the first failed read.
+func (t *pgTx) fail(err error) {
+	if t.err == nil {
+		t.err = fmt.Errorf("postgres: %w", err)
+	}
+}
+
+// failed records a failed statement (PostgreSQL has aborted the transaction: whatever the
+// closure does with the error, the transaction fails with it) and returns it.
+func (t *pgTx) failed(err error) error {
+	t.fail(err)
+	return t.err
+}
+
+func (t *pgTx) root() *pgBucket { return &pgBucket{t: t, id: 0} }
+
+func (t *pgTx) Bucket(name []byte) Bucket { return t.root().Bucket(name) }
+
+func (t *pgTx) CreateBucket(name []byte) (Bucket, error) { return t.root().CreateBucket(name) }
+
+func (t *pgTx) CreateBucketIfNotExists(name []byte) (Bucket, error) {
+	return t.root().CreateBucketIfNotExists(name)
+}
+
+func (t *pgTx) DeleteBucket(name []byte) error { return t.root().DeleteBucket(name) }
+
+func (t *pgTx) ForEach(fn func(name []byte, b Bucket) error) error {
+	root := t.root()
+	return root.ForEachBucket(func(name []byte) error { return fn(name, root.Bucket(name)) })
+}
+
+// pgBucket is a bucket of a pgTx, by id.
+type pgBucket struct {
+	t  *pgTx
+	id int64
+}
+
+// lookup returns the id of the nested bucket name (found false when there is none; value
+// true when name holds a value).
+func (b *pgBucket) lookup(name []byte) (id int64, found, value bool, err error) {
+	ref := bucketRef{b.id, string(name)}
+	if id, ok := b.t.ids[ref]; ok {
+		return id, true, false, nil
+	}
+	if b.id == 0 {
+		b.t.e.mu.RLock()
+		id, ok := b.t.e.tops[ref.name]
+		b.t.e.mu.RUnlock()
+		if ok {
+			return id, true, false, nil
+		}
+	}
+	var child *int64
+	err = b.t.tx.QueryRow(b.t.ctx, `SELECT child FROM kv WHERE bucket = $1 AND key = $2`, b.id, name).Scan(&child)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return 0, false, false, nil
+	case err != nil:
+		return 0, false, false, b.t.failed(err)
+	case child == nil:
+		return 0, false, true, nil
+	}
+	if b.id == 0 {
+		// Top-level buckets are made by migrations and never deleted (one deleted here is
+		// forgotten): every transaction of the process may use the id of a committed one.
+		b.t.e.mu.Lock()
+		b.t.e.tops[ref.name] = *child
+		b.t.e.mu.Unlock()
+	}
+	b.remember(ref, *child)
+	return *child, true, false, nil
+}
+
+// remember keeps the id of a bucket found or made in this transaction.
+func (b *pgBucket) remember(ref bucketRef, id int64) {
+	if b.t.ids == nil {
+		b.t.ids = make(map[bucketRef]int64)
+	}
+	b.t.ids[ref] = id
+}
+
+// Bucket returns the nested bucket name. In a failed transaction it returns a bucket all
+// the same, empty and refusing writes, so that code which knows a bucket exists (a
+// top-level one) does not fault before the transaction fails with its error.
+func (b *pgBucket) Bucket(name []byte) Bucket {
+	if b.t.err != nil {
+		return &pgBucket{t: b.t, id: -1}
+	}
+	id, found, _, err := b.lookup(name)
+	if err != nil {
+		return &pgBucket{t: b.t, id: -1}
+	}
+	if !found {
+		return nil
+	}
+	return &pgBucket{t: b.t, id: id}
+}
+
+func (b *pgBucket) CreateBucket(name []byte) (Bucket, error) {
+	if err := b.writable(name); err != nil {
+		return nil, err
+	}
+	_, found, value, err := b.lookup(name)
+	switch {
+	case err != nil:
+		return nil, err
+	case value:
+		return nil, errIncompatibleValue
+	case found:
+		return nil, errBucketExists
+	}
+	var id int64
+	if err := b.t.tx.QueryRow(b.t.ctx, `WITH n AS (INSERT INTO kv_buckets DEFAULT VALUES RETURNING id)
+		INSERT INTO kv (bucket, key, child) SELECT $1, $2, id FROM n RETURNING child`, b.id, name).Scan(&id); err != nil {
+		return nil, b.t.failed(err)
+	}
+	b.t.writes++
+	b.remember(bucketRef{b.id, string(name)}, id)
+	return &pgBucket{t: b.t, id: id}, nil
+}
+
+func (b *pgBucket) CreateBucketIfNotExists(name []byte) (Bucket, error) {
+	if err := b.writable(name); err != nil {
+		return nil, err
+	}
+	id, found, value, err := b.lookup(name)
+	switch {
+	case err != nil:
+		return nil, err
+	case value:
+		return nil, errIncompatibleValue
+	case found:
+		return &pgBucket{t: b.t, id: id}, nil
+	}
+	return b.CreateBucket(name)
+}
+
+func (b *pgBucket) DeleteBucket(name []byte) error {
+	if err := b.writable(name); err != nil {
+		return err
+	}
+	id, found, value, err := b.lookup(name)
+	switch {
+	case err != nil:
+		return err
+	case value:
+		return errIncompatibleValue
+	case !found:
+		return errBucketNotFound
+	}
+	if _, err := b.t.tx.Exec(b.t.ctx, `DELETE FROM kv WHERE bucket = $1 AND key = $2`, b.id, name); err != nil {
+		return b.t.failed(err)
+	}
+	// the bucket, its nested buckets at any depth, and (ON DELETE CASCADE) their keys
+	if _, err := b.t.tx.Exec(b.t.ctx, `WITH RECURSIVE d (id) AS (
+			SELECT $1::bigint
+			UNION ALL SELECT kv.child FROM kv JOIN d ON kv.bucket = d.id WHERE kv.child IS NOT NULL)
+		DELETE FROM kv_buckets WHERE id IN (SELECT id FROM d)`, id); err != nil {
+		return b.t.failed(err)
+	}
+	b.t.writes++
+	ref := bucketRef{b.id, string(name)}
+	if b.id == 0 {
+		b.t.e.mu.Lock()
+		delete(b.t.e.tops, ref.name)
+		b.t.e.mu.Unlock()
+	}
+	delete(b.t.ids, ref)
+	return nil
+}
+
+// writable refuses a write in a read-only or failed transaction, or of an empty key.
+func (b *pgBucket) writable(key []byte) error {
+	switch {
+	case b.t.err != nil:
+		return b.t.err
+	case !b.t.writable:
+		return errTxNotWritable
+	case len(key) == 0:
+		return errKeyRequired
+	}
+	return nil
+}
+
+func (b *pgBucket) Get(key []byte) []byte {
+	if b.t.err != nil {
+		return nil
+	}
+	var v []byte
+	err := b.t.tx.QueryRow(b.t.ctx, `SELECT value FROM kv WHERE bucket = $1 AND key = $2`, b.id, key).Scan(&v)
+	if err != nil {
+		if !errors.Is(err, pgx.ErrNoRows) {
+			b.t.fail(err)
+		}
+		return nil
+	}
+	return v // nil for a nested bucket, as bbolt's
+}
+
+func (b *pgBucket) Put(key, value []byte) error {
+	if err := b.writable(key); err != nil {
+		return err
+	}
+	if value == nil {
+		value = []byte{} // an empty value, not a bucket's NULL
+	}
+	tag, err := b.t.tx.Exec(b.t.ctx, `INSERT INTO kv (bucket, key, value) VALUES ($1, $2, $3)
+		ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value WHERE kv.child IS NULL`, b.id, key, value)
+	if err != nil {
+		return b.t.failed(err)
+	}
+	b.t.writes++
+	if tag.RowsAffected() == 0 {
+		return errIncompatibleValue
+	}
+	return nil
+}
+
+func (b *pgBucket) Delete(key []byte) error {
+	if err := b.writable(key); err != nil {
+		return err
+	}
+	var child *int64
+	err := b.t.tx.QueryRow(b.t.ctx, `WITH d AS (DELETE FROM kv WHERE bucket = $1 AND key = $2 AND child IS NULL RETURNING key)
+		SELECT child FROM kv WHERE bucket = $1 AND key = $2 AND NOT EXISTS (SELECT FROM d)`, b.id, key).Scan(&child)
+	b.t.writes++
+	switch {
+	case errors.Is(err, pgx.ErrNoRows): // deleted, or there was nothing
+		return nil
+	case err != nil:
+		return b.t.failed(err)
+	}
+	return errIncompatibleValue
+}
+
+func (b *pgBucket) ForEach(fn func(k, v []byte) error) error {
+	c := b.cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return b.t.err
+}
+
+func (b *pgBucket) ForEachBucket(fn func(name []byte) error) error {
+	c := b.cursor()
+	c.buckets = true
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if err := fn(k); err != nil {
+			return err
+		}
+	}
+	return b.t.err
+}
+
+func (b *pgBucket) Cursor() Cursor { return b.cursor() }
+
+func (b *pgBucket) Sequence() uint64 {
+	if b.t.err != nil {
+		return 0
+	}
+	var seq int64
+	if err := b.t.tx.QueryRow(b.t.ctx, `SELECT seq FROM kv_buckets WHERE id = $1`, b.id).Scan(&seq); err != nil {
+		b.t.fail(err)
+	}
+	return uint64(seq)
+}
+
+func (b *pgBucket) NextSequence() (uint64, error) {
+	if err := b.writable([]byte{1}); err != nil {
+		return 0, err
+	}
+	var seq int64
+	if err := b.t.tx.QueryRow(b.t.ctx, `UPDATE kv_buckets SET seq = seq + 1 WHERE id = $1 RETURNING seq`, b.id).Scan(&seq); err != nil {
+		return 0, b.t.failed(err)
+	}
+	b.t.writes++
+	return uint64(seq), nil
+}
+
+func (b *pgBucket) SetSequence(v uint64) error {
+	if err := b.writable([]byte{1}); err != nil {
+		return err
+	}
+	if _, err := b.t.tx.Exec(b.t.ctx, `UPDATE kv_buckets SET seq = $2 WHERE id = $1`, b.id, int64(v)); err != nil {
+		return b.t.failed(err)
+	}
+	b.t.writes++
+	return nil
+}
