@@ -82,6 +82,15 @@ func (a *testApp) doAs(key, method, path string, body []byte, hdr ...string) ans
 	return r
 }
 
+// skipOnPostgres skips a test of the bbolt file's own behaviour when the suite runs on
+// PostgreSQL (CUTROOM_TEST_DATABASE=postgres); it runs on bbolt in every `make test`.
+func skipOnPostgres(t *testing.T, why string) {
+	t.Helper()
+	if teststore.Postgres() {
+		t.Skip("on bbolt only: " + why)
+	}
+}
+
 // storageFull checks that r is a 507 STORAGE_FULL problem with a Retry-After.
 func (a *testApp) storageFull(what string, r answer) {
 	a.t.Helper()
@@ -221,6 +230,7 @@ func TestMinFreeDisk(t *testing.T) {
 // Retry-After) instead of 500, and /readyz says the data dir is full. Once space is freed,
 // everything works again, and after a restart every acknowledged write is there.
 func TestDiskFull(t *testing.T) {
+	skipOnPostgres(t, "the records are not on the data dir's disk")
 	dir := tmpfstest.Mount(t, "6m")
 	a := startApp(t, app.Config{DataDir: dir, MinFreeDisk: -1}, nil)
 

@@ -22,6 +22,7 @@ type Served struct {
 	Key         string // the API key of workspace "w"
 	WorkspaceID string
 	DataDir     string // the App's data dir
+	database    string // the App's Config.Database
 	stop        func()
 }
 
@@ -42,7 +43,7 @@ func Serve(t testing.TB, cfg app.Config, before func(db *storage.DB)) *Served {
 		cfg.ShutdownGrace = 5 * time.Second
 	}
 	a := app.New(cfg)
-	s := &Served{App: a, DataDir: cfg.DataDir}
+	s := &Served{App: a, DataDir: cfg.DataDir, database: cfg.Database}
 	ctx, cancel := context.WithCancel(context.Background())
 	var ran chan error // Run's result, once it runs
 	s.stop = sync.OnceFunc(func() {
@@ -82,6 +83,24 @@ func Serve(t testing.TB, cfg app.Config, before func(db *storage.DB)) *Served {
 	ran = make(chan error, 1)
 	go func() { ran <- a.Run(ctx) }()
 	return s
+}
+
+// Reopen opens the App's database again, once the App is stopped (Stop): its bbolt file,
+// or its PostgreSQL database. It is closed when the test ends.
+func (s *Served) Reopen(t testing.TB) *storage.DB {
+	t.Helper()
+	var db *storage.DB
+	var err error
+	if s.database != "" {
+		db, err = storage.OpenPostgres(context.Background(), s.database, storage.PostgresOptions{})
+	} else {
+		db, err = storage.Open(s.DataDir, storage.Options{LockTimeout: time.Second})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // Stop shuts the App down as SIGTERM does, waits for Run to return and closes the App;
