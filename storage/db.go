@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -117,7 +118,7 @@ func Open(dataDir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db := &DB{kv: boltEngine{b}, hub: newHub(), bolt: b, now: opts.Now, path: path}
-	if err := db.migrate(); err != nil {
+	if err := db.migrate(context.Background()); err != nil {
 		_ = b.Close()
 		return nil, err
 	}
@@ -138,8 +139,10 @@ func (db *DB) Close() error {
 	return db.kv.close()
 }
 
-func (db *DB) migrate() error {
-	return db.update(func(tx Tx) error {
+// migrate applies the pending record migrations in one transaction, bounded by ctx rather
+// than the engine's transaction timeout (a migration may rewrite every record).
+func (db *DB) migrate(ctx context.Context) error {
+	return runLong(ctx, db, true, func(tx Tx) error {
 		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
 		if err != nil {
 			return err

@@ -28,7 +28,7 @@ func OpenEngine(t testing.TB, engine string, now func() time.Time) *DB {
 	case "bbolt", "bbolt-rerun":
 		db, err = Open(t.TempDir(), Options{Now: now})
 		if err == nil && engine == "bbolt-rerun" {
-			db.kv = rerunEngine{db.kv}
+			db.kv = &rerunEngine{engine: db.kv}
 		}
 	case "postgres":
 		db, err = OpenPostgres(context.Background(), pgtest.URL(t), PostgresOptions{Now: now})
@@ -54,18 +54,26 @@ func OpenPostgresURL(t testing.TB, url string, now func() time.Time) *DB {
 }
 
 // rerunEngine runs every update closure twice: the first run is rolled back whatever it
-// returned.
-type rerunEngine struct{ engine }
+// returned. Between the two runs of the next update, between (when set) runs once: what
+// another node's commit does to a PostgreSQL transaction that then runs again.
+type rerunEngine struct {
+	engine
+	between func()
+}
 
 var errRerun = errors.New("rolled back, to run again")
 
-func (e rerunEngine) update(fn func(tx Tx) error) error {
+func (e *rerunEngine) update(fn func(tx Tx) error) error {
 	err := e.engine.update(func(tx Tx) error {
 		_ = fn(tx)
 		return errRerun
 	})
 	if !errors.Is(err, errRerun) {
 		return err
+	}
+	if b := e.between; b != nil {
+		e.between = nil
+		b()
 	}
 	return e.engine.update(fn)
 }

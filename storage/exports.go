@@ -61,13 +61,15 @@ func (db *DB) CreateExport(t model.ExportTask, state []byte, idem *IdempotencyRe
 		if err != nil {
 			return err
 		}
-		n := 0
-		c := active.Cursor()
-		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			n++
-		}
-		if limits.MaxActive > 0 && n >= limits.MaxActive {
-			return &LimitError{Err: ErrTooManyActive, Have: int64(n), Need: int64(limits.MaxActive)}
+		if limits.MaxActive > 0 { // counted only when limited: a walk of every active task
+			n := 0
+			c := active.Cursor()
+			for k, _ := c.First(); k != nil; k, _ = c.Next() {
+				n++
+			}
+			if n >= limits.MaxActive {
+				return &LimitError{Err: ErrTooManyActive, Have: int64(n), Need: int64(limits.MaxActive)}
+			}
 		}
 		if err := debit(tx, t); err != nil {
 			return err

@@ -59,6 +59,19 @@ type Cursor interface {
 	Delete() error
 }
 
+// getMany returns copies of the values of keys in b (nil for those absent), in one round
+// trip where the engine can (PostgreSQL), else by Get.
+func getMany(b Bucket, keys [][]byte) [][]byte {
+	if m, ok := b.(interface{ getMany(keys [][]byte) [][]byte }); ok {
+		return m.getMany(keys)
+	}
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		out[i] = copyBytes(b.Get(k))
+	}
+	return out
+}
+
 // engine runs transactions. update's fn may run more than once (PostgreSQL's engine runs
 // again a transaction that lost a race with another one), each time in a new transaction,
 // the earlier ones rolled back: it must have no effect outside the transaction but its

@@ -113,7 +113,7 @@ func TestEnginesAgree(t *testing.T) {
 			return strings.Join(seen, ","), nil
 		},
 	}
-	for round := range 300 {
+	for round := range 150 {
 		seed := rng.Uint64()
 		var results [2][]string
 		for i, db := range []*DB{bolt, pg} {
@@ -174,6 +174,9 @@ func dumpKV(t *testing.T, db *DB, seeks [][]byte) string {
 	var dump func(indent string, b Bucket)
 	dump = func(indent string, b Bucket) {
 		fmt.Fprintf(&sb, "%sseq %d\n", indent, b.Sequence())
+		keys := append(slices.Clone(seeks), []byte("absent"))
+		_ = b.ForEach(func(k, _ []byte) error { keys = append(keys, bytes.Clone(k)); return nil })
+		fmt.Fprintf(&sb, "%sgetMany %x\n", indent, getMany(b, keys))
 		_ = b.ForEach(func(k, v []byte) error {
 			fmt.Fprintf(&sb, "%s%x=%x/%v\n", indent, k, v, v == nil)
 			if v == nil {

@@ -32,24 +32,43 @@ func (e *pgEngine) name() string { return "postgres" }
 
 func (e *pgEngine) close() error { e.pool.Close(); return nil }
 
-func (e *pgEngine) update(fn func(tx Tx) error) error { return e.run(true, fn) }
+func (e *pgEngine) update(fn func(tx Tx) error) error {
+	return e.run(true, e.opts.TransactionTimeout, fn)
+}
 
-func (e *pgEngine) view(fn func(tx Tx) error) error { return e.run(false, fn) }
+func (e *pgEngine) view(fn func(tx Tx) error) error {
+	return e.run(false, e.opts.TransactionTimeout, fn)
+}
+
+// runLong is update (writable) or view bounded by ctx instead of TransactionTimeout (Copy).
+func (e *pgEngine) runLong(ctx context.Context, writable bool, fn func(tx Tx) error) error {
+	return e.runCtx(ctx, writable, fn)
+}
 
 // run runs fn in a transaction; a read-write one again while it fails with a serialization
 // failure or a deadlock, up to opts.Attempts times. (A read-only transaction is never
 // aborted for those: view's fn runs once.)
-func (e *pgEngine) run(writable bool, fn func(tx Tx) error) error {
+func (e *pgEngine) run(writable bool, timeout time.Duration, fn func(tx Tx) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return e.runCtx(ctx, writable, fn)
+}
+
+func (e *pgEngine) runCtx(ctx context.Context, writable bool, fn func(tx Tx) error) error {
 	backoff := time.Millisecond
 	for attempt := 1; ; attempt++ {
-		err := e.once(writable, fn)
+		err := e.once(ctx, writable, fn)
 		if err == nil || !writable || !retryable(err) {
 			return err
 		}
 		if attempt >= e.opts.Attempts {
 			return fmt.Errorf("the transaction lost %d races with other transactions: %w", attempt, err)
 		}
-		time.Sleep(backoff/2 + rand.N(backoff/2+1))
+		select {
+		case <-time.After(backoff/2 + rand.N(backoff/2+1)):
+		case <-ctx.Done():
+			return err
+		}
 		backoff = min(2*backoff, 100*time.Millisecond)
 	}
 }
@@ -69,9 +88,7 @@ var (
 	txReadOnly     = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
 )
 
-func (e *pgEngine) once(writable bool, fn func(tx Tx) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), e.opts.TransactionTimeout)
-	defer cancel()
+func (e *pgEngine) once(ctx context.Context, writable bool, fn func(tx Tx) error) error {
 	opts := txReadOnly
 	if writable {
 		opts = txSerializable
@@ -118,7 +135,7 @@ type bucketRef struct {
 	name   string
 }
 
-// ErrTxNotWritable: a write in a read-only transaction (a defect of storage).
+// errTxNotWritable: a write in a read-only transaction (a defect of storage).
 var errTxNotWritable = errors.New("storage: write in a read-only transaction")
 
 // Errors of the key-value layer, bbolt's (a defect of storage when they reach a caller).
@@ -227,30 +244,15 @@ func (b *pgBucket) Bucket(name []byte) Bucket {
 	return &pgBucket{t: b.t, id: id}
 }
 
-func (b *pgBucket) CreateBucket(name []byte) (Bucket, error) {
-	if err := b.writable(name); err != nil {
-		return nil, err
-	}
-	_, found, value, err := b.lookup(name)
-	switch {
-	case err != nil:
-		return nil, err
-	case value:
-		return nil, errIncompatibleValue
-	case found:
-		return nil, errBucketExists
-	}
-	var id int64
-	if err := b.t.tx.QueryRow(b.t.ctx, `WITH n AS (INSERT INTO kv_buckets DEFAULT VALUES RETURNING id)
-		INSERT INTO kv (bucket, key, child) SELECT $1, $2, id FROM n RETURNING child`, b.id, name).Scan(&id); err != nil {
-		return nil, b.t.failed(err)
-	}
-	b.t.writes++
-	b.remember(bucketRef{b.id, string(name)}, id)
-	return &pgBucket{t: b.t, id: id}, nil
-}
+func (b *pgBucket) CreateBucket(name []byte) (Bucket, error) { return b.createBucket(name, false) }
 
 func (b *pgBucket) CreateBucketIfNotExists(name []byte) (Bucket, error) {
+	return b.createBucket(name, true)
+}
+
+// createBucket makes the nested bucket name; one already there is returned with
+// ifNotExists, else refused.
+func (b *pgBucket) createBucket(name []byte, ifNotExists bool) (Bucket, error) {
 	if err := b.writable(name); err != nil {
 		return nil, err
 	}
@@ -260,10 +262,18 @@ func (b *pgBucket) CreateBucketIfNotExists(name []byte) (Bucket, error) {
 		return nil, err
 	case value:
 		return nil, errIncompatibleValue
-	case found:
+	case found && ifNotExists:
 		return &pgBucket{t: b.t, id: id}, nil
+	case found:
+		return nil, errBucketExists
 	}
-	return b.CreateBucket(name)
+	if err := b.t.tx.QueryRow(b.t.ctx, `WITH n AS (INSERT INTO kv_buckets DEFAULT VALUES RETURNING id)
+		INSERT INTO kv (bucket, key, child) SELECT $1, $2, id FROM n RETURNING child`, b.id, name).Scan(&id); err != nil {
+		return nil, b.t.failed(err)
+	}
+	b.t.writes++
+	b.remember(bucketRef{b.id, string(name)}, id)
+	return &pgBucket{t: b.t, id: id}, nil
 }
 
 func (b *pgBucket) DeleteBucket(name []byte) error {
@@ -326,6 +336,36 @@ func (b *pgBucket) Get(key []byte) []byte {
 		return nil
 	}
 	return v // nil for a nested bucket, as bbolt's
+}
+
+// getMany is Get of each key in one query (getMany in kv.go).
+func (b *pgBucket) getMany(keys [][]byte) [][]byte {
+	out := make([][]byte, len(keys))
+	if b.t.err != nil || len(keys) == 0 {
+		return out
+	}
+	rows, err := b.t.tx.Query(b.t.ctx, `SELECT k.i, kv.value FROM unnest($2::bytea[]) WITH ORDINALITY AS k (key, i)
+		JOIN kv ON kv.bucket = $1 AND kv.key = k.key`, b.id, keys)
+	if err != nil {
+		b.t.fail(err)
+		return out
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var i int
+		var v []byte
+		if err := rows.Scan(&i, &v); err != nil {
+			b.t.fail(err)
+			return out
+		}
+		if v != nil && i >= 1 && i <= len(keys) { // a nested bucket's key has no value
+			out[i-1] = v
+		}
+	}
+	if err := rows.Err(); err != nil {
+		b.t.fail(err)
+	}
+	return out
 }
 
 func (b *pgBucket) Put(key, value []byte) error {

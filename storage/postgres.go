@@ -13,9 +13,9 @@ import (
 
 // PostgresOptions configure OpenPostgres. The zero value means the defaults.
 type PostgresOptions struct {
-	// PoolSize is the most connections the DB opens (default 10; at least 2, as opening
-	// holds one for the migration lock): as many transactions run at once, the rest wait
-	// for a connection.
+	// PoolSize is the most connections the DB opens for transactions (default 10; at least
+	// 2, as opening holds one for the migration lock): as many transactions run at once,
+	// the rest wait for a connection. Subscribe adds one connection, outside the pool.
 	PoolSize int32
 	// Attempts is how many times a transaction runs when PostgreSQL aborts it for losing a
 	// race with another one (serialization failure, deadlock) before its error is returned
@@ -23,8 +23,9 @@ type PostgresOptions struct {
 	Attempts int
 	// StatementTimeout bounds each SQL statement on the server (default 10 s).
 	StatementTimeout time.Duration
-	// TransactionTimeout bounds each transaction, its retries apart, on the client: a
-	// connection that stops answering fails it (default 30 s).
+	// TransactionTimeout bounds each transaction, its retries included, on the client: a
+	// connection that stops answering fails it (default 30 s). Copy is bounded by its
+	// context instead.
 	TransactionTimeout time.Duration
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
@@ -109,7 +110,7 @@ func (db *DB) migratePostgres(ctx context.Context) error {
 	if err := migrateSQL(ctx, conn); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	return db.migrate()
+	return db.migrate(ctx)
 }
 
 // Engine names the database's engine: "bbolt" or "postgres".

@@ -14,6 +14,9 @@ import (
 // ends. On PostgreSQL, every write transaction also notifies the channel cutroom_commit,
 // delivered when it commits, and one connection per DB LISTENs, reconnecting when its
 // connection drops (kv_pg_listen.go), from the first Subscribe until Close.
+//
+// Subscribe on an open DB: Close stops the listener (the channels still close with their
+// contexts).
 func (db *DB) Subscribe(ctx context.Context) <-chan struct{} {
 	ch := make(chan struct{}, 1)
 	h := db.hub
