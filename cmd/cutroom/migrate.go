@@ -111,18 +111,14 @@ func migrate(ctx context.Context, from, to string, wait time.Duration) (migrateS
 	if err := dst.OpenDBContext(ctx); err != nil {
 		return migrateSummary{}, err
 	}
-	before, err := takeCensus(dst.DB)
-	if err != nil {
-		return migrateSummary{}, fmt.Errorf("read the target %s: %w", target.Redacted, err)
-	}
-	if n := total(before.Counts); n > 0 {
-		return migrateSummary{}, fmt.Errorf("the target %s holds records already (%s): migrate copies into an empty database only (nothing was copied)", target.Redacted, countsText(before.Counts))
-	}
 	want, err := takeCensus(src.DB)
 	if err != nil {
 		return migrateSummary{}, fmt.Errorf("read %s: %w", file, err)
 	}
 	stats, err := storage.Copy(ctx, src.DB, dst.DB)
+	if errors.Is(err, storage.ErrTargetNotEmpty) {
+		return migrateSummary{}, fmt.Errorf("the target %s holds records already: migrate copies into an empty database only (nothing was copied)", target.Redacted)
+	}
 	if err != nil {
 		return migrateSummary{}, fmt.Errorf("copy into %s: %w", target.Redacted, err)
 	}
@@ -152,23 +148,4 @@ func bboltPath(p string) (dir, file string, err error) {
 		return "", "", fmt.Errorf("--from-bbolt %s: give a data dir or its %s (a backup file: restore it into a data dir first, with `cutroom restore`)", p, storage.FileName)
 	}
 	return filepath.Dir(p), p, nil
-}
-
-func total(counts map[string]int) int {
-	n := 0
-	for _, v := range counts {
-		n += v
-	}
-	return n
-}
-
-// countsText lists the kinds with records: "2 workspaces, 3 apiKeys".
-func countsText(counts map[string]int) string {
-	var parts []string
-	for _, k := range censusKinds {
-		if counts[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
-		}
-	}
-	return strings.Join(parts, ", ")
 }

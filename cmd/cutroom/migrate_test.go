@@ -3,12 +3,12 @@ package main
 import (
 	"encoding/json"
 	"net"
+	neturl "net/url"
 	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
-	"testing"
+		"testing"
 	"time"
 
 	"github.com/cutroom/cutroom/internal/pgtest"
@@ -72,7 +72,7 @@ func readBBolt(t *testing.T, db *storage.DB) bboltRecords {
 // --database` and reads everything back over the API: every live key authenticates, every
 // project's state is byte for byte the one stored, the live assets and the export tasks
 // are there (finished ones in their status). A second migrate into the same database, and
-// a migrate while a server holds the bbolt file, are refused.
+// a migrate while another process holds the bbolt file, are refused.
 func TestMigrateBBoltToPostgres(t *testing.T) {
 	url := pgtest.URL(t)
 	dir := t.TempDir()
@@ -85,28 +85,27 @@ func TestMigrateBBoltToPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := readBBolt(t, db)
+	// The file held (here by this process, as a running server holds it): refused.
+	out, err := exec.Command(binPath, "migrate", "--from-bbolt", dir, "--to", url).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "in use by a running cutroom server") {
+		t.Fatalf("migrate while the file is held: %v\n%s", err, out)
+	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
 
-	// A server holding the file: refused, nothing copied.
-	srv := startServer(t, dir)
-	out, err := exec.Command(binPath, "migrate", "--from-bbolt", dir, "--to", url).CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "in use by a running cutroom server") {
-		t.Fatalf("migrate while serving: %v\n%s", err, out)
-	}
-	_ = srv.cmd.Process.Signal(syscall.SIGTERM)
-	_ = srv.cmd.Wait()
-
-	out, err = exec.Command(binPath, "migrate", "--from-bbolt", dir+"/cutroom.db", "--to", url, "--json").Output()
+	cmd := exec.Command(binPath, "migrate", "--from-bbolt", dir+"/cutroom.db", "--to", url, "--json")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err = cmd.Output()
 	if err != nil {
-		t.Fatalf("migrate: %v\n%s", err, out)
+		t.Fatalf("migrate: %v\n%s%s", err, out, stderr.String())
 	}
 	var sum migrateSummary
 	if err := json.Unmarshal(out, &sum); err != nil {
 		t.Fatalf("migrate --json: %v\n%s", err, out)
 	}
-	wantCounts := map[string]int{"workspaces": len(want.states), "apiKeys": 4, "illustrations": 2}
+	wantCounts := map[string]int{"workspaces": len(want.states), "apiKeys": 2 * len(want.states), "illustrations": len(want.states)}
 	for ws := range want.states {
 		wantCounts["exports"] += len(want.exports[ws])
 	}
@@ -120,6 +119,16 @@ func TestMigrateBBoltToPostgres(t *testing.T) {
 		t.Errorf("migrate summary: %s", out)
 	}
 
+	// The text summary, into another database, named with a password (the test server
+	// trusts loopback): the counts, where the files are, and never the password.
+	u2, _ := neturl.Parse(pgtest.URL(t))
+	u2.User = neturl.UserPassword(u2.User.Username(), "pw-never-shown-5512")
+	out, err = exec.Command(binPath, "migrate", "--from-bbolt", dir, "--to", u2.String()).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "verified") || !strings.Contains(string(out), "stay in "+dir) ||
+		!strings.Contains(string(out), "webhookDeliveries") || strings.Contains(string(out), "pw-never-shown-5512") {
+		t.Errorf("migrate's summary: %v\n%s", err, out)
+	}
+
 	// Again, into the database that now holds the records: refused.
 	out, err = exec.Command(binPath, "migrate", "--from-bbolt", dir, "--to", url).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "holds records already") {
@@ -127,7 +136,7 @@ func TestMigrateBBoltToPostgres(t *testing.T) {
 	}
 
 	// The files stay in the data dir: the node serves it, with the records in PostgreSQL.
-	srv = startServer(t, dir, "--database", url)
+	srv := startServer(t, dir, "--database", url)
 	for wsID, key := range facts.Secrets {
 		for id, state := range want.states[wsID] {
 			st, body := call(t, "GET", srv.base+"/v1/projects/"+id, key, "")
@@ -135,11 +144,11 @@ func TestMigrateBBoltToPostgres(t *testing.T) {
 				t.Errorf("project %s on postgres: %d %s\nwant the state %s", id, st, body, state)
 			}
 		}
-		st, body := call(t, "GET", srv.base+"/v1/assets?pageSize=100", key, "")
+		st, body := call(t, "GET", srv.base+"/v1/assets?pageSize=50", key, "")
 		if got := sortedIDs(body, "assetId"); st != 200 || !slices.Equal(got, want.assets[wsID]) {
 			t.Errorf("assets on postgres: %d %v, want %v\n%s", st, got, want.assets[wsID], body)
 		}
-		st, body = call(t, "GET", srv.base+"/v1/exports?pageSize=100", key, "")
+		st, body = call(t, "GET", srv.base+"/v1/exports?pageSize=50", key, "")
 		var list struct {
 			Data []struct {
 				TaskID string `json:"taskId"`
