@@ -53,6 +53,9 @@ func OpenPostgresURL(t testing.TB, url string, now func() time.Time) *DB {
 	return db
 }
 
+// Retries returns how many transactions a PostgreSQL DB ran again.
+func Retries(db *DB) uint64 { return db.kv.(*pgEngine).retries.Load() }
+
 // rerunEngine runs every update closure twice: the first run is rolled back whatever it
 // returned. Between the two runs of the next update, between (when set) runs once: what
 // another node's commit does to a PostgreSQL transaction that then runs again.

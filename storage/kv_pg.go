@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -26,6 +27,8 @@ type pgEngine struct {
 
 	mu   sync.RWMutex
 	tops map[string]int64 // top-level bucket name -> id; they are never deleted once made
+
+	retries atomic.Uint64 // transactions run again (the race tests report them)
 }
 
 func (e *pgEngine) name() string { return "postgres" }
@@ -61,6 +64,7 @@ func (e *pgEngine) runCtx(ctx context.Context, writable bool, fn func(tx Tx) err
 		if err == nil || !writable || !retryable(err) {
 			return err
 		}
+		e.retries.Add(1)
 		if attempt >= e.opts.Attempts {
 			return fmt.Errorf("the transaction lost %d races with other transactions: %w", attempt, err)
 		}

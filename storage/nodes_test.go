@@ -80,6 +80,7 @@ func TestNodesActiveLimit(t *testing.T) {
 	if accepted != maxActive {
 		t.Fatalf("%d accepted, want %d", accepted, maxActive)
 	}
+	t.Logf("30 creates over 2 nodes: %d transactions ran again", storage.Retries(nodes[0])+storage.Retries(nodes[1]))
 	for i, db := range nodes {
 		if active, err := db.WorkspaceActiveExports(ws.ID); err != nil || len(active) != maxActive {
 			t.Errorf("node %d sees %d active (%v)", i, len(active), err)
@@ -144,6 +145,7 @@ func TestNodesCredits(t *testing.T) {
 		}
 	}
 	balance(10)
+	t.Logf("30 creates and 40 refunds over 2 nodes: %d transactions ran again", storage.Retries(nodes[0])+storage.Retries(nodes[1]))
 }
 
 // TestNodesIdempotency: creates with one idempotency key sent to both nodes at once store one
