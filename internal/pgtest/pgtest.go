@@ -150,8 +150,11 @@ const dirPrefix = "cutroom-pgtest-"
 func removeStale() {
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*"))
 	for _, d := range dirs {
-		pid, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(filepath.Base(d), dirPrefix), "-", 2)[0])
-		if err != nil || pid == os.Getpid() {
+		// <prefix><pid>-<random>: a directory of an older pgtest (<prefix><random>, no pid)
+		// may belong to a live test binary, and is left alone.
+		id, _, ok := strings.Cut(strings.TrimPrefix(filepath.Base(d), dirPrefix), "-")
+		pid, err := strconv.Atoi(id)
+		if !ok || err != nil || pid == os.Getpid() {
 			continue
 		}
 		if gone(pid) {
