@@ -11,7 +11,7 @@ import (
 )
 
 // DatabaseEnv names the engine the API test suites run on: unset or "bbolt", a bbolt file
-// in the test's temporary directory; "postgres", a fresh PostgreSQL database (pgtest.URL).
+// in the test's temporary directory; "postgres", a fresh PostgreSQL schema (pgtest.SchemaURL).
 // `make test` runs the suites once more with CUTROOM_TEST_DATABASE=postgres. A package
 // whose tests use it calls pgtest.Main from its TestMain.
 const DatabaseEnv = "CUTROOM_TEST_DATABASE"
@@ -20,17 +20,18 @@ const DatabaseEnv = "CUTROOM_TEST_DATABASE"
 func Postgres() bool { return os.Getenv(DatabaseEnv) == "postgres" }
 
 // DatabaseURL is what app.Config.Database should be for the engine DatabaseEnv selects: ""
-// (bbolt), or a fresh PostgreSQL database's URL.
+// (bbolt), or the URL of a fresh PostgreSQL schema (pgtest.SchemaURL: a database per test
+// would cost five times as much).
 func DatabaseURL(t testing.TB) string {
 	t.Helper()
 	if !Postgres() {
 		return ""
 	}
-	return pgtest.URL(t)
+	return pgtest.SchemaURL(t)
 }
 
 // Open opens a database of the engine DatabaseEnv selects, with now as its clock (nil:
-// time.Now): bbolt in dir, or a fresh PostgreSQL database. It is closed when the test ends.
+// time.Now): bbolt in dir, or a fresh PostgreSQL schema. It is closed when the test ends.
 func Open(t testing.TB, dir string, now func() time.Time) *storage.DB {
 	t.Helper()
 	var db *storage.DB
