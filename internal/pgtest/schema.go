@@ -17,9 +17,10 @@ import (
 // test binary's calls share, dropped when the test ends: for suites that open a database per
 // test (the API suites on PostgreSQL, internal/teststore). A schema costs about a fifth of
 // URL's database (CREATE and DROP DATABASE: 0.55 s a test against 0.11 s, measured on this
-// machine at load 8), and the engine's tables, advisory locks and statements are the same;
-// what the schemas share is the database's notification channel, so Subscribe may wake for
-// another test's write (a signal means "read again", never "something changed"). The
+// machine at load 8), and the engine's tables and statements are the same. What the schemas
+// share is the database's: its advisory locks (migrations of tests running in parallel
+// take turns) and its notification channel (Subscribe may wake for another test's write; a
+// signal means "read again", never "something changed"). The
 // schema's connections carry its name as application_name, and are ended before it is
 // dropped.
 func SchemaURL(t testing.TB) string {
