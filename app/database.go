@@ -131,17 +131,16 @@ func openRetrying(ctx context.Context, d DatabaseURL, wait time.Duration, log *s
 			return db, nil
 		}
 		err = d.scrub(err)
-		left := time.Until(deadline)
-		if !storage.ConnectRetryable(err) || left <= 0 || ctx.Err() != nil {
-			if storage.ConnectRetryable(err) && ctx.Err() == nil {
-				return nil, fmt.Errorf("the database at %s (%s) did not answer within %s (--database-wait): %w", d.Host, d.Redacted, wait, err)
+		retry, left := storage.ConnectRetryable(err), time.Until(deadline)
+		if !retry || left <= 0 || ctx.Err() != nil {
+			if retry && ctx.Err() == nil {
+				err = fmt.Errorf("did not answer within %s (--database-wait): %w", wait, err)
 			}
 			return nil, fmt.Errorf("the database at %s (%s): %w", d.Host, d.Redacted, err)
 		}
 		log.Warn("the database does not answer yet; retrying", "host", d.Host, "url", d.Redacted, "attempt", attempt, "err", err)
-		select {
+		select { // an ended ctx fails the next attempt at once
 		case <-ctx.Done():
-			return nil, fmt.Errorf("the database at %s (%s): %w", d.Host, d.Redacted, err)
 		case <-time.After(min(pause, left)):
 		}
 		pause = min(2*pause, databaseRetryMax)

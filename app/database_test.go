@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -255,5 +256,21 @@ func TestReadinessOnPostgres(t *testing.T) {
 	}
 	if st != 200 {
 		t.Fatalf("readyz with the database back: %d %+v", st, rep)
+	}
+}
+
+// TestDatabaseWaitEndsWithContext: the retries end with the context (serve's, on SIGTERM),
+// not only after DatabaseWait.
+func TestDatabaseWaitEndsWithContext(t *testing.T) {
+	a := app.New(app.Config{Database: "postgres://cutroom@" + freeAddr(t) + "/cutroom", DatabaseWait: time.Minute})
+	defer a.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := a.OpenDBContext(ctx); err == nil {
+		t.Fatal("opened an unreachable database")
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("gave up %s after the context ended", took)
 	}
 }
