@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"net"
 	neturl "net/url"
 	"os/exec"
 	"regexp"
@@ -179,25 +178,13 @@ func sortedIDs(body, name string) []string {
 	return ids
 }
 
-// closedPort returns a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
 // TestDatabaseFlagRefusals: a --database that is not a PostgreSQL URL, or names a server that
 // does not answer within --database-wait, fails at start saying which host, never showing
 // the password; restore and the backup route refuse a PostgreSQL database naming its tools.
 func TestDatabaseFlagRefusals(t *testing.T) {
 	const pw = "pw-never-shown-4921"
 	dir := t.TempDir()
-	addr := closedPort(t)
+	addr := freeAddr(t)
 	for _, c := range []struct {
 		args []string
 		want string
