@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-		"testing"
+	"testing"
 	"time"
 
 	"github.com/cutroom/cutroom/internal/pgtest"
