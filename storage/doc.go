@@ -30,25 +30,30 @@
 // UpdateExport change is free of side effects), which the "bbolt-rerun" test engine checks by
 // running every update twice. The cost: records are JSON values in a key-value table (kv:
 // bucket, key -> value; nested buckets as rows naming a child bucket), not columns SQL can
-// query, and each Get, Put or cursor batch is a round trip to the server (a page's records
-// are one: getMany). Measured (BenchmarkOperations, -benchtime 300x -count 7, medians; PostgreSQL
-// 15 on loopback as internal/pgtest runs it, fsync off; bbolt in the temp dir, an fdatasync a
-// commit; 2 shared cores, two runs: load 5.7 with 3.8 s user + 5.4 s sys, and load 11.2 with
-// 3.7 s user + 5.0 s sys, for the whole run, the server's processes included):
+// query, and each statement is a round trip to the server. So the engine spends few: a
+// transaction's Puts and Deletes wait and go in one batch, before the next statement on
+// their bucket or the commit; a page's records are read in one query (getMany); the
+// top-level buckets' ids are read once. TestRoundTrips counts them for the API's frequent
+// calls (a warm one: its workspace's nested buckets exist): CreateProject 5 round trips
+// (13 before the batching, counted cold), CreateExport 8, UpdateExport 7 (its read
+// included), ExportTask 3 (BEGIN, the read, ROLLBACK), a page of 20 exports 5 (24
+// before getMany). Measured (BenchmarkOperations, -benchtime 300x -count 7, medians;
+// PostgreSQL 15 on loopback as internal/pgtest runs it, fsync off; bbolt in the temp dir,
+// an fdatasync a commit; 2 cores shared with other work, load average 9.7 to 8.8, 4.2 s user
+// and 4.3 s sys for the whole run, the server's processes included):
 //
-//	                bbolt             PostgreSQL
-//	CreateProject   359 / 2198 µs     387 / 364 µs
-//	CreateExport    369 / 2646 µs     537 / 513 µs
-//	UpdateExport    267 / 2009 µs     433 / 468 µs
-//	ExportTask        7 /    5 µs     104 /  96 µs
-//	ListExports 20  125 /  135 µs     367 / 337 µs (1103 µs before getMany)
+//	                bbolt      PostgreSQL
+//	CreateProject   2301 µs    430 µs
+//	CreateExport    3519 µs    458 µs
+//	UpdateExport     396 µs    308 µs
+//	ExportTask         6 µs    103 µs
+//	ListExports 20   151 µs    696 µs
 //
-// A read costs PostgreSQL about 100 µs where bbolt answers from its memory map in 5: the
-// transaction's BEGIN, the query and the ROLLBACK are three round trips. The writes here are
-// not comparable: bbolt's wait for the disk (which the other work on the machine made 7 times
-// slower in the second run), PostgreSQL's, fsync off, do not; a production server adds its
-// WAL flush to each. With 4 to 6 round trips a write, a node spends about half a
-// millisecond of the server's time per API write either way.
+// A read costs PostgreSQL about 100 µs where bbolt answers from its memory map in 6. The
+// writes are not comparable: bbolt's wait for the disk, which the other work on the machine
+// made up to 6 times slower than on a quiet one (an earlier run at load 5.7: CreateProject
+// 359 µs, CreateExport 369 µs, UpdateExport 267 µs), PostgreSQL's here do not (fsync off);
+// a production server adds its WAL flush to each commit.
 //
 // Online backups. Snapshot is a bbolt read transaction whose WriteTo streams a complete,
 // consistent database file (GET /admin/backup); it is the one transaction that does I/O.

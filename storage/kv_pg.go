@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -111,10 +112,11 @@ func (e *pgEngine) once(ctx context.Context, writable bool, fn func(tx Tx) error
 		return err
 	}
 	if t.writes > 0 { // delivered to the listeners (Subscribe) when the transaction commits
-		if _, err := ptx.Exec(ctx, `SELECT pg_notify('`+pgChannel+`', '')`); err != nil {
-			_ = ptx.Rollback(ctx)
-			return fmt.Errorf("postgres: notify: %w", err)
-		}
+		t.pending = append(t.pending, pendingWrite{sql: `SELECT pg_notify('` + pgChannel + `', '')`})
+	}
+	if err := t.flush(); err != nil {
+		_ = ptx.Rollback(ctx)
+		return err
 	}
 	if err := ptx.Commit(ctx); err != nil {
 		return fmt.Errorf("postgres: commit: %w", err)
@@ -131,7 +133,77 @@ type pgTx struct {
 	err      error
 	ids      map[bucketRef]int64 // nested buckets found or made in this transaction
 	writes   int                 // bumped by every write: cursors read again after one
+	pending  []pendingWrite      // Puts and Deletes not sent yet (flush)
 }
+
+// pendingWrite is a statement whose answer nothing waits for: a Put or a Delete. They are
+// sent together, in one round trip, before the next statement on a bucket they write
+// (whose rows it may read) or the commit (flush): reads see them, and a write fails the
+// transaction, when it fails, at that round trip instead of at its call. Statements on
+// other buckets' rows go first: within a transaction their order changes nothing.
+type pendingWrite struct {
+	sql    string
+	bucket int64 // the bucket whose rows it writes (args[0])
+	args   []any
+	check  func(pgconn.CommandTag) error // of the statement's answer; nil: none
+}
+
+// flush sends the pending writes in one batch.
+func (t *pgTx) flush() error {
+	if t.err != nil || len(t.pending) == 0 {
+		return t.err
+	}
+	batch := &pgx.Batch{}
+	for _, w := range t.pending {
+		q := batch.Queue(w.sql, w.args...)
+		if w.check != nil {
+			q.Exec(w.check)
+		}
+	}
+	t.pending = t.pending[:0]
+	if err := t.tx.SendBatch(t.ctx, batch).Close(); err != nil {
+		return t.failed(err)
+	}
+	return nil
+}
+
+// flushFor flushes the pending writes when one writes the rows of bucket.
+func (t *pgTx) flushFor(bucket int64) error {
+	for _, w := range t.pending {
+		if w.bucket == bucket {
+			return t.flush()
+		}
+	}
+	return t.err
+}
+
+// queryRow, query and exec run a statement on the rows of bucket (their first argument)
+// after the pending writes to it.
+func (t *pgTx) queryRow(sql string, bucket int64, args ...any) pgx.Row {
+	if err := t.flushFor(bucket); err != nil {
+		return errRow{err}
+	}
+	return t.tx.QueryRow(t.ctx, sql, append([]any{bucket}, args...)...)
+}
+
+func (t *pgTx) query(sql string, bucket int64, args ...any) (pgx.Rows, error) {
+	if err := t.flushFor(bucket); err != nil {
+		return nil, err
+	}
+	return t.tx.Query(t.ctx, sql, append([]any{bucket}, args...)...)
+}
+
+func (t *pgTx) exec(sql string, bucket int64, args ...any) (pgconn.CommandTag, error) {
+	if err := t.flushFor(bucket); err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	return t.tx.Exec(t.ctx, sql, append([]any{bucket}, args...)...)
+}
+
+// errRow is the row of a statement that was not sent: its Scan returns err.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
 
 // bucketRef names a bucket by its parent's id and its name.
 type bucketRef struct {
@@ -203,7 +275,7 @@ func (b *pgBucket) lookup(name []byte) (id int64, found, value bool, err error) 
 		}
 	}
 	var child *int64
-	err = b.t.tx.QueryRow(b.t.ctx, `SELECT child FROM kv WHERE bucket = $1 AND key = $2`, b.id, name).Scan(&child)
+	err = b.t.queryRow(`SELECT child FROM kv WHERE bucket = $1 AND key = $2`, b.id, name).Scan(&child)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return 0, false, false, nil
@@ -221,6 +293,26 @@ func (b *pgBucket) lookup(name []byte) (id int64, found, value bool, err error) 
 	}
 	b.remember(ref, *child)
 	return *child, true, false, nil
+}
+
+// loadTops reads the ids of the top-level buckets (lookup's cache) in one query.
+func (e *pgEngine) loadTops(ctx context.Context) error {
+	rows, err := e.pool.Query(ctx, `SELECT key, child FROM kv WHERE bucket = 0 AND child IS NOT NULL`)
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for rows.Next() {
+		var name []byte
+		var id int64
+		if err := rows.Scan(&name, &id); err != nil {
+			rows.Close()
+			return fmt.Errorf("postgres: %w", err)
+		}
+		e.tops[string(name)] = id
+	}
+	return rows.Err()
 }
 
 // remember keeps the id of a bucket found or made in this transaction.
@@ -271,7 +363,7 @@ func (b *pgBucket) createBucket(name []byte, ifNotExists bool) (Bucket, error) {
 	case found:
 		return nil, errBucketExists
 	}
-	if err := b.t.tx.QueryRow(b.t.ctx, `WITH n AS (INSERT INTO kv_buckets DEFAULT VALUES RETURNING id)
+	if err := b.t.queryRow(`WITH n AS (INSERT INTO kv_buckets DEFAULT VALUES RETURNING id)
 		INSERT INTO kv (bucket, key, child) SELECT $1, $2, id FROM n RETURNING child`, b.id, name).Scan(&id); err != nil {
 		return nil, b.t.failed(err)
 	}
@@ -293,11 +385,14 @@ func (b *pgBucket) DeleteBucket(name []byte) error {
 	case !found:
 		return errBucketNotFound
 	}
-	if _, err := b.t.tx.Exec(b.t.ctx, `DELETE FROM kv WHERE bucket = $1 AND key = $2`, b.id, name); err != nil {
+	if err := b.t.flush(); err != nil { // writes to its nested buckets, at any depth
+		return err
+	}
+	if _, err := b.t.exec(`DELETE FROM kv WHERE bucket = $1 AND key = $2`, b.id, name); err != nil {
 		return b.t.failed(err)
 	}
 	// the bucket, its nested buckets at any depth, and (ON DELETE CASCADE) their keys
-	if _, err := b.t.tx.Exec(b.t.ctx, `WITH RECURSIVE d (id) AS (
+	if _, err := b.t.exec(`WITH RECURSIVE d (id) AS (
 			SELECT $1::bigint
 			UNION ALL SELECT kv.child FROM kv JOIN d ON kv.bucket = d.id WHERE kv.child IS NOT NULL)
 		DELETE FROM kv_buckets WHERE id IN (SELECT id FROM d)`, id); err != nil {
@@ -332,7 +427,7 @@ func (b *pgBucket) Get(key []byte) []byte {
 		return nil
 	}
 	var v []byte
-	err := b.t.tx.QueryRow(b.t.ctx, `SELECT value FROM kv WHERE bucket = $1 AND key = $2`, b.id, key).Scan(&v)
+	err := b.t.queryRow(`SELECT value FROM kv WHERE bucket = $1 AND key = $2`, b.id, key).Scan(&v)
 	if err != nil {
 		if !errors.Is(err, pgx.ErrNoRows) {
 			b.t.fail(err)
@@ -348,7 +443,7 @@ func (b *pgBucket) getMany(keys [][]byte) [][]byte {
 	if b.t.err != nil || len(keys) == 0 {
 		return out
 	}
-	rows, err := b.t.tx.Query(b.t.ctx, `SELECT k.i, kv.value FROM unnest($2::bytea[]) WITH ORDINALITY AS k (key, i)
+	rows, err := b.t.query(`SELECT k.i, kv.value FROM unnest($2::bytea[]) WITH ORDINALITY AS k (key, i)
 		JOIN kv ON kv.bucket = $1 AND kv.key = k.key`, b.id, keys)
 	if err != nil {
 		b.t.fail(err)
@@ -372,6 +467,8 @@ func (b *pgBucket) getMany(keys [][]byte) [][]byte {
 	return out
 }
 
+// Put stores value under key; it is sent with the next statement (pendingWrite). A key
+// that is a nested bucket's fails the transaction then.
 func (b *pgBucket) Put(key, value []byte) error {
 	if err := b.writable(key); err != nil {
 		return err
@@ -379,33 +476,32 @@ func (b *pgBucket) Put(key, value []byte) error {
 	if value == nil {
 		value = []byte{} // an empty value, not a bucket's NULL
 	}
-	tag, err := b.t.tx.Exec(b.t.ctx, `INSERT INTO kv (bucket, key, value) VALUES ($1, $2, $3)
-		ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value WHERE kv.child IS NULL`, b.id, key, value)
-	if err != nil {
-		return b.t.failed(err)
-	}
+	// the key is copied, as bbolt copies it; the value must stay as it is until the
+	// transaction ends, as bbolt requires
+	b.t.pending = append(b.t.pending, pendingWrite{sql: `INSERT INTO kv (bucket, key, value) VALUES ($1, $2, $3)
+		ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value WHERE kv.child IS NULL`,
+		bucket: b.id, args: []any{b.id, bytes.Clone(key), value}, check: putCheck})
 	b.t.writes++
+	return nil
+}
+
+func putCheck(tag pgconn.CommandTag) error {
 	if tag.RowsAffected() == 0 {
 		return errIncompatibleValue
 	}
 	return nil
 }
 
+// Delete removes key; it is sent with the next statement (pendingWrite). A nested bucket's
+// key is left alone (bbolt refuses it with an error).
 func (b *pgBucket) Delete(key []byte) error {
 	if err := b.writable(key); err != nil {
 		return err
 	}
-	var child *int64
-	err := b.t.tx.QueryRow(b.t.ctx, `WITH d AS (DELETE FROM kv WHERE bucket = $1 AND key = $2 AND child IS NULL RETURNING key)
-		SELECT child FROM kv WHERE bucket = $1 AND key = $2 AND NOT EXISTS (SELECT FROM d)`, b.id, key).Scan(&child)
+	b.t.pending = append(b.t.pending, pendingWrite{sql: `DELETE FROM kv WHERE bucket = $1 AND key = $2 AND child IS NULL`,
+		bucket: b.id, args: []any{b.id, bytes.Clone(key)}})
 	b.t.writes++
-	switch {
-	case errors.Is(err, pgx.ErrNoRows): // deleted, or there was nothing
-		return nil
-	case err != nil:
-		return b.t.failed(err)
-	}
-	return errIncompatibleValue
+	return nil
 }
 
 func (b *pgBucket) ForEach(fn func(k, v []byte) error) error {
@@ -436,7 +532,7 @@ func (b *pgBucket) Sequence() uint64 {
 		return 0
 	}
 	var seq int64
-	if err := b.t.tx.QueryRow(b.t.ctx, `SELECT seq FROM kv_buckets WHERE id = $1`, b.id).Scan(&seq); err != nil {
+	if err := b.t.queryRow(`SELECT seq FROM kv_buckets WHERE id = $1`, b.id).Scan(&seq); err != nil {
 		b.t.fail(err)
 	}
 	return uint64(seq)
@@ -447,7 +543,7 @@ func (b *pgBucket) NextSequence() (uint64, error) {
 		return 0, err
 	}
 	var seq int64
-	if err := b.t.tx.QueryRow(b.t.ctx, `UPDATE kv_buckets SET seq = seq + 1 WHERE id = $1 RETURNING seq`, b.id).Scan(&seq); err != nil {
+	if err := b.t.queryRow(`UPDATE kv_buckets SET seq = seq + 1 WHERE id = $1 RETURNING seq`, b.id).Scan(&seq); err != nil {
 		return 0, b.t.failed(err)
 	}
 	b.t.writes++
@@ -458,7 +554,7 @@ func (b *pgBucket) SetSequence(v uint64) error {
 	if err := b.writable([]byte{1}); err != nil {
 		return err
 	}
-	if _, err := b.t.tx.Exec(b.t.ctx, `UPDATE kv_buckets SET seq = $2 WHERE id = $1`, b.id, int64(v)); err != nil {
+	if _, err := b.t.exec(`UPDATE kv_buckets SET seq = $2 WHERE id = $1`, b.id, int64(v)); err != nil {
 		return b.t.failed(err)
 	}
 	b.t.writes++

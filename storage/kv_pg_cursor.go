@@ -121,9 +121,9 @@ func (c *pgCursor) read(forward bool, key []byte, inclusive bool) bool {
 	var err error
 	q := cursorQueries[queryIndex(forward, key != nil, inclusive, c.buckets)]
 	if key != nil {
-		rows, err = t.tx.Query(t.ctx, q, c.b.id, key, c.size)
+		rows, err = t.query(q, c.b.id, key, c.size)
 	} else {
-		rows, err = t.tx.Query(t.ctx, q, c.b.id, c.size)
+		rows, err = t.query(q, c.b.id, c.size)
 	}
 	if err != nil {
 		t.fail(err)

@@ -110,7 +110,10 @@ func (db *DB) migratePostgres(ctx context.Context) error {
 	if err := migrateSQL(ctx, conn); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	return db.migrate(ctx)
+	if err := db.migrate(ctx); err != nil {
+		return err
+	}
+	return e.loadTops(ctx)
 }
 
 // Engine names the database's engine: "bbolt" or "postgres".

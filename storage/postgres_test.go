@@ -70,3 +70,18 @@ func TestOpenPostgres(t *testing.T) {
 		t.Errorf("bbolt: engine %q, shared %v", bolt.Engine(), bolt.Shared())
 	}
 }
+
+// TestPingContext: a ping of a PostgreSQL database answers, and fails with its context's
+// error once the context has ended.
+func TestPingContext(t *testing.T) {
+	url := pgtest.URL(t)
+	db := storage.OpenPostgresURL(t, url, nil)
+	if err := db.PingContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := db.PingContext(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("ping with an ended context: %v", err)
+	}
+}

@@ -12,8 +12,16 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// statementCounter counts the statements a pool sends.
+// statementCounter counts the round trips of a pool: each statement, or batch of them.
 type statementCounter struct{ n atomic.Int64 }
+
+func (c *statementCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	c.n.Add(1)
+	return ctx
+}
+
+func (c *statementCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (c *statementCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
 
 func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
 	c.n.Add(1)
@@ -22,8 +30,8 @@ func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ p
 
 func (c *statementCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
-// TestRoundTrips counts the statements (each a round trip to the server) of the API's most
-// frequent calls on PostgreSQL, and holds them to what doc.go says.
+// TestRoundTrips counts the round trips to the server (a statement, or a batch of pending
+// writes) of the API's most frequent calls on PostgreSQL, and holds them to what doc.go says.
 func TestRoundTrips(t *testing.T) {
 	db := OpenEngine(t, "postgres", nil)
 	e := db.kv.(*pgEngine)
@@ -59,15 +67,15 @@ func TestRoundTrips(t *testing.T) {
 		max  int64
 		op   func() error
 	}{
-		{"CreateProject", 13, func() error {
+		{"CreateProject", 5, func() error {
 			p := model.Project{ID: uuid.NewString(), WorkspaceID: ws.ID, Title: "p", CreatedAt: now, UpdatedAt: now}
 			return db.CreateProject(p, []byte(`{}`), nil)
 		}},
-		{"CreateExport (limit 100)", 14, func() error {
+		{"CreateExport (limit 100)", 8, func() error {
 			_, err := db.CreateExport(newTask(), []byte(`{}`), nil, ExportLimits{MaxActive: 100})
 			return err
 		}},
-		{"UpdateExport", 11, func() error {
+		{"UpdateExport", 7, func() error {
 			_, err := db.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) { t.Progress++; return nil, nil })
 			return err
 		}},
@@ -75,14 +83,17 @@ func TestRoundTrips(t *testing.T) {
 		{"ListExports 20", 5, func() error { _, _, err := db.ListExports(ws.ID, 20, "", ""); return err }},
 	}
 	for _, o := range ops {
+		if err := o.op(); err != nil { // the first call finds the workspace's nested buckets
+			t.Fatalf("%s: %v", o.name, err)
+		}
 		before := counter.n.Load()
 		if err := o.op(); err != nil {
 			t.Fatalf("%s: %v", o.name, err)
 		}
 		n := counter.n.Load() - before
-		t.Logf("%s: %d statements", o.name, n)
+		t.Logf("%s: %d round trips", o.name, n)
 		if n > o.max {
-			t.Errorf("%s: %d statements, more than %d", o.name, n, o.max)
+			t.Errorf("%s: %d round trips, more than %d", o.name, n, o.max)
 		}
 	}
 }
