@@ -45,9 +45,9 @@
 // of it), closes a listener never served and, last, the database.
 //
 // Health. The App answers the readiness probe (GET /readyz, server.Health): the database
-// answers a read (within databasePingTimeout, 2 s, one read in flight at a time, so a
-// PostgreSQL that stops answering fails the probe rather than holding it; its engine and
-// the read's time are reported beside), a byte can be written in the data dir, its filesystem is above the
+// answers a read (within databasePingTimeout, 2 s, so a PostgreSQL that stops answering
+// fails the probe rather than holding it; its engine and the read's time are reported
+// beside), a byte can be written in the data dir, its filesystem is above the
 // free-space floor, the encoders opened when Open ran (render.CheckEncoders, once: linked
 // libraries do not come and go), and ffmpeg's state as Open found it (reported, never
 // failing). One diskspace.Guard of the data dir, with MinFreeDisk, is the floor of the asset

@@ -2,10 +2,8 @@ package app
 
 import (
 	"context"
-	"errors"
 	"os"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/cutroom/cutroom/diskspace"
@@ -36,7 +34,6 @@ const (
 type readiness struct {
 	dataDir    string
 	db         *storage.DB
-	ping       boundedCall // the database's Ping
 	space      *diskspace.Guard
 	encoderErr error
 	ffmpeg     string
@@ -46,11 +43,14 @@ type readiness struct {
 // reported beside), a file can be written in the
 // data dir, the free space is above the floor (--min-free-disk), the encoders opened at
 // start; and reports ffmpeg's state. Words, never paths or error texts, go out.
-func (r *readiness) Readiness(context.Context) server.Readiness {
+func (r *readiness) Readiness(ctx context.Context) server.Readiness {
 	checks := map[string]string{checkDatabase: "ok", checkDataDir: "ok", checkDiskSpace: "ok",
 		checkEncoder: "ok", checkFFmpeg: r.ffmpeg}
 	start := time.Now()
-	if r.ping.do(r.db.Ping, databasePingTimeout) != nil {
+	pctx, cancel := context.WithTimeout(ctx, databasePingTimeout)
+	err := r.db.PingContext(pctx)
+	cancel()
+	if err != nil {
 		checks[checkDatabase] = "unavailable"
 	}
 	dbState := &server.DatabaseReadiness{Engine: r.db.Engine(), Status: checks[checkDatabase],
@@ -96,46 +96,3 @@ func probeWrite(dir string) error {
 // databasePingTimeout bounds the database check: a PostgreSQL that stops answering (a
 // network that drops packets) fails it after this long, rather than holding the probe.
 const databasePingTimeout = 2 * time.Second
-
-// errPingTimeout is the database check's failure when Ping takes longer than its bound.
-var errPingTimeout = errors.New("the database did not answer in time")
-
-// boundedCall runs a call with a bound on the wait for it; a call that overruns goes on in
-// the background, and later callers wait for it rather than starting another, so probes of
-// a database that hangs start one call at a time.
-type boundedCall struct {
-	mu      sync.Mutex
-	running *callResult
-}
-
-type callResult struct {
-	done chan struct{}
-	err  error
-}
-
-// do runs fn (or joins the call of it in flight) and returns its error, or errPingTimeout
-// after timeout.
-func (b *boundedCall) do(fn func() error, timeout time.Duration) error {
-	b.mu.Lock()
-	c := b.running
-	if c == nil {
-		c = &callResult{done: make(chan struct{})}
-		b.running = c
-		go func() {
-			c.err = fn()
-			b.mu.Lock()
-			b.running = nil
-			b.mu.Unlock()
-			close(c.done)
-		}()
-	}
-	b.mu.Unlock()
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case <-c.done:
-		return c.err
-	case <-t.C:
-		return errPingTimeout
-	}
-}
