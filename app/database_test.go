@@ -201,6 +201,11 @@ func TestReadinessOnPostgres(t *testing.T) {
 	if st != 200 || rep.Database.Engine != "postgres" || rep.Database.Status != "ok" || rep.Database.PingMs <= 0 {
 		t.Fatalf("readyz on postgres: %d %+v", st, rep)
 	}
+	// The scheduler has started (an App whose database is gone while the scheduler starts
+	// fails, as at any start) once an export has rendered.
+	if task := waitExport(t, a.Served, createExport(t, a.Served, app.SolidState)); task.Status != "COMPLETED" {
+		t.Fatalf("export on postgres: %s %s", task.Status, deref(task.Error))
+	}
 	p.Stop()
 	st, rep = readyz()
 	if st != 503 || len(rep.Failed) != 1 || rep.Failed[0] != "database" || rep.Database.Status != "unavailable" {
