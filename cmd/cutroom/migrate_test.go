@@ -211,7 +211,8 @@ func TestDatabaseFlagRefusals(t *testing.T) {
 func TestBackupOnPostgres(t *testing.T) {
 	url := pgtest.URL(t)
 	const token = "admin-token-for-the-test-0123"
-	srv := startServer(t, t.TempDir(), "--database", url, "--admin-token", token)
+	// a data dir that does not exist yet: serve makes it, as on bbolt
+	srv := startServer(t, t.TempDir()+"/data", "--database", url, "--admin-token", token)
 	req := srv.base + "/admin/backup"
 	out, err := exec.Command(binPath, "backup", "-o", t.TempDir()+"/b.db", "--server", srv.base, "--admin-token", token).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "409 BACKUP_NOT_SUPPORTED") || !strings.Contains(string(out), "pg_dump") {
