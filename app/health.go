@@ -40,9 +40,9 @@ type readiness struct {
 }
 
 // Readiness runs the checks: the database answers a read (its engine and the read's time
-// reported beside), a file can be written in the
-// data dir, the free space is above the floor (--min-free-disk), the encoders opened at
-// start; and reports ffmpeg's state. Words, never paths or error texts, go out.
+// reported beside), a file can be written in the data dir, the free space is above the
+// floor (--min-free-disk), the encoders opened at start; and reports ffmpeg's state. Words,
+// never paths or error texts, go out.
 func (r *readiness) Readiness(ctx context.Context) server.Readiness {
 	checks := map[string]string{checkDatabase: "ok", checkDataDir: "ok", checkDiskSpace: "ok",
 		checkEncoder: "ok", checkFFmpeg: r.ffmpeg}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/app"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )

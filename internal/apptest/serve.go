@@ -26,9 +26,9 @@ type Served struct {
 	stop        func()
 }
 
-// Serve opens an App of cfg (on a new data dir unless cfg names one; on a fresh PostgreSQL
-// database unless cfg names a database and CUTROOM_TEST_DATABASE=postgres; ShutdownGrace 5 s
-// unless set) with workspace "w" and an API key; before, if set, runs on the database then,
+// Serve opens an App of cfg (on a new data dir unless cfg names one; with
+// CUTROOM_TEST_DATABASE=postgres, on a fresh PostgreSQL schema unless cfg names a database;
+// ShutdownGrace 5 s unless set) with workspace "w" and an API key; before, if set, runs on the database then,
 // before the App opens the rest. It serves the App on 127.0.0.1:0 and stops and closes it
 // when the test ends (or at Stop).
 func Serve(t testing.TB, cfg app.Config, before func(db *storage.DB)) *Served {
