@@ -15,6 +15,9 @@ import (
 	"github.com/cutroom/cutroom/app"
 	"github.com/cutroom/cutroom/internal/pgtest"
 	"github.com/cutroom/cutroom/internal/testlog"
+	"github.com/cutroom/cutroom/model"
+	"github.com/cutroom/cutroom/storage"
+	"github.com/google/uuid"
 )
 
 const testPassword = "pw-never-shown-7731"
@@ -176,7 +179,22 @@ func TestReadinessOnPostgres(t *testing.T) {
 	target, _ := url.Parse(pg)
 	addr := freeAddr(t)
 	p := startProxy(t, addr, target.Host)
-	a := startApp(t, app.Config{DataDir: t.TempDir(), Database: viaAddr(t, pg, addr)}, nil)
+	// A task whose state does not parse: the scheduler fails it at once, which shows it has
+	// started (an App whose database is gone while the scheduler's start-up recovery reads
+	// fails, as at any start).
+	probe := uuid.NewString()
+	a := startApp(t, app.Config{DataDir: t.TempDir(), Database: viaAddr(t, pg, addr)}, func(db *storage.DB) {
+		ws, err := db.Workspace("w")
+		if err != nil {
+			t.Fatal(err)
+		}
+		task := model.ExportTask{ID: probe, WorkspaceID: ws.ID, Status: model.StatusPending, Filename: "out.mp4", Format: "mp4",
+			FPS: 30, Ratio: "16:9", Scale: 1, CompositionWidth: 320, CompositionHeight: 180, OutputWidth: 320, OutputHeight: 180,
+			Frames: 30, VideoSeconds: 1, CreditPool: model.PoolUnlimited, CreatedAt: time.Now()}
+		if _, err := db.CreateExport(task, []byte("not a state"), nil, storage.ExportLimits{}); err != nil {
+			t.Fatal(err)
+		}
+	})
 	type report struct {
 		Status   string   `json:"status"`
 		Failed   []string `json:"failed"`
@@ -201,10 +219,8 @@ func TestReadinessOnPostgres(t *testing.T) {
 	if st != 200 || rep.Database.Engine != "postgres" || rep.Database.Status != "ok" || rep.Database.PingMs <= 0 {
 		t.Fatalf("readyz on postgres: %d %+v", st, rep)
 	}
-	// The scheduler has started (an App whose database is gone while the scheduler starts
-	// fails, as at any start) once an export has rendered.
-	if task := waitExport(t, a.Served, createExport(t, a.Served, app.SolidState)); task.Status != "COMPLETED" {
-		t.Fatalf("export on postgres: %s %s", task.Status, deref(task.Error))
+	if task := waitExport(t, a.Served, probe); task.Status != model.StatusFailed {
+		t.Fatalf("the unparsable task is %s", task.Status)
 	}
 	p.Stop()
 	st, rep = readyz()
