@@ -21,10 +21,10 @@ import (
 // is stopped, and say so clearly (after this wait) while it runs.
 const adminLockTimeout = time.Second
 
-// withDB runs fn on the data dir's database, opened by an App that opens only the database
-// (App.OpenDB) and closed when fn returns.
+// withDB runs fn on the database (--database's, or the data dir's), opened by an App that
+// opens only the database (App.OpenDB) and closed when fn returns.
 func withDB(g *globalFlags, fn func(db *storage.DB) error) error {
-	a := app.New(app.Config{DataDir: g.dataDir, LockTimeout: adminLockTimeout})
+	a := app.New(app.Config{DataDir: g.dataDir, Database: g.database, DatabaseWait: g.databaseWait, LockTimeout: adminLockTimeout})
 	defer a.Close()
 	if err := a.OpenDB(); err != nil {
 		return err

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cutroom/cutroom/internal/pgtest"
 )
 
 // binPath is the cutroom binary built once for the process tests.
@@ -48,7 +50,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := pgtest.Main(m) // the PostgreSQL of the tests that use one, stopped after them
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

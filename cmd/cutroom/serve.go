@@ -256,7 +256,7 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 // A failure to announce readiness ends the serve context with that failure (end).
 func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger, end context.CancelCauseFunc) app.Config {
 	return app.Config{
-		DataDir: g.dataDir, FontDirs: f.fontDirs, NoSystemFonts: !f.systemFonts, Logger: log, PublicURL: f.publicURL,
+		DataDir: g.dataDir, Database: g.database, DatabaseWait: g.databaseWait, FontDirs: f.fontDirs, NoSystemFonts: !f.systemFonts, Logger: log, PublicURL: f.publicURL,
 		Server: server.Config{MaxBodyBytes: f.maxBody, BodyBudgetBytes: f.bodyBudget, MinBodyRate: f.minBodyRate,
 			BodyGrace: f.bodyGrace, ReadHeaderTimeout: f.headerTimeout, SyncRate: f.syncRate, SyncBurst: f.syncBurst,
 			AdminToken: f.adminToken, CORSOrigins: f.corsOrigins},
