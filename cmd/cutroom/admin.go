@@ -121,7 +121,7 @@ func parseCredits(v string) (*int64, error) {
 }
 
 func newWorkspacesCmd(g *globalFlags) *cobra.Command {
-	cmd := &cobra.Command{Use: "workspaces", Short: "Manage workspaces (with the server stopped)"}
+	cmd := &cobra.Command{Use: "workspaces", Short: "Manage workspaces (with the server stopped on bbolt; at any time with --database)"}
 	var asJSON bool
 	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "print JSON")
 
@@ -238,7 +238,7 @@ func viewKey(k model.APIKey) keyView {
 }
 
 func newKeysCmd(g *globalFlags) *cobra.Command {
-	cmd := &cobra.Command{Use: "keys", Short: "Manage API keys (with the server stopped)"}
+	cmd := &cobra.Command{Use: "keys", Short: "Manage API keys (with the server stopped on bbolt; at any time with --database)"}
 	var asJSON bool
 	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "print JSON")
 

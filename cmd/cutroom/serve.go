@@ -297,7 +297,7 @@ func printKeyText(workspace, newKey string, given bool) {
 	case given:
 		fmt.Printf("API key: the one given with --api-key (workspace %q)\n", workspace)
 	default:
-		fmt.Printf("API key: use a key of workspace %q (create one with `cutroom keys create --workspace %s` while the server is stopped)\n", workspace, workspace)
+		fmt.Printf("API key: use a key of workspace %q (create one with `cutroom keys create --workspace %s` while the server is stopped, or at any time with --database)\n", workspace, workspace)
 	}
 }
 
