@@ -67,8 +67,10 @@ browser-check: test-deps fonts
 ## test: the whole test suite and the package check (what CI runs); cmd/cutroom's tests also
 ## build `make windows` and run cutroom.exe under Wine (docs/bundling.md)
 # CUTROOM_REQUIRE_WEBFONTS: the tests of the embedded web fonts fail, rather than skip,
-# when the build has none
+# when the build has none; CUTROOM_REQUIRE_POSTGRES: the PostgreSQL tests (internal/pgtest)
+# fail, rather than skip, without Debian's postgresql-15
 test: export CUTROOM_REQUIRE_WEBFONTS = 1
+test: export CUTROOM_REQUIRE_POSTGRES = 1
 test: test-deps fonts
 	$(GO) vet -tags '$(GOTAGS)' ./...
 	@out=$$("$$($(GO) env GOROOT)/bin/gofmt" -l .); test -z "$$out" || { echo "$$out" >&2; echo "gofmt: files above need formatting" >&2; exit 1; }

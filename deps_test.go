@@ -11,7 +11,7 @@ import (
 const module = "github.com/cutroom/cutroom"
 
 // TestImportDirections keeps the dependency rules of DESIGN.md ("Layout" and "Import
-// directions"): imports point inward, only storage imports bbolt, only server imports gin,
+// directions"): imports point inward, only storage imports bbolt (and pgx, with internal/pgtest), only server imports gin,
 // only encode and lottie use cgo, the command (cmd/cutroom, a main package nothing can
 // import) imports only what it is allowed, and the module root holds no Go code but these
 // checks; the test-support packages are imported by _test files only. It allows exactly the edges the design states: a new package or import fails
@@ -50,6 +50,9 @@ func TestImportDirections(t *testing.T) {
 		"internal/loadtest": {},
 		// internal/netnstest: runs a package's tests in a private network namespace.
 		"internal/netnstest": {},
+		// internal/pgtest: a fresh PostgreSQL database per call on a server the test binary
+		// starts from Debian's postgresql-15, for the tests of storage's PostgreSQL engine.
+		"internal/pgtest": {},
 		// internal/svgtest: small SVG documents that are costly to expand or draw, for the
 		// svgbudget, compositor and command tests.
 		"internal/svgtest": {},
@@ -203,6 +206,9 @@ func TestImportDirections(t *testing.T) {
 		for _, imp := range pkg.Imports {
 			if imp == "go.etcd.io/bbolt" && rel != "storage" {
 				t.Errorf("%s imports bbolt; only storage may", rel)
+			}
+			if strings.HasPrefix(imp, "github.com/jackc/pgx/") && rel != "storage" && rel != "internal/pgtest" {
+				t.Errorf("%s imports pgx; only storage (and internal/pgtest) may", rel)
 			}
 			if strings.HasPrefix(imp, "github.com/nats-io/") && rel != "cluster" {
 				t.Errorf("%s imports NATS; only cluster may", rel)

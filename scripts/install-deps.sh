@@ -10,6 +10,7 @@
 #   tests:   ffmpeg/ffprobe (reference decoder), chromium (browser reference renders),
 #            unicode-data (the UAX #9 conformance files BidiCharacterTest.txt and BidiTest.txt
 #            for compositor/text's bidi tests), time (/usr/bin/time for bench/compare.sh),
+#            postgresql (the PostgreSQL 15 server the storage tests start: internal/pgtest),
 #            the package check's tools, and
 #            npm with lottie-web (the Lottie reference renderer, installed in node_modules/
 #            of the repository: package lottie's test finds it there)
@@ -28,7 +29,7 @@ command -v npm >/dev/null 2>&1 || want+=(npm)
 windows=(gcc-mingw-w64-x86-64 nasm cmake make curl xz-utils patch zip wine64)
 case "${1:-}" in
 --test)
-  want+=(chromium fonts-noto-core unicode-data time dpkg-dev adduser systemd "${windows[@]}")
+  want+=(chromium fonts-noto-core unicode-data time postgresql dpkg-dev adduser systemd "${windows[@]}")
   ;;
 --deb) want+=(dpkg-dev adduser systemd) ;;
 --windows) want+=("${windows[@]}") ;;

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
-	bolt "go.etcd.io/bbolt"
 )
 
 // DefaultWorkspaceName is the workspace `cutroom serve` creates on first start.
@@ -82,7 +81,7 @@ func (db *DB) CreateWorkspace(in WorkspaceInput) (model.Workspace, error) {
 	if err != nil {
 		return model.Workspace{}, err
 	}
-	err = db.bolt.Update(func(tx *bolt.Tx) error {
+	err = db.update(func(tx Tx) error {
 		names := tx.Bucket(bucketWorkspaceName)
 		lk := []byte(strings.ToLower(name))
 		if names.Get(lk) != nil {
@@ -112,7 +111,7 @@ func (db *DB) UpdateWorkspace(ref string, in WorkspaceInput) (model.Workspace, e
 			return model.Workspace{}, err
 		}
 		conflict := false
-		err = db.bolt.Update(func(tx *bolt.Tx) error {
+		err = db.update(func(tx Tx) error {
 			b := tx.Bucket(bucketWorkspaces)
 			if string(b.Get([]byte(ws.ID))) != string(raw) {
 				conflict = true // changed since we read it: read again
@@ -134,7 +133,7 @@ func (db *DB) Workspace(ref string) (model.Workspace, error) {
 
 func (db *DB) workspaceRaw(ref string) (model.Workspace, []byte, error) {
 	var raw []byte
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx Tx) error {
 		id := []byte(ref)
 		if v := tx.Bucket(bucketWorkspaceName).Get([]byte(strings.ToLower(ref))); v != nil {
 			id = v
@@ -193,7 +192,7 @@ func (db *DB) AddKey(workspaceRef, name, secret string) (model.APIKey, error) {
 		return model.APIKey{}, err
 	}
 	var existing []byte
-	err = db.bolt.Update(func(tx *bolt.Tx) error {
+	err = db.update(func(tx Tx) error {
 		hashes := tx.Bucket(bucketKeyHash)
 		if id := hashes.Get([]byte(k.Hash)); id != nil {
 			existing = copyBytes(tx.Bucket(bucketKeys).Get(id))
@@ -267,7 +266,7 @@ func (db *DB) RevokeKey(id string) (model.APIKey, error) {
 	if err != nil {
 		return model.APIKey{}, err
 	}
-	err = db.bolt.Update(func(tx *bolt.Tx) error {
+	err = db.update(func(tx Tx) error {
 		if err := tx.Bucket(bucketKeyHash).Delete([]byte(k.Hash)); err != nil {
 			return err
 		}
@@ -280,7 +279,7 @@ func (db *DB) RevokeKey(id string) (model.APIKey, error) {
 func (db *DB) Authenticate(secret string) (model.Principal, error) {
 	var keyRaw, wsRaw []byte
 	hash := HashKey(secret)
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx Tx) error {
 		id := tx.Bucket(bucketKeyHash).Get([]byte(hash))
 		if id == nil {
 			return nil

@@ -9,7 +9,6 @@ import (
 
 	"github.com/cutroom/cutroom/model"
 	"github.com/google/uuid"
-	bolt "go.etcd.io/bbolt"
 )
 
 // TestAssetIndexMigrationAndList opens a database as version 6 left it, with assets of two
@@ -31,7 +30,7 @@ func TestAssetIndexMigrationAndList(t *testing.T) {
 		}
 		old = append(old, a)
 	}
-	writeOldDatabase(t, dir, 6, func(tx *bolt.Tx) error {
+	writeOldDatabase(t, dir, 6, func(tx Tx) error {
 		for _, ws := range []string{"wa", "wb"} {
 			w, _ := json.Marshal(model.Workspace{ID: ws, Name: ws, CreatedAt: t0})
 			if err := tx.Bucket(bucketWorkspaces).Put([]byte(ws), w); err != nil {
@@ -103,13 +102,13 @@ func TestAssetIndexMigrationAndList(t *testing.T) {
 		t.Errorf("a bad cursor: %v", err)
 	}
 	check := func() error {
-		return db.bolt.View(func(tx *bolt.Tx) error { return checkRecords(tx, len(migrations)) })
+		return db.view(func(tx Tx) error { return checkRecords(tx, len(migrations)) })
 	}
 	if err := check(); err != nil {
 		t.Fatalf("the records check: %v", err)
 	}
 	// An asset that its index lost is found by the check.
-	if err := db.bolt.Update(func(tx *bolt.Tx) error {
+	if err := db.update(func(tx Tx) error {
 		return tx.Bucket(bucketAssetIndex).Bucket([]byte("wa")).Delete(orderKey(old[0].CreatedAt, old[0].ID))
 	}); err != nil {
 		t.Fatal(err)

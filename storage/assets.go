@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"github.com/cutroom/cutroom/model"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Buckets of migration 3 (assets).
@@ -28,7 +26,7 @@ var bucketAssetIndex = []byte("asset_index")
 
 // migrateAssetIndex is migration 7: the workspace asset index, filled from the records an
 // older database holds (deleted ones too, as CreateAsset would have indexed them).
-func migrateAssetIndex(tx *bolt.Tx) error {
+func migrateAssetIndex(tx Tx) error {
 	if _, err := tx.CreateBucketIfNotExists(bucketAssetIndex); err != nil {
 		return err
 	}
@@ -42,7 +40,7 @@ func migrateAssetIndex(tx *bolt.Tx) error {
 }
 
 // indexAsset puts a new asset in its workspace's asset index inside tx.
-func indexAsset(tx *bolt.Tx, a model.Asset) error {
+func indexAsset(tx Tx, a model.Asset) error {
 	idx, err := tx.Bucket(bucketAssetIndex).CreateBucketIfNotExists([]byte(a.WorkspaceID))
 	if err != nil {
 		return err
@@ -51,7 +49,7 @@ func indexAsset(tx *bolt.Tx, a model.Asset) error {
 }
 
 // migrateAssets is migration 3: the asset records and project bindings.
-func migrateAssets(tx *bolt.Tx) error {
+func migrateAssets(tx Tx) error {
 	for _, b := range [][]byte{bucketAssets, bucketProjectAssets, bucketProjectAsset} {
 		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 			return err
@@ -87,12 +85,12 @@ func liveAsset(raw []byte, workspaceID string) bool {
 }
 
 // projectOf returns the workspace of a stored project inside tx, or a not-found error.
-func projectOf(tx *bolt.Tx, workspaceID, projectID string) (model.Project, error) {
+func projectOf(tx Tx, workspaceID, projectID string) (model.Project, error) {
 	return decodeProject(tx.Bucket(bucketProjects).Get([]byte(projectID)), workspaceID, projectID)
 }
 
 // bind records the binding of assetID to projectID at time at, unless it exists already.
-func bind(tx *bolt.Tx, projectID, assetID string, at time.Time) error {
+func bind(tx Tx, projectID, assetID string, at time.Time) error {
 	byAsset, err := tx.Bucket(bucketProjectAsset).CreateBucketIfNotExists([]byte(projectID))
 	if err != nil {
 		return err
@@ -119,7 +117,7 @@ func (db *DB) CreateAsset(a model.Asset, projectID string) error {
 	if err != nil {
 		return err
 	}
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx Tx) error {
 		if projectID != "" {
 			if _, err := projectOf(tx, a.WorkspaceID, projectID); err != nil {
 				return err
@@ -155,7 +153,7 @@ func (db *DB) AssetRecord(id string) (model.Asset, error) {
 
 func (db *DB) assetRaw(id string) ([]byte, error) {
 	var raw []byte
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx Tx) error {
 		raw = copyBytes(tx.Bucket(bucketAssets).Get([]byte(id)))
 		return nil
 	})
@@ -166,7 +164,7 @@ func (db *DB) assetRaw(id string) ([]byte, error) {
 // sweep of files without a record).
 func (db *DB) AssetIDs() (map[string]bool, error) {
 	ids := map[string]bool{}
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx Tx) error {
 		return tx.Bucket(bucketAssets).ForEach(func(k, _ []byte) error {
 			ids[string(k)] = true
 			return nil
@@ -182,7 +180,7 @@ func (db *DB) AssetIDs() (map[string]bool, error) {
 // check: no state written meanwhile can slip past the check.
 func (db *DB) ReferenceVersion(workspaceID string) (uint64, error) {
 	var v uint64
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx Tx) error {
 		v = referenceVersion(tx, workspaceID)
 		return nil
 	})
@@ -208,7 +206,7 @@ func (db *DB) SoftDeleteAssetIfUnchanged(workspaceID, id string, version uint64)
 	if err != nil {
 		return model.Asset{}, err
 	}
-	err = db.bolt.Update(func(tx *bolt.Tx) error {
+	err = db.update(func(tx Tx) error {
 		b := tx.Bucket(bucketAssets)
 		if !liveAsset(b.Get([]byte(id)), workspaceID) {
 			return notFound(ErrAssetNotFound, id)
@@ -222,7 +220,7 @@ func (db *DB) SoftDeleteAssetIfUnchanged(workspaceID, id string, version uint64)
 }
 
 // referenceVersion reads a workspace's reference version inside tx (0 before any write).
-func referenceVersion(tx *bolt.Tx, workspaceID string) uint64 {
+func referenceVersion(tx Tx, workspaceID string) uint64 {
 	if v := tx.Bucket(bucketReferences).Get([]byte(workspaceID)); len(v) == 8 {
 		return binary.BigEndian.Uint64(v)
 	}
@@ -231,7 +229,7 @@ func referenceVersion(tx *bolt.Tx, workspaceID string) uint64 {
 
 // bumpReferences advances a workspace's reference version inside the tx that writes one of
 // its editor states.
-func bumpReferences(tx *bolt.Tx, workspaceID string) error {
+func bumpReferences(tx Tx, workspaceID string) error {
 	v := referenceVersion(tx, workspaceID) + 1
 	return tx.Bucket(bucketReferences).Put([]byte(workspaceID), binary.BigEndian.AppendUint64(nil, v))
 }
@@ -240,7 +238,7 @@ func bumpReferences(tx *bolt.Tx, workspaceID string) error {
 // is already bound changes nothing (the binding keeps its place in the list).
 func (db *DB) BindAsset(workspaceID, projectID, assetID string) error {
 	now := db.now().UTC()
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx Tx) error {
 		if _, err := projectOf(tx, workspaceID, projectID); err != nil {
 			return err
 		}
@@ -254,7 +252,7 @@ func (db *DB) BindAsset(workspaceID, projectID, assetID string) error {
 // UnbindAsset removes the binding of an asset to a project; the asset itself stays. An
 // asset that is not bound gives ErrAssetNotBound.
 func (db *DB) UnbindAsset(workspaceID, projectID, assetID string) error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx Tx) error {
 		if _, err := projectOf(tx, workspaceID, projectID); err != nil {
 			return err
 		}
@@ -280,7 +278,7 @@ func (db *DB) UnbindAsset(workspaceID, projectID, assetID string) error {
 // ListProjectAssets returns a page of the live assets bound to a project, most recently
 // bound first, and the cursor of the next page ("" on the last page).
 func (db *DB) ListProjectAssets(workspaceID, projectID string, pageSize int, cursor string) ([]model.Asset, string, error) {
-	return db.assetPage(workspaceID, pageSize, cursor, func(tx *bolt.Tx) (*bolt.Bucket, error) {
+	return db.assetPage(workspaceID, pageSize, cursor, func(tx Tx) (Bucket, error) {
 		if _, err := projectOf(tx, workspaceID, projectID); err != nil {
 			return nil, err
 		}
@@ -290,8 +288,8 @@ func (db *DB) ListProjectAssets(workspaceID, projectID string, pageSize int, cur
 
 // assetPage returns a page of the live assets of a workspace that the index bucket index
 // picks (inside the read transaction) lists.
-func (db *DB) assetPage(workspaceID string, pageSize int, cursor string, index func(tx *bolt.Tx) (*bolt.Bucket, error)) ([]model.Asset, string, error) {
-	return page(db, cursor, pageSize, func(tx *bolt.Tx) (pageSource, error) {
+func (db *DB) assetPage(workspaceID string, pageSize int, cursor string, index func(tx Tx) (Bucket, error)) ([]model.Asset, string, error) {
+	return page(db, cursor, pageSize, func(tx Tx) (pageSource, error) {
 		idx, err := index(tx)
 		if err != nil {
 			return pageSource{}, err
@@ -305,7 +303,7 @@ func (db *DB) assetPage(workspaceID string, pageSize int, cursor string, index f
 // cursor of the next page ("" on the last page): uploads bound to a project and to none
 // alike. Another workspace's assets are never in its index.
 func (db *DB) ListAssets(workspaceID string, pageSize int, cursor string) ([]model.Asset, string, error) {
-	return db.assetPage(workspaceID, pageSize, cursor, func(tx *bolt.Tx) (*bolt.Bucket, error) {
+	return db.assetPage(workspaceID, pageSize, cursor, func(tx Tx) (Bucket, error) {
 		return tx.Bucket(bucketAssetIndex).Bucket([]byte(workspaceID)), nil
 	})
 }
@@ -315,7 +313,7 @@ func (db *DB) ListAssets(workspaceID string, pageSize int, cursor string) ([]mod
 // leisure. A project deleted meanwhile is skipped. fn's error stops the walk.
 func (db *DB) EachProjectState(workspaceID string, fn func(projectID string, state []byte) error) error {
 	var ids []string
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
+	if err := db.view(func(tx Tx) error {
 		idx := tx.Bucket(bucketProjectIndex).Bucket([]byte(workspaceID))
 		if idx == nil {
 			return nil
@@ -343,7 +341,7 @@ func (db *DB) EachProjectState(workspaceID string, fn func(projectID string, sta
 }
 
 // deleteBindings removes every asset binding of a project inside tx.
-func deleteBindings(tx *bolt.Tx, projectID string) error {
+func deleteBindings(tx Tx, projectID string) error {
 	for _, name := range [][]byte{bucketProjectAssets, bucketProjectAsset} {
 		b := tx.Bucket(name)
 		if b == nil || b.Bucket([]byte(projectID)) == nil {
@@ -371,7 +369,7 @@ func (db *DB) Secret(name string, size int) ([]byte, error) {
 	if _, err := rand.Read(fresh); err != nil {
 		return nil, err
 	}
-	err = db.bolt.Update(func(tx *bolt.Tx) error {
+	err = db.update(func(tx Tx) error {
 		b := tx.Bucket(bucketMeta)
 		if cur := b.Get(key); len(cur) > 0 { // another caller won the race
 			out = copyBytes(cur)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	bolt "go.etcd.io/bbolt"
 )
 
 // TestDeleteProjectRemovesBindings checks in the buckets themselves that deleting a
@@ -33,7 +32,7 @@ func TestDeleteProjectRemovesBindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	count := func() (n int) {
-		_ = db.bolt.View(func(tx *bolt.Tx) error {
+		_ = db.view(func(tx Tx) error {
 			for _, b := range [][]byte{bucketProjectAssets, bucketProjectAsset} {
 				if tx.Bucket(b).Bucket([]byte(p.ID)) != nil {
 					n++
@@ -57,7 +56,7 @@ func TestDeleteProjectRemovesBindings(t *testing.T) {
 	}
 	// Schema version: two migrations applied.
 	var v []byte
-	_ = db.bolt.View(func(tx *bolt.Tx) error { v = copyBytes(tx.Bucket(bucketMeta).Get(keySchemaVersion)); return nil })
+	_ = db.view(func(tx Tx) error { v = copyBytes(tx.Bucket(bucketMeta).Get(keySchemaVersion)); return nil })
 	if len(v) != 8 || v[7] != byte(len(migrations)) || len(migrations) < 2 {
 		t.Fatalf("schema version %v", v)
 	}
@@ -132,7 +131,7 @@ func TestReferenceVersionGuardsAssetDelete(t *testing.T) {
 	}
 
 	// an older database: no references bucket, schema before migration 4 (references)
-	if err := db.bolt.Update(func(tx *bolt.Tx) error {
+	if err := db.update(func(tx Tx) error {
 		if err := tx.DeleteBucket(bucketReferences); err != nil {
 			return err
 		}

@@ -48,7 +48,7 @@ func (db *DB) Snapshot() (*Snapshot, error) {
 func (s *Snapshot) Size() int64 { return s.tx.Size() }
 
 // SchemaVersion is the snapshot's schema version (the migrations applied).
-func (s *Snapshot) SchemaVersion() int { return schemaVersion(s.tx) }
+func (s *Snapshot) SchemaVersion() int { return schemaVersion(boltTx{s.tx}) }
 
 // WriteTo writes the snapshot, a complete database file, to w. This is the one transaction
 // that does I/O (house rule 6): it reads only, and writers do not wait for it.
@@ -57,7 +57,7 @@ func (s *Snapshot) WriteTo(w io.Writer) (int64, error) { return s.tx.WriteTo(w) 
 // Close ends the snapshot's transaction.
 func (s *Snapshot) Close() error { return s.tx.Rollback() }
 
-func schemaVersion(tx *bolt.Tx) int {
+func schemaVersion(tx Tx) int {
 	meta := tx.Bucket(bucketMeta)
 	if meta == nil {
 		return -1
@@ -125,14 +125,14 @@ func checkFile(path string) (FileInfo, error) {
 		if len(problems) > 0 {
 			return fmt.Errorf("consistency check failed: %s", strings.Join(problems, "; "))
 		}
-		info.SchemaVersion = schemaVersion(tx)
+		info.SchemaVersion = schemaVersion(boltTx{tx})
 		switch {
 		case info.SchemaVersion < 0:
 			return errors.New("no cutroom schema version: not a cutroom database")
 		case info.SchemaVersion > len(migrations):
 			return fmt.Errorf("schema version %d is newer than this cutroom's (%d): restore it with the cutroom that made it, or upgrade", info.SchemaVersion, len(migrations))
 		}
-		return guard(func() error { return checkRecords(tx, info.SchemaVersion) })
+		return guard(func() error { return checkRecords(boltTx{tx}, info.SchemaVersion) })
 	})
 	return info, err
 }

@@ -24,7 +24,7 @@ func TestCheckFileSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Update(func(tx *bolt.Tx) error {
+	if err := (boltEngine{b}).update(func(tx Tx) error {
 		return tx.Bucket(bucketMeta).Put(keySchemaVersion, binary.BigEndian.AppendUint64(nil, uint64(len(migrations)+1)))
 	}); err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func TestCheckFileSchema(t *testing.T) {
 	if b, err = bolt.Open(other, 0o600, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("x")); return err }); err != nil {
+	if err := (boltEngine{b}).update(func(tx Tx) error { _, err := tx.CreateBucket([]byte("x")); return err }); err != nil {
 		t.Fatal(err)
 	}
 	b.Close()

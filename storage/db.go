@@ -43,8 +43,8 @@ var (
 // migrations applied. Append new ones; never reorder or edit an applied one. A new bucket
 // or record needs its rule in bucketRules (records.go), which a restore checks every
 // record against: a backup holding a bucket without one is refused as not cutroom's.
-var migrations = []func(tx *bolt.Tx) error{
-	func(tx *bolt.Tx) error { // 1: the foundation's buckets
+var migrations = []func(tx Tx) error{
+	func(tx Tx) error { // 1: the foundation's buckets
 		for _, b := range [][]byte{bucketWorkspaces, bucketWorkspaceName, bucketKeys, bucketKeyHash,
 			bucketProjects, bucketProjectState, bucketProjectIndex, bucketIdempotency} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
@@ -53,7 +53,7 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
-	func(tx *bolt.Tx) error { // 2: export tasks, credits, webhook outbox
+	func(tx Tx) error { // 2: export tasks, credits, webhook outbox
 		for _, b := range [][]byte{bucketExports, bucketExportState, bucketExportIndex, bucketExportActive,
 			bucketExportClient, bucketExportQueue, bucketExportExpiry, bucketCredits, bucketOutbox, bucketOutboxDead} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
@@ -63,7 +63,7 @@ var migrations = []func(tx *bolt.Tx) error{
 		return nil
 	},
 	migrateAssets, // 3: assets and project bindings (assets.go)
-	func(tx *bolt.Tx) error { // 4: per-workspace reference versions (assets.go)
+	func(tx Tx) error { // 4: per-workspace reference versions (assets.go)
 		_, err := tx.CreateBucketIfNotExists(bucketReferences)
 		return err
 	},
@@ -81,9 +81,10 @@ type Options struct {
 	Now func() time.Time
 }
 
-// DB is cutroom's embedded database. It is safe for concurrent use.
+// DB is cutroom's database. It is safe for concurrent use.
 type DB struct {
-	bolt *bolt.DB
+	kv   engine   // every record's transactions
+	bolt *bolt.DB // the bbolt file, for what only bbolt has (backups); nil on another engine
 	now  func() time.Time
 	path string
 }
@@ -114,7 +115,7 @@ func Open(dataDir string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{bolt: b, now: opts.Now, path: path}
+	db := &DB{kv: boltEngine{b}, bolt: b, now: opts.Now, path: path}
 	if err := db.migrate(); err != nil {
 		_ = b.Close()
 		return nil, err
@@ -126,10 +127,10 @@ func Open(dataDir string, opts Options) (*DB, error) {
 func (db *DB) Path() string { return db.path }
 
 // Close closes the database file.
-func (db *DB) Close() error { return db.bolt.Close() }
+func (db *DB) Close() error { return db.kv.close() }
 
 func (db *DB) migrate() error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx Tx) error {
 		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
 		if err != nil {
 			return err
@@ -155,7 +156,7 @@ func (db *DB) migrate() error {
 // transaction of its own.
 func (db *DB) read(bucket, key []byte) ([]byte, error) {
 	var v []byte
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx Tx) error {
 		v = copyBytes(tx.Bucket(bucket).Get(key))
 		return nil
 	})

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"github.com/cutroom/cutroom/model"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // ExportLimits are the rules CreateExport enforces inside its transaction.
@@ -47,7 +45,7 @@ func (db *DB) CreateExport(t model.ExportTask, state []byte, idem *IdempotencyRe
 		}
 	}
 	var prior []byte
-	err = db.bolt.Update(func(tx *bolt.Tx) error {
+	err = db.update(func(tx Tx) error {
 		clients := tx.Bucket(bucketExportClient)
 		if t.ClientTaskID != nil {
 			ck := clientKey(t.WorkspaceID, *t.ClientTaskID)
@@ -123,7 +121,7 @@ func (db *DB) CreateExport(t model.ExportTask, state []byte, idem *IdempotencyRe
 }
 
 // debit takes a new task's charge from its workspace's balance, when it has one.
-func debit(tx *bolt.Tx, t model.ExportTask) error {
+func debit(tx Tx, t model.ExportTask) error {
 	b := tx.Bucket(bucketCredits)
 	v := b.Get([]byte(t.WorkspaceID))
 	limited := len(v) == 8
@@ -143,7 +141,7 @@ func debit(tx *bolt.Tx, t model.ExportTask) error {
 // WorkspaceCredits returns a workspace's credit balance; limited is false when the
 // workspace has unlimited credits.
 func (db *DB) WorkspaceCredits(workspaceID string) (balance int64, limited bool, err error) {
-	err = db.bolt.View(func(tx *bolt.Tx) error {
+	err = db.view(func(tx Tx) error {
 		if v := tx.Bucket(bucketCredits).Get([]byte(workspaceID)); len(v) == 8 {
 			balance, limited = int64(binary.BigEndian.Uint64(v)), true
 		}
@@ -162,7 +160,7 @@ func (db *DB) SetWorkspaceCredits(ref string, balance *int64) (model.Workspace, 
 	if balance != nil && *balance < 0 {
 		return model.Workspace{}, ErrCreditsNegative
 	}
-	return ws, db.bolt.Update(func(tx *bolt.Tx) error {
+	return ws, db.update(func(tx Tx) error {
 		b := tx.Bucket(bucketCredits)
 		if balance == nil {
 			return b.Delete([]byte(ws.ID))
@@ -206,7 +204,7 @@ func decodeTask(raw []byte, id string) (model.ExportTask, error) {
 // ExportState returns the editor state snapshot of a task.
 func (db *DB) ExportState(id string) ([]byte, error) {
 	var raw []byte
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx Tx) error {
 		raw = copyBytes(tx.Bucket(bucketExportState).Get([]byte(id)))
 		return nil
 	})
@@ -219,7 +217,7 @@ func (db *DB) ExportState(id string) ([]byte, error) {
 // ExportByClientTaskID returns the task a workspace created with clientTaskID, or nil.
 func (db *DB) ExportByClientTaskID(workspaceID, clientTaskID string) (*model.ExportTask, error) {
 	var raw []byte
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
+	if err := db.view(func(tx Tx) error {
 		if id := tx.Bucket(bucketExportClient).Get(clientKey(workspaceID, clientTaskID)); id != nil {
 			raw = copyBytes(tx.Bucket(bucketExports).Get(id))
 		}
@@ -234,7 +232,7 @@ func (db *DB) ExportByClientTaskID(workspaceID, clientTaskID string) (*model.Exp
 // ListExports returns a page of a workspace's tasks, newest first, optionally only those
 // created by one API key, and the cursor of the next page ("" on the last page).
 func (db *DB) ListExports(workspaceID string, pageSize int, cursor, createdByKeyID string) ([]model.ExportTask, string, error) {
-	return page(db, cursor, pageSize, func(tx *bolt.Tx) (pageSource, error) {
+	return page(db, cursor, pageSize, func(tx Tx) (pageSource, error) {
 		tb := tx.Bucket(bucketExports)
 		src := pageSource{index: tx.Bucket(bucketExportIndex).Bucket([]byte(workspaceID)), records: tb}
 		if createdByKeyID != "" {
@@ -284,7 +282,7 @@ func (db *DB) UpdateExport(id string, change func(t *model.ExportTask) ([]model.
 			}
 		}
 		stale := false
-		err = db.bolt.Update(func(tx *bolt.Tx) error {
+		err = db.update(func(tx Tx) error {
 			b := tx.Bucket(bucketExports)
 			if !bytes.Equal(b.Get([]byte(id)), raw) {
 				stale = true
@@ -322,7 +320,7 @@ func (db *DB) UpdateExport(id string, change func(t *model.ExportTask) ([]model.
 
 // reindex keeps the active, queue and expiry indexes and the credit balance in step with a
 // task's change from old to t.
-func reindex(tx *bolt.Tx, old, t *model.ExportTask) error {
+func reindex(tx Tx, old, t *model.ExportTask) error {
 	id := []byte(t.ID)
 	ok := orderKey(t.CreatedAt, t.ID)
 	if old.Active() && !t.Active() {
@@ -368,7 +366,7 @@ func reindex(tx *bolt.Tx, old, t *model.ExportTask) error {
 // PendingExports returns up to n ids of PENDING tasks, oldest first.
 func (db *DB) PendingExports(n int) ([]string, error) {
 	var out []string
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx Tx) error {
 		c := tx.Bucket(bucketExportQueue).Cursor()
 		for k, v := c.First(); k != nil && len(out) < n; k, v = c.Next() {
 			out = append(out, string(v))
@@ -381,7 +379,7 @@ func (db *DB) PendingExports(n int) ([]string, error) {
 // ActiveExports returns the ids of every active task of every workspace.
 func (db *DB) ActiveExports() ([]string, error) {
 	var out []string
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx Tx) error {
 		return tx.Bucket(bucketExportActive).ForEachBucket(func(ws []byte) error {
 			return tx.Bucket(bucketExportActive).Bucket(ws).ForEach(func(k, _ []byte) error {
 				out = append(out, string(k))
@@ -395,7 +393,7 @@ func (db *DB) ActiveExports() ([]string, error) {
 // WorkspaceActiveExports returns the ids of a workspace's active tasks.
 func (db *DB) WorkspaceActiveExports(workspaceID string) ([]string, error) {
 	var out []string
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx Tx) error {
 		b := tx.Bucket(bucketExportActive).Bucket([]byte(workspaceID))
 		if b == nil {
 			return nil
@@ -413,7 +411,7 @@ func (db *DB) WorkspaceActiveExports(workspaceID string) ([]string, error) {
 func (db *DB) ExpiredOutputs(now time.Time) ([]string, error) {
 	var out []string
 	limit := uint64(now.UnixNano())
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx Tx) error {
 		c := tx.Bucket(bucketExportExpiry).Cursor()
 		for k, v := c.First(); k != nil && len(k) >= 8 && binary.BigEndian.Uint64(k) < limit; k, v = c.Next() {
 			out = append(out, string(v))
@@ -431,7 +429,7 @@ func (db *DB) PendingWebhooks() ([]model.WebhookDelivery, error) {
 		v   []byte
 	}
 	var raws []kv
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
+	if err := db.view(func(tx Tx) error {
 		return tx.Bucket(bucketOutbox).ForEach(func(k, v []byte) error {
 			raws = append(raws, kv{binary.BigEndian.Uint64(k), copyBytes(v)})
 			return nil
@@ -462,7 +460,7 @@ func (db *DB) DeadWebhooks() ([]model.WebhookDelivery, error) {
 
 // WebhookDelivered removes a delivered entry from the outbox.
 func (db *DB) WebhookDelivered(seq uint64) error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx Tx) error {
 		return tx.Bucket(bucketOutbox).Delete(binary.BigEndian.AppendUint64(nil, seq))
 	})
 }
@@ -475,7 +473,7 @@ func (db *DB) WebhookFailed(d model.WebhookDelivery, dead bool) error {
 		return err
 	}
 	k := binary.BigEndian.AppendUint64(nil, d.Seq)
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx Tx) error {
 		ob := tx.Bucket(bucketOutbox)
 		if ob.Get(k) == nil {
 			return nil

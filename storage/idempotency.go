@@ -3,8 +3,6 @@ package storage
 import (
 	"bytes"
 	"encoding/json"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Until migration 5, an idempotency record kept the whole response body ("body", base64 in
@@ -20,7 +18,7 @@ var (
 // the same bytes. A body that is not the envelope the create routes wrote cannot come from
 // cutroom; such a record is dropped (it would have expired within 24 h anyway), never
 // replayed with other bytes. The other members of a record are kept as they are.
-func migrateIdempotencyData(tx *bolt.Tx) error {
+func migrateIdempotencyData(tx Tx) error {
 	b := tx.Bucket(bucketIdempotency)
 	puts := map[string][]byte{}
 	var drops [][]byte

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // TestMigrateIdempotencyData writes a database as the version before migration 5 left it
@@ -24,7 +22,7 @@ func TestMigrateIdempotencyData(t *testing.T) {
 		`"durationSeconds":1.5,"billedStandardSeconds":2,"chargedCredits":"20","chargedCreditPool":"unlimited"},"meta":{}}`)
 	old := map[string][]byte{"project": projectBody, "export": exportBody, "alien": []byte(`<html>`)}
 
-	writeOldDatabase(t, dir, 4, func(tx *bolt.Tx) error {
+	writeOldDatabase(t, dir, 4, func(tx Tx) error {
 		for scope, body := range old {
 			// The old record's JSON, built by hand: body is a []byte, so base64.
 			val := []byte(`{"scope":"` + scope + `","requestHash":"h-` + scope + `","status":201,"body":"` +
@@ -69,7 +67,7 @@ func TestMigrateIdempotencyData(t *testing.T) {
 	if err := db.PutIdempotency(fresh); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.bolt.Update(migrateIdempotencyData); err != nil {
+	if err := db.update(migrateIdempotencyData); err != nil {
 		t.Fatal(err)
 	}
 	if rec, err := db.Idempotency("new"); err != nil || rec == nil || string(rec.Data) != `{"a":1}` {

@@ -3,8 +3,6 @@ package storage
 import (
 	"encoding/json"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Bucket of migration 6: workspace id -> nested bucket: illustration name -> illustration
@@ -12,7 +10,7 @@ import (
 var bucketIllustrations = []byte("illustrations")
 
 // migrateIllustrations is migration 6: the workspaces' own illustrations.
-func migrateIllustrations(tx *bolt.Tx) error {
+func migrateIllustrations(tx Tx) error {
 	_, err := tx.CreateBucketIfNotExists(bucketIllustrations)
 	return err
 }
@@ -33,7 +31,7 @@ func (db *DB) PutIllustration(workspaceID, name, assetID string) (previous strin
 	if err != nil {
 		return "", err
 	}
-	err = db.bolt.Update(func(tx *bolt.Tx) error {
+	err = db.update(func(tx Tx) error {
 		if !liveAsset(tx.Bucket(bucketAssets).Get([]byte(assetID)), workspaceID) {
 			return notFound(ErrAssetNotFound, assetID)
 		}
@@ -56,7 +54,7 @@ func (db *DB) PutIllustration(workspaceID, name, assetID string) (previous strin
 // been deleted since it was bound is not listed: deleting the asset unregisters the name.
 func (db *DB) Illustrations(workspaceID string) ([]Illustration, error) {
 	var out []Illustration
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx Tx) error {
 		ws := tx.Bucket(bucketIllustrations).Bucket([]byte(workspaceID))
 		if ws == nil {
 			return nil

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // TestIllustrationsMigrationAndRules opens a database as version 5 left it (no
@@ -17,7 +16,7 @@ import (
 // another workspace, or none, cannot be bound.
 func TestIllustrationsMigrationAndRules(t *testing.T) {
 	dir := t.TempDir()
-	writeOldDatabase(t, dir, 5, func(*bolt.Tx) error { return nil })
+	writeOldDatabase(t, dir, 5, func(Tx) error { return nil })
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	db, err := Open(dir, Options{Now: func() time.Time { return now }})
 	if err != nil {

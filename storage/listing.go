@@ -2,15 +2,13 @@ package storage
 
 import (
 	"encoding/json"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // allRecords returns every record of a top-level bucket, in key order, decoded from JSON
 // after its read transaction.
 func allRecords[T any](db *DB, bucket []byte) ([]T, error) {
 	var raws [][]byte
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx Tx) error {
 		return tx.Bucket(bucket).ForEach(func(_, v []byte) error {
 			raws = append(raws, copyBytes(v))
 			return nil
@@ -30,21 +28,21 @@ func allRecords[T any](db *DB, bucket []byte) ([]T, error) {
 // records' keys, newest last (pageDesc), the bucket holding the records, and optionally
 // which keys to keep.
 type pageSource struct {
-	index, records *bolt.Bucket
+	index, records Bucket
 	keep           func(key []byte) bool
 }
 
 // page returns a page of records, newest first, and the cursor of the next page ("" on the
 // last page). from picks the source inside the read transaction (its error ends the read);
 // decode turns each record, with its key, into T after the transaction.
-func page[T any](db *DB, cursor string, pageSize int, from func(tx *bolt.Tx) (pageSource, error), decode func(raw []byte, key string) (T, error)) ([]T, string, error) {
+func page[T any](db *DB, cursor string, pageSize int, from func(tx Tx) (pageSource, error), decode func(raw []byte, key string) (T, error)) ([]T, string, error) {
 	ck, err := decodeCursor(cursor)
 	if err != nil {
 		return nil, "", err
 	}
 	var keys, raws [][]byte
 	var next string
-	err = db.bolt.View(func(tx *bolt.Tx) error {
+	err = db.view(func(tx Tx) error {
 		src, err := from(tx)
 		if err != nil {
 			return err

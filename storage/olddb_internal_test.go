@@ -11,13 +11,13 @@ import (
 // writeOldDatabase writes, in the data dir dir, a database as schema version left it (its
 // first version migrations run, the version recorded), with fill's records added, for
 // the tests of the migrations after it.
-func writeOldDatabase(t *testing.T, dir string, version int, fill func(tx *bolt.Tx) error) {
+func writeOldDatabase(t *testing.T, dir string, version int, fill func(tx Tx) error) {
 	t.Helper()
 	b, err := bolt.Open(filepath.Join(dir, FileName), 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = b.Update(func(tx *bolt.Tx) error {
+	err = (boltEngine{b}).update(func(tx Tx) error {
 		for _, m := range migrations[:version] {
 			if err := m(tx); err != nil {
 				return err

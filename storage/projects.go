@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	bolt "go.etcd.io/bbolt"
 )
 
 // IdempotencyRecord is the stored outcome of a create request made with an
@@ -54,7 +53,7 @@ func decodeCursor(c string) ([]byte, error) {
 
 // pageDesc walks an index bucket newest first, starting after cursor, and returns up to n
 // values plus the cursor of the next page ("" on the last page). Values are copied.
-func pageDesc(b *bolt.Bucket, cursor []byte, n int, keep func(v []byte) bool) (vals [][]byte, next string) {
+func pageDesc(b Bucket, cursor []byte, n int, keep func(v []byte) bool) (vals [][]byte, next string) {
 	if b == nil {
 		return nil, ""
 	}
@@ -101,7 +100,7 @@ func (db *DB) CreateProject(p model.Project, state []byte, idem *IdempotencyReco
 			return err
 		}
 	}
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx Tx) error {
 		if idem != nil {
 			if err := putIdem(tx, idem.Scope, idemVal, db.now()); err != nil {
 				return err
@@ -151,7 +150,7 @@ func decodeProject(raw []byte, workspaceID, id string) (model.Project, error) {
 // transaction so they belong together.
 func (db *DB) ProjectWithState(workspaceID, id string) (model.Project, []byte, error) {
 	var raw, state []byte
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
+	if err := db.view(func(tx Tx) error {
 		raw = copyBytes(tx.Bucket(bucketProjects).Get([]byte(id)))
 		state = copyBytes(tx.Bucket(bucketProjectState).Get([]byte(id)))
 		return nil
@@ -165,7 +164,7 @@ func (db *DB) ProjectWithState(workspaceID, id string) (model.Project, []byte, e
 // ListProjects returns a page of a workspace's projects, newest first, and the cursor of the
 // next page ("" on the last page).
 func (db *DB) ListProjects(workspaceID string, pageSize int, cursor string) ([]model.Project, string, error) {
-	return page(db, cursor, pageSize, func(tx *bolt.Tx) (pageSource, error) {
+	return page(db, cursor, pageSize, func(tx Tx) (pageSource, error) {
 		return pageSource{index: tx.Bucket(bucketProjectIndex).Bucket([]byte(workspaceID)), records: tx.Bucket(bucketProjects)}, nil
 	}, func(raw []byte, id string) (model.Project, error) { return decodeProject(raw, workspaceID, id) })
 }
@@ -173,7 +172,7 @@ func (db *DB) ListProjects(workspaceID string, pageSize int, cursor string) ([]m
 // modifyProject applies change to a project's record with optimistic concurrency: the write
 // happens only if the record is unchanged since it was read, else it reads again. also runs
 // inside the writing transaction.
-func (db *DB) modifyProject(workspaceID, id string, change func(p *model.Project), also func(tx *bolt.Tx) error) (model.Project, error) {
+func (db *DB) modifyProject(workspaceID, id string, change func(p *model.Project), also func(tx Tx) error) (model.Project, error) {
 	for attempt := 0; ; attempt++ {
 		raw, err := db.read(bucketProjects, []byte(id))
 		if err != nil {
@@ -189,7 +188,7 @@ func (db *DB) modifyProject(workspaceID, id string, change func(p *model.Project
 			return model.Project{}, err
 		}
 		stale := false
-		err = db.bolt.Update(func(tx *bolt.Tx) error {
+		err = db.update(func(tx Tx) error {
 			b := tx.Bucket(bucketProjects)
 			cur := b.Get([]byte(id))
 			if cur == nil {
@@ -240,7 +239,7 @@ func (db *DB) SyncProject(workspaceID, id string, state []byte, stateVersion str
 	return db.modifyProject(workspaceID, id, func(p *model.Project) {
 		p.StateVersion = stateVersion
 		p.UpdatedAt = now
-	}, func(tx *bolt.Tx) error {
+	}, func(tx Tx) error {
 		if err := bumpReferences(tx, workspaceID); err != nil {
 			return err
 		}
@@ -254,7 +253,7 @@ func (db *DB) DeleteProject(workspaceID, id string) error {
 	if err != nil {
 		return err
 	}
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx Tx) error {
 		if tx.Bucket(bucketProjects).Get([]byte(id)) == nil {
 			return notFound(ErrProjectNotFound, id)
 		}
@@ -284,7 +283,7 @@ func idemExpired(raw []byte, now time.Time) bool {
 // Idempotency returns the live record of an idempotency scope, or nil.
 func (db *DB) Idempotency(scope string) (*IdempotencyRecord, error) {
 	var raw []byte
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
+	if err := db.view(func(tx Tx) error {
 		raw = copyBytes(tx.Bucket(bucketIdempotency).Get([]byte(scope)))
 		return nil
 	}); err != nil || raw == nil {
@@ -307,10 +306,10 @@ func (db *DB) PutIdempotency(rec IdempotencyRecord) error {
 	if err != nil {
 		return err
 	}
-	return db.bolt.Update(func(tx *bolt.Tx) error { return putIdem(tx, rec.Scope, val, db.now()) })
+	return db.update(func(tx Tx) error { return putIdem(tx, rec.Scope, val, db.now()) })
 }
 
-func putIdem(tx *bolt.Tx, scope string, val []byte, now time.Time) error {
+func putIdem(tx Tx, scope string, val []byte, now time.Time) error {
 	b := tx.Bucket(bucketIdempotency)
 	if old := b.Get([]byte(scope)); old != nil && !idemExpired(old, now) {
 		return ErrIdempotencyKeyExists
@@ -322,7 +321,7 @@ func putIdem(tx *bolt.Tx, scope string, val []byte, now time.Time) error {
 func (db *DB) SweepIdempotency() (int, error) {
 	now := db.now()
 	var expired [][]byte
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
+	if err := db.view(func(tx Tx) error {
 		return tx.Bucket(bucketIdempotency).ForEach(func(k, v []byte) error {
 			if idemExpired(v, now) {
 				expired = append(expired, copyBytes(k))
@@ -332,7 +331,7 @@ func (db *DB) SweepIdempotency() (int, error) {
 	}); err != nil || len(expired) == 0 {
 		return 0, err
 	}
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx Tx) error {
 		b := tx.Bucket(bucketIdempotency)
 		for _, k := range expired {
 			if v := b.Get(k); v != nil && idemExpired(v, now) {

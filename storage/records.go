@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/cutroom/cutroom/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // The content check of a backup (CheckFile, Restore): every record of every bucket is
@@ -36,9 +35,9 @@ type bucketRule struct {
 	since int
 	// owner, when set, says the bucket's values are nested buckets keyed by an owner id,
 	// which must exist (ownerExists), each holding records.
-	owner func(tx *bolt.Tx, id []byte) bool
+	owner func(tx Tx, id []byte) bool
 	// record checks one record (k, v) of the bucket, or of the owner's nested bucket.
-	record func(tx *bolt.Tx, owner, k, v []byte) error
+	record func(tx Tx, owner, k, v []byte) error
 	// from is the first schema version whose records are checked: the migration to it
 	// rewrites older ones, dropping what it cannot read.
 	from int
@@ -89,7 +88,7 @@ func decode(v []byte, dst any) error {
 
 // checkRecords checks every bucket and record of tx, a database of schema version
 // version, against bucketRules. The first problem found is the error.
-func checkRecords(tx *bolt.Tx, version int) error {
+func checkRecords(tx Tx, version int) error {
 	known := map[string]bool{}
 	for _, r := range bucketRules {
 		known[string(r.name)] = true
@@ -101,7 +100,7 @@ func checkRecords(tx *bolt.Tx, version int) error {
 			return fmt.Errorf("bucket %q is of schema version %d, the file's is %d", r.name, r.since, version)
 		}
 	}
-	if err := tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+	if err := tx.ForEach(func(name []byte, _ Bucket) error {
 		if !known[string(name)] {
 			return fmt.Errorf("bucket %s is not cutroom's", keyString(name))
 		}
@@ -120,7 +119,7 @@ func checkRecords(tx *bolt.Tx, version int) error {
 }
 
 // check checks the records of the rule's bucket b.
-func (r bucketRule) check(tx *bolt.Tx, b *bolt.Bucket, version int) error {
+func (r bucketRule) check(tx Tx, b Bucket, version int) error {
 	if version < r.from {
 		return nil
 	}
@@ -140,7 +139,7 @@ func (r bucketRule) check(tx *bolt.Tx, b *bolt.Bucket, version int) error {
 }
 
 // records checks the records of bucket b (named where in messages).
-func (r bucketRule) records(tx *bolt.Tx, where string, owner []byte, b *bolt.Bucket) error {
+func (r bucketRule) records(tx Tx, where string, owner []byte, b Bucket) error {
 	return b.ForEach(func(k, v []byte) error {
 		if v == nil {
 			return fmt.Errorf("record %s in bucket %s: a bucket where a record belongs", keyString(k), where)
@@ -166,18 +165,18 @@ func keyString(k []byte) string {
 	return "0x" + hex.EncodeToString(k)
 }
 
-func workspaceExists(tx *bolt.Tx, id []byte) bool { return tx.Bucket(bucketWorkspaces).Get(id) != nil }
+func workspaceExists(tx Tx, id []byte) bool { return tx.Bucket(bucketWorkspaces).Get(id) != nil }
 
-func projectExists(tx *bolt.Tx, id []byte) bool { return tx.Bucket(bucketProjects).Get(id) != nil }
+func projectExists(tx Tx, id []byte) bool { return tx.Bucket(bucketProjects).Get(id) != nil }
 
 // recordOf decodes the record id of bucket into dst; false when it is missing or does not
 // decode (its own check says which).
-func recordOf(tx *bolt.Tx, bucket, id []byte, dst any) bool {
+func recordOf(tx Tx, bucket, id []byte, dst any) bool {
 	v := tx.Bucket(bucket).Get(id)
 	return v != nil && json.Unmarshal(v, dst) == nil
 }
 
-func checkMeta(_ *bolt.Tx, _, k, v []byte) error {
+func checkMeta(_ Tx, _, k, v []byte) error {
 	switch {
 	case bytes.Equal(k, keySchemaVersion) && len(v) != 8:
 		return fmt.Errorf("the schema version has %d bytes, not 8", len(v))
@@ -189,7 +188,7 @@ func checkMeta(_ *bolt.Tx, _, k, v []byte) error {
 
 // ownRecord checks what a record of a workspace holds: the id it is stored under, and a
 // workspace that exists.
-func ownRecord(tx *bolt.Tx, k []byte, kind, id, workspaceID string) error {
+func ownRecord(tx Tx, k []byte, kind, id, workspaceID string) error {
 	if id != string(k) {
 		return fmt.Errorf("holds %s %q", kind, id)
 	}
@@ -199,7 +198,7 @@ func ownRecord(tx *bolt.Tx, k []byte, kind, id, workspaceID string) error {
 	return nil
 }
 
-func checkWorkspace(tx *bolt.Tx, _, k, v []byte) error {
+func checkWorkspace(tx Tx, _, k, v []byte) error {
 	var ws model.Workspace
 	if err := decode(v, &ws); err != nil {
 		return err
@@ -216,7 +215,7 @@ func checkWorkspace(tx *bolt.Tx, _, k, v []byte) error {
 	return nil
 }
 
-func checkWorkspaceName(tx *bolt.Tx, _, k, v []byte) error {
+func checkWorkspaceName(tx Tx, _, k, v []byte) error {
 	var ws model.Workspace
 	if !recordOf(tx, bucketWorkspaces, v, &ws) || strings.ToLower(ws.Name) != string(k) {
 		return fmt.Errorf("names workspace %s, which has no such name", keyString(v))
@@ -224,7 +223,7 @@ func checkWorkspaceName(tx *bolt.Tx, _, k, v []byte) error {
 	return nil
 }
 
-func checkKey(tx *bolt.Tx, _, k, v []byte) error {
+func checkKey(tx Tx, _, k, v []byte) error {
 	var key model.APIKey
 	if err := decode(v, &key); err != nil {
 		return err
@@ -238,7 +237,7 @@ func checkKey(tx *bolt.Tx, _, k, v []byte) error {
 	return nil
 }
 
-func checkKeyHash(tx *bolt.Tx, _, k, v []byte) error {
+func checkKeyHash(tx Tx, _, k, v []byte) error {
 	var key model.APIKey
 	if !recordOf(tx, bucketKeys, v, &key) || key.Hash != string(k) || key.RevokedAt != nil {
 		return fmt.Errorf("names API key %s, which is not a live key of that hash", keyString(v))
@@ -246,7 +245,7 @@ func checkKeyHash(tx *bolt.Tx, _, k, v []byte) error {
 	return nil
 }
 
-func checkProject(tx *bolt.Tx, _, k, v []byte) error {
+func checkProject(tx Tx, _, k, v []byte) error {
 	var p model.Project
 	if err := decode(v, &p); err != nil {
 		return err
@@ -264,18 +263,18 @@ func checkProject(tx *bolt.Tx, _, k, v []byte) error {
 }
 
 // indexed reports whether the nested bucket owner of index maps k to id.
-func indexed(tx *bolt.Tx, index []byte, owner string, k []byte, id string) bool {
+func indexed(tx Tx, index []byte, owner string, k []byte, id string) bool {
 	v := nested(tx, index, owner).Get(k)
 	return v != nil && string(v) == id
 }
 
 // nested returns the nested bucket owner of index, or an empty one.
-func nested(tx *bolt.Tx, index []byte, owner string) nestedBucket {
+func nested(tx Tx, index []byte, owner string) nestedBucket {
 	return nestedBucket{tx.Bucket(index).Bucket([]byte(owner))}
 }
 
 // nestedBucket is a bucket that may be missing: a missing one has no keys.
-type nestedBucket struct{ b *bolt.Bucket }
+type nestedBucket struct{ b Bucket }
 
 func (n nestedBucket) Get(k []byte) []byte {
 	if n.b == nil {
@@ -286,8 +285,8 @@ func (n nestedBucket) Get(k []byte) []byte {
 
 // checkState returns the check of a state bucket whose records belong to bucket owners: a
 // JSON object, as it was sent, of a record that exists.
-func checkState(owners []byte) func(*bolt.Tx, []byte, []byte, []byte) error {
-	return func(tx *bolt.Tx, _, k, v []byte) error {
+func checkState(owners []byte) func(Tx, []byte, []byte, []byte) error {
+	return func(tx Tx, _, k, v []byte) error {
 		var obj map[string]json.RawMessage
 		if err := decode(v, &obj); err != nil {
 			return err
@@ -299,7 +298,7 @@ func checkState(owners []byte) func(*bolt.Tx, []byte, []byte, []byte) error {
 	}
 }
 
-func checkProjectIndex(tx *bolt.Tx, owner, k, v []byte) error {
+func checkProjectIndex(tx Tx, owner, k, v []byte) error {
 	var p model.Project
 	if !recordOf(tx, bucketProjects, v, &p) || p.WorkspaceID != string(owner) || !bytes.Equal(orderKey(p.CreatedAt, p.ID), k) {
 		return fmt.Errorf("lists project %s, which is not that workspace's project created then", keyString(v))
@@ -307,7 +306,7 @@ func checkProjectIndex(tx *bolt.Tx, owner, k, v []byte) error {
 	return nil
 }
 
-func checkIdempotency(_ *bolt.Tx, _, k, v []byte) error {
+func checkIdempotency(_ Tx, _, k, v []byte) error {
 	var r IdempotencyRecord
 	if err := decode(v, &r); err != nil {
 		return err
@@ -322,7 +321,7 @@ func checkIdempotency(_ *bolt.Tx, _, k, v []byte) error {
 var taskStatuses = map[string]bool{model.StatusPending: true, model.StatusProcessing: true, model.StatusPaused: true,
 	model.StatusCompleted: true, model.StatusFailed: true, model.StatusCanceled: true}
 
-func checkTask(tx *bolt.Tx, _, k, v []byte) error {
+func checkTask(tx Tx, _, k, v []byte) error {
 	var t model.ExportTask
 	if err := decode(v, &t); err != nil {
 		return err
@@ -362,7 +361,7 @@ func expires(t *model.ExportTask) bool {
 	return t.Status == model.StatusCompleted && t.OutputExpiresAt != nil && !t.OutputPurged
 }
 
-func checkTaskIndex(tx *bolt.Tx, owner, k, v []byte) error {
+func checkTaskIndex(tx Tx, owner, k, v []byte) error {
 	var t model.ExportTask
 	if !recordOf(tx, bucketExports, v, &t) || t.WorkspaceID != string(owner) || !bytes.Equal(orderKey(t.CreatedAt, t.ID), k) {
 		return fmt.Errorf("lists task %s, which is not that workspace's task created then", keyString(v))
@@ -370,7 +369,7 @@ func checkTaskIndex(tx *bolt.Tx, owner, k, v []byte) error {
 	return nil
 }
 
-func checkActive(tx *bolt.Tx, owner, k, v []byte) error {
+func checkActive(tx Tx, owner, k, v []byte) error {
 	var t model.ExportTask
 	if len(v) != 0 || !recordOf(tx, bucketExports, k, &t) || t.WorkspaceID != string(owner) || !t.Active() {
 		return errors.New("not an active task of that workspace")
@@ -378,7 +377,7 @@ func checkActive(tx *bolt.Tx, owner, k, v []byte) error {
 	return nil
 }
 
-func checkClientIndex(tx *bolt.Tx, _, k, v []byte) error {
+func checkClientIndex(tx Tx, _, k, v []byte) error {
 	var t model.ExportTask
 	ws, client, _ := bytes.Cut(k, []byte{0})
 	if !recordOf(tx, bucketExports, v, &t) || t.WorkspaceID != string(ws) || t.ClientTaskID == nil || *t.ClientTaskID != string(client) {
@@ -387,7 +386,7 @@ func checkClientIndex(tx *bolt.Tx, _, k, v []byte) error {
 	return nil
 }
 
-func checkQueue(tx *bolt.Tx, _, k, v []byte) error {
+func checkQueue(tx Tx, _, k, v []byte) error {
 	var t model.ExportTask
 	if !recordOf(tx, bucketExports, v, &t) || t.Status != model.StatusPending || !bytes.Equal(orderKey(t.CreatedAt, t.ID), k) {
 		return fmt.Errorf("queues task %s, which is not a pending task created then", keyString(v))
@@ -395,7 +394,7 @@ func checkQueue(tx *bolt.Tx, _, k, v []byte) error {
 	return nil
 }
 
-func checkExpiry(tx *bolt.Tx, _, k, v []byte) error {
+func checkExpiry(tx Tx, _, k, v []byte) error {
 	var t model.ExportTask
 	if !recordOf(tx, bucketExports, v, &t) || !expires(&t) || !bytes.Equal(expiryKey(*t.OutputExpiresAt, t.ID), k) {
 		return fmt.Errorf("names task %s, whose output does not expire then", keyString(v))
@@ -403,7 +402,7 @@ func checkExpiry(tx *bolt.Tx, _, k, v []byte) error {
 	return nil
 }
 
-func checkCredits(tx *bolt.Tx, _, k, v []byte) error {
+func checkCredits(tx Tx, _, k, v []byte) error {
 	switch {
 	case len(v) != 8:
 		return fmt.Errorf("a balance of %d bytes, not 8", len(v))
@@ -415,7 +414,7 @@ func checkCredits(tx *bolt.Tx, _, k, v []byte) error {
 	return nil
 }
 
-func checkDelivery(_ *bolt.Tx, _, k, v []byte) error {
+func checkDelivery(_ Tx, _, k, v []byte) error {
 	var d model.WebhookDelivery
 	if err := decode(v, &d); err != nil {
 		return err
@@ -426,7 +425,7 @@ func checkDelivery(_ *bolt.Tx, _, k, v []byte) error {
 	return nil
 }
 
-func checkDelivered(_ *bolt.Tx, _, k, v []byte) error {
+func checkDelivered(_ Tx, _, k, v []byte) error {
 	var d model.WebhookDelivery
 	if err := decode(v, &d); err != nil {
 		return err
@@ -437,7 +436,7 @@ func checkDelivered(_ *bolt.Tx, _, k, v []byte) error {
 	return nil
 }
 
-func checkAsset(tx *bolt.Tx, _, k, v []byte) error {
+func checkAsset(tx Tx, _, k, v []byte) error {
 	var a model.Asset
 	if err := decode(v, &a); err != nil {
 		return err
@@ -457,7 +456,7 @@ func checkAsset(tx *bolt.Tx, _, k, v []byte) error {
 	return nil
 }
 
-func checkAssetIndex(tx *bolt.Tx, owner, k, v []byte) error {
+func checkAssetIndex(tx Tx, owner, k, v []byte) error {
 	var a model.Asset
 	if !recordOf(tx, bucketAssets, v, &a) || a.WorkspaceID != string(owner) || !bytes.Equal(orderKey(a.CreatedAt, a.ID), k) {
 		return fmt.Errorf("lists asset %s, which is not that workspace's asset created then", keyString(v))
@@ -465,7 +464,7 @@ func checkAssetIndex(tx *bolt.Tx, owner, k, v []byte) error {
 	return nil
 }
 
-func checkBinding(tx *bolt.Tx, owner, k, v []byte) error {
+func checkBinding(tx Tx, owner, k, v []byte) error {
 	if tx.Bucket(bucketAssets).Get(v) == nil || len(k) < 9 || !bytes.Equal(k[8:], orderKey(time.Time{}, string(v))[8:]) ||
 		!bytes.Equal(nested(tx, bucketProjectAsset, string(owner)).Get(v), k) {
 		return fmt.Errorf("binds asset %s, which is not bound to that project then", keyString(v))
@@ -473,14 +472,14 @@ func checkBinding(tx *bolt.Tx, owner, k, v []byte) error {
 	return nil
 }
 
-func checkBindingByAsset(tx *bolt.Tx, owner, k, v []byte) error {
+func checkBindingByAsset(tx Tx, owner, k, v []byte) error {
 	if string(nested(tx, bucketProjectAssets, string(owner)).Get(v)) != string(k) {
 		return fmt.Errorf("binds asset %s at a place the project's asset list does not have", keyString(k))
 	}
 	return nil
 }
 
-func checkReferences(tx *bolt.Tx, _, k, v []byte) error {
+func checkReferences(tx Tx, _, k, v []byte) error {
 	if len(v) != 8 {
 		return fmt.Errorf("a version of %d bytes, not 8", len(v))
 	}
@@ -490,7 +489,7 @@ func checkReferences(tx *bolt.Tx, _, k, v []byte) error {
 	return nil
 }
 
-func checkIllustration(tx *bolt.Tx, _, _, v []byte) error {
+func checkIllustration(tx Tx, _, _, v []byte) error {
 	var il Illustration
 	if err := decode(v, &il); err != nil {
 		return err

@@ -2,8 +2,6 @@ package storage
 
 import (
 	"encoding/json"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // KindUsage is the count and bytes of stored asset files of one kind.
@@ -17,7 +15,7 @@ type KindUsage struct {
 // one transaction (for the metrics scrape).
 func (db *DB) AssetUsage() (map[string]KindUsage, error) {
 	out := map[string]KindUsage{}
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx Tx) error {
 		return tx.Bucket(bucketAssets).ForEach(func(_, v []byte) error {
 			var a struct {
 				Type string `json:"type"`

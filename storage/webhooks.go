@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	"github.com/cutroom/cutroom/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // WebhookSucceeded records the delivery of d (whose History and DeliveredAt the caller set):
@@ -18,7 +17,7 @@ func (db *DB) WebhookSucceeded(d model.WebhookDelivery) error {
 		return err
 	}
 	seq := binary.BigEndian.AppendUint64(nil, d.Seq)
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx Tx) error {
 		if err := tx.Bucket(bucketOutbox).Delete(seq); err != nil {
 			return err
 		}
@@ -39,7 +38,7 @@ func (db *DB) TaskWebhooks(taskID string) ([]model.WebhookDelivery, error) {
 	}
 	var raws []kv
 	prefix := []byte(taskID)
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx Tx) error {
 		for _, name := range [][]byte{bucketOutbox, bucketOutboxDead} {
 			// the outbox holds what waits, the dead letters what was given up: both small
 			if err := tx.Bucket(name).ForEach(func(k, v []byte) error {

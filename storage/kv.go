@@ -1,0 +1,76 @@
+package storage
+
+// The key-value transaction layer. Every rule of storage (the records, their indexes, the
+// 2-active limit, credits, idempotency records in the resource's transaction, the record
+// migrations and records.go's checks) is written once against these interfaces, and runs on
+// either engine: bbolt (kv_bolt.go) or PostgreSQL (kv_pg*.go). They are bbolt's model, the
+// methods storage uses of it: named buckets of byte keys in byte order, nested buckets, a
+// sequence per bucket.
+//
+// A missing bucket is a nil interface (compare == nil), as bbolt's is a nil pointer. A nested
+// bucket shows in its parent's ForEach and cursors as its key with a nil value. Values read
+// are valid until the transaction ends (bbolt's point into its memory map): copy what must
+// outlive it (copyBytes). Reads return no error, as bbolt's do: an engine whose reads can fail
+// (PostgreSQL) remembers the first failure, answers nil until the transaction ends, and fails
+// the transaction with it whatever the closure returned.
+
+// Tx is a transaction: a read-only one (DB.view) or a read-write one (DB.update).
+type Tx interface {
+	// Bucket returns the top-level bucket name, or nil when there is none.
+	Bucket(name []byte) Bucket
+	CreateBucket(name []byte) (Bucket, error)
+	CreateBucketIfNotExists(name []byte) (Bucket, error)
+	DeleteBucket(name []byte) error
+	// ForEach calls fn with every top-level bucket, in name order.
+	ForEach(fn func(name []byte, b Bucket) error) error
+}
+
+// Bucket is a bucket of a transaction.
+type Bucket interface {
+	Get(key []byte) []byte
+	Put(key, value []byte) error
+	Delete(key []byte) error
+	// ForEach calls fn with every key in order; a nested bucket's value is nil.
+	ForEach(fn func(k, v []byte) error) error
+	// ForEachBucket calls fn with the name of every nested bucket, in order.
+	ForEachBucket(fn func(name []byte) error) error
+	Cursor() Cursor
+	// Bucket returns the nested bucket name, or nil when there is none.
+	Bucket(name []byte) Bucket
+	CreateBucket(name []byte) (Bucket, error)
+	CreateBucketIfNotExists(name []byte) (Bucket, error)
+	DeleteBucket(name []byte) error
+	NextSequence() (uint64, error)
+	Sequence() uint64
+	SetSequence(v uint64) error
+}
+
+// Cursor walks a bucket's keys in order. Each method returns the key and value it lands on,
+// or nil keys past either end; a nested bucket's value is nil.
+type Cursor interface {
+	First() (k, v []byte)
+	Last() (k, v []byte)
+	Next() (k, v []byte)
+	Prev() (k, v []byte)
+	// Seek lands on key, or the first key after it.
+	Seek(key []byte) (k, v []byte)
+	// Delete removes the key the cursor is on.
+	Delete() error
+}
+
+// engine runs transactions. update's fn may run more than once (an engine retries a
+// transaction that lost a race with another process), so it must have no effect outside the
+// transaction but its result; view's fn, likewise.
+type engine interface {
+	update(fn func(tx Tx) error) error
+	view(fn func(tx Tx) error) error
+	close() error
+	name() string
+}
+
+// update runs fn in a read-write transaction, committed when fn returns nil. fn may run more
+// than once; see engine.
+func (db *DB) update(fn func(tx Tx) error) error { return db.kv.update(fn) }
+
+// view runs fn in a read-only transaction.
+func (db *DB) view(fn func(tx Tx) error) error { return db.kv.view(fn) }
