@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/pgtest"
 	"github.com/cutroom/cutroom/internal/testlog"
 )
 
@@ -50,7 +51,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := pgtest.Main(m) // the PostgreSQL of the multi-node tests stops with them
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

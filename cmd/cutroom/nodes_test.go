@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/pgtest"
 	"github.com/cutroom/cutroom/internal/ssetest"
 )
 
@@ -42,7 +43,7 @@ type nodeCluster struct {
 func newNodeCluster(t *testing.T, ids ...string) *nodeCluster {
 	t.Helper()
 	needNodes(t)
-	c := &nodeCluster{t: t, db: nodesDatabase(t), nats: startNATS(t), hookSecret: "s3cret",
+	c := &nodeCluster{t: t, db: pgtest.URL(t), nats: startNATS(t), hookSecret: "s3cret",
 		nodes: map[string]*serverProc{}, dirs: map[string]string{}}
 	for _, id := range ids {
 		c.start(id)
@@ -395,10 +396,3 @@ func needNodes(t *testing.T) {
 	}
 }
 
-// nodesDatabase is a fresh PostgreSQL database's URL.
-// TODO(w-nodes): pgtest.URL(t) once internal/pgtest is merged.
-func nodesDatabase(t *testing.T) string {
-	t.Helper()
-	t.Skip("internal/pgtest is not merged yet")
-	return ""
-}
