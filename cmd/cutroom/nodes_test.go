@@ -395,4 +395,3 @@ func needNodes(t *testing.T) {
 		}
 	}
 }
-
