@@ -122,6 +122,27 @@ func (c *nodeCluster) startedOn(task string, ids ...string) []string {
 	return out
 }
 
+// admin runs a cutroom admin command on the cluster's database (while the nodes run) and
+// returns its output.
+func (c *nodeCluster) admin(args ...string) string {
+	c.t.Helper()
+	out, err := exec.Command(binPath, append(args, "--database", c.db)...).CombinedOutput()
+	if err != nil {
+		c.t.Fatalf("cutroom %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// credits is the balance of the only workspace (the default one, of exportKey).
+func (c *nodeCluster) credits() string {
+	c.t.Helper()
+	var ws []struct{ Name, Credits string }
+	if out := c.admin("workspaces", "list", "--json"); json.Unmarshal([]byte(out), &ws) != nil || len(ws) != 1 {
+		c.t.Fatalf("workspaces list: %s", out)
+	}
+	return ws[0].Credits
+}
+
 // nodeCall is call with extra request headers, returning the answer's headers too.
 func nodeCall(t *testing.T, method, url, body string, hdr map[string]string) (int, http.Header, []byte) {
 	t.Helper()
@@ -167,6 +188,9 @@ func TestNodesShareTheWorkspace(t *testing.T) {
 	a, b := c.node("a"), c.node("b")
 
 	t.Run("2-active limit and credits", func(t *testing.T) {
+		var ws []struct{ Name string }
+		_ = json.Unmarshal([]byte(c.admin("workspaces", "list", "--json")), &ws)
+		c.admin("workspaces", "update", ws[0].Name, "--credits", "1000")
 		body := exportBody(strings.Replace(longState(20), `"compositionWidth":1280,"compositionHeight":720`, `"compositionWidth":534,"compositionHeight":300`, 1))
 		type answer struct {
 			st   int
@@ -221,6 +245,9 @@ func TestNodesShareTheWorkspace(t *testing.T) {
 				t.Errorf("usage on %s: %s credits charged, want %d (the two accepted creates only)", base, got, charged)
 			}
 		}
+		if got := c.credits(); got != strconv.Itoa(1000-charged) {
+			t.Errorf("balance %s after the creates, want 1000 - %d", got, charged)
+		}
 	})
 	if t.Failed() {
 		return
@@ -229,6 +256,9 @@ func TestNodesShareTheWorkspace(t *testing.T) {
 		if got := usageCharged(t, base); got != "0" {
 			t.Fatalf("usage on %s after the cancels: %s credits charged, want 0 (refunded)", base, got)
 		}
+	}
+	if got := c.credits(); got != "1000" {
+		t.Fatalf("balance %s after the cancels, want 1000 (refunded)", got)
 	}
 
 	t.Run("idempotency and files across nodes", func(t *testing.T) {
@@ -305,10 +335,15 @@ func TestNodesShareTheWorkspace(t *testing.T) {
 		}
 		dead, alive := holders[0], map[string]string{"a": "b", "b": "a"}[holders[0]]
 		c.kill(dead)
+		if v := getTask(t, c.node(alive).base, id); v.Status != "PROCESSING" {
+			t.Fatalf("the export is %s at the kill of %s, want it mid-render", v.Status, dead)
+		} else {
+			t.Logf("killed node %s at %.0f%%", dead, v.Progress)
+		}
 		v := waitTask(t, c.node(alive).base, id, 120*time.Second, func(v taskView) bool { return v.Status == "COMPLETED" })
 		probeFrames(t, *v.OutputURL, 360)
-		if got := c.startedOn(id, alive); len(got) != 1 {
-			t.Errorf("node %s did not log taking the export over after %s's kill", alive, dead)
+		if got := c.startedOn(id, alive); len(got) != 1 || !strings.Contains(c.node(alive).logs.String(), `taken over" task=`+id) {
+			t.Errorf("node %s did not log taking the export over after %s's kill:\n%s", alive, dead, c.node(alive).logs)
 		}
 		// every webhook delivered, each sent once per attempt the database records (a
 		// killed node's attempt may have gone out or not), one EXPORT_COMPLETED
