@@ -143,6 +143,23 @@ func (c *nodeCluster) credits() string {
 	return ws[0].Credits
 }
 
+// eventAfter tells whether event id comes after prev: ids are <epoch>-<sequence>, the
+// epoch the database's, the sequence its change log's.
+func eventAfter(t *testing.T, id, prev string) bool {
+	t.Helper()
+	seq := func(id string) (string, uint64) {
+		e, n, _ := strings.Cut(id, "-")
+		v, err := strconv.ParseUint(n, 10, 64)
+		if err != nil {
+			t.Fatalf("event id %q is not <epoch>-<sequence>", id)
+		}
+		return e, v
+	}
+	e1, s1 := seq(id)
+	e0, s0 := seq(prev)
+	return e1 == e0 && s1 > s0
+}
+
 // nodeCall is call with extra request headers, returning the answer's headers too.
 func nodeCall(t *testing.T, method, url, body string, hdr map[string]string) (int, http.Header, []byte) {
 	t.Helper()
@@ -193,9 +210,9 @@ func TestNodesShareTheWorkspace(t *testing.T) {
 		c.admin("workspaces", "update", ws[0].Name, "--credits", "1000")
 		body := exportBody(strings.Replace(longState(20), `"compositionWidth":1280,"compositionHeight":720`, `"compositionWidth":534,"compositionHeight":300`, 1))
 		type answer struct {
-			st   int
-			body string
-			on   string
+			st       int
+			body, on string
+			id       string // the task created
 		}
 		answers := make([]answer, 30)
 		var wg sync.WaitGroup
@@ -205,7 +222,7 @@ func TestNodesShareTheWorkspace(t *testing.T) {
 				defer wg.Done()
 				base := []string{a.base, b.base}[i%2]
 				st, resp := call(t, "POST", base+"/v1/exports", exportKey, body)
-				answers[i] = answer{st, resp, base}
+				answers[i] = answer{st: st, body: resp, on: base}
 			}()
 		}
 		wg.Wait()
@@ -223,7 +240,7 @@ func TestNodesShareTheWorkspace(t *testing.T) {
 			t.Fatalf("%d of 30 parallel creates over two nodes were accepted, want exactly 2", len(created))
 		}
 		charged := 0
-		for _, an := range created {
+		for i, an := range created {
 			var r struct {
 				Data struct{ TaskID, ChargedCredits string }
 			}
@@ -233,12 +250,7 @@ func TestNodesShareTheWorkspace(t *testing.T) {
 				t.Fatalf("charged %q at create", r.Data.ChargedCredits)
 			}
 			charged += n
-			defer func(id, on string) { // cancel on the other node; the charge is refunded
-				other := map[string]string{a.base: b.base, b.base: a.base}[on]
-				if st, resp := call(t, "DELETE", other+"/v1/exports/"+id, exportKey, ""); st != 200 {
-					t.Errorf("cancel on the other node: %d %s", st, resp)
-				}
-			}(r.Data.TaskID, an.on)
+			created[i].id = r.Data.TaskID
 		}
 		for _, base := range []string{a.base, b.base} {
 			if got := usageCharged(t, base); got != strconv.Itoa(charged) {
@@ -248,17 +260,24 @@ func TestNodesShareTheWorkspace(t *testing.T) {
 		if got := c.credits(); got != strconv.Itoa(1000-charged) {
 			t.Errorf("balance %s after the creates, want 1000 - %d", got, charged)
 		}
+		// each canceled on the other node: the charge is refunded
+		for _, an := range created {
+			other := map[string]string{a.base: b.base, b.base: a.base}[an.on]
+			if st, resp := call(t, "DELETE", other+"/v1/exports/"+an.id, exportKey, ""); st != 200 {
+				t.Fatalf("cancel on the other node: %d %s", st, resp)
+			}
+		}
+		for _, base := range []string{a.base, b.base} {
+			if got := usageCharged(t, base); got != "0" {
+				t.Errorf("usage on %s after the cancels: %s credits charged, want 0 (refunded)", base, got)
+			}
+		}
+		if got := c.credits(); got != "1000" {
+			t.Errorf("balance %s after the cancels, want 1000 (refunded)", got)
+		}
 	})
 	if t.Failed() {
 		return
-	}
-	for _, base := range []string{a.base, b.base} {
-		if got := usageCharged(t, base); got != "0" {
-			t.Fatalf("usage on %s after the cancels: %s credits charged, want 0 (refunded)", base, got)
-		}
-	}
-	if got := c.credits(); got != "1000" {
-		t.Fatalf("balance %s after the cancels, want 1000 (refunded)", got)
 	}
 
 	t.Run("idempotency and files across nodes", func(t *testing.T) {
@@ -305,14 +324,19 @@ func TestNodesShareTheWorkspace(t *testing.T) {
 		}
 		defer r.Close()
 		var statuses []string
+		last := first.ID
 		for {
-			ev, ok := r.Await(t, 30*time.Second, func(ev ssetest.Event) bool { return ev.Task["taskId"] != id },
+			ev, ok := r.Await(t, 30*time.Second, func(ev ssetest.Event) bool { return ev.Comment != "" },
 				fmt.Sprintf("b's stream resumed after %s did not reach COMPLETED (saw %v)", first.ID, statuses))
 			if !ok {
 				t.Fatal("b's stream ended")
 			}
-			if ev.ID == first.ID {
-				t.Fatalf("b's stream resumed after %s sent that event again", first.ID)
+			if !eventAfter(t, ev.ID, last) {
+				t.Fatalf("b's stream resumed after %s sent %s after %s", first.ID, ev.ID, last)
+			}
+			last = ev.ID
+			if ev.Task["taskId"] != id {
+				continue
 			}
 			statuses = append(statuses, fmt.Sprint(ev.Task["status"]))
 			if ev.Task["status"] == "COMPLETED" {
