@@ -452,6 +452,9 @@ func TestNodesChaosSIGKILL(t *testing.T) {
 		verifyAcked(t, client(c.start(victim).base), ack, round)
 	}
 	waitQuiet(t, client(c.node("a").base), ack, 4*time.Minute)
+	for _, base := range c.running() {
+		verifyAcked(t, client(base), ack, rounds)
+	}
 	t.Logf("%d rounds: %d projects, %d assets, %d tasks acknowledged", rounds, len(ack.projects), len(ack.assets), len(ack.tasks))
 	if len(ack.tasks) == 0 || len(ack.projects) == 0 || len(ack.assets) == 0 {
 		t.Fatalf("the chaos acknowledged too little to check: %d tasks, %d projects, %d assets",
