@@ -350,9 +350,14 @@ func TestNodesShareTheWorkspace(t *testing.T) {
 
 	t.Run("kill -9 of the node rendering", func(t *testing.T) {
 		hooks := newHookRecorder(t, c.hookSecret)
-		state := strings.Replace(longState(12), `"compositionWidth":1280,"compositionHeight":720`, `"compositionWidth":534,"compositionHeight":300`, 1)
+		// 30 s at 320x180 in 15 segments of 2 s: long enough to be killed mid-render
+		state := strings.Replace(longState(30), `"compositionWidth":1280,"compositionHeight":720`, `"compositionWidth":534,"compositionHeight":300`, 1)
 		id := createExportBody(t, a.base, `{"editorState":`+state+`,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":0.6,"format":"mp4","callbackUrl":"`+hooks.URL+`"}`)
-		waitTask(t, a.base, id, 60*time.Second, func(v taskView) bool { return v.Progress > 0 })
+		for deadline := time.Now().Add(60 * time.Second); getTask(t, a.base, id).Progress == 0; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the export made no progress in 60 s")
+			}
+		}
 		holders := c.startedOn(id, "a", "b")
 		if len(holders) != 1 {
 			t.Fatalf("the export was started on %v, want one node", holders)
@@ -365,7 +370,7 @@ func TestNodesShareTheWorkspace(t *testing.T) {
 			t.Logf("killed node %s at %.0f%%", dead, v.Progress)
 		}
 		v := waitTask(t, c.node(alive).base, id, 120*time.Second, func(v taskView) bool { return v.Status == "COMPLETED" })
-		probeFrames(t, *v.OutputURL, 360)
+		probeFrames(t, *v.OutputURL, 900)
 		if got := c.startedOn(id, alive); len(got) != 1 || !strings.Contains(c.node(alive).logs.String(), `taken over" task=`+id) {
 			t.Errorf("node %s did not log taking the export over after %s's kill:\n%s", alive, dead, c.node(alive).logs)
 		}
