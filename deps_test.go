@@ -99,7 +99,12 @@ func TestImportDirections(t *testing.T) {
 		// signedlink: the signed, expiring links (HMAC over path and expiry) that assets
 		// and export sign and the server's file and output routes check through them.
 		"signedlink": {"apierr"},
-		"assets":     {"apierr", "diskspace", "editor", "internal/ctxio", "lottiebudget", "mediaheader", "model", "signedlink", "storage", "svgbudget"},
+		"assets":     {"apierr", "blob", "diskspace", "editor", "internal/ctxio", "lottiebudget", "mediaheader", "model", "signedlink", "storage", "svgbudget"},
+		// blob: uploaded files and outputs in an object store every API node reads
+		// (--blob-store nats), with bounded local copies; the object store comes through its
+		// Objects interface (cluster.FileObjects implements it), so it imports no NATS;
+		// cluster's worker cache keeps its account with blob.Copies.
+		"blob": {"apierr"},
 		// media: decoding the files of editor assets for rendering (images, video and sound
 		// through ffmpeg, audio in Go); render and the App's previews use it, the asset store
 		// does not, and it imports nothing of the store.
@@ -136,7 +141,7 @@ func TestImportDirections(t *testing.T) {
 		"metrics": {},
 		// export: task lifecycle (requests, credits, scheduler, tasks, events); it renders
 		// through the Renderer interface and imports neither compositor nor encode.
-		"export": {"apierr", "diskspace", "editor", "model", "storage", "assets", "signedlink", "webhook"},
+		"export": {"apierr", "blob", "diskspace", "editor", "model", "storage", "assets", "signedlink", "webhook"},
 		// render: the frame pipeline (compositor -> I420 -> encoder) implementing
 		// export.Renderer; the only package that imports both compositor and encode. Media
 		// comes through its Decoder interface (media.Media implements it), not media.
@@ -153,17 +158,17 @@ func TestImportDirections(t *testing.T) {
 		"console": {},
 		// app: the composition root (App: open, Run, Close), the one package that wires the
 		// components to one another; main, its tests and bench/exports use it.
-		"app": {"assets", "cluster", "compositor", "compositor/text", "console", "diskspace", "editor", "export", "illustrations", "lottie", "media", "metrics", "render", "server",
+		"app": {"assets", "blob", "cluster", "compositor", "compositor/text", "console", "diskspace", "editor", "export", "illustrations", "lottie", "media", "metrics", "render", "server",
 			"signedlink", "storage", "webhook"},
 		// cluster: render workers and segment-parallel exports over NATS JetStream (the
 		// coordinator is an export.Renderer); it knows no compositor or encoder: app gives it
 		// the split, segment render and join of render. The only importer of NATS.
-		"cluster": {"editor", "export"},
+		"cluster": {"blob", "editor", "export"},
 		// cmd/cutroom: the cutroom command (package main): cobra commands, flags (defaults
 		// from the packages' Default constants), output and exit codes; it runs everything
 		// through app, and `cutroom export` renders with render's pipeline directly; `cutroom
 		// version` asks lottie whether this build draws Lottie.
-		"cmd/cutroom": {"app", "assets", "cluster", "compositor", "compositor/text", "diskspace", "editor", "encode", "export", "fontpack", "illustrations", "lottie", "media", "model", "render",
+		"cmd/cutroom": {"app", "assets", "blob", "cluster", "compositor", "compositor/text", "diskspace", "editor", "encode", "export", "fontpack", "illustrations", "lottie", "media", "model", "render",
 			"server", "storage", "webhook"},
 	}
 	for pkg, targets := range testSupport {

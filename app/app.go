@@ -76,6 +76,8 @@ type Config struct {
 	Render RenderSettings
 	// Cluster turns on rendering on workers through NATS (zero: off).
 	Cluster ClusterSettings
+	// Blobs says where uploaded files and outputs live (zero: the data dir).
+	Blobs BlobSettings
 	// Export configures the export service; OutputDir, Links, Guard, HeaderPrefix, Notify,
 	// Logger and Space are filled in by Open.
 	Export export.Config
@@ -195,8 +197,11 @@ func (a *App) Open(ctx context.Context, ln net.Listener) error {
 	a.Fonts = fonts
 	if ln == nil {
 		if a.DB != nil {
-			a.Assets, err = assets.NewStore(assets.Config{Dir: filepath.Join(a.cfg.DataDir, "files"),
-				Logger: a.logger()}, a.DB, signer)
+			var areas *fileAreas
+			if areas, err = a.fileAreasOf(); err != nil {
+				return err
+			}
+			a.Assets, err = assets.NewStore(assets.Config{Dir: areas.files(), Logger: a.logger()}, a.DB, signer)
 		}
 		return err
 	}
@@ -211,14 +216,19 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	}
 	log := a.logger()
 	a.metrics = a.newMetrics(log)
+	areas, err := a.openFileAreas()
+	if err != nil {
+		return err
+	}
 	acfg := a.cfg.Assets
-	acfg.Dir, acfg.PublicURL, acfg.Logger = filepath.Join(a.cfg.DataDir, "files"), a.BaseURL, log
+	acfg.Dir, acfg.PublicURL, acfg.Logger = areas.files(), a.BaseURL, log
+	acfg.Blobs, acfg.Shared = areas.store, areas.kind == blobsDir
 	acfg.Metrics = a.metrics
 	// An asset used by an active export cannot be deleted; the check reads the tasks from
 	// the database, so it exists before the export service that needs this store's media.
 	acfg.References = export.NewReferences(a.DB)
 	acfg.OnFont = func(path string) { addFonts(a.Fonts, []string{path}, a.log) }
-	space := diskspace.NewGuard(a.cfg.DataDir, a.cfg.MinFreeDisk)
+	space := diskspace.NewGuard(areas.root, a.cfg.MinFreeDisk)
 	acfg.Space = space
 	if a.cfg.FFprobe != "" {
 		if p, err := exec.LookPath(a.cfg.FFprobe); err == nil {
@@ -243,7 +253,7 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	}
 	addFonts(a.Fonts, uploaded, a.log)
 	var ff *media.FFmpeg
-	health := &readiness{dataDir: a.cfg.DataDir, db: a.DB, space: space, ffmpeg: ffmpegNotConfigured}
+	health := &readiness{dataDir: a.cfg.DataDir, db: a.DB, space: space, ffmpeg: ffmpegNotConfigured, blobs: areas}
 	if a.cfg.FFmpeg != "" {
 		health.ffmpeg = ffmpegAvailable
 		if ff, err = media.FindFFmpeg(a.cfg.FFmpeg); err != nil {
@@ -266,11 +276,10 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 		return fmt.Errorf("--fetch-remote: %w", err)
 	}
 	a.Renderer = newRenderer(store, a.Fonts, a.cfg.Render, ff, remote, illustrationsFor(a.DB, store), a.log, a.metrics)
-	a.Deliverer = webhook.NewDeliverer(webhook.Config{HeaderPrefix: a.cfg.HeaderPrefix, Guard: guard, Logger: log,
-		Metrics: a.metrics}, a.DB)
 	ecfg := a.cfg.Export
-	ecfg.OutputDir, ecfg.Links, ecfg.Guard = filepath.Join(a.cfg.DataDir, "outputs"), export.NewLinks(a.BaseURL, signer), guard
-	ecfg.HeaderPrefix, ecfg.Notify, ecfg.Logger, ecfg.Metrics = a.cfg.HeaderPrefix, a.Deliverer.Notify, log, a.metrics
+	ecfg.OutputDir, ecfg.Links, ecfg.Guard = areas.outputs(), export.NewLinks(a.BaseURL, signer), guard
+	ecfg.Blobs, ecfg.SharedOutputs = areas.store, areas.kind == blobsDir
+	ecfg.HeaderPrefix, ecfg.Notify, ecfg.Logger, ecfg.Metrics = a.cfg.HeaderPrefix, func() { a.Deliverer.Notify() }, log, a.metrics
 	ecfg.Space = space
 	ecfg.Unresolvable = unresolvable(store, a.cfg.Render.AssetDir, remote)
 	ecfg.Names = stateNames(a.DB, store, a.cfg.Render.AssetDir, remote)
@@ -284,6 +293,9 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	if a.Exports, err = export.New(ecfg, a.DB, renderer); err != nil {
 		return err
 	}
+	// the webhook claims carry the node id of the task leases
+	a.Deliverer = webhook.NewDeliverer(webhook.Config{HeaderPrefix: a.cfg.HeaderPrefix, Guard: guard, Logger: log,
+		Metrics: a.metrics, NodeID: a.Exports.NodeID(), ClaimGrace: ecfg.LeaseTTL}, a.DB)
 	scfg := a.cfg.Server
 	scfg.PublicURL, scfg.Logger, scfg.Features = a.BaseURL, log, a.Renderer.Features()
 	scfg.MetricsToken = a.cfg.MetricsToken

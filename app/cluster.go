@@ -71,32 +71,16 @@ func (c *clusterRun) close() {
 // coordinator only).
 func (a *App) openCluster(local *render.Pipeline, store *assets.Store, remote *assets.Remote, ff *media.FFmpeg) (export.Renderer, error) {
 	cs := a.cfg.Cluster
-	if cs.Listen != "" && len(cs.NATS) > 0 {
-		return nil, errors.New("--cluster-listen and --nats exclude each other: start an embedded server or use an existing one")
-	}
 	// the key of the secrets workers sign segment records with: kept in the database, so a
 	// restarted server keeps the segments done before its restart
 	secret, err := a.DB.Secret("cluster-jobs", 32)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: job secret: %w", err)
 	}
-	cr := &clusterRun{}
-	conn := cluster.ConnConfig{URLs: cs.NATS, Token: cs.Token, Creds: cs.Creds, Name: "cutroom serve"}
-	if cs.Listen != "" {
-		e, err := cluster.StartEmbedded(cs.Listen, cs.Token, a.cfg.DataDir)
-		if err != nil {
-			return nil, err
-		}
-		cr.embedded = e
-		conn.Embedded = e
-	}
-	nc, err := cluster.Connect(conn)
-	if err != nil {
-		cr.close()
+	if err := a.dialCluster(); err != nil {
 		return nil, err
 	}
-	cr.conn = nc
-	a.cluster = cr
+	cr, nc := a.cluster, a.cluster.conn
 	log := a.logger()
 	ccfg := cluster.CoordinatorConfig{Conn: nc, SegmentSeconds: cs.SegmentSeconds, AckWait: cs.AckWait,
 		Attempts: cs.Attempts, Encoding: cluster.Encoding{Preset: a.cfg.Render.Preset, CRF: a.cfg.Render.CRF},
@@ -124,10 +108,11 @@ func (a *App) openCluster(local *render.Pipeline, store *assets.Store, remote *a
 		AssetFiles: func(ctx context.Context, job export.RenderJob) (cluster.Files, error) {
 			var f cluster.Files
 			var err error
-			if f.Assets, err = assetFiles(ctx, job, localResolver(store, a.cfg.Render.AssetDir, job.WorkspaceID), remote); err != nil {
+			resolve := store.ResolveFor(ctx, job.WorkspaceID)
+			if f.Assets, err = assetFiles(ctx, job, localResolver(resolve, a.cfg.Render.AssetDir), remote); err != nil {
 				return f, err
 			}
-			if f.Illustrations, err = jobIllustrationFiles(a.DB, store, job); err != nil {
+			if f.Illustrations, err = jobIllustrationFiles(a.DB, resolve, job); err != nil {
 				return f, err
 			}
 			f.Fonts = jobFontFiles(a.Fonts, job)
@@ -161,6 +146,36 @@ func (a *App) openCluster(local *render.Pipeline, store *assets.Store, remote *a
 	}
 	log.Info("cluster on", "nats", where, "localRender", !cs.CoordinatorOnly, "segmentSeconds", cs.segmentSeconds())
 	return featured{coord, local.Features()}, nil
+}
+
+// dialCluster starts the embedded NATS server (--cluster-listen) or joins NATS (--nats),
+// once: the blob store (--blob-store nats) and the coordinator share the connection.
+func (a *App) dialCluster() error {
+	if a.cluster != nil {
+		return nil
+	}
+	cs := a.cfg.Cluster
+	if cs.Listen != "" && len(cs.NATS) > 0 {
+		return errors.New("--cluster-listen and --nats exclude each other: start an embedded server or use an existing one")
+	}
+	cr := &clusterRun{}
+	conn := cluster.ConnConfig{URLs: cs.NATS, Token: cs.Token, Creds: cs.Creds, Name: "cutroom serve"}
+	if cs.Listen != "" {
+		e, err := cluster.StartEmbedded(cs.Listen, cs.Token, a.cfg.DataDir)
+		if err != nil {
+			return err
+		}
+		cr.embedded = e
+		conn.Embedded = e
+	}
+	nc, err := cluster.Connect(conn)
+	if err != nil {
+		cr.close()
+		return err
+	}
+	cr.conn = nc
+	a.cluster = cr
+	return nil
 }
 
 func (c ClusterSettings) segmentSeconds() float64 {

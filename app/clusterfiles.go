@@ -39,7 +39,7 @@ import (
 
 // jobIllustrationFiles returns the SVG files of the workspace illustrations job's state
 // names, by name.
-func jobIllustrationFiles(db *storage.DB, store *assets.Store, job export.RenderJob) (map[string]string, error) {
+func jobIllustrationFiles(db *storage.DB, resolve assets.Resolver, job export.RenderJob) (map[string]string, error) {
 	if job.Parsed == nil {
 		return nil, nil
 	}
@@ -64,7 +64,7 @@ func jobIllustrationFiles(db *storage.DB, store *assets.Store, job export.Render
 		if !ok {
 			continue // the render fails on it as a local one does
 		}
-		p, err := store.Resolve(job.WorkspaceID, &editor.Asset{ID: id})
+		p, err := resolve(&editor.Asset{ID: id})
 		if err != nil {
 			continue // deleted since: as a local render, unknown
 		}

@@ -57,6 +57,15 @@
 // server last. RunWorker is `cutroom worker`: the same segment renderer, on the App's fonts
 // and ffmpeg, without a data dir. The zero ClusterSettings start nothing.
 //
+// Files. Config.Blobs (--blob-store) says where uploads and outputs live: the data dir (the
+// zero value, unchanged), the NATS object store of the cluster's connection (BlobStoreNATS:
+// Open joins NATS first, opens cluster.FileObjects and gives one blob.Store over it, rooted
+// at the data dir, to the asset store and the export service), or a directory every node
+// mounts (files/ and outputs/ under it; the asset store told it is shared). The free-space
+// floor then guards the filesystem the files are written to, and /readyz adds blobStore
+// (the object store answers, or the directory takes a write) and reports blobStoreKind.
+// PushBlobs (`cutroom blobs push`) puts an existing data dir's files into the object store.
+//
 // Defaults. Config's zero values take documented defaults: LockTimeout DefaultLockTimeout,
 // ShutdownGrace DefaultShutdownGrace, JanitorInterval DefaultJanitorInterval, MinFreeDisk the
 // smaller of diskspace.DefaultMinFreeBytes and DefaultMinFreePercent of the filesystem, HeaderPrefix

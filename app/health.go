@@ -19,6 +19,9 @@ const (
 	checkDiskSpace = "diskSpace" // ok | low | unknown
 	checkEncoder   = "encoder"   // ok | unavailable
 	checkFFmpeg    = "ffmpeg"    // available | not_configured | unusable
+	checkBlobStore = "blobStore" // ok | unavailable (nats) | full | not_writable (dir)
+	// reportBlobKind is the blob store's kind (local | dir | nats), reported, never failing
+	reportBlobKind = "blobStoreKind"
 )
 
 // ffmpeg states of the readiness report.
@@ -36,14 +39,17 @@ type readiness struct {
 	space      *diskspace.Guard
 	encoderErr error
 	ffmpeg     string
+	blobs      *fileAreas // nil: the data dir
 }
 
 // Readiness runs the checks: the database answers a read, a file can be written in the
 // data dir, the free space is above the floor (--min-free-disk), the encoders opened at
-// start; and reports ffmpeg's state. Words, never paths or error texts, go out.
-func (r *readiness) Readiness(context.Context) server.Readiness {
+// start, the blob store answers (--blob-store: the NATS object store, or a write in the
+// shared directory); and reports ffmpeg's state and the blob store's kind. Words, never
+// paths or error texts, go out.
+func (r *readiness) Readiness(ctx context.Context) server.Readiness {
 	checks := map[string]string{checkDatabase: "ok", checkDataDir: "ok", checkDiskSpace: "ok",
-		checkEncoder: "ok", checkFFmpeg: r.ffmpeg}
+		checkEncoder: "ok", checkFFmpeg: r.ffmpeg, checkBlobStore: r.blobs.check(ctx), reportBlobKind: r.blobs.kindWord()}
 	if r.db.Ping() != nil {
 		checks[checkDatabase] = "unavailable"
 	}
@@ -62,7 +68,7 @@ func (r *readiness) Readiness(context.Context) server.Readiness {
 	}
 	var failed []string
 	for name, word := range checks {
-		if name != checkFFmpeg && word != "ok" {
+		if name != checkFFmpeg && name != reportBlobKind && word != "ok" {
 			failed = append(failed, name)
 		}
 	}

@@ -145,7 +145,8 @@ func TestHealthAndReadiness(t *testing.T) {
 		t.Fatalf("healthz: %d %s", r.status, r.body)
 	}
 	st, checks, failed := a.readyz()
-	want := map[string]string{"database": "ok", "dataDir": "ok", "diskSpace": "ok", "encoder": "ok", "ffmpeg": "not_configured"}
+	want := map[string]string{"database": "ok", "dataDir": "ok", "diskSpace": "ok", "encoder": "ok", "ffmpeg": "not_configured",
+		"blobStore": "ok", "blobStoreKind": "local"}
 	if st != 200 || len(failed) != 0 || len(checks) != len(want) {
 		t.Fatalf("readyz: %d %v %v", st, checks, failed)
 	}

@@ -30,11 +30,12 @@ func workspaceIllustrationNames(db *storage.DB, workspaceID string) (map[string]
 // workspace's own illustrations as registered when the render starts, each read from its
 // uploaded SVG file on first use.
 func illustrationsFor(db *storage.DB, store *assets.Store) func(context.Context, export.RenderJob) (compositor.IllustrationFunc, error) {
-	return func(_ context.Context, job export.RenderJob) (compositor.IllustrationFunc, error) {
+	return func(ctx context.Context, job export.RenderJob) (compositor.IllustrationFunc, error) {
 		names, err := workspaceIllustrationNames(db, job.WorkspaceID)
 		if err != nil {
 			return nil, fmt.Errorf("the workspace's illustrations: %w", err)
 		}
+		resolve := store.ResolveFor(ctx, job.WorkspaceID)
 		return func(name string) ([]byte, bool) {
 			if svg, ok := compositor.LibraryIllustrations(name); ok {
 				return svg, true
@@ -43,7 +44,7 @@ func illustrationsFor(db *storage.DB, store *assets.Store) func(context.Context,
 			if !ok {
 				return nil, false
 			}
-			p, err := store.Resolve(job.WorkspaceID, &editor.Asset{ID: id})
+			p, err := resolve(&editor.Asset{ID: id})
 			if err != nil {
 				return nil, false // deleted since the render started
 			}
@@ -63,7 +64,7 @@ func stateNames(db *storage.DB, store *assets.Store, dir string, remote *assets.
 		if err != nil {
 			return editor.References{}, err
 		}
-		local := localResolver(store, dir, workspaceID)
+		local := localResolver(uploads(store, workspaceID), dir)
 		return editor.References{
 			Illustration: func(name string) bool { _, ok := names[name]; return ok },
 			Background: func(url string) error {

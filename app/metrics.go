@@ -36,6 +36,12 @@ func (a *App) newMetrics(log *slog.Logger) *metrics.Metrics {
 			}
 			return a.Exports.Running()
 		},
+		LeasesHeld: func() int {
+			if a.Exports == nil {
+				return 0
+			}
+			return a.Exports.LeasesHeld()
+		},
 		StoredAssets: func() (map[string]metrics.Usage, error) {
 			usage, err := a.DB.AssetUsage()
 			out := make(map[string]metrics.Usage, len(usage))

@@ -65,7 +65,7 @@ func newRenderer(store *assets.Store, fonts *text.Library, rs RenderSettings, ff
 	return render.NewPipeline(render.PipelineConfig{
 		Media: media.Media{FFmpeg: ff}, // what every job's media decodes, for Features
 		MediaFor: func(ctx context.Context, job export.RenderJob) (compositor.Media, error) {
-			m := media.Media{Resolve: localResolver(store, rs.AssetDir, job.WorkspaceID),
+			m := media.Media{Resolve: localResolver(store.ResolveFor(ctx, job.WorkspaceID), rs.AssetDir),
 				MaxPixels: store.Limits().MaxImagePixels, FFmpeg: ff}
 			if remote != nil && job.Parsed != nil {
 				// remote assets are fetched before the first frame: one that cannot be
@@ -119,10 +119,10 @@ func probeLottie(log *slog.Logger, o lottie.Options) {
 	}
 }
 
-// localResolver finds the local file of a workspace's editor asset: its upload, then (when
-// dir is set) a file of dir as media.DirResolver finds it.
-func localResolver(store *assets.Store, dir, workspaceID string) assets.Resolver {
-	uploaded := func(a *editor.Asset) (string, error) { return store.Resolve(workspaceID, a) }
+// localResolver finds the local file of a workspace's editor asset: its upload (uploaded:
+// the store's ResolveFor to read the files, uploads to check they exist), then (when dir
+// is set) a file of dir as media.DirResolver finds it.
+func localResolver(uploaded assets.Resolver, dir string) assets.Resolver {
 	if dir == "" {
 		return uploaded
 	}
@@ -139,6 +139,12 @@ func localResolver(store *assets.Store, dir, workspaceID string) assets.Resolver
 // rendered assets of a state that are neither local (localResolver) nor fetchable.
 func unresolvable(store *assets.Store, dir string, remote *assets.Remote) func(string, *editor.State) []assets.Unresolved {
 	return func(workspaceID string, st *editor.State) []assets.Unresolved {
-		return assets.Unresolvable(st, localResolver(store, dir, workspaceID), remote)
+		return assets.Unresolvable(st, localResolver(uploads(store, workspaceID), dir), remote)
 	}
+}
+
+// uploads resolves a workspace's editor assets to its uploads' records (Store.Resolve):
+// their files may be in the object store only.
+func uploads(store *assets.Store, workspaceID string) assets.Resolver {
+	return func(a *editor.Asset) (string, error) { return store.Resolve(workspaceID, a) }
 }

@@ -113,6 +113,15 @@
 // synced and renamed into place, and the record commits after the rename. Store.Recover
 // removes temp files and files without a record on start.
 //
+// More than one API node (docs/nodes.md): with Config.Blobs (--blob-store nats, package
+// blob) the file is put into the NATS object store after the rename and before the record
+// commits (refused with 503 BLOB_STORE_UNAVAILABLE, nothing stored, when it cannot be);
+// OpenFile and the renders' resolver (ResolveFor, which keeps the files it resolved until
+// the render's context ends) fetch a file this node has no copy of; Resolve alone only
+// finds the record (export create's check); a delete removes the object as well (on the
+// local disk alone a soft-deleted file stays). With Config.Shared (--blob-store DIR) the
+// files area is another node's too: Recover leaves what is younger than SharedGrace.
+//
 // fileUrl is <public-url>/files/<fileKey>?exp=<unix>&sig=<hex>, signed by package signedlink with a
 // secret kept in the database (links survive restarts) and valid for --file-link-ttl
 // (default 24 h). Every API response carries a freshly signed link. Links need no API key;

@@ -15,10 +15,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cutroom/cutroom/blob"
 	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/lottiebudget"
@@ -184,7 +186,19 @@ type Config struct {
 	Space *diskspace.Guard
 	// Metrics counts the uploads stored; nil counts nothing.
 	Metrics Metrics
+	// Blobs, when set, keeps the files in an object store every node reads (--blob-store
+	// nats): an upload is put there before its record commits, reads fetch a missing file
+	// into Dir, deletes remove the object. nil: Dir holds the only copy.
+	Blobs *blob.Store
+	// Shared says Dir is shared by several nodes (--blob-store DIR): Recover then leaves
+	// temp files and record-less asset directories younger than SharedGrace alone, as
+	// they may be another node's upload in progress.
+	Shared bool
 }
+
+// SharedGrace is how old a temp file or record-less asset directory of a shared files
+// area must be before Recover removes it (Config.Shared).
+const SharedGrace = time.Hour
 
 // Metrics counts stored uploads; *metrics.Metrics implements it.
 type Metrics interface {
@@ -411,21 +425,54 @@ func (s *Store) upload(ctx context.Context, up Upload) (model.Asset, error) {
 	}
 	keep = true
 	syncDir(filepath.Dir(final))
+	// the object store holds the file before its record says it exists
+	if err := s.cfg.Blobs.Put(ctx, final); err != nil {
+		_ = os.RemoveAll(filepath.Dir(final))
+		return model.Asset{}, err
+	}
 	a := model.Asset{ID: id, WorkspaceID: up.WorkspaceID, Type: p.format.Type, Source: SourceUpload, Filename: name,
 		MimeType: p.format.MimeType, Size: size, FileKey: key, Width: p.width, Height: p.height, Duration: p.duration,
 		CreatedAt: s.now().UTC()}
 	if err := s.rec.CreateAsset(a, up.ProjectID); err != nil {
 		_ = os.RemoveAll(filepath.Dir(final))
+		s.cfg.Blobs.Drop(final)
 		return model.Asset{}, recordError(err, up.ProjectID, a.ID)
 	}
 	if s.cfg.Metrics != nil {
 		s.cfg.Metrics.Uploaded(a.Type, a.Size)
 	}
 	if a.Type == TypeFont && s.cfg.OnFont != nil {
-		s.cfg.OnFont(final)
+		// the font library reads the file now and the cluster's jobs name it later: its
+		// local copy is kept (keepFont)
+		if err := s.keepFont(final); err != nil {
+			s.log.Warn("uploaded font not loaded", "asset", a.ID, "err", err)
+		} else {
+			s.cfg.OnFont(final)
+		}
 	}
 	return a, nil
 }
+
+// keepFont makes an uploaded font's file present and keeps its local copy for the
+// store's life (the font library and cluster jobs name it by path).
+func (s *Store) keepFont(path string) error {
+	_, err := s.fetchNow(path) // never released
+	return err
+}
+
+// fetchNow makes a file present where no request or render bounds the fetch
+// (fetchTimeout).
+func (s *Store) fetchNow(path string) (release func(), err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+	defer cancel()
+	return s.cfg.Blobs.Fetch(ctx, path)
+}
+
+// fetchTimeout bounds fetching one file from the object store where no request or render
+// bounds it (an uploaded font at start).
+const fetchTimeout = 5 * time.Minute
+
+
 
 // FontFiles returns the stored paths of every live uploaded font, of every workspace, for
 // loading into the font library at start.
@@ -438,6 +485,10 @@ func (s *Store) FontFiles() ([]string, error) {
 	for id := range ids {
 		a, err := s.rec.AssetRecord(id)
 		if err != nil || a.Type != TypeFont || a.DeletedAt != nil {
+			continue
+		}
+		if err := s.keepFont(s.filePath(a.FileKey)); err != nil {
+			s.log.Warn("uploaded font not loaded", "asset", a.ID, "err", err)
 			continue
 		}
 		out = append(out, s.filePath(a.FileKey))
@@ -573,10 +624,10 @@ type File struct {
 }
 
 // OpenFile verifies a signed file link (the request's escaped URL path under the public
-// base, its exp and sig query values) and opens the asset file it names. Tampering gives
-// LINK_INVALID, expiry LINK_EXPIRED (both before any lookup); a deleted asset gives
-// ASSET_NOT_FOUND.
-func (s *Store) OpenFile(_ context.Context, requestPath, exp, sig string) (*File, error) {
+// base, its exp and sig query values) and opens the asset file it names (fetched from the
+// object store when this node has no copy). Tampering gives LINK_INVALID, expiry
+// LINK_EXPIRED (both before any lookup); a deleted asset gives ASSET_NOT_FOUND.
+func (s *Store) OpenFile(ctx context.Context, requestPath, exp, sig string) (*File, error) {
 	if err := s.signer.Verify(s.basePath()+requestPath, exp, sig); err != nil {
 		return nil, err
 	}
@@ -585,7 +636,7 @@ func (s *Store) OpenFile(_ context.Context, requestPath, exp, sig string) (*File
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(s.filePath(a.FileKey))
+	f, err := s.cfg.Blobs.Open(ctx, s.filePath(a.FileKey))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			s.log.Warn("asset file missing", "asset", a.ID, "fileKey", a.FileKey)
@@ -665,6 +716,51 @@ func (s *Store) Resolve(workspaceID string, a *editor.Asset) (string, error) {
 	return "", CodeNotFound.New("asset %q is not an uploaded asset of this workspace", truncate(a.ID, 64))
 }
 
+// ResolveFor is Resolve for reading the files: a render's (or a preview's) resolver of a
+// workspace's uploads whose files are present locally (fetched from the object store
+// when this node has no copy) and kept until ctx ends.
+func (s *Store) ResolveFor(ctx context.Context, workspaceID string) Resolver {
+	if s.cfg.Blobs == nil {
+		return func(a *editor.Asset) (string, error) { return s.Resolve(workspaceID, a) }
+	}
+	var mu sync.Mutex
+	kept := map[string]bool{}
+	return func(a *editor.Asset) (string, error) {
+		p, err := s.Resolve(workspaceID, a)
+		if err != nil {
+			return "", err
+		}
+		if ctx.Err() != nil {
+			// a resolver kept past its render (a preview's compositor, cached for the next
+			// instant): the file is fetched again if it went, and not kept
+			release, err := s.fetchNow(p)
+			if err == nil {
+				release()
+			}
+			return p, err
+		}
+		mu.Lock()
+		held := kept[p]
+		mu.Unlock()
+		if held {
+			return p, nil
+		}
+		release, err := s.cfg.Blobs.Fetch(ctx, p) // one fetch per file, whoever asks
+		if err != nil {
+			return "", err
+		}
+		mu.Lock()
+		held, kept[p] = kept[p], true
+		mu.Unlock()
+		if held {
+			release() // another resolve of p kept it meanwhile
+		} else {
+			context.AfterFunc(ctx, release)
+		}
+		return p, nil
+	}
+}
+
 // stateRefs is the part of an editor state that can reference uploaded assets.
 type stateRefs struct {
 	Assets map[string]struct {
@@ -732,6 +828,11 @@ func (s *Store) DeleteAsset(ctx context.Context, workspaceID, id string) error {
 			return err
 		}
 		_, err = s.rec.SoftDeleteAssetIfUnchanged(workspaceID, id, version)
+		if err == nil && s.cfg.Blobs != nil {
+			// with an object store the file goes with its record (on the local disk alone,
+			// a soft-deleted file stays)
+			s.cfg.Blobs.Drop(s.filePath(a.FileKey))
+		}
 		if !errors.Is(err, storage.ErrReferencesChanged) {
 			return recordError(err, "", id)
 		}
@@ -774,15 +875,30 @@ func (s *Store) unreferenced(ctx context.Context, workspaceID string, a model.As
 	return nil
 }
 
+// mayBeInProgress reports whether an entry of a shared files area (Config.Shared) is young
+// enough to be another node's upload in progress.
+func (s *Store) mayBeInProgress(e fs.DirEntry) bool {
+	if !s.cfg.Shared {
+		return false
+	}
+	info, err := e.Info()
+	return err == nil && s.now().Sub(info.ModTime()) < SharedGrace
+}
+
 // Recover sweeps the files area after a crash: it removes every temp file, and every
 // asset directory whose asset has no record (a crash between the rename and the commit),
-// and stray files beside a recorded file. Call it before serving uploads.
+// and stray files beside a recorded file. Call it before serving uploads. In a shared files
+// area (Config.Shared) it leaves what is younger than SharedGrace: another node's upload
+// may be in progress.
 func (s *Store) Recover() (removed int, err error) {
 	entries, err := os.ReadDir(s.tmpDir())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return 0, err
 	}
 	for _, e := range entries {
+		if s.mayBeInProgress(e) {
+			continue
+		}
 		if err := os.RemoveAll(filepath.Join(s.tmpDir(), e.Name())); err == nil {
 			removed++
 		}
@@ -805,6 +921,9 @@ func (s *Store) Recover() (removed int, err error) {
 		for _, ad := range assetDirs {
 			dir := filepath.Join(wsDir, ad.Name())
 			if !ids[ad.Name()] {
+				if s.mayBeInProgress(ad) {
+					continue
+				}
 				if err := os.RemoveAll(dir); err == nil {
 					removed++
 					s.log.Info("removed an asset file without a record", "dir", dir)

@@ -90,7 +90,15 @@
 //   - The object store has a TTL (DefaultObjectTTL, 7 days): assets no export has used for
 //     that long and segments nobody joined go by themselves. The coordinator puts an object
 //     again once it is half that old, so nothing an export uses expires under it.
+//   - The API nodes' files (--blob-store nats) live in a second object store, FilesName
+//     ("cutroom-files"): named by their path under the data dir, without a TTL, created
+//     with the replicas asked for unless it exists (an operator's configuration is kept).
+//     FileObjects is it for package blob (blob.Objects), which keeps the nodes' local
+//     copies. The server's connection serves both (the App joins NATS before it opens the
+//     asset store). A clustered export still ships its assets to workers by content through
+//     "cutroom-objects", so with both an asset is stored twice in NATS; the copies of the
+//     segments' objects expire.
 //   - Workers keep the assets they fetched in a directory of files named by their hash,
-//     bounded in bytes with least-recently-used eviction (Cache); a file in use is never
-//     evicted.
+//     bounded in bytes with least-recently-used eviction (Cache, over blob.Copies, the
+//     account of the API nodes' local copies too); a file in use is never evicted.
 package cluster

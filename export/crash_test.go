@@ -19,6 +19,7 @@ import (
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
 	"github.com/cutroom/cutroom/internal/dirtest"
+	"github.com/cutroom/cutroom/internal/pgtest"
 	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/signedlink"
@@ -35,7 +36,7 @@ func TestMain(m *testing.M) {
 		crashChild(dir)
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m)) // stops the PostgreSQL the tests started, if any
 }
 
 // crashChild opens the database in dir, runs the scheduler with a renderer that never

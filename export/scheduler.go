@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cutroom/cutroom/blob"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
@@ -31,12 +32,14 @@ func (s *Service) Running() int {
 }
 
 // Run is the scheduler. It first puts tasks a previous run left PROCESSING (a crash) or
-// PAUSED (a graceful stop) back to PENDING, then renders pending tasks oldest first with up
-// to Workers at once, and deletes expired outputs. When ctx ends it stops every render,
-// records those tasks as PAUSED (they resume on the next Run), removes their partial files
+// PAUSED (a graceful stop) back to PENDING (on a shared store only those no live node holds
+// the lease of: leases.go), then renders pending tasks oldest first with up to Workers at
+// once, renews its tasks' leases, requeues tasks whose lease expired, and deletes expired
+// outputs. When ctx ends it stops every render, records those tasks as PAUSED (they resume
+// on the next Run; PENDING on a shared store, for any node), removes their partial files
 // and returns once every render goroutine has finished.
 func (s *Service) Run(ctx context.Context) error {
-	if err := s.recover(); err != nil {
+	if err := s.requeueAtStart(); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
@@ -44,20 +47,36 @@ func (s *Service) Run(ctx context.Context) error {
 	defer poll.Stop()
 	janitor := time.NewTicker(s.cfg.JanitorInterval)
 	defer janitor.Stop()
+	heartbeat := time.NewTicker(s.cfg.LeaseTTL / 3)
+	defer heartbeat.Stop()
+	changes := s.changes(ctx)
 	s.purgeExpired()
 	for {
 		s.fill(&wg)
 		select {
 		case <-ctx.Done():
+			cause := errPaused
+			if s.crashOnStop.Load() {
+				cause = errCrashed
+			}
 			s.mu.Lock()
 			for _, cancel := range s.running {
-				cancel(errPaused)
+				cancel(cause)
 			}
 			s.mu.Unlock()
 			wg.Wait()
 			return nil
 		case <-s.wake:
 		case <-poll.C:
+			s.requeuePoll()
+		case <-heartbeat.C:
+			s.renewLeases()
+		case _, ok := <-changes:
+			if !ok {
+				changes = nil
+				continue
+			}
+			s.checkLeases()
 		case <-janitor.C:
 			s.purgeExpired()
 		}
@@ -70,21 +89,21 @@ func (s *Service) Run(ctx context.Context) error {
 // do so at every start.
 const MaxCrashes = 2
 
-// recover moves PROCESSING and PAUSED tasks back to PENDING and removes their partial files.
-// A PROCESSING task is one a crash interrupted (a graceful stop records PAUSED); one
-// interrupted MaxCrashes times is FAILED instead, with its EXPORT_FAILED event.
-func (s *Service) recover() error {
-	ids, err := s.store.ActiveExports()
-	if err != nil {
-		return fmt.Errorf("export: list active tasks: %w", err)
-	}
+// recover moves the PROCESSING and PAUSED tasks of ids that pick chooses back to PENDING
+// (dropping their lease) and removes their partial files. A PROCESSING task is one a crash
+// interrupted (a graceful stop records PAUSED); one interrupted MaxCrashes times is FAILED
+// instead, with its EXPORT_FAILED event.
+func (s *Service) recover(ids []string, pick func(t *model.ExportTask) bool) error {
 	notify := false
 	for _, id := range ids {
 		now := s.now().UTC()
-		t, _, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
-			if t.Status != model.StatusProcessing && t.Status != model.StatusPaused {
+		var from string // the node whose lease expired
+		t, changed, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
+			if (t.Status != model.StatusProcessing && t.Status != model.StatusPaused) || !pick(t) {
 				return nil, storage.ErrNoChange
 			}
+			from = t.LeaseNode
+			t.LeaseNode, t.LeaseExpiresAt = "", nil
 			if t.Status == model.StatusProcessing {
 				t.Crashes++
 				if t.Crashes >= MaxCrashes {
@@ -100,6 +119,10 @@ func (s *Service) recover() error {
 		if err != nil {
 			return fmt.Errorf("export: requeue task %s: %w", id, err)
 		}
+		if !changed {
+			continue
+		}
+		s.tookOver(id, from)
 		switch t.Status {
 		case model.StatusPending:
 			_ = os.RemoveAll(s.taskDir(id))
@@ -129,26 +152,16 @@ func (s *Service) Abandon() []string {
 	s.mu.Unlock()
 	var out []string
 	for _, id := range ids {
-		t, _, err := s.update(id, pauseProcessing)
+		t, _, err := s.update(id, s.release)
 		if err != nil {
 			s.log.Error("export: record an abandoned render as paused", "task", id, "err", err)
 			continue
 		}
-		if t.Status == model.StatusPaused {
+		if t.Status == model.StatusPaused || t.Status == model.StatusPending {
 			out = append(out, id)
 		}
 	}
 	return out
-}
-
-// pauseProcessing is the change that records a PROCESSING task as PAUSED (its render
-// stopped to resume later); a task in any other status stays as it is.
-func pauseProcessing(t *model.ExportTask) ([]model.WebhookDelivery, error) {
-	if t.Status != model.StatusProcessing {
-		return nil, storage.ErrNoChange
-	}
-	t.Status, t.Phase = model.StatusPaused, ""
-	return nil, nil
 }
 
 // fill starts pending tasks while workers are free.
@@ -196,6 +209,7 @@ func (s *Service) start(wg *sync.WaitGroup, id string) bool {
 	unregister := func() {
 		s.mu.Lock()
 		delete(s.running, id)
+		delete(s.leases, id)
 		idle := len(s.running) == 0
 		s.mu.Unlock()
 		cancel(nil)
@@ -212,6 +226,7 @@ func (s *Service) start(wg *sync.WaitGroup, id string) bool {
 		}
 		t.Status, t.Phase, t.Progress, t.StartedAt = model.StatusProcessing, PhaseRendering, 0, &now
 		t.Attempts++
+		s.claimLease(t, now)
 		return s.event(t, EventStarted, now)
 	})
 	if err != nil || !claimed {
@@ -221,6 +236,9 @@ func (s *Service) start(wg *sync.WaitGroup, id string) bool {
 		}
 		return false
 	}
+	s.mu.Lock()
+	s.leases[id] = struct{}{}
+	s.mu.Unlock()
 	if t.CallbackURL != nil {
 		s.cfg.Notify()
 	}
@@ -245,16 +263,23 @@ func (s *Service) render(ctx context.Context, t model.ExportTask) {
 	cause := context.Cause(ctx)
 	switch {
 	case errors.Is(cause, errCanceled):
-		_ = os.RemoveAll(s.taskDir(t.ID))
+		s.dropOutput(&t, err == nil)
 		log.Info("export canceled")
+	case errors.Is(cause, errCrashed):
+	case errors.Is(cause, errLeaseLost):
+		// the task renders on another node now: on an output directory the nodes share
+		// (--blob-store DIR) its directory is that node's, so only a local one is removed
+		if !s.cfg.SharedOutputs {
+			_ = os.RemoveAll(s.taskDir(t.ID))
+		}
 	case errors.Is(cause, errPaused):
-		_ = os.RemoveAll(s.taskDir(t.ID))
-		if _, _, perr := s.update(t.ID, pauseProcessing); perr != nil {
+		s.dropOutput(&t, err == nil)
+		if _, _, perr := s.update(t.ID, s.release); perr != nil {
 			log.Error("export: record pause", "err", perr)
 		}
 		log.Info("export paused for shutdown")
 	case err != nil:
-		_ = os.RemoveAll(s.taskDir(t.ID))
+		s.dropOutput(&t, false)
 		log.Error("export failed", "err", err)
 		s.finish(t.ID, started, err)
 	default:
@@ -302,7 +327,8 @@ func (s *Service) renderFile(ctx context.Context, t *model.ExportTask) (err erro
 	if err != nil || st.Size() == 0 {
 		return fmt.Errorf("the renderer reported success but wrote no output file")
 	}
-	return nil
+	// every node serves the output once the task is COMPLETED
+	return s.cfg.Blobs.Put(ctx, job.OutputPath)
 }
 
 // finish records a finished render: COMPLETED with the output link's expiry, or FAILED
@@ -311,10 +337,11 @@ func (s *Service) renderFile(ctx context.Context, t *model.ExportTask) (err erro
 func (s *Service) finish(id string, started time.Time, renderErr error) {
 	now := s.now().UTC()
 	t, recorded, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
-		if t.Status != model.StatusProcessing {
+		if !s.mine(t) {
 			return nil, storage.ErrNoChange
 		}
 		t.Phase, t.CompletedAt, t.RenderSeconds = "", &now, now.Sub(started).Seconds()
+		t.LeaseNode, t.LeaseExpiresAt = "", nil
 		if renderErr != nil {
 			msg := TaskError(renderErr)
 			t.Status, t.Error = model.StatusFailed, &msg
@@ -340,7 +367,7 @@ func (s *Service) finish(id string, started time.Time, renderErr error) {
 		s.cfg.Metrics.RenderEnded(t.Status, now.Sub(started), size)
 	}
 	if t.Status != model.StatusCompleted {
-		_ = os.RemoveAll(s.taskDir(id))
+		s.dropOutput(&t, renderErr == nil)
 	}
 	if t.CallbackURL != nil {
 		s.cfg.Notify()
@@ -350,7 +377,7 @@ func (s *Service) finish(id string, started time.Time, renderErr error) {
 // setPhase records a phase and progress of a PROCESSING task.
 func (s *Service) setPhase(id, phase string, pct float64) {
 	_, _, err := s.update(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
-		if t.Status != model.StatusProcessing || (t.Phase == phase && t.Progress == pct) {
+		if !s.mine(t) || (t.Phase == phase && t.Progress == pct) {
 			return nil, storage.ErrNoChange
 		}
 		t.Phase, t.Progress = phase, pct
@@ -395,6 +422,21 @@ func (p *progress) report(done, total int64) {
 	p.s.setPhase(p.id, PhaseRendering, pct)
 }
 
+// deleteOutput deletes an expired output: its directory and, with an object store, its
+// object (an error leaves the output to the next sweep).
+func (s *Service) deleteOutput(id string) error {
+	if err := os.RemoveAll(s.taskDir(id)); err != nil || s.cfg.Blobs == nil {
+		return err
+	}
+	t, err := s.store.ExportTaskByID(id)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), blob.DropTimeout)
+	defer cancel()
+	return s.cfg.Blobs.Delete(ctx, s.outputPath(&t))
+}
+
 // purgeExpired deletes the files of outputs whose links expired.
 func (s *Service) purgeExpired() {
 	ids, err := s.store.ExpiredOutputs(s.now())
@@ -403,7 +445,7 @@ func (s *Service) purgeExpired() {
 		return
 	}
 	for _, id := range ids {
-		if err := os.RemoveAll(s.taskDir(id)); err != nil {
+		if err := s.deleteOutput(id); err != nil {
 			s.log.Warn("export: delete expired output", "task", id, "err", err)
 			continue
 		}

@@ -12,10 +12,12 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cutroom/cutroom/apierr"
 	"github.com/cutroom/cutroom/assets"
+	"github.com/cutroom/cutroom/blob"
 	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/model"
@@ -36,6 +38,8 @@ type Store interface {
 	UpdateExport(id string, change func(t *model.ExportTask) ([]model.WebhookDelivery, error)) (model.ExportTask, error)
 	PendingExports(n int) ([]string, error)
 	ActiveExports() ([]string, error)
+	ActiveExportTasks() ([]model.ExportTask, error)
+	RenewLeases(node string, ids []string, until time.Time) ([]storage.LostLease, error)
 	WorkspaceActiveExports(workspaceID string) ([]string, error)
 	ExpiredOutputs(now time.Time) ([]string, error)
 	WorkspaceCredits(workspaceID string) (balance int64, limited bool, err error)
@@ -109,6 +113,21 @@ type Config struct {
 	Fonts func(family string) bool
 	// MissingFonts is MissingFontsWarn (default, "") or MissingFontsRefuse.
 	MissingFonts string
+	// Blobs, when set, keeps outputs in an object store every node reads (--blob-store
+	// nats): an output is put there before its task is COMPLETED, downloads fetch a missing
+	// one into OutputDir, expiry deletes the object. nil: OutputDir holds the only copy.
+	Blobs *blob.Store
+	// SharedOutputs says OutputDir is shared by several nodes (--blob-store DIR): a node
+	// that lost a task's lease then leaves the task's directory to the node rendering it.
+	SharedOutputs bool
+	// NodeID names this node in the leases of the tasks it renders (default
+	// model.NewNodeID(): the host name and 6 random hex digits, new at each start). Nodes
+	// sharing a database must have different ids.
+	NodeID string
+	// LeaseTTL is how long a task's lease lasts without a renewal (default DefaultLeaseTTL,
+	// 30 s); the node renews its leases every LeaseTTL/3. When a node stops renewing (it
+	// died), another takes its tasks after LeaseTTL (leases.go).
+	LeaseTTL time.Duration
 }
 
 // Service manages export tasks: create, read, list and cancel for the API, and the
@@ -128,6 +147,9 @@ type Service struct {
 
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc
+	leases  map[string]struct{} // tasks whose lease this node holds (claimed, render running)
+	// crashOnStop makes Run's end stop renders as a crash would: nothing recorded (tests)
+	crashOnStop atomic.Bool
 }
 
 // New returns a Service. Call Run to render tasks.
@@ -183,6 +205,12 @@ func New(cfg Config, store Store, r Renderer) (*Service, error) {
 	if cfg.EventBuffer <= 0 {
 		cfg.EventBuffer = DefaultEventBuffer
 	}
+	if cfg.NodeID == "" {
+		cfg.NodeID = model.NewNodeID()
+	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = DefaultLeaseTTL
+	}
 	if err := os.MkdirAll(cfg.OutputDir, 0o750); err != nil {
 		return nil, fmt.Errorf("export: output dir: %w", err)
 	}
@@ -191,7 +219,7 @@ func New(cfg Config, store Store, r Renderer) (*Service, error) {
 		return nil, err
 	}
 	return &Service{cfg: cfg, store: store, renderer: r, links: cfg.Links, log: cfg.Logger, now: cfg.Now,
-		validate: v, wake: make(chan struct{}, 1), events: newEventLog(cfg.EventBuffer), running: map[string]context.CancelCauseFunc{}}, nil
+		validate: v, wake: make(chan struct{}, 1), events: newEventLog(cfg.EventBuffer), running: map[string]context.CancelCauseFunc{}, leases: map[string]struct{}{}}, nil
 }
 
 // Task returns a task of a workspace as the API shows it.
@@ -223,9 +251,9 @@ var (
 )
 
 // Paused reports whether a render's ctx was stopped because the server shuts down (the task
-// is recorded PAUSED and rendered again at the next start), not canceled or failed. A
-// renderer that keeps work outside the process (package cluster) keeps it for the resumed
-// render.
+// is recorded PAUSED and rendered again at the next start, or by another node) or because
+// another node took the task (its lease expired), not canceled or failed. A renderer that
+// keeps work outside the process (package cluster) keeps it for the resumed render.
 func Paused(ctx context.Context) bool { return errors.Is(context.Cause(ctx), errPaused) }
 
 var errTaskNotCancelable = apierr.Define(apierr.Conflict, "TASK_NOT_CANCELABLE")
@@ -293,8 +321,9 @@ type Output struct {
 // errOutputExpired: a valid output link whose expiry has passed (the output is deleted then).
 var errOutputExpired = apierr.Define(apierr.Gone, "OUTPUT_EXPIRED")
 
-// OpenOutput checks a signed output link and opens the file. A bad signature gives
-// LINK_INVALID; an expired link or a deleted output OUTPUT_EXPIRED.
+// OpenOutput checks a signed output link and opens the file (fetched from the object store
+// when this node has no copy). A bad signature gives LINK_INVALID; an expired link or a
+// deleted output OUTPUT_EXPIRED.
 func (s *Service) OpenOutput(taskID, filename, exp, sig string) (*Output, error) {
 	e, err := strconv.ParseInt(exp, 10, 64)
 	if err != nil || !s.links.Verify(taskID, filename, e, sig) {
@@ -310,7 +339,7 @@ func (s *Service) OpenOutput(taskID, filename, exp, sig string) (*Output, error)
 	if t.Status != model.StatusCompleted || t.OutputPurged || t.Filename != filename {
 		return nil, errOutputExpired.New("this output is no longer available")
 	}
-	f, err := os.Open(s.outputPath(&t))
+	f, err := s.openOutput(s.outputPath(&t))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, errOutputExpired.New("this output is no longer available")
 	}
@@ -327,6 +356,25 @@ func (s *Service) OpenOutput(taskID, filename, exp, sig string) (*Output, error)
 		ct = "video/webm"
 	}
 	return &Output{ReadSeekCloser: f, Name: t.Filename, ContentType: ct, ModTime: st.ModTime(), Size: st.Size()}, nil
+}
+
+// openOutput opens an output file, fetched first when this node has no copy.
+func (s *Service) openOutput(path string) (*os.File, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), outputFetchTimeout)
+	defer cancel()
+	return s.cfg.Blobs.Open(ctx, path)
+}
+
+// outputFetchTimeout bounds fetching an output from the object store for a download.
+const outputFetchTimeout = 5 * time.Minute
+
+// dropOutput removes a task's output directory and, when it was put (renderFile
+// returned nil: a cancel, pause or the task's change came after), its object.
+func (s *Service) dropOutput(t *model.ExportTask, put bool) {
+	_ = os.RemoveAll(s.taskDir(t.ID))
+	if put {
+		s.cfg.Blobs.Drop(s.outputPath(t))
+	}
 }
 
 func (s *Service) taskDir(id string) string { return filepath.Join(s.cfg.OutputDir, id) }

@@ -36,6 +36,8 @@ type Metrics struct {
 
 	uploads     *prometheus.CounterVec
 	uploadBytes *prometheus.CounterVec
+
+	leases leaseMetrics
 }
 
 // New returns the metrics of one App: a new registry with the Go runtime and process
@@ -78,6 +80,7 @@ func New(src Sources, log *slog.Logger) *Metrics {
 		Name: "upload_bytes_total", Help: "Bytes of uploads stored, by asset kind."}, []string{"kind"})
 	m.reg.MustRegister(m.httpRequests, m.httpDuration, m.exportsCreated, m.exportsFinished, m.renderSeconds,
 		m.outputBytes, m.frames, m.encodeSeconds, m.webhookDeliveries, m.uploads, m.uploadBytes)
+	m.registerLeases(src)
 	m.reg.MustRegister(newStateCollector(src, log))
 	return m
 }

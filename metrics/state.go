@@ -33,6 +33,8 @@ type Sources struct {
 	ClusterQueue func() (ClusterQueue, error)
 	// LottieRenderers counts this process's Lottie renderer processes.
 	LottieRenderers func() LottieRenderers
+	// LeasesHeld is how many tasks this node holds the lease of.
+	LeasesHeld func() int
 }
 
 // LottieRenderers are the Lottie renderer processes (one per Lottie asset a render or a

@@ -66,6 +66,11 @@ type ExportTask struct {
 	// start (a graceful stop records PAUSED instead).
 	Attempts int `json:"attempts"`
 	Crashes  int `json:"crashes,omitempty"`
+	// LeaseNode and LeaseExpiresAt are the lease of a PROCESSING task: the node rendering it
+	// holds it until then, renewing it while it renders (package export, leases.go). The
+	// API never shows them.
+	LeaseNode      string     `json:"leaseNode,omitempty"`
+	LeaseExpiresAt *time.Time `json:"leaseExpiresAt,omitempty"`
 	// Warnings are what the render draws other than the state says, found at create (a
 	// font family no font provides).
 	Warnings []Warning `json:"warnings,omitempty"`

@@ -23,6 +23,11 @@ type WebhookDelivery struct {
 	DeliveredAt *time.Time `json:"deliveredAt,omitempty"`
 	// GaveUp is set when the last retry failed (the entry is a dead letter).
 	GaveUp bool `json:"gaveUp,omitempty"`
+	// ClaimNode and ClaimExpiresAt are the claim of the node making an attempt now: no
+	// other node sends the entry until the claim expires (package webhook). The API never
+	// shows them.
+	ClaimNode      string     `json:"claimNode,omitempty"`
+	ClaimExpiresAt *time.Time `json:"claimExpiresAt,omitempty"`
 }
 
 // WebhookAttempt is one delivery attempt: when it was made, the receiver's status code (0

@@ -112,6 +112,7 @@ func (db *DB) UpdateWorkspace(ref string, in WorkspaceInput) (model.Workspace, e
 		}
 		conflict := false
 		err = db.update(func(tx Tx) error {
+			conflict = false // the transaction may run again (DB.update)
 			b := tx.Bucket(bucketWorkspaces)
 			if string(b.Get([]byte(ws.ID))) != string(raw) {
 				conflict = true // changed since we read it: read again
@@ -193,6 +194,7 @@ func (db *DB) AddKey(workspaceRef, name, secret string) (model.APIKey, error) {
 	}
 	var existing []byte
 	err = db.update(func(tx Tx) error {
+		existing = nil // the transaction may run again (DB.update)
 		hashes := tx.Bucket(bucketKeyHash)
 		if id := hashes.Get([]byte(k.Hash)); id != nil {
 			existing = copyBytes(tx.Bucket(bucketKeys).Get(id))

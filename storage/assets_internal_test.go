@@ -3,9 +3,11 @@ package storage
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/cutroom/cutroom/model"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/cutroom/cutroom/model"
 
 	"github.com/google/uuid"
 )
@@ -13,11 +15,12 @@ import (
 // TestDeleteProjectRemovesBindings checks in the buckets themselves that deleting a
 // project leaves no binding behind, while the asset record stays.
 func TestDeleteProjectRemovesBindings(t *testing.T) {
-	db, err := Open(t.TempDir(), Options{})
-	if err != nil {
-		t.Fatal(err)
+	for _, engine := range Engines {
+		t.Run(engine, func(t *testing.T) { testDeleteProjectRemovesBindings(t, OpenEngine(t, engine, nil)) })
 	}
-	defer db.Close()
+}
+
+func testDeleteProjectRemovesBindings(t *testing.T, db *DB) {
 	ws, _, err := db.EnsureDefaultWorkspace()
 	if err != nil {
 		t.Fatal(err)
@@ -66,13 +69,15 @@ func TestDeleteProjectRemovesBindings(t *testing.T) {
 // project created or synced, an export task created) advances its reference version and
 // no other workspace's; an asset delete conditioned on an older version is refused and
 // leaves the asset live, one on the current version goes through. A database from before
-// the version existed gets its bucket on open.
+// the version existed gets its bucket on open (bbolt).
 func TestReferenceVersionGuardsAssetDelete(t *testing.T) {
-	dir := t.TempDir()
-	db, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
+	for _, engine := range Engines {
+		t.Run(engine, func(t *testing.T) { testReferenceVersionGuardsAssetDelete(t, engine) })
 	}
+}
+
+func testReferenceVersionGuardsAssetDelete(t *testing.T, engine string) {
+	db := OpenEngine(t, engine, nil)
 	ws, _, err := db.EnsureDefaultWorkspace()
 	if err != nil {
 		t.Fatal(err)
@@ -131,6 +136,10 @@ func TestReferenceVersionGuardsAssetDelete(t *testing.T) {
 	}
 
 	// an older database: no references bucket, schema before migration 4 (references)
+	if engine != "bbolt" {
+		return
+	}
+	dir := filepath.Dir(db.path)
 	if err := db.update(func(tx Tx) error {
 		if err := tx.DeleteBucket(bucketReferences); err != nil {
 			return err

@@ -37,6 +37,9 @@ type Snapshot struct {
 
 // Snapshot begins a backup of the database as it is now.
 func (db *DB) Snapshot() (*Snapshot, error) {
+	if db.bolt == nil {
+		return nil, errPostgresBackup
+	}
 	tx, err := db.bolt.Begin(false)
 	if err != nil {
 		return nil, err
@@ -83,8 +86,11 @@ type FileInfo struct {
 // clean, a schema version no newer than this cutroom's with every bucket it implies, and
 // every record decoded as the store decodes it and agreeing with the indexes (records.go).
 // It opens the file read-only and never changes it. A refusal wraps ErrBackupInvalid and
-// says what is wrong.
+// says what is wrong; a PostgreSQL URL is refused with ErrNotBBolt.
 func CheckFile(path string) (FileInfo, error) {
+	if IsPostgresURL(path) {
+		return FileInfo{}, errPostgresBackup
+	}
 	info, err := checkFile(path)
 	if err != nil && !errors.Is(err, ErrLocked) && !errors.Is(err, os.ErrNotExist) {
 		return FileInfo{}, fmt.Errorf("%w: %s: %v", ErrBackupInvalid, path, err)
@@ -235,6 +241,9 @@ type Restored struct {
 // partly written; on any refusal nothing in the data dir has changed. opts.LockTimeout
 // bounds the wait for the lock, opts.Now names the .bak file.
 func Restore(dataDir, src string, opts Options) (Restored, error) {
+	if IsPostgresURL(src) || IsPostgresURL(dataDir) {
+		return Restored{}, errPostgresBackup
+	}
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = time.Second
 	}

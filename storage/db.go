@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -84,6 +85,7 @@ type Options struct {
 // DB is cutroom's database. It is safe for concurrent use.
 type DB struct {
 	kv   engine   // every record's transactions
+	hub  *hub     // Subscribe's channels
 	bolt *bolt.DB // the bbolt file, for what only bbolt has (backups); nil on another engine
 	now  func() time.Time
 	path string
@@ -115,22 +117,32 @@ func Open(dataDir string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{kv: boltEngine{b}, bolt: b, now: opts.Now, path: path}
-	if err := db.migrate(); err != nil {
+	db := &DB{kv: boltEngine{b}, hub: newHub(), bolt: b, now: opts.Now, path: path}
+	if err := db.migrate(context.Background()); err != nil {
 		_ = b.Close()
 		return nil, err
 	}
 	return db, nil
 }
 
-// Path returns the database file's path.
-func (db *DB) Path() string { return db.path }
+// Path returns the database file's path; ErrNotBBolt on PostgreSQL.
+func (db *DB) Path() (string, error) {
+	if db.bolt == nil {
+		return "", errPostgresBackup
+	}
+	return db.path, nil
+}
 
 // Close closes the database file.
-func (db *DB) Close() error { return db.kv.close() }
+func (db *DB) Close() error {
+	db.hub.close()
+	return db.kv.close()
+}
 
-func (db *DB) migrate() error {
-	return db.update(func(tx Tx) error {
+// migrate applies the pending record migrations in one transaction, bounded by ctx rather
+// than the engine's transaction timeout (a migration may rewrite every record).
+func (db *DB) migrate(ctx context.Context) error {
+	return runLong(ctx, db, true, func(tx Tx) error {
 		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
 		if err != nil {
 			return err

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -46,6 +47,7 @@ func (db *DB) CreateExport(t model.ExportTask, state []byte, idem *IdempotencyRe
 	}
 	var prior []byte
 	err = db.update(func(tx Tx) error {
+		prior = nil // the transaction may run again (DB.update)
 		clients := tx.Bucket(bucketExportClient)
 		if t.ClientTaskID != nil {
 			ck := clientKey(t.WorkspaceID, *t.ClientTaskID)
@@ -60,13 +62,15 @@ func (db *DB) CreateExport(t model.ExportTask, state []byte, idem *IdempotencyRe
 		if err != nil {
 			return err
 		}
-		n := 0
-		c := active.Cursor()
-		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			n++
-		}
-		if limits.MaxActive > 0 && n >= limits.MaxActive {
-			return &LimitError{Err: ErrTooManyActive, Have: int64(n), Need: int64(limits.MaxActive)}
+		if limits.MaxActive > 0 { // counted only when limited: a walk of every active task
+			n := 0
+			c := active.Cursor()
+			for k, _ := c.First(); k != nil; k, _ = c.Next() {
+				n++
+			}
+			if n >= limits.MaxActive {
+				return &LimitError{Err: ErrTooManyActive, Have: int64(n), Need: int64(limits.MaxActive)}
+			}
 		}
 		if err := debit(tx, t); err != nil {
 			return err
@@ -252,7 +256,9 @@ var ErrNoChange = errors.New("no change")
 // since it was read (otherwise change runs again). The outbox entries change returns are
 // written in the same transaction, as are the index updates the status change implies and
 // the refund when change lowered ChargedCredits. When change returns ErrNoChange the task
-// is returned as it is, without a write; any other error is returned as is.
+// is returned as it is, without a write; any other error is returned as is. change runs
+// again each time the task changed meanwhile (by this process or, on PostgreSQL, another):
+// it must be free of side effects, changing nothing but t and answering from t alone.
 func (db *DB) UpdateExport(id string, change func(t *model.ExportTask) ([]model.WebhookDelivery, error)) (model.ExportTask, error) {
 	for attempt := 0; ; attempt++ {
 		raw, err := db.read(bucketExports, []byte(id))
@@ -283,6 +289,7 @@ func (db *DB) UpdateExport(id string, change func(t *model.ExportTask) ([]model.
 		}
 		stale := false
 		err = db.update(func(tx Tx) error {
+			stale = false // the transaction may run again (DB.update)
 			b := tx.Bucket(bucketExports)
 			if !bytes.Equal(b.Get([]byte(id)), raw) {
 				stale = true
@@ -467,16 +474,22 @@ func (db *DB) WebhookDelivered(seq uint64) error {
 
 // WebhookFailed records a failed attempt of d (whose Attempts, NextAttemptAt and LastError
 // the caller updated). With dead, the entry moves out of the outbox to the dead letters.
+// With a claim (d.ClaimNode), it writes only while that node holds it (else
+// ErrWebhookClaimLost); the entry is left unclaimed.
 func (db *DB) WebhookFailed(d model.WebhookDelivery, dead bool) error {
-	val, err := json.Marshal(d)
-	if err != nil {
-		return err
-	}
 	k := binary.BigEndian.AppendUint64(nil, d.Seq)
 	return db.update(func(tx Tx) error {
 		ob := tx.Bucket(bucketOutbox)
 		if ob.Get(k) == nil {
 			return nil
+		}
+		d := d
+		if held, err := claimHeld(ob.Get(k), &d); err != nil || !held {
+			return cmp.Or(err, ErrWebhookClaimLost)
+		}
+		val, err := json.Marshal(d)
+		if err != nil {
+			return err
 		}
 		if dead {
 			if err := ob.Delete(k); err != nil {

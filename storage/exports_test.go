@@ -15,8 +15,11 @@ import (
 // balance of 10 (no active-task limit): exactly 10 succeed and the balance ends at 0;
 // refunds put credits back once.
 func TestCreateExportDebitsAtomically(t *testing.T) {
-	db := open(t, t.TempDir(), nil)
-	defer db.Close()
+	eachEngine(t, testCreateExportDebitsAtomically)
+}
+
+func testCreateExportDebitsAtomically(t *testing.T, engine string) {
+	db := storage.OpenEngine(t, engine, nil)
 	ws, err := db.CreateWorkspace(storage.WorkspaceInput{Name: "w"})
 	if err != nil {
 		t.Fatal(err)
@@ -65,12 +68,13 @@ func TestCreateExportDebitsAtomically(t *testing.T) {
 
 // TestCreateExportActiveLimit: the active-task count and the insert share one transaction.
 func TestCreateExportActiveLimit(t *testing.T) {
-	db := open(t, t.TempDir(), nil)
-	defer db.Close()
-	ws, _ := db.CreateWorkspace(storage.WorkspaceInput{Name: "w"})
-	if created, _ := createAtOnce(db, model.ExportTask{WorkspaceID: ws.ID, CreditPool: model.PoolUnlimited}, 50, storage.ExportLimits{MaxActive: 2}); len(created) != 2 {
-		t.Fatalf("%d created, want 2", len(created))
-	}
+	eachEngine(t, func(t *testing.T, engine string) {
+		db := storage.OpenEngine(t, engine, nil)
+		ws, _ := db.CreateWorkspace(storage.WorkspaceInput{Name: "w"})
+		if created, _ := createAtOnce(db, model.ExportTask{WorkspaceID: ws.ID, CreditPool: model.PoolUnlimited}, 50, storage.ExportLimits{MaxActive: 2}); len(created) != 2 {
+			t.Fatalf("%d created, want 2", len(created))
+		}
+	})
 }
 
 // createAtOnce creates n PENDING copies of tk (each with its own id) from n goroutines at

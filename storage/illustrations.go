@@ -32,6 +32,7 @@ func (db *DB) PutIllustration(workspaceID, name, assetID string) (previous strin
 		return "", err
 	}
 	err = db.update(func(tx Tx) error {
+		previous = "" // the transaction may run again (DB.update)
 		if !liveAsset(tx.Bucket(bucketAssets).Get([]byte(assetID)), workspaceID) {
 			return notFound(ErrAssetNotFound, assetID)
 		}

@@ -54,13 +54,28 @@ type Cursor interface {
 	Prev() (k, v []byte)
 	// Seek lands on key, or the first key after it.
 	Seek(key []byte) (k, v []byte)
-	// Delete removes the key the cursor is on.
+	// Delete removes the key the cursor is on. Seek afterwards: bbolt's Next then skips
+	// the key after the deleted one, PostgreSQL's does not.
 	Delete() error
 }
 
-// engine runs transactions. update's fn may run more than once (an engine retries a
-// transaction that lost a race with another process), so it must have no effect outside the
-// transaction but its result; view's fn, likewise.
+// getMany returns copies of the values of keys in b (nil for those absent), in one round
+// trip where the engine can (PostgreSQL), else by Get.
+func getMany(b Bucket, keys [][]byte) [][]byte {
+	if m, ok := b.(interface{ getMany(keys [][]byte) [][]byte }); ok {
+		return m.getMany(keys)
+	}
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		out[i] = copyBytes(b.Get(k))
+	}
+	return out
+}
+
+// engine runs transactions. update's fn may run more than once (PostgreSQL's engine runs
+// again a transaction that lost a race with another one), each time in a new transaction,
+// the earlier ones rolled back: it must have no effect outside the transaction but its
+// results, which it sets afresh on every run. view's fn runs once.
 type engine interface {
 	update(fn func(tx Tx) error) error
 	view(fn func(tx Tx) error) error
@@ -69,8 +84,15 @@ type engine interface {
 }
 
 // update runs fn in a read-write transaction, committed when fn returns nil. fn may run more
-// than once; see engine.
-func (db *DB) update(fn func(tx Tx) error) error { return db.kv.update(fn) }
+// than once (see engine): it must set what it reports outside afresh on each run.
+// A commit wakes the subscribers (Subscribe).
+func (db *DB) update(fn func(tx Tx) error) error {
+	err := db.kv.update(fn)
+	if err == nil {
+		db.hub.signal()
+	}
+	return err
+}
 
 // view runs fn in a read-only transaction.
 func (db *DB) view(fn func(tx Tx) error) error { return db.kv.view(fn) }

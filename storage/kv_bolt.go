@@ -53,7 +53,6 @@ func wrapBucketErr(b *bolt.Bucket, err error) (Bucket, error) {
 type boltBucket struct{ b *bolt.Bucket }
 
 func (b boltBucket) Get(key []byte) []byte                          { return b.b.Get(key) }
-func (b boltBucket) Put(key, value []byte) error                    { return b.b.Put(key, value) }
 func (b boltBucket) Delete(key []byte) error                        { return b.b.Delete(key) }
 func (b boltBucket) ForEach(fn func(k, v []byte) error) error       { return b.b.ForEach(fn) }
 func (b boltBucket) ForEachBucket(fn func(name []byte) error) error { return b.b.ForEachBucket(fn) }
@@ -63,6 +62,15 @@ func (b boltBucket) DeleteBucket(name []byte) error                 { return b.b
 func (b boltBucket) NextSequence() (uint64, error)                  { return b.b.NextSequence() }
 func (b boltBucket) Sequence() uint64                               { return b.b.Sequence() }
 func (b boltBucket) SetSequence(v uint64) error                     { return b.b.SetSequence(v) }
+
+// Put stores value; nil is stored as the empty value it is in the file, which bbolt would
+// otherwise read back as nil (a nested bucket's mark) until the transaction commits.
+func (b boltBucket) Put(key, value []byte) error {
+	if value == nil {
+		value = []byte{}
+	}
+	return b.b.Put(key, value)
+}
 
 func (b boltBucket) CreateBucket(name []byte) (Bucket, error) {
 	return wrapBucketErr(b.b.CreateBucket(name))

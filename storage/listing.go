@@ -48,10 +48,7 @@ func page[T any](db *DB, cursor string, pageSize int, from func(tx Tx) (pageSour
 			return err
 		}
 		keys, next = pageDesc(src.index, ck, pageSize, src.keep)
-		raws = make([][]byte, len(keys))
-		for i, k := range keys {
-			raws[i] = copyBytes(src.records.Get(k))
-		}
+		raws = getMany(src.records, keys)
 		return nil
 	})
 	if err != nil {

@@ -189,6 +189,7 @@ func (db *DB) modifyProject(workspaceID, id string, change func(p *model.Project
 		}
 		stale := false
 		err = db.update(func(tx Tx) error {
+			stale = false // the transaction may run again (DB.update)
 			b := tx.Bucket(bucketProjects)
 			cur := b.Get([]byte(id))
 			if cur == nil {

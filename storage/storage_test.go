@@ -20,6 +20,13 @@ func open(t *testing.T, dir string, now func() time.Time) *storage.DB {
 	return db
 }
 
+// eachEngine runs test on each engine (storage.Engines), as subtests named after them.
+func eachEngine(t *testing.T, test func(t *testing.T, engine string)) {
+	for _, engine := range storage.Engines {
+		t.Run(engine, func(t *testing.T) { test(t, engine) })
+	}
+}
+
 func TestReopenAndLock(t *testing.T) {
 	dir := t.TempDir()
 	db := open(t, dir, nil)
@@ -60,9 +67,12 @@ func TestReopenAndLock(t *testing.T) {
 }
 
 func TestCursorSurvivesDeletion(t *testing.T) {
+	eachEngine(t, testCursorSurvivesDeletion)
+}
+
+func testCursorSurvivesDeletion(t *testing.T, engine string) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	db := open(t, t.TempDir(), func() time.Time { return now })
-	defer db.Close()
+	db := storage.OpenEngine(t, engine, func() time.Time { return now })
 	ws, err := db.CreateWorkspace(storage.WorkspaceInput{Name: "w"})
 	if err != nil {
 		t.Fatal(err)

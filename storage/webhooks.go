@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"sort"
@@ -11,13 +12,19 @@ import (
 
 // WebhookSucceeded records the delivery of d (whose History and DeliveredAt the caller set):
 // the entry leaves the outbox and is kept, by task, for TaskWebhooks.
+// With a claim (d.ClaimNode), it writes only while that node holds it (else
+// ErrWebhookClaimLost).
 func (db *DB) WebhookSucceeded(d model.WebhookDelivery) error {
-	val, err := json.Marshal(d)
-	if err != nil {
-		return err
-	}
 	seq := binary.BigEndian.AppendUint64(nil, d.Seq)
 	return db.update(func(tx Tx) error {
+		d := d
+		if held, err := claimHeld(tx.Bucket(bucketOutbox).Get(seq), &d); err != nil || !held {
+			return cmp.Or(err, ErrWebhookClaimLost)
+		}
+		val, err := json.Marshal(d)
+		if err != nil {
+			return err
+		}
 		if err := tx.Bucket(bucketOutbox).Delete(seq); err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cutroom/cutroom/model"
@@ -45,12 +46,19 @@ var DefaultSchedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * tim
 // DefaultHeaderPrefix starts the names of the timestamp, signature and event id headers.
 const DefaultHeaderPrefix = "X-Service"
 
-// Store is the outbox the deliverer drains.
+// Store is the outbox the deliverer drains; *storage.DB implements it. WebhookSucceeded and
+// WebhookFailed write only while the node that made the attempt holds the entry's claim.
 type Store interface {
 	PendingWebhooks() ([]model.WebhookDelivery, error)
 	WebhookSucceeded(d model.WebhookDelivery) error
 	WebhookFailed(d model.WebhookDelivery, dead bool) error
 	Workspace(ref string) (model.Workspace, error)
+	// ClaimWebhook claims a due entry for node for ttl (claims.go).
+	ClaimWebhook(seq uint64, node string, now time.Time, ttl time.Duration) (claimed *model.WebhookDelivery, abandoned string, err error)
+	// ReleaseWebhook drops node's claim on an entry, counting no attempt.
+	ReleaseWebhook(seq uint64, node string) error
+	// ReleaseWebhookClaims drops every claim, counting no attempt.
+	ReleaseWebhookClaims() error
 }
 
 // Config configures a Deliverer. Zero values take the documented defaults.
@@ -85,6 +93,12 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics counts the delivery attempts; nil counts nothing.
 	Metrics Metrics
+	// NodeID names this node in its claims on outbox entries (default model.NewNodeID()).
+	NodeID string
+	// ClaimGrace is how long a claim outlasts its attempt's Timeout (default
+	// DefaultClaimGrace): a node that stopped during an attempt holds the entry until then,
+	// and another node makes the next attempt after it (claims.go).
+	ClaimGrace time.Duration
 }
 
 // Metrics counts delivery attempts; *metrics.Metrics implements it.
@@ -93,6 +107,9 @@ type Metrics interface {
 	// OutcomeFailed (retried later) or OutcomeGaveUp; attempt counts from 1 and is at most
 	// len(Config.Schedule)+1.
 	WebhookAttempt(outcome string, attempt int)
+	// WebhookClaimExpired counts an attempt another node abandoned (its claim expired with
+	// no outcome recorded), which this node counted.
+	WebhookClaimExpired()
 }
 
 // Outcomes of a delivery attempt (Metrics).
@@ -106,6 +123,7 @@ const (
 type noMetrics struct{}
 
 func (noMetrics) WebhookAttempt(string, int) {}
+func (noMetrics) WebhookClaimExpired()       {}
 
 // Deliverer sends the outbox's webhook deliveries at least once, in order per task, with
 // retries on the schedule. Run it once; Notify wakes it when entries were added.
@@ -115,6 +133,9 @@ type Deliverer struct {
 	client *http.Client
 	log    *slog.Logger
 	wake   chan struct{}
+	// crashOnStop makes Run's end leave the claims of aborted attempts held, as a process
+	// that died would (tests)
+	crashOnStop atomic.Bool
 
 	mu       sync.Mutex
 	inFlight map[string]bool // task ids with a delivery in progress
@@ -156,6 +177,12 @@ func NewDeliverer(cfg Config, store Store) *Deliverer {
 	if cfg.Metrics == nil {
 		cfg.Metrics = noMetrics{}
 	}
+	if cfg.NodeID == "" {
+		cfg.NodeID = model.NewNodeID()
+	}
+	if cfg.ClaimGrace <= 0 {
+		cfg.ClaimGrace = DefaultClaimGrace
+	}
 	if cfg.Guard == nil {
 		cfg.Guard = &Guard{hosts: map[string]bool{}}
 	}
@@ -176,8 +203,15 @@ func (d *Deliverer) Notify() {
 }
 
 // Run delivers until ctx ends, then waits for deliveries in progress (which ctx aborts;
-// an aborted attempt is not counted and runs again on the next start).
+// an aborted attempt is not counted: its claim is released, and it runs again on the next
+// start or on another node at once). On a store of this process's alone it first drops
+// every claim (those of an earlier run, whose attempts were aborted or cut by a crash).
 func (d *Deliverer) Run(ctx context.Context) error {
+	if !shared(d.store) {
+		if err := d.store.ReleaseWebhookClaims(); err != nil {
+			return fmt.Errorf("webhook: release the outbox's claims: %w", err)
+		}
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	sem := make(chan struct{}, d.cfg.Concurrency)
@@ -238,6 +272,10 @@ func (d *Deliverer) dispatch(ctx context.Context, wg *sync.WaitGroup, sem chan s
 			wait = min(wait, due)
 			continue
 		}
+		if held := d.claimedElsewhere(p, now); held > 0 {
+			wait = min(wait, held)
+			continue
+		}
 		if full {
 			continue // an attempt to the same destination ending wakes the dispatcher
 		}
@@ -278,12 +316,17 @@ func destination(raw string) string {
 	return strings.ToLower(u.Scheme + "://" + u.Host)
 }
 
-// attempt makes one delivery attempt and records its outcome.
+// attempt claims an entry, makes one delivery attempt and records its outcome.
 func (d *Deliverer) attempt(ctx context.Context, p model.WebhookDelivery) {
+	p, ok := d.claim(p)
+	if !ok {
+		return
+	}
 	at := d.cfg.Now().UTC()
 	status, retryAfter, err := d.send(ctx, p)
 	if ctx.Err() != nil {
-		return // shutting down: the attempt does not count
+		d.release(p) // shutting down: the attempt does not count
+		return
 	}
 	rec := model.WebhookAttempt{At: at, StatusCode: status}
 	if err != nil {
@@ -293,7 +336,7 @@ func (d *Deliverer) attempt(ctx context.Context, p model.WebhookDelivery) {
 	if err == nil {
 		p.DeliveredAt = &at
 		if err := d.store.WebhookSucceeded(p); err != nil {
-			d.log.Error("webhook delivered but not recorded; it will be sent again", "event", p.EventID, "err", err)
+			d.log.Error("webhook delivered but not recorded (the claim expired during the attempt?); it will be sent again", "event", p.EventID, "err", err)
 		}
 		d.cfg.Metrics.WebhookAttempt(OutcomeDelivered, p.Attempts+1)
 		d.log.Info("webhook delivered", "event", p.EventID, "type", p.EventType, "task", p.TaskID, "attempt", p.Attempts+1)
@@ -321,7 +364,7 @@ func (d *Deliverer) attempt(ctx context.Context, p model.WebhookDelivery) {
 	d.log.Log(ctx, level, "webhook delivery failed", "event", p.EventID, "type", p.EventType, "task", p.TaskID,
 		"attempt", p.Attempts, "err", err, "gaveUp", dead, "next", p.NextAttemptAt)
 	if err := d.store.WebhookFailed(p, dead); err != nil {
-		d.log.Error("record webhook failure", "event", p.EventID, "err", err)
+		d.log.Error("record webhook failure (the claim expired during the attempt?)", "event", p.EventID, "err", err)
 	}
 }
 

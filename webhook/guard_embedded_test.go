@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/internal/netnstest"
+	"github.com/cutroom/cutroom/internal/pgtest"
 	"github.com/cutroom/cutroom/webhook"
 )
 
@@ -21,7 +22,7 @@ func TestMain(m *testing.M) {
 	if code, done := netnstest.Reexec("webhook"); done {
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m)) // stops the PostgreSQL the tests started, if any
 }
 
 // TestGuardEmbeddedIPv4: each way an IPv6 address can carry an IPv4 address is decoded and

@@ -135,6 +135,12 @@ func newOutbox(t *testing.T, dir string) *outbox {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return outboxOn(t, db)
+}
+
+// outboxOn is an outbox on db, with its workspace.
+func outboxOn(t *testing.T, db *storage.DB) *outbox {
+	t.Helper()
 	secret := "hook-secret"
 	ws, err := db.Workspace("w")
 	if err != nil {

@@ -53,7 +53,7 @@ func newRootCmd() *cobra.Command {
 	root.SetVersionTemplate("{{.Version}}")
 	root.Flags().Bool("version", false, "print the version, commit and build settings (as `cutroom version`)")
 	root.AddCommand(newServeCmd(g), newExportCmd(g), newWorkspacesCmd(g), newKeysCmd(g),
-		newBackupCmd(), newRestoreCmd(g), newVersionCmd(), newHealthcheckCmd(), newWorkerCmd(g), newFontsCmd(g))
+		newBackupCmd(), newRestoreCmd(g), newVersionCmd(), newHealthcheckCmd(), newWorkerCmd(g), newFontsCmd(g), newBlobsCmd(g))
 	return root
 }
 

@@ -64,7 +64,10 @@ type serveFlags struct {
 	corsOrigins   []string
 	fetch         assets.RemoteConfig
 	cluster       app.ClusterSettings
+	blobs         app.BlobSettings
 	localRender   bool
+	nodeID        string        // --node-id (leaseflags.go)
+	leaseTTL      time.Duration // --lease-ttl
 	// the flags of an app that bundles the server (docs/bundling.md)
 	readyFD   int
 	readyOut  *os.File // --ready-fd's file (checkReadyFlags)
@@ -137,6 +140,8 @@ desktop apps that bundle the server).`,
 	fl.StringVar(&f.adminToken, "admin-token", "", "serve the operator's routes under /admin/ (online backups) to this bearer token (16..256 characters; empty: not served)")
 	fl.StringSliceVar(&f.corsOrigins, "cors-origins", nil, "origins whose pages may call the API from a browser: exact scheme://host[:port] origins (comma-separated or repeated, e.g. http://127.0.0.1:5173), or * for any; empty: no CORS headers (see docs/bundling.md)")
 	addClusterFlags(cmd, f)
+	addBlobFlags(cmd, f)
+	addLeaseFlags(cmd, f)
 	addLifecycleFlags(cmd, f)
 	return cmd
 }
@@ -201,6 +206,12 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	if err := checkClusterFlags(f); err != nil {
 		return err
 	}
+	if err := checkBlobFlags(f); err != nil {
+		return err
+	}
+	if err := checkLeaseFlags(f); err != nil {
+		return err
+	}
 	if f.corsOrigins, err = server.ParseCORSOrigins(f.corsOrigins); err != nil {
 		return fmt.Errorf("--cors-origins: %w", err)
 	}
@@ -254,12 +265,13 @@ func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger, end context.Ca
 		Render: app.RenderSettings{Preset: f.preset, CRF: f.crf, FrameWorkers: f.frameWorkers,
 			MaxOutputSide: f.maxOutputSide, MaxFrameSeconds: f.maxFrameSecs, MaxPreviewSeconds: f.maxPreviewSec},
 		Export: export.Config{Workers: f.renderWorkers, OutputTTL: f.outputTTL, MaxOutputSide: f.maxOutputSide,
-			MaxDuration: f.maxDuration, MissingFonts: f.missingFonts},
+			MaxDuration: f.maxDuration, MissingFonts: f.missingFonts, NodeID: f.nodeID, LeaseTTL: f.leaseTTL},
 		HeaderPrefix: f.headerPrefix, AllowHosts: f.allowHosts, ShutdownGrace: f.shutdownGrace,
 		MinFreeDisk:  f.minFreeDisk,
 		MetricsToken: f.metricsToken,
 		Fetch:        f.fetch,
 		Cluster:      clusterSettings(f),
+		Blobs:        f.blobs,
 		Version:      shortVersion(),
 		Ready: func(a *app.App) {
 			if err := announceReady(os.Stdout, f, a.Listening(), false); err != nil {

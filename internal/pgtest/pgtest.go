@@ -45,6 +45,9 @@ var (
 	dbSeq  atomic.Int64
 )
 
+// runAs is the user and group the server runs as.
+type runAs struct{ uid, gid int }
+
 // server is the test binary's PostgreSQL.
 type server struct {
 	dir  string // its temporary directory: data/, the socket, the log
@@ -115,7 +118,8 @@ func start() (*server, error) {
 			return nil, errMissing
 		}
 	}
-	dir, err := os.MkdirTemp("", "cutroom-pgtest-")
+	removeStale()
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", dirPrefix, os.Getpid()))
 	if err != nil {
 		return nil, err
 	}
@@ -137,11 +141,30 @@ func start() (*server, error) {
 	return nil, err
 }
 
+// dirPrefix starts the name of a server's directory in the temp dir; the test binary's pid
+// follows.
+const dirPrefix = "cutroom-pgtest-"
+
+// removeStale removes the directories of servers whose test binary is gone without
+// removing them (killed: Pdeathsig ended its server, but nothing removed the directory).
+func removeStale() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*"))
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(filepath.Base(d), dirPrefix), "-", 2)[0])
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if gone(pid) {
+			_ = os.RemoveAll(d)
+		}
+	}
+}
+
 func (s *server) data() string { return filepath.Join(s.dir, "data") }
 
 // owner returns the credential the server runs as: nil when the test is not root, else
 // nobody:nogroup, to whom the directory is given.
-func (s *server) owner() (*syscall.Credential, error) {
+func (s *server) owner() (*runAs, error) {
 	if os.Geteuid() != 0 {
 		return nil, nil
 	}
@@ -157,10 +180,10 @@ func (s *server) owner() (*syscall.Credential, error) {
 	if err := os.Chown(s.dir, uid, gid); err != nil {
 		return nil, err
 	}
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+	return &runAs{uid: uid, gid: gid}, nil
 }
 
-func (s *server) command(cred *syscall.Credential, name string, args ...string) *exec.Cmd {
+func (s *server) command(cred *runAs, name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(filepath.Join(BinDir, name), args...)
 	cmd.Dir = s.dir
 	cmd.Env = []string{"LC_ALL=C.UTF-8", "TZ=UTC"}
@@ -169,7 +192,7 @@ func (s *server) command(cred *syscall.Credential, name string, args ...string) 
 }
 
 // run runs a PostgreSQL tool to its end.
-func (s *server) run(cred *syscall.Credential, name string, args ...string) error {
+func (s *server) run(cred *runAs, name string, args ...string) error {
 	out, err := s.command(cred, name, args...).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%s: %v: %s", name, err, tail(out))
@@ -178,7 +201,7 @@ func (s *server) run(cred *syscall.Credential, name string, args ...string) erro
 }
 
 // serve starts the server and waits until it takes connections.
-func (s *server) serve(cred *syscall.Credential) error {
+func (s *server) serve(cred *runAs) error {
 	logPath := filepath.Join(s.dir, "postgres.log")
 	logf, err := os.Create(logPath)
 	if err != nil {
@@ -186,7 +209,7 @@ func (s *server) serve(cred *syscall.Credential) error {
 	}
 	defer logf.Close()
 	if cred != nil {
-		_ = logf.Chown(int(cred.Uid), int(cred.Gid))
+		_ = logf.Chown(cred.uid, cred.gid)
 	}
 	s.cmd = s.command(cred, "postgres", "-D", s.data(), "-p", strconv.Itoa(s.port),
 		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="+s.dir,

@@ -1,0 +1,121 @@
+package cluster
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// FilesName is the object store of the API nodes' files (--blob-store nats): uploaded
+// assets and export outputs, named by their path under the data dir
+// ("files/assets/<workspace>/<asset>/<name>", "outputs/<task>/<task>.<format>"). It is
+// apart from ObjectsName, whose objects are named by content and expire.
+const FilesName = "cutroom-files"
+
+// checkTimeout bounds one Check of the object store (a readiness probe).
+const checkTimeout = 3 * time.Second
+
+// FileObjects is the files' object store over JetStream (blob.Objects: package blob,
+// which this package does not import, keeps the local copies).
+type FileObjects struct {
+	objs jetstream.ObjectStore
+}
+
+// OpenFileObjects finds the object store FilesName, creating it (file storage, no TTL,
+// replicas copies: 0 is 1) when it does not exist. An existing store keeps its own
+// configuration (its replicas included: `nats object add` may make it first, or `nats
+// stream edit OBJ_cutroom-files --replicas 3` change it).
+func OpenFileObjects(ctx context.Context, nc *nats.Conn, replicas int) (*FileObjects, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	objs, err := js.ObjectStore(ctx, FilesName)
+	if errors.Is(err, jetstream.ErrBucketNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
+		objs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: FilesName,
+			Description: "cutroom: uploaded assets and export outputs", Storage: jetstream.FileStorage,
+			Replicas: max(1, replicas)})
+		if errors.Is(err, jetstream.ErrBucketExists) || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			objs, err = js.ObjectStore(ctx, FilesName) // another node made it meanwhile
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("object store %s: %w", FilesName, err)
+	}
+	return &FileObjects{objs: objs}, nil
+}
+
+// Put stores r under name and returns the size and SHA-256 (hex) the store recorded.
+func (f *FileObjects) Put(ctx context.Context, name string, r io.Reader) (int64, string, error) {
+	info, err := f.objs.Put(ctx, jetstream.ObjectMeta{Name: name}, r)
+	if err != nil {
+		return 0, "", err
+	}
+	sum, err := digestHex(info.Digest)
+	if err != nil {
+		return 0, "", fmt.Errorf("object %s: %w", name, err)
+	}
+	return int64(info.Size), sum, nil
+}
+
+// digestHex is the hex of an Object Store digest ("SHA-256=<base64 url>").
+func digestHex(d string) (string, error) {
+	b64, ok := strings.CutPrefix(d, "SHA-256=")
+	if !ok {
+		return "", fmt.Errorf("digest %q is not SHA-256", d)
+	}
+	raw, err := base64.URLEncoding.DecodeString(b64)
+	if err != nil {
+		return "", fmt.Errorf("digest %q: %w", d, err)
+	}
+	return hex.EncodeToString(raw), nil
+}
+
+// Get writes the object of name to w; the Object Store checks the bytes against the digest
+// it recorded at the end. A missing object wraps fs.ErrNotExist.
+func (f *FileObjects) Get(ctx context.Context, name string, w io.Writer) (int64, error) {
+	r, err := f.objs.Get(ctx, name)
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return 0, fmt.Errorf("object %s: %w", name, fs.ErrNotExist)
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	return io.Copy(w, r)
+}
+
+// Delete removes the object of name; a missing one is no error.
+func (f *FileObjects) Delete(ctx context.Context, name string) error {
+	err := f.objs.Delete(ctx, name)
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return nil
+	}
+	return err
+}
+
+// Check asks the object store for its status (within checkTimeout).
+func (f *FileObjects) Check(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	_, err := f.objs.Status(ctx)
+	return err
+}
+
+// Replicas is how many copies the store keeps (its stream's configuration).
+func (f *FileObjects) Replicas(ctx context.Context) (int, error) {
+	st, err := f.objs.Status(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return st.Replicas(), nil
+}

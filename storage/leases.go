@@ -1,0 +1,85 @@
+package storage
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/cutroom/cutroom/model"
+)
+
+// A LostLease is a task whose lease a node tried to renew and no longer holds.
+type LostLease struct {
+	ID string
+	// Ended is true when the task is no longer active: it was canceled, it ended or it is
+	// gone; false when another node took it (its lease expired: the task was requeued, and
+	// may be PENDING or PROCESSING under another lease now).
+	Ended bool
+	// Holder is the node that holds the task's lease now ("" when none does).
+	Holder string
+}
+
+// RenewLeases extends the leases node holds on the tasks ids to until, in one write
+// transaction, and returns the tasks whose lease node no longer holds: not PROCESSING any
+// more, or PROCESSING under another node's lease. A lease that expired but that no other
+// node took is still node's, and renewed.
+func (db *DB) RenewLeases(node string, ids []string, until time.Time) ([]LostLease, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var lost []LostLease
+	err := db.update(func(tx Tx) error {
+		lost = lost[:0]
+		b := tx.Bucket(bucketExports)
+		for _, id := range ids {
+			raw := b.Get([]byte(id))
+			if raw == nil {
+				lost = append(lost, LostLease{ID: id, Ended: true})
+				continue
+			}
+			var t model.ExportTask
+			if err := json.Unmarshal(raw, &t); err != nil {
+				return err
+			}
+			if t.Status != model.StatusProcessing || t.LeaseNode != node {
+				lost = append(lost, LostLease{ID: id, Ended: !t.Active(), Holder: t.LeaseNode})
+				continue
+			}
+			exp := until.UTC()
+			t.LeaseExpiresAt = &exp
+			val, err := json.Marshal(t)
+			if err != nil {
+				return err
+			}
+			if err := b.Put([]byte(id), val); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return lost, nil
+}
+
+// ActiveExportTasks returns every active task (PENDING, PROCESSING, PAUSED) of every
+// workspace, read in one transaction: what the schedulers look through for leases that
+// expired.
+func (db *DB) ActiveExportTasks() ([]model.ExportTask, error) {
+	var out []model.ExportTask
+	err := db.view(func(tx Tx) error {
+		out = out[:0]
+		tasks, active := tx.Bucket(bucketExports), tx.Bucket(bucketExportActive)
+		return active.ForEachBucket(func(ws []byte) error {
+			return active.Bucket(ws).ForEach(func(k, _ []byte) error {
+				t, err := decodeTask(tasks.Get(k), string(k))
+				if err != nil {
+					return err
+				}
+				out = append(out, t)
+				return nil
+			})
+		})
+	})
+	return out, err
+}

@@ -1,0 +1,112 @@
+package storage_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cutroom/cutroom/internal/pgtest"
+	"github.com/cutroom/cutroom/storage"
+)
+
+// quiet reads ch until nothing arrives for a while (a subscription may start with a
+// signal: it says only that something may have changed).
+func quiet(t *testing.T, ch <-chan struct{}) {
+	t.Helper()
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				t.Fatal("the subscription closed")
+			}
+		case <-time.After(300 * time.Millisecond):
+			return
+		}
+	}
+}
+
+// signalled fails the test unless ch receives within 10 s.
+func signalled(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case _, ok := <-ch:
+		if !ok {
+			t.Fatalf("%s: the subscription closed", what)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s: no signal within 10 s", what)
+	}
+}
+
+// TestSubscribe: a write wakes a subscriber of the same DB, on each engine; the channel
+// closes when its context ends.
+func TestSubscribe(t *testing.T) {
+	eachEngine(t, func(t *testing.T, engine string) {
+		db := storage.OpenEngine(t, engine, nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		ch := db.Subscribe(ctx)
+		quiet(t, ch)
+		if _, err := db.CreateWorkspace(storage.WorkspaceInput{Name: "w"}); err != nil {
+			t.Fatal(err)
+		}
+		signalled(t, ch, "a local write")
+		cancel()
+		deadline := time.After(5 * time.Second)
+		for {
+			select {
+			case _, ok := <-ch:
+				if !ok {
+					return
+				}
+			case <-deadline:
+				t.Fatal("the channel stayed open after its context ended")
+			}
+		}
+	})
+}
+
+// TestSubscribeAcrossNodes: a write on one PostgreSQL node wakes a subscriber of another,
+// also after the subscriber's listening connection was cut (it reconnects).
+func TestSubscribeAcrossNodes(t *testing.T) {
+	url := pgtest.URL(t)
+	a, b := storage.OpenPostgresURL(t, url, nil), storage.OpenPostgresURL(t, url, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := b.Subscribe(ctx)
+	quiet(t, ch)
+	if _, err := a.CreateWorkspace(storage.WorkspaceInput{Name: "w1"}); err != nil {
+		t.Fatal(err)
+	}
+	signalled(t, ch, "another node's write")
+
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var cut int
+	if err := conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE application_name = 'cutroom-listen' AND datname = current_database()`).Scan(&cut); err != nil || cut != 1 {
+		t.Fatalf("cut %d listening connections (%v), want 1", cut, err)
+	}
+	signalled(t, ch, "the cut connection") // missed notifications: the subscriber reads again
+	// wait until it listens again, then write
+	deadline := time.Now().Add(10 * time.Second)
+	for n := 0; n != 1; {
+		if time.Now().After(deadline) {
+			t.Fatal("the listener did not reconnect within 10 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE application_name = 'cutroom-listen' AND datname = current_database() AND state = 'idle'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	quiet(t, ch)
+	if _, err := a.CreateWorkspace(storage.WorkspaceInput{Name: "w2"}); err != nil {
+		t.Fatal(err)
+	}
+	signalled(t, ch, "another node's write after the reconnection")
+}
