@@ -303,6 +303,9 @@ func runOnce(bin, pg string, pgPID int, c config, d time.Duration, clients int, 
 	res.pgCPU = postgresCPU(pgPID) - pgCPU0
 	res.mine = selfCPU() - mine0
 	if failed != nil {
+		for i := range nodes {
+			fmt.Fprintf(os.Stderr, "node %d's errors:\n%s", i, errorLines(filepath.Join(dir, strconv.Itoa(i), "serve.log")))
+		}
 		return res, failed
 	}
 	res.exportsPerMin = float64(done.Load()) / d.Minutes()
@@ -345,6 +348,18 @@ func startNode(bin, dir string, args []string) (*node, error) {
 	_ = cmd.Wait()
 	b, _ := os.ReadFile(filepath.Join(dir, "serve.log"))
 	return nil, fmt.Errorf("serve did not start: %s", b)
+}
+
+// errorLines are the lines of a node's log at level ERROR.
+func errorLines(path string) string {
+	b, _ := os.ReadFile(path)
+	var out strings.Builder
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, "level=ERROR") {
+			out.WriteString(l + "\n")
+		}
+	}
+	return out.String()
 }
 
 // withDatabase is the server URL u naming database name.
