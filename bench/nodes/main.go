@@ -138,6 +138,9 @@ func median(rs []result) result {
 			v[i] = get(r)
 		}
 		sort.Float64s(v)
+		if n := len(v); n%2 == 0 {
+			return (v[n/2-1] + v[n/2]) / 2
+		}
 		return v[len(v)/2]
 	}
 	m := result{p50: map[string]time.Duration{}, p99: map[string]time.Duration{}}
