@@ -295,12 +295,10 @@ func (s *Service) insert(t model.ExportTask, state []byte, idem *storage.Idempot
 	if idem != nil {
 		idem.Data = data
 	}
-	s.pubMu.Lock()
 	prior, err := s.store.CreateExport(t, state, idem, storage.ExportLimits{MaxActive: s.cfg.MaxActive, DedupeClientTaskID: dedupe})
 	if err == nil && prior == nil {
-		s.events.publish(t.WorkspaceID, s.View(&t))
+		s.follow()
 	}
-	s.pubMu.Unlock()
 	if err != nil {
 		return Created{}, storeError(err, t.ID)
 	}

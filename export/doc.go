@@ -97,10 +97,27 @@
 //     anything is charged), and a task commit that fails for lack of space is STORAGE_FULL
 //     too (storeError); tasks already accepted keep rendering, and expired outputs are
 //     still deleted.
-//   - Events (events.go): every committed change of a task is published to an in-memory
-//     EventLog (a ring of Config.EventBuffer changes, DefaultEventBuffer) as the TaskView
-//     after the change; the commit and the publish happen under one mutex, so the log is in
-//     commit order. Readers never block the scheduler: they read the ring from the last
-//     sequence they saw and resync from Recent when they fell behind it. Ids carry an epoch
-//     new at each start, so ids of an earlier process are recognised.
+//   - Events (events.go, tail.go): every committed change of a task is recorded in the
+//     database's task change log in the task's own transaction (storage.TaskChanges), and
+//     each Service follows that log into its in-memory EventLog (a ring of
+//     Config.EventBuffer changes, DefaultEventBuffer) as the TaskView after the change, so a
+//     stream on any node over the database sees every node's changes (issue 32). The log,
+//     not the process, numbers the changes: ids are "<database epoch>-<sequence>", so
+//     Last-Event-ID resumes on any node and after a restart (a new Service loads the newest
+//     EventBuffer changes); an id of another database or older than the ring resyncs from
+//     Recent. The log is followed after each of this Service's commits (a change is
+//     published before the call that made it returns), at every commit of another node on
+//     a shared database (storage's Subscribe) and every Config.EventPoll (DefaultEventPoll,
+//     a fallback); on a database of its own (bbolt) every commit is this Service's, so it
+//     does not wake at commits. Readers never block the scheduler: they read the ring from
+//     the last sequence they saw and resync from Recent when they fell behind it. Run trims
+//     the log to EventBuffer once it holds a quarter more. The TaskView a node builds from a
+//     change equals what GET showed on the node that made it: outputUrl is signed with the
+//     database's secret, and only an expiry passed since hides it. Cost on bbolt
+//     (BenchmarkTaskUpdate, one progress write with its publish; progress is written every
+//     ProgressInterval per rendering task), medians of 7 runs of 3,000 writes alternating
+//     with the revision before the log, load average 8-10 on 2 cores: 100.6 µs user and
+//     104.9 µs system CPU per write against 49.8 and 80.4 (wall 463 µs against 303, fsync
+//     included). The extra 76 µs (the change stored, read back and decoded) is 0.015% of a
+//     core per rendering task at two writes a second.
 package export

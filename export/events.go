@@ -4,48 +4,71 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cutroom/cutroom/model"
-	"github.com/google/uuid"
 )
 
 // DefaultEventBuffer is how many task changes the event log keeps for replay
 // (Config.EventBuffer).
 const DefaultEventBuffer = 4096
 
+// DefaultEventPoll is the longest time between two reads of the database's task change log
+// (Config.EventPoll): a fallback, as every commit of any node wakes the reader.
+const DefaultEventPoll = 5 * time.Second
+
 // Event is one change of a task: the task as the API showed it right after the change.
 type Event struct {
-	// Seq numbers the changes of this process from 1, in commit order.
+	// Seq is the change's sequence in the database's task change log (storage.TaskChange),
+	// the same on every node over the database: each task's changes in commit order.
 	Seq         uint64
 	WorkspaceID string
 	Task        TaskView
 }
 
 // EventLog keeps the last task changes in a bounded ring, in commit order, for live
-// streams (GET /v1/exports/events). Readers never block writers: a reader asks for the
-// changes after the last one it saw (Since) and waits on the returned channel for more; a
-// reader that fell further behind than the ring holds is told so (lapped) and resyncs from
-// the tasks' current state. Ids are "<epoch>-<seq>" with an epoch new at each start, so an
-// id of an earlier process is recognised as too old.
+// streams (GET /v1/exports/events). It follows the database's task change log (tail.go), so
+// a node's log holds the changes every node made. Readers never block writers: a reader
+// asks for the changes after the last one it saw (Since) and waits on the returned channel
+// for more; a reader that fell further behind than the ring holds is told so (lapped) and
+// resyncs from the tasks' current state. Ids are "<epoch>-<seq>" with the database's epoch
+// (storage.TaskChangesEpoch), so an id one node gave resumes on any other, and an id of
+// another database is recognised.
 type EventLog struct {
 	epoch string
 	mu    sync.Mutex
 	ring  []Event
 	seq   uint64        // last Seq published
+	base  uint64        // a reader after an earlier Seq missed changes the ring never held
 	wake  chan struct{} // closed at the next publish
 }
 
-func newEventLog(size int) *EventLog {
-	return &EventLog{epoch: uuid.NewString()[:8], ring: make([]Event, size),
-		wake: make(chan struct{})}
+func newEventLog(epoch string, size int) *EventLog {
+	return &EventLog{epoch: epoch, ring: make([]Event, size), wake: make(chan struct{})}
 }
 
-func (l *EventLog) publish(ws string, v TaskView) {
+// publish adds changes of Seqs above the last one's, in order.
+func (l *EventLog) publish(evs ...Event) {
+	if len(evs) == 0 {
+		return
+	}
 	l.mu.Lock()
-	l.seq++
-	l.ring[l.seq%uint64(len(l.ring))] = Event{Seq: l.seq, WorkspaceID: ws, Task: v}
+	for _, e := range evs {
+		l.ring[e.Seq%uint64(len(l.ring))] = e
+		l.seq = e.Seq
+	}
 	close(l.wake)
 	l.wake = make(chan struct{})
+	l.mu.Unlock()
+}
+
+// skip moves the log on to Seq seq without the changes up to it (trimmed from the
+// database's log before this node read them): a reader after an earlier Seq is lapped.
+func (l *EventLog) skip(seq uint64) {
+	l.mu.Lock()
+	if seq > l.seq {
+		l.seq, l.base = seq, seq
+	}
 	l.mu.Unlock()
 }
 
@@ -63,11 +86,12 @@ func (l *EventLog) Since(ws string, after uint64) (evs []Event, last uint64, lap
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := uint64(len(l.ring))
-	if after > l.seq || (l.seq > n && after < l.seq-n) {
+	if after > l.seq || after < l.base || (l.seq > n && after < l.seq-n) {
 		return nil, l.seq, true, l.wake
 	}
 	for s := after + 1; s <= l.seq; s++ {
-		if e := l.ring[s%n]; e.WorkspaceID == ws {
+		// A slot holds an older Seq where no change of this one was published.
+		if e := l.ring[s%n]; e.Seq == s && e.WorkspaceID == ws {
 			evs = append(evs, e)
 		}
 	}
@@ -77,7 +101,7 @@ func (l *EventLog) Since(ws string, after uint64) (evs []Event, last uint64, lap
 // ID returns the stream id of seq.
 func (l *EventLog) ID(seq uint64) string { return l.epoch + "-" + strconv.FormatUint(seq, 10) }
 
-// ParseID returns the Seq of a stream id; ok is false for an id of another process or a
+// ParseID returns the Seq of a stream id; ok is false for an id of another database or a
 // malformed one.
 func (l *EventLog) ParseID(id string) (seq uint64, ok bool) {
 	ep, n, found := strings.Cut(id, "-")
@@ -93,11 +117,9 @@ func (s *Service) Events() *EventLog { return s.events }
 
 // update is store.UpdateExport that publishes the change to the event log, and reports
 // whether the change was made (changed is false when it returned storage.ErrNoChange).
-// Changes are published in commit order: pubMu is held across the commit and the publish
-// (bbolt serialises writers anyway).
+// The commit appended the change to the database's change log; follow publishes it (and
+// any other node's before it) before update returns.
 func (s *Service) update(id string, change func(t *model.ExportTask) ([]model.WebhookDelivery, error)) (t model.ExportTask, changed bool, err error) {
-	s.pubMu.Lock()
-	defer s.pubMu.Unlock()
 	t, err = s.store.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) {
 		evs, err := change(t)
 		changed = err == nil
@@ -105,7 +127,7 @@ func (s *Service) update(id string, change func(t *model.ExportTask) ([]model.We
 	})
 	changed = changed && err == nil
 	if changed {
-		s.events.publish(t.WorkspaceID, s.View(&t))
+		s.follow()
 	}
 	return t, changed, err
 }

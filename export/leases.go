@@ -131,6 +131,9 @@ func (s *Service) lose(l storage.LostLease) {
 		s.abort(l.ID, errCanceled)
 		return
 	}
+	s.mu.Lock()
+	s.lostAt[l.ID] = time.Now()
+	s.mu.Unlock()
 	s.cfg.Metrics.LeaseLost()
 	s.log.Warn("export lease lost: another node took the task; its render here stops", "task", l.ID,
 		"node", s.cfg.NodeID, "holder", l.Holder)
@@ -186,6 +189,21 @@ func (s *Service) requeueExpired(pick func(t *model.ExportTask) bool) error {
 // without a lease, by a release before leases, counts as expired).
 func leaseExpired(t *model.ExportTask, now time.Time) bool {
 	return t.Status == model.StatusProcessing && (t.LeaseExpiresAt == nil || t.LeaseExpiresAt.Before(now))
+}
+
+// backingOff reports whether this node lost id's lease less than a LeaseTTL ago: a node
+// that stalled past its lease (a pause, a partition, a slow clock) does not claim the task
+// straight back from the node that took it over, which would count a crash on each round
+// trip until the task failed. It forgets losses older than that.
+func (s *Service) backingOff(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	at, ok := s.lostAt[id]
+	if ok && time.Since(at) >= s.cfg.LeaseTTL {
+		delete(s.lostAt, id)
+		return false
+	}
+	return ok
 }
 
 func (s *Service) isRunning(id string) bool {

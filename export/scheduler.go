@@ -35,14 +35,16 @@ func (s *Service) Running() int {
 // PAUSED (a graceful stop) back to PENDING (on a shared store only those no live node holds
 // the lease of: leases.go), then renders pending tasks oldest first with up to Workers at
 // once, renews its tasks' leases, requeues tasks whose lease expired, and deletes expired
-// outputs. When ctx ends it stops every render, records those tasks as PAUSED (they resume
-// on the next Run; PENDING on a shared store, for any node), removes their partial files
-// and returns once every render goroutine has finished.
+// outputs; it also follows the database's task change log into the event log (tail.go),
+// for the changes other nodes make. When ctx ends it stops every render, records those
+// tasks as PAUSED (they resume on the next Run; PENDING on a shared store, for any node),
+// removes their partial files and returns once every render goroutine has finished.
 func (s *Service) Run(ctx context.Context) error {
 	if err := s.requeueAtStart(); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
+	wg.Go(func() { s.followEvents(ctx) })
 	poll := time.NewTicker(s.cfg.PollInterval)
 	defer poll.Stop()
 	janitor := time.NewTicker(s.cfg.JanitorInterval)
@@ -168,12 +170,13 @@ func (s *Service) Abandon() []string {
 func (s *Service) fill(wg *sync.WaitGroup) {
 	for {
 		s.mu.Lock()
-		busy := len(s.running)
+		busy, backoffs := len(s.running), len(s.lostAt)
 		s.mu.Unlock()
 		if busy >= s.cfg.Workers {
 			return
 		}
-		ids, err := s.store.PendingExports(busy + 1)
+		// the tasks this node backs off from (backingOff) may head the queue: read past them
+		ids, err := s.store.PendingExports(busy + 1 + backoffs)
 		if err != nil {
 			s.log.Error("export: list pending tasks", "err", err)
 			return
@@ -183,7 +186,7 @@ func (s *Service) fill(wg *sync.WaitGroup) {
 			s.mu.Lock()
 			_, running := s.running[id]
 			s.mu.Unlock()
-			if running {
+			if running || s.backingOff(id) {
 				continue
 			}
 			if s.start(wg, id) {

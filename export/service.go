@@ -44,6 +44,13 @@ type Store interface {
 	ExpiredOutputs(now time.Time) ([]string, error)
 	WorkspaceCredits(workspaceID string) (balance int64, limited bool, err error)
 	ProjectWithState(workspaceID, id string) (model.Project, []byte, error)
+	// The task change log that the event log follows (tail.go), and the signal of commits.
+	SequenceTaskChanges() (int, error)
+	TaskChanges(after uint64, max int) (storage.TaskChangeLog, error)
+	TrimTaskChanges(upto uint64) (int, error)
+	TaskChangesEpoch() (string, error)
+	Subscribe(ctx context.Context) <-chan struct{}
+	Shared() bool
 }
 
 // DefaultOutputTTL is how long an output link works by default (Config.OutputTTL).
@@ -96,8 +103,13 @@ type Config struct {
 	// checks nothing (the render reports what it cannot read).
 	Unresolvable func(workspaceID string, st *editor.State) []assets.Unresolved
 	// EventBuffer is how many task changes the event log (Events) keeps for streams to
-	// replay (default DefaultEventBuffer).
+	// replay (default DefaultEventBuffer), and how many the database's task change log keeps
+	// (the smallest of the nodes' over one database wins).
 	EventBuffer int
+	// EventPoll is the longest time between two reads of the database's task change log
+	// (default DefaultEventPoll); a commit of any node over the database wakes the reader
+	// sooner.
+	EventPoll time.Duration
 	// Names, when set, gives what a workspace's state may name beyond the built-in
 	// sets: its own illustrations and the remote background images the server fetches.
 	// Create refuses a state with a name that resolves to nothing (editor.ReferenceIssues:
@@ -143,11 +155,14 @@ type Service struct {
 	validate *editor.Validator
 	wake     chan struct{}
 	events   *EventLog
-	pubMu    sync.Mutex // held across a task commit and its publish (events.go)
+
+	followMu           sync.Mutex // one follow at a time (tail.go); guards what it read
+	logOldest, logLast uint64
 
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc
-	leases  map[string]struct{} // tasks whose lease this node holds (claimed, render running)
+	leases  map[string]struct{}  // tasks whose lease this node holds (claimed, render running)
+	lostAt  map[string]time.Time // tasks whose lease this node lost, when (not claimed again for a LeaseTTL)
 	// crashOnStop makes Run's end stop renders as a crash would: nothing recorded (tests)
 	crashOnStop atomic.Bool
 }
@@ -211,6 +226,9 @@ func New(cfg Config, store Store, r Renderer) (*Service, error) {
 	if cfg.LeaseTTL <= 0 {
 		cfg.LeaseTTL = DefaultLeaseTTL
 	}
+	if cfg.EventPoll <= 0 {
+		cfg.EventPoll = DefaultEventPoll
+	}
 	if err := os.MkdirAll(cfg.OutputDir, 0o750); err != nil {
 		return nil, fmt.Errorf("export: output dir: %w", err)
 	}
@@ -218,8 +236,24 @@ func New(cfg Config, store Store, r Renderer) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Service{cfg: cfg, store: store, renderer: r, links: cfg.Links, log: cfg.Logger, now: cfg.Now,
-		validate: v, wake: make(chan struct{}, 1), events: newEventLog(cfg.EventBuffer), running: map[string]context.CancelCauseFunc{}, leases: map[string]struct{}{}}, nil
+	epoch, err := store.TaskChangesEpoch()
+	if err != nil {
+		return nil, fmt.Errorf("export: task change log: %w", err)
+	}
+	s := &Service{cfg: cfg, store: store, renderer: r, links: cfg.Links, log: cfg.Logger, now: cfg.Now,
+		validate: v, wake: make(chan struct{}, 1), events: newEventLog(epoch, cfg.EventBuffer), running: map[string]context.CancelCauseFunc{},
+		leases: map[string]struct{}{}, lostAt: map[string]time.Time{}}
+	// The event log starts with the newest changes it holds, so an id given before this
+	// start, or by another node, resumes here.
+	l, err := store.TaskChanges(0, 0)
+	if err != nil {
+		return nil, fmt.Errorf("export: task change log: %w", err)
+	}
+	if n := uint64(cfg.EventBuffer); l.Last > n {
+		s.events.skip(l.Last - n)
+	}
+	s.follow()
+	return s, nil
 }
 
 // Task returns a task of a workspace as the API shows it.

@@ -138,10 +138,11 @@ type taskLog struct {
 	lastSeq  uint64
 	progress map[string]map[float64]bool
 	status   map[string]string
+	last     map[string]map[string]any // each task's last event's data
 }
 
 func newTaskLog() *taskLog {
-	return &taskLog{progress: map[string]map[float64]bool{}, status: map[string]string{}}
+	return &taskLog{progress: map[string]map[float64]bool{}, status: map[string]string{}, last: map[string]map[string]any{}}
 }
 
 func (l *taskLog) add(t *testing.T, ev sseEvent) {
@@ -160,6 +161,7 @@ func (l *taskLog) add(t *testing.T, ev sseEvent) {
 	}
 	l.progress[id][ev.task["progress"].(float64)] = true
 	l.status[id] = ev.task["status"].(string)
+	l.last[id] = ev.task
 }
 
 // complete checks that every task of ids ended COMPLETED and showed each percentage
@@ -256,7 +258,7 @@ func TestEventsManyUpdatesManyStreams(t *testing.T) {
 
 // TestEventsResumeAfterReconnect: a client that drops its stream mid-render and
 // reconnects with Last-Event-ID gets every change it missed; an id the server cannot
-// replay (another process's) gets the current state of the workspace's tasks first.
+// replay (another database's) gets the current state of the workspace's tasks first.
 func TestEventsResumeAfterReconnect(t *testing.T) {
 	e := newExportEnv(t, exportOpts{workers: 1, maxActive: 20, progress: time.Nanosecond, frameDelay: 4 * time.Millisecond})
 	ts := httptest.NewServer(e.h)
@@ -284,7 +286,7 @@ func TestEventsResumeAfterReconnect(t *testing.T) {
 	}
 	log.complete(t, []string{id})
 
-	// An id of an earlier process: the current state first, then live changes.
+	// An id of another database: the current state first, then live changes.
 	s3, _ := openStream(t, ts.URL, e.keyA, "0badc0de-17")
 	defer s3.close()
 	ev, _ := s3.next(t, 5*time.Second)

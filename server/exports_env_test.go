@@ -16,6 +16,7 @@ import (
 
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/export/exporttest"
+	"github.com/cutroom/cutroom/internal/pgtest"
 	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
@@ -45,6 +46,7 @@ type exportEnv struct {
 	renderer *exporttest.Solid
 	dataDir  string
 	srv      *server.Server
+	dbURL    string // the PostgreSQL database's, when it is one
 }
 
 type exportOpts struct {
@@ -61,17 +63,45 @@ type exportOpts struct {
 	// fonts and missingFonts are export.Config.Fonts and MissingFonts
 	fonts        func(string) bool
 	missingFonts string
+	// eventBuffer and eventPoll are export.Config.EventBuffer and EventPoll.
+	eventBuffer int
+	eventPoll   time.Duration
+	// postgres keeps the records in a new PostgreSQL database (pgtest) instead of bbolt.
+	postgres bool
+	// nodeOf, when set, makes this env another API node of nodeOf's: its own service
+	// (scheduler, outputs directory) and server over nodeOf's database (its own connection
+	// to it on PostgreSQL), workspaces and keys.
+	nodeOf *exportEnv
 }
 
 func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	t.Helper()
+	if n := o.nodeOf; n != nil {
+		e := *n.env
+		if n.dbURL != "" {
+			e.db = openPostgres(t, n.dbURL, n.clock.Now)
+		}
+		node := newExportNode(t, o, e, n.clock, t.TempDir())
+		node.dbURL = n.dbURL
+		return node
+	}
 	clk := &liveClock{}
 	dir := t.TempDir()
-	db, err := storage.Open(dir, storage.Options{Now: clk.Now})
-	if err != nil {
-		t.Fatal(err)
+	var db *storage.DB
+	var dbURL string
+	var err error
+	if o.postgres {
+		dbURL = pgtest.URL(t)
+		db = openPostgres(t, dbURL, clk.Now)
+	} else {
+		if db, err = storage.Open(dir, storage.Options{Now: clk.Now}); err != nil {
+			t.Fatal(err)
+		}
+		// Cleanups run last-in first-out: the node's goroutines stop before the database
+		// closes.
+		t.Cleanup(func() { db.Close() })
 	}
-	e := &env{t: t, db: db}
+	e := env{t: t, db: db}
 	mk := func(name, secret string) string {
 		rt := true
 		in := storage.WorkspaceInput{Name: name, RuntimeAccess: &rt}
@@ -92,6 +122,28 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 		t.Fatal(err)
 	}
 	e.keyB = mk("b", "")
+	env := newExportNode(t, o, e, clk, dir)
+	env.dbURL = dbURL
+	return env
+}
+
+// openPostgres opens a connection pool to the PostgreSQL database at url, closed when the
+// test ends (after the goroutines of the node using it).
+func openPostgres(t *testing.T, dbURL string, now func() time.Time) *storage.DB {
+	t.Helper()
+	db, err := storage.OpenPostgres(context.Background(), dbURL, storage.PostgresOptions{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// newExportNode runs an export service, webhook deliverer and server over e's database,
+// with its files in dir.
+func newExportNode(t *testing.T, o exportOpts, e env, clk *liveClock, dir string) *exportEnv {
+	t.Helper()
+	db := e.db
 	guard, err := webhook.NewGuard(o.allow)
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +166,8 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	svc, err := export.New(export.Config{Workers: o.workers, OutputDir: filepath.Join(dir, "outputs"),
 		Links: export.NewLinks(public, signer), Guard: guard, Notify: dl.Notify, Now: clk.Now, OutputTTL: o.ttl,
 		ProgressInterval: o.progress, MaxActive: o.maxActive, PollInterval: 100 * time.Millisecond, JanitorInterval: 50 * time.Millisecond, Logger: quiet,
-		MaxDuration: o.maxDur, Fonts: o.fonts, MissingFonts: o.missingFonts}, db, r)
+		MaxDuration: o.maxDur, Fonts: o.fonts, MissingFonts: o.missingFonts,
+		EventBuffer: o.eventBuffer, EventPoll: o.eventPoll}, db, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,10 +182,8 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	wg.Add(2)
 	go func() { defer wg.Done(); _ = svc.Run(ctx) }()
 	go func() { defer wg.Done(); _ = dl.Run(ctx) }()
-	// Cleanups run last-in first-out: stop the goroutines, then close the database.
-	t.Cleanup(func() { db.Close() })
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	return &exportEnv{env: e, clock: clk, svc: svc, renderer: r, dataDir: dir, srv: srv}
+	return &exportEnv{env: &e, clock: clk, svc: svc, renderer: r, dataDir: dir, srv: srv}
 }
 
 // exportBody is a valid stateless create body over state, with fields overridden by kv

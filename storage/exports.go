@@ -29,9 +29,10 @@ func expiryKey(t time.Time, id string) []byte {
 }
 
 // CreateExport stores a new task, its state snapshot, the idempotency record (when idem is
-// not nil) and the credit debit in one transaction, after checking the workspace's active
-// task count and credit balance. With limits.DedupeClientTaskID and a clientTaskId that the
-// workspace used before, it stores nothing and returns the earlier task as existing.
+// not nil), the credit debit and the task's first change (changes.go) in one transaction,
+// after checking the workspace's active task count and credit balance. With
+// limits.DedupeClientTaskID and a clientTaskId that the workspace used before, it stores
+// nothing and returns the earlier task as existing.
 // Refusals are a *LimitError (ErrTooManyActive, ErrInsufficientCredits) or
 // ErrIdempotencyKeyExists.
 func (db *DB) CreateExport(t model.ExportTask, state []byte, idem *IdempotencyRecord, limits ExportLimits) (existing *model.ExportTask, err error) {
@@ -82,6 +83,9 @@ func (db *DB) CreateExport(t model.ExportTask, state []byte, idem *IdempotencyRe
 		}
 		id := []byte(t.ID)
 		if err := tx.Bucket(bucketExports).Put(id, val); err != nil {
+			return err
+		}
+		if err := db.appendTaskChange(tx, id, val, true); err != nil {
 			return err
 		}
 		if err := tx.Bucket(bucketExportState).Put(id, state); err != nil {
@@ -255,10 +259,11 @@ var ErrNoChange = errors.New("no change")
 // any transaction on a fresh copy, and the result is written only if the task is unchanged
 // since it was read (otherwise change runs again). The outbox entries change returns are
 // written in the same transaction, as are the index updates the status change implies and
-// the refund when change lowered ChargedCredits. When change returns ErrNoChange the task
-// is returned as it is, without a write; any other error is returned as is. change runs
-// again each time the task changed meanwhile (by this process or, on PostgreSQL, another):
-// it must be free of side effects, changing nothing but t and answering from t alone.
+// the refund when change lowered ChargedCredits, and the task's change (changes.go). When
+// change returns ErrNoChange the task is returned as it is, without a write; any other
+// error is returned as is. change runs again each time the task changed meanwhile (by
+// this process or, on PostgreSQL, another): it must be free of side effects, changing
+// nothing but t and answering from t alone.
 func (db *DB) UpdateExport(id string, change func(t *model.ExportTask) ([]model.WebhookDelivery, error)) (model.ExportTask, error) {
 	for attempt := 0; ; attempt++ {
 		raw, err := db.read(bucketExports, []byte(id))
@@ -296,6 +301,9 @@ func (db *DB) UpdateExport(id string, change func(t *model.ExportTask) ([]model.
 				return nil
 			}
 			if err := b.Put([]byte(id), val); err != nil {
+				return err
+			}
+			if err := db.appendTaskChange(tx, []byte(id), val, false); err != nil {
 				return err
 			}
 			if err := reindex(tx, &old, &t); err != nil {

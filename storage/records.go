@@ -71,6 +71,9 @@ var bucketRules = []bucketRule{
 	{name: bucketReferences, since: 4, record: checkReferences},
 	{name: bucketIllustrations, since: 6, owner: workspaceExists, record: checkIllustration},
 	{name: bucketAssetIndex, since: 7, owner: workspaceExists, record: checkAssetIndex},
+	{name: bucketTaskChanges, record: checkTaskChange},
+	{name: bucketTaskChangesWaiting, record: checkWaitingTaskChange},
+	{name: bucketTaskChangeStamps, record: checkTaskChangeStamp},
 }
 
 // unreadable is a record that does not decode as the store decodes it.

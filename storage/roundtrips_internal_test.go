@@ -75,7 +75,7 @@ func TestRoundTrips(t *testing.T) {
 			_, err := db.CreateExport(newTask(), []byte(`{}`), nil, ExportLimits{MaxActive: 100})
 			return err
 		}},
-		{"UpdateExport", 7, func() error {
+		{"UpdateExport", 8, func() error {
 			_, err := db.UpdateExport(id, func(t *model.ExportTask) ([]model.WebhookDelivery, error) { t.Progress++; return nil, nil })
 			return err
 		}},

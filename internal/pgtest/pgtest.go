@@ -112,6 +112,28 @@ func (s *server) admin(sql string) error {
 	return err
 }
 
+// ours checks that the server answering on s.port is this one: another test binary's
+// server may have taken the port between freePort's probe and this server's bind (this
+// one then exits), and a readiness check that took its answer handed out URLs of a
+// database about to be dropped under the tests.
+func (s *server) ours() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, s.url("postgres"))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	var dir string
+	if err := conn.QueryRow(ctx, "SELECT current_setting('data_directory')").Scan(&dir); err != nil {
+		return err
+	}
+	if dir != s.data() {
+		return fmt.Errorf("port %d answers with another server's data directory %s", s.port, dir)
+	}
+	return nil
+}
+
 func start() (*server, error) {
 	for _, b := range []string{"initdb", "postgres"} {
 		if _, err := os.Stat(filepath.Join(BinDir, b)); err != nil {
@@ -229,7 +251,7 @@ func (s *server) serve(cred *runAs) error {
 			return fmt.Errorf("postgres exited: %s", tail(log))
 		default:
 		}
-		if err := s.admin("SELECT 1"); err == nil {
+		if err := s.ours(); err == nil {
 			return nil
 		} else if time.Now().After(deadline) {
 			s.stop()
