@@ -30,7 +30,7 @@ type Stream struct {
 
 // Open opens GET url with the API key (and Last-Event-ID when lastID is set). A 200 answer
 // is read in the background and returned as a Stream; any other answer is returned for the
-// caller to check, its body unread.
+// caller to check its status and headers (its body closed).
 func Open(t *testing.T, url, key, lastID string) (*Stream, *http.Response) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -46,6 +46,7 @@ func Open(t *testing.T, url, key, lastID string) (*Stream, *http.Response) {
 	}
 	if resp.StatusCode != 200 {
 		cancel()
+		resp.Body.Close()
 		return nil, resp
 	}
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
@@ -82,6 +83,10 @@ func Open(t *testing.T, url, key, lastID string) (*Stream, *http.Response) {
 	}()
 	return s, nil
 }
+
+// Events is the stream's events and comments as they arrive, closed when the stream ends:
+// for a select that waits a short while for what should not come.
+func (s *Stream) Events() <-chan Event { return s.events }
 
 // Close ends the stream.
 func (s *Stream) Close() { s.cancel() }
