@@ -313,7 +313,7 @@ func runOnce(bin, pg string, pgPID int, c config, d time.Duration, clients int, 
 	}
 	res.exportsPerMin = float64(done.Load()) / d.Minutes()
 	for op, ds := range lat {
-		res.p50[op], res.p99[op] = pct(ds, 50), pct(ds, 99)
+		res.p50[op], res.p99[op] = benchapp.Percentile(ds, 50), benchapp.Percentile(ds, 99)
 	}
 	return res, nil
 }
@@ -417,16 +417,6 @@ func state(seconds int) string {
 
 func exportBody() []byte {
 	return []byte(`{"editorState":` + state(6) + `,"stateSchemaVersion":"v1","fps":30,"ratio":"16:9","scale":2,"format":"mp4"}`)
-}
-
-func pct(ds []time.Duration, p int) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	i := (len(s)*p + 99) / 100
-	return s[min(max(i-1, 0), len(s)-1)]
 }
 
 func loadavg() string {

@@ -112,17 +112,10 @@ func (a *acked) locked(f func()) {
 // the server run until every task has ended, so no task is stuck or rendered forever.
 // CUTROOM_CHAOS_SEED replays a run; CUTROOM_CHAOS_ROUNDS changes its length.
 func TestChaosSIGKILL(t *testing.T) {
-	if testing.Short() {
-		t.Skip("chaos loop skipped in -short")
-	}
-	needFFprobe(t)
-	seed, rounds := chaosParams(t, 6)
-	rng := rand.New(rand.NewSource(seed))
+	rng, rounds, hostile, ack := chaosSetUp(t, 6)
 	dir := t.TempDir()
 	const key = "cutroom_sk_chaos-test-key-0123456789"
 	args := []string{"--api-key", key, "--render-workers", "1", "--frame-workers", "1", "--ffmpeg", "", "--ffprobe", ""}
-	hostile := hostileSVG(t)
-	ack := &acked{projects: map[string][]string{}, assets: map[string][]byte{}, tasks: map[string]bool{}}
 
 	for round := 0; round < rounds; round++ {
 		srv := startServer(t, dir, args...)
@@ -188,10 +181,16 @@ func TestChaosSIGKILL(t *testing.T) {
 	}
 }
 
-// chaosParams are a chaos test's seed (CUTROOM_CHAOS_SEED, else the clock) and rounds
-// (CUTROOM_CHAOS_ROUNDS, else rounds), logged so that a failure can be replayed.
-func chaosParams(t *testing.T, rounds int) (int64, int) {
+// chaosSetUp is what a chaos test starts from (skipped in -short; ffprobe needed): its
+// random source, seeded from CUTROOM_CHAOS_SEED or the clock, its rounds
+// (CUTROOM_CHAOS_ROUNDS, else rounds), both logged so that a failure can be replayed; the
+// hostile SVG; and an empty record of what was acknowledged.
+func chaosSetUp(t *testing.T, rounds int) (*rand.Rand, int, []byte, *acked) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("chaos loop skipped in -short")
+	}
+	needFFprobe(t)
 	seed := time.Now().UnixNano()
 	if s, err := strconv.ParseInt(os.Getenv("CUTROOM_CHAOS_SEED"), 10, 64); err == nil {
 		seed = s
@@ -200,17 +199,13 @@ func chaosParams(t *testing.T, rounds int) (int64, int) {
 		rounds = n
 	}
 	t.Logf("seed %d (CUTROOM_CHAOS_SEED=%d replays it), %d rounds", seed, seed, rounds)
-	return seed, rounds
-}
-
-// hostileSVG is the 1 KB nested-<use> SVG, which uploads refuse.
-func hostileSVG(t *testing.T) []byte {
-	t.Helper()
+	// the 1 KB nested-<use> SVG, which uploads refuse
 	hostile := svgtest.NestedUse(9, 10)
 	if len(hostile) > 2048 {
 		t.Fatalf("the hostile SVG is %d bytes; the issue's is about 1 KB", len(hostile))
 	}
-	return hostile
+	ack := &acked{projects: map[string][]string{}, assets: map[string][]byte{}, tasks: map[string]bool{}}
+	return rand.New(rand.NewSource(seed)), rounds, hostile, ack
 }
 
 // startChaosLoad starts one client per rs running chaosSteps, each on the server pick

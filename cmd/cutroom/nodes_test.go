@@ -424,15 +424,8 @@ func TestNodesShareTheWorkspace(t *testing.T) {
 // every task ends (a task of a killed node is taken over by the other).
 // CUTROOM_CHAOS_SEED replays a run; CUTROOM_CHAOS_ROUNDS changes its length.
 func TestNodesChaosSIGKILL(t *testing.T) {
-	if testing.Short() {
-		t.Skip("chaos loop skipped in -short")
-	}
-	needFFprobe(t)
-	seed, rounds := chaosParams(t, 4)
-	rng := rand.New(rand.NewSource(seed))
+	rng, rounds, hostile, ack := chaosSetUp(t, 4)
 	c := newNodeCluster(t, "a", "b")
-	hostile := hostileSVG(t)
-	ack := &acked{projects: map[string][]string{}, assets: map[string][]byte{}, tasks: map[string]bool{}}
 	hc := &http.Client{Timeout: 20 * time.Second}
 	client := func(base string) chaosClient { return chaosClient{base: base, key: exportKey, hc: hc} }
 
