@@ -23,8 +23,8 @@ func TestImportDirections(t *testing.T) {
 	testSupport := map[string][]string{
 		// internal/apptest: a real App serving on loopback with a workspace and its key, and
 		// the TestMain (private network namespace, private font cache) of app's and
-		// console's tests.
-		"internal/apptest": {"app", "internal/netnstest", "storage"},
+		// console's tests (which stops the PostgreSQL a test started).
+		"internal/apptest": {"app", "internal/netnstest", "internal/pgtest", "storage"},
 		// internal/browsertest: headless Chromium (chromedp) for the browser tests of console
 		// and app.
 		"internal/browsertest": {"internal/imagetest"},

@@ -119,6 +119,7 @@ type App struct {
 	Renderer  *render.Pipeline   // serving only
 
 	janitor *janitor
+	fonts   *fontSync        // serving only: the uploaded fonts of the database
 	cluster *clusterRun      // nil: no cluster
 	metrics *metrics.Metrics // serving only
 	hs      *http.Server
@@ -233,7 +234,8 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	// An asset used by an active export cannot be deleted; the check reads the tasks from
 	// the database, so it exists before the export service that needs this store's media.
 	acfg.References = export.NewReferences(a.DB)
-	acfg.OnFont = func(path string) { addFonts(a.Fonts, []string{path}, a.log) }
+	a.fonts = newFontSync(a.DB, nil, a.Fonts, log) // its store is set once built
+	acfg.OnFont = a.fonts.added
 	space := diskspace.NewGuard(areas.root, a.cfg.MinFreeDisk)
 	acfg.Space = space
 	if a.cfg.FFprobe != "" {
@@ -245,7 +247,7 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	if err != nil {
 		return err
 	}
-	a.Assets = store
+	a.Assets, a.fonts.store = store, store
 	n, err := store.Recover()
 	if err != nil {
 		return fmt.Errorf("sweep the files area: %w", err)
@@ -253,11 +255,9 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	if n > 0 {
 		log.Info("removed files left by an interrupted upload", "n", n)
 	}
-	uploaded, err := store.FontFiles()
-	if err != nil {
+	if err := a.fonts.load(); err != nil {
 		return fmt.Errorf("uploaded fonts: %w", err)
 	}
-	addFonts(a.Fonts, uploaded, a.log)
 	var ff *media.FFmpeg
 	health := &readiness{dataDir: a.cfg.DataDir, db: a.DB, space: space, ffmpeg: ffmpegNotConfigured, blobs: areas}
 	if a.cfg.FFmpeg != "" {
@@ -281,7 +281,7 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	if err != nil {
 		return fmt.Errorf("--fetch-remote: %w", err)
 	}
-	a.Renderer = newRenderer(store, a.Fonts, a.cfg.Render, ff, remote, illustrationsFor(a.DB, store), a.log, a.metrics)
+	a.Renderer = newRenderer(store, a.fonts, a.cfg.Render, ff, remote, illustrationsFor(a.DB, store), a.log, a.metrics)
 	ecfg := a.cfg.Export
 	ecfg.OutputDir, ecfg.Links, ecfg.Guard = areas.outputs(), export.NewLinks(a.BaseURL, signer), guard
 	ecfg.Blobs, ecfg.SharedOutputs = areas.store, areas.kind == blobsDir
@@ -289,7 +289,8 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	ecfg.Space = space
 	ecfg.Unresolvable = unresolvable(store, a.cfg.Render.AssetDir, remote)
 	ecfg.Names = stateNames(a.DB, store, a.cfg.Render.AssetDir, remote)
-	ecfg.Fonts = a.Fonts.HasFamily
+	synced := syncedFonts{a.fonts} // a family missing is looked for in the database once more
+	ecfg.Fonts = synced.HasFamily
 	var renderer export.Renderer = a.Renderer
 	if a.cfg.Cluster.enabled() {
 		if renderer, err = a.openCluster(a.Renderer, store, remote, ff); err != nil {
@@ -309,10 +310,10 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 		scfg.AllowedHosts = server.LoopbackHosts(a.BaseURL)
 	}
 	srv := server.New(scfg, server.Deps{Accounts: a.DB, Projects: a.DB, Idempotency: a.DB, Exports: a.Exports,
-		Assets: store, Files: store, Fonts: a.Fonts, FontFamilies: fontFamilies(a.Fonts, dataFontsDir(a.cfg.DataDir)),
+		Assets: store, Files: store, Fonts: synced, FontFamilies: synced.families(fontFamilies(a.Fonts, dataFontsDir(a.cfg.DataDir))),
 		Metrics: a.metrics, Backups: a.DB, Health: health,
 		Illustrations: a.DB, Names: ecfg.Names, Unresolvable: ecfg.Unresolvable,
-		Previews: stillPreviews{render.NewStills(a.Renderer)}, Webhooks: a.DB, Console: console.Handler()})
+		Previews: stillPreviews{render.NewStills(a.Renderer), a.fonts}, Webhooks: a.DB, Console: console.Handler()})
 	a.hs = srv.HTTPServer(a.ln.Addr().String())
 	a.janitor = newJanitor(a.DB, a.cfg.JanitorInterval, log)
 	return nil
@@ -329,6 +330,9 @@ func (a *App) logger() *slog.Logger {
 // Close releases what Run does not: a listener never served and the database. Call it after
 // Run returned (or instead of Run).
 func (a *App) Close() error {
+	if a.fonts != nil {
+		a.fonts.close()
+	}
 	if a.cluster != nil {
 		a.cluster.close()
 		a.cluster = nil

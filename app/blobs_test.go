@@ -28,6 +28,7 @@ import (
 	"github.com/cutroom/cutroom/internal/ffmpegtest"
 	"github.com/cutroom/cutroom/internal/teststate"
 	"github.com/cutroom/cutroom/model"
+	"github.com/cutroom/cutroom/storage"
 )
 
 const natsToken = "blob-store-test-token-0123"
@@ -90,9 +91,17 @@ func serveSharing(t *testing.T, cfg app.Config, first *testApp) *testApp {
 // serveOver is serveSharing for tests and benchmarks.
 func serveOver(t testing.TB, cfg app.Config, first *apptest.Served) *apptest.Served {
 	t.Helper()
+	b, dir := serveOn(t, cfg, first.DB, false)
+	return &apptest.Served{App: b, Key: first.Key, WorkspaceID: first.WorkspaceID, DataDir: dir}
+}
+
+// serveOn serves an App of cfg, on a data dir of its own (returned), over db until the
+// test ends; the App closes db at its end when own, else leaves it to whoever opened it.
+func serveOn(t testing.TB, cfg app.Config, db *storage.DB, own bool) (*app.App, string) {
+	t.Helper()
 	cfg.DataDir, cfg.ShutdownGrace = t.TempDir(), 5*time.Second
 	b := app.New(cfg)
-	b.DB = first.DB
+	b.DB = db
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +109,9 @@ func serveOver(t testing.TB, cfg app.Config, first *apptest.Served) *apptest.Ser
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := b.Open(ctx, ln); err != nil {
 		cancel()
-		b.DB = nil
+		if !own {
+			b.DB = nil
+		}
 		_ = b.Close()
 		t.Fatal(err)
 	}
@@ -111,12 +122,14 @@ func serveOver(t testing.TB, cfg app.Config, first *apptest.Served) *apptest.Ser
 		if err := <-ran; err != nil {
 			t.Error(err)
 		}
-		b.DB = nil // first's, closed by first
+		if !own {
+			b.DB = nil // closed by whoever opened it
+		}
 		if err := b.Close(); err != nil {
 			t.Error(err)
 		}
 	})
-	return &apptest.Served{App: b, Key: first.Key, WorkspaceID: first.WorkspaceID, DataDir: cfg.DataDir}
+	return b, cfg.DataDir
 }
 
 // uploaded is an upload's answer.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor"
-	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/editor"
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/lottie"
@@ -57,7 +56,7 @@ type RenderSettings struct {
 // Unless set, each render composites on NumCPU-1 workers (at least 1): the API keeps a core
 // while renders run, which lowers the API's latency under renders and raises throughput (see
 // bench/README.md, exports.sh).
-func newRenderer(store *assets.Store, fonts *text.Library, rs RenderSettings, ff *media.FFmpeg, remote *assets.Remote,
+func newRenderer(store *assets.Store, fonts *fontSync, rs RenderSettings, ff *media.FFmpeg, remote *assets.Remote,
 	ill func(context.Context, export.RenderJob) (compositor.IllustrationFunc, error), log *slog.Logger, m render.Metrics) *render.Pipeline {
 	if rs.FrameWorkers <= 0 {
 		rs.FrameWorkers = max(1, runtime.NumCPU()-1)
@@ -65,6 +64,7 @@ func newRenderer(store *assets.Store, fonts *text.Library, rs RenderSettings, ff
 	return render.NewPipeline(render.PipelineConfig{
 		Media: media.Media{FFmpeg: ff}, // what every job's media decodes, for Features
 		MediaFor: func(ctx context.Context, job export.RenderJob) (compositor.Media, error) {
+			fonts.ensureFor(ctx, job.Parsed) // before text is drawn: another node's upload
 			m := media.Media{Resolve: localResolver(store.ResolveFor(ctx, job.WorkspaceID), rs.AssetDir),
 				MaxPixels: store.Limits().MaxImagePixels, FFmpeg: ff}
 			if remote != nil && job.Parsed != nil {
@@ -83,7 +83,7 @@ func newRenderer(store *assets.Store, fonts *text.Library, rs RenderSettings, ff
 			return m, nil
 		},
 		IllustrationsFor:  ill,
-		Text:              compositor.NewTextItems(fonts, log),
+		Text:              compositor.NewTextItems(fonts.lib, log),
 		Workers:           rs.FrameWorkers,
 		Preset:            rs.Preset,
 		CRF:               rs.CRF,

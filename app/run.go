@@ -34,6 +34,7 @@ func (a *App) Run(ctx context.Context) error {
 	wg.Add(2)
 	go func() { defer wg.Done(); _ = a.janitor.Run(bg) }()
 	go func() { defer wg.Done(); _ = a.Deliverer.Run(bg) }()
+	a.fonts.follow(bg) // other nodes' font uploads (a.fonts.close waits for it)
 	// The scheduler stops before the deliverer and the database: on shutdown it records
 	// its renders as PAUSED.
 	var schedWG sync.WaitGroup

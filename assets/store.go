@@ -143,6 +143,7 @@ type Records interface {
 	Asset(workspaceID, id string) (model.Asset, error)
 	AssetRecord(id string) (model.Asset, error)
 	AssetIDs() (map[string]bool, error)
+	FontAssets() ([]model.Asset, error)
 	ReferenceVersion(workspaceID string) (uint64, error)
 	SoftDeleteAssetIfUnchanged(workspaceID, id string, version uint64) (model.Asset, error)
 	BindAsset(workspaceID, projectID, assetID string) error
@@ -444,7 +445,7 @@ func (s *Store) upload(ctx context.Context, up Upload) (model.Asset, error) {
 	if a.Type == TypeFont && s.cfg.OnFont != nil {
 		// the font library reads the file now and the cluster's jobs name it later: its
 		// local copy is kept (keepFont)
-		if err := s.keepFont(final); err != nil {
+		if err := s.keepFont(context.Background(), final); err != nil {
 			s.log.Warn("uploaded font not loaded", "asset", a.ID, "err", err)
 		} else {
 			s.cfg.OnFont(final)
@@ -454,16 +455,17 @@ func (s *Store) upload(ctx context.Context, up Upload) (model.Asset, error) {
 }
 
 // keepFont makes an uploaded font's file present and keeps its local copy for the
-// store's life (the font library and cluster jobs name it by path).
-func (s *Store) keepFont(path string) error {
-	_, err := s.fetchNow(path) // never released
+// store's life (the font library and cluster jobs name it by path), the fetch bounded by
+// ctx and fetchTimeout.
+func (s *Store) keepFont(ctx context.Context, path string) error {
+	_, err := s.fetchNow(ctx, path) // never released
 	return err
 }
 
-// fetchNow makes a file present where no request or render bounds the fetch
-// (fetchTimeout).
-func (s *Store) fetchNow(path string) (release func(), err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+// fetchNow makes a file present where no request or render bounds the fetch: ctx (which
+// may never end) and fetchTimeout bound it.
+func (s *Store) fetchNow(ctx context.Context, path string) (release func(), err error) {
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
 	return s.cfg.Blobs.Fetch(ctx, path)
 }
@@ -472,29 +474,30 @@ func (s *Store) fetchNow(path string) (release func(), err error) {
 // bounds it (an uploaded font at start).
 const fetchTimeout = 5 * time.Minute
 
-
-
-// FontFiles returns the stored paths of every live uploaded font, of every workspace, for
-// loading into the font library at start.
-func (s *Store) FontFiles() ([]string, error) {
-	ids, err := s.rec.AssetIDs()
+// FontFiles returns the stored paths of the live uploaded fonts, of every workspace, but
+// those known reports (the font library has them already; nil: none), each made present
+// through the object store and kept (keepFont), for loading into the font library: at
+// start, and on every node when the database's font generation changes. A font whose file
+// cannot be fetched is logged and counted in unfetched (try again later), not returned.
+func (s *Store) FontFiles(ctx context.Context, known func(path string) bool) (paths []string, unfetched int, err error) {
+	fonts, err := s.rec.FontAssets()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	var out []string
-	for id := range ids {
-		a, err := s.rec.AssetRecord(id)
-		if err != nil || a.Type != TypeFont || a.DeletedAt != nil {
+	for _, a := range fonts {
+		p := s.filePath(a.FileKey)
+		if known != nil && known(p) {
 			continue
 		}
-		if err := s.keepFont(s.filePath(a.FileKey)); err != nil {
+		if err := s.keepFont(ctx, p); err != nil {
 			s.log.Warn("uploaded font not loaded", "asset", a.ID, "err", err)
+			unfetched++
 			continue
 		}
-		out = append(out, s.filePath(a.FileKey))
+		paths = append(paths, p)
 	}
-	sort.Strings(out)
-	return out, nil
+	sort.Strings(paths)
+	return paths, unfetched, nil
 }
 
 func mismatch(declared string, f Format) error {
@@ -733,7 +736,7 @@ func (s *Store) ResolveFor(ctx context.Context, workspaceID string) Resolver {
 		if ctx.Err() != nil {
 			// a resolver kept past its render (a preview's compositor, cached for the next
 			// instant): the file is fetched again if it went, and not kept
-			release, err := s.fetchNow(p)
+			release, err := s.fetchNow(context.Background(), p)
 			if err == nil {
 				release()
 			}

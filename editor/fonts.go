@@ -88,9 +88,19 @@ func FontUses(s *State) []FontUse {
 // resolves a font-family list: the first name that is available is drawn, so a list is
 // provided when one of its names is a generic family or one has reports true for; an empty
 // value draws the default family. Issues carry CodeFontMissing, the member's pointer and a
-// message naming the families, sorted like a Result's.
+// message naming the families, sorted like a Result's. has is asked once per name (a
+// miss may cost the caller a look in its database).
 func FontIssues(s *State, has func(family string) bool) []Issue {
 	var out []Issue
+	known := map[string]bool{}
+	provides := func(name string) bool {
+		v, ok := known[name]
+		if !ok {
+			v = has(name)
+			known[name] = v
+		}
+		return v
+	}
 	for _, u := range FontUses(s) {
 		fams := ParseFontFamilies(u.Value)
 		if len(fams) == 0 {
@@ -99,7 +109,7 @@ func FontIssues(s *State, has func(family string) bool) []Issue {
 		provided := false
 		names := make([]string, len(fams))
 		for i, f := range fams {
-			provided = provided || f.Generic || has(f.Name)
+			provided = provided || f.Generic || provides(f.Name)
 			names[i] = strconv.Quote(f.Name)
 		}
 		if provided {

@@ -47,3 +47,26 @@ func TestParseFontFamilies(t *testing.T) {
 		t.Fatalf("empty list: %+v", got)
 	}
 }
+
+// TestFontIssuesAsksOncePerName: a family named by many members is looked up once (a miss
+// may cost the caller a database read), and every member naming it is reported.
+func TestFontIssuesAsksOncePerName(t *testing.T) {
+	st := mustParseFile(t, "editor-state.valid.text-template.json")
+	var text TemplateNode
+	for _, it := range st.Items {
+		if it.Template == nil {
+			continue
+		}
+		for _, n := range it.Template.Nodes {
+			if n.Type == TemplateNodeText {
+				text = n
+			}
+		}
+		it.Template.Nodes = append(it.Template.Nodes, text, text)
+	}
+	asked := map[string]int{}
+	is := FontIssues(st, func(f string) bool { asked[f]++; return false })
+	if len(is) != 3 || len(asked) != 1 || asked[text.Style.FontFamily] != 1 {
+		t.Fatalf("issues %+v, asked %v: want three issues and one question", is, asked)
+	}
+}

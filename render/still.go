@@ -32,6 +32,10 @@ type Still struct {
 	Width, Height int
 	// Format is "png" or "jpeg".
 	Format string
+	// Fonts keys the compositor cache too: a compositor prepared under other Fonts (the
+	// App passes its font library's text.Library.Additions) drew its text with the fonts
+	// there were then, and is not reused.
+	Fonts uint64
 }
 
 // stillCacheSize is how many prepared compositors (with their decoded media) Still keeps:
@@ -127,7 +131,8 @@ func (st *Stills) Still(ctx context.Context, s Still) ([]byte, error) {
 		return nil, errors.New("render: a still needs a state and a size")
 	}
 	sum := sha256.Sum256(s.Raw)
-	key := s.WorkspaceID + "/" + hex.EncodeToString(sum[:]) + "/" + strconv.Itoa(s.Width) + "x" + strconv.Itoa(s.Height)
+	key := s.WorkspaceID + "/" + hex.EncodeToString(sum[:]) + "/" + strconv.Itoa(s.Width) + "x" + strconv.Itoa(s.Height) +
+		"/" + strconv.FormatUint(s.Fonts, 10)
 	e := st.cache.get(key)
 	var media compositor.Media
 	closeMedia := func() {}

@@ -8,6 +8,7 @@
 #   runtime: ffmpeg (optional at run time: decoding video and compressed audio inputs)
 #   examples: curl and jq (examples/*.sh send requests and read and rewrite JSON with them)
 #   tests:   ffmpeg/ffprobe (reference decoder), chromium (browser reference renders),
+#            fonts-dejavu-core (the system-font and font-upload tests draw DejaVu),
 #            unicode-data (the UAX #9 conformance files BidiCharacterTest.txt and BidiTest.txt
 #            for compositor/text's bidi tests), time (/usr/bin/time for bench/compare.sh),
 #            postgresql (the PostgreSQL 15 server the storage tests start: internal/pgtest),
@@ -29,7 +30,7 @@ command -v npm >/dev/null 2>&1 || want+=(npm)
 windows=(gcc-mingw-w64-x86-64 nasm cmake make curl xz-utils patch zip wine64)
 case "${1:-}" in
 --test)
-  want+=(chromium fonts-noto-core unicode-data time postgresql dpkg-dev adduser systemd "${windows[@]}")
+  want+=(chromium fonts-noto-core fonts-dejavu-core unicode-data time postgresql dpkg-dev adduser systemd "${windows[@]}")
   ;;
 --deb) want+=(dpkg-dev adduser systemd) ;;
 --windows) want+=("${windows[@]}") ;;

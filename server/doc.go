@@ -61,7 +61,8 @@
 //   - Frame previews (preview.go): GET /v1/projects/{id}/frame and POST /v1/editor/frame
 //     draw one frame through Deps.Previews (the App wires render.Stills in; the server
 //     never imports the compositor). The ETag hashes the workspace, the state's bytes, the
-//     time in ms, the width and the format; If-None-Match answers 304 before anything is
+//     time in ms, the width, the format and, for VersionedPreviews, their Version (the
+//     App's fonts: a font uploaded changes the picture); If-None-Match answers 304 before anything is
 //     drawn, and the last 32 MiB of pictures are kept. Width is capped at MaxPreviewSide on
 //     both sides; at most MaxPreviews draw per workspace (429 FRAME_PREVIEWS_BUSY). webp is
 //     refused (FRAME_FORMAT_UNSUPPORTED): no encoder without a new cgo dependency. The

@@ -41,6 +41,15 @@ type Previews interface {
 		width, height int, format string) ([]byte, error)
 }
 
+// VersionedPreviews is Previews whose pictures of one state depend on more than its bytes
+// (the fonts the App has): Version, asked before the ETag is made (and so before Frame),
+// is part of the ETag and of the cache's key, so a picture drawn before, and a client's
+// copy of it, is not served once it changed.
+type VersionedPreviews interface {
+	Previews
+	Version(ctx context.Context, workspaceID string, st *editor.State) string
+}
+
 // previews is the server's side of frame previews: the per-workspace limit and the cache.
 type previews struct {
 	validator *editor.Validator
@@ -244,8 +253,12 @@ func (s *Server) frame(c *gin.Context, state []byte, fp frameParams, field strin
 	millis := int64(math.Round(fp.t * 1000))
 	ws := principal(c).Workspace.ID
 	sum := sha256.Sum256(state)
+	version := ""
+	if v, ok := s.deps.Previews.(VersionedPreviews); ok {
+		version = "/" + v.Version(c.Request.Context(), ws, parsed)
+	}
 	key := sha256.Sum256([]byte(ws + "/" + hex.EncodeToString(sum[:]) + "/" + strconv.FormatInt(millis, 10) + "/" +
-		strconv.Itoa(width) + "/" + format))
+		strconv.Itoa(width) + "/" + format + version))
 	etag := `"` + hex.EncodeToString(key[:16]) + `"`
 	hdr := c.Writer.Header()
 	hdr.Set("ETag", etag)

@@ -7,8 +7,10 @@ import (
 	"image/jpeg"
 	"image/png"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -286,5 +288,49 @@ func TestFramePreviewTimeLimit(t *testing.T) {
 	light := e.do("POST", "/v1/editor/frame", e.keyA, map[string]any{"editorState": jsonRaw(solidState(320, 180, 1)), "t": 0.5})
 	if light.Status != 200 {
 		t.Fatalf("the preview after a timed-out one: %d %s", light.Status, light.Body)
+	}
+}
+
+// versionedStills is stills whose pictures depend on a version besides the state
+// (server.VersionedPreviews, as the App's fonts), counting the frames it draws.
+type versionedStills struct {
+	*stills
+	version atomic.Int64
+	drawn   atomic.Int64
+}
+
+func (p *versionedStills) Version(context.Context, string, *editor.State) string {
+	return strconv.FormatInt(p.version.Load(), 10)
+}
+
+func (p *versionedStills) Frame(ctx context.Context, ws string, st *editor.State, raw []byte, ms int64, w, h int, format string) ([]byte, error) {
+	p.drawn.Add(1)
+	return p.stills.Frame(ctx, ws, st, raw, ms, w, h, format)
+}
+
+// TestFramePreviewVersion: with VersionedPreviews, a picture of one state is served from
+// the cache and answers 304 while the version stays, and is drawn again, with another
+// ETag, once it changed (the App's fonts: a font uploaded since).
+func TestFramePreviewVersion(t *testing.T) {
+	e, p := newPreviewEnv(t, 0)
+	v := &versionedStills{stills: p}
+	e.h = checkAPI(t, server.New(server.Config{Now: e.clock.Now, PublicURL: "http://127.0.0.1:8787"},
+		server.Deps{Accounts: e.db, Projects: e.db, Idempotency: e.db, Assets: e.store, Files: e.store, Previews: v}).Handler())
+	body := map[string]any{"editorState": jsonRaw(twoColours()), "t": 0.5, "width": 160, "format": "png"}
+	first := e.do("POST", "/v1/editor/frame", e.keyA, body)
+	etag := first.Header.Get("ETag")
+	if first.Status != 200 || etag == "" {
+		t.Fatalf("first: %d, ETag %q", first.Status, etag)
+	}
+	if r := e.do("POST", "/v1/editor/frame", e.keyA, body, "If-None-Match", etag); r.Status != 304 {
+		t.Fatalf("same version, If-None-Match: %d", r.Status)
+	}
+	if r := e.do("POST", "/v1/editor/frame", e.keyA, body); r.Status != 200 || v.drawn.Load() != 1 {
+		t.Fatalf("same version: %d, %d frames drawn (want the cached one)", r.Status, v.drawn.Load())
+	}
+	v.version.Add(1)
+	r := e.do("POST", "/v1/editor/frame", e.keyA, body, "If-None-Match", etag)
+	if r.Status != 200 || r.Header.Get("ETag") == etag || v.drawn.Load() != 2 {
+		t.Fatalf("another version: %d, ETag %s (was %s), %d frames drawn (want 2)", r.Status, r.Header.Get("ETag"), etag, v.drawn.Load())
 	}
 }

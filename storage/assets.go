@@ -129,6 +129,9 @@ func (db *DB) CreateAsset(a model.Asset, projectID string) error {
 		if err := indexAsset(tx, a); err != nil {
 			return err
 		}
+		if err := bumpFontGeneration(tx, a.Type); err != nil {
+			return err
+		}
 		return tx.Bucket(bucketAssets).Put([]byte(a.ID), val)
 	})
 }
@@ -213,6 +216,9 @@ func (db *DB) SoftDeleteAssetIfUnchanged(workspaceID, id string, version uint64)
 		}
 		if v := referenceVersion(tx, workspaceID); v != version {
 			return fmt.Errorf("%w: workspace %s wrote editor states since version %d (now %d)", ErrReferencesChanged, workspaceID, version, v)
+		}
+		if err := bumpFontGeneration(tx, a.Type); err != nil {
+			return err
 		}
 		return b.Put([]byte(id), val)
 	})

@@ -183,6 +183,8 @@ func checkMeta(_ Tx, _, k, v []byte) error {
 	switch {
 	case bytes.Equal(k, keySchemaVersion) && len(v) != 8:
 		return fmt.Errorf("the schema version has %d bytes, not 8", len(v))
+	case bytes.Equal(k, keyFontGeneration) && len(v) != 8:
+		return fmt.Errorf("the font generation has %d bytes, not 8", len(v))
 	case bytes.HasPrefix(k, []byte("secret:")) && len(v) == 0:
 		return errors.New("an empty secret")
 	}

@@ -332,6 +332,10 @@ func (l *Library) fontsAdded() {
 	l.runeFaces.Range(func(k, _ any) bool { l.runeFaces.Delete(k); return true })
 }
 
+// Additions counts the font additions since the library was built: a drawing of text
+// kept outside the library (a prepared compositor) is stale once it changed.
+func (l *Library) Additions() uint64 { return l.fonts.Load() }
+
 // AddFontData registers a font from memory (TTF, OTF, TTC, WOFF or WOFF2 bytes); name
 // identifies it in errors. It behaves like [Library.AddFontFile].
 func (l *Library) AddFontData(name string, data []byte) error {

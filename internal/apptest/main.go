@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cutroom/cutroom/internal/netnstest"
+	"github.com/cutroom/cutroom/internal/pgtest"
 )
 
 // Main is the TestMain of a package whose tests start Apps (pkg names it in notices): it
@@ -14,7 +15,7 @@ import (
 // fetch remote assets and deliver webhooks to loopback hosts, a browser may try to reach
 // services of its own, and nothing may leave the machine), with the Apps' font cache
 // (XDG_CACHE_HOME) in a temporary directory rather than the user's cache, and exits with
-// their code.
+// their code, after stopping the PostgreSQL a test started (pgtest.Main).
 func Main(m *testing.M, pkg string) {
 	if code, done := netnstest.Reexec(pkg); done {
 		os.Exit(code)
@@ -25,7 +26,7 @@ func Main(m *testing.M, pkg string) {
 		os.Exit(1)
 	}
 	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
-	code := m.Run()
+	code := pgtest.Main(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
