@@ -126,6 +126,8 @@ type App struct {
 	ln      net.Listener
 	// listening is where ln listens (Open with a listener).
 	listening Listening
+	// scratch is a directory Close removes (readFileAreas)
+	scratch string
 }
 
 // New returns an App of cfg; nothing is opened before OpenDB or Open.
@@ -164,8 +166,9 @@ func (a *App) OpenDB() error {
 }
 
 // Open builds the components. With ln it builds everything serve runs, the HTTP server on
-// ln included (Run then serves); without, only the database, the asset store (read side) and
-// the font library, as `cutroom export` uses them.
+// ln included (Run then serves); without, only the database, the asset store (read side,
+// fetching from the blob store into a scratch directory: readFileAreas) and the font
+// library, as `cutroom export` uses them.
 func (a *App) Open(ctx context.Context, ln net.Listener) error {
 	if err := a.OpenDB(); err != nil {
 		return err
@@ -200,10 +203,10 @@ func (a *App) Open(ctx context.Context, ln net.Listener) error {
 	if ln == nil {
 		if a.DB != nil {
 			var areas *fileAreas
-			if areas, err = a.fileAreasOf(); err != nil {
+			if areas, err = a.readFileAreas(); err != nil {
 				return err
 			}
-			a.Assets, err = assets.NewStore(assets.Config{Dir: areas.files(), Logger: a.logger()}, a.DB, signer)
+			a.Assets, err = assets.NewStore(assets.Config{Dir: areas.files(), Blobs: areas.store, Logger: a.logger()}, a.DB, signer)
 		}
 		return err
 	}
@@ -229,7 +232,7 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	}
 	acfg := a.cfg.Assets
 	acfg.Dir, acfg.PublicURL, acfg.Logger = areas.files(), a.BaseURL, log
-	acfg.Blobs, acfg.Shared = areas.store, areas.kind == blobsDir
+	acfg.Blobs, acfg.Shared, acfg.SharedGrace = areas.store, areas.kind == blobsDir, a.cfg.Blobs.SweepGrace
 	acfg.Metrics = a.metrics
 	// An asset used by an active export cannot be deleted; the check reads the tasks from
 	// the database, so it exists before the export service that needs this store's media.
@@ -316,6 +319,7 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 		Previews: stillPreviews{render.NewStills(a.Renderer), a.fonts}, Webhooks: a.DB, Console: console.Handler()})
 	a.hs = srv.HTTPServer(a.ln.Addr().String())
 	a.janitor = newJanitor(a.DB, a.cfg.JanitorInterval, log)
+	a.janitor.files = a.fileSweep(areas)
 	return nil
 }
 
@@ -340,6 +344,10 @@ func (a *App) Close() error {
 	if a.ln != nil {
 		_ = a.ln.Close()
 		a.ln = nil
+	}
+	if a.scratch != "" {
+		_ = os.RemoveAll(a.scratch)
+		a.scratch = ""
 	}
 	if a.DB == nil {
 		return nil

@@ -32,6 +32,10 @@ type BlobSettings struct {
 	// Replicas is how many copies NATS keeps of the object store when the App creates it
 	// (0: 1; an existing store keeps its own configuration).
 	Replicas int
+	// SweepGrace is how old a file without a record must be before the janitor removes
+	// it (default blob.DefaultSweepGrace, an hour: an upload's file is written before its
+	// record commits, perhaps on another node).
+	SweepGrace time.Duration
 }
 
 // The kinds of blob store, as /readyz reports them (blobStoreKind).
@@ -86,6 +90,15 @@ func (a *App) openFileAreas() (*fileAreas, error) {
 	if !a.cfg.Cluster.enabled() {
 		return nil, errors.New("--blob-store nats keeps files in the NATS object store: it needs --cluster-listen or --nats")
 	}
+	if f.store, err = a.openBlobStore(f.root, blobDirs); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// openBlobStore joins NATS (dialCluster) and opens the NATS store with its copies under
+// root (dirs: the subdirectories it takes in, blob.Config.Dirs).
+func (a *App) openBlobStore(root string, dirs []string) (*blob.Store, error) {
 	if err := a.dialCluster(); err != nil {
 		return nil, err
 	}
@@ -95,8 +108,31 @@ func (a *App) openFileAreas() (*fileAreas, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--blob-store nats: %w", err)
 	}
-	if f.store, err = blob.New(blob.Config{Root: f.root, Dirs: blobDirs, Objects: objs,
-		MaxBytes: a.cfg.Blobs.CacheBytes, Logger: a.logger()}); err != nil {
+	return blob.New(blob.Config{Root: root, Dirs: dirs, Objects: objs, MaxBytes: a.cfg.Blobs.CacheBytes, Logger: a.logger()})
+}
+
+// readFileAreas is fileAreasOf for a process that reads the files beside the servers
+// (`cutroom export --workspace`). With nats it fetches them from the object store into
+// a scratch directory under the data dir's cache/, removed by Close: the data dir's own
+// copies are a node's, which this process leaves alone (the node may be running, on
+// PostgreSQL, and evicting them).
+func (a *App) readFileAreas() (*fileAreas, error) {
+	f, err := a.fileAreasOf()
+	if err != nil || f.kind != blobsNATS {
+		return f, err
+	}
+	if len(a.cfg.Cluster.NATS) == 0 {
+		return nil, errors.New("--blob-store nats reads the files from the NATS object store: it needs --nats (and --cluster-token or --nats-creds)")
+	}
+	cache := filepath.Join(a.cfg.DataDir, "cache")
+	if err := os.MkdirAll(cache, 0o750); err != nil {
+		return nil, err
+	}
+	if a.scratch, err = os.MkdirTemp(cache, "export-*"); err != nil {
+		return nil, err
+	}
+	f.root = a.scratch
+	if f.store, err = a.openBlobStore(f.root, nil); err != nil {
 		return nil, err
 	}
 	return f, nil

@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +27,7 @@ import (
 	"github.com/cutroom/cutroom/export"
 	"github.com/cutroom/cutroom/internal/apptest"
 	"github.com/cutroom/cutroom/internal/ffmpegtest"
+	"github.com/cutroom/cutroom/internal/pgtest"
 	"github.com/cutroom/cutroom/internal/teststate"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
@@ -71,8 +73,9 @@ func hasObject(t *testing.T, objs *cluster.FileObjects, name string) bool {
 }
 
 // natsNode is the config of an API node keeping files in e's object store: ffmpeg for
-// video and sound, the janitor every 100 ms, and no polling for tasks (a node renders
-// the tasks created on it, which wake its scheduler).
+// video and sound, the janitor every 100 ms, and no polling for tasks (a scheduler wakes
+// at a commit of any node over its database, so any node may render a task: a test that
+// needs one node to render stops the others, node.Stop).
 func natsNode(e *cluster.Embedded) app.Config {
 	return app.Config{Blobs: app.BlobSettings{Store: app.BlobStoreNATS},
 		Cluster: app.ClusterSettings{NATS: []string{"nats://" + e.Addr()}, Token: natsToken},
@@ -91,15 +94,19 @@ func serveSharing(t *testing.T, cfg app.Config, first *testApp) *testApp {
 // serveOver is serveSharing for tests and benchmarks.
 func serveOver(t testing.TB, cfg app.Config, first *apptest.Served) *apptest.Served {
 	t.Helper()
-	b, dir := serveOn(t, cfg, first.DB, false)
+	b, dir, _ := serveOn(t, cfg, first.DB, false)
 	return &apptest.Served{App: b, Key: first.Key, WorkspaceID: first.WorkspaceID, DataDir: dir}
 }
 
-// serveOn serves an App of cfg, on a data dir of its own (returned), over db until the
-// test ends; the App closes db at its end when own, else leaves it to whoever opened it.
-func serveOn(t testing.TB, cfg app.Config, db *storage.DB, own bool) (*app.App, string) {
+// serveOn serves an App of cfg, on cfg's data dir or else one of its own (returned), over
+// db until the test ends or stop (which shuts it down as SIGTERM does, once); the App
+// closes db at its end when own, else leaves it to whoever opened it.
+func serveOn(t testing.TB, cfg app.Config, db *storage.DB, own bool) (_ *app.App, dataDir string, stop func()) {
 	t.Helper()
-	cfg.DataDir, cfg.ShutdownGrace = t.TempDir(), 5*time.Second
+	if cfg.DataDir == "" {
+		cfg.DataDir = t.TempDir()
+	}
+	cfg.ShutdownGrace = 5 * time.Second
 	b := app.New(cfg)
 	b.DB = db
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -117,7 +124,7 @@ func serveOn(t testing.TB, cfg app.Config, db *storage.DB, own bool) (*app.App, 
 	}
 	ran := make(chan error, 1)
 	go func() { ran <- b.Run(ctx) }()
-	t.Cleanup(func() {
+	stop = sync.OnceFunc(func() {
 		cancel()
 		if err := <-ran; err != nil {
 			t.Error(err)
@@ -129,7 +136,89 @@ func serveOn(t testing.TB, cfg app.Config, db *storage.DB, own bool) (*app.App, 
 			t.Error(err)
 		}
 	})
-	return b, cfg.DataDir
+	t.Cleanup(stop)
+	return b, cfg.DataDir, stop
+}
+
+// node is an API node that a test stops and starts again over the same data dir and
+// database, as an operator restarts a process. Any node over a database may claim any
+// pending task, so a test that needs one node to render an export stops the others until
+// it has (a deterministic renderer, not the winner of a race).
+type node struct {
+	*testApp
+	cfg  app.Config
+	db   func() *storage.DB // the database of each start: one shared handle, or a new one
+	own  bool               // the App closes db() at its stop
+	stop func()
+}
+
+// startNode serves a node of cfg over db() (on a data dir of its own) with workspace ws
+// and API key key.
+func startNode(t *testing.T, cfg app.Config, db func() *storage.DB, own bool, ws, key string) *node {
+	t.Helper()
+	n := &node{testApp: &testApp{Served: &apptest.Served{Key: key, WorkspaceID: ws}, t: t}, cfg: cfg, db: db, own: own}
+	n.cfg.DataDir = t.TempDir()
+	n.Start()
+	return n
+}
+
+// Stop shuts n down as SIGTERM does: until Start, the other nodes alone claim tasks.
+func (n *node) Stop() { n.stop() }
+
+// Start serves n again, over its data dir and database, on a new listener.
+func (n *node) Start() {
+	n.t.Helper()
+	s := *n.Served
+	s.App, s.DataDir, n.stop = serveOn(n.t, n.cfg, n.db(), n.own)
+	n.Served = &s
+}
+
+// sharingNodes serves two nodes of cfg sharing their records: on one bbolt database (two
+// Apps over one *storage.DB in a directory of its own, open until the test ends), or on
+// one PostgreSQL database through a handle of each start, as two processes are; with
+// workspace "w" and an API key of it.
+func sharingNodes(t *testing.T, cfg app.Config, engine string) (a, b *node) {
+	t.Helper()
+	var open func() *storage.DB
+	own := engine != "bbolt"
+	if own {
+		url := pgtest.URL(t)
+		open = func() *storage.DB {
+			db, err := storage.OpenPostgres(context.Background(), url, storage.PostgresOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return db
+		}
+	} else {
+		db, err := storage.Open(t.TempDir(), storage.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { // after the nodes' stops
+			if err := db.Close(); err != nil {
+				t.Error(err)
+			}
+		})
+		open = func() *storage.DB { return db }
+	}
+	setup := open()
+	on := true
+	ws, err := setup.CreateWorkspace(storage.WorkspaceInput{Name: "w", RuntimeAccess: &on})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, key, err := setup.CreateKey("w", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if own {
+		if err := setup.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a = startNode(t, cfg, open, own, ws.ID, key)
+	return a, startNode(t, cfg, open, own, ws.ID, key)
 }
 
 // uploaded is an upload's answer.
@@ -271,15 +360,15 @@ func localCopy(dataDir, rel string) ([]byte, error) {
 // TestBlobStoreNATSTwoNodes: two API nodes with data dirs of their own, sharing their
 // records and one NATS object store (--blob-store nats). A file uploaded on A is served
 // by B byte for byte (a Range too), fetched into B's data dir on that first read; B
-// renders a state whose image and video (decoded by ffmpeg, with its sound) were uploaded
-// on A, and A serves that output; B serves the output A rendered. Deleting the asset on B
+// (the only node running: A stopped) renders a state whose image and video (decoded by
+// ffmpeg, with its sound) were uploaded on A, and A, started again, serves that output; A
+// (B stopped) renders, and B, started again, serves A's output. Deleting the asset on B
 // removes its object (A answers 404), and an expired output's object goes with it. Both
 // report the blob store ready.
 func TestBlobStoreNATSTwoNodes(t *testing.T) {
 	e := startNATS(t)
 	objs := fileObjects(t, e)
-	a := startApp(t, natsNode(e), nil)
-	b := serveSharing(t, natsNode(e), a)
+	a, b := sharingNodes(t, natsNode(e), "bbolt")
 
 	pic, clip := redPNG(t, 160, 180), clipMP4(t)
 	img := a.upload("red.png", "image/png", pic)
@@ -304,6 +393,7 @@ func TestBlobStoreNATSTwoNodes(t *testing.T) {
 	}
 
 	state := twoAssetState(t, img, vid)
+	a.Stop() // B alone renders
 	onB := createExport(t, b.Served, state)
 	if task := waitExport(t, b.Served, onB); task.Status != model.StatusCompleted {
 		t.Fatalf("render on B: %s %s", task.Status, deref(task.Error))
@@ -311,12 +401,14 @@ func TestBlobStoreNATSTwoNodes(t *testing.T) {
 	if got, err := localCopy(b.DataDir, "files/"+img.FileKey); err != nil || !bytes.Equal(got, pic) {
 		t.Fatalf("B rendered without a copy of A's image: %v", err)
 	}
+	a.Start()
 	r := a.get(b.outputURL(onB))
 	if r.status != 200 {
 		t.Fatalf("A's GET of B's output: %d %s", r.status, r.body)
 	}
 	checkOutput(t, []byte(r.body))
 
+	b.Stop() // A alone renders
 	onA := createExport(t, a.Served, state)
 	if task := waitExport(t, a.Served, onA); task.Status != model.StatusCompleted {
 		t.Fatalf("render on A: %s %s", task.Status, deref(task.Error))
@@ -325,7 +417,11 @@ func TestBlobStoreNATSTwoNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	b.Start()
 	link := a.outputURL(onA)
+	if _, err := localCopy(b.DataDir, "outputs/"+onA+"/"+onA+".mp4"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("B has a copy of A's output before any read: %v", err)
+	}
 	if r := b.get(link); r.status != 200 || r.body != string(outA) {
 		t.Fatalf("B's GET of A's output: %d, %d bytes, want the %d A wrote", r.status, len(r.body), len(outA))
 	}
@@ -360,7 +456,7 @@ func TestBlobStoreNATSTwoNodes(t *testing.T) {
 	if r := b.get(link); r.status != 410 {
 		t.Fatalf("B's GET of the expired output: %d %s", r.status, r.body)
 	}
-	for _, n := range []*testApp{a, b} {
+	for _, n := range []*node{a, b} {
 		if st, checks, _ := n.readyz(); st != 200 || checks["blobStore"] != "ok" || checks["blobStoreKind"] != "nats" {
 			t.Fatalf("readyz: %d %v", st, checks)
 		}

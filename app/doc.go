@@ -5,7 +5,8 @@
 //
 // What it owns. An App owns the database (storage), the asset store, the font library, the
 // renderer (render.Pipeline), the export service and its scheduler, the webhook deliverer,
-// one janitor (sweeping expired idempotency records), the HTTP server and, when serving, its
+// one janitor (sweeping expired idempotency records and, with a blob store, the files no
+// record serves: blobsweep.go), the HTTP server and, when serving, its
 // own metrics registry (metrics.New; never Prometheus's global registry), which it hands to
 // the server, the export service, the renderer, the deliverer and the asset store, and
 // whose scrape-time gauges read the database, the scheduler and the data dir's disk. The components
@@ -21,7 +22,10 @@
 //     lock). The admin commands stop here; serve calls it first to set up the default
 //     workspace before it listens.
 //   - Open(ctx, nil) adds the font library and the asset store's read side: what
-//     `cutroom export` needs (without a DataDir, only the font library).
+//     `cutroom export` needs (without a DataDir, only the font library). With
+//     --blob-store nats that store fetches the files from the object store into a scratch
+//     directory Close removes, leaving the data dir's copies, a node's, alone
+//     (readFileAreas).
 //   - Open(ctx, ln) builds everything serving needs: the asset store (crash leftovers of
 //     uploads swept, uploaded fonts loaded), the renderer, the outbound-address guard, the
 //     deliverer, the export service, the HTTP server on ln and the janitor.

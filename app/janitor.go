@@ -8,12 +8,14 @@ import (
 	"github.com/cutroom/cutroom/storage"
 )
 
-// janitor sweeps expired records every interval until its context ends; Wake sweeps now.
+// janitor sweeps expired records, and the files no record serves (files, when set), every
+// interval until its context ends; Wake sweeps now.
 type janitor struct {
 	db       *storage.DB
 	interval time.Duration
 	log      *slog.Logger
 	wake     chan struct{}
+	files    func(context.Context)
 }
 
 func newJanitor(db *storage.DB, interval time.Duration, log *slog.Logger) *janitor {
@@ -40,6 +42,9 @@ func (j *janitor) Run(ctx context.Context) error {
 		case <-j.wake:
 		}
 		j.sweep()
+		if j.files != nil {
+			j.files(ctx)
+		}
 	}
 }
 

@@ -195,6 +195,9 @@ type Config struct {
 	// temp files and record-less asset directories younger than SharedGrace alone, as
 	// they may be another node's upload in progress.
 	Shared bool
+	// SharedGrace, when positive, replaces the constant SharedGrace (app's
+	// BlobSettings.SweepGrace).
+	SharedGrace time.Duration
 }
 
 // SharedGrace is how old a temp file or record-less asset directory of a shared files
@@ -885,7 +888,11 @@ func (s *Store) mayBeInProgress(e fs.DirEntry) bool {
 		return false
 	}
 	info, err := e.Info()
-	return err == nil && s.now().Sub(info.ModTime()) < SharedGrace
+	grace := s.cfg.SharedGrace
+	if grace <= 0 {
+		grace = SharedGrace
+	}
+	return err == nil && s.now().Sub(info.ModTime()) < grace
 }
 
 // Recover sweeps the files area after a crash: it removes every temp file, and every
@@ -893,7 +900,22 @@ func (s *Store) mayBeInProgress(e fs.DirEntry) bool {
 // and stray files beside a recorded file. Call it before serving uploads. In a shared files
 // area (Config.Shared) it leaves what is younger than SharedGrace: another node's upload
 // may be in progress.
-func (s *Store) Recover() (removed int, err error) {
+func (s *Store) Recover() (removed int, err error) { return s.recover(true) }
+
+// SweepShared is Recover for a shared files area (Config.Shared) while serving, which the
+// App's janitor runs: another node's crash leaves files that no start of this node
+// sweeps. It leaves what is younger than SharedGrace, and reads no record per asset (the
+// stray files beside a recorded file, which Recover removes, are left to a start): one
+// read of the asset ids and a listing of the directories.
+func (s *Store) SweepShared() (removed int, err error) {
+	if !s.cfg.Shared {
+		return 0, errors.New("assets: SweepShared is for a shared files area")
+	}
+	return s.recover(false)
+}
+
+// recover is Recover; strays: remove the stray files beside a recorded file too.
+func (s *Store) recover(strays bool) (removed int, err error) {
 	entries, err := os.ReadDir(s.tmpDir())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return 0, err
@@ -931,6 +953,9 @@ func (s *Store) Recover() (removed int, err error) {
 					removed++
 					s.log.Info("removed an asset file without a record", "dir", dir)
 				}
+				continue
+			}
+			if !strays {
 				continue
 			}
 			rec, err := s.rec.AssetRecord(ad.Name())

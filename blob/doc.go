@@ -47,9 +47,27 @@
 //     output removes the local copy and the object. Other nodes' copies of it are not
 //     told: the records decide what is served (a deleted asset or purged output is never
 //     served), and the copies go with their eviction. Objects can be left behind without
-//     a record, never served and not swept: a crash between an upload's put and its
-//     record's commit, or a delete while NATS does not answer (Drop gives up after
-//     DropTimeout and logs it; an expired output is tried again at the next sweep).
+//     a record, never served: a crash between an upload's put and its record's commit, an
+//     upload refused after its put, or a delete while NATS does not answer (Drop gives up
+//     after DropTimeout and logs it). The Sweeper removes them.
+//   - Sweeping (Sweeper, run by the App's janitor on every node, every 10 minutes by
+//     default). It streams the object store's listing (no list held in memory), hands
+//     the names older than the grace to the caller's Orphaned a page at a time, which
+//     reads the records after the listing, and removes those it names. An object younger
+//     than the grace (DefaultSweepGrace, an hour) is left: an upload's object is put
+//     before its record commits, perhaps on another node, and a sweep must not take it
+//     in between. An output whose task is still active is kept too (the App's Orphaned):
+//     a task resumed elsewhere renders again and puts the same name. Each run examines at
+//     most DefaultSweepChecks objects and removes at most DefaultSweepDeletes, and the
+//     next run goes on from where it stopped (a count of entries to skip, per node; an
+//     entry skipped for a shift of the listing is examined on the next pass). Several
+//     nodes sweep at once without coordination: deleting an object twice is no error,
+//     and a record read after the listing keeps its object. An error of the object store
+//     (or of the records) ends the run, logged; the next run examines that part again.
+//     The listing costs 11 µs an object (BenchmarkSweepExamine: 2000 objects of an
+//     embedded NATS, every one recorded; median of 3, load average 8, 8 CPU seconds for
+//     the whole run with its puts), so a run's 10 000 cost about 0.1 s of listing; the
+//     records Orphaned reads, one an object, cost more on PostgreSQL.
 //   - Replication is the object store's: the App creates "cutroom-files" with
 //     --blob-replicas copies (1 by default) when it does not exist, and keeps the
 //     configuration of an existing one, so an operator may create it first (`nats object

@@ -41,6 +41,9 @@ type Objects interface {
 	Delete(ctx context.Context, name string) error
 	// Check tells whether the store answers.
 	Check(ctx context.Context) error
+	// List calls each with the name and modification time of every object, in a stable
+	// order, until each returns an error (which List returns); it streams the listing.
+	List(ctx context.Context, each func(name string, mod time.Time) error) error
 }
 
 // Config configures a Store.
@@ -318,6 +321,11 @@ func (s *Store) Delete(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
+	return s.deleteKey(ctx, key)
+}
+
+// deleteKey removes the local copy and the object of key.
+func (s *Store) deleteKey(ctx context.Context, key string) error {
 	s.copies.Remove(key)
 	if err := s.cfg.Objects.Delete(ctx, key); err != nil {
 		return s.unavailable(fmt.Errorf("delete %s: %w", key, err), "the file store (NATS) did not delete the file")

@@ -31,7 +31,14 @@ func natsObjects(t *testing.T) (*cluster.FileObjects, *cluster.Embedded) {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Shutdown)
-	nc, err := cluster.Connect(cluster.ConnConfig{Embedded: e, Token: token, Name: "blob test"})
+	return objectsAt(t, e.Addr()), e
+}
+
+// objectsAt is the files' object store of the NATS server at addr (HOST:PORT), over a
+// connection that reconnects to a server started again there, until the test ends.
+func objectsAt(t testing.TB, addr string) *cluster.FileObjects {
+	t.Helper()
+	nc, err := cluster.Connect(cluster.ConnConfig{URLs: []string{"nats://" + addr}, Token: token, Name: "blob test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +49,7 @@ func natsObjects(t *testing.T) (*cluster.FileObjects, *cluster.Embedded) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return objs, e
+	return objs
 }
 
 // gets counts the objects fetched through it (the real store underneath).

@@ -103,6 +103,54 @@ func (f *FileObjects) Delete(ctx context.Context, name string) error {
 	return err
 }
 
+// listStall bounds the wait for the next entry of a List: a watcher whose connection
+// failed sends nothing more (and no error).
+const listStall = 30 * time.Second
+
+// List calls each with the name and modification time (the NATS server's clock) of every
+// object, deleted ones left out, in the store's order (the oldest change first), until
+// each returns an error, which List returns. The listing streams: nothing but the entry
+// at hand is held. A NATS that stops answering fails it within listStall.
+func (f *FileObjects) List(ctx context.Context, each func(name string, mod time.Time) error) error {
+	w, err := f.objs.Watch(ctx, jetstream.IgnoreDeletes())
+	if err != nil {
+		return err
+	}
+	defer func() {
+		_ = w.Stop()
+		// the watcher's delivery may be blocked on a send: it ends, and closes Updates,
+		// once that send is taken
+		go func() {
+			for range w.Updates() {
+			}
+		}()
+	}()
+	stall := time.NewTimer(listStall)
+	defer stall.Stop()
+	for {
+		select {
+		case info, ok := <-w.Updates():
+			if !ok { // the subscription ended (its context, the connection)
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				return fmt.Errorf("object store %s: the listing ended early", FilesName)
+			}
+			if info == nil { // the end of what the store held when the listing began
+				return nil
+			}
+			if err := each(info.Name, info.ModTime); err != nil {
+				return err
+			}
+			stall.Reset(listStall)
+		case <-stall.C:
+			return fmt.Errorf("object store %s: the listing stalled (no entry within %s)", FilesName, listStall)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
 // Check asks the object store for its status (within checkTimeout).
 func (f *FileObjects) Check(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)

@@ -37,7 +37,8 @@ type Metrics struct {
 	uploads     *prometheus.CounterVec
 	uploadBytes *prometheus.CounterVec
 
-	leases leaseMetrics
+	leases     leaseMetrics
+	filesSwept *prometheus.CounterVec
 }
 
 // New returns the metrics of one App: a new registry with the Go runtime and process
@@ -78,8 +79,11 @@ func New(src Sources, log *slog.Logger) *Metrics {
 		Name: "uploads_total", Help: "Uploads stored, by asset kind."}, []string{"kind"})
 	m.uploadBytes = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace,
 		Name: "upload_bytes_total", Help: "Bytes of uploads stored, by asset kind."}, []string{"kind"})
+	m.filesSwept = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace,
+		Name: "blob_files_swept_total", Help: "Files of the blob store that no record served, removed by the sweep, by store (nats: objects, dir: asset directories and temp files)."},
+		[]string{"store"})
 	m.reg.MustRegister(m.httpRequests, m.httpDuration, m.exportsCreated, m.exportsFinished, m.renderSeconds,
-		m.outputBytes, m.frames, m.encodeSeconds, m.webhookDeliveries, m.uploads, m.uploadBytes)
+		m.outputBytes, m.frames, m.encodeSeconds, m.webhookDeliveries, m.uploads, m.uploadBytes, m.filesSwept)
 	m.registerLeases(src)
 	m.reg.MustRegister(newStateCollector(src, log))
 	return m
@@ -153,3 +157,7 @@ func (m *Metrics) Uploaded(kind string, bytes int64) {
 	m.uploads.WithLabelValues(kind).Inc()
 	m.uploadBytes.WithLabelValues(kind).Add(float64(bytes))
 }
+
+// FilesSwept counts n files no record served removed from the blob store of kind (nats,
+// dir) by the janitor's sweep.
+func (m *Metrics) FilesSwept(kind string, n int) { m.filesSwept.WithLabelValues(kind).Add(float64(n)) }

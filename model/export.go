@@ -86,3 +86,9 @@ type Warning struct {
 
 // Active reports whether the task counts against the concurrency limit.
 func (t *ExportTask) Active() bool { return ActiveStatus(t.Status) }
+
+// OutputServed reports whether the task's output is served at now: COMPLETED, its link
+// not expired and its file not purged.
+func (t *ExportTask) OutputServed(now time.Time) bool {
+	return t.Status == StatusCompleted && !t.OutputPurged && t.OutputExpiresAt != nil && now.Before(*t.OutputExpiresAt)
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/cutroom/cutroom/app"
 	"github.com/cutroom/cutroom/blob"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // addBlobFlags declares serve's blob store flags (see docs/nodes.md).
@@ -19,6 +20,14 @@ func addBlobFlags(cmd *cobra.Command, f *serveFlags) {
 	fl.StringVar(&f.blobs.Store, "blob-store", "", "where uploaded files and export outputs live: empty (the data dir), nats (the object store of the NATS of --cluster-listen or --nats, with local copies in the data dir) or a directory every API node mounts (e.g. NFS)")
 	fl.Int64Var(&f.blobs.CacheBytes, "blob-cache-bytes", blob.DefaultCacheBytes, "with --blob-store nats, bound on the local copies of files in the data dir (least recently used go first; files in use stay)")
 	fl.IntVar(&f.blobs.Replicas, "blob-replicas", 1, "with --blob-store nats, how many copies the NATS cluster keeps of the files when the object store is created (an existing store keeps its own)")
+}
+
+// addNATSClientFlags declares the flags of a command that joins the servers' NATS as a
+// client (blobs push, export --blob-store nats).
+func addNATSClientFlags(fl *pflag.FlagSet, cs *app.ClusterSettings) {
+	fl.StringSliceVar(&cs.NATS, "nats", nil, "the NATS servers: nats://host:4222 (a server's --cluster-listen, or the servers of its --nats)")
+	fl.StringVar(&cs.Token, "cluster-token", "", "the cluster's secret (the server's --cluster-token)")
+	fl.StringVar(&cs.Creds, "nats-creds", "", "NATS credentials file (user JWT and NKey seed)")
 }
 
 // checkBlobFlags checks serve's blob store flags before anything is opened.
@@ -69,9 +78,7 @@ bytes. It prints one line per file and a total.`,
 		},
 	}
 	fl := push.Flags()
-	fl.StringSliceVar(&cs.NATS, "nats", nil, "the NATS servers: nats://host:4222 (a server's --cluster-listen, or the servers of its --nats)")
-	fl.StringVar(&cs.Token, "cluster-token", "", "the cluster's secret (the server's --cluster-token)")
-	fl.StringVar(&cs.Creds, "nats-creds", "", "NATS credentials file (user JWT and NKey seed)")
+	addNATSClientFlags(fl, &cs)
 	fl.IntVar(&bs.Replicas, "blob-replicas", 1, "how many copies the NATS cluster keeps of the files if the object store is created now (an existing store keeps its own)")
 	cmd.AddCommand(push)
 	return cmd

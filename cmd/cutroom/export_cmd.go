@@ -44,6 +44,10 @@ type exportFlags struct {
 	whole    bool
 	// workspace resolves uploaded assets from the data dir (server stopped)
 	workspace string
+	// blobStore and cluster: where the workspace's files are (serve's --blob-store) and
+	// the NATS that holds them
+	blobStore string
+	cluster   app.ClusterSettings
 	fonts     []string
 	// systemFonts adds the system font directories (--system-fonts)
 	systemFonts bool
@@ -70,7 +74,8 @@ func newExportCmd(g *globalFlags) *cobra.Command {
 			"the NAME.svg files of --illustrations. A state using what this build cannot draw is refused\n" +
 			"as the server refuses it, unless --skip-unsupported. With --workspace ID, assets uploaded to that\n" +
 			"workspace are found in --data-dir first (only while the server is stopped: the database\n" +
-			"allows one process at a time).",
+			"allows one process at a time); a server with --blob-store keeps them elsewhere: give the same\n" +
+			"--blob-store (a directory, or nats with --nats and --cluster-token: fetched from the object store).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runExport(cmd.Context(), g, args[0], f)
@@ -92,6 +97,8 @@ func newExportCmd(g *globalFlags) *cobra.Command {
 	fl.Float64Var(&f.maxFrame, "max-frame-seconds", render.DefaultMaxFrameSeconds, "watchdog: fail with EXPORT_FRAME_TIMEOUT when a frame takes longer to draw")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a bar on a terminal, else lines), bar, lines or none")
 	fl.StringVar(&f.workspace, "workspace", "", "resolve uploaded assets of this workspace id from --data-dir first (the server must be stopped)")
+	fl.StringVar(&f.blobStore, "blob-store", "", "with --workspace, where the server keeps uploaded files (its --blob-store): empty (--data-dir), nats (fetched from the NATS object store of --nats) or the shared directory")
+	addNATSClientFlags(fl, &f.cluster)
 	fl.StringSliceVar(&f.fonts, "fonts", nil, "extra directories of font files for text (besides the embedded and system fonts)")
 	fl.BoolVar(&f.systemFonts, "system-fonts", true, "use the system's font directories too; false draws text from the embedded, --fonts and (with --workspace) <data-dir>/fonts fonts only, the same on every machine")
 	fl.StringVar(&f.ffmpeg, "ffmpeg", "", "ffmpeg program that decodes video and compressed audio assets (default: ffmpeg on PATH)")
@@ -146,7 +153,9 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 		if st, err := os.Stat(g.dataDir); err != nil || !st.IsDir() {
 			return fmt.Errorf("export: --workspace needs the server's --data-dir; %s is not a directory", g.dataDir)
 		}
-		acfg.DataDir = g.dataDir
+		acfg.DataDir, acfg.Blobs.Store, acfg.Cluster = g.dataDir, f.blobStore, f.cluster
+	} else if f.blobStore != "" {
+		return errors.New("export: --blob-store is where a workspace's uploads are: it needs --workspace")
 	}
 	a := app.New(acfg)
 	defer a.Close()
@@ -154,8 +163,7 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 		return fmt.Errorf("export: %w", err)
 	}
 	if a.Assets != nil {
-		store, ws := a.Assets, f.workspace
-		resolve = firstResolver(func(a *editor.Asset) (string, error) { return store.Resolve(ws, a) }, resolve)
+		resolve = uploadsFirst(a.Assets.ResolveFor(ctx, f.workspace), resolve, g.dataDir, f.blobStore)
 	}
 	if err := checkNames(st, own, resolve); err != nil {
 		return err

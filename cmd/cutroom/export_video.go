@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -188,17 +189,25 @@ func fmtDuration(d time.Duration) string {
 	return fmt.Sprintf("%d:%02d", s/60, s%60)
 }
 
-// firstResolver tries each resolver in turn and returns the first path found, or the last
-// resolver's error.
-func firstResolver(rs ...assets.Resolver) assets.Resolver {
+// uploadsFirst resolves an asset to a workspace's upload (uploads: fetched first with a
+// blob store), else through next. An upload's record whose file is missing is an error
+// of its own, not a fall through to next: without --blob-store the file of a server
+// with one is not in the data dir, which the error says.
+func uploadsFirst(uploads, next assets.Resolver, dataDir, blobStore string) assets.Resolver {
 	return func(a *editor.Asset) (string, error) {
-		var err error
-		for _, r := range rs {
-			var p string
-			if p, err = r(a); err == nil {
-				return p, nil
-			}
+		p, err := uploads(a)
+		if assets.CodeNotFound.Is(err) {
+			return next(a)
 		}
-		return "", err
+		if err != nil {
+			return "", err // the object store failed, or has no file for the record
+		}
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			if blobStore == "" {
+				return "", fmt.Errorf("the file of uploaded asset %s is not in %s: a server started with --blob-store keeps it elsewhere; give export the same --blob-store (nats with --nats and --cluster-token, or the shared directory)", a.ID, dataDir)
+			}
+			return "", fmt.Errorf("the file of uploaded asset %s is missing: %w", a.ID, err)
+		}
+		return p, nil
 	}
 }

@@ -211,38 +211,15 @@ func TestExportVideoFromDataDir(t *testing.T) {
 	needFFprobe(t)
 	dir, state := writeExportFixture(t)
 	dataDir := t.TempDir()
-	db, err := storage.Open(dataDir, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := db.CreateWorkspace(storage.WorkspaceInput{Name: "cli"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := uuid.NewString()
-	key := "assets/" + ws.ID + "/" + id + "/green.png"
-	green, err := os.ReadFile(filepath.Join(dir, "assets", "media", "green.png"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, ws, key, green := uploadedAsset(t, dataDir, state)
 	if err := os.MkdirAll(filepath.Join(dataDir, "files", filepath.Dir(key)), 0o750); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dataDir, "files", key), green, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w := 20
-	if err := db.CreateAsset(model.Asset{ID: id, WorkspaceID: ws.ID, Type: "image", Source: "upload", Filename: "green.png",
-		MimeType: "image/png", Size: int64(len(green)), FileKey: key, Width: &w, Height: &w, CreatedAt: time.Now()}, ""); err != nil {
-		t.Fatal(err)
-	}
-	// The state names the uploaded file by its key; the --assets dir does not have it.
-	raw, _ := os.ReadFile(state)
-	if err := os.WriteFile(state, []byte(strings.Replace(string(raw), `"remoteKey":"media/green.png"`, `"remoteKey":"`+key+`"`, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	out := filepath.Join(dir, "dd.mp4")
-	args := []string{"export", state, "-o", out, "--assets", filepath.Join(dir, "assets"), "--data-dir", dataDir, "--workspace", ws.ID}
+	args := []string{"export", state, "-o", out, "--assets", filepath.Join(dir, "assets"), "--data-dir", dataDir, "--workspace", ws}
 	// while this test holds the database, like a running server
 	if b, err := exec.Command(binPath, args...).CombinedOutput(); err == nil || !strings.Contains(string(b), "in use") {
 		t.Errorf("export with the database held: err %v\n%s", err, b)
@@ -258,4 +235,38 @@ func TestExportVideoFromDataDir(t *testing.T) {
 	if b, err := exec.Command(binPath, "export", state, "-o", filepath.Join(dir, "nows.mp4"), "--assets", filepath.Join(dir, "assets")).CombinedOutput(); err == nil || !strings.Contains(string(b), "asset") {
 		t.Errorf("export without --workspace: err %v\n%s", err, b)
 	}
+}
+
+// uploadedAsset records, in a new database in dataDir, a workspace and an uploaded image
+// asset whose file is the fixture's green.png (state's directory: writeExportFixture),
+// rewrites state to name it by its key, and returns the open database (the caller closes
+// it), the workspace id, the asset's file key (under files/) and the file's bytes; the
+// file itself is not stored.
+func uploadedAsset(t *testing.T, dataDir, state string) (db *storage.DB, workspaceID, key string, file []byte) {
+	t.Helper()
+	db, err := storage.Open(dataDir, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := db.CreateWorkspace(storage.WorkspaceInput{Name: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.NewString()
+	key = "assets/" + ws.ID + "/" + id + "/green.png"
+	green, err := os.ReadFile(filepath.Join(filepath.Dir(state), "assets", "media", "green.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := 20
+	if err := db.CreateAsset(model.Asset{ID: id, WorkspaceID: ws.ID, Type: "image", Source: "upload", Filename: "green.png",
+		MimeType: "image/png", Size: int64(len(green)), FileKey: key, Width: &w, Height: &w, CreatedAt: time.Now()}, ""); err != nil {
+		t.Fatal(err)
+	}
+	// The state names the uploaded file by its key; the --assets dir does not have it.
+	raw, _ := os.ReadFile(state)
+	if err := os.WriteFile(state, []byte(strings.Replace(string(raw), `"remoteKey":"media/green.png"`, `"remoteKey":"`+key+`"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return db, ws.ID, key, green
 }
