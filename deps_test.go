@@ -22,9 +22,9 @@ func TestImportDirections(t *testing.T) {
 	// test-support packages) import them.
 	testSupport := map[string][]string{
 		// internal/apptest: a real App serving on loopback with a workspace and its key, and
-		// the TestMain (private network namespace, private font cache) of app's and
-		// console's tests (which stops the PostgreSQL a test started).
-		"internal/apptest": {"app", "internal/netnstest", "internal/pgtest", "storage"},
+		// the TestMain (private network namespace, private font cache, the PostgreSQL of
+		// CUTROOM_TEST_DATABASE=postgres) of app's and console's tests.
+		"internal/apptest": {"app", "internal/netnstest", "internal/pgtest", "internal/teststore", "storage"},
 		// internal/browsertest: headless Chromium (chromedp) for the browser tests of console
 		// and app.
 		"internal/browsertest": {"internal/imagetest"},
@@ -65,8 +65,8 @@ func TestImportDirections(t *testing.T) {
 		"internal/tmpfstest": {},
 		// internal/teststore: a database with a bit of every record, and every read the
 		// server makes of it (backup tests); the file-link signer the App builds from the
-		// database's secret.
-		"internal/teststore": {"model", "signedlink", "storage"},
+		// database's secret; the database of the engine CUTROOM_TEST_DATABASE selects.
+		"internal/teststore": {"internal/pgtest", "model", "signedlink", "storage"},
 		// internal/teststate: editor states built to measure (many solids, for the preview
 		// time limit; a Lottie item) and the item builders (Anim, Box) of the compositor and
 		// render tests.

@@ -40,8 +40,15 @@ const (
 // Config configures an App. Zero values take the documented defaults. Without DataDir
 // there is no database, no asset store and no data-dir fonts (export of a state file alone).
 type Config struct {
-	// DataDir holds the database, the files area (files/), outputs/ and fonts/.
+	// DataDir holds the database (unless Database names another), the files area (files/),
+	// outputs/ and fonts/.
 	DataDir string
+	// Database is where records live (--database; database.go): empty, the bbolt file in
+	// DataDir; a postgres:// URL, that PostgreSQL database.
+	Database string
+	// DatabaseWait is how long opening a PostgreSQL database retries while it does not
+	// answer (default DefaultDatabaseWait).
+	DatabaseWait time.Duration
 	// LockTimeout is how long opening the database waits for another process's lock
 	// (default DefaultLockTimeout).
 	LockTimeout time.Duration
@@ -135,6 +142,9 @@ func New(cfg Config) *App {
 	if cfg.LockTimeout <= 0 {
 		cfg.LockTimeout = DefaultLockTimeout
 	}
+	if cfg.DatabaseWait <= 0 {
+		cfg.DatabaseWait = DefaultDatabaseWait
+	}
 	if cfg.ShutdownGrace <= 0 {
 		cfg.ShutdownGrace = DefaultShutdownGrace
 	}
@@ -147,11 +157,21 @@ func New(cfg Config) *App {
 	return &App{cfg: cfg, log: cfg.Logger}
 }
 
-// OpenDB opens the data dir's database, if there is a data dir and it is not open yet,
-// explaining a lock held by a running server. Open calls it; serve calls it first to set up
-// the default workspace before it listens; the admin commands open nothing else.
-func (a *App) OpenDB() error {
-	if a.DB != nil || a.cfg.DataDir == "" {
+// OpenDB opens the database (Config.Database's, or the data dir's), if there is one and it
+// is not open yet, explaining a lock held by a running server. Open calls it; serve calls it
+// first to set up the default workspace before it listens; the admin commands open nothing
+// else.
+func (a *App) OpenDB() error { return a.OpenDBContext(context.Background()) }
+
+// OpenDBContext is OpenDB whose retries of opening a PostgreSQL database end with ctx.
+func (a *App) OpenDBContext(ctx context.Context) error {
+	if a.DB != nil {
+		return nil
+	}
+	if a.cfg.Database != "" {
+		return a.openPostgres(ctx)
+	}
+	if a.cfg.DataDir == "" {
 		return nil
 	}
 	db, err := storage.Open(a.cfg.DataDir, storage.Options{LockTimeout: a.cfg.LockTimeout})
@@ -170,7 +190,7 @@ func (a *App) OpenDB() error {
 // fetching from the blob store into a scratch directory: readFileAreas) and the font
 // library, as `cutroom export` uses them.
 func (a *App) Open(ctx context.Context, ln net.Listener) error {
-	if err := a.OpenDB(); err != nil {
+	if err := a.OpenDBContext(ctx); err != nil {
 		return err
 	}
 	a.ln = ln

@@ -61,6 +61,7 @@ func backupRequest(base, auth string, hdr ...string) *http.Request {
 // restore into a fresh data dir opens with the App and holds every project whose create
 // was acknowledged before the backup started.
 func TestBackupUnderWriteLoad(t *testing.T) {
+	skipOnPostgres(t, "backups of a PostgreSQL database are pg_dump's")
 	s := apptest.Serve(t, app.Config{Server: server.Config{AdminToken: testAdminToken}}, nil)
 	// Some bulk first, so that the snapshot is far larger than the socket buffers and the
 	// backup's read transaction stays open while its reader pauses.

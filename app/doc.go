@@ -20,7 +20,11 @@
 //
 //   - OpenDB opens only the database (with a clear message when a running server holds its
 //     lock). The admin commands stop here; serve calls it first to set up the default
-//     workspace before it listens.
+//     workspace before it listens. Config.Database picks the engine (database.go): empty,
+//     the bbolt file in the data dir; a postgres:// URL, that PostgreSQL database, opened
+//     with retries for DatabaseWait (a node often starts before its database; only a
+//     failure that may pass is retried: storage.ConnectRetryable), its password redacted
+//     from every message (the URL is never logged or returned whole).
 //   - Open(ctx, nil) adds the font library and the asset store's read side: what
 //     `cutroom export` needs (without a DataDir, only the font library). With
 //     --blob-store nats that store fetches the files from the object store into a scratch
@@ -45,7 +49,9 @@
 // of it), closes a listener never served and, last, the database.
 //
 // Health. The App answers the readiness probe (GET /readyz, server.Health): the database
-// answers a read, a byte can be written in the data dir, its filesystem is above the
+// answers a read (within databasePingTimeout, 2 s, so a PostgreSQL that stops answering
+// fails the probe rather than holding it; its engine and the read's time are reported
+// beside), a byte can be written in the data dir, its filesystem is above the
 // free-space floor, the encoders opened when Open ran (render.CheckEncoders, once: linked
 // libraries do not come and go), and ffmpeg's state as Open found it (reported, never
 // failing). One diskspace.Guard of the data dir, with MinFreeDisk, is the floor of the asset

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"sort"
+	"time"
 
 	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/server"
@@ -42,17 +43,23 @@ type readiness struct {
 	blobs      *fileAreas // nil: the data dir
 }
 
-// Readiness runs the checks: the database answers a read, a file can be written in the
-// data dir, the free space is above the floor (--min-free-disk), the encoders opened at
-// start, the blob store answers (--blob-store: the NATS object store, or a write in the
-// shared directory); and reports ffmpeg's state and the blob store's kind. Words, never
-// paths or error texts, go out.
+// Readiness runs the checks: the database answers a read (its engine and the read's time
+// reported beside), a file can be written in the data dir, the free space is above the
+// floor (--min-free-disk), the encoders opened at start, the blob store answers
+// (--blob-store: the NATS object store, or a write in the shared directory); and reports
+// ffmpeg's state and the blob store's kind. Words, never paths or error texts, go out.
 func (r *readiness) Readiness(ctx context.Context) server.Readiness {
 	checks := map[string]string{checkDatabase: "ok", checkDataDir: "ok", checkDiskSpace: "ok",
 		checkEncoder: "ok", checkFFmpeg: r.ffmpeg, checkBlobStore: r.blobs.check(ctx), reportBlobKind: r.blobs.kindWord()}
-	if r.db.Ping() != nil {
+	start := time.Now()
+	pctx, cancel := context.WithTimeout(ctx, databasePingTimeout)
+	err := r.db.PingContext(pctx)
+	cancel()
+	if err != nil {
 		checks[checkDatabase] = "unavailable"
 	}
+	dbState := &server.DatabaseReadiness{Engine: r.db.Engine(), Status: checks[checkDatabase],
+		PingMs: float64(time.Since(start).Microseconds()) / 1000}
 	if err := probeWrite(r.dataDir); diskspace.IsFull(err) {
 		checks[checkDataDir] = "full"
 	} else if err != nil {
@@ -73,7 +80,7 @@ func (r *readiness) Readiness(ctx context.Context) server.Readiness {
 		}
 	}
 	sort.Strings(failed)
-	return server.Readiness{Checks: checks, Failed: failed}
+	return server.Readiness{Checks: checks, Failed: failed, Database: dbState}
 }
 
 // probeWrite writes a byte to a new file in dir and removes it.
@@ -90,3 +97,7 @@ func probeWrite(dir string) error {
 	}
 	return cerr
 }
+
+// databasePingTimeout bounds the database check: a PostgreSQL that stops answering (a
+// network that drops packets) fails it after this long, rather than holding the probe.
+const databasePingTimeout = 2 * time.Second

@@ -18,6 +18,7 @@ import (
 	"github.com/cutroom/cutroom/app"
 	"github.com/cutroom/cutroom/diskspace"
 	"github.com/cutroom/cutroom/internal/apptest"
+	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/internal/tmpfstest"
 	"github.com/cutroom/cutroom/storage"
 )
@@ -79,6 +80,15 @@ func (a *testApp) doAs(key, method, path string, body []byte, hdr ...string) ans
 	r := answer{status: resp.StatusCode, header: resp.Header, body: string(b)}
 	_ = json.Unmarshal(b, &r.json)
 	return r
+}
+
+// skipOnPostgres skips a test of the bbolt file's own behaviour when the suite runs on
+// PostgreSQL (CUTROOM_TEST_DATABASE=postgres); it runs on bbolt in every `make test`.
+func skipOnPostgres(t *testing.T, why string) {
+	t.Helper()
+	if teststore.Postgres() {
+		t.Skip("on bbolt only: " + why)
+	}
 }
 
 // storageFull checks that r is a 507 STORAGE_FULL problem with a Retry-After.
@@ -155,6 +165,14 @@ func TestHealthAndReadiness(t *testing.T) {
 			t.Errorf("check %s: %q, want %q", k, checks[k], v)
 		}
 	}
+	engine := "bbolt"
+	if teststore.Postgres() {
+		engine = "postgres"
+	}
+	r := a.do("GET", "/readyz", nil, false)
+	if db, _ := r.json["database"].(map[string]any); db["engine"] != engine || db["status"] != "ok" {
+		t.Errorf("readyz's database: %s, want engine %s", r.body, engine)
+	}
 }
 
 // TestMinFreeDisk: with --min-free-disk above the free space, uploads and new exports are
@@ -213,6 +231,7 @@ func TestMinFreeDisk(t *testing.T) {
 // Retry-After) instead of 500, and /readyz says the data dir is full. Once space is freed,
 // everything works again, and after a restart every acknowledged write is there.
 func TestDiskFull(t *testing.T) {
+	skipOnPostgres(t, "the records are not on the data dir's disk")
 	dir := tmpfstest.Mount(t, "6m")
 	a := startApp(t, app.Config{DataDir: dir, MinFreeDisk: -1}, nil)
 

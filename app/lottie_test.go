@@ -14,7 +14,6 @@ import (
 	"github.com/cutroom/cutroom/internal/teststate"
 	"github.com/cutroom/cutroom/lottie"
 	"github.com/cutroom/cutroom/model"
-	"github.com/cutroom/cutroom/storage"
 )
 
 // lottieState is a valid 320x180 state of 0.2 s with one lottie item (180 x 180 at 60, 0)
@@ -157,11 +156,7 @@ func TestAppLottieShutdown(t *testing.T) {
 	if took := time.Since(start); took > 5*time.Second {
 		t.Fatalf("the shutdown took %v", took)
 	}
-	db, err := storage.Open(a.DataDir, storage.Options{LockTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := a.Reopen(t)
 	if task, err := db.ExportTaskByID(id); err != nil || task.Status != model.StatusPaused {
 		t.Fatalf("the task is %s (%v) after the shutdown, want PAUSED", task.Status, err)
 	}

@@ -224,6 +224,8 @@ func TestConsoleInBrowser(t *testing.T) {
 	// Upload an image to the project; its thumbnail shows.
 	run(t, ctx, "assets", chromedp.Click(`a[data-page="assets"]`, chromedp.ByQuery),
 		chromedp.WaitVisible("#asset-file", chromedp.ByID),
+		// the project list arrives after the page shows (slower on PostgreSQL)
+		chromedp.WaitReady(`#asset-target option[value="`+demo.ProjectID+`"]`, chromedp.ByQuery),
 		chromedp.SetValue("#asset-target", demo.ProjectID, chromedp.ByID),
 		chromedp.SetUploadFiles("#asset-file", []string{pngFile(t)}, chromedp.ByID))
 	poll(t, ctx, "the uploaded image's thumbnail", `[...document.querySelectorAll("li.asset img")].some((i) =>

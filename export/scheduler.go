@@ -41,7 +41,13 @@ func (s *Service) Running() int {
 // removes their partial files and returns once every render goroutine has finished.
 func (s *Service) Run(ctx context.Context) error {
 	if err := s.requeueAtStart(); err != nil {
-		return err
+		if !s.shared() {
+			return err
+		}
+		// A shared database that failed this one read (a restart, a network blip) must
+		// not stop the node: every poll requeues the tasks whose lease expired, its own
+		// of an earlier run among them once their lease runs out.
+		s.log.Error("export: requeue tasks at start; the polls carry on", "err", err)
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { s.followEvents(ctx) })

@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -60,6 +61,11 @@ func (s *Server) requireAdmin(want [32]byte) gin.HandlerFunc {
 // bbolt file as of the moment the request began, with its size. Writers go on meanwhile.
 func (s *Server) backup(c *gin.Context) {
 	snap, err := s.deps.Backups.Snapshot()
+	if errors.Is(err, storage.ErrNotBBolt) {
+		s.fail(c, errBackupNotSupported.New("this server keeps its records in PostgreSQL (--database): back them up with "+
+			"pg_dump (pg_dump --format=custom --file=cutroom.dump URL) and restore them with pg_restore; see docs/nodes.md"))
+		return
+	}
 	if err != nil {
 		s.fail(c, fmt.Errorf("begin backup: %w", err))
 		return

@@ -9,6 +9,9 @@ var (
 	// errAdminTokenInvalid is the one answer to a missing or wrong admin token (an API key
 	// included), so the response never tells which it was.
 	errAdminTokenInvalid = apierr.Define(apierr.Unauthenticated, "ADMIN_TOKEN_INVALID")
+	// errBackupNotSupported: GET /admin/backup on a database that is not a bbolt file
+	// (PostgreSQL: its backups are pg_dump's).
+	errBackupNotSupported = apierr.Define(apierr.Conflict, "BACKUP_NOT_SUPPORTED")
 
 	// Refusals of the upload headers and the bind request (upload, bindAsset).
 	errInvalidHeader = apierr.Define(apierr.Invalid, "INVALID_HEADER")

@@ -89,17 +89,13 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 	dir := t.TempDir()
 	var db *storage.DB
 	var dbURL string
-	var err error
 	if o.postgres {
 		dbURL = pgtest.URL(t)
 		db = openPostgres(t, dbURL, clk.Now)
 	} else {
-		if db, err = storage.Open(dir, storage.Options{Now: clk.Now}); err != nil {
-			t.Fatal(err)
-		}
-		// Cleanups run last-in first-out: the node's goroutines stop before the database
-		// closes.
-		t.Cleanup(func() { db.Close() })
+		// bbolt, or the engine CUTROOM_TEST_DATABASE names; closed after the node's
+		// goroutines stop (cleanups run last-in first-out)
+		db = teststore.Open(t, dir, clk.Now)
 	}
 	e := env{t: t, db: db}
 	mk := func(name, secret string) string {
@@ -118,6 +114,7 @@ func newExportEnv(t *testing.T, o exportOpts) *exportEnv {
 		return key
 	}
 	e.keyA = mk("a", "whsec-test-secret-a")
+	var err error
 	if _, e.keyA2, err = db.CreateKey("a", "second"); err != nil {
 		t.Fatal(err)
 	}
@@ -182,6 +179,8 @@ func newExportNode(t *testing.T, o exportOpts, e env, clk *liveClock, dir string
 	wg.Add(2)
 	go func() { defer wg.Done(); _ = svc.Run(ctx) }()
 	go func() { defer wg.Done(); _ = dl.Run(ctx) }()
+	// Cleanups run last-in first-out: stop the goroutines, then close the database
+	// (teststore.Open's cleanup, registered before).
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	return &exportEnv{env: &e, clock: clk, svc: svc, renderer: r, dataDir: dir, srv: srv}
 }

@@ -33,7 +33,8 @@ func (c *clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// env is a real server over a real bbolt file with two workspaces.
+// env is a real server over a real database (a bbolt file, or PostgreSQL: teststore.Open)
+// with two workspaces.
 type env struct {
 	t      *testing.T
 	db     *storage.DB
@@ -85,11 +86,7 @@ func newEnv(t *testing.T, mutate ...func(*server.Config)) *env {
 func newAssetEnv(t *testing.T, assetCfg func(*assets.Config), mutate ...func(*server.Config)) *env {
 	t.Helper()
 	clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
-	db, err := storage.Open(t.TempDir(), storage.Options{Now: clk.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := teststore.Open(t, t.TempDir(), clk.Now)
 	e := &env{t: t, db: db, clock: clk}
 	mk := func(name string, runtime bool) string {
 		if _, err := db.CreateWorkspace(storage.WorkspaceInput{Name: name, RuntimeAccess: &runtime}); err != nil {
@@ -102,7 +99,8 @@ func newAssetEnv(t *testing.T, assetCfg func(*assets.Config), mutate ...func(*se
 		return secret
 	}
 	e.keyA = mk("a", true)
-	_, e.keyA2, err = db.CreateKey("a", "second")
+	_, keyA2, err := db.CreateKey("a", "second")
+	e.keyA2 = keyA2
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cutroom/cutroom/apierr"
+	"github.com/cutroom/cutroom/storage"
 	"github.com/gin-gonic/gin"
 )
 
@@ -88,6 +89,12 @@ func problemFor(err error, log *slog.Logger, c *gin.Context) (Problem, int) {
 	case e == nil && errors.As(err, &mbe):
 		p.Status, p.ErrorCode = http.StatusRequestEntityTooLarge, errPayloadTooLarge.String()
 		p.Detail = fmt.Sprintf("the request body is larger than the %d bytes this route accepts", mbe.Limit)
+	case e == nil && errors.Is(err, storage.ErrContention):
+		// the database is busy, not broken: the client may send the same request again
+		log.Warn("database contention", "err", err, "method", c.Request.Method, "route", routeTemplate(c.FullPath()),
+			"requestId", requestIDOf(c))
+		p.Status, p.ErrorCode = http.StatusServiceUnavailable, errServerBusy.String()
+		p.Detail = "the database is too busy for this write now; nothing was written: send the request again"
 	default:
 		log.Error("internal error", "err", err, "method", c.Request.Method, "route", routeTemplate(c.FullPath()),
 			"requestId", requestIDOf(c))
@@ -98,6 +105,9 @@ func problemFor(err error, log *slog.Logger, c *gin.Context) (Problem, int) {
 		p.Type = strings.ToUpper(strings.ReplaceAll(http.StatusText(p.Status), " ", "_"))
 	}
 	p.Title = http.StatusText(p.Status)
+	if e == nil && p.Status == http.StatusServiceUnavailable {
+		return p, 1
+	}
 	if e == nil || p.Status == http.StatusInternalServerError {
 		return p, 0
 	}

@@ -1,7 +1,11 @@
 package server
 
 import (
+	"bytes"
+	"fmt"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"strconv"
@@ -9,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/cutroom/cutroom/apierr"
+	"github.com/cutroom/cutroom/storage"
+	"github.com/gin-gonic/gin"
 )
 
 // Every kind maps to the status apierr documents for it (the "// NNN:" comment of its
@@ -49,5 +55,22 @@ func TestEveryKindHasItsDocumentedStatus(t *testing.T) {
 	}
 	if statusOf(apierr.Kind(n)) != http.StatusInternalServerError || statusOf(-1) != http.StatusInternalServerError {
 		t.Error("a kind the switch does not know must be 500")
+	}
+}
+
+// A write that lost every race with other transactions (storage.ErrContention, PostgreSQL
+// under load) is 503 SERVER_BUSY with Retry-After, not 500: nothing was written and the
+// same request may pass a moment later.
+func TestContentionIsServerBusy(t *testing.T) {
+	c, _ := gin.CreateTestContext(httptest.NewRecorder())
+	c.Request = httptest.NewRequest(http.MethodPost, "/v1/exports", nil)
+	var logs bytes.Buffer
+	err := fmt.Errorf("create export: %w", fmt.Errorf("%w (20 attempts): could not serialize", storage.ErrContention))
+	p, retryAfter := problemFor(err, slog.New(slog.NewTextHandler(&logs, nil)), c)
+	if p.Status != http.StatusServiceUnavailable || p.ErrorCode != "SERVER_BUSY" || retryAfter != 1 {
+		t.Fatalf("answered %d %s, Retry-After %d; want 503 SERVER_BUSY, 1", p.Status, p.ErrorCode, retryAfter)
+	}
+	if strings.Contains(p.Detail, "serialize") || !strings.Contains(logs.String(), "database contention") {
+		t.Fatalf("detail %q, log %q", p.Detail, logs.String())
 	}
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // An error that carries no kind (here: the database is closed under the server, so storage
-// fails with bbolt's own error) is a logged 500 INTERNAL_ERROR whose body tells nothing of it.
+// fails with its engine's own error: bbolt's, or pgx's closed pool) is a logged 500
+// INTERNAL_ERROR whose body tells nothing of it.
 func TestErrorWithoutKindIsLoggedInternal(t *testing.T) {
 	var logs testlog.Buffer
 	e := newEnv(t, func(c *server.Config) { c.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
@@ -28,7 +29,8 @@ func TestErrorWithoutKindIsLoggedInternal(t *testing.T) {
 	if _, ok := p["field"]; ok || strings.Contains(strings.ToLower(string(r.Body)), "database") {
 		t.Fatalf("the body shows internals: %s", r.Body)
 	}
-	if l := logs.String(); !strings.Contains(l, "internal error") || !strings.Contains(l, "database not open") || !strings.Contains(l, "/v1/projects") {
+	cause := map[string]string{"bbolt": "database not open", "postgres": "closed pool"}[e.db.Engine()]
+	if l := logs.String(); !strings.Contains(l, "internal error") || !strings.Contains(l, cause) || !strings.Contains(l, "/v1/projects") {
 		t.Fatalf("the error was not logged with its cause and route:\n%s", l)
 	}
 }

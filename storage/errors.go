@@ -19,8 +19,12 @@ var (
 	// ErrIdempotencyKeyExists: a create's idempotency record is stored already.
 	ErrIdempotencyKeyExists = errors.New("storage: idempotency key exists")
 	ErrTaskNotFound         = errors.New("storage: export task not found")
-	ErrAssetNotFound        = errors.New("storage: asset not found")
-	ErrAssetNotBound        = errors.New("storage: asset not bound to the project")
+	// ErrContention: a write on PostgreSQL lost the race with other transactions every
+	// time it ran (PostgresOptions.Attempts): the database is too busy for it now, and the
+	// same write may pass a moment later. Nothing was written.
+	ErrContention    = errors.New("storage: the write lost every race with other transactions")
+	ErrAssetNotFound = errors.New("storage: asset not found")
+	ErrAssetNotBound = errors.New("storage: asset not bound to the project")
 	// ErrReferencesChanged: SoftDeleteAssetIfUnchanged found editor states written since the
 	// version it was given.
 	ErrReferencesChanged = errors.New("storage: editor states changed")

@@ -67,16 +67,22 @@ func (e *pgEngine) runCtx(ctx context.Context, writable bool, fn func(tx Tx) err
 		}
 		e.retries.Add(1)
 		if attempt >= e.opts.Attempts {
-			return fmt.Errorf("the transaction lost %d races with other transactions: %w", attempt, err)
+			return fmt.Errorf("%w (%d attempts): %w", ErrContention, attempt, err)
 		}
 		select {
 		case <-time.After(backoff/2 + rand.N(backoff/2+1)):
 		case <-ctx.Done():
 			return err
 		}
-		backoff = min(2*backoff, 100*time.Millisecond)
+		backoff = min(2*backoff, maxRetryBackoff)
 	}
 }
+
+// maxRetryBackoff caps the wait between two runs of a write that lost a race: with the
+// default 20 attempts a write keeps trying for about 3 s before ErrContention. bench/nodes.sh
+// found 10 attempts capped at 100 ms (0.2 s in all) too few: at load 14-19, an export create
+// and the progress writes of two nodes' renders aborted each other past them.
+const maxRetryBackoff = 250 * time.Millisecond
 
 // retryable reports whether err is PostgreSQL's abort of a transaction that can succeed
 // when run again: a serialization failure, a deadlock, or two transactions inserting one

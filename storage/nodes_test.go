@@ -185,3 +185,47 @@ func TestNodesIdempotency(t *testing.T) {
 		}
 	}
 }
+
+// TestNodesContention: a write that loses every race (one attempt here, so any lost race is
+// the last) fails with ErrContention and writes nothing: after 30 creates at once over two
+// nodes, the tasks stored are exactly the acknowledged ones.
+func TestNodesContention(t *testing.T) {
+	url := pgtest.URL(t)
+	var nodes [2]*storage.DB
+	for i := range nodes {
+		db, err := storage.OpenPostgres(t.Context(), url, storage.PostgresOptions{Attempts: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		nodes[i] = db
+	}
+	ws, err := nodes[0].CreateWorkspace(storage.WorkspaceInput{Name: "w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acked, contended := 0, 0
+	errs := onBoth(nodes, 30, func(db *storage.DB, i int) error {
+		_, err := db.CreateExport(model.ExportTask{ID: uuid.NewString(), WorkspaceID: ws.ID, Status: model.StatusPending,
+			CreatedAt: time.Now(), CreditPool: model.PoolUnlimited}, []byte(`{}`), nil, storage.ExportLimits{MaxActive: 1000})
+		return err
+	})
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			acked++
+		case errors.Is(err, storage.ErrContention):
+			contended++
+		default:
+			t.Fatalf("refused with %v", err)
+		}
+	}
+	stored, err := nodes[1].WorkspaceActiveExports(ws.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) != acked || contended == 0 {
+		t.Fatalf("%d tasks stored, %d acknowledged, %d lost every race (want some)", len(stored), acked, contended)
+	}
+	t.Logf("30 creates at one attempt each: %d acknowledged, %d ErrContention", acked, contended)
+}

@@ -18,8 +18,8 @@ type PostgresOptions struct {
 	// the rest wait for a connection. Subscribe adds one connection, outside the pool.
 	PoolSize int32
 	// Attempts is how many times a transaction runs when PostgreSQL aborts it for losing a
-	// race with another one (serialization failure, deadlock) before its error is returned
-	// (default 10).
+	// race with another one (serialization failure, deadlock) before it fails with
+	// ErrContention (default 20; the waits between runs grow to maxRetryBackoff).
 	Attempts int
 	// StatementTimeout bounds each SQL statement on the server (default 10 s).
 	StatementTimeout time.Duration
@@ -37,7 +37,7 @@ func (o *PostgresOptions) defaults() {
 	}
 	o.PoolSize = max(o.PoolSize, 2)
 	if o.Attempts <= 0 {
-		o.Attempts = 10
+		o.Attempts = 20
 	}
 	if o.StatementTimeout <= 0 {
 		o.StatementTimeout = 10 * time.Second

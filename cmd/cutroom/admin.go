@@ -21,10 +21,10 @@ import (
 // is stopped, and say so clearly (after this wait) while it runs.
 const adminLockTimeout = time.Second
 
-// withDB runs fn on the data dir's database, opened by an App that opens only the database
-// (App.OpenDB) and closed when fn returns.
+// withDB runs fn on the database (--database's, or the data dir's), opened by an App that
+// opens only the database (App.OpenDB) and closed when fn returns.
 func withDB(g *globalFlags, fn func(db *storage.DB) error) error {
-	a := app.New(app.Config{DataDir: g.dataDir, LockTimeout: adminLockTimeout})
+	a := app.New(app.Config{DataDir: g.dataDir, Database: g.database, DatabaseWait: g.databaseWait, LockTimeout: adminLockTimeout})
 	defer a.Close()
 	if err := a.OpenDB(); err != nil {
 		return err
@@ -121,7 +121,7 @@ func parseCredits(v string) (*int64, error) {
 }
 
 func newWorkspacesCmd(g *globalFlags) *cobra.Command {
-	cmd := &cobra.Command{Use: "workspaces", Short: "Manage workspaces (with the server stopped)"}
+	cmd := &cobra.Command{Use: "workspaces", Short: "Manage workspaces (with the server stopped on bbolt; at any time with --database)"}
 	var asJSON bool
 	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "print JSON")
 
@@ -238,7 +238,7 @@ func viewKey(k model.APIKey) keyView {
 }
 
 func newKeysCmd(g *globalFlags) *cobra.Command {
-	cmd := &cobra.Command{Use: "keys", Short: "Manage API keys (with the server stopped)"}
+	cmd := &cobra.Command{Use: "keys", Short: "Manage API keys (with the server stopped on bbolt; at any time with --database)"}
 	var asJSON bool
 	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "print JSON")
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cutroom/cutroom/app"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
 	"github.com/spf13/cobra"
@@ -141,6 +142,16 @@ func (p *progressReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// notBBolt refuses a bbolt-only command (what it does) on --database url: PostgreSQL's
+// records are backed up and restored with its own tools (tool).
+func notBBolt(url, what, tool string) error {
+	shown := "(not a valid URL)"
+	if d, err := app.ParseDatabaseURL(url); err == nil {
+		shown = d.Redacted
+	}
+	return fmt.Errorf("%s, but --database %s keeps the records in PostgreSQL: use %s (see docs/nodes.md, \"PostgreSQL\"); nothing was changed", what, shown, tool)
+}
+
 // refusal describes a server's non-200 answer to a backup request.
 func refusal(resp *http.Response) error {
 	var p server.Problem
@@ -168,6 +179,9 @@ cutroom.db.<UTC time>.bak, and the new one is put in place atomically. Restore t
 area (files/, outputs/) from the same backup before starting the server again.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if g.database != "" {
+				return notBBolt(g.database, "restore puts a bbolt backup in place in --data-dir", "pg_restore")
+			}
 			res, err := storage.Restore(g.dataDir, args[0], storage.Options{LockTimeout: adminLockTimeout})
 			if errors.Is(err, storage.ErrLocked) {
 				return fmt.Errorf("the data dir %s is in use by a running cutroom server; stop it before restoring (nothing was changed)", g.dataDir)

@@ -154,6 +154,7 @@ func runExport(ctx context.Context, g *globalFlags, statePath string, f *exportF
 			return fmt.Errorf("export: --workspace needs the server's --data-dir; %s is not a directory", g.dataDir)
 		}
 		acfg.DataDir, acfg.Blobs.Store, acfg.Cluster = g.dataDir, f.blobStore, f.cluster
+		acfg.Database, acfg.DatabaseWait = g.database, g.databaseWait
 	} else if f.blobStore != "" {
 		return errors.New("export: --blob-store is where a workspace's uploads are: it needs --workspace")
 	}

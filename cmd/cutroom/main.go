@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
+	"github.com/cutroom/cutroom/app"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -30,8 +32,10 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e))
 
 // globalFlags are the flags every subcommand shares.
 type globalFlags struct {
-	dataDir  string
-	logLevel string
+	dataDir      string
+	logLevel     string
+	database     string        // --database: empty, the bbolt file in dataDir
+	databaseWait time.Duration // --database-wait
 }
 
 func newRootCmd() *cobra.Command {
@@ -47,13 +51,15 @@ func newRootCmd() *cobra.Command {
 		},
 	}
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", "./data", "directory of the database and stored files")
+	root.PersistentFlags().StringVar(&g.database, "database", "", "where records live: empty, the bbolt file <data-dir>/cutroom.db (one process); postgres://user:password@host:5432/dbname, a PostgreSQL database several API nodes share (docs/nodes.md)")
+	root.PersistentFlags().DurationVar(&g.databaseWait, "database-wait", app.DefaultDatabaseWait, "how long opening a --database postgres:// database keeps retrying while it does not answer")
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	// --version is declared here so that cobra does not add a -v shorthand for it.
 	root.Version = versionText()
 	root.SetVersionTemplate("{{.Version}}")
 	root.Flags().Bool("version", false, "print the version, commit and build settings (as `cutroom version`)")
 	root.AddCommand(newServeCmd(g), newExportCmd(g), newWorkspacesCmd(g), newKeysCmd(g),
-		newBackupCmd(), newRestoreCmd(g), newVersionCmd(), newHealthcheckCmd(), newWorkerCmd(g), newFontsCmd(g), newBlobsCmd(g))
+		newBackupCmd(), newRestoreCmd(g), newMigrateCmd(g), newVersionCmd(), newHealthcheckCmd(), newWorkerCmd(g), newFontsCmd(g), newBlobsCmd(g))
 	return root
 }
 

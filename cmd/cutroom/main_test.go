@@ -51,7 +51,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := pgtest.Main(m) // the PostgreSQL of the multi-node tests stops with them
+	code := pgtest.Main(m) // the PostgreSQL of the tests that use one, stopped after them
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

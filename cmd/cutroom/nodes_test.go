@@ -42,7 +42,6 @@ type nodeCluster struct {
 // other (each runs the migrations under the database's lock at start).
 func newNodeCluster(t *testing.T, ids ...string) *nodeCluster {
 	t.Helper()
-	needNodes(t)
 	c := &nodeCluster{t: t, db: pgtest.URL(t), nats: startNATS(t), hookSecret: "s3cret",
 		nodes: map[string]*serverProc{}, dirs: map[string]string{}}
 	for _, id := range ids {
@@ -457,17 +456,5 @@ func TestNodesChaosSIGKILL(t *testing.T) {
 	if len(ack.tasks) == 0 || len(ack.projects) == 0 || len(ack.assets) == 0 {
 		t.Fatalf("the chaos acknowledged too little to check: %d tasks, %d projects, %d assets",
 			len(ack.tasks), len(ack.projects), len(ack.assets))
-	}
-}
-
-// needNodes skips until this build has the flags of more than one API node.
-// TODO(w-nodes): remove once main has --database, --blob-store, --node-id and --lease-ttl.
-func needNodes(t *testing.T) {
-	t.Helper()
-	out, _ := exec.Command(binPath, "serve", "--help").CombinedOutput()
-	for _, f := range []string{"--database", "--blob-store", "--node-id", "--lease-ttl"} {
-		if !strings.Contains(string(out), f) {
-			t.Skipf("serve has no %s yet (issue 32's pieces are not merged)", f)
-		}
 	}
 }

@@ -121,7 +121,7 @@ const attachWait = 30 * time.Second
 func openOrAttach(ctx context.Context, a *app.App, f *serveFlags) (attached bool, err error) {
 	deadline := time.Now().Add(attachWait)
 	for {
-		err := a.OpenDB()
+		err := a.OpenDBContext(ctx)
 		var busy *app.InUseError
 		if err == nil || !f.attach || !errors.As(err, &busy) {
 			return false, err

@@ -256,7 +256,7 @@ func runServe(ctx context.Context, g *globalFlags, f *serveFlags) error {
 // A failure to announce readiness ends the serve context with that failure (end).
 func serveConfig(g *globalFlags, f *serveFlags, log *slog.Logger, end context.CancelCauseFunc) app.Config {
 	return app.Config{
-		DataDir: g.dataDir, FontDirs: f.fontDirs, NoSystemFonts: !f.systemFonts, Logger: log, PublicURL: f.publicURL,
+		DataDir: g.dataDir, Database: g.database, DatabaseWait: g.databaseWait, FontDirs: f.fontDirs, NoSystemFonts: !f.systemFonts, Logger: log, PublicURL: f.publicURL,
 		Server: server.Config{MaxBodyBytes: f.maxBody, BodyBudgetBytes: f.bodyBudget, MinBodyRate: f.minBodyRate,
 			BodyGrace: f.bodyGrace, ReadHeaderTimeout: f.headerTimeout, SyncRate: f.syncRate, SyncBurst: f.syncBurst,
 			AdminToken: f.adminToken, CORSOrigins: f.corsOrigins},
@@ -297,7 +297,7 @@ func printKeyText(workspace, newKey string, given bool) {
 	case given:
 		fmt.Printf("API key: the one given with --api-key (workspace %q)\n", workspace)
 	default:
-		fmt.Printf("API key: use a key of workspace %q (create one with `cutroom keys create --workspace %s` while the server is stopped)\n", workspace, workspace)
+		fmt.Printf("API key: use a key of workspace %q (create one with `cutroom keys create --workspace %s` while the server is stopped, or at any time with --database)\n", workspace, workspace)
 	}
 }
 

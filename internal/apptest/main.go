@@ -26,7 +26,7 @@ func Main(m *testing.M, pkg string) {
 		os.Exit(1)
 	}
 	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
-	code := pgtest.Main(m)
+	code := pgtest.Main(m) // a PostgreSQL the tests started (teststore.DatabaseURL) is stopped
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/app"
+	"github.com/cutroom/cutroom/internal/teststore"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -21,11 +22,13 @@ type Served struct {
 	Key         string // the API key of workspace "w"
 	WorkspaceID string
 	DataDir     string // the App's data dir
+	database    string // the App's Config.Database
 	stop        func()
 }
 
-// Serve opens an App of cfg (on a new data dir unless cfg names one; ShutdownGrace 5 s
-// unless set) with workspace "w" and an API key; before, if set, runs on the database then,
+// Serve opens an App of cfg (on a new data dir unless cfg names one; with
+// CUTROOM_TEST_DATABASE=postgres, on a fresh PostgreSQL schema unless cfg names a database;
+// ShutdownGrace 5 s unless set) with workspace "w" and an API key; before, if set, runs on the database then,
 // before the App opens the rest. It serves the App on 127.0.0.1:0 and stops and closes it
 // when the test ends (or at Stop).
 func Serve(t testing.TB, cfg app.Config, before func(db *storage.DB)) *Served {
@@ -33,11 +36,14 @@ func Serve(t testing.TB, cfg app.Config, before func(db *storage.DB)) *Served {
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
 	}
+	if cfg.Database == "" {
+		cfg.Database = teststore.DatabaseURL(t) // CUTROOM_TEST_DATABASE=postgres
+	}
 	if cfg.ShutdownGrace == 0 {
 		cfg.ShutdownGrace = 5 * time.Second
 	}
 	a := app.New(cfg)
-	s := &Served{App: a, DataDir: cfg.DataDir}
+	s := &Served{App: a, DataDir: cfg.DataDir, database: cfg.Database}
 	ctx, cancel := context.WithCancel(context.Background())
 	var ran chan error // Run's result, once it runs
 	s.stop = sync.OnceFunc(func() {
@@ -77,6 +83,24 @@ func Serve(t testing.TB, cfg app.Config, before func(db *storage.DB)) *Served {
 	ran = make(chan error, 1)
 	go func() { ran <- a.Run(ctx) }()
 	return s
+}
+
+// Reopen opens the App's database again, once the App is stopped (Stop): its bbolt file,
+// or its PostgreSQL database. It is closed when the test ends.
+func (s *Served) Reopen(t testing.TB) *storage.DB {
+	t.Helper()
+	var db *storage.DB
+	var err error
+	if s.database != "" {
+		db, err = storage.OpenPostgres(context.Background(), s.database, storage.PostgresOptions{})
+	} else {
+		db, err = storage.Open(s.DataDir, storage.Options{LockTimeout: time.Second})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // Stop shuts the App down as SIGTERM does, waits for Run to return and closes the App;

@@ -60,16 +60,7 @@ type server struct {
 // server on its first call.
 func URL(t testing.TB) string {
 	t.Helper()
-	once.Do(func() { srv, srvErr = start() })
-	if errors.Is(srvErr, errMissing) {
-		if os.Getenv(RequireEnv) == "1" {
-			t.Fatalf("%v (%s=1 requires it; scripts/install-deps.sh --test installs postgresql)", srvErr, RequireEnv)
-		}
-		t.Skipf("%v: the PostgreSQL tests are skipped (scripts/install-deps.sh --test installs it)", srvErr)
-	}
-	if srvErr != nil {
-		t.Fatalf("start PostgreSQL: %v", srvErr)
-	}
+	started(t)
 	name := fmt.Sprintf("cutroom_test_%d_%d", os.Getpid(), dbSeq.Add(1))
 	if err := srv.admin(fmt.Sprintf("CREATE DATABASE %s", name)); err != nil {
 		t.Fatalf("create database %s: %v", name, err)
@@ -81,6 +72,21 @@ func URL(t testing.TB) string {
 		}
 	})
 	return srv.url(name)
+}
+
+// started starts the server on the first call, and skips or fails t without one.
+func started(t testing.TB) {
+	t.Helper()
+	once.Do(func() { srv, srvErr = start() })
+	if errors.Is(srvErr, errMissing) {
+		if os.Getenv(RequireEnv) == "1" {
+			t.Fatalf("%v (%s=1 requires it; scripts/install-deps.sh --test installs postgresql)", srvErr, RequireEnv)
+		}
+		t.Skipf("%v: the PostgreSQL tests are skipped (scripts/install-deps.sh --test installs it)", srvErr)
+	}
+	if srvErr != nil {
+		t.Fatalf("start PostgreSQL: %v", srvErr)
+	}
 }
 
 // Main runs the package's tests and then stops the server, if one was started, and removes
@@ -100,17 +106,7 @@ func (s *server) url(db string) string {
 }
 
 // admin runs one statement on the maintenance database.
-func (s *server) admin(sql string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, s.url("postgres"))
-	if err != nil {
-		return err
-	}
-	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, sql)
-	return err
-}
+func (s *server) admin(sql string) error { return s.exec("postgres", sql) }
 
 // ours checks that the server answering on s.port is this one: another test binary's
 // server may have taken the port between freePort's probe and this server's bind (this
@@ -172,8 +168,11 @@ const dirPrefix = "cutroom-pgtest-"
 func removeStale() {
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*"))
 	for _, d := range dirs {
-		pid, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(filepath.Base(d), dirPrefix), "-", 2)[0])
-		if err != nil || pid == os.Getpid() {
+		// <prefix><pid>-<random>: a directory of an older pgtest (<prefix><random>, no pid)
+		// may belong to a live test binary, and is left alone.
+		id, _, ok := strings.Cut(strings.TrimPrefix(filepath.Base(d), dirPrefix), "-")
+		pid, err := strconv.Atoi(id)
+		if !ok || err != nil || pid == os.Getpid() {
 			continue
 		}
 		if gone(pid) {
