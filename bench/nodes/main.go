@@ -22,6 +22,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -153,16 +154,16 @@ func median(rs []result) result {
 	m.nodeCPU = f(func(r result) float64 { return r.nodeCPU })
 	m.pgCPU = f(func(r result) float64 { return r.pgCPU })
 	m.mine = f(func(r result) float64 { return r.mine })
-	lo, hi := "", ""
+	// the load column of the medians: the lowest and the highest load seen
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, r := range rs {
-		if lo == "" || r.loadBefore < lo {
-			lo = r.loadBefore
-		}
-		if r.loadAfter > hi {
-			hi = r.loadAfter
+		for _, l := range []string{r.loadBefore, r.loadAfter} {
+			if v, err := strconv.ParseFloat(l, 64); err == nil {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
 		}
 	}
-	m.loadBefore, m.loadAfter = lo, hi
+	m.loadBefore, m.loadAfter = fmt.Sprintf("%.2f", lo), fmt.Sprintf("%.2f", hi)
 	return m
 }
 
