@@ -56,6 +56,9 @@ func TestImportDirections(t *testing.T) {
 		// internal/svgtest: small SVG documents that are costly to expand or draw, for the
 		// svgbudget, compositor and command tests.
 		"internal/svgtest": {},
+		// internal/ssetest: a client of a Server-Sent Events stream, for the server's and
+		// the command's tests of GET /v1/exports/events.
+		"internal/ssetest": {},
 		// internal/testlog: a log buffer safe for concurrent writes.
 		"internal/testlog": {},
 		// internal/tmpfstest: a small tmpfs to fill (root only).

@@ -241,6 +241,11 @@ func (a *App) openServing(signer *signedlink.Signer) error {
 	}
 	log := a.logger()
 	a.metrics = a.newMetrics(log)
+	// The data dir holds the node's files and caches whatever the database: bbolt's Open
+	// makes it, a PostgreSQL database does not (the blob store's index failed to be written).
+	if err := os.MkdirAll(a.cfg.DataDir, 0o750); err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
 	areas, err := a.openFileAreas()
 	if err != nil {
 		return err

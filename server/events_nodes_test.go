@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/cutroom/cutroom/internal/ssetest"
 )
 
 // TestEventsAcrossNodes: two API nodes over one database (one bbolt file; one PostgreSQL
@@ -32,14 +34,14 @@ func testEventsAcrossNodes(t *testing.T, postgres bool) {
 	defer tsA.Close()
 	defer tsB.Close()
 	onA, _ := openStream(t, tsA.URL, a.keyA, "")
-	defer onA.close()
+	defer onA.Close()
 	onB, _ := openStream(t, tsB.URL, a.keyA, "")
-	defer onB.close()
+	defer onB.Close()
 	otherB, _ := openStream(t, tsB.URL, a.keyB, "")
-	defer otherB.close()
+	defer otherB.Close()
 	// The client that moves from A to B.
 	mover, _ := openStream(t, tsA.URL, a.keyA, "")
-	defer func() { mover.close() }()
+	defer func() { mover.Close() }()
 
 	var ids []string
 	for range 3 {
@@ -59,20 +61,20 @@ func testEventsAcrossNodes(t *testing.T, postgres bool) {
 	moved := newTaskLog()
 	var lastID string
 	for range 30 {
-		ev, _ := mover.next(t, 10*time.Second)
+		ev, _ := mover.Next(t, 10*time.Second)
 		moved.add(t, ev)
-		lastID = ev.id
+		lastID = ev.ID
 	}
-	mover.close()
+	mover.Close()
 	time.Sleep(100 * time.Millisecond) // changes happen while it is away
 	mover, _ = openStream(t, tsB.URL, a.keyA, lastID)
 
 	// Each stream until both tasks completed and the canceled one shows CANCELED.
 	finished := func(l *taskLog) bool { return l.done(done) && l.status[canceled] == "CANCELED" }
-	read := func(s *sseStream, l *taskLog) []sseEvent {
-		var evs []sseEvent
+	read := func(s *ssetest.Stream, l *taskLog) []ssetest.Event {
+		var evs []ssetest.Event
 		for !finished(l) {
-			ev, ok := s.next(t, 20*time.Second)
+			ev, ok := s.Next(t, 20*time.Second)
 			if !ok {
 				t.Fatal("a stream ended early")
 			}
@@ -91,12 +93,12 @@ func testEventsAcrossNodes(t *testing.T, postgres bool) {
 		t.Fatalf("node A's stream had %d changes, node B's %d", len(evsA), len(evsB))
 	}
 	for i := range evsA {
-		if evsA[i].id != evsB[i].id || !reflect.DeepEqual(evsA[i].task, evsB[i].task) {
-			t.Fatalf("change %d: on A %s %v, on B %s %v", i, evsA[i].id, evsA[i].task, evsB[i].id, evsB[i].task)
+		if evsA[i].ID != evsB[i].ID || !reflect.DeepEqual(evsA[i].Task, evsB[i].Task) {
+			t.Fatalf("change %d: on A %s %v, on B %s %v", i, evsA[i].ID, evsA[i].Task, evsB[i].ID, evsB[i].Task)
 		}
 	}
-	if seqOf(t, evsA[0].id) != 1 || logA.lastSeq != uint64(len(evsA)) || moved.lastSeq != logA.lastSeq {
-		t.Fatalf("ids: first %s, last %d of %d changes, the mover's last %d", evsA[0].id, logA.lastSeq, len(evsA), moved.lastSeq)
+	if seqOf(t, evsA[0].ID) != 1 || logA.lastSeq != uint64(len(evsA)) || moved.lastSeq != logA.lastSeq {
+		t.Fatalf("ids: first %s, last %d of %d changes, the mover's last %d", evsA[0].ID, logA.lastSeq, len(evsA), moved.lastSeq)
 	}
 	// The last change is the task as GET on either node shows it.
 	for _, n := range []*exportEnv{a, b} {
@@ -124,14 +126,14 @@ func testEventsAcrossNodes(t *testing.T, postgres bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	old, _ := openStream(t, tsC.URL, a.keyA, evsA[0].id)
-	defer old.close()
+	old, _ := openStream(t, tsC.URL, a.keyA, evsA[0].ID)
+	defer old.Close()
 	seen := map[string]string{}
 	for range ids {
-		ev, _ := old.next(t, 5*time.Second)
-		seen[ev.task["taskId"].(string)] = ev.task["status"].(string)
-		if seqOf(t, ev.id) != logA.lastSeq {
-			t.Fatalf("a resync event has id %s, want the last change's sequence %d", ev.id, logA.lastSeq)
+		ev, _ := old.Next(t, 5*time.Second)
+		seen[ev.Task["taskId"].(string)] = ev.Task["status"].(string)
+		if seqOf(t, ev.ID) != logA.lastSeq {
+			t.Fatalf("a resync event has id %s, want the last change's sequence %d", ev.ID, logA.lastSeq)
 		}
 	}
 	if want := map[string]string{done[0]: "COMPLETED", done[1]: "COMPLETED", canceled: "CANCELED"}; !reflect.DeepEqual(seen, want) {
@@ -139,12 +141,12 @@ func testEventsAcrossNodes(t *testing.T, postgres bool) {
 	}
 
 	// C started after these changes and resumes an id of one of them.
-	recent, _ := openStream(t, tsC.URL, a.keyA, evsA[len(evsA)-11].id)
-	defer recent.close()
+	recent, _ := openStream(t, tsC.URL, a.keyA, evsA[len(evsA)-11].ID)
+	defer recent.Close()
 	for _, want := range evsA[len(evsA)-10:] {
-		ev, _ := recent.next(t, 5*time.Second)
-		if ev.id != want.id || !reflect.DeepEqual(ev.task, want.task) {
-			t.Fatalf("C resumed with %s %v, want %s %v", ev.id, ev.task, want.id, want.task)
+		ev, _ := recent.Next(t, 5*time.Second)
+		if ev.ID != want.ID || !reflect.DeepEqual(ev.Task, want.Task) {
+			t.Fatalf("C resumed with %s %v, want %s %v", ev.ID, ev.Task, want.ID, want.Task)
 		}
 	}
 
@@ -153,14 +155,14 @@ func testEventsAcrossNodes(t *testing.T, postgres bool) {
 	if r.Status != 201 {
 		t.Fatalf("create in b: %d %s", r.Status, r.Body)
 	}
-	ev, _ := otherB.next(t, 5*time.Second)
-	if ev.task["taskId"] != r.Data()["taskId"] || ev.task["status"] != "PENDING" {
+	ev, _ := otherB.Next(t, 5*time.Second)
+	if ev.Task["taskId"] != r.Data()["taskId"] || ev.Task["status"] != "PENDING" {
 		t.Fatalf("workspace b's first event: %+v", ev)
 	}
-	for _, s := range []*sseStream{onA, onB} {
+	for _, s := range []*ssetest.Stream{onA, onB} {
 		select {
-		case ev := <-s.events:
-			if ev.comment == "" && ev.task["taskId"] == r.Data()["taskId"] {
+		case ev := <-s.Events():
+			if ev.Comment == "" && ev.Task["taskId"] == r.Data()["taskId"] {
 				t.Fatalf("workspace a's stream received b's task: %+v", ev)
 			}
 		case <-time.After(200 * time.Millisecond):

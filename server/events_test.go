@@ -1,10 +1,7 @@
 package server_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,110 +11,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/ssetest"
 	"github.com/cutroom/cutroom/server"
 )
 
-// sseEvent is one event of a stream; comment is set for a comment line instead.
-type sseEvent struct {
-	id, event string
-	task      map[string]any
-	comment   string
-}
-
-// sseStream is an open GET /v1/exports/events.
-type sseStream struct {
-	resp   *http.Response
-	events chan sseEvent // closed when the stream ends
-	cancel context.CancelFunc
-}
-
 // openStream opens the event stream on base with key (and Last-Event-ID when set); it
 // returns the response for a non-200 answer, which the caller checks.
-func openStream(t *testing.T, base, key, lastID string) (*sseStream, *http.Response) {
+func openStream(t *testing.T, base, key, lastID string) (*ssetest.Stream, *http.Response) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/v1/exports/events", nil)
-	req.Header.Set("x-api-key", key)
-	if lastID != "" {
-		req.Header.Set("Last-Event-ID", lastID)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	if resp.StatusCode != 200 {
-		cancel()
-		resp.Body.Close()
-		return nil, resp
-	}
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
-		t.Fatalf("content type %q", ct)
-	}
-	s := &sseStream{resp: resp, events: make(chan sseEvent, 100000), cancel: cancel}
-	go func() {
-		defer close(s.events)
-		defer resp.Body.Close()
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		var ev sseEvent
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case line == "":
-				if ev.event != "" {
-					s.events <- ev
-				}
-				ev = sseEvent{}
-			case strings.HasPrefix(line, ":"):
-				s.events <- sseEvent{comment: strings.TrimSpace(line[1:])}
-			case strings.HasPrefix(line, "id: "):
-				ev.id = line[4:]
-			case strings.HasPrefix(line, "event: "):
-				ev.event = line[7:]
-			case strings.HasPrefix(line, "data: "):
-				if err := json.Unmarshal([]byte(line[6:]), &ev.task); err != nil {
-					t.Errorf("event data is not JSON: %v: %s", err, line)
-				}
-			}
-		}
-	}()
-	return s, nil
-}
-
-func (s *sseStream) close() { s.cancel() }
-
-// next returns the next event (not comment), or fails after within.
-func (s *sseStream) next(t *testing.T, within time.Duration) (sseEvent, bool) {
-	t.Helper()
-	return s.await(t, within, func(ev sseEvent) bool { return ev.comment != "" }, fmt.Sprintf("no event within %v", within))
-}
-
-// waitClosed fails unless the stream ends within d.
-func (s *sseStream) waitClosed(t *testing.T, d time.Duration, why string) {
-	t.Helper()
-	s.await(t, d, func(sseEvent) bool { return true }, fmt.Sprintf("the stream did not close within %v after %s", d, why))
-}
-
-// await returns the first event skip does not pass over, or false when the stream ends
-// first; it fails the test with failure after within.
-func (s *sseStream) await(t *testing.T, within time.Duration, skip func(sseEvent) bool, failure string) (sseEvent, bool) {
-	t.Helper()
-	timer := time.NewTimer(within)
-	defer timer.Stop()
-	for {
-		select {
-		case ev, ok := <-s.events:
-			if !ok {
-				return ev, false
-			}
-			if !skip(ev) {
-				return ev, true
-			}
-		case <-timer.C:
-			t.Fatal(failure)
-		}
-	}
+	return ssetest.Open(t, base+"/v1/exports/events", key, lastID)
 }
 
 // seqOf returns the sequence part of an event id ("<epoch>-<seq>").
@@ -145,23 +47,23 @@ func newTaskLog() *taskLog {
 	return &taskLog{progress: map[string]map[float64]bool{}, status: map[string]string{}, last: map[string]map[string]any{}}
 }
 
-func (l *taskLog) add(t *testing.T, ev sseEvent) {
+func (l *taskLog) add(t *testing.T, ev ssetest.Event) {
 	t.Helper()
-	if ev.event != "task.updated" {
-		t.Fatalf("event %q, want task.updated", ev.event)
+	if ev.Event != "task.updated" {
+		t.Fatalf("event %q, want task.updated", ev.Event)
 	}
-	seq := seqOf(t, ev.id)
+	seq := seqOf(t, ev.ID)
 	if l.lastSeq != 0 && seq != l.lastSeq+1 {
 		t.Fatalf("event id %d after %d: changes were dropped", seq, l.lastSeq)
 	}
 	l.lastSeq = seq
-	id, _ := ev.task["taskId"].(string)
+	id, _ := ev.Task["taskId"].(string)
 	if l.progress[id] == nil {
 		l.progress[id] = map[float64]bool{}
 	}
-	l.progress[id][ev.task["progress"].(float64)] = true
-	l.status[id] = ev.task["status"].(string)
-	l.last[id] = ev.task
+	l.progress[id][ev.Task["progress"].(float64)] = true
+	l.status[id] = ev.Task["status"].(string)
+	l.last[id] = ev.Task
 }
 
 // complete checks that every task of ids ended COMPLETED and showed each percentage
@@ -202,13 +104,13 @@ func TestEventsManyUpdatesManyStreams(t *testing.T) {
 		server: func(c *server.Config) { c.MaxEventStreams = 10 }})
 	ts := httptest.NewServer(e.h)
 	defer ts.Close()
-	var streams []*sseStream
+	var streams []*ssetest.Stream
 	for range 10 {
 		s, resp := openStream(t, ts.URL, e.keyA, "")
 		if s == nil {
 			t.Fatalf("stream refused: %d", resp.StatusCode)
 		}
-		defer s.close()
+		defer s.Close()
 		streams = append(streams, s)
 	}
 	var ids []string
@@ -227,7 +129,7 @@ func TestEventsManyUpdatesManyStreams(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for !logs[i].done(ids) {
-				ev, ok := s.next(t, 60*time.Second)
+				ev, ok := s.Next(t, 60*time.Second)
 				if !ok {
 					t.Errorf("stream %d ended early", i)
 					return
@@ -269,16 +171,16 @@ func TestEventsResumeAfterReconnect(t *testing.T) {
 	log := newTaskLog()
 	var lastID string
 	for log.progress[id] == nil || len(log.progress[id]) < 20 {
-		ev, _ := s.next(t, 10*time.Second)
+		ev, _ := s.Next(t, 10*time.Second)
 		log.add(t, ev)
-		lastID = ev.id
+		lastID = ev.ID
 	}
-	s.close()
+	s.Close()
 	time.Sleep(200 * time.Millisecond) // changes happen while no stream is open
 	s2, _ := openStream(t, ts.URL, e.keyA, lastID)
-	defer s2.close()
+	defer s2.Close()
 	for !log.done([]string{id}) {
-		ev, ok := s2.next(t, 10*time.Second)
+		ev, ok := s2.Next(t, 10*time.Second)
 		if !ok {
 			t.Fatal("stream ended")
 		}
@@ -288,23 +190,23 @@ func TestEventsResumeAfterReconnect(t *testing.T) {
 
 	// An id of another database: the current state first, then live changes.
 	s3, _ := openStream(t, ts.URL, e.keyA, "0badc0de-17")
-	defer s3.close()
-	ev, _ := s3.next(t, 5*time.Second)
-	if ev.task["taskId"] != id || ev.task["status"] != "COMPLETED" {
-		t.Fatalf("resync sent %v, want the completed task", ev.task)
+	defer s3.Close()
+	ev, _ := s3.Next(t, 5*time.Second)
+	if ev.Task["taskId"] != id || ev.Task["status"] != "COMPLETED" {
+		t.Fatalf("resync sent %v, want the completed task", ev.Task)
 	}
 	r = e.do("POST", "/v1/exports", e.keyA, progressBody())
 	newID := r.Data()["taskId"].(string)
-	ev, _ = s3.next(t, 5*time.Second)
-	if ev.task["taskId"] != newID || ev.task["status"] != "PENDING" || seqOf(t, ev.id) <= seqOf(t, lastID) {
+	ev, _ = s3.Next(t, 5*time.Second)
+	if ev.Task["taskId"] != newID || ev.Task["status"] != "PENDING" || seqOf(t, ev.ID) <= seqOf(t, lastID) {
 		t.Fatalf("after the resync: %+v", ev)
 	}
 	// Another workspace's stream sees none of this.
 	sb, _ := openStream(t, ts.URL, e.keyB, "0badc0de-17")
-	defer sb.close()
+	defer sb.Close()
 	select {
-	case ev, ok := <-sb.events:
-		if ok && ev.comment == "" {
+	case ev, ok := <-sb.Events():
+		if ok && ev.Comment == "" {
 			t.Fatalf("workspace b received %+v", ev)
 		}
 	case <-time.After(300 * time.Millisecond):
@@ -321,19 +223,19 @@ func TestEventsHeartbeatRevocationAndLimit(t *testing.T) {
 	ts := httptest.NewServer(e.h)
 	defer ts.Close()
 	a1, _ := openStream(t, ts.URL, e.keyA, "")
-	defer a1.close()
+	defer a1.Close()
 	select {
-	case ev := <-a1.events:
-		if ev.comment != "heartbeat" {
+	case ev := <-a1.Events():
+		if ev.Comment != "heartbeat" {
 			t.Fatalf("first line %+v, want the heartbeat comment", ev)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no heartbeat")
 	}
 	a2, _ := openStream(t, ts.URL, e.keyA, "")
-	defer a2.close()
+	defer a2.Close()
 	if s, resp := openStream(t, ts.URL, e.keyA, ""); s != nil {
-		s.close()
+		s.Close()
 		t.Fatal("a third stream of the key was accepted")
 	} else if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" {
 		t.Fatalf("third stream: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
@@ -344,13 +246,13 @@ func TestEventsHeartbeatRevocationAndLimit(t *testing.T) {
 	if other == nil {
 		t.Fatal("another key of the workspace was refused")
 	}
-	defer other.close()
-	a2.close()
+	defer other.Close()
+	a2.Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		s, _ := openStream(t, ts.URL, e.keyA, "")
 		if s != nil {
-			s.close()
+			s.Close()
 			break
 		}
 		if time.Now().After(deadline) {
@@ -361,9 +263,9 @@ func TestEventsHeartbeatRevocationAndLimit(t *testing.T) {
 	if _, err := e.db.RevokeKey(keyID(t, e.db, e.keyA)); err != nil {
 		t.Fatal(err)
 	}
-	a1.waitClosed(t, 5*time.Second, "the key was revoked")
+	a1.WaitClosed(t, 5*time.Second, "the key was revoked")
 	select {
-	case _, ok := <-other.events:
+	case _, ok := <-other.Events():
 		if !ok {
 			t.Fatal("the other key's stream closed too")
 		}
@@ -384,7 +286,7 @@ func TestEventsEndOnShutdown(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	s, _ := openStream(t, "http://"+ln.Addr().String(), e.keyA, "")
-	defer s.close()
+	defer s.Close()
 	time.Sleep(50 * time.Millisecond)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -395,6 +297,6 @@ func TestEventsEndOnShutdown(t *testing.T) {
 	if d := time.Since(start); d > 3*time.Second {
 		t.Fatalf("shutdown waited %v for the stream", d)
 	}
-	s.waitClosed(t, 2*time.Second, "shutdown")
+	s.WaitClosed(t, 2*time.Second, "shutdown")
 	<-served
 }

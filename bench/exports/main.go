@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"sort"
 	"sync"
 	"time"
 
@@ -145,20 +144,10 @@ func run(n int, scene benchapp.Scene, scale float64, format string, workers, fra
 	fmt.Printf("exports: %d x %.1f s %dx%d@30 %s, workers %d (NumCPU-based default when 0)\n", n, seconds, w, h, format, workers)
 	fmt.Printf("wall %.2f s; throughput %.2f exports/min, %.1f frames/s, %.2fx real time\n",
 		wall.Seconds(), float64(n)/wall.Minutes(), float64(frames)/wall.Seconds(), float64(n)*seconds/wall.Seconds())
-	fmt.Printf("POST create: p50 %v p99 %v (n=%d)\n", pct(createLat, 50), pct(createLat, 99), len(createLat))
+	fmt.Printf("POST create: p50 %v p99 %v (n=%d)\n", benchapp.Percentile(createLat, 50), benchapp.Percentile(createLat, 99), len(createLat))
 	fmt.Printf("GET task while rendering: p50 %v p99 %v max %v (n=%d; target p99 < 20ms)\n",
-		pct(getLat, 50), pct(getLat, 99), pct(getLat, 100), len(getLat))
+		benchapp.Percentile(getLat, 50), benchapp.Percentile(getLat, 99), benchapp.Percentile(getLat, 100), len(getLat))
 	return nil
-}
-
-func pct(ds []time.Duration, p int) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	i := (len(s)*p + 99) / 100
-	return s[min(max(i-1, 0), len(s)-1)].Round(10 * time.Microsecond)
 }
 
 func evenRound(v float64) int { return int(v/2+0.5) * 2 }

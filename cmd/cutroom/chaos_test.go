@@ -112,28 +112,10 @@ func (a *acked) locked(f func()) {
 // the server run until every task has ended, so no task is stuck or rendered forever.
 // CUTROOM_CHAOS_SEED replays a run; CUTROOM_CHAOS_ROUNDS changes its length.
 func TestChaosSIGKILL(t *testing.T) {
-	if testing.Short() {
-		t.Skip("chaos loop skipped in -short")
-	}
-	needFFprobe(t)
-	seed := time.Now().UnixNano()
-	if s, err := strconv.ParseInt(os.Getenv("CUTROOM_CHAOS_SEED"), 10, 64); err == nil {
-		seed = s
-	}
-	rounds := 6
-	if n, err := strconv.Atoi(os.Getenv("CUTROOM_CHAOS_ROUNDS")); err == nil && n > 0 {
-		rounds = n
-	}
-	t.Logf("seed %d (CUTROOM_CHAOS_SEED=%d replays it), %d rounds", seed, seed, rounds)
-	rng := rand.New(rand.NewSource(seed))
+	rng, rounds, hostile, ack := chaosSetUp(t, 6)
 	dir := t.TempDir()
 	const key = "cutroom_sk_chaos-test-key-0123456789"
 	args := []string{"--api-key", key, "--render-workers", "1", "--frame-workers", "1", "--ffmpeg", "", "--ffprobe", ""}
-	hostile := svgtest.NestedUse(9, 10)
-	if len(hostile) > 2048 {
-		t.Fatalf("the hostile SVG is %d bytes; the issue's is about 1 KB", len(hostile))
-	}
-	ack := &acked{projects: map[string][]string{}, assets: map[string][]byte{}, tasks: map[string]bool{}}
 
 	for round := 0; round < rounds; round++ {
 		srv := startServer(t, dir, args...)
@@ -144,13 +126,7 @@ func TestChaosSIGKILL(t *testing.T) {
 		for w := range rs {
 			rs[w] = rand.New(rand.NewSource(rng.Int63()))
 		}
-		stop := loadtest.Run(len(rs), func(w, i int) bool {
-			if t.Failed() {
-				return false
-			}
-			chaosStep(t, c, ack, rs[w], hostile, round*1000+w*100+i)
-			return true
-		})
+		stop := startChaosLoad(t, ack, rs, hostile, round, func(*rand.Rand) chaosClient { return c })
 		time.Sleep(time.Duration(300+rng.Intn(1500)) * time.Millisecond)
 		if err := srv.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
@@ -167,24 +143,7 @@ func TestChaosSIGKILL(t *testing.T) {
 	srv := startServer(t, dir, args...)
 	c := chaosClient{base: srv.base, key: key, hc: &http.Client{Timeout: 20 * time.Second}}
 	verifyAcked(t, c, ack, rounds)
-	deadline := time.Now().Add(4 * time.Minute)
-	for id := range ack.tasks {
-		for {
-			st, body, err := c.do("GET", "/v1/exports/"+id, "", nil, nil)
-			if err != nil || st != 200 {
-				t.Fatalf("task %s: %d %s %v", id, st, body, err)
-			}
-			var r struct{ Data taskView }
-			_ = json.Unmarshal(body, &r)
-			if r.Data.Status == "COMPLETED" || r.Data.Status == "FAILED" || r.Data.Status == "CANCELLED" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("task %s is still %s after the chaos ended", id, r.Data.Status)
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-	}
+	waitQuiet(t, c, ack, 4*time.Minute)
 	_ = srv.cmd.Process.Signal(syscall.SIGTERM)
 	_ = srv.cmd.Wait()
 	db, err := storage.Open(dir, storage.Options{LockTimeout: 5 * time.Second})
@@ -219,6 +178,69 @@ func TestChaosSIGKILL(t *testing.T) {
 	if len(ack.tasks) == 0 || len(ack.projects) == 0 || len(ack.assets) == 0 {
 		t.Fatalf("the chaos acknowledged too little to check: %d tasks, %d projects, %d assets",
 			len(ack.tasks), len(ack.projects), len(ack.assets))
+	}
+}
+
+// chaosSetUp is what a chaos test starts from (skipped in -short; ffprobe needed): its
+// random source, seeded from CUTROOM_CHAOS_SEED or the clock, its rounds
+// (CUTROOM_CHAOS_ROUNDS, else rounds), both logged so that a failure can be replayed; the
+// hostile SVG; and an empty record of what was acknowledged.
+func chaosSetUp(t *testing.T, rounds int) (*rand.Rand, int, []byte, *acked) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("chaos loop skipped in -short")
+	}
+	needFFprobe(t)
+	seed := time.Now().UnixNano()
+	if s, err := strconv.ParseInt(os.Getenv("CUTROOM_CHAOS_SEED"), 10, 64); err == nil {
+		seed = s
+	}
+	if n, err := strconv.Atoi(os.Getenv("CUTROOM_CHAOS_ROUNDS")); err == nil && n > 0 {
+		rounds = n
+	}
+	t.Logf("seed %d (CUTROOM_CHAOS_SEED=%d replays it), %d rounds", seed, seed, rounds)
+	// the 1 KB nested-<use> SVG, which uploads refuse
+	hostile := svgtest.NestedUse(9, 10)
+	if len(hostile) > 2048 {
+		t.Fatalf("the hostile SVG is %d bytes; the issue's is about 1 KB", len(hostile))
+	}
+	ack := &acked{projects: map[string][]string{}, assets: map[string][]byte{}, tasks: map[string]bool{}}
+	return rand.New(rand.NewSource(seed)), rounds, hostile, ack
+}
+
+// startChaosLoad starts one client per rs running chaosSteps, each on the server pick
+// returns for it at each step, until the test fails or stop is called.
+func startChaosLoad(t *testing.T, ack *acked, rs []*rand.Rand, hostile []byte, round int, pick func(*rand.Rand) chaosClient) (stop func()) {
+	return loadtest.Run(len(rs), func(w, i int) bool {
+		if t.Failed() {
+			return false
+		}
+		chaosStep(t, pick(rs[w]), ack, rs[w], hostile, round*1000+w*100+i)
+		return true
+	})
+}
+
+// waitQuiet waits until every acknowledged task has ended (completed, or failed with a
+// reason): none is left pending or processing.
+func waitQuiet(t *testing.T, c chaosClient, ack *acked, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for id := range ack.tasks {
+		for {
+			st, body, err := c.do("GET", "/v1/exports/"+id, "", nil, nil)
+			if err != nil || st != 200 {
+				t.Fatalf("task %s: %d %s %v", id, st, body, err)
+			}
+			var r struct{ Data taskView }
+			_ = json.Unmarshal(body, &r)
+			if r.Data.Status == "COMPLETED" || r.Data.Status == "FAILED" || r.Data.Status == "CANCELED" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("task %s is still %s after the chaos ended", id, r.Data.Status)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 	}
 }
 

@@ -184,10 +184,10 @@ func TestClusterExportOnThreeWorkers(t *testing.T) {
 	}
 }
 
-// TestClusterExternalNATSCancelAndRestart: a separate NATS server (from the Go module)
-// that the coordinator dials with --nats; a canceled export stops on the workers; a
-// coordinator restarted mid-task does not render its finished segments again.
-func TestClusterExternalNATSCancelAndRestart(t *testing.T) {
+// startNATS starts a NATS server with JetStream on loopback (from the Go module, outside every
+// cutroom process, so it outlives them), taking clusterToken, and returns its client URL.
+func startNATS(t *testing.T) string {
+	t.Helper()
 	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
 		StoreDir: t.TempDir(), Authorization: clusterToken, NoSigs: true, NoLog: true})
 	if err != nil {
@@ -198,7 +198,14 @@ func TestClusterExternalNATSCancelAndRestart(t *testing.T) {
 		t.Fatal("nats server not ready")
 	}
 	t.Cleanup(ns.Shutdown)
-	url := ns.ClientURL()
+	return ns.ClientURL()
+}
+
+// TestClusterExternalNATSCancelAndRestart: a separate NATS server (from the Go module)
+// that the coordinator dials with --nats; a canceled export stops on the workers; a
+// coordinator restarted mid-task does not render its finished segments again.
+func TestClusterExternalNATSCancelAndRestart(t *testing.T) {
+	url := startNATS(t)
 	dir := t.TempDir()
 	srv := clusterServer(t, dir, "--nats", url, "--cluster-token", clusterToken)
 	w1 := startWorker(t, url, clusterToken, "w1")
@@ -343,30 +350,7 @@ func TestClusterKeepsTheExportContract(t *testing.T) {
 	fields := strings.Fields(admin("keys", "create", "--workspace", "acme"))
 	key := fields[len(fields)-1]
 
-	type event struct {
-		Type   string
-		TaskID string
-		Status string
-	}
-	var mu sync.Mutex
-	var events []event
-	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		ts, _ := strconv.ParseInt(r.Header.Get("X-Service-Timestamp"), 10, 64)
-		if !webhook.Verify("s3cret", ts, raw, r.Header.Get("X-Service-Signature")) {
-			t.Errorf("a webhook with a bad signature: %s", raw)
-		}
-		var ev struct {
-			EventType string
-			Task      struct{ TaskID, Status string }
-		}
-		_ = json.Unmarshal(raw, &ev)
-		mu.Lock()
-		events = append(events, event{ev.EventType, ev.Task.TaskID, ev.Task.Status})
-		mu.Unlock()
-		w.WriteHeader(204)
-	}))
-	defer recv.Close()
+	recv := newHookRecorder(t, "s3cret")
 
 	addr := freeAddr(t)
 	srv := startServer(t, dir, "--ffmpeg", "", "--segment-seconds", "2", "--segment-ack-wait", "3s",
@@ -453,14 +437,7 @@ func TestClusterKeepsTheExportContract(t *testing.T) {
 	// the webhooks of the completed export, in order
 	deadline = time.Now().Add(20 * time.Second)
 	for {
-		mu.Lock()
-		var got []event
-		for _, e := range events {
-			if e.TaskID == c1.Data.TaskID {
-				got = append(got, e)
-			}
-		}
-		mu.Unlock()
+		got := recv.of(c1.Data.TaskID)
 		if len(got) >= 2 {
 			if got[0].Type != "EXPORT_STARTED" || got[1].Type != "EXPORT_COMPLETED" || got[1].Status != "COMPLETED" {
 				t.Errorf("webhooks %+v, want EXPORT_STARTED then EXPORT_COMPLETED", got)
@@ -472,6 +449,56 @@ func TestClusterKeepsTheExportContract(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// hookEvent is one webhook a hookRecorder received.
+type hookEvent struct {
+	ID, Type, TaskID, Status string
+}
+
+// hookRecorder is a loopback webhook receiver: it checks each webhook's signature, answers
+// 204 and keeps what it received.
+type hookRecorder struct {
+	URL    string
+	mu     sync.Mutex
+	events []hookEvent
+}
+
+func newHookRecorder(t *testing.T, secret string) *hookRecorder {
+	t.Helper()
+	h := &hookRecorder{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		ts, _ := strconv.ParseInt(r.Header.Get("X-Service-Timestamp"), 10, 64)
+		if !webhook.Verify(secret, ts, raw, r.Header.Get("X-Service-Signature")) {
+			t.Errorf("a webhook with a bad signature: %s", raw)
+		}
+		var ev struct {
+			EventType string
+			Task      struct{ TaskID, Status string }
+		}
+		_ = json.Unmarshal(raw, &ev)
+		h.mu.Lock()
+		h.events = append(h.events, hookEvent{r.Header.Get("X-Service-Event-Id"), ev.EventType, ev.Task.TaskID, ev.Task.Status})
+		h.mu.Unlock()
+		w.WriteHeader(204)
+	}))
+	t.Cleanup(srv.Close)
+	h.URL = srv.URL
+	return h
+}
+
+// of returns the webhooks received about task, in the order received.
+func (h *hookRecorder) of(task string) []hookEvent {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []hookEvent
+	for _, e := range h.events {
+		if e.TaskID == task {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // TestClusterWorkerWrongToken: a worker with a wrong token is refused, saying so.

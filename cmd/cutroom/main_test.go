@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/internal/pgtest"
+	"github.com/cutroom/cutroom/internal/testlog"
 )
 
 // binPath is the cutroom binary built once for the process tests.
@@ -60,6 +61,7 @@ type serverProc struct {
 	cmd  *exec.Cmd
 	base string
 	out  *bytes.Buffer
+	logs *testlog.Buffer // its stderr: the log
 }
 
 var listenRE = regexp.MustCompile(`listening on (http://\S+)`)
@@ -77,12 +79,11 @@ func startServerCmd(t *testing.T, cmd *exec.Cmd) *serverProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	p := &serverProc{cmd: cmd, out: &bytes.Buffer{}, logs: &testlog.Buffer{}}
+	cmd.Stderr = p.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &serverProc{cmd: cmd, out: &bytes.Buffer{}}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	sc := bufio.NewScanner(stdout)
 	deadline := time.AfterFunc(60*time.Second, func() { _ = cmd.Process.Kill() })
@@ -96,7 +97,7 @@ func startServerCmd(t *testing.T, cmd *exec.Cmd) *serverProc {
 		}
 	}
 	if p.base == "" {
-		t.Fatalf("server did not start: %s %s", p.out, stderr.String())
+		t.Fatalf("server did not start: %s %s", p.out, p.logs)
 	}
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()
 	return p

@@ -11,6 +11,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sort"
+	"time"
 
 	"github.com/cutroom/cutroom/app"
 	"github.com/cutroom/cutroom/storage"
@@ -83,6 +85,18 @@ func Call(c *http.Client, method, url, key string, body []byte) (int, []byte, er
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	return resp.StatusCode, b, err
+}
+
+// Percentile is the p-th percentile (0..100, nearest rank) of ds, rounded to 10 µs; 0 for
+// none.
+func Percentile(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := (len(s)*p + 99) / 100
+	return s[min(max(i-1, 0), len(s)-1)].Round(10 * time.Microsecond)
 }
 
 // Scene is the editor state a benchmark program sends and the directory its images resolve
