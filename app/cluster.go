@@ -42,6 +42,8 @@ type ClusterSettings struct {
 	AckWait time.Duration
 	// Attempts is how many times a failing segment is rendered (default cluster.DefaultAttempts).
 	Attempts int
+	// Replicas is cluster.CoordinatorConfig.Replicas (--nats-replicas; 0 keeps what exists).
+	Replicas int
 }
 
 func (c ClusterSettings) enabled() bool { return c.Listen != "" || len(c.NATS) > 0 }
@@ -83,7 +85,7 @@ func (a *App) openCluster(local *render.Pipeline, store *assets.Store, remote *a
 	cr, nc := a.cluster, a.cluster.conn
 	log := a.logger()
 	ccfg := cluster.CoordinatorConfig{Conn: nc, SegmentSeconds: cs.SegmentSeconds, AckWait: cs.AckWait,
-		Attempts: cs.Attempts, Encoding: cluster.Encoding{Preset: a.cfg.Render.Preset, CRF: a.cfg.Render.CRF},
+		Attempts: cs.Attempts, Replicas: cs.Replicas, Encoding: cluster.Encoding{Preset: a.cfg.Render.Preset, CRF: a.cfg.Render.CRF},
 		Split: func(job export.RenderJob, seconds float64) ([]cluster.Segment, error) {
 			segs, err := local.SplitByCost(job, seconds)
 			if err != nil {

@@ -91,8 +91,8 @@ type resources struct {
 }
 
 // create makes (or updates) the stream, the consumer, the bucket and the object store: the
-// coordinator's part.
-func create(ctx context.Context, nc *nats.Conn, ackWait, objectTTL time.Duration) (*resources, error) {
+// coordinator's part. replicas is Config.Replicas: 0 keeps each existing resource's.
+func create(ctx context.Context, nc *nats.Conn, ackWait, objectTTL time.Duration, replicas int) (*resources, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, err
@@ -100,7 +100,8 @@ func create(ctx context.Context, nc *nats.Conn, ackWait, objectTTL time.Duration
 	r := &resources{js: js}
 	if r.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: StreamName,
 		Subjects: []string{subjectBase + ".>"}, Retention: jetstream.WorkQueuePolicy,
-		Storage: jetstream.FileStorage, Duplicates: 10 * time.Minute}); err != nil {
+		Storage: jetstream.FileStorage, Duplicates: 10 * time.Minute,
+		Replicas: replicasOf(ctx, js, StreamName, replicas)}); err != nil {
 		return nil, fmt.Errorf("stream %s: %w", StreamName, err)
 	}
 	if r.cons, err = r.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{Durable: ConsumerName,
@@ -108,14 +109,30 @@ func create(ctx context.Context, nc *nats.Conn, ackWait, objectTTL time.Duration
 		return nil, fmt.Errorf("consumer %s: %w", ConsumerName, err)
 	}
 	if r.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: BucketName,
-		TTL: recordTTL, Storage: jetstream.FileStorage}); err != nil {
+		TTL: recordTTL, Storage: jetstream.FileStorage,
+		Replicas: replicasOf(ctx, js, "KV_"+BucketName, replicas)}); err != nil {
 		return nil, fmt.Errorf("bucket %s: %w", BucketName, err)
 	}
 	if r.objects, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: ObjectsName,
-		TTL: objectTTL, Storage: jetstream.FileStorage}); err != nil {
+		TTL: objectTTL, Storage: jetstream.FileStorage,
+		Replicas: replicasOf(ctx, js, "OBJ_"+ObjectsName, replicas)}); err != nil {
 		return nil, fmt.Errorf("object store %s: %w", ObjectsName, err)
 	}
 	return r, nil
+}
+
+// replicasOf is the replicas to give the stream named stream (a key-value bucket's is
+// KV_<bucket>, an object store's OBJ_<bucket>): want when set, else what the stream has
+// now, else 1. Every start of a coordinator updates the resources with this configuration,
+// so without it a node's start put an operator's replicas back to 1.
+func replicasOf(ctx context.Context, js jetstream.JetStream, stream string, want int) int {
+	if want > 0 {
+		return want
+	}
+	if st, err := js.Stream(ctx, stream); err == nil {
+		return max(1, st.CachedInfo().Config.Replicas)
+	}
+	return 1
 }
 
 // lookup finds the resources a coordinator made, waiting (until ctx ends) for them to

@@ -43,6 +43,11 @@ type CoordinatorConfig struct {
 	// so do segments a coordinator never came back to join. The coordinator puts an object
 	// again once it is half as old, so nothing an export uses expires under it.
 	ObjectTTL time.Duration
+	// Replicas is how many copies the NATS cluster keeps of the render queue's stream, the
+	// segment records and the object store (--nats-replicas, 1..5). 0 keeps what an existing
+	// resource has (an operator's `nats stream edit --replicas 3` stays) and makes a new one
+	// with 1.
+	Replicas int
 	// Encoding is the encoder settings of every segment.
 	Encoding Encoding
 	// Split, Join and AssetFiles are the App's (Split nil: segments of whole
@@ -92,7 +97,7 @@ func NewCoordinator(ctx context.Context, cfg CoordinatorConfig) (*Coordinator, e
 	if len(cfg.Secret) < MinSecretLength {
 		return nil, fmt.Errorf("cluster: a coordinator's Secret must have at least %d bytes", MinSecretLength)
 	}
-	res, err := create(ctx, cfg.Conn, cfg.AckWait, cfg.ObjectTTL)
+	res, err := create(ctx, cfg.Conn, cfg.AckWait, cfg.ObjectTTL, cfg.Replicas)
 	if err != nil {
 		return nil, err
 	}

@@ -157,6 +157,7 @@ func addClusterFlags(cmd *cobra.Command, f *serveFlags) {
 	fl.Float64Var(&f.cluster.SegmentSeconds, "segment-seconds", cluster.DefaultSegmentSeconds, "with a cluster, exports longer than this are rendered by the workers in segments of this many seconds")
 	fl.DurationVar(&f.cluster.AckWait, "segment-ack-wait", cluster.DefaultAckWait, "with a cluster, how long a worker may go silent before its segment is handed to another (workers signal every third of it while rendering)")
 	fl.IntVar(&f.cluster.Attempts, "segment-attempts", cluster.DefaultAttempts, "with a cluster, how many times a failing segment is rendered before its export fails")
+	fl.IntVar(&f.cluster.Replicas, "nats-replicas", 0, "with a cluster, how many copies a NATS cluster keeps of the render queue, the segment records and the segment objects (1..5; 0: keep what they have, 1 when new)")
 }
 
 // newLogger is serve's logger on w (stderr) at --log-level in --log-format.

@@ -97,5 +97,8 @@ func checkClusterFlags(f *serveFlags) error {
 	if !(c.SegmentSeconds > 0) {
 		return errors.New("--segment-seconds must be positive")
 	}
+	if c.Replicas < 0 || c.Replicas > 5 {
+		return errors.New("--nats-replicas must be 0..5 (0: keep what the resources have)")
+	}
 	return nil
 }
