@@ -32,7 +32,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/cutroom/cutroom/bench/internal/benchapp"
@@ -476,10 +475,4 @@ func postgresCPU(postmaster int) float64 {
 		}
 	}
 	return s
-}
-
-func selfCPU() float64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
