@@ -132,7 +132,13 @@ func (s *Service) lose(l storage.LostLease) {
 		return
 	}
 	s.mu.Lock()
-	s.lostAt[l.ID] = time.Now()
+	now := time.Now()
+	for id, at := range s.lostAt { // forget older losses: the map holds one LeaseTTL's
+		if now.Sub(at) >= s.cfg.LeaseTTL {
+			delete(s.lostAt, id)
+		}
+	}
+	s.lostAt[l.ID] = now
 	s.mu.Unlock()
 	s.cfg.Metrics.LeaseLost()
 	s.log.Warn("export lease lost: another node took the task; its render here stops", "task", l.ID,
@@ -194,7 +200,8 @@ func leaseExpired(t *model.ExportTask, now time.Time) bool {
 // backingOff reports whether this node lost id's lease less than a LeaseTTL ago: a node
 // that stalled past its lease (a pause, a partition, a slow clock) does not claim the task
 // straight back from the node that took it over, which would count a crash on each round
-// trip until the task failed. It forgets losses older than that.
+// trip until the task failed. Losses older than that are forgotten here and at each loss
+// (lose), so lostAt holds no more than one LeaseTTL's losses.
 func (s *Service) backingOff(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
