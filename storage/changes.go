@@ -113,12 +113,12 @@ func (db *DB) SequenceTaskChanges() (int, error) {
 		if err != nil {
 			return err
 		}
+		// The sequence is read once and set once: a NextSequence per change was a round
+		// trip each (and flushed the Put before it), up to 2 x maxSequence in one
+		// serializable transaction every node runs after every task commit.
+		seq := log.Sequence()
 		for i, k := range keys {
-			seq, err := log.NextSequence()
-			if err != nil {
-				return err
-			}
-			if err := log.Put(binary.BigEndian.AppendUint64(nil, seq), vals[i]); err != nil {
+			if err := log.Put(binary.BigEndian.AppendUint64(nil, seq+uint64(i)+1), vals[i]); err != nil {
 				return err
 			}
 			if err := w.Delete(k); err != nil {
@@ -126,7 +126,10 @@ func (db *DB) SequenceTaskChanges() (int, error) {
 			}
 		}
 		n = len(keys)
-		return nil
+		if n == 0 {
+			return nil
+		}
+		return log.SetSequence(seq + uint64(n))
 	})
 	return n, err
 }

@@ -80,3 +80,10 @@ func (e *rerunEngine) update(fn func(tx Tx) error) error {
 	}
 	return e.engine.update(fn)
 }
+
+// SetListenWait sets how long the LISTEN connection waits before it pings, until the test ends.
+func SetListenWait(t testing.TB, d time.Duration) {
+	old := listenWait
+	listenWait = d
+	t.Cleanup(func() { listenWait = old })
+}

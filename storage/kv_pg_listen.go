@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -29,24 +30,44 @@ func (e *pgEngine) listen(ctx context.Context, signal func()) {
 	}
 }
 
+// listenWait bounds one wait for a notification: past it the connection is pinged, so a
+// server that stopped answering without closing the connection (a failover, a dropped NAT
+// entry) is noticed within listenWait plus a ping, not when the system's TCP gives up.
+var listenWait = 30 * time.Second
+
 // listenOnce connects, listens and signals until the connection fails or ctx ends; it
-// reports whether it got as far as listening.
+// reports whether it got as far as listening. Connecting, LISTEN and each ping are bounded
+// by the statement timeout.
 func (e *pgEngine) listenOnce(ctx context.Context, signal func()) bool {
 	cfg := e.pool.Config().ConnConfig.Copy()
 	cfg.RuntimeParams["application_name"] = "cutroom-listen"
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
+	bounded := func(fn func(ctx context.Context) error) error {
+		c, cancel := context.WithTimeout(ctx, e.opts.StatementTimeout)
+		defer cancel()
+		return fn(c)
+	}
+	var conn *pgx.Conn
+	if err := bounded(func(c context.Context) (err error) { conn, err = pgx.ConnectConfig(c, cfg); return err }); err != nil {
 		return false
 	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN "+pgChannel); err != nil {
+	defer func() { _ = bounded(conn.Close) }()
+	if err := bounded(func(c context.Context) error { _, err := conn.Exec(c, "LISTEN "+pgChannel); return err }); err != nil {
 		return false
 	}
 	signal() // anything committed before LISTEN took effect was not announced to it
 	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
+		wctx, cancel := context.WithTimeout(ctx, listenWait)
+		_, err := conn.WaitForNotification(wctx)
+		cancel()
+		switch {
+		case err == nil:
+			signal()
+		case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed():
+			if bounded(conn.Ping) != nil {
+				return true
+			}
+		default:
 			return true
 		}
-		signal()
 	}
 }

@@ -110,3 +110,53 @@ func TestSubscribeAcrossNodes(t *testing.T) {
 	}
 	signalled(t, ch, "another node's write after the reconnection")
 }
+
+// TestSubscribeOutlastsItsWaits: the listening connection waits for notifications in
+// bounded waits and pings between them (so a silent server is noticed); a live server
+// keeps the same connection across them, and notifications still arrive.
+func TestSubscribeOutlastsItsWaits(t *testing.T) {
+	storage.SetListenWait(t, 50*time.Millisecond)
+	url := pgtest.URL(t)
+	a, b := storage.OpenPostgresURL(t, url, nil), storage.OpenPostgresURL(t, url, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := b.Subscribe(ctx)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	listener := func() (pids []int) {
+		rows, err := conn.Query(ctx, `SELECT pid FROM pg_stat_activity
+			WHERE application_name = 'cutroom-listen' AND datname = current_database()`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var pid int
+			if err := rows.Scan(&pid); err != nil {
+				t.Fatal(err)
+			}
+			pids = append(pids, pid)
+		}
+		return pids
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(listener()) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("no listening connection within 10 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	first := listener()
+	time.Sleep(500 * time.Millisecond) // ten waits
+	if now := listener(); len(now) != 1 || now[0] != first[0] {
+		t.Fatalf("listening connections %v after ten waits, want the same one %v", now, first)
+	}
+	quiet(t, ch)
+	if _, err := a.CreateWorkspace(storage.WorkspaceInput{Name: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	signalled(t, ch, "another node's write after ten waits")
+}
