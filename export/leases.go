@@ -25,27 +25,17 @@ var (
 	errCrashed = fmt.Errorf("crashed: %w", errPaused)
 )
 
-// sharer is implemented by stores that other processes may use at the same time
-// (storage.DB on PostgreSQL); a store without it is this process's alone.
-type sharer interface{ Shared() bool }
-
-// subscriber is implemented by stores that signal every commit, by any node.
-type subscriber interface {
-	Subscribe(ctx context.Context) <-chan struct{}
-}
-
 // shared reports whether other processes use the store too.
-func (s *Service) shared() bool {
-	sh, ok := s.store.(sharer)
-	return ok && sh.Shared()
-}
+func (s *Service) shared() bool { return s.store.Shared() }
 
-// changes is the store's commit signal, or nil (never ready) when it has none.
+// changes is the store's commit signal on a shared store, where other nodes' commits can
+// end this node's leases; nil (never ready) on a store of its own, where every commit is
+// this node's and waking at each (progress writes included) would find nothing.
 func (s *Service) changes(ctx context.Context) <-chan struct{} {
-	if sub, ok := s.store.(subscriber); ok {
-		return sub.Subscribe(ctx)
+	if !s.shared() {
+		return nil
 	}
-	return nil
+	return s.store.Subscribe(ctx)
 }
 
 // NodeID returns the node id this service's leases carry (Config.NodeID).

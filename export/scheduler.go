@@ -76,7 +76,9 @@ func (s *Service) Run(ctx context.Context) error {
 			return nil
 		case <-s.wake:
 		case <-poll.C:
-			s.requeuePoll()
+			if s.shared() { // on a store of its own every lease is this node's, renewed
+				s.requeuePoll()
+			}
 		case <-heartbeat.C:
 			s.renewLeases()
 		case _, ok := <-changes:

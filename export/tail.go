@@ -3,6 +3,8 @@ package export
 import (
 	"context"
 	"time"
+
+	"github.com/cutroom/cutroom/storage"
 )
 
 // followPage is how many changes follow reads from the change log at once.
@@ -19,12 +21,15 @@ func (s *Service) follow() {
 	for {
 		// On a shared database a change has its sequence once a node moved it into the
 		// log; a move that lost its races to other nodes' leaves it to theirs or the next.
-		if n, err := s.store.SequenceTaskChanges(); err != nil {
-			s.log.Debug("export: sequence task changes", "err", err)
-		} else if n > 0 {
-			continue
+		// Only a full batch is followed by another: changes other nodes commit meanwhile
+		// are theirs to move, or the next follow's, so this loop ends while they write.
+		n, err := s.store.SequenceTaskChanges()
+		if err != nil {
+			s.log.Warn("export: sequence task changes", "err", err)
 		}
-		break
+		if err != nil || n < storage.MaxSequence {
+			break
+		}
 	}
 	for {
 		after := s.events.Last()

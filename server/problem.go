@@ -80,6 +80,7 @@ var problemTypes = map[int]string{
 // context and answered as 500 without internals.
 func problemFor(err error, log *slog.Logger, c *gin.Context) (Problem, int) {
 	var p Problem
+	retryAfter := 0
 	e := apierr.As(err)
 	var mbe *http.MaxBytesError
 	switch {
@@ -95,6 +96,7 @@ func problemFor(err error, log *slog.Logger, c *gin.Context) (Problem, int) {
 			"requestId", requestIDOf(c))
 		p.Status, p.ErrorCode = http.StatusServiceUnavailable, errServerBusy.String()
 		p.Detail = "the database is too busy for this write now; nothing was written: send the request again"
+		retryAfter = 1
 	default:
 		log.Error("internal error", "err", err, "method", c.Request.Method, "route", routeTemplate(c.FullPath()),
 			"requestId", requestIDOf(c))
@@ -105,11 +107,8 @@ func problemFor(err error, log *slog.Logger, c *gin.Context) (Problem, int) {
 		p.Type = strings.ToUpper(strings.ReplaceAll(http.StatusText(p.Status), " ", "_"))
 	}
 	p.Title = http.StatusText(p.Status)
-	if e == nil && p.Status == http.StatusServiceUnavailable {
-		return p, 1
-	}
 	if e == nil || p.Status == http.StatusInternalServerError {
-		return p, 0
+		return p, retryAfter
 	}
 	return p, e.RetryAfter
 }

@@ -75,12 +75,13 @@ func (db *DB) appendTaskChange(tx Tx, id, val []byte, created bool) error {
 	return waiting.Put(append(k, id...), val)
 }
 
-// maxSequence bounds the changes one SequenceTaskChanges transaction moves.
-const maxSequence = 1000
+// MaxSequence bounds the changes one SequenceTaskChanges transaction moves: a call that
+// moved fewer left none waiting when it ran.
+const MaxSequence = 1000
 
 // SequenceTaskChanges moves the committed changes waiting for a sequence (on a shared
 // database) into the change log, oldest order stamp first, and returns how many it moved
-// (at most maxSequence; call again while it moves that many). On bbolt changes take their
+// (at most MaxSequence; call again while it moves that many). On bbolt changes take their
 // sequence as they commit: it does nothing. Several nodes may call it at once: their
 // transactions serialise, and each change is moved once.
 func (db *DB) SequenceTaskChanges() (int, error) {
@@ -106,7 +107,7 @@ func (db *DB) SequenceTaskChanges() (int, error) {
 		}
 		var keys, vals [][]byte
 		c := w.Cursor()
-		for k, v := c.First(); k != nil && len(keys) < maxSequence; k, v = c.Next() {
+		for k, v := c.First(); k != nil && len(keys) < MaxSequence; k, v = c.Next() {
 			keys, vals = append(keys, copyBytes(k)), append(vals, copyBytes(v))
 		}
 		log, err := tx.CreateBucketIfNotExists(bucketTaskChanges)
@@ -114,7 +115,7 @@ func (db *DB) SequenceTaskChanges() (int, error) {
 			return err
 		}
 		// The sequence is read once and set once: a NextSequence per change was a round
-		// trip each (and flushed the Put before it), up to 2 x maxSequence in one
+		// trip each (and flushed the Put before it), up to 2 x MaxSequence in one
 		// serializable transaction every node runs after every task commit.
 		seq := log.Sequence()
 		for i, k := range keys {
