@@ -80,9 +80,20 @@ func digestHex(d string) (string, error) {
 	return hex.EncodeToString(raw), nil
 }
 
+// GetTimeout bounds a Get whose context has no deadline. The NATS client gives such a
+// Get 5 s for the whole transfer, which a large video read by a slow writer (a download, a
+// copy to disk) outlasted: it failed every time, 8 MB into 64 MiB.
+const GetTimeout = 10 * time.Minute
+
 // Get writes the object of name to w; the Object Store checks the bytes against the digest
-// it recorded at the end. A missing object wraps fs.ErrNotExist.
+// it recorded at the end. A missing object wraps fs.ErrNotExist. Without a deadline on ctx
+// the transfer gets GetTimeout.
 func (f *FileObjects) Get(ctx context.Context, name string, w io.Writer) (int64, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, GetTimeout)
+		defer cancel()
+	}
 	r, err := f.objs.Get(ctx, name)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return 0, fmt.Errorf("object %s: %w", name, fs.ErrNotExist)
