@@ -136,8 +136,13 @@ func New(cfg Config) (*Store, error) {
 			return nil, fmt.Errorf("blob: take in %s: %w", d, err)
 		}
 	}
-	if err := s.rewriteIndex(); err != nil {
-		return nil, fmt.Errorf("blob: write %s: %w", IndexName, err)
+	// Rewritten from the copies taken in, which prunes entries of files gone; with no
+	// directories taken in (blobs push) that would empty the index of a data dir a node
+	// may be running on, and a push that fails half-way would lose its entries.
+	if len(cfg.Dirs) > 0 {
+		if err := s.rewriteIndex(); err != nil {
+			return nil, fmt.Errorf("blob: write %s: %w", IndexName, err)
+		}
 	}
 	if kept > 0 {
 		s.log.Warn("blob: local files not known to be in the object store are kept, never evicted: put them there with `cutroom blobs push`",

@@ -375,3 +375,27 @@ func TestUnpushedFilesStay(t *testing.T) {
 		t.Fatalf("reopened: the indexed copy stayed (%v) or the count is %d, want %d", err, again.Bytes(), 2*size)
 	}
 }
+
+// TestStoreWithoutDirsKeepsTheIndex: a Store that takes in no directories (blobs push on
+// a data dir a node runs on) leaves the data dir's index of files the object store holds
+// as it was: emptying it lost the entries of files a failed push had not put again.
+func TestStoreWithoutDirsKeepsTheIndex(t *testing.T) {
+	objs, _ := natsObjects(t)
+	root := t.TempDir()
+	writeFile(t, root, "files/assets/w/a/pic.png", 100)
+	s := newStore(t, objs, root, 0)
+	if err := s.Put(context.Background(), filepath.Join(root, "files/assets/w/a/pic.png")); err != nil {
+		t.Fatal(err)
+	}
+	index := filepath.Join(root, blob.IndexName)
+	before, err := os.ReadFile(index)
+	if err != nil || !bytes.Contains(before, []byte("files/assets/w/a/pic.png")) {
+		t.Fatalf("the index after a put: %q, %v", before, err)
+	}
+	if _, err := blob.New(blob.Config{Root: root, Objects: objs}); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.ReadFile(index); err != nil || !bytes.Equal(after, before) {
+		t.Fatalf("the index after a Store without dirs: %q (%v), was %q", after, err, before)
+	}
+}
