@@ -6,7 +6,6 @@ import (
 	"image"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -101,18 +100,8 @@ func TestBrowserReference(t *testing.T) {
 	if err := os.WriteFile(indexPath, index.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	shot := filepath.Join(dir, "shot.png")
 	ww, wh := max(cols*tW, 400), max(rows*tH, 300)
-	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--hide-scrollbars", "--force-device-scale-factor=1",
-		"--allow-file-access-from-files", "--run-all-compositor-stages-before-draw", "--virtual-time-budget=3000",
-		fmt.Sprintf("--window-size=%d,%d", ww, wh), "--screenshot="+shot, "file://"+indexPath)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("chromium: %v\n%s", err, out)
-	}
-	full := imagetest.ReadPNG(t, shot)
+	full := imagetest.Screenshot(t, bin, imagetest.Shot{Page: indexPath, Width: ww, Height: wh})
 	keep := os.Getenv("CUTROOM_BROWSER_OUT") // a directory to keep both renders in, for a look
 	for i, tc := range cases {
 		x, y := (i%cols)*tW, (i/cols)*tH

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -110,16 +109,7 @@ tiles.forEach(([frame, data], i) => {
 	if err := os.WriteFile(index, []byte(page), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	shot := filepath.Join(dir, "shot.png")
-	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--hide-scrollbars", "--force-device-scale-factor=1",
-		"--allow-file-access-from-files", "--run-all-compositor-stages-before-draw", "--virtual-time-budget=3000",
-		fmt.Sprintf("--window-size=%d,%d", cols*tile, max(rows*tile, 300)), "--screenshot="+shot, "file://"+index)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, out)
-	}
-	full := imagetest.ReadPNG(t, shot)
+	full := imagetest.Screenshot(t, bin, imagetest.Shot{Page: index, Width: cols * tile, Height: max(rows*tile, 300)})
 	keep := os.Getenv("CUTROOM_LOTTIE_OUT") // a directory to keep both renders in, for a look
 	sums := map[string][]float64{}
 	var order []string

@@ -2,14 +2,12 @@ package text
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -237,25 +235,11 @@ func statePage(faces string, s Text) string {
 // screenshot renders a page with headless Chromium, with env added to its environment.
 func screenshot(t *testing.T, browser string, env []string, html string, w, h int) image.Image {
 	t.Helper()
-	dir := t.TempDir()
-	page := filepath.Join(dir, "page.html")
+	page := filepath.Join(t.TempDir(), "page.html")
 	if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "out.png")
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--screenshot="+out,
-		"--virtual-time-budget=10000", "--run-all-compositor-stages-before-draw", "--disable-dev-shm-usage",
-		fmt.Sprintf("--window-size=%d,%d", w, h), "--hide-scrollbars", "--force-device-scale-factor=1",
-		"--default-background-color=ffffffff", "--allow-file-access-from-files", "file://"+page)
-	cmd.Env = append(os.Environ(), env...)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, msg)
-	}
-	return imagetest.ReadPNG(t, out)
+	return imagetest.Screenshot(t, browser, imagetest.Shot{Page: page, Width: w, Height: h, VirtualTime: 10 * time.Second, Env: env})
 }
 
 // renderOnPage draws a layer where the page puts the text box, over white.

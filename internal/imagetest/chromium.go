@@ -1,6 +1,16 @@
 package imagetest
 
-import "os/exec"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
 
 // Chromium is the path of a Chromium (or Chrome) for the browser reference checks, or ""
 // when none is installed (the check skips).
@@ -11,4 +21,70 @@ func Chromium() string {
 		}
 	}
 	return ""
+}
+
+// Shot is one headless Chromium screenshot of a local page.
+type Shot struct {
+	Page          string        // path of the HTML file
+	Width, Height int           // the window, in CSS pixels at a device scale of 1
+	VirtualTime   time.Duration // how long the page's virtual clock may run first; 0 means 3 s
+	Env           []string      // added to Chromium's environment (e.g. FONTCONFIG_FILE)
+}
+
+// screenshotAttempt bounds one Chromium run. A screenshot takes under a second, and about
+// two at a load of 20 on 2 cores; the bound only matters when headless Chromium hangs
+// before it writes the picture, which it did twice in one CI run out of the hundreds of
+// screenshots make test takes (TestBrowserWebFonts, killed at the old single 90 s bound).
+// A hang is Chromium's, not the picture's, so a hung run is started once more, fresh.
+const (
+	screenshotAttempt  = 30 * time.Second
+	screenshotAttempts = 3
+)
+
+// Screenshot draws s.Page with headless Chromium and returns the picture. A run that hangs
+// (no picture within screenshotAttempt) is tried again, up to screenshotAttempts runs; a
+// run that fails otherwise fails the test at once.
+func Screenshot(t testing.TB, browser string, s Shot) *image.RGBA {
+	t.Helper()
+	if s.VirtualTime == 0 {
+		s.VirtualTime = 3 * time.Second
+	}
+	for attempt := 1; ; attempt++ {
+		out, msg, err := screenshotOnce(t.TempDir(), browser, s)
+		if err == nil {
+			return ReadPNG(t, out)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) || attempt == screenshotAttempts {
+			t.Fatalf("chromium (run %d of at most %d): %v\n%s", attempt, screenshotAttempts, err, msg)
+		}
+		t.Logf("chromium wrote no picture in %v (run %d): starting it again", screenshotAttempt, attempt)
+	}
+}
+
+// screenshotOnce runs Chromium once with a fresh profile in dir, returning the picture's
+// path, or Chromium's output and context.DeadlineExceeded when it hung.
+func screenshotOnce(dir, browser string, s Shot) (string, []byte, error) {
+	out := filepath.Join(dir, "shot.png")
+	ctx, cancel := context.WithTimeout(context.Background(), screenshotAttempt)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--screenshot="+out,
+		fmt.Sprintf("--virtual-time-budget=%d", s.VirtualTime.Milliseconds()),
+		"--run-all-compositor-stages-before-draw", "--disable-dev-shm-usage",
+		fmt.Sprintf("--window-size=%d,%d", s.Width, s.Height), "--hide-scrollbars", "--force-device-scale-factor=1",
+		"--default-background-color=ffffffff", "--allow-file-access-from-files", "file://"+s.Page)
+	cmd.Env = append(os.Environ(), s.Env...)
+	cmd.WaitDelay = 5 * time.Second // a child holding the output pipe open does not hold the run
+	msg, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return "", msg, ctx.Err()
+	}
+	if err != nil {
+		return "", msg, err
+	}
+	if _, serr := os.Stat(out); serr != nil {
+		return "", msg, fmt.Errorf("no picture written: %w", serr)
+	}
+	return out, nil, nil
 }
