@@ -360,10 +360,13 @@ func deleteBindings(tx Tx, projectID string) error {
 	return nil
 }
 
+// secretKey is the meta bucket's key of secret name.
+func secretKey(name string) []byte { return []byte("secret:" + name) }
+
 // Secret returns the named server secret of size bytes, generating and storing it on first
 // use, so that what it signs stays valid across restarts.
 func (db *DB) Secret(name string, size int) ([]byte, error) {
-	key := []byte("secret:" + name)
+	key := secretKey(name)
 	out, err := db.read(bucketMeta, key)
 	if err != nil {
 		return nil, err

@@ -263,6 +263,9 @@ func Restore(dataDir, src string, opts Options) (Restored, error) {
 	if err != nil {
 		return Restored{}, fmt.Errorf("%w: %s: %v (nothing was changed)", ErrBackupInvalid, src, err)
 	}
+	if err := newChangesEpoch(tmp); err != nil {
+		return Restored{}, fmt.Errorf("restore %s: %w (nothing was changed)", src, err)
+	}
 	res := Restored{FileInfo: info, Path: dst}
 	if _, err := os.Stat(dst); err == nil {
 		// The current database's lock: a read-only open takes bbolt's shared lock, which
@@ -285,6 +288,27 @@ func Restore(dataDir, src string, opts Options) (Restored, error) {
 		return Restored{}, fmt.Errorf("put the restored database in place: %w", err)
 	}
 	return res, syncDir(dataDir)
+}
+
+// newChangesEpoch drops the task change log's epoch from the database file at path (a
+// restore's copy), so the restored database makes a new one at its first start: the
+// sequence goes back to the backup's, and a stream id given before the restore names a
+// change the restored database numbers again.
+func newChangesEpoch(path string) error {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		return err
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		if b := tx.Bucket(bucketMeta); b != nil {
+			return b.Delete(secretKey(changesEpochSecret))
+		}
+		return nil
+	})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // copyToTemp copies src into a synced temporary file in dir and returns its path.

@@ -206,3 +206,36 @@ func TestRestoreRefusesDamagedFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestRestoreStartsANewChangeEpoch: a restored database names its task changes with a new
+// epoch (its sequence went back to the backup's, so a stream id given before the restore
+// must resync, not resume on changes numbered again), and keeps every other secret (signed
+// links and webhook signatures stay valid).
+func TestRestoreStartsANewChangeEpoch(t *testing.T) {
+	src := open(t, t.TempDir(), nil)
+	defer src.Close()
+	epoch, err := src.TaskChangesEpoch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	signing, err := src.Secret("test-signing", 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := storage.Restore(dir, backupOf(t, src), storage.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	db := open(t, dir, nil)
+	defer db.Close()
+	got, err := db.TaskChangesEpoch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got == epoch || len(got) != len(epoch) {
+		t.Errorf("restored database's change epoch %q, the backed-up one's %q: want a new one", got, epoch)
+	}
+	if kept, err := db.Secret("test-signing", 32); err != nil || !bytes.Equal(kept, signing) {
+		t.Errorf("a restore changed another secret (%v)", err)
+	}
+}

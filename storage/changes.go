@@ -214,11 +214,16 @@ func (db *DB) TrimTaskChanges(upto uint64) (int, error) {
 	return n, err
 }
 
+// changesEpochSecret names the change log's epoch among the meta bucket's secrets.
+const changesEpochSecret = "task-changes-epoch"
+
 // TaskChangesEpoch returns the id of this database's change log: random, made once and
 // kept in the database, so every node over it names a change the same way and a sequence
-// of another database is recognised.
+// of another database is recognised. Restore drops it: a restored database numbers its
+// changes again from the backup's sequence, so an id given before the restore must not
+// resume on the changes made after it (it resyncs instead).
 func (db *DB) TaskChangesEpoch() (string, error) {
-	b, err := db.Secret("task-changes-epoch", 6) // not secret: a random value kept once
+	b, err := db.Secret(changesEpochSecret, 6) // not secret: a random value kept once
 	if err != nil {
 		return "", err
 	}
