@@ -111,8 +111,9 @@ func (s *Session) frame(ctx context.Context, a *editor.Asset, mediaTime time.Dur
 		return nil, err
 	}
 	t := max(mediaTime.Seconds(), 0)
+	fresh := false
 	for attempt := 0; attempt < 3; attempt++ {
-		d, err := s.decoderFor(ctx, path, t, form)
+		d, err := s.decoderFor(ctx, path, t, form, fresh)
 		if err != nil {
 			return nil, fmt.Errorf("video asset %q: %w", a.ID, err)
 		}
@@ -132,20 +133,29 @@ func (s *Session) frame(ctx context.Context, a *editor.Asset, mediaTime time.Dur
 		if ok {
 			return b, nil
 		}
-		// The decoder moved past t meanwhile: drop it and start one at t.
-		s.drop(path, d)
+		// The decoder moved past t meanwhile (another worker took later frames from it):
+		// retire it and start one at t, which cannot move on before this worker reads t
+		// from it (choosing a running one again lost the same race, under -race and load,
+		// three times in a row: "no frame for 0.510 s").
+		s.retire(path, d)
+		fresh = true
 	}
 	return nil, fmt.Errorf("video asset %q: no frame for %.3f s", a.ID, t)
 }
 
-// decoderFor returns a locked decoder of path that can serve t, starting one if needed.
+// decoderFor returns a locked decoder of path that can serve t, starting one if needed
+// (always with fresh: one it started reads t before any other worker may use it).
 // Decoders of one file start one at a time: the workers asking for a clip's first frames
 // together would otherwise each probe the file and start a decoder (one at 0 s, one at the
 // next frame's time, ...), all but one soon stopped as idle, a probe and a decoder's
 // start-up wasted per worker and clip.
-func (s *Session) decoderFor(ctx context.Context, path string, t float64, form frameForm) (*videoDecoder, error) {
-	if d, err := s.runningDecoder(path, t, form, true); d != nil || err != nil {
-		return d, err
+func (s *Session) decoderFor(ctx context.Context, path string, t float64, form frameForm, fresh bool) (*videoDecoder, error) {
+	if !fresh {
+		if d, err := s.runningDecoder(path, t, form, true); d != nil || err != nil {
+			return d, err
+		}
+	} else if err := s.usable(); err != nil {
+		return nil, err
 	}
 	start := s.startLock(path)
 	select { // a worker starting one stuck (a probe that hangs) keeps no other past its ctx
@@ -155,8 +165,10 @@ func (s *Session) decoderFor(ctx context.Context, path string, t float64, form f
 	}
 	defer func() { <-start }()
 	// Another worker may have started one that serves t while this one waited.
-	if d, err := s.runningDecoder(path, t, form, false); d != nil || err != nil {
-		return d, err
+	if !fresh {
+		if d, err := s.runningDecoder(path, t, form, false); d != nil || err != nil {
+			return d, err
+		}
 	}
 	s.mu.Lock()
 	pr := s.probes[path]
@@ -222,14 +234,9 @@ func (s *Session) decoderFor(ctx context.Context, path string, t float64, form f
 func (s *Session) runningDecoder(path string, t float64, form frameForm, count bool) (*videoDecoder, error) {
 	for {
 		s.mu.Lock()
-		if s.closed {
+		if err := s.usableLocked(); err != nil {
 			s.mu.Unlock()
-			return nil, CodeDecoderMissing.New("the render session is closed")
-		}
-		if s.decoders == nil {
-			s.decoders = map[string][]*videoDecoder{}
-			s.probes = map[string]*videoProbe{}
-			s.starting = map[string]chan struct{}{}
+			return nil, err
 		}
 		if count {
 			s.tick++
@@ -256,6 +263,26 @@ func (s *Session) runningDecoder(path string, t float64, form frameForm, count b
 		best.mu.Unlock()
 		count = false
 	}
+}
+
+// usable reports a closed session's error, and makes an open one's maps on first use.
+func (s *Session) usable() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.usableLocked()
+}
+
+// usableLocked is usable with s.mu held.
+func (s *Session) usableLocked() error {
+	if s.closed {
+		return CodeDecoderMissing.New("the render session is closed")
+	}
+	if s.decoders == nil {
+		s.decoders = map[string][]*videoDecoder{}
+		s.probes = map[string]*videoProbe{}
+		s.starting = map[string]chan struct{}{}
+	}
+	return nil
 }
 
 // startLock is the lock (a channel of one slot) held while a decoder of path is started.
@@ -297,18 +324,35 @@ func (s *Session) closeIdle() {
 	}
 }
 
-// drop stops a decoder and forgets it.
+// drop stops a decoder that failed and forgets it.
 func (s *Session) drop(path string, d *videoDecoder) {
+	s.forget(path, d)
+	d.closeLocked()
+}
+
+// retire forgets a working decoder and stops it once no worker uses it: a worker that
+// holds it now (it chose it before it was forgotten) reads its frame first. Killing it
+// under that worker, as drop does, failed the worker's frame with "ffmpeg: signal: killed"
+// (TestHeldVideoFramesConcurrent under -race, 1 run in 60 at load 7).
+func (s *Session) retire(path string, d *videoDecoder) {
+	s.forget(path, d)
+	d.mu.Lock()
+	d.close()
+	d.reap()
+	d.mu.Unlock()
+}
+
+// forget takes d out of the session's decoders of path.
+func (s *Session) forget(path string, d *videoDecoder) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	list := s.decoders[path]
 	for i, x := range list {
 		if x == d {
 			s.decoders[path] = append(list[:i], list[i+1:]...)
-			break
+			return
 		}
 	}
-	s.mu.Unlock()
-	d.closeLocked()
 }
 
 // Close stops every decoder and waits for their processes. The session refuses frames
