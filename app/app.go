@@ -135,6 +135,8 @@ type App struct {
 	listening Listening
 	// scratch is a directory Close removes (readFileAreas)
 	scratch string
+	// dirLock holds the data dir's lock on a shared database (LockDataDir)
+	dirLock *os.File
 }
 
 // New returns an App of cfg; nothing is opened before OpenDB or Open.
@@ -190,6 +192,11 @@ func (a *App) OpenDBContext(ctx context.Context) error {
 // fetching from the blob store into a scratch directory: readFileAreas) and the font
 // library, as `cutroom export` uses them.
 func (a *App) Open(ctx context.Context, ln net.Listener) error {
+	if ln != nil {
+		if err := a.LockDataDir(); err != nil {
+			return err
+		}
+	}
 	if err := a.OpenDBContext(ctx); err != nil {
 		return err
 	}
@@ -369,6 +376,7 @@ func (a *App) Close() error {
 		_ = os.RemoveAll(a.scratch)
 		a.scratch = ""
 	}
+	defer a.unlockDataDir() // the data dir is free once the database is closed
 	if a.DB == nil {
 		return nil
 	}

@@ -25,6 +25,9 @@
 //     with retries for DatabaseWait (a node often starts before its database; only a
 //     failure that may pass is retried: storage.ConnectRetryable), its password redacted
 //     from every message (the URL is never logged or returned whole).
+//   - LockDataDir (serve, and Open with a listener) keeps a second serving node off the
+//     data dir on a shared database, where no bbolt lock does (datadirlock.go); the admin
+//     commands take no lock there and run beside the nodes.
 //   - Open(ctx, nil) adds the font library and the asset store's read side: what
 //     `cutroom export` needs (without a DataDir, only the font library). With
 //     --blob-store nats that store fetches the files from the object store into a scratch

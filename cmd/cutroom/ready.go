@@ -114,14 +114,18 @@ func answers(ctx context.Context, l app.Listening, timeout time.Duration) bool {
 // record where it listens (it may still be starting) before it gives up.
 const attachWait = 30 * time.Second
 
-// openOrAttach opens the App's database. When a running server holds it and --attach is
+// openOrAttach takes the data dir (app.LockDataDir, on a shared database) and opens the
+// App's database. When a running server holds either and --attach is
 // set, it announces that server's ready object instead (attached is then true): at once when
 // the server's record answers, else once it does (a server still starting), within
 // attachWait; the data dir freed meanwhile is opened after all.
 func openOrAttach(ctx context.Context, a *app.App, f *serveFlags) (attached bool, err error) {
 	deadline := time.Now().Add(attachWait)
 	for {
-		err := a.OpenDBContext(ctx)
+		err := a.LockDataDir()
+		if err == nil {
+			err = a.OpenDBContext(ctx)
+		}
 		var busy *app.InUseError
 		if err == nil || !f.attach || !errors.As(err, &busy) {
 			return false, err
