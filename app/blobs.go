@@ -13,7 +13,6 @@ import (
 
 	"github.com/cutroom/cutroom/blob"
 	"github.com/cutroom/cutroom/cluster"
-	"github.com/cutroom/cutroom/diskspace"
 )
 
 // BlobStoreNATS is BlobSettings.Store's value that keeps files in the NATS object store.
@@ -138,23 +137,21 @@ func (a *App) readFileAreas() (*fileAreas, error) {
 	return f, nil
 }
 
-// check is the readiness word of the blob store: the object store answers (nats), the
-// shared directory takes a write (dir); the data dir's own check covers local.
-func (f *fileAreas) check(ctx context.Context) string {
+// check starts the readiness check of the blob store: the shared directory takes a write
+// (dir: through probe, bounded), the object store answers (nats: now, within
+// cluster.FileObjects.Check's own bound, a network call that ends with its context); the
+// data dir's own check covers local.
+func (f *fileAreas) check(ctx context.Context, probe *boundedCheck) *checkCall {
 	switch {
 	case f == nil || f.kind == blobsLocal:
 	case f.kind == blobsNATS:
 		if f.store.Check(ctx) != nil {
-			return "unavailable"
+			return answered("unavailable")
 		}
 	default:
-		if err := probeWrite(f.root); diskspace.IsFull(err) {
-			return "full"
-		} else if err != nil {
-			return "not_writable"
-		}
+		return probe.start(func() string { return writeWord(probeWrite(f.root)) })
 	}
-	return "ok"
+	return answered("ok")
 }
 
 func (f *fileAreas) kindWord() string {

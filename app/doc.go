@@ -55,7 +55,10 @@
 // answers a read (within databasePingTimeout, 2 s, so a PostgreSQL that stops answering
 // fails the probe rather than holding it; its engine and the read's time are reported
 // beside), a byte can be written in the data dir, its filesystem is above the
-// free-space floor, the encoders opened when Open ran (render.CheckEncoders, once: linked
+// free-space floor (these filesystem checks, and the --blob-store DIR write, run beside
+// the database's, single-flight within fsCheckTimeout, 2 s: a hung mount, whose calls no
+// context ends, fails its check "not_responding" with at most one call stuck per check,
+// boundedcheck.go), the encoders opened when Open ran (render.CheckEncoders, once: linked
 // libraries do not come and go), and ffmpeg's state as Open found it (reported, never
 // failing). One diskspace.Guard of the data dir, with MinFreeDisk, is the floor of the asset
 // store's uploads, the export service's creates and the readiness check.
