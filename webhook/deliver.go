@@ -99,7 +99,14 @@ type Config struct {
 	// DefaultClaimGrace): a node that stopped during an attempt holds the entry until then,
 	// and another node makes the next attempt after it (claims.go).
 	ClaimGrace time.Duration
+	// Poll is how long the deliverer waits at most before it reads the outbox again when
+	// nothing wakes it (default DefaultPoll).
+	Poll time.Duration
 }
+
+// DefaultPoll is how often the deliverer reads the outbox when nothing wakes it
+// (Config.Poll).
+const DefaultPoll = 10 * time.Second
 
 // Metrics counts delivery attempts; *metrics.Metrics implements it.
 type Metrics interface {
@@ -183,6 +190,9 @@ func NewDeliverer(cfg Config, store Store) *Deliverer {
 	if cfg.ClaimGrace <= 0 {
 		cfg.ClaimGrace = DefaultClaimGrace
 	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = DefaultPoll
+	}
 	if cfg.Guard == nil {
 		cfg.Guard = &Guard{hosts: map[string]bool{}}
 	}
@@ -248,7 +258,7 @@ func (d *Deliverer) dispatch(ctx context.Context, wg *sync.WaitGroup, sem chan s
 	}
 	now := d.cfg.Now()
 	// Look again within this even unwoken, in case an entry was added without Notify.
-	wait := 10 * time.Second
+	wait := d.cfg.Poll
 	seen := map[string]bool{}
 	for _, p := range pending {
 		if seen[p.TaskID] { // an earlier event of this task is still pending
