@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -109,6 +110,31 @@ func TestSubscribeAcrossNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	signalled(t, ch, "another node's write after the reconnection")
+}
+
+// TestSubscribeOwnCommitOnce: on PostgreSQL a node's own commit signals its subscribers
+// once (the local signal), not a second time when its notification comes back through the
+// listening connection; another node's subscriber still gets it.
+func TestSubscribeOwnCommitOnce(t *testing.T) {
+	url := pgtest.URL(t)
+	a, b := storage.OpenPostgresURL(t, url, nil), storage.OpenPostgresURL(t, url, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	own, other := a.Subscribe(ctx), b.Subscribe(ctx)
+	quiet(t, own)
+	quiet(t, other)
+	for i := range 5 {
+		if _, err := a.CreateWorkspace(storage.WorkspaceInput{Name: fmt.Sprintf("w%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+		signalled(t, own, "the node's own write")
+		signalled(t, other, "another node's write")
+		select {
+		case <-own:
+			t.Fatalf("write %d: a second signal for the node's own write", i)
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
 }
 
 // TestSubscribeOutlastsItsWaits: the listening connection waits for notifications in
