@@ -215,7 +215,9 @@ func (d *Deliverer) Notify() {
 // Run delivers until ctx ends, then waits for deliveries in progress (which ctx aborts;
 // an aborted attempt is not counted: its claim is released, and it runs again on the next
 // start or on another node at once). On a store of this process's alone it first drops
-// every claim (those of an earlier run, whose attempts were aborted or cut by a crash).
+// every claim (those of an earlier run, whose attempts were aborted or cut by a crash). It
+// reads the outbox when woken (Notify; on a shared store also at every node's commit: see
+// commits) and at the latest every Config.Poll.
 func (d *Deliverer) Run(ctx context.Context) error {
 	if !shared(d.store) {
 		if err := d.store.ReleaseWebhookClaims(); err != nil {
@@ -227,6 +229,7 @@ func (d *Deliverer) Run(ctx context.Context) error {
 	sem := make(chan struct{}, d.cfg.Concurrency)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	commits := d.commits(ctx)
 	for {
 		wait := d.dispatch(ctx, &wg, sem)
 		if !timer.Stop() {
@@ -240,6 +243,10 @@ func (d *Deliverer) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-d.wake:
+		case _, ok := <-commits:
+			if !ok {
+				commits = nil
+			}
 		case <-timer.C:
 		}
 	}
