@@ -133,12 +133,21 @@ type node struct {
 	m       *leaseCounts
 	cancel  context.CancelFunc
 	done    chan struct{}
+	err     error // Run's, once done is closed
 	stopped bool
 }
 
 // start starts node id's scheduler with workers renders at once and a lease of ttl; edit
 // changes its config.
 func (ns *nodes) start(t *testing.T, id string, workers int, r *counted, ttl time.Duration, edit ...func(*export.Config)) *node {
+	t.Helper()
+	n := ns.node(t, id, workers, r, ttl, edit...)
+	n.run(t)
+	return n
+}
+
+// node makes node id's service as start does, without starting its scheduler (run).
+func (ns *nodes) node(t *testing.T, id string, workers int, r *counted, ttl time.Duration, edit ...func(*export.Config)) *node {
 	t.Helper()
 	m := &leaseCounts{}
 	cfg := export.Config{Workers: workers, OutputDir: filepath.Join(ns.dir, "outputs-"+id), Links: ns.links,
@@ -151,11 +160,16 @@ func (ns *nodes) start(t *testing.T, id string, workers int, r *counted, ttl tim
 	if err != nil {
 		t.Fatal(err)
 	}
+	return &node{id: id, svc: svc, r: r, m: m}
+}
+
+// run starts n's scheduler; it stops (stop) when the test ends. Its error is n.err once
+// done is closed.
+func (n *node) run(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	n := &node{id: id, svc: svc, r: r, m: m, cancel: cancel, done: make(chan struct{})}
-	go func() { defer close(n.done); _ = svc.Run(ctx) }()
+	n.cancel, n.done = cancel, make(chan struct{})
+	go func() { defer close(n.done); n.err = n.svc.Run(ctx) }()
 	t.Cleanup(n.stop)
-	return n
 }
 
 // stop is a graceful stop; crash stops the node as a crash would (nothing recorded).

@@ -30,6 +30,10 @@ type pgEngine struct {
 	tops map[string]int64 // top-level bucket name -> id; they are never deleted once made
 
 	retries atomic.Uint64 // transactions run again (the race tests report them)
+
+	// id is the payload of this engine's commit notifications: its listener skips them,
+	// as the local signal (DB.update) announced those commits already
+	id string
 }
 
 func (e *pgEngine) name() string { return "postgres" }
@@ -118,7 +122,7 @@ func (e *pgEngine) once(ctx context.Context, writable bool, fn func(tx Tx) error
 		return err
 	}
 	if t.writes > 0 { // delivered to the listeners (Subscribe) when the transaction commits
-		t.pending = append(t.pending, pendingWrite{sql: `SELECT pg_notify('` + pgChannel + `', '')`})
+		t.pending = append(t.pending, pendingWrite{sql: `SELECT pg_notify('` + pgChannel + `', '` + e.id + `')`})
 	}
 	if err := t.flush(); err != nil {
 		_ = ptx.Rollback(ctx)

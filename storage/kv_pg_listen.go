@@ -12,7 +12,8 @@ import (
 const pgChannel = "cutroom_commit"
 
 // listen holds a connection of its own (outside the pool, so that a busy pool never delays
-// it) that LISTENs on pgChannel, and calls signal for each notification. When the
+// it) that LISTENs on pgChannel, and calls signal for each notification of another
+// engine's commit (this engine's carry its id, and DB.update signalled them). When the
 // connection fails it signals (notifications may have been missed meanwhile), waits a
 // second or so and connects again, until ctx ends.
 func (e *pgEngine) listen(ctx context.Context, signal func()) {
@@ -57,11 +58,13 @@ func (e *pgEngine) listenOnce(ctx context.Context, signal func()) bool {
 	signal() // anything committed before LISTEN took effect was not announced to it
 	for {
 		wctx, cancel := context.WithTimeout(ctx, listenWait)
-		_, err := conn.WaitForNotification(wctx)
+		n, err := conn.WaitForNotification(wctx)
 		cancel()
 		switch {
 		case err == nil:
-			signal()
+			if n.Payload != e.id {
+				signal()
+			}
 		case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed():
 			if bounded(conn.Ping) != nil {
 				return true

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -85,7 +86,7 @@ func OpenPostgres(ctx context.Context, url string, opts PostgresOptions) (*DB, e
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	e := &pgEngine{pool: pool, opts: opts, tops: make(map[string]int64)}
+	e := &pgEngine{pool: pool, opts: opts, tops: make(map[string]int64), id: uuid.NewString()}
 	db := &DB{kv: e, hub: newHub(), now: opts.Now}
 	if err := db.migratePostgres(ctx); err != nil {
 		pool.Close()

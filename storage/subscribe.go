@@ -13,7 +13,10 @@ import (
 // missed some): the reader reads what it watches again. The channel is closed when ctx
 // ends. On PostgreSQL, every write transaction also notifies the channel cutroom_commit,
 // delivered when it commits, and one connection per DB LISTENs, reconnecting when its
-// connection drops (kv_pg_listen.go), from the first Subscribe until Close.
+// connection drops (kv_pg_listen.go), from the first Subscribe until Close. A notification
+// carries its DB's id, and that DB's listener skips it: a commit of this DB signals once
+// (two signals, the local one and its notification's a few ms later, woke a reader that
+// had taken the first twice).
 //
 // Subscribe on an open DB: Close stops the listener (the channels still close with their
 // contexts).

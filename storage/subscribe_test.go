@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -92,23 +93,60 @@ func TestSubscribeAcrossNodes(t *testing.T) {
 		t.Fatalf("cut %d listening connections (%v), want 1", cut, err)
 	}
 	signalled(t, ch, "the cut connection") // missed notifications: the subscriber reads again
-	// wait until it listens again, then write
-	deadline := time.Now().Add(10 * time.Second)
-	for n := 0; n != 1; {
-		if time.Now().After(deadline) {
-			t.Fatal("the listener did not reconnect within 10 s")
-		}
-		time.Sleep(50 * time.Millisecond)
-		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE application_name = 'cutroom-listen' AND datname = current_database() AND state = 'idle'`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-	}
+	listening(t, conn, 1)                  // the listener is back
 	quiet(t, ch)
 	if _, err := a.CreateWorkspace(storage.WorkspaceInput{Name: "w2"}); err != nil {
 		t.Fatal(err)
 	}
 	signalled(t, ch, "another node's write after the reconnection")
+}
+
+// listening waits until want listening connections wait for notifications on conn's
+// database.
+func listening(t *testing.T, conn *pgx.Conn, want int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for n := 0; n != want; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d listening connections after 10 s, want %d", n, want)
+		}
+		time.Sleep(50 * time.Millisecond)
+		if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
+			WHERE application_name = 'cutroom-listen' AND datname = current_database() AND state = 'idle'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSubscribeOwnCommitOnce: on PostgreSQL a node's own commit signals its subscribers
+// once (the local signal), not a second time when its notification comes back through the
+// listening connection; another node's subscriber still gets it.
+func TestSubscribeOwnCommitOnce(t *testing.T) {
+	url := pgtest.URL(t)
+	a, b := storage.OpenPostgresURL(t, url, nil), storage.OpenPostgresURL(t, url, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	own, other := a.Subscribe(ctx), b.Subscribe(ctx)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	listening(t, conn, 2)
+	quiet(t, own)
+	quiet(t, other)
+	for i := range 5 {
+		if _, err := a.CreateWorkspace(storage.WorkspaceInput{Name: fmt.Sprintf("w%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+		signalled(t, own, "the node's own write")
+		signalled(t, other, "another node's write")
+		select {
+		case <-own:
+			t.Fatalf("write %d: a second signal for the node's own write", i)
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
 }
 
 // TestSubscribeOutlastsItsWaits: the listening connection waits for notifications in

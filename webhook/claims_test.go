@@ -31,7 +31,7 @@ type deliverer struct {
 	done chan struct{}
 }
 
-func startNode(t *testing.T, store webhook.Store, node string, edit func(*webhook.Config)) *deliverer {
+func startNode(t testing.TB, store webhook.Store, node string, edit func(*webhook.Config)) *deliverer {
 	t.Helper()
 	g, _ := webhook.NewGuard([]string{"loopback"})
 	m := &attempts{}

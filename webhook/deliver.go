@@ -99,7 +99,14 @@ type Config struct {
 	// DefaultClaimGrace): a node that stopped during an attempt holds the entry until then,
 	// and another node makes the next attempt after it (claims.go).
 	ClaimGrace time.Duration
+	// Poll is how long the deliverer waits at most before it reads the outbox again when
+	// nothing wakes it (default DefaultPoll).
+	Poll time.Duration
 }
+
+// DefaultPoll is how often the deliverer reads the outbox when nothing wakes it
+// (Config.Poll).
+const DefaultPoll = 10 * time.Second
 
 // Metrics counts delivery attempts; *metrics.Metrics implements it.
 type Metrics interface {
@@ -183,6 +190,9 @@ func NewDeliverer(cfg Config, store Store) *Deliverer {
 	if cfg.ClaimGrace <= 0 {
 		cfg.ClaimGrace = DefaultClaimGrace
 	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = DefaultPoll
+	}
 	if cfg.Guard == nil {
 		cfg.Guard = &Guard{hosts: map[string]bool{}}
 	}
@@ -205,7 +215,9 @@ func (d *Deliverer) Notify() {
 // Run delivers until ctx ends, then waits for deliveries in progress (which ctx aborts;
 // an aborted attempt is not counted: its claim is released, and it runs again on the next
 // start or on another node at once). On a store of this process's alone it first drops
-// every claim (those of an earlier run, whose attempts were aborted or cut by a crash).
+// every claim (those of an earlier run, whose attempts were aborted or cut by a crash). It
+// reads the outbox when woken (Notify; on a shared store also at every node's commit: see
+// commits) and at the latest every Config.Poll.
 func (d *Deliverer) Run(ctx context.Context) error {
 	if !shared(d.store) {
 		if err := d.store.ReleaseWebhookClaims(); err != nil {
@@ -217,6 +229,7 @@ func (d *Deliverer) Run(ctx context.Context) error {
 	sem := make(chan struct{}, d.cfg.Concurrency)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	commits := d.commits(ctx)
 	for {
 		wait := d.dispatch(ctx, &wg, sem)
 		if !timer.Stop() {
@@ -230,6 +243,10 @@ func (d *Deliverer) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-d.wake:
+		case _, ok := <-commits:
+			if !ok {
+				commits = nil
+			}
 		case <-timer.C:
 		}
 	}
@@ -248,7 +265,7 @@ func (d *Deliverer) dispatch(ctx context.Context, wg *sync.WaitGroup, sem chan s
 	}
 	now := d.cfg.Now()
 	// Look again within this even unwoken, in case an entry was added without Notify.
-	wait := 10 * time.Second
+	wait := d.cfg.Poll
 	seen := map[string]bool{}
 	for _, p := range pending {
 		if seen[p.TaskID] { // an earlier event of this task is still pending

@@ -139,7 +139,7 @@ func newOutbox(t *testing.T, dir string) *outbox {
 }
 
 // outboxOn is an outbox on db, with its workspace.
-func outboxOn(t *testing.T, db *storage.DB) *outbox {
+func outboxOn(t testing.TB, db *storage.DB) *outbox {
 	t.Helper()
 	secret := "hook-secret"
 	ws, err := db.Workspace("w")
@@ -154,7 +154,7 @@ func outboxOn(t *testing.T, db *storage.DB) *outbox {
 }
 
 // enqueue adds deliveries of a new task, in order, to url.
-func (o *outbox) enqueue(t *testing.T, url string, types ...string) string {
+func (o *outbox) enqueue(t testing.TB, url string, types ...string) string {
 	t.Helper()
 	id := uuid.NewString()
 	task := model.ExportTask{ID: id, WorkspaceID: o.ws.ID, Status: model.StatusPending, CreatedAt: time.Now(), CreditPool: model.PoolUnlimited}
@@ -223,7 +223,7 @@ func runDeliverer(t *testing.T, db *storage.DB, sched []time.Duration) (d *webho
 	return d, func() { cancel(); <-done }
 }
 
-func waitFor(t *testing.T, within time.Duration, cond func() bool) {
+func waitFor(t testing.TB, within time.Duration, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for !cond() {

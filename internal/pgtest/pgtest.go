@@ -89,6 +89,32 @@ func started(t testing.TB) {
 	}
 }
 
+// Down stops the test binary's server (a fast shutdown: every connection ends), as an
+// outage or a restart of a real one would, for a test of what happens while the database
+// does not answer. The returned up starts it again on the same port with the same data and
+// waits until it takes connections; it runs when the test ends if the test did not call
+// it. Every database of the test binary is down meanwhile: a test that calls it must not
+// run in parallel with other tests of its package that use the server.
+func Down(t testing.TB) (up func()) {
+	t.Helper()
+	started(t)
+	srv.halt()
+	var once sync.Once
+	up = func() {
+		once.Do(func() {
+			cred, err := srv.owner()
+			if err == nil {
+				err = srv.serve(cred)
+			}
+			if err != nil {
+				t.Fatalf("start PostgreSQL again on port %d: %v", srv.port, err)
+			}
+		})
+	}
+	t.Cleanup(up)
+	return up
+}
+
 // Main runs the package's tests and then stops the server, if one was started, and removes
 // its directory: call it from TestMain (os.Exit(pgtest.Main(m))).
 func Main(m *testing.M) int {
@@ -260,9 +286,14 @@ func (s *server) serve(cred *runAs) error {
 	}
 }
 
-// stop shuts the server down (fast shutdown, then SIGKILL after 10 s) and removes its
-// directory.
+// stop shuts the server down and removes its directory.
 func (s *server) stop() {
+	s.halt()
+	_ = os.RemoveAll(s.dir)
+}
+
+// halt shuts the server down: a fast shutdown, then SIGKILL after 10 s.
+func (s *server) halt() {
 	if s.cmd != nil && s.cmd.Process != nil {
 		_ = s.cmd.Process.Signal(syscall.SIGINT)
 		select {
@@ -272,7 +303,6 @@ func (s *server) stop() {
 			<-s.done
 		}
 	}
-	_ = os.RemoveAll(s.dir)
 }
 
 func freePort() (int, error) {
