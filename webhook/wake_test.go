@@ -1,10 +1,15 @@
 package webhook_test
 
 import (
+	"context"
+	"fmt"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/cutroom/cutroom/model"
+	"github.com/cutroom/cutroom/storage"
 	"github.com/cutroom/cutroom/webhook"
 )
 
@@ -56,5 +61,47 @@ func testWakesForAnAbandonedClaim(t *testing.T, o *outbox, open func() webhook.S
 	waitFor(t, 15*time.Second, func() bool { return len(ep.snapshot()) == 2 })
 	if at := ep.snapshot()[1].at; at.Before(expires) || at.Sub(expires) > 10*time.Second {
 		t.Fatalf("the next attempt came %v after the claim expired, want soon after", at.Sub(expires))
+	}
+}
+
+// sharedStore is a store over a database other nodes share, as open returns it.
+type sharedStore interface {
+	webhook.Store
+	Shared() bool
+	Subscribe(ctx context.Context) <-chan struct{}
+}
+
+// reads counts a shared store's outbox reads.
+type reads struct {
+	sharedStore
+	n atomic.Int64
+}
+
+func (r *reads) PendingWebhooks() ([]model.WebhookDelivery, error) {
+	r.n.Add(1)
+	return r.sharedStore.PendingWebhooks()
+}
+
+// A storm of other nodes' commits (render progress) reads the outbox at most once per
+// commitReadGap (200 ms), not once per commit.
+func TestCommitStormReadsTheOutboxBounded(t *testing.T) {
+	onSharedEngines(t, testCommitStormReadsTheOutboxBounded)
+}
+
+func testCommitStormReadsTheOutboxBounded(t *testing.T, o *outbox, open func() webhook.Store) {
+	store := &reads{sharedStore: open().(sharedStore)}
+	startNode(t, store, "node-b", longPoll)
+	time.Sleep(idle)
+	before, start := store.n.Load(), time.Now()
+	for i := 0; time.Since(start) < 2*time.Second; i++ {
+		if _, err := o.db.CreateWorkspace(storage.WorkspaceInput{Name: fmt.Sprintf("storm-%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	elapsed := time.Since(start)
+	got, most := store.n.Load()-before, int64(elapsed/(200*time.Millisecond))+2
+	t.Logf("%d outbox reads in %v of commits", got, elapsed.Round(time.Millisecond))
+	if got > most {
+		t.Fatalf("%d outbox reads in %v of commits, want at most %d", got, elapsed, most)
 	}
 }
