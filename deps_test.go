@@ -120,6 +120,9 @@ func TestImportDirections(t *testing.T) {
 		// internal/ctxio: readers that stop when a context ends (for decoders that take no
 		// context); a standard-library leaf.
 		"internal/ctxio": {},
+		// internal/wake: commit signals paced to at most one per interval (webhook's
+		// deliverer and export's scheduler over a shared database).
+		"internal/wake": {},
 		// lottie: Lottie animations drawn by rlottie through cgo (the one cgo package besides
 		// encode); it measures every document with lottiebudget first.
 		"lottie": {"lottiebudget"},
@@ -134,14 +137,14 @@ func TestImportDirections(t *testing.T) {
 		// (fontsource's npm packages) and packs of them (`cutroom fonts`); a
 		// standard-library leaf that only the command imports.
 		"fontpack": {},
-		"webhook":  {"apierr", "model"},
+		"webhook":  {"apierr", "internal/wake", "model"},
 		// metrics: the Prometheus registry, metrics and /metrics handler; a leaf (no project
 		// package), the only importer of prometheus. The counting components declare their
 		// own small interfaces that it implements; app wires it in.
 		"metrics": {},
 		// export: task lifecycle (requests, credits, scheduler, tasks, events); it renders
 		// through the Renderer interface and imports neither compositor nor encode.
-		"export": {"apierr", "blob", "diskspace", "editor", "model", "storage", "assets", "signedlink", "webhook"},
+		"export": {"apierr", "blob", "diskspace", "editor", "internal/wake", "model", "storage", "assets", "signedlink", "webhook"},
 		// render: the frame pipeline (compositor -> I420 -> encoder) implementing
 		// export.Renderer; the only package that imports both compositor and encode. Media
 		// comes through its Decoder interface (media.Media implements it), not media.

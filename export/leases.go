@@ -28,9 +28,15 @@ var (
 // shared reports whether other processes use the store too.
 func (s *Service) shared() bool { return s.store.Shared() }
 
+// leaseCheckGap is the least time between two lease checks (and queue reads) woken by
+// commits: every node's commit, progress writes included, signals every node, and each
+// check reads this node's leases and the queue.
+const leaseCheckGap = 200 * time.Millisecond
+
 // changes is the store's commit signal on a shared store, where other nodes' commits can
 // end this node's leases; nil (never ready) on a store of its own, where every commit is
-// this node's and waking at each (progress writes included) would find nothing.
+// this node's and waking at each (progress writes included) would find nothing. The
+// scheduler takes it at most once per leaseCheckGap.
 func (s *Service) changes(ctx context.Context) <-chan struct{} {
 	if !s.shared() {
 		return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cutroom/cutroom/blob"
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/wake"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 )
@@ -57,7 +58,7 @@ func (s *Service) Run(ctx context.Context) error {
 	defer janitor.Stop()
 	heartbeat := time.NewTicker(s.cfg.LeaseTTL / 3)
 	defer heartbeat.Stop()
-	changes := s.changes(ctx)
+	changes := wake.Paced(s.changes(ctx), leaseCheckGap)
 	s.purgeExpired()
 	for {
 		s.fill(&wg)

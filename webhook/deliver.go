@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/wake"
 	"github.com/cutroom/cutroom/model"
 )
 
@@ -229,10 +230,8 @@ func (d *Deliverer) Run(ctx context.Context) error {
 	sem := make(chan struct{}, d.cfg.Concurrency)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	commits := d.commits(ctx)
-	var last time.Time // the last outbox read's start
+	commits := wake.Paced(d.commits(ctx), commitReadGap)
 	for {
-		last = time.Now()
 		wait := d.dispatch(ctx, &wg, sem)
 		if !timer.Stop() {
 			select {
@@ -248,24 +247,15 @@ func (d *Deliverer) Run(ctx context.Context) error {
 		case _, ok := <-commits:
 			if !ok {
 				commits = nil
-				continue
-			}
-			// Every node's commits, render progress included, end here: the outbox is
-			// read at most once per commitReadGap for them (a Notify reads it at once).
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-d.wake:
-			case <-time.After(time.Until(last.Add(commitReadGap))):
 			}
 		case <-timer.C:
 		}
 	}
 }
 
-// commitReadGap is the least time between two outbox reads woken by commits: on a shared
-// database every node's commit signals every deliverer, and two rendering tasks per
-// workspace write their progress twice a second each, so a busy cluster would read the
+// commitReadGap is the least time between two outbox reads woken by commits (a Notify
+// reads it at once): on a shared database every node's commit signals every deliverer, and
+// each rendering task writes its progress twice a second, so a busy cluster would read the
 // outbox (every pending entry, those waiting to retry included) hundreds of times a second.
 const commitReadGap = 200 * time.Millisecond
 
