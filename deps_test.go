@@ -121,7 +121,7 @@ func TestImportDirections(t *testing.T) {
 		// context); a standard-library leaf.
 		"internal/ctxio": {},
 		// internal/wake: commit signals paced to at most one per interval (webhook's
-		// deliverer and export's scheduler over a shared database).
+		// deliverer, export's scheduler and app's font sync over a shared database).
 		"internal/wake": {},
 		// lottie: Lottie animations drawn by rlottie through cgo (the one cgo package besides
 		// encode); it measures every document with lottiebudget first.
@@ -161,7 +161,7 @@ func TestImportDirections(t *testing.T) {
 		"console": {},
 		// app: the composition root (App: open, Run, Close), the one package that wires the
 		// components to one another; main, its tests and bench/exports use it.
-		"app": {"assets", "blob", "cluster", "compositor", "compositor/text", "console", "diskspace", "editor", "export", "illustrations", "lottie", "media", "metrics", "render", "server",
+		"app": {"assets", "blob", "cluster", "compositor", "compositor/text", "console", "diskspace", "editor", "export", "illustrations", "internal/wake", "lottie", "media", "metrics", "render", "server",
 			"signedlink", "storage", "webhook"},
 		// cluster: render workers and segment-parallel exports over NATS JetStream (the
 		// coordinator is an export.Renderer); it knows no compositor or encoder: app gives it

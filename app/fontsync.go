@@ -11,6 +11,7 @@ import (
 	"github.com/cutroom/cutroom/assets"
 	"github.com/cutroom/cutroom/compositor/text"
 	"github.com/cutroom/cutroom/editor"
+	"github.com/cutroom/cutroom/internal/wake"
 	"github.com/cutroom/cutroom/server"
 	"github.com/cutroom/cutroom/storage"
 )
@@ -200,9 +201,14 @@ func (f *fontSync) loop() {
 	}
 }
 
-// follow refreshes after the commits of every node sharing the database, until ctx ends;
-// on a database of this process alone (bbolt) it does nothing: its uploads are added as
-// they commit.
+// fontCheckGap is the least time between two reads of the font generation woken by
+// commits (every node's, render progress included). A request that names a family checks
+// it itself (ensure), so the gap delays no render.
+const fontCheckGap = 200 * time.Millisecond
+
+// follow refreshes after the commits of every node sharing the database (read at most once
+// per fontCheckGap), until ctx ends; on a database of this process alone (bbolt) it does
+// nothing: its uploads are added as they commit.
 func (f *fontSync) follow(ctx context.Context) {
 	if !f.db.Shared() {
 		return
@@ -213,7 +219,7 @@ func (f *fontSync) follow(ctx context.Context) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		defer context.AfterFunc(f.ctx, cancel)()
-		for range f.db.Subscribe(ctx) {
+		for range wake.Paced(f.db.Subscribe(ctx), fontCheckGap) {
 			if !f.current() {
 				f.request()
 			}
