@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/cutroom/cutroom/blob"
-	"github.com/cutroom/cutroom/model"
 )
 
 // blobSweepTimeout bounds one sweep of the blob store (the janitor's).
@@ -75,7 +74,16 @@ func (a *App) orphanedFiles(_ context.Context, keys []string) ([]string, error) 
 	}
 	var out []string
 	for _, key := range keys {
-		if orphanedFile(key, assets, tasks, now) {
+		orphan := false
+		switch kind, id := objectOwner(key); kind {
+		case ownerAsset:
+			rec, ok := assets[id]
+			orphan = !ok || rec.DeletedAt != nil || "files/"+rec.FileKey != key
+		case ownerTask:
+			t, ok := tasks[id]
+			orphan = !ok || !t.Active() && (!t.OutputServed(now) || key != "outputs/"+id+"/"+id+"."+t.Format)
+		}
+		if orphan {
 			out = append(out, key)
 		}
 	}
@@ -103,24 +111,4 @@ func objectOwner(key string) (kind int, id string) {
 		}
 	}
 	return ownerNone, ""
-}
-
-// orphanedFile reports whether no record serves the object key, given the records of its
-// page (those absent are not in the maps).
-func orphanedFile(key string, assets map[string]model.Asset, tasks map[string]model.ExportTask, now time.Time) bool {
-	switch kind, id := objectOwner(key); kind {
-	case ownerAsset:
-		rec, ok := assets[id]
-		return !ok || rec.DeletedAt != nil || "files/"+rec.FileKey != key
-	case ownerTask:
-		t, ok := tasks[id]
-		switch {
-		case !ok:
-			return true
-		case t.Active():
-			return false
-		}
-		return !t.OutputServed(now) || key != "outputs/"+id+"/"+id+"."+t.Format
-	}
-	return false
 }
