@@ -2,12 +2,10 @@ package app
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
 	"github.com/cutroom/cutroom/blob"
-	"github.com/cutroom/cutroom/storage"
 )
 
 // blobSweepTimeout bounds one sweep of the blob store (the janitor's).
@@ -53,14 +51,37 @@ func (a *App) fileSweep(areas *fileAreas) func(context.Context) {
 // an asset's file whose record is absent or deleted, or is not its file; an output whose
 // task is absent, or ended and its output not served (not COMPLETED, purged, expired).
 // An active task's output is kept: the task may render again and put it anew. Names of
-// neither layout are left alone.
+// neither layout are left alone. The records are read in two queries (the assets', the
+// tasks'), however many keys there are.
 func (a *App) orphanedFiles(_ context.Context, keys []string) ([]string, error) {
 	now := time.Now()
+	var assetIDs, taskIDs []string
+	for _, key := range keys {
+		switch kind, id := objectOwner(key); kind {
+		case ownerAsset:
+			assetIDs = append(assetIDs, id)
+		case ownerTask:
+			taskIDs = append(taskIDs, id)
+		}
+	}
+	assets, err := a.DB.AssetRecords(assetIDs)
+	if err != nil {
+		return nil, err
+	}
+	tasks, err := a.DB.ExportTasksByID(taskIDs)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
 	for _, key := range keys {
-		orphan, err := a.orphanedFile(key, now)
-		if err != nil {
-			return out, err
+		orphan := false
+		switch kind, id := objectOwner(key); kind {
+		case ownerAsset:
+			rec, ok := assets[id]
+			orphan = !ok || rec.DeletedAt != nil || "files/"+rec.FileKey != key
+		case ownerTask:
+			t, ok := tasks[id]
+			orphan = !ok || !t.Active() && (!t.OutputServed(now) || key != "outputs/"+id+"/"+id+"."+t.Format)
 		}
 		if orphan {
 			out = append(out, key)
@@ -69,37 +90,25 @@ func (a *App) orphanedFiles(_ context.Context, keys []string) ([]string, error) 
 	return out, nil
 }
 
-func (a *App) orphanedFile(key string, now time.Time) (bool, error) {
+// Owners of an object of the NATS store (objectOwner).
+const (
+	ownerNone  = iota // a name of neither layout
+	ownerAsset        // files/assets/<workspace>/<asset>/<name>
+	ownerTask         // outputs/<task>/<task>.<format>
+)
+
+// objectOwner returns the kind and id of the record an object's name belongs to.
+func objectOwner(key string) (kind int, id string) {
 	if rest, ok := strings.CutPrefix(key, "files/assets/"); ok {
-		parts := strings.Split(rest, "/") // <workspace>/<asset>/<name>
-		if len(parts) != 3 {
-			return false, nil
+		if parts := strings.Split(rest, "/"); len(parts) == 3 {
+			return ownerAsset, parts[1]
 		}
-		rec, err := a.DB.AssetRecord(parts[1])
-		if errors.Is(err, storage.ErrAssetNotFound) {
-			return true, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		return rec.DeletedAt != nil || "files/"+rec.FileKey != key, nil
+		return ownerNone, ""
 	}
 	if rest, ok := strings.CutPrefix(key, "outputs/"); ok {
-		id, _, ok := strings.Cut(rest, "/") // <task>/<task>.<format>
-		if !ok {
-			return false, nil
+		if id, _, ok := strings.Cut(rest, "/"); ok {
+			return ownerTask, id
 		}
-		t, err := a.DB.ExportTaskByID(id)
-		if errors.Is(err, storage.ErrTaskNotFound) {
-			return true, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		if t.Active() {
-			return false, nil
-		}
-		return !t.OutputServed(now) || rest != id+"/"+id+"."+t.Format, nil
 	}
-	return false, nil
+	return ownerNone, ""
 }

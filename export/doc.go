@@ -69,7 +69,9 @@
 //     Config.NodeID and an expiry LeaseTTL ahead, in the claim's own transaction (UpdateExport),
 //     so two nodes never both start it. A heartbeat every LeaseTTL/3 renews all of the
 //     node's leases in one write (storage.RenewLeases) and reports those lost; the store's
-//     commit signal (Subscribe, when it has one) makes the node check its tasks at once. A
+//     commit signal (Subscribe, when it has one) makes the node check its tasks at once, in
+//     one read (storage.ExportTasksByID; on PostgreSQL a constant number of round trips, as
+//     the heartbeat and the poll's read of the active tasks cost, however many tasks). A
 //     lease lost to a cancel (or a task gone) stops the render as a cancel; one lost to
 //     another node (ours expired and was taken) stops it with a cause Paused reports, so a
 //     renderer keeps its outside work (cluster segments) for the other node, and writes

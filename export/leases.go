@@ -2,7 +2,6 @@ package export
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -94,17 +93,24 @@ func (s *Service) renewLeases() {
 	}
 }
 
-// checkLeases reads the tasks this node holds the lease of and stops the renders of those
-// it lost (canceled, or taken by another node): what another node changed reaches a render
-// at the commit's signal rather than at the next heartbeat.
+// checkLeases reads the tasks this node holds the lease of (in one read, however many) and
+// stops the renders of those it lost (canceled, or taken by another node): what another
+// node changed reaches a render at the commit's signal rather than at the next heartbeat.
 func (s *Service) checkLeases() {
-	for _, id := range s.leased() {
-		t, err := s.store.ExportTaskByID(id)
+	ids := s.leased()
+	if len(ids) == 0 {
+		return
+	}
+	tasks, err := s.store.ExportTasksByID(ids)
+	if err != nil {
+		s.log.Warn("export: check leases", "tasks", len(ids), "err", err)
+		return
+	}
+	for _, id := range ids {
+		t, ok := tasks[id]
 		switch {
-		case errors.Is(err, storage.ErrTaskNotFound):
+		case !ok:
 			s.lose(storage.LostLease{ID: id, Ended: true})
-		case err != nil:
-			s.log.Warn("export: check a lease", "task", id, "err", err)
 		case !s.mine(&t):
 			s.lose(storage.LostLease{ID: id, Ended: !t.Active(), Holder: t.LeaseNode})
 		}

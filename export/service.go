@@ -32,6 +32,7 @@ type Store interface {
 	CreateExport(t model.ExportTask, state []byte, idem *storage.IdempotencyRecord, limits storage.ExportLimits) (*model.ExportTask, error)
 	ExportTask(workspaceID, id string) (model.ExportTask, error)
 	ExportTaskByID(id string) (model.ExportTask, error)
+	ExportTasksByID(ids []string) (map[string]model.ExportTask, error)
 	ExportState(id string) ([]byte, error)
 	ExportByClientTaskID(workspaceID, clientTaskID string) (*model.ExportTask, error)
 	ListExports(workspaceID string, pageSize int, cursor, createdByKeyID string) ([]model.ExportTask, string, error)

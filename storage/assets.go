@@ -154,6 +154,15 @@ func (db *DB) AssetRecord(id string) (model.Asset, error) {
 	return decodeAsset(raw, "", id, true)
 }
 
+// AssetRecords returns the records of those of ids that exist, deleted ones included, by
+// id: read in one transaction and one query however many there are (the blob sweep checks
+// a page of objects with it).
+func (db *DB) AssetRecords(ids []string) (map[string]model.Asset, error) {
+	return readRecords(db, bucketAssets, ids, func(raw []byte, id string) (model.Asset, error) {
+		return decodeAsset(raw, "", id, true)
+	})
+}
+
 func (db *DB) assetRaw(id string) ([]byte, error) {
 	var raw []byte
 	err := db.view(func(tx Tx) error {

@@ -175,6 +175,41 @@ func (db *DB) read(bucket, key []byte) ([]byte, error) {
 	return v, err
 }
 
+// readMany returns copies of the values of ids in bucket (nil for those absent), read in
+// one transaction and one query (getMany); none without ids.
+func (db *DB) readMany(bucket []byte, ids []string) ([][]byte, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	keys := stringKeys(ids)
+	var vs [][]byte
+	err := db.view(func(tx Tx) error {
+		vs = getMany(tx.Bucket(bucket), keys)
+		return nil
+	})
+	return vs, err
+}
+
+// readRecords decodes the records of ids in bucket that exist (readMany), by id.
+func readRecords[T any](db *DB, bucket []byte, ids []string, decode func(raw []byte, id string) (T, error)) (map[string]T, error) {
+	raws, err := db.readMany(bucket, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]T, len(raws))
+	for i, raw := range raws {
+		if raw == nil {
+			continue
+		}
+		v, err := decode(raw, ids[i])
+		if err != nil {
+			return nil, err
+		}
+		out[ids[i]] = v
+	}
+	return out, nil
+}
+
 func copyBytes(b []byte) []byte {
 	if b == nil {
 		return nil

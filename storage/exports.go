@@ -198,6 +198,12 @@ func (db *DB) ExportTaskByID(id string) (model.ExportTask, error) {
 	return decodeTask(raw, id)
 }
 
+// ExportTasksByID returns the tasks of those of ids that exist, by id: read in one
+// transaction and one query however many there are.
+func (db *DB) ExportTasksByID(ids []string) (map[string]model.ExportTask, error) {
+	return readRecords(db, bucketExports, ids, decodeTask)
+}
+
 func decodeTask(raw []byte, id string) (model.ExportTask, error) {
 	if raw == nil {
 		return model.ExportTask{}, notFound(ErrTaskNotFound, id)
@@ -395,12 +401,12 @@ func (db *DB) PendingExports(n int) ([]string, error) {
 func (db *DB) ActiveExports() ([]string, error) {
 	var out []string
 	err := db.view(func(tx Tx) error {
-		return tx.Bucket(bucketExportActive).ForEachBucket(func(ws []byte) error {
-			return tx.Bucket(bucketExportActive).Bucket(ws).ForEach(func(k, _ []byte) error {
-				out = append(out, string(k))
-				return nil
-			})
-		})
+		keys, err := nestedKeys(tx.Bucket(bucketExportActive))
+		out = make([]string, len(keys))
+		for i, k := range keys {
+			out[i] = string(k)
+		}
+		return err
 	})
 	return out, err
 }

@@ -72,6 +72,33 @@ func getMany(b Bucket, keys [][]byte) [][]byte {
 	return out
 }
 
+// nestedKeys returns copies of the keys of every bucket nested in b, one level down (as
+// their ForEach gives them: their own nested buckets' names included), bucket by bucket in
+// name order: in one round trip where the engine can (PostgreSQL), else by ForEachBucket
+// and ForEach.
+func nestedKeys(b Bucket) ([][]byte, error) {
+	if m, ok := b.(interface{ nestedKeys() ([][]byte, error) }); ok {
+		return m.nestedKeys()
+	}
+	var out [][]byte
+	err := b.ForEachBucket(func(name []byte) error {
+		return b.Bucket(name).ForEach(func(k, _ []byte) error {
+			out = append(out, copyBytes(k))
+			return nil
+		})
+	})
+	return out, err
+}
+
+// stringKeys returns ids as keys.
+func stringKeys(ids []string) [][]byte {
+	keys := make([][]byte, len(ids))
+	for i, id := range ids {
+		keys[i] = []byte(id)
+	}
+	return keys
+}
+
 // engine runs transactions. update's fn may run more than once (PostgreSQL's engine runs
 // again a transaction that lost a race with another one), each time in a new transaction,
 // the earlier ones rolled back: it must have no effect outside the transaction but its

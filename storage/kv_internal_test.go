@@ -13,8 +13,9 @@ import (
 // and of PostgreSQL and compares everything each engine then shows: every bucket, nested
 // bucket, key, value and sequence, walked with ForEach and with cursors (First/Next,
 // Last/Prev, Seek from random keys, a cursor deleting as it goes, a Put in the middle of a
-// walk). Keys are short over a few bytes (0x00, 0x01, 'a', 0xff) so byte order, prefixes
-// and empty values are covered; one bucket grows past the cursors' largest batch.
+// walk), getMany and nestedKeys. Keys are short over a few bytes (0x00, 0x01, 'a', 0xff) so
+// byte order, prefixes and empty values are covered; one bucket grows past the cursors'
+// largest batch.
 func TestEnginesAgree(t *testing.T) {
 	bolt := OpenEngine(t, "bbolt", nil)
 	pg := OpenEngine(t, "postgres", nil)
@@ -184,6 +185,8 @@ func dumpKV(t *testing.T, db *DB, seeks [][]byte) string {
 		keys := append(slices.Clone(seeks), []byte("absent"))
 		_ = b.ForEach(func(k, _ []byte) error { keys = append(keys, bytes.Clone(k)); return nil })
 		fmt.Fprintf(&sb, "%sgetMany %x\n", indent, getMany(b, keys))
+		nested, err := nestedKeys(b)
+		fmt.Fprintf(&sb, "%snestedKeys %x %v\n", indent, nested, err)
 		_ = b.ForEach(func(k, v []byte) error {
 			fmt.Fprintf(&sb, "%s%x=%x/%v\n", indent, k, v, v == nil)
 			if v == nil {

@@ -477,6 +477,32 @@ func (b *pgBucket) getMany(keys [][]byte) [][]byte {
 	return out
 }
 
+// nestedKeys is the keys of b's nested buckets in one query (nestedKeys in kv.go). The
+// pending writes go first, all of them: they may be to any nested bucket.
+func (b *pgBucket) nestedKeys() ([][]byte, error) {
+	if err := b.t.flush(); err != nil {
+		return nil, err
+	}
+	rows, err := b.t.query(`SELECT c.key FROM kv p JOIN kv c ON c.bucket = p.child
+		WHERE p.bucket = $1 AND p.child IS NOT NULL ORDER BY p.key, c.key`, b.id)
+	if err != nil {
+		return nil, b.t.failed(err)
+	}
+	defer rows.Close()
+	var out [][]byte
+	for rows.Next() {
+		var k []byte
+		if err := rows.Scan(&k); err != nil {
+			return nil, b.t.failed(err)
+		}
+		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, b.t.failed(err)
+	}
+	return out, nil
+}
+
 // Put stores value under key; it is sent with the next statement (pendingWrite). A key
 // that is a nested bucket's fails the transaction then.
 func (b *pgBucket) Put(key, value []byte) error {

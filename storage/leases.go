@@ -21,17 +21,19 @@ type LostLease struct {
 // RenewLeases extends the leases node holds on the tasks ids to until, in one write
 // transaction, and returns the tasks whose lease node no longer holds: not PROCESSING any
 // more, or PROCESSING under another node's lease. A lease that expired but that no other
-// node took is still node's, and renewed.
+// node took is still node's, and renewed. The tasks are read in one query (getMany) and
+// written in one batch, however many there are.
 func (db *DB) RenewLeases(node string, ids []string, until time.Time) ([]LostLease, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
+	keys := stringKeys(ids)
 	var lost []LostLease
 	err := db.update(func(tx Tx) error {
 		lost = lost[:0]
 		b := tx.Bucket(bucketExports)
-		for _, id := range ids {
-			raw := b.Get([]byte(id))
+		for i, raw := range getMany(b, keys) {
+			id := ids[i]
 			if raw == nil {
 				lost = append(lost, LostLease{ID: id, Ended: true})
 				continue
@@ -50,7 +52,7 @@ func (db *DB) RenewLeases(node string, ids []string, until time.Time) ([]LostLea
 			if err != nil {
 				return err
 			}
-			if err := b.Put([]byte(id), val); err != nil {
+			if err := b.Put(keys[i], val); err != nil {
 				return err
 			}
 		}
@@ -64,22 +66,19 @@ func (db *DB) RenewLeases(node string, ids []string, until time.Time) ([]LostLea
 
 // ActiveExportTasks returns every active task (PENDING, PROCESSING, PAUSED) of every
 // workspace, read in one transaction: what the schedulers look through for leases that
-// expired.
+// expired. The index and the tasks are read in a query each, however many there are.
 func (db *DB) ActiveExportTasks() ([]model.ExportTask, error) {
-	var out []model.ExportTask
+	var keys, raws [][]byte
 	err := db.view(func(tx Tx) error {
-		out = out[:0]
-		tasks, active := tx.Bucket(bucketExports), tx.Bucket(bucketExportActive)
-		return active.ForEachBucket(func(ws []byte) error {
-			return active.Bucket(ws).ForEach(func(k, _ []byte) error {
-				t, err := decodeTask(tasks.Get(k), string(k))
-				if err != nil {
-					return err
-				}
-				out = append(out, t)
-				return nil
-			})
-		})
+		var err error
+		if keys, err = nestedKeys(tx.Bucket(bucketExportActive)); err != nil {
+			return err
+		}
+		raws = getMany(tx.Bucket(bucketExports), keys)
+		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return decodeEach(raws, func(i int, raw []byte) (model.ExportTask, error) { return decodeTask(raw, string(keys[i])) })
 }

@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -14,9 +15,15 @@ import (
 // event due now, and returns its id.
 func processingTask(t testing.TB, db *storage.DB, node string, until time.Time) string {
 	t.Helper()
-	ws, err := db.Workspace("w")
+	return processingTaskIn(t, db, "w", node, until)
+}
+
+// processingTaskIn is processingTask in the workspace named wsName, made if needed.
+func processingTaskIn(t testing.TB, db *storage.DB, wsName, node string, until time.Time) string {
+	t.Helper()
+	ws, err := db.Workspace(wsName)
 	if err != nil {
-		if ws, err = db.CreateWorkspace(storage.WorkspaceInput{Name: "w"}); err != nil {
+		if ws, err = db.CreateWorkspace(storage.WorkspaceInput{Name: wsName}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -155,21 +162,32 @@ func TestRenewLeases(t *testing.T) {
 	}
 }
 
-// BenchmarkLeases measures what leases and claims add: a heartbeat renewing 4 leases (one
-// write), and the claim before a webhook attempt (one write; a release is another, counted
-// here with it).
+// BenchmarkLeases measures what leases and claims add: a heartbeat renewing 4 and 20 leases
+// (one write), the scheduler's read of 20 active tasks in 10 workspaces (ActiveExportTasks,
+// at each poll on a shared store), and the claim before a webhook attempt (one write; a
+// release is another, counted here with it).
 func BenchmarkLeases(b *testing.B) {
 	for _, engine := range []string{"bbolt", "postgres"} {
 		b.Run(engine, func(b *testing.B) {
 			db := storage.OpenEngine(b, engine, nil)
 			var ids []string
-			for range 4 {
-				ids = append(ids, processingTask(b, db, "a", time.Now().Add(time.Minute)))
+			for i := range 20 {
+				ws := fmt.Sprint("w", i/2)
+				ids = append(ids, processingTaskIn(b, db, ws, "a", time.Now().Add(time.Minute)))
 			}
-			b.Run("RenewLeases4", func(b *testing.B) {
+			for _, n := range []int{4, 20} {
+				b.Run(fmt.Sprint("RenewLeases", n), func(b *testing.B) {
+					for b.Loop() {
+						if lost, err := db.RenewLeases("a", ids[:n], time.Now().Add(time.Minute)); err != nil || len(lost) != 0 {
+							b.Fatal(lost, err)
+						}
+					}
+				})
+			}
+			b.Run("ActiveExportTasks20", func(b *testing.B) {
 				for b.Loop() {
-					if lost, err := db.RenewLeases("a", ids, time.Now().Add(time.Minute)); err != nil || len(lost) != 0 {
-						b.Fatal(lost, err)
+					if tasks, err := db.ActiveExportTasks(); err != nil || len(tasks) != len(ids) {
+						b.Fatal(len(tasks), err)
 					}
 				}
 			})
