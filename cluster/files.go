@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -27,7 +28,8 @@ const checkTimeout = 3 * time.Second
 // FileObjects is the files' object store over JetStream (blob.Objects: package blob,
 // which this package does not import, keeps the local copies).
 type FileObjects struct {
-	objs jetstream.ObjectStore
+	objs  jetstream.ObjectStore
+	stall time.Duration // GetStall; shorter in tests
 }
 
 // OpenFileObjects finds the object store FilesName, creating it (file storage, no TTL,
@@ -51,7 +53,7 @@ func OpenFileObjects(ctx context.Context, nc *nats.Conn, replicas int) (*FileObj
 	if err != nil {
 		return nil, fmt.Errorf("object store %s: %w", FilesName, err)
 	}
-	return &FileObjects{objs: objs}, nil
+	return &FileObjects{objs: objs, stall: GetStall}, nil
 }
 
 // Put stores r under name and returns the size and SHA-256 (hex) the store recorded.
@@ -85,9 +87,20 @@ func digestHex(d string) (string, error) {
 // copy to disk) outlasted: it failed every time, 8 MB into 64 MiB.
 const GetTimeout = 10 * time.Minute
 
+// GetStall bounds the wait for a Get's next bytes: an object deleted while it is read (an
+// expired output purged during its download) sends nothing more and no error, and the
+// client's read blocks until the transfer's deadline (GetTimeout), deaf to a cancelled
+// context (TestFileObjectsGetOfADeletedObjectEnds waited the test binary's 10 minutes).
+const GetStall = 30 * time.Second
+
+// ErrGetStalled is a Get's error when no bytes came for GetStall.
+var ErrGetStalled = errors.New("the object store sent nothing more (was the object deleted while it was read?)")
+
 // Get writes the object of name to w; the Object Store checks the bytes against the digest
 // it recorded at the end. A missing object wraps fs.ErrNotExist. Without a deadline on ctx
-// the transfer gets GetTimeout.
+// the transfer gets GetTimeout. It returns once ctx ends, or with ErrGetStalled once no
+// bytes came for GetStall: the client's read, which only its deadline ends, goes on in a
+// goroutine that writes nothing more to w and ends at that deadline.
 func (f *FileObjects) Get(ctx context.Context, name string, w io.Writer) (int64, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -101,8 +114,59 @@ func (f *FileObjects) Get(ctx context.Context, name string, w io.Writer) (int64,
 	if err != nil {
 		return 0, err
 	}
-	defer r.Close()
-	return io.Copy(w, r)
+	g := &gatedWriter{w: w, progress: make(chan struct{}, 1)}
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(g, r)
+		_ = r.Close()
+		done <- err
+	}()
+	stall := time.NewTimer(f.stall)
+	defer stall.Stop()
+	for {
+		select {
+		case err := <-done:
+			return g.close(), err
+		case <-g.progress:
+			stall.Reset(f.stall)
+		case <-stall.C:
+			return g.close(), fmt.Errorf("object %s: %w", name, ErrGetStalled)
+		case <-ctx.Done():
+			return g.close(), ctx.Err()
+		}
+	}
+}
+
+// gatedWriter passes writes on to w until it is closed, and signals each.
+type gatedWriter struct {
+	mu       sync.Mutex
+	w        io.Writer
+	n        int64
+	closed   bool
+	progress chan struct{}
+}
+
+func (g *gatedWriter) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return 0, ErrGetStalled
+	}
+	n, err := g.w.Write(p)
+	g.n += int64(n)
+	select {
+	case g.progress <- struct{}{}:
+	default:
+	}
+	return n, err
+}
+
+// close stops the writes and returns how many bytes w took.
+func (g *gatedWriter) close() int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closed = true
+	return g.n
 }
 
 // Delete removes the object of name; a missing one is no error.
