@@ -29,7 +29,9 @@ func (s *Service) shared() bool { return s.store.Shared() }
 
 // leaseCheckGap is the least time between two lease checks (and queue reads) woken by
 // commits: every node's commit, progress writes included, signals every node, and each
-// check reads this node's leases and the queue.
+// check reads this node's leases and the queue: 2 s of another handle's commits read the
+// queue 2,863-3,305 times without the gap, 10 times with it
+// (TestCommitStormReadsTheQueueBounded, bbolt and PostgreSQL).
 const leaseCheckGap = 200 * time.Millisecond
 
 // changes is the store's commit signal on a shared store, where other nodes' commits can
