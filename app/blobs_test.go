@@ -66,7 +66,7 @@ func fileObjects(t *testing.T, e *cluster.Embedded) *cluster.FileObjects {
 func hasObject(t *testing.T, objs *cluster.FileObjects, name string) bool {
 	t.Helper()
 	// Listed, not read: a read of an object deleted meanwhile (the purge of an expired
-	// output) stalls until cluster.GetStall.
+	// output) stalls until cluster.Stall.
 	found := false
 	err := objs.List(context.Background(), func(n string, _ time.Time) error {
 		found = found || n == name

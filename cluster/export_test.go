@@ -2,5 +2,5 @@ package cluster
 
 import "time"
 
-// SetGetStall sets f's GetStall, for the tests.
-func (f *FileObjects) SetGetStall(d time.Duration) { f.stall = d }
+// SetStall sets f's Stall, for the tests.
+func (f *FileObjects) SetStall(d time.Duration) { f.stall = d }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -29,7 +28,7 @@ const checkTimeout = 3 * time.Second
 // which this package does not import, keeps the local copies).
 type FileObjects struct {
 	objs  jetstream.ObjectStore
-	stall time.Duration // GetStall; shorter in tests
+	stall time.Duration // Stall; shorter in tests
 }
 
 // OpenFileObjects finds the object store FilesName, creating it (file storage, no TTL,
@@ -53,7 +52,7 @@ func OpenFileObjects(ctx context.Context, nc *nats.Conn, replicas int) (*FileObj
 	if err != nil {
 		return nil, fmt.Errorf("object store %s: %w", FilesName, err)
 	}
-	return &FileObjects{objs: objs, stall: GetStall}, nil
+	return &FileObjects{objs: objs, stall: Stall}, nil
 }
 
 // Put stores r under name and returns the size and SHA-256 (hex) the store recorded.
@@ -87,20 +86,22 @@ func digestHex(d string) (string, error) {
 // copy to disk) outlasted: it failed every time, 8 MB into 64 MiB.
 const GetTimeout = 10 * time.Minute
 
-// GetStall bounds the wait for a Get's next bytes: an object deleted while it is read (an
-// expired output purged during its download) sends nothing more and no error, and the
-// client's read blocks until the transfer's deadline (GetTimeout), deaf to a cancelled
-// context (TestFileObjectsGetOfADeletedObjectEnds waited the test binary's 10 minutes).
-const GetStall = 30 * time.Second
+// Stall bounds the wait for a Get's next bytes and a List's next entry. An object deleted
+// while it is read (an expired output purged during its download) sends nothing more and
+// no error, and the client's read blocks until the transfer's deadline (GetTimeout), deaf
+// to a cancelled context (TestFileObjectsGetOfADeletedObjectEnds waited the test binary's
+// 10 minutes); a watcher whose connection failed sends nothing more either.
+const Stall = 30 * time.Second
 
-// ErrGetStalled is a Get's error when no bytes came for GetStall.
-var ErrGetStalled = errors.New("the object store sent nothing more (was the object deleted while it was read?)")
+// ErrStalled is a Get's error when no bytes came for Stall.
+var ErrStalled = errors.New("the object store sent nothing more (was the object deleted while it was read?)")
 
 // Get writes the object of name to w; the Object Store checks the bytes against the digest
 // it recorded at the end. A missing object wraps fs.ErrNotExist. Without a deadline on ctx
-// the transfer gets GetTimeout. It returns once ctx ends, or with ErrGetStalled once no
-// bytes came for GetStall: the client's read, which only its deadline ends, goes on in a
-// goroutine that writes nothing more to w and ends at that deadline.
+// the transfer gets GetTimeout. It returns once ctx ends, or with ErrStalled once the
+// store sent nothing for Stall (w's own time is not counted): the client's read, which
+// only its deadline ends, goes on in a goroutine that hands nothing more to Get and ends at
+// that deadline. Only Get writes to w, so nothing does after it returns.
 func (f *FileObjects) Get(ctx context.Context, name string, w io.Writer) (int64, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -114,59 +115,63 @@ func (f *FileObjects) Get(ctx context.Context, name string, w io.Writer) (int64,
 	if err != nil {
 		return 0, err
 	}
-	g := &gatedWriter{w: w, progress: make(chan struct{}, 1)}
-	done := make(chan error, 1)
-	go func() {
-		_, err := io.Copy(g, r)
-		_ = r.Close()
-		done <- err
-	}()
+	chunks, quit := make(chan chunk), make(chan struct{})
+	defer close(quit)
+	go readChunks(r, chunks, quit)
 	stall := time.NewTimer(f.stall)
 	defer stall.Stop()
+	var n int64
 	for {
 		select {
-		case err := <-done:
-			return g.close(), err
-		case <-g.progress:
+		case c := <-chunks:
+			if len(c.b) > 0 {
+				m, werr := w.Write(c.b)
+				n += int64(m)
+				if werr != nil {
+					return n, werr
+				}
+			}
+			if c.err == io.EOF {
+				return n, nil
+			}
+			if c.err != nil {
+				return n, c.err
+			}
 			stall.Reset(f.stall)
 		case <-stall.C:
-			return g.close(), fmt.Errorf("object %s: %w", name, ErrGetStalled)
+			return n, fmt.Errorf("object %s: %w", name, ErrStalled)
 		case <-ctx.Done():
-			return g.close(), ctx.Err()
+			return n, ctx.Err()
 		}
 	}
 }
 
-// gatedWriter passes writes on to w until it is closed, and signals each.
-type gatedWriter struct {
-	mu       sync.Mutex
-	w        io.Writer
-	n        int64
-	closed   bool
-	progress chan struct{}
+// chunk is a read of an object: bytes, then an error (io.EOF at the end) or none.
+type chunk struct {
+	b   []byte
+	err error
 }
 
-func (g *gatedWriter) Write(p []byte) (int, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return 0, ErrGetStalled
-	}
-	n, err := g.w.Write(p)
-	g.n += int64(n)
-	select {
-	case g.progress <- struct{}{}:
-	default:
-	}
-	return n, err
-}
+// getChunk is the most a chunk holds.
+const getChunk = 256 << 10
 
-// close stops the writes and returns how many bytes w took.
-func (g *gatedWriter) close() int64 {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.closed = true
-	return g.n
+// readChunks sends r's bytes to chunks, a fresh buffer each, until an error (io.EOF at
+// the end, after the digest check), which it sends too; it closes r and ends then, or once
+// quit is closed (Get returned).
+func readChunks(r io.ReadCloser, chunks chan<- chunk, quit <-chan struct{}) {
+	defer r.Close()
+	for {
+		b := make([]byte, getChunk)
+		n, err := io.ReadAtLeast(r, b, 1)
+		select {
+		case chunks <- chunk{b: b[:n], err: err}:
+		case <-quit:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // Delete removes the object of name; a missing one is no error.
@@ -178,14 +183,10 @@ func (f *FileObjects) Delete(ctx context.Context, name string) error {
 	return err
 }
 
-// listStall bounds the wait for the next entry of a List: a watcher whose connection
-// failed sends nothing more (and no error).
-const listStall = 30 * time.Second
-
 // List calls each with the name and modification time (the NATS server's clock) of every
 // object, deleted ones left out, in the store's order (the oldest change first), until
 // each returns an error, which List returns. The listing streams: nothing but the entry
-// at hand is held. A NATS that stops answering fails it within listStall.
+// at hand is held. A NATS that stops answering fails it within Stall.
 func (f *FileObjects) List(ctx context.Context, each func(name string, mod time.Time) error) error {
 	w, err := f.objs.Watch(ctx, jetstream.IgnoreDeletes())
 	if err != nil {
@@ -200,7 +201,7 @@ func (f *FileObjects) List(ctx context.Context, each func(name string, mod time.
 			}
 		}()
 	}()
-	stall := time.NewTimer(listStall)
+	stall := time.NewTimer(f.stall)
 	defer stall.Stop()
 	for {
 		select {
@@ -217,9 +218,9 @@ func (f *FileObjects) List(ctx context.Context, each func(name string, mod time.
 			if err := each(info.Name, info.ModTime); err != nil {
 				return err
 			}
-			stall.Reset(listStall)
+			stall.Reset(f.stall)
 		case <-stall.C:
-			return fmt.Errorf("object store %s: the listing stalled (no entry within %s)", FilesName, listStall)
+			return fmt.Errorf("object store %s: the listing stalled (no entry within %s)", FilesName, f.stall)
 		case <-ctx.Done():
 			return ctx.Err()
 		}

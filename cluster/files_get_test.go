@@ -78,7 +78,7 @@ func (w *deletingWriter) Write(p []byte) (int, error) {
 }
 
 // TestFileObjectsGetOfADeletedObjectEnds: an object deleted while it is read (an expired
-// output purged during its download) sends nothing more; the Get fails with ErrGetStalled
+// output purged during its download) sends nothing more; the Get fails with ErrStalled
 // once nothing came for the stall bound, not at GetTimeout's 10 minutes.
 func TestFileObjectsGetOfADeletedObjectEnds(t *testing.T) {
 	emb, err := cluster.StartEmbedded("127.0.0.1:0", testToken, t.TempDir())
@@ -91,7 +91,7 @@ func TestFileObjectsGetOfADeletedObjectEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs.SetGetStall(time.Second)
+	objs.SetStall(time.Second)
 	data := bytes.Repeat([]byte("0123456789abcdef"), 16<<16) // 16 MiB
 	if _, _, err := objs.Put(context.Background(), "doomed", bytes.NewReader(data)); err != nil {
 		t.Fatal(err)
@@ -103,8 +103,8 @@ func TestFileObjectsGetOfADeletedObjectEnds(t *testing.T) {
 	if n == int64(len(data)) && err == nil {
 		t.Skip("the whole object came before the delete took effect")
 	}
-	if !errors.Is(err, cluster.ErrGetStalled) {
-		t.Fatalf("Get returned %d bytes and %v, want ErrGetStalled", n, err)
+	if !errors.Is(err, cluster.ErrStalled) {
+		t.Fatalf("Get returned %d bytes and %v, want ErrStalled", n, err)
 	}
 	if took > 20*time.Second {
 		t.Fatalf("Get took %v", took)
