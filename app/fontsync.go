@@ -201,13 +201,9 @@ func (f *fontSync) loop() {
 	}
 }
 
-// fontCheckGap is the least time between two reads of the font generation woken by
-// commits (every node's, render progress included). A request that names a family checks
-// it itself (ensure), so the gap delays no render.
-const fontCheckGap = 200 * time.Millisecond
-
 // follow refreshes after the commits of every node sharing the database (read at most once
-// per fontCheckGap), until ctx ends; on a database of this process alone (bbolt) it does
+// per wake.CommitGap: a request that names a family checks it itself, ensure), until ctx
+// ends; on a database of this process alone (bbolt) it does
 // nothing: its uploads are added as they commit.
 func (f *fontSync) follow(ctx context.Context) {
 	if !f.db.Shared() {
@@ -219,7 +215,7 @@ func (f *fontSync) follow(ctx context.Context) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		defer context.AfterFunc(f.ctx, cancel)()
-		for range wake.Paced(f.db.Subscribe(ctx), fontCheckGap) {
+		for range wake.Commits(ctx, f.db) {
 			if !f.current() {
 				f.request()
 			}

@@ -69,7 +69,8 @@
 //     Config.NodeID and an expiry LeaseTTL ahead, in the claim's own transaction (UpdateExport),
 //     so two nodes never both start it. A heartbeat every LeaseTTL/3 renews all of the
 //     node's leases in one write (storage.RenewLeases) and reports those lost; the store's
-//     commit signal (Subscribe, when it has one) makes the node check its tasks at once, in
+//     commit signal (Subscribe, when it has one; at most once per wake.CommitGap, 200 ms,
+//     the first at once) makes the node check its tasks, in
 //     one read (storage.ExportTasksByID; on PostgreSQL a constant number of round trips, as
 //     the heartbeat and the poll's read of the active tasks cost, however many tasks). A
 //     lease lost to a cancel (or a task gone) stops the render as a cancel; one lost to

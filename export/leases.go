@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/wake"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 )
@@ -27,23 +28,10 @@ var (
 // shared reports whether other processes use the store too.
 func (s *Service) shared() bool { return s.store.Shared() }
 
-// leaseCheckGap is the least time between two lease checks (and queue reads) woken by
-// commits: every node's commit, progress writes included, signals every node, and each
-// check reads this node's leases and the queue: 2 s of another handle's commits read the
-// queue 2,863-3,305 times without the gap, 10 times with it
-// (TestCommitStormReadsTheQueueBounded, bbolt and PostgreSQL).
-const leaseCheckGap = 200 * time.Millisecond
-
 // changes is the store's commit signal on a shared store, where other nodes' commits can
-// end this node's leases; nil (never ready) on a store of its own, where every commit is
-// this node's and waking at each (progress writes included) would find nothing. The
-// scheduler takes it at most once per leaseCheckGap.
-func (s *Service) changes(ctx context.Context) <-chan struct{} {
-	if !s.shared() {
-		return nil
-	}
-	return s.store.Subscribe(ctx)
-}
+// end this node's leases, paced (wake.Commits); nil (never ready) on a store of its own,
+// where every commit is this node's.
+func (s *Service) changes(ctx context.Context) <-chan struct{} { return wake.Commits(ctx, s.store) }
 
 // NodeID returns the node id this service's leases carry (Config.NodeID).
 func (s *Service) NodeID() string { return s.cfg.NodeID }

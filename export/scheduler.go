@@ -12,7 +12,6 @@ import (
 
 	"github.com/cutroom/cutroom/blob"
 	"github.com/cutroom/cutroom/editor"
-	"github.com/cutroom/cutroom/internal/wake"
 	"github.com/cutroom/cutroom/model"
 	"github.com/cutroom/cutroom/storage"
 )
@@ -58,7 +57,7 @@ func (s *Service) Run(ctx context.Context) error {
 	defer janitor.Stop()
 	heartbeat := time.NewTicker(s.cfg.LeaseTTL / 3)
 	defer heartbeat.Stop()
-	changes := wake.Paced(s.changes(ctx), leaseCheckGap)
+	changes := s.changes(ctx)
 	s.purgeExpired()
 	for {
 		s.fill(&wg)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/wake"
 	"github.com/cutroom/cutroom/model"
 )
 
@@ -20,25 +21,18 @@ func shared(s Store) bool {
 	return ok && sh.Shared()
 }
 
-// subscriber is implemented by stores that signal their commits (storage.DB's Subscribe:
-// on PostgreSQL every node's).
-type subscriber interface {
-	Subscribe(ctx context.Context) <-chan struct{}
-}
-
-// commits is the store's commit signal on a shared store: another node's commit may have
-// enqueued a delivery (a task that ended there), recorded an attempt with its next time, or
-// claimed an entry whose claim this node then waits out, none of which Notify tells this
-// node. nil (never ready) on a store of this process's alone, where every enqueue comes
-// with a Notify and waking at every commit (render progress included) would read the outbox
-// for nothing. This node's own commits wake it too, once each (storage signals a commit
-// once to the node that made it).
+// commits is the store's commit signal on a shared store (wake.Commits): another node's
+// commit may have enqueued a delivery (a task that ended there), recorded an attempt with
+// its next time, or claimed an entry whose claim this node then waits out, none of which
+// Notify tells this node. nil (never ready) on a store of this process's alone, where every
+// enqueue comes with a Notify. This node's own commits wake it too, once each (storage
+// signals a commit once to the node that made it).
 func (d *Deliverer) commits(ctx context.Context) <-chan struct{} {
-	sub, ok := d.store.(subscriber)
-	if !ok || !shared(d.store) {
+	src, ok := d.store.(wake.Source)
+	if !ok {
 		return nil
 	}
-	return sub.Subscribe(ctx)
+	return wake.Commits(ctx, src)
 }
 
 // claimedElsewhere returns how long another node's live claim still holds p (0 when none

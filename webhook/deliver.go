@@ -18,7 +18,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cutroom/cutroom/internal/wake"
 	"github.com/cutroom/cutroom/model"
 )
 
@@ -230,7 +229,7 @@ func (d *Deliverer) Run(ctx context.Context) error {
 	sem := make(chan struct{}, d.cfg.Concurrency)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	commits := wake.Paced(d.commits(ctx), commitReadGap)
+	commits := d.commits(ctx)
 	for {
 		wait := d.dispatch(ctx, &wg, sem)
 		if !timer.Stop() {
@@ -252,12 +251,6 @@ func (d *Deliverer) Run(ctx context.Context) error {
 		}
 	}
 }
-
-// commitReadGap is the least time between two outbox reads woken by commits (a Notify
-// reads it at once): on a shared database every node's commit signals every deliverer, and
-// each rendering task writes its progress twice a second, so a busy cluster would read the
-// outbox (every pending entry, those waiting to retry included) hundreds of times a second.
-const commitReadGap = 200 * time.Millisecond
 
 // dispatch starts every due delivery that is first in its task's order and returns how
 // long to wait before the next one is due.

@@ -32,7 +32,7 @@
 // storage signals a DB's own commit once. Any node's render progress commits wake it too:
 // each wake is one read of the outbox, which holds the undelivered entries only (retries
 // waiting included), wakes that come while it reads coalesce into one, and commits wake
-// it at most once per commitReadGap (200 ms; a Notify still reads at once): a storm of
+// it at most once per wake.CommitGap (200 ms; a Notify still reads at once): a storm of
 // commits from another handle for 2 s read the outbox 6,913-7,432 times without the gap
 // and 10 times with it (TestCommitStormReadsTheOutboxBounded, bbolt and PostgreSQL). A store of
 // this process's alone is not followed: every enqueue there comes with a Notify. From the

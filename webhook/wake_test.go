@@ -83,7 +83,7 @@ func (r *reads) PendingWebhooks() ([]model.WebhookDelivery, error) {
 }
 
 // A storm of other nodes' commits (render progress) reads the outbox at most once per
-// commitReadGap (200 ms), not once per commit.
+// wake.CommitGap (200 ms), not once per commit.
 func TestCommitStormReadsTheOutboxBounded(t *testing.T) {
 	onSharedEngines(t, testCommitStormReadsTheOutboxBounded)
 }
