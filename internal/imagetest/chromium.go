@@ -36,10 +36,9 @@ type Shot struct {
 // before it writes the picture, which it did twice in one CI run out of the hundreds of
 // screenshots make test takes (TestBrowserWebFonts, killed at the old single 90 s bound).
 // A hang is Chromium's, not the picture's, so a hung run is started once more, fresh.
-const (
-	screenshotAttempt  = 30 * time.Second
-	screenshotAttempts = 3
-)
+var screenshotAttempt = 30 * time.Second // a var: the retry's test shortens it
+
+const screenshotAttempts = 3
 
 // Screenshot draws s.Page with headless Chromium and returns the picture. A run that hangs
 // (no picture within screenshotAttempt) is tried again, up to screenshotAttempts runs; a
@@ -50,9 +49,9 @@ func Screenshot(t testing.TB, browser string, s Shot) *image.RGBA {
 		s.VirtualTime = 3 * time.Second
 	}
 	for attempt := 1; ; attempt++ {
-		out, msg, err := screenshotOnce(t.TempDir(), browser, s)
+		img, msg, err := screenshotOnce(browser, s)
 		if err == nil {
-			return ReadPNG(t, out)
+			return img
 		}
 		if !errors.Is(err, context.DeadlineExceeded) || attempt == screenshotAttempts {
 			t.Fatalf("chromium (run %d of at most %d): %v\n%s", attempt, screenshotAttempts, err, msg)
@@ -61,9 +60,17 @@ func Screenshot(t testing.TB, browser string, s Shot) *image.RGBA {
 	}
 }
 
-// screenshotOnce runs Chromium once with a fresh profile in dir, returning the picture's
-// path, or Chromium's output and context.DeadlineExceeded when it hung.
-func screenshotOnce(dir, browser string, s Shot) (string, []byte, error) {
+// screenshotOnce runs Chromium once with a fresh profile and returns its picture, or
+// Chromium's output and context.DeadlineExceeded when it hung before writing one (a picture
+// written before a hang at exit is taken). The profile is outside the test's temporary
+// directory and removed on a best effort: a child process of a killed Chromium may still
+// write there, which would fail the test's cleanup.
+func screenshotOnce(browser string, s Shot) (*image.RGBA, []byte, error) {
+	dir, err := os.MkdirTemp("", "cutroom-chromium-*")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "shot.png")
 	ctx, cancel := context.WithTimeout(context.Background(), screenshotAttempt)
 	defer cancel()
@@ -77,14 +84,13 @@ func screenshotOnce(dir, browser string, s Shot) (string, []byte, error) {
 	cmd.Env = append(os.Environ(), s.Env...)
 	cmd.WaitDelay = 5 * time.Second // a child holding the output pipe open does not hold the run
 	msg, err := cmd.CombinedOutput()
+	if img, perr := decodePNGFile(out); perr == nil && (err == nil || ctx.Err() != nil) {
+		return img, nil, nil
+	} else if err == nil {
+		return nil, msg, fmt.Errorf("no picture: %w", perr)
+	}
 	if ctx.Err() != nil {
-		return "", msg, ctx.Err()
+		return nil, msg, ctx.Err()
 	}
-	if err != nil {
-		return "", msg, err
-	}
-	if _, serr := os.Stat(out); serr != nil {
-		return "", msg, fmt.Errorf("no picture written: %w", serr)
-	}
-	return out, nil, nil
+	return nil, msg, err
 }

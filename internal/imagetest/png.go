@@ -2,6 +2,7 @@ package imagetest
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/draw"
 	"image/png"
@@ -13,19 +14,28 @@ import (
 // start at (0, 0).
 func ReadPNG(t testing.TB, path string) *image.RGBA {
 	t.Helper()
-	f, err := os.Open(path)
+	img, err := decodePNGFile(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return img
+}
+
+// decodePNGFile is ReadPNG returning its error.
+func decodePNGFile(path string) (*image.RGBA, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	img, err := png.Decode(f)
 	if err != nil {
-		t.Fatalf("%s: %v", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	b := img.Bounds()
 	out := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
 	draw.Draw(out, out.Rect, img, b.Min, draw.Src)
-	return out
+	return out, nil
 }
 
 // WritePNG writes img to path as a PNG file (a reference, or a picture to look at).
