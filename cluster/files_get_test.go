@@ -23,13 +23,9 @@ func (w *slowWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// TestFileObjectsGetOutlastsTheClientDefault: a Get with no deadline on its context reads
-// the whole object however slowly it is taken (the NATS client's default of 5 s for the
-// whole transfer failed it part-way).
-func TestFileObjectsGetOutlastsTheClientDefault(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a 6 s transfer")
-	}
+// embeddedFileObjects is the files' object store on an embedded NATS server of the test's.
+func embeddedFileObjects(t *testing.T) *cluster.FileObjects {
+	t.Helper()
 	emb, err := cluster.StartEmbedded("127.0.0.1:0", testToken, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +36,17 @@ func TestFileObjectsGetOutlastsTheClientDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return objs
+}
+
+// TestFileObjectsGetOutlastsTheClientDefault: a Get with no deadline on its context reads
+// the whole object however slowly it is taken (the NATS client's default of 5 s for the
+// whole transfer failed it part-way).
+func TestFileObjectsGetOutlastsTheClientDefault(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 6 s transfer")
+	}
+	objs := embeddedFileObjects(t)
 	data := bytes.Repeat([]byte("0123456789abcdef"), 10<<16) // 10 MiB
 	if _, _, err := objs.Put(context.Background(), "big", bytes.NewReader(data)); err != nil {
 		t.Fatal(err)
@@ -81,16 +88,7 @@ func (w *deletingWriter) Write(p []byte) (int, error) {
 // output purged during its download) sends nothing more; the Get fails with ErrStalled
 // once nothing came for the stall bound, not at GetTimeout's 10 minutes.
 func TestFileObjectsGetOfADeletedObjectEnds(t *testing.T) {
-	emb, err := cluster.StartEmbedded("127.0.0.1:0", testToken, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(emb.Shutdown)
-	nc := connectTo(t, []string{"nats://" + emb.Addr()})
-	objs, err := cluster.OpenFileObjects(context.Background(), nc, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs := embeddedFileObjects(t)
 	objs.SetStall(time.Second)
 	data := bytes.Repeat([]byte("0123456789abcdef"), 16<<16) // 16 MiB
 	if _, _, err := objs.Put(context.Background(), "doomed", bytes.NewReader(data)); err != nil {
