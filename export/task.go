@@ -172,8 +172,7 @@ func (s *Service) View(t *model.ExportTask) TaskView {
 		c := model.Timestamp(*t.CompletedAt)
 		v.CompletedAt = &c
 	}
-	if t.Status == model.StatusCompleted && t.OutputExpiresAt != nil && !t.OutputPurged &&
-		s.now().Before(*t.OutputExpiresAt) {
+	if t.OutputServed(s.now()) {
 		u := s.links.URL(t.ID, t.Filename, *t.OutputExpiresAt)
 		v.OutputURL = &u
 	}
