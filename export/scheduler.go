@@ -162,12 +162,12 @@ func (s *Service) Abandon() []string {
 	s.mu.Unlock()
 	var out []string
 	for _, id := range ids {
-		t, _, err := s.update(id, s.release)
+		_, changed, err := s.update(id, s.release)
 		if err != nil {
 			s.log.Error("export: record an abandoned render as paused", "task", id, "err", err)
 			continue
 		}
-		if t.Status == model.StatusPaused || t.Status == model.StatusPending {
+		if changed { // not one another node requeued, or one this node had not claimed yet
 			out = append(out, id)
 		}
 	}

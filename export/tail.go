@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/cutroom/cutroom/internal/wake"
 	"github.com/cutroom/cutroom/storage"
 )
 
@@ -64,11 +65,11 @@ func (s *Service) followEvents(ctx context.Context) {
 	poll := time.NewTicker(s.cfg.EventPoll)
 	defer poll.Stop()
 	// On a database of its own (bbolt) every task commit is this Service's and followed
-	// as it is made: waking at every commit too would read the log again for nothing.
-	var commits <-chan struct{}
-	if s.store.Shared() {
-		commits = s.store.Subscribe(ctx)
-	}
+	// as it is made: waking at every commit too would read the log again for nothing. On a
+	// shared one, every node's commit (progress included) signals, paced as the other
+	// readers of commits are (wake.Commits): this node's own changes are followed as they
+	// are made, other nodes' within wake.CommitGap.
+	commits := wake.Commits(ctx, s.store)
 	for {
 		select {
 		case <-ctx.Done():
