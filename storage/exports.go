@@ -494,11 +494,12 @@ func (db *DB) WebhookFailed(d model.WebhookDelivery, dead bool) error {
 	k := binary.BigEndian.AppendUint64(nil, d.Seq)
 	return db.update(func(tx Tx) error {
 		ob := tx.Bucket(bucketOutbox)
-		if ob.Get(k) == nil {
+		raw := ob.Get(k)
+		if raw == nil {
 			return nil
 		}
 		d := d
-		if held, err := claimHeld(ob.Get(k), &d); err != nil || !held {
+		if held, err := claimHeld(raw, &d); err != nil || !held {
 			return cmp.Or(err, ErrWebhookClaimLost)
 		}
 		val, err := json.Marshal(d)

@@ -47,7 +47,6 @@ func bumpFontGeneration(tx Tx, assetType string) error {
 func (db *DB) FontAssets() ([]model.Asset, error) {
 	var out []model.Asset
 	err := db.view(func(tx Tx) error {
-		out = out[:0] // a transaction retried starts again
 		return tx.Bucket(bucketAssets).ForEach(func(k, v []byte) error {
 			var head struct {
 				Type      string          `json:"type"`
