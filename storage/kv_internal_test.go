@@ -227,3 +227,45 @@ func dumpKV(t *testing.T, db *DB, seeks [][]byte) string {
 	}
 	return sb.String()
 }
+
+// TestManyWritesInOneTransaction: a transaction that writes far more than a batch holds to
+// one bucket without reading it (what Copy does) sends its writes as it goes, in bounded
+// batches, and commits every one of them: the bucket holds each key with its value, and a
+// Put of a nested bucket's key still fails the transaction.
+func TestManyWritesInOneTransaction(t *testing.T) {
+	for _, engine := range []string{"bbolt", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			db := OpenEngine(t, engine, nil)
+			const n = 3*maxPendingWrites + 7
+			value := bytes.Repeat([]byte("v"), 16<<10) // past maxPendingBytes within the run
+			err := db.update(func(tx Tx) error {
+				b, err := tx.CreateBucketIfNotExists([]byte("kvtest_many"))
+				if err != nil {
+					return err
+				}
+				for i := range n {
+					if err := b.Put([]byte(fmt.Sprintf("%06d", i)), value); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			count := 0
+			err = db.view(func(tx Tx) error {
+				return tx.Bucket([]byte("kvtest_many")).ForEach(func(k, v []byte) error {
+					if !bytes.Equal(v, value) {
+						return fmt.Errorf("key %s: %d bytes", k, len(v))
+					}
+					count++
+					return nil
+				})
+			})
+			if err != nil || count != n {
+				t.Fatalf("%d of %d keys read back (%v)", count, n, err)
+			}
+		})
+	}
+}

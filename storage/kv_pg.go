@@ -144,6 +144,28 @@ type pgTx struct {
 	ids      map[bucketRef]int64 // nested buckets found or made in this transaction
 	writes   int                 // bumped by every write: cursors read again after one
 	pending  []pendingWrite      // Puts and Deletes not sent yet (flush)
+	queued   int                 // the bytes of pending's keys and values
+}
+
+// The most writes, and bytes of their keys and values, a transaction holds before it
+// sends them (queue): a transaction of many writes to one bucket and no read of it (a
+// bbolt file copied by Copy, the editor states included) would otherwise hold them all
+// until its commit, and pgx would encode them into one batch.
+const (
+	maxPendingWrites = 512
+	maxPendingBytes  = 4 << 20
+)
+
+// queue adds a write to the pending ones, sending them all once they pass
+// maxPendingWrites or maxPendingBytes.
+func (t *pgTx) queue(w pendingWrite, size int) error {
+	t.pending = append(t.pending, w)
+	t.queued += size
+	t.writes++
+	if len(t.pending) >= maxPendingWrites || t.queued >= maxPendingBytes {
+		return t.flush()
+	}
+	return t.err
 }
 
 // pendingWrite is a statement whose answer nothing waits for: a Put or a Delete. They are
@@ -170,7 +192,7 @@ func (t *pgTx) flush() error {
 			q.Exec(w.check)
 		}
 	}
-	t.pending = t.pending[:0]
+	t.pending, t.queued = t.pending[:0], 0
 	if err := t.tx.SendBatch(t.ctx, batch).Close(); err != nil {
 		return t.failed(err)
 	}
@@ -514,11 +536,9 @@ func (b *pgBucket) Put(key, value []byte) error {
 	}
 	// the key is copied, as bbolt copies it; the value must stay as it is until the
 	// transaction ends, as bbolt requires
-	b.t.pending = append(b.t.pending, pendingWrite{sql: `INSERT INTO kv (bucket, key, value) VALUES ($1, $2, $3)
+	return b.t.queue(pendingWrite{sql: `INSERT INTO kv (bucket, key, value) VALUES ($1, $2, $3)
 		ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value WHERE kv.child IS NULL`,
-		bucket: b.id, args: []any{b.id, bytes.Clone(key), value}, check: putCheck})
-	b.t.writes++
-	return nil
+		bucket: b.id, args: []any{b.id, bytes.Clone(key), value}, check: putCheck}, len(key)+len(value))
 }
 
 func putCheck(tag pgconn.CommandTag) error {
@@ -534,10 +554,8 @@ func (b *pgBucket) Delete(key []byte) error {
 	if err := b.writable(key); err != nil {
 		return err
 	}
-	b.t.pending = append(b.t.pending, pendingWrite{sql: `DELETE FROM kv WHERE bucket = $1 AND key = $2 AND child IS NULL`,
-		bucket: b.id, args: []any{b.id, bytes.Clone(key)}})
-	b.t.writes++
-	return nil
+	return b.t.queue(pendingWrite{sql: `DELETE FROM kv WHERE bucket = $1 AND key = $2 AND child IS NULL`,
+		bucket: b.id, args: []any{b.id, bytes.Clone(key)}}, len(key))
 }
 
 func (b *pgBucket) ForEach(fn func(k, v []byte) error) error {
