@@ -117,7 +117,7 @@ func (a *App) openCluster(local *render.Pipeline, store *assets.Store, remote *a
 			if f.Illustrations, err = jobIllustrationFiles(a.DB, resolve, job); err != nil {
 				return f, err
 			}
-			a.fonts.ensureFor(ctx, job.Parsed) // another node's upload is sent too
+			a.fonts.ensureFor(ctx, job.Parsed, fontWaitRender) // another node's upload is sent too
 			f.Fonts = jobFontFiles(a.Fonts, job)
 			return f, nil
 		},

@@ -60,6 +60,11 @@ type fontSync struct {
 	// synced is 1 + the font generation whose fonts lib holds (0: none yet); only the
 	// refresh, one at a time, stores it.
 	synced atomic.Uint64
+	// retryAt (Unix ns) is when a miss or signal next tries the fonts of the synced
+	// generation that could not be fetched (0: none missing). A font whose file is gone
+	// from the blob store would otherwise keep the generation unsynced, and every commit
+	// signal and every request naming a family would read every font record again.
+	retryAt atomic.Int64
 
 	addMu  sync.Mutex
 	loaded map[string]bool // stored paths of the uploaded fonts added to lib
@@ -101,11 +106,18 @@ func (f *fontSync) refresh() error {
 	for _, p := range paths {
 		f.added(p)
 	}
-	if unfetched == 0 { // else the next miss or signal tries again
-		f.synced.Store(gen + 1)
+	retry := int64(0)
+	if unfetched > 0 { // tried again by a miss or signal after fontRetry
+		retry = time.Now().Add(fontRetry).UnixNano()
 	}
+	f.retryAt.Store(retry)
+	f.synced.Store(gen + 1)
 	return nil
 }
+
+// fontRetry is how long a font file that could not be fetched waits before it is tried
+// again (fontSync.retryAt).
+const fontRetry = 30 * time.Second
 
 func (f *fontSync) isLoaded(path string) bool {
 	f.addMu.Lock()
@@ -129,7 +141,11 @@ func (f *fontSync) added(path string) {
 // A database that cannot be read counts as current: nothing is waited for.
 func (f *fontSync) current() bool {
 	gen, err := f.db.FontGeneration()
-	return err != nil || f.synced.Load() == gen+1
+	if err != nil {
+		return true
+	}
+	retry := f.retryAt.Load()
+	return f.synced.Load() == gen+1 && (retry == 0 || time.Now().UnixNano() < retry)
 }
 
 // ensure waits, at most wait and while ctx lasts, for the library to hold the fonts the
@@ -147,15 +163,16 @@ func (f *fontSync) ensure(ctx context.Context, wait time.Duration) {
 	}
 }
 
-// ensureFor ensures the fonts (fontWaitRender) when st names a family the library lacks
-// or, on a shared database, any family.
-func (f *fontSync) ensureFor(ctx context.Context, st *editor.State) {
+// ensureFor ensures the fonts (waiting at most wait: fontWaitRequest for a request,
+// fontWaitRender for a render) when st names a family the library lacks or, on a shared
+// database, any family.
+func (f *fontSync) ensureFor(ctx context.Context, st *editor.State, wait time.Duration) {
 	if st == nil {
 		return
 	}
 	fams := stateFontFamilies(st)
 	if len(fams) > 0 && (f.shared || slices.ContainsFunc(fams, func(n string) bool { return !f.lib.HasFamily(n) })) {
-		f.ensure(ctx, fontWaitRender)
+		f.ensure(ctx, wait)
 	}
 }
 

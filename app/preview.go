@@ -25,6 +25,6 @@ func (p stillPreviews) Frame(ctx context.Context, workspaceID string, st *editor
 }
 
 func (p stillPreviews) Version(ctx context.Context, _ string, st *editor.State) string {
-	p.fonts.ensureFor(ctx, st)
+	p.fonts.ensureFor(ctx, st, fontWaitRequest)
 	return "fonts-" + strconv.FormatUint(p.fonts.lib.Additions(), 10)
 }

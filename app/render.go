@@ -64,7 +64,7 @@ func newRenderer(store *assets.Store, fonts *fontSync, rs RenderSettings, ff *me
 	return render.NewPipeline(render.PipelineConfig{
 		Media: media.Media{FFmpeg: ff}, // what every job's media decodes, for Features
 		MediaFor: func(ctx context.Context, job export.RenderJob) (compositor.Media, error) {
-			fonts.ensureFor(ctx, job.Parsed) // before text is drawn: another node's upload
+			fonts.ensureFor(ctx, job.Parsed, fontWaitRender) // before text is drawn: another node's upload
 			m := media.Media{Resolve: localResolver(store.ResolveFor(ctx, job.WorkspaceID), rs.AssetDir),
 				MaxPixels: store.Limits().MaxImagePixels, FFmpeg: ff}
 			if remote != nil && job.Parsed != nil {
