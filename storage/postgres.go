@@ -96,7 +96,11 @@ func OpenPostgres(ctx context.Context, url string, opts PostgresOptions) (*DB, e
 }
 
 // migratePostgres holds the migration lock on a connection of its own while the SQL
-// migrations and then the record migrations run.
+// migrations and then the record migrations run. ctx bounds reaching the database and the
+// wait for the lock (another node migrating); once the lock is held the migrations run to
+// their end (within migrateTimeout), each statement bounded by statement_timeout: a deadline meant for reaching
+// the database (app's --database-wait) cut a long record migration of a large database,
+// at every start.
 func (db *DB) migratePostgres(ctx context.Context) error {
 	e := db.kv.(*pgEngine)
 	conn, err := e.pool.Acquire(ctx)
@@ -104,17 +108,48 @@ func (db *DB) migratePostgres(ctx context.Context) error {
 		return fmt.Errorf("postgres: connect: %w", err)
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(pgLockMigrate)); err != nil {
-		return fmt.Errorf("postgres: take the migration lock: %w", err)
-	}
-	defer conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, int64(pgLockMigrate)) //nolint:errcheck // the session's end releases it too
-	if err := migrateSQL(ctx, conn); err != nil {
-		return fmt.Errorf("postgres: %w", err)
-	}
-	if err := db.migrate(ctx); err != nil {
+	if err := lockMigrations(ctx, conn); err != nil {
 		return err
 	}
-	return e.loadTops(ctx)
+	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), migrateTimeout)
+	defer cancel()
+	defer func() {
+		uctx, cancel := context.WithTimeout(mctx, e.opts.StatementTimeout)
+		defer cancel()
+		conn.Exec(uctx, `SELECT pg_advisory_unlock($1)`, int64(pgLockMigrate)) //nolint:errcheck // the session's end releases it too
+	}()
+	if err := migrateSQL(mctx, conn); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	if err := db.migrate(mctx); err != nil {
+		return err
+	}
+	return e.loadTops(mctx)
+}
+
+// migrateTimeout bounds the migrations once their lock is held (a database that stops
+// answering mid-way, which no statement_timeout ends).
+const migrateTimeout = time.Hour
+
+// lockMigrations takes the migration lock on conn, waiting while ctx lasts for a process
+// that holds it. It tries again rather than waiting in pg_advisory_lock, which
+// statement_timeout (10 s) would end with an error no retry takes, while another node's
+// migration may well take longer.
+func lockMigrations(ctx context.Context, conn *pgxpool.Conn) error {
+	for {
+		var got bool
+		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, int64(pgLockMigrate)).Scan(&got); err != nil {
+			return fmt.Errorf("postgres: take the migration lock: %w", err)
+		}
+		if got {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("postgres: another process holds the migration lock (a node migrating the database): %w", ctx.Err())
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 // Engine names the database's engine: "bbolt" or "postgres".
