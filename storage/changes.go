@@ -99,7 +99,10 @@ func (db *DB) SequenceTaskChanges() (int, error) {
 		return 0, err
 	}
 	n := 0
-	err := db.update(func(tx Tx) error {
+	// One attempt: a move that loses its race to another node's leaves the changes to
+	// that node's (they are moved once), where running it again as update does would
+	// wait and abort against the same move, up to its 20 attempts.
+	err := db.updateOnce(func(tx Tx) error {
 		n = 0
 		w := tx.Bucket(bucketTaskChangesWaiting)
 		if w == nil {
@@ -132,6 +135,9 @@ func (db *DB) SequenceTaskChanges() (int, error) {
 		}
 		return log.SetSequence(seq + uint64(n))
 	})
+	if errors.Is(err, errRaceLost) {
+		return 0, nil
+	}
 	return n, err
 }
 

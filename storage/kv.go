@@ -14,6 +14,8 @@ package storage
 // (PostgreSQL) remembers the first failure, answers nil until the transaction ends, and fails
 // the transaction with it whatever the closure returned.
 
+import "errors"
+
 // Tx is a transaction: a read-only one (DB.view) or a read-write one (DB.update).
 type Tx interface {
 	// Bucket returns the top-level bucket name, or nil when there is none.
@@ -108,6 +110,30 @@ type engine interface {
 	view(fn func(tx Tx) error) error
 	close() error
 	name() string
+}
+
+// onceUpdater is an engine whose writes can lose races to other processes' (PostgreSQL):
+// updateOnce runs fn once, returning errRaceLost when it lost one.
+type onceUpdater interface {
+	updateOnce(fn func(tx Tx) error) error
+}
+
+// errRaceLost is updateOnce's error for a transaction another process's aborted.
+var errRaceLost = errors.New("storage: the transaction lost a race to another process's")
+
+// updateOnce is update whose fn runs once on an engine whose writes can lose races to
+// other processes' (errRaceLost then), for a write another process may make just as well;
+// on bbolt it is update.
+func (db *DB) updateOnce(fn func(tx Tx) error) error {
+	o, ok := db.kv.(onceUpdater)
+	if !ok {
+		return db.update(fn)
+	}
+	err := o.updateOnce(fn)
+	if err == nil {
+		db.hub.signal()
+	}
+	return err
 }
 
 // update runs fn in a read-write transaction, committed when fn returns nil. fn may run more

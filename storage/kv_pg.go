@@ -48,6 +48,18 @@ func (e *pgEngine) view(fn func(tx Tx) error) error {
 	return e.run(false, e.opts.TransactionTimeout, fn)
 }
 
+// updateOnce is update run once: errRaceLost when a serialization failure or a deadlock
+// aborted it (onceUpdater).
+func (e *pgEngine) updateOnce(fn func(tx Tx) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), e.opts.TransactionTimeout)
+	defer cancel()
+	err := e.once(ctx, true, fn)
+	if err != nil && retryable(err) {
+		return fmt.Errorf("%w: %w", errRaceLost, err)
+	}
+	return err
+}
+
 // runLong is update (writable) or view bounded by ctx instead of TransactionTimeout (Copy).
 func (e *pgEngine) runLong(ctx context.Context, writable bool, fn func(tx Tx) error) error {
 	return e.runCtx(ctx, writable, fn)
