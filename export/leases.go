@@ -144,11 +144,7 @@ func (s *Service) lose(l storage.LostLease) {
 // those whose lease expired (or is this node id's, from before a restart) are.
 func (s *Service) requeueAtStart() error {
 	if !s.shared() {
-		ids, err := s.store.ActiveExports()
-		if err != nil {
-			return fmt.Errorf("export: list active tasks: %w", err)
-		}
-		return s.recover(ids, func(*model.ExportTask) bool { return true })
+		return s.requeueExpired(func(*model.ExportTask) bool { return true })
 	}
 	now := s.now()
 	return s.requeueExpired(func(t *model.ExportTask) bool {

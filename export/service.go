@@ -38,7 +38,6 @@ type Store interface {
 	ListExports(workspaceID string, pageSize int, cursor, createdByKeyID string) ([]model.ExportTask, string, error)
 	UpdateExport(id string, change func(t *model.ExportTask) ([]model.WebhookDelivery, error)) (model.ExportTask, error)
 	PendingExports(n int) ([]string, error)
-	ActiveExports() ([]string, error)
 	ActiveExportTasks() ([]model.ExportTask, error)
 	RenewLeases(node string, ids []string, until time.Time) ([]storage.LostLease, error)
 	WorkspaceActiveExports(workspaceID string) ([]string, error)
