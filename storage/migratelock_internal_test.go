@@ -21,15 +21,17 @@ func TestOpenWaitsOutAnotherNodesMigration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer holder.Close(ctx)
 	if _, err := holder.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(pgLockMigrate)); err != nil {
 		t.Fatal(err)
 	}
 	const held = 2 * time.Second
-	go func() {
+	released := make(chan struct{})
+	go func() { // the holder's connection is this goroutine's until released is closed
+		defer close(released)
 		time.Sleep(held)
 		_, _ = holder.Exec(ctx, `SELECT pg_advisory_unlock($1)`, int64(pgLockMigrate))
 	}()
+	defer func() { <-released; holder.Close(ctx) }()
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	start := time.Now()
